@@ -1,0 +1,56 @@
+package protocol
+
+import "testing"
+
+func TestParseVersion_StrictSemVer(t *testing.T) {
+	good := map[string]SemVer{"0.2.0": {0, 2, 0}, "1.10.3": {1, 10, 3}, "0.2.999": {0, 2, 999}}
+	for in, want := range good {
+		got, err := ParseVersion(in)
+		if err != nil || got != want {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0.2", "0.2.0.1", "v0.2.0", "0.-1.0", "a.b.c", "0.2.0-rc1", "0..0", " 0.2.0"} {
+		if _, err := ParseVersion(in); err == nil {
+			t.Errorf("ParseVersion(%q) accepted", in)
+		}
+	}
+}
+
+func TestCompatible_ZeroXNeedsMajorAndMinor(t *testing.T) {
+	s := SemVer{0, 2, 0}
+	cases := []struct {
+		c    SemVer
+		want bool
+	}{
+		{SemVer{0, 2, 0}, true}, {SemVer{0, 2, 17}, true}, {SemVer{0, 1, 9}, false},
+		{SemVer{0, 3, 0}, false}, {SemVer{1, 2, 0}, false},
+	}
+	for _, tc := range cases {
+		if got := Compatible(s, tc.c); got != tc.want {
+			t.Errorf("Compatible(%v,%v)=%v want %v", s, tc.c, got, tc.want)
+		}
+	}
+	if !Compatible(SemVer{1, 0, 0}, SemVer{1, 5, 2}) || Compatible(SemVer{1, 0, 0}, SemVer{2, 0, 0}) {
+		t.Error("1.x rule wrong")
+	}
+}
+
+func FuzzParseVersion(f *testing.F) {
+	for _, s := range []string{"0.2.0", "1.2.3", "x", "0.2.", "999999999.0.0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseVersion(s)
+		if err != nil {
+			return
+		}
+		if v.String() != s {
+			// Leading zeros are accepted; they must still re-parse to the same value.
+			v2, err := ParseVersion(v.String())
+			if err != nil || v2 != v {
+				t.Fatalf("%q -> %v -> %v, %v", s, v, v2, err)
+			}
+		}
+	})
+}
