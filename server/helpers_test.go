@@ -1,0 +1,242 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	sio "github.com/zishang520/socket.io/clients/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// wait bounds every network wait in these tests; it is a deadlock guard,
+// not a timing assertion.
+const wait = 10 * time.Second
+
+// testLogger discards logs unless -v, where they help to read a failure.
+func testLogger(t *testing.T) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+
+// startServer serves on 127.0.0.1:0 and returns the base URL.
+func startServer(t *testing.T, opt Options) (*Server, string) {
+	t.Helper()
+	if opt.Logger == nil {
+		opt.Logger = testLogger(t)
+	}
+	s, err := New(opt)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(l) }()
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(wait):
+			t.Errorf("Serve did not return after Close")
+		}
+	})
+	return s, "http://" + l.Addr().String()
+}
+
+// peerConfig describes how a test peer connects.
+type peerConfig struct {
+	Role      string
+	Version   string // default protocol.Version; "-" for none
+	APIKey    string // sent in auth.api_key
+	HeaderKey string // sent in x-api-key
+	Path      string // default protocol.DefaultPath
+}
+
+// peer is a zishang client connected to /smcp. It records notify:* events.
+type peer struct {
+	t    *testing.T
+	sock *sio.Socket
+
+	mu     sync.Mutex
+	notes  []note
+	notify chan struct{}
+}
+
+type note struct {
+	Event   string
+	Payload map[string]any
+}
+
+// dial connects with the traps applied: explicit websocket transport, no
+// permessage-deflate, autoConnect off, listeners before Connect.
+func dial(t *testing.T, base string, cfg peerConfig) (*peer, error) {
+	t.Helper()
+	opts := sio.DefaultOptions()
+	opts.SetTransports(types.NewSet(sio.WebSocket))
+	opts.SetPerMessageDeflate(nil)
+	opts.SetAutoConnect(false)
+	opts.SetReconnection(false)
+	opts.SetForceNew(true)
+	opts.SetTimeout(wait)
+	path := cfg.Path
+	if path == "" {
+		path = protocol.DefaultPath
+	}
+	opts.SetPath(path)
+	ver := cfg.Version
+	if ver == "" {
+		ver = protocol.Version
+	}
+	if ver != "-" {
+		opts.SetQuery(url.Values{protocol.QueryVersion: {ver}})
+	}
+	auth := map[string]any{"role": cfg.Role}
+	if cfg.APIKey != "" {
+		auth["api_key"] = cfg.APIKey
+	}
+	opts.SetAuth(auth)
+	if cfg.HeaderKey != "" {
+		opts.SetExtraHeaders(map[string][]string{"X-Api-Key": {cfg.HeaderKey}})
+	}
+	sock, err := sio.Connect(base+protocol.Namespace, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &peer{t: t, sock: sock, notify: make(chan struct{}, 1)}
+	result := make(chan error, 1)
+	_ = sock.Once("connect", func(...any) {
+		select {
+		case result <- nil:
+		default:
+		}
+	})
+	_ = sock.Once("connect_error", func(args ...any) {
+		err, _ := first(args).(error)
+		if err == nil {
+			err = fmt.Errorf("connect_error: %v", args)
+		}
+		select {
+		case result <- err:
+		default:
+		}
+	})
+	for _, ev := range []string{protocol.NotifyEnterOffice, protocol.NotifyLeaveOffice, protocol.NotifyUpdateConfig,
+		protocol.NotifyUpdateToolList, protocol.NotifyUpdateDesktop, protocol.NotifyToolCallCancel} {
+		_ = sock.On(types.EventName(ev), func(args ...any) {
+			payload, _ := first(args).(map[string]any)
+			p.mu.Lock()
+			p.notes = append(p.notes, note{Event: ev, Payload: payload})
+			p.mu.Unlock()
+			select {
+			case p.notify <- struct{}{}:
+			default:
+			}
+		})
+	}
+	sock.Connect()
+	t.Cleanup(p.close)
+	select {
+	case err := <-result:
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	case <-time.After(wait):
+		return nil, errors.New("connect: no answer")
+	}
+}
+
+func mustDial(t *testing.T, base string, cfg peerConfig) *peer {
+	t.Helper()
+	p, err := dial(t, base, cfg)
+	if err != nil {
+		t.Fatalf("dial as %s: %v", cfg.Role, err)
+	}
+	return p
+}
+
+func (p *peer) close() { p.sock.Disconnect() }
+
+// call emits ev with payload and waits for the ack arguments.
+func (p *peer) call(ev string, payload any) []any {
+	p.t.Helper()
+	type res struct {
+		args []any
+		err  error
+	}
+	ch := make(chan res, 1)
+	p.sock.Timeout(wait).EmitWithAck(ev, payload)(func(args []any, err error) { ch <- res{args, err} })
+	r := <-ch
+	if r.err != nil {
+		p.t.Fatalf("%s: no ack: %v", ev, r.err)
+	}
+	return r.args
+}
+
+// join joins an office and fails the test unless the ack is [true, null].
+func (p *peer) join(role, name, office string) {
+	p.t.Helper()
+	got := p.call(protocol.EventJoinOffice, map[string]any{"role": role, "name": name, "office_id": office})
+	if len(got) != 2 || got[0] != true || got[1] != nil {
+		p.t.Fatalf("join %s as %s: ack %v, want [true <nil>]", office, name, got)
+	}
+}
+
+// waitNote waits for the first recorded notification matching ev and
+// removes it (and everything before it).
+func (p *peer) waitNote(ev string) map[string]any {
+	p.t.Helper()
+	deadline := time.After(wait)
+	for {
+		p.mu.Lock()
+		for i, n := range p.notes {
+			if n.Event == ev {
+				p.notes = p.notes[i+1:]
+				p.mu.Unlock()
+				return n.Payload
+			}
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.notify:
+		case <-deadline:
+			p.t.Fatalf("no %s notification", ev)
+			return nil
+		}
+	}
+}
+
+// errorAck decodes a single flat ErrorPayload ack.
+func errorAck(t *testing.T, args []any) *protocol.Error {
+	t.Helper()
+	if len(args) != 1 {
+		t.Fatalf("ack %v: want one argument", args)
+	}
+	e, ok := protocol.DecodeError(args[0])
+	if !ok {
+		t.Fatalf("ack %v: not an ErrorPayload", args)
+	}
+	return e
+}

@@ -1,0 +1,146 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zishang520/socket.io/servers/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// Server is an SMCP server. Create it with New, mount Handler or call
+// Serve, and Close it when done.
+type Server struct {
+	opt     Options
+	log     *slog.Logger
+	version protocol.SemVer
+	path    string
+
+	io      *socket.Server
+	handler http.Handler
+	http    *http.Server
+	offices *offices
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// shutdownTimeout bounds how long Close waits for in-flight HTTP requests.
+const shutdownTimeout = 5 * time.Second
+
+// New builds a server; it does not listen until Serve.
+func New(opt Options) (*Server, error) {
+	ver, err := protocol.ParseVersion(protocol.Version)
+	if err != nil {
+		return nil, fmt.Errorf("server protocol version: %w", err)
+	}
+	s := &Server{
+		opt:     opt,
+		log:     opt.logger().With("component", "smcp-server"),
+		version: ver,
+		path:    opt.enginePath(),
+		offices: newOffices(),
+	}
+
+	sopt := socket.DefaultServerOptions()
+	sopt.SetPath(strings.TrimSuffix(s.path, "/"))
+	sopt.SetServeClient(false)
+	sopt.SetTransports(types.NewSet(socket.Polling, socket.WebSocket))
+	s.io = socket.NewServer(nil, sopt)
+
+	// The default namespace carries nothing in SMCP (events.md §命名空间).
+	s.io.Use(func(_ *socket.Socket, next func(*socket.ExtendedError)) {
+		next(socket.NewExtendedError("unknown namespace: SMCP speaks in "+protocol.Namespace, nil))
+	})
+	nsp := s.io.Of(protocol.Namespace, nil)
+	nsp.Use(s.authenticate)
+	if err := nsp.On("connection", func(args ...any) {
+		if sock, ok := args[0].(*socket.Socket); ok {
+			s.onConnection(sock)
+		}
+	}); err != nil {
+		return nil, fmt.Errorf("register connection handler: %w", err)
+	}
+
+	engine := versionCheck(s.io.ServeHandler(nil), s.version, s.log)
+	mux := http.NewServeMux()
+	mux.Handle(s.path, engine)
+	if p := strings.TrimSuffix(s.path, "/"); p != "" {
+		mux.Handle(p, engine)
+	}
+	s.handler = mux
+	s.http = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	return s, nil
+}
+
+// Handler is the version middleware in front of engine.io, mounted on the
+// engine path; other paths answer 404.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Path is the engine.io HTTP path, "/x/" form.
+func (s *Server) Path() string { return s.path }
+
+// Serve accepts connections on l until Close. It returns nil after Close.
+func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		_ = l.Close()
+		return fmt.Errorf("smcp server: serve on %s: %w", l.Addr(), http.ErrServerClosed)
+	}
+	s.log.Info("serving", "addr", l.Addr().String(), "path", s.path, "namespace", protocol.Namespace, "version", protocol.Version)
+	if err := s.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("smcp server: serve on %s: %w", l.Addr(), err)
+	}
+	return nil
+}
+
+// Close disconnects every session (answering pending requests), stops
+// engine.io and the HTTP server. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+
+	// Sockets first: their disconnect handlers answer pending requests and
+	// engine.io closes the hijacked websocket connections.
+	s.io.Close(nil)
+	for _, m := range s.offices.all() {
+		s.failPending(m, "server shutting down")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	if err != nil {
+		err = errors.Join(err, s.http.Close())
+	}
+	s.log.Info("closed")
+	if err != nil {
+		return fmt.Errorf("smcp server: close: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
