@@ -1,0 +1,368 @@
+package computer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	sio "github.com/zishang520/socket.io/clients/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// conn is the Socket.IO side of a Computer.
+//
+// Known traps of the zishang520 client (team brief §Known traps), handled
+// here: transports are set explicitly to websocket (the default set
+// includes WebTransport, tried at random); permessage-deflate is off
+// (aiohttp servers reject it); autoConnect is off and the manager is opened
+// before the namespace socket connects, so CONNECT is sent exactly once and
+// "open" cannot be missed; listeners are registered before connecting; the
+// manager reconnects with backoff and we re-join on every "connect"; our own
+// timer bounds the first connect, since a websocket-only connect to a closed
+// port only fails after the manager timeout.
+type conn struct {
+	c    *Computer
+	url  string // for messages, without query
+	mgr  *sio.Manager
+	sock *sio.Socket
+
+	firstJoin chan error // Start waits here; buffered 1
+
+	mu     sync.Mutex
+	joined bool
+	dirty  bool // config changed while not joined
+	closed bool
+}
+
+func newConn(c *Computer) (*conn, error) {
+	u, err := url.Parse(c.opt.URL)
+	if err != nil {
+		return nil, fmt.Errorf("computer: bad URL %s: %w", quoteTrunc(c.opt.URL), err)
+	}
+	switch u.Scheme {
+	case "http", "https", "ws", "wss":
+	default:
+		return nil, fmt.Errorf("computer: bad URL %s: scheme must be http or https", quoteTrunc(c.opt.URL))
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("computer: bad URL %s: missing host", quoteTrunc(c.opt.URL))
+	}
+	q := u.Query()
+	q.Set(protocol.QueryVersion, protocol.Version)
+	base := u.Scheme + "://" + u.Host
+
+	opts := sio.DefaultOptions()
+	opts.SetTransports(types.NewSet(sio.WebSocket))
+	opts.SetPerMessageDeflate(nil)
+	opts.SetAutoConnect(false)
+	opts.SetReconnection(true)
+	opts.SetReconnectionDelay(500)     // ms
+	opts.SetReconnectionDelayMax(5000) // ms
+	opts.SetRandomizationFactor(0.5)
+	opts.SetTimeout(c.opt.ConnectTimeout)
+	opts.SetPath(c.opt.Path)
+	opts.SetQuery(q)
+	auth := map[string]any{"role": protocol.RoleComputer}
+	if c.opt.APIKey != "" {
+		auth["api_key"] = c.opt.APIKey
+		opts.SetExtraHeaders(http.Header{"X-Api-Key": {c.opt.APIKey}})
+	}
+	opts.SetAuth(auth)
+
+	cn := &conn{c: c, url: base, firstJoin: make(chan error, 1)}
+	cn.mgr = sio.NewManager(base, opts)
+	cn.sock = cn.mgr.Socket(protocol.Namespace, opts)
+	cn.listen()
+	return cn, nil
+}
+
+// start opens the transport, connects the namespace and waits for the
+// first join.
+func (cn *conn) start(ctx context.Context) error {
+	timeout := cn.c.opt.ConnectTimeout
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+
+	opened := make(chan error, 1)
+	cn.mgr.Open(func(err error) {
+		select {
+		case opened <- err:
+		default:
+		}
+	})
+	select {
+	case err := <-opened:
+		if err != nil {
+			return fmt.Errorf("computer %s: connect to %s: %w", cn.c.opt.Name, cn.url, err)
+		}
+	case <-timer.C:
+		return fmt.Errorf("computer %s: connect to %s: no answer within %s", cn.c.opt.Name, cn.url, timeout)
+	case <-ctx.Done():
+		return fmt.Errorf("computer %s: connect to %s: %w", cn.c.opt.Name, cn.url, ctx.Err())
+	}
+	cn.sock.Connect()
+	select {
+	case err := <-cn.firstJoin:
+		return err
+	case <-timer.C:
+		return fmt.Errorf("computer %s: join office %q on %s: no answer within %s", cn.c.opt.Name, cn.c.opt.Office, cn.url, timeout)
+	case <-ctx.Done():
+		return fmt.Errorf("computer %s: join office %q: %w", cn.c.opt.Name, cn.c.opt.Office, ctx.Err())
+	}
+}
+
+func (cn *conn) reportFirst(err error) {
+	select {
+	case cn.firstJoin <- err:
+	default:
+	}
+}
+
+func (cn *conn) isClosed() bool {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.closed
+}
+
+func (cn *conn) listen() {
+	log := cn.c.log
+	cn.sock.On("connect", func(...any) {
+		log.Debug("connected", "url", cn.url, "sid", cn.sock.Id())
+		go cn.join()
+	})
+	cn.sock.On("connect_error", func(args ...any) {
+		err := connectError(args)
+		log.Warn("connect_error", "url", cn.url, "err", err)
+		cn.reportFirst(fmt.Errorf("computer %s: connect to %s refused: %w", cn.c.opt.Name, cn.url, err))
+	})
+	cn.sock.On("disconnect", func(args ...any) {
+		reason, _ := firstArg(args).(string)
+		cn.mu.Lock()
+		cn.joined = false
+		closed := cn.closed
+		cn.mu.Unlock()
+		if closed {
+			return
+		}
+		log.Warn("disconnected", "url", cn.url, "reason", reason)
+		if reason == "io server disconnect" {
+			// The client library does not reconnect after a server-side
+			// disconnect (like socket.io-client); a restarting server
+			// should not orphan us, so reconnect by hand.
+			go func() {
+				select {
+				case <-time.After(time.Second):
+				case <-cn.c.ctx.Done():
+					return
+				}
+				if !cn.isClosed() {
+					cn.sock.Connect()
+				}
+			}()
+		}
+	})
+	cn.mgr.On("reconnect_attempt", func(args ...any) {
+		log.Debug("reconnecting", "url", cn.url, "attempt", firstArg(args))
+	})
+
+	handled := map[string]bool{}
+	for ev, h := range cn.c.handlers() {
+		handled[ev] = true
+		cn.sock.On(types.EventName(ev), cn.wrap(ev, h))
+	}
+	// The server routes every client:* event here; answer the ones this
+	// Computer does not implement instead of letting the agent time out.
+	cn.sock.OnAny(func(args ...any) {
+		ev, _ := firstArg(args).(string)
+		if !strings.HasPrefix(ev, protocol.ClientPrefix) || handled[ev] {
+			return
+		}
+		if ack := ackOf(args); ack != nil {
+			ack([]any{&protocol.Error{Code: protocol.CodeNotFound,
+				Message: fmt.Sprintf("computer %s does not implement %s", cn.c.opt.Name, ev)}}, nil)
+		}
+	})
+}
+
+type handlerFunc func(ctx context.Context, req json.RawMessage) any
+
+// wrap runs a client:* handler off the event loop and acks exactly one
+// argument: the result object or a flat protocol.Error.
+func (cn *conn) wrap(ev string, h handlerFunc) func(...any) {
+	return func(args ...any) {
+		ack := ackOf(args)
+		if ack != nil {
+			args = args[:len(args)-1]
+		}
+		var raw json.RawMessage
+		if len(args) > 0 {
+			b, err := json.Marshal(args[0])
+			if err == nil {
+				raw = b
+			}
+		}
+		go func() {
+			var res any
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						cn.c.log.Error("handler panic", "event", ev, "panic", fmt.Sprint(r))
+						res = &protocol.Error{Code: protocol.CodeInternal, Message: ev + ": internal error"}
+					}
+				}()
+				res = h(cn.c.ctx, raw)
+			}()
+			if ack != nil {
+				ack([]any{res}, nil)
+			}
+		}()
+	}
+}
+
+func ackOf(args []any) func([]any, error) {
+	if n := len(args); n > 0 {
+		if a, ok := args[n-1].(func([]any, error)); ok {
+			return a
+		}
+	}
+	return nil
+}
+
+func firstArg(args []any) any {
+	if len(args) == 0 {
+		return nil
+	}
+	return args[0]
+}
+
+func connectError(args []any) error {
+	switch v := firstArg(args).(type) {
+	case error:
+		return v
+	case nil:
+		return errors.New("connect_error")
+	default:
+		return fmt.Errorf("%v", v)
+	}
+}
+
+// join sends server:join_office and records the outcome. It runs on every
+// "connect", so a reconnect re-joins the office.
+func (cn *conn) join() {
+	c := cn.c
+	ctx, cancel := context.WithTimeout(c.ctx, c.opt.ConnectTimeout)
+	defer cancel()
+	args, err := cn.emitWithAck(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{
+		Role: protocol.RoleComputer, Name: c.opt.Name, OfficeID: c.opt.Office,
+	})
+	if err == nil {
+		err = joinAckError(args)
+	}
+	if err != nil {
+		err = fmt.Errorf("computer %s: join office %q: %w", c.opt.Name, c.opt.Office, err)
+		c.log.Error("join office failed", "office", c.opt.Office, "err", err)
+		cn.reportFirst(err)
+		return
+	}
+	cn.mu.Lock()
+	cn.joined = true
+	dirty := cn.dirty
+	cn.dirty = false
+	cn.mu.Unlock()
+	c.log.Info("joined office", "office", c.opt.Office, "url", cn.url)
+	cn.reportFirst(nil)
+	if dirty {
+		cn.notifyConfig()
+	}
+}
+
+// joinAckError reads a server:join_office ack: [true, null] or
+// [false, "reason"] (events.md §server:join_office). Some servers wrap the
+// tuple in one list argument; that is accepted too.
+func joinAckError(args []any) error {
+	if len(args) == 1 {
+		if inner, ok := args[0].([]any); ok {
+			args = inner
+		}
+	}
+	if len(args) == 0 {
+		return errors.New("empty ack")
+	}
+	ok, isBool := args[0].(bool)
+	if !isBool {
+		if e, isErr := protocol.DecodeError(args[0]); isErr {
+			return e
+		}
+		return fmt.Errorf("unexpected ack %v", args)
+	}
+	if ok {
+		return nil
+	}
+	reason, _ := firstArg(args[1:]).(string)
+	if reason == "" {
+		reason = "refused"
+	}
+	return &JoinError{Reason: reason}
+}
+
+// JoinError is a refused server:join_office.
+type JoinError struct{ Reason string }
+
+func (e *JoinError) Error() string { return "join refused: " + e.Reason }
+
+// emitWithAck emits ev and waits for the ack under ctx. The library's own
+// ack timeout uses a per-socket flag that concurrent emits can race on, so
+// the wait is bounded here instead.
+func (cn *conn) emitWithAck(ctx context.Context, ev string, payload any) ([]any, error) {
+	type result struct {
+		args []any
+		err  error
+	}
+	ch := make(chan result, 1)
+	err := cn.sock.Emit(ev, payload, func(args []any, err error) {
+		select {
+		case ch <- result{args, err}:
+		default:
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		return r.args, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: no ack: %w", ev, ctx.Err())
+	}
+}
+
+// notifyConfig emits server:update_config now if joined, else after the
+// next join.
+func (cn *conn) notifyConfig() {
+	cn.mu.Lock()
+	if !cn.joined {
+		cn.dirty = true
+		cn.mu.Unlock()
+		return
+	}
+	cn.mu.Unlock()
+	if err := cn.sock.Emit(protocol.EventUpdateConfig, protocol.ComputerNotification{Computer: cn.c.opt.Name}); err != nil {
+		cn.c.log.Warn("emit update_config failed", "err", err)
+	}
+}
+
+func (cn *conn) close() {
+	cn.mu.Lock()
+	cn.closed = true
+	cn.joined = false
+	cn.mu.Unlock()
+	cn.sock.Disconnect()
+}

@@ -1,0 +1,535 @@
+package computer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// Limits of the host scan done when a server registers: enough for large
+// libraries, bounded so a hostile server cannot keep registration busy.
+const (
+	maxScanPages       = 1000
+	maxCachedResources = 20000
+)
+
+// mcpServer is one registered MCP server.
+type mcpServer struct {
+	cfg   protocol.MCPServerConfig
+	order int
+	// session is nil for disabled servers, which are registered (they show
+	// in get_config) but never started.
+	session *mcp.ClientSession
+	caps    *mcp.ServerCapabilities
+	// timeout is the per-request timeout from the config (streamable/sse);
+	// zero means the Computer's RequestTimeout.
+	timeout time.Duration
+	// stop releases what the transport needs besides the session
+	// (the in-process server side).
+	stop func()
+
+	mu sync.Mutex
+	// hosts are the dpe:// hosts seen in this server's resources/list.
+	hosts map[string]bool
+	// scanned is true once a full resources/list walk succeeded.
+	scanned bool
+	// resources caches resources/list entries by URI: get_dpe builds the
+	// resolver's A2CResource input from them (dpe.md §Computer 处理流程 step 7).
+	resources map[string]protocol.Resource
+}
+
+func newMCPServer(cfg protocol.MCPServerConfig) *mcpServer {
+	return &mcpServer{cfg: cfg, order: -1}
+}
+
+// registered reports whether s is in the Computer's list; hosts of servers
+// still registering are indexed when registration completes.
+func (s *mcpServer) registered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.order >= 0
+}
+
+func (s *mcpServer) hasResources() bool { return s.caps != nil && s.caps.Resources != nil }
+
+func (s *mcpServer) hasTools() bool { return s.caps != nil && s.caps.Tools != nil }
+
+func (s *mcpServer) hasHost(h string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hosts[h]
+}
+
+func (s *mcpServer) cachedResource(uri string) (protocol.Resource, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.resources[uri]
+	return r, ok
+}
+
+// remember caches listed resources and returns the dpe hosts not seen before.
+func (s *mcpServer) remember(list []protocol.Resource) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hosts == nil {
+		s.hosts = map[string]bool{}
+		s.resources = map[string]protocol.Resource{}
+	}
+	var fresh []string
+	for _, r := range list {
+		if len(s.resources) < maxCachedResources {
+			s.resources[r.URI] = r
+		}
+		h := hostOf(r.URI)
+		if h != "" && !s.hosts[h] {
+			s.hosts[h] = true
+			fresh = append(fresh, h)
+		}
+	}
+	return fresh
+}
+
+func (s *mcpServer) close() {
+	if s.session != nil {
+		_ = s.session.Close()
+	}
+	if s.stop != nil {
+		s.stop()
+	}
+}
+
+// AddServer starts an MCP server from its SMCP config (stdio, streamable or
+// sse) and registers it after the servers added before it. A disabled server
+// is registered but not started. After Start, the office is told with
+// server:update_config.
+func (c *Computer) AddServer(ctx context.Context, cfg protocol.MCPServerConfig) error {
+	if err := ValidateServerConfig(cfg); err != nil {
+		return err
+	}
+	if err := c.checkNewName(cfg.Name); err != nil {
+		return err
+	}
+	s := newMCPServer(cfg)
+	if !cfg.Disabled {
+		t, timeout, err := c.transportFor(cfg)
+		if err != nil {
+			return fmt.Errorf("mcp server %q: %w", cfg.Name, err)
+		}
+		s.timeout = timeout
+		if err := c.connect(ctx, s, t); err != nil {
+			return err
+		}
+	}
+	return c.register(ctx, s)
+}
+
+// AddInProcess registers an in-process go-sdk server (such as the library)
+// over an in-memory transport. cfg.Type and cfg.ServerParameters are shown by
+// get_config as given; when empty they default to type "stdio" with command
+// "(in-process)" so that agents that type-check configs can still parse the
+// entry.
+func (c *Computer) AddInProcess(ctx context.Context, cfg protocol.MCPServerConfig, srv *mcp.Server) error {
+	if strings.TrimSpace(cfg.Name) == "" {
+		return &ConfigError{Field: "name", Reason: "missing"}
+	}
+	if srv == nil {
+		return fmt.Errorf("mcp server %q: nil *mcp.Server", cfg.Name)
+	}
+	if cfg.Type == "" {
+		cfg.Type = protocol.ServerTypeStdio
+	}
+	if len(cfg.ServerParameters) == 0 {
+		cfg.ServerParameters = json.RawMessage(`{"command":"(in-process)","args":[],"env":null,"cwd":null}`)
+	}
+	if err := c.checkNewName(cfg.Name); err != nil {
+		return err
+	}
+	s := newMCPServer(cfg)
+	if !cfg.Disabled {
+		serverT, clientT := mcp.NewInMemoryTransports()
+		cctx, cancel := c.callContext(ctx, 0)
+		ss, err := srv.Connect(cctx, serverT, nil)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("mcp server %q: start in-process session: %w", cfg.Name, err)
+		}
+		s.stop = func() { _ = ss.Close() }
+		if err := c.connect(ctx, s, clientT); err != nil {
+			s.stop()
+			return err
+		}
+	}
+	return c.register(ctx, s)
+}
+
+func (c *Computer) checkNewName(name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errors.New("computer is closed")
+	}
+	if c.serverByNameLocked(name) != nil {
+		return &ConfigError{Server: name, Field: "name", Reason: "a server with this name is already registered"}
+	}
+	return nil
+}
+
+func (c *Computer) serverByNameLocked(name string) *mcpServer {
+	for _, s := range c.servers {
+		if s.cfg.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func (c *Computer) server(name string) *mcpServer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.serverByNameLocked(name)
+}
+
+func (c *Computer) snapshot() []*mcpServer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.servers)
+}
+
+// connect opens the MCP session and records the server's capabilities.
+func (c *Computer) connect(ctx context.Context, s *mcpServer, t mcp.Transport) error {
+	client := mcp.NewClient(&mcp.Implementation{Name: "dpe-tui-computer", Version: protocol.Version}, &mcp.ClientOptions{
+		// A changed list may bring new hosts: rescan on the next miss.
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			s.mu.Lock()
+			s.scanned = false
+			s.mu.Unlock()
+		},
+	})
+	cctx, cancel := c.callContext(ctx, s.timeout)
+	defer cancel()
+	sess, err := client.Connect(cctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("mcp server %q: connect: %w", s.cfg.Name, err)
+	}
+	s.session = sess
+	if ir := sess.InitializeResult(); ir != nil {
+		s.caps = ir.Capabilities
+	}
+	if s.caps == nil {
+		s.caps = &mcp.ServerCapabilities{}
+	}
+	return nil
+}
+
+// register appends s in registration order, indexes its dpe hosts and
+// tells the office.
+func (c *Computer) register(ctx context.Context, s *mcpServer) error {
+	if s.session != nil && s.hasResources() {
+		if err := c.scanHosts(ctx, s); err != nil {
+			// Not fatal: the server still serves get_resources, and
+			// get_dpe rescans on a host miss.
+			c.log.Warn("mcp server resources/list failed; dpe hosts unknown for now",
+				"mcp_server", s.cfg.Name, "err", err)
+		}
+	}
+	c.mu.Lock()
+	if c.closed || c.serverByNameLocked(s.cfg.Name) != nil {
+		closed := c.closed
+		c.mu.Unlock()
+		s.close()
+		if closed {
+			return errors.New("computer is closed")
+		}
+		return &ConfigError{Server: s.cfg.Name, Field: "name", Reason: "a server with this name is already registered"}
+	}
+	s.mu.Lock()
+	s.order = len(c.servers)
+	s.mu.Unlock()
+	c.servers = append(c.servers, s)
+	c.mu.Unlock()
+
+	s.mu.Lock()
+	hosts := make([]string, 0, len(s.hosts))
+	for h := range s.hosts {
+		hosts = append(hosts, h)
+	}
+	s.mu.Unlock()
+	slices.Sort(hosts)
+	c.indexHosts(s, hosts)
+	c.log.Info("mcp server registered", "mcp_server", s.cfg.Name, "type", s.cfg.Type,
+		"disabled", s.cfg.Disabled, "dpe_hosts", hosts)
+	c.configChanged()
+	return nil
+}
+
+// scanHosts walks resources/list once to learn the server's dpe hosts.
+func (c *Computer) scanHosts(ctx context.Context, s *mcpServer) error {
+	cursor := ""
+	for range maxScanPages {
+		_, next, err := c.listResources(ctx, s, cursor, 0)
+		if err != nil {
+			return err
+		}
+		if next == "" || next == cursor {
+			s.mu.Lock()
+			s.scanned = true
+			s.mu.Unlock()
+			return nil
+		}
+		cursor = next
+	}
+	return fmt.Errorf("more than %d resources/list pages", maxScanPages)
+}
+
+// indexHosts WARNs about hosts that s shares with another registered server
+// (seed 000 §host 路由策略: SHOULD-unique, first-registered-wins, WARN naming
+// both servers and the host). Each pair is reported once.
+func (c *Computer) indexHosts(s *mcpServer, hosts []string) {
+	for _, h := range hosts {
+		if w := hostStyleWarning(h); w != "" {
+			c.warnOnce("style|"+h, "dpe host naming", "host", h, "mcp_server", s.cfg.Name, "problem", w)
+		}
+	}
+	for _, other := range c.snapshot() {
+		if other == s {
+			continue
+		}
+		for _, h := range hosts {
+			if !other.hasHost(h) {
+				continue
+			}
+			first, second := other, s
+			if s.order < other.order {
+				first, second = s, other
+			}
+			c.warnOnce("conflict|"+h+"|"+first.cfg.Name+"|"+second.cfg.Name,
+				"dpe host shared by two MCP servers; first registered wins",
+				"host", h, "first", first.cfg.Name, "second", second.cfg.Name)
+		}
+	}
+}
+
+func (c *Computer) warnOnce(key, msg string, args ...any) {
+	c.mu.Lock()
+	if c.warned[key] {
+		c.mu.Unlock()
+		return
+	}
+	c.warned[key] = true
+	c.mu.Unlock()
+	c.log.Warn(msg, args...)
+}
+
+// route finds the server for a dpe host. Servers are tried in registration
+// order, so the first registered server that lists the host wins. When no
+// server lists it, servers whose host scan is incomplete are rescanned once,
+// then a server whose name equals the host is taken (the reference
+// deployment names servers after their host, error-handling.md §4013 example).
+func (c *Computer) route(ctx context.Context, host string) *mcpServer {
+	find := func() []*mcpServer {
+		var m []*mcpServer
+		for _, s := range c.snapshot() {
+			if s.hasHost(host) {
+				m = append(m, s)
+			}
+		}
+		return m
+	}
+	m := find()
+	if len(m) == 0 {
+		rescanned := false
+		for _, s := range c.snapshot() {
+			s.mu.Lock()
+			stale := !s.scanned
+			s.mu.Unlock()
+			if stale && s.session != nil && s.hasResources() {
+				if err := c.scanHosts(ctx, s); err != nil {
+					c.log.Warn("mcp server resources/list failed during host lookup",
+						"mcp_server", s.cfg.Name, "err", err)
+				}
+				rescanned = true
+			}
+		}
+		if rescanned {
+			m = find()
+		}
+	}
+	if len(m) > 1 {
+		names := make([]string, len(m))
+		for i, s := range m {
+			names[i] = s.cfg.Name
+		}
+		c.log.Warn("dpe host served by several MCP servers; routing to the first registered",
+			"host", host, "chosen", names[0], "servers", names)
+	}
+	if len(m) > 0 {
+		return m[0]
+	}
+	for _, s := range c.snapshot() {
+		if strings.EqualFold(s.cfg.Name, host) {
+			return s
+		}
+	}
+	return nil
+}
+
+// listResources is one resources/list call, with results converted to the
+// wire shape and remembered for get_dpe.
+func (c *Computer) listResources(ctx context.Context, s *mcpServer, cursor string, timeout time.Duration) ([]protocol.Resource, string, error) {
+	if timeout <= 0 {
+		timeout = s.timeout
+	}
+	cctx, cancel := c.callContext(ctx, timeout)
+	defer cancel()
+	res, err := s.session.ListResources(cctx, &mcp.ListResourcesParams{Cursor: cursor})
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]protocol.Resource, 0, len(res.Resources))
+	for _, r := range res.Resources {
+		if r == nil {
+			continue
+		}
+		pr, err := wireResource(r)
+		if err != nil {
+			return nil, "", fmt.Errorf("resource %s: %w", quoteTrunc(r.URI), err)
+		}
+		out = append(out, pr)
+	}
+	if fresh := s.remember(out); len(fresh) > 0 && s.registered() {
+		c.indexHosts(s, fresh)
+	}
+	return out, res.NextCursor, nil
+}
+
+// wireResource converts through JSON so that _meta and annotations reach
+// the agent exactly as the go-sdk encodes them.
+func wireResource(r *mcp.Resource) (protocol.Resource, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return protocol.Resource{}, err
+	}
+	var pr protocol.Resource
+	if err := json.Unmarshal(b, &pr); err != nil {
+		return protocol.Resource{}, err
+	}
+	return pr, nil
+}
+
+// transportFor builds the go-sdk transport for a validated config.
+func (c *Computer) transportFor(cfg protocol.MCPServerConfig) (mcp.Transport, time.Duration, error) {
+	switch cfg.Type {
+	case protocol.ServerTypeStdio:
+		var p protocol.StdioParameters
+		if err := json.Unmarshal(cfg.ServerParameters, &p); err != nil {
+			return nil, 0, err
+		}
+		cmd := exec.Command(p.Command, p.Args...)
+		// Like the MCP Python SDK: the child inherits the environment,
+		// the config's env on top.
+		cmd.Env = os.Environ()
+		for k, v := range p.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		if p.Cwd != nil {
+			cmd.Dir = *p.Cwd
+		}
+		cmd.Stderr = &stderrLog{log: c.log, server: cfg.Name}
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, 0, nil
+	case protocol.ServerTypeStreamable:
+		var p protocol.StreamableParameters
+		if err := json.Unmarshal(cfg.ServerParameters, &p); err != nil {
+			return nil, 0, err
+		}
+		var timeout time.Duration
+		if p.Timeout != "" {
+			timeout, _ = parseISODuration(p.Timeout)
+		}
+		// sse_read_timeout and terminate_on_close have no go-sdk knob;
+		// the session's own lifetime governs the stream.
+		return &mcp.StreamableClientTransport{
+			Endpoint:   p.URL,
+			HTTPClient: &http.Client{Transport: headerTransport(p.Headers)},
+		}, timeout, nil
+	case protocol.ServerTypeSSE:
+		var p protocol.SSEParameters
+		if err := json.Unmarshal(cfg.ServerParameters, &p); err != nil {
+			return nil, 0, err
+		}
+		return &mcp.SSEClientTransport{
+			Endpoint:   p.URL,
+			HTTPClient: &http.Client{Transport: headerTransport(p.Headers)},
+		}, time.Duration(p.Timeout * float64(time.Second)), nil
+	}
+	return nil, 0, fmt.Errorf("unsupported type %q", cfg.Type)
+}
+
+type headerRoundTripper struct {
+	h    http.Header
+	base http.RoundTripper
+}
+
+func (t headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, vs := range t.h {
+		r.Header[k] = vs
+	}
+	return t.base.RoundTrip(r)
+}
+
+func headerTransport(headers map[string]any) http.RoundTripper {
+	if len(headers) == 0 {
+		return http.DefaultTransport
+	}
+	h := http.Header{}
+	for k, v := range headers {
+		if v == nil {
+			continue
+		}
+		if s, ok := v.(string); ok {
+			h.Set(k, s)
+		} else {
+			h.Set(k, fmt.Sprint(v))
+		}
+	}
+	return headerRoundTripper{h: h, base: http.DefaultTransport}
+}
+
+// stderrLog forwards a stdio server's stderr to the debug log, bounded.
+type stderrLog struct {
+	log    *slog.Logger
+	server string
+	mu     sync.Mutex
+	n      int
+}
+
+func (w *stderrLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	const budget = 1 << 20
+	if w.n < budget {
+		w.n += len(p)
+		line := strings.TrimRight(string(p), "\n")
+		if len(line) > 2000 {
+			line = line[:2000]
+		}
+		w.log.Debug("mcp server stderr", "mcp_server", w.server, "text", line)
+	}
+	return len(p), nil
+}
+
+var _ io.Writer = (*stderrLog)(nil)
