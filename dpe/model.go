@@ -27,6 +27,11 @@ type Document struct {
 	// Extra keeps top-level fields this model does not name (including the
 	// older kernel "doc_metadata"), for the inspector and raw view.
 	Extra map[string]json.RawMessage
+
+	// problems are shape findings seen while decoding (a field with the
+	// wrong JSON type …), reported by Validate.
+	problems     []Finding
+	hasPageCount bool
 }
 
 // Page is one logical page. A manifest-mode page has URI set and Elements
@@ -47,6 +52,12 @@ type Page struct {
 	Raw json.RawMessage
 	// Extra keeps fields the model does not name (kernel "page_metadata"...).
 	Extra map[string]json.RawMessage
+
+	pos         int  // position in the source "pages" array (JSON paths)
+	hasIndex    bool // page_index or number was present
+	hasElements bool // an inline "elements" array was present
+	nElements   int  // inline elements counted while indexing
+	problems    []Finding
 }
 
 // Element is one content unit. Category is an open string.

@@ -1,0 +1,555 @@
+package dpe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Decode indexes a Document JSON (dpe.md §DPE 内容标准格式) lazily: it
+// validates the JSON, reads the document fields and every page header
+// (page_index/number, title, doc_ref, uri, element_count), counts inline
+// elements against the limits, and keeps each page's bytes in Raw with
+// Decoded false. Elements are built on demand by EnsurePage, so opening a
+// huge document costs one scan, not one allocation per element (issue 5
+// P1).
+//
+// Decode keeps slices of data (Raw fields): do not modify data afterwards.
+//
+// The older kernel shape is accepted: "number" for page_index, and
+// "doc_metadata" (kept in Extra; its summary/last_modified/title fill the
+// model when the top level lacks them). Pages are ordered by index.
+//
+// A named field with the wrong JSON type does not fail the decode: the field
+// stays zero, its raw value is kept in Extra, and Validate reports it.
+// Structure that makes the value not a document (not an object, no
+// "pages" array, a page or element that is not an object) is an error
+// wrapping ErrNotDocument; limits give a *LimitError; malformed JSON a
+// *SyntaxError.
+func Decode(data []byte, lim Limits) (*Document, error) {
+	lim = lim.withDefaults()
+	if int64(len(data)) > lim.MaxBytes {
+		return nil, &LimitError{What: "document size", Limit: lim.MaxBytes, Got: int64(len(data))}
+	}
+	s := &jscan{data: data, maxDepth: lim.MaxDepth}
+	i := s.ws(skipBOM(data))
+	if i >= len(data) {
+		return nil, notDocument("empty input")
+	}
+	if data[i] != '{' {
+		end, err := s.value(i, 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.trailing(end); err != nil {
+			return nil, err
+		}
+		return nil, notDocument("top-level JSON is %s, want an object with a \"pages\" array", s.kind(i))
+	}
+	d := &Document{}
+	f := fields{s: s, depth: 1, extra: &d.Extra, probs: &d.problems, path: "$"}
+	pagesSeen := false
+	end, err := s.object(i, 1, func(key []byte, v int) (int, error) {
+		switch string(key) {
+		case "doc_ref":
+			return f.str(key, v, &d.DocRef)
+		case "uri":
+			return f.str(key, v, &d.URI)
+		case "file_uri":
+			return f.str(key, v, &d.FileURI)
+		case "file_type":
+			return f.str(key, v, &d.FileType)
+		case "title":
+			return f.str(key, v, &d.Title)
+		case "summary":
+			return f.str(key, v, &d.Summary)
+		case "last_modified":
+			return f.str(key, v, &d.LastModified)
+		case "page_count":
+			return f.integer(key, v, &d.PageCount, &d.hasPageCount)
+		case "keywords":
+			return f.strings(key, v, &d.Keywords)
+		case "pages":
+			if data[v] == 'n' {
+				return s.scalar(v)
+			}
+			if data[v] != '[' {
+				if _, err := s.value(v, 1); err != nil {
+					return 0, err
+				}
+				return 0, notDocument("\"pages\" is %s, want an array", s.kind(v))
+			}
+			pagesSeen = true
+			return s.array(v, 2, func(n, pv int) (int, error) {
+				if n >= lim.MaxPages {
+					return 0, &LimitError{What: "pages", Limit: int64(lim.MaxPages), Got: int64(n + 1)}
+				}
+				if data[pv] != '{' {
+					if _, err := s.value(pv, 2); err != nil {
+						return 0, err
+					}
+					return 0, notDocument("$.pages[%d] is %s, want a page object", n, s.kind(pv))
+				}
+				p, end, err := indexPage(s, pv, n, lim)
+				if err != nil {
+					return 0, err
+				}
+				d.Pages = append(d.Pages, p)
+				return end, nil
+			})
+		}
+		return f.keep(key, v)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.trailing(end); err != nil {
+		return nil, err
+	}
+	if !pagesSeen {
+		return nil, notDocument("no \"pages\" array")
+	}
+	liftKernelMetadata(d)
+	if !sort.SliceIsSorted(d.Pages, func(a, b int) bool { return d.Pages[a].Index < d.Pages[b].Index }) {
+		sort.SliceStable(d.Pages, func(a, b int) bool { return d.Pages[a].Index < d.Pages[b].Index })
+	}
+	return d, nil
+}
+
+// DecodePage decodes a page object fetched from a manifest page's uri
+// (dpe.md: "Agent SDK 拉 Page URI 后拿到的内容仍是一个 Page 对象（含 elements
+// 数组）"), fully: Elements built, Decoded true. Index is page_index (or
+// number) when present, else 0.
+func DecodePage(data []byte, lim Limits) (*Page, error) {
+	lim = lim.withDefaults()
+	if int64(len(data)) > lim.MaxBytes {
+		return nil, &LimitError{What: "page size", Limit: lim.MaxBytes, Got: int64(len(data))}
+	}
+	s := &jscan{data: data, maxDepth: lim.MaxDepth}
+	i := s.ws(skipBOM(data))
+	if i >= len(data) {
+		return nil, notDocument("empty page")
+	}
+	if data[i] != '{' {
+		end, err := s.value(i, 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.trailing(end); err != nil {
+			return nil, err
+		}
+		return nil, notDocument("page JSON is %s, want a page object", s.kind(i))
+	}
+	p := &Page{ElementCount: -1}
+	end, err := decodePage(s, i, 1, p, lim, true, "$")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.trailing(end); err != nil {
+		return nil, err
+	}
+	if !p.hasElements {
+		return nil, notDocument("page JSON has no \"elements\" array")
+	}
+	p.Raw = data[i:end]
+	return p, nil
+}
+
+// EnsurePage builds the elements of inline page i from its Raw bytes if that
+// has not happened yet. It does no I/O: a manifest page gives an error
+// wrapping ErrManifestPage. A Document is not safe for concurrent
+// EnsurePage calls.
+func (d *Document) EnsurePage(i int, lim Limits) error {
+	if i < 0 || i >= len(d.Pages) {
+		return fmt.Errorf("page %d out of range (document has %d pages)", i, len(d.Pages))
+	}
+	p := d.Pages[i]
+	if p.Decoded {
+		return nil
+	}
+	if !p.hasElements {
+		if p.URI != "" {
+			return fmt.Errorf("page %d: %w", p.Index, ErrManifestPage)
+		}
+		return fmt.Errorf("page %d has neither \"elements\" nor \"uri\"", p.Index)
+	}
+	q, err := decodeInline(p, lim)
+	if err != nil {
+		return err
+	}
+	p.Elements = q.Elements
+	p.problems = append(p.problems, q.problems...)
+	p.Decoded = true
+	return nil
+}
+
+// decodeInline decodes the elements of an indexed inline page into a new
+// Page without touching p (Validate walks huge documents this way without
+// keeping every page decoded).
+func decodeInline(p *Page, lim Limits) (*Page, error) {
+	lim = lim.withDefaults()
+	s := &jscan{data: p.Raw, maxDepth: lim.MaxDepth}
+	q := &Page{Index: p.Index, pos: p.pos, ElementCount: p.ElementCount}
+	if _, err := decodePage(s, 0, 3, q, lim, false, fmt.Sprintf("$.pages[%d]", p.pos)); err != nil {
+		return nil, fmt.Errorf("page %d: %w", p.Index, err)
+	}
+	return q, nil
+}
+
+// indexPage reads a page header and skips (validating and counting) its
+// elements. depth of the page object is 3 ($ → pages → page).
+func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
+	p := &Page{pos: pos, Index: pos, ElementCount: -1}
+	path := fmt.Sprintf("$.pages[%d]", pos)
+	f := fields{s: s, depth: 3, extra: &p.Extra, probs: &p.problems, path: path}
+	fromPageIndex := false
+	end, err := s.object(pv, 3, func(key []byte, v int) (int, error) {
+		switch string(key) {
+		case "page_index", "number":
+			if string(key) == "number" && fromPageIndex {
+				return f.keep(key, v)
+			}
+			var set bool
+			end, err := f.integer(key, v, &p.Index, &set)
+			if set {
+				p.hasIndex = true
+				fromPageIndex = string(key) == "page_index"
+			}
+			return end, err
+		case "title":
+			return f.str(key, v, &p.Title)
+		case "doc_ref":
+			return f.str(key, v, &p.DocRef)
+		case "uri":
+			return f.str(key, v, &p.URI)
+		case "element_count":
+			return f.integer(key, v, &p.ElementCount, nil)
+		case "elements":
+			if s.data[v] == 'n' {
+				return s.scalar(v)
+			}
+			if s.data[v] != '[' {
+				return f.wrong(key, v, "an array")
+			}
+			p.hasElements = true
+			p.nElements = 0
+			return s.array(v, 4, func(n, ev int) (int, error) {
+				if n >= lim.MaxElementsPerPage {
+					return 0, &LimitError{What: fmt.Sprintf("elements on page %d", p.Index), Limit: int64(lim.MaxElementsPerPage), Got: int64(n + 1)}
+				}
+				if s.data[ev] != '{' {
+					if _, err := s.value(ev, 4); err != nil {
+						return 0, err
+					}
+					return 0, notDocument("%s.elements[%d] is %s, want an element object", path, n, s.kind(ev))
+				}
+				p.nElements++
+				return s.value(ev, 4)
+			})
+		}
+		return f.keep(key, v)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	p.Raw = s.data[pv:end]
+	if p.hasElements && p.nElements == 0 {
+		p.Decoded = true
+	}
+	return p, end, nil
+}
+
+// decodePage fully decodes the page object at pv (depth = its depth) into
+// p. With header false only "elements" is read (EnsurePage: the header came
+// from indexPage).
+func decodePage(s *jscan, pv, depth int, p *Page, lim Limits, header bool, path string) (int, error) {
+	var probs []Finding
+	f := fields{s: s, depth: depth, extra: &p.Extra, probs: &probs, path: path}
+	fromPageIndex := false
+	end, err := s.object(pv, depth, func(key []byte, v int) (int, error) {
+		k := string(key)
+		if k == "elements" {
+			if s.data[v] == 'n' {
+				return s.scalar(v)
+			}
+			if s.data[v] != '[' {
+				return f.wrong(key, v, "an array")
+			}
+			p.hasElements = true
+			p.Elements = p.Elements[:0]
+			return s.array(v, depth+1, func(n, ev int) (int, error) {
+				if n >= lim.MaxElementsPerPage {
+					return 0, &LimitError{What: fmt.Sprintf("elements on page %d", p.Index), Limit: int64(lim.MaxElementsPerPage), Got: int64(n + 1)}
+				}
+				if s.data[ev] != '{' {
+					if _, err := s.value(ev, depth+1); err != nil {
+						return 0, err
+					}
+					return 0, notDocument("%s.elements[%d] is %s, want an element object", path, n, s.kind(ev))
+				}
+				pi := p.Index
+				if header {
+					pi = -1 // page_index may come after "elements"; fixed below
+				}
+				el, end, err := decodeElement(s, ev, depth+2, pi, fmt.Sprintf("%s.elements[%d]", path, n), n, &probs)
+				if err != nil {
+					return 0, err
+				}
+				p.Elements = append(p.Elements, el)
+				return end, nil
+			})
+		}
+		if !header {
+			return s.value(v, depth)
+		}
+		switch k {
+		case "page_index", "number":
+			if k == "number" && fromPageIndex {
+				return f.keep(key, v)
+			}
+			var set bool
+			end, err := f.integer(key, v, &p.Index, &set)
+			if set {
+				p.hasIndex = true
+				fromPageIndex = k == "page_index"
+			}
+			return end, err
+		case "title":
+			return f.str(key, v, &p.Title)
+		case "doc_ref":
+			return f.str(key, v, &p.DocRef)
+		case "uri":
+			return f.str(key, v, &p.URI)
+		case "element_count":
+			return f.integer(key, v, &p.ElementCount, nil)
+		}
+		return f.keep(key, v)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if header {
+		// Elements carry the page index when they omit their own.
+		for _, el := range p.Elements {
+			if el.PageIndex == -1 {
+				el.PageIndex = p.Index
+			}
+		}
+	}
+	p.nElements = len(p.Elements)
+	p.Decoded = p.hasElements
+	p.problems = append(p.problems, probs...)
+	return end, nil
+}
+
+func decodeElement(s *jscan, ev, depth, pageIndex int, path string, n int, probs *[]Finding) (*Element, int, error) {
+	el := &Element{PageIndex: pageIndex}
+	var extra map[string]json.RawMessage // wrong-typed values; Raw has them anyway
+	f := fields{s: s, depth: depth, extra: &extra, probs: probs, path: path, elem: n}
+	fromElementID := false
+	end, err := s.object(ev, depth, func(key []byte, v int) (int, error) {
+		switch string(key) {
+		case "element_id", "id":
+			if string(key) == "id" && fromElementID {
+				return s.value(v, depth)
+			}
+			if c := s.data[v]; c == '-' || (c >= '0' && c <= '9') {
+				// Kernel IDs may be numbers; keep their literal spelling.
+				end, err := s.number(v)
+				el.ID = string(s.data[v:end])
+				fromElementID = string(key) == "element_id"
+				return end, err
+			}
+			end, err := f.str(key, v, &el.ID)
+			if el.ID != "" {
+				fromElementID = string(key) == "element_id"
+			}
+			return end, err
+		case "category":
+			return f.str(key, v, &el.Category)
+		case "text":
+			return f.str(key, v, &el.Text)
+		case "doc_ref":
+			return f.str(key, v, &el.DocRef)
+		case "page_index":
+			return f.integer(key, v, &el.PageIndex, nil)
+		case "ele_metadata":
+			if s.data[v] == 'n' {
+				return s.scalar(v)
+			}
+			if s.data[v] != '{' {
+				return f.wrong(key, v, "an object")
+			}
+			el.Metadata = map[string]json.RawMessage{}
+			return s.object(v, depth+1, func(k []byte, mv int) (int, error) {
+				end, err := s.value(mv, depth+1)
+				if err != nil {
+					return 0, err
+				}
+				el.Metadata[string(k)] = json.RawMessage(s.data[mv:end])
+				return end, nil
+			})
+		}
+		return s.value(v, depth)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	el.Raw = s.data[ev:end]
+	return el, end, nil
+}
+
+// fields reads named fields of one object, recording wrong types.
+type fields struct {
+	s     *jscan
+	depth int // depth of the object holding the fields
+	extra *map[string]json.RawMessage
+	probs *[]Finding
+	path  string
+	elem  int
+}
+
+func (f *fields) keep(key []byte, v int) (int, error) {
+	end, err := f.s.value(v, f.depth)
+	if err != nil {
+		return 0, err
+	}
+	if *f.extra == nil {
+		*f.extra = map[string]json.RawMessage{}
+	}
+	(*f.extra)[string(key)] = json.RawMessage(f.s.data[v:end])
+	return end, nil
+}
+
+func (f *fields) wrong(key []byte, v int, want string) (int, error) {
+	end, err := f.keep(key, v)
+	if err != nil {
+		return 0, err
+	}
+	elem := -1
+	if f.path != "$" && bytes.Contains([]byte(f.path), []byte(".elements[")) {
+		elem = f.elem
+	}
+	*f.probs = append(*f.probs, Finding{
+		Path:     f.path + "." + string(key),
+		Rule:     RuleFieldType,
+		Message:  fmt.Sprintf("%q is %s, want %s", key, f.s.kind(v), want),
+		Severity: Violation,
+		Page:     -1,
+		Element:  elem,
+	})
+	return end, nil
+}
+
+func (f *fields) str(key []byte, v int, dst *string) (int, error) {
+	switch f.s.data[v] {
+	case '"':
+		end, err := f.s.str(v)
+		if err != nil {
+			return 0, err
+		}
+		*dst = decodeString(f.s.data[v:end])
+		return end, nil
+	case 'n':
+		return f.s.scalar(v)
+	}
+	return f.wrong(key, v, "a string")
+}
+
+func (f *fields) integer(key []byte, v int, dst *int, set *bool) (int, error) {
+	switch c := f.s.data[v]; {
+	case c == 'n':
+		return f.s.scalar(v)
+	case c == '-' || (c >= '0' && c <= '9'):
+		end, err := f.s.number(v)
+		if err != nil {
+			return 0, err
+		}
+		if n, ok := decodeInt(f.s.data[v:end]); ok {
+			*dst = n
+			if set != nil {
+				*set = true
+			}
+			return end, nil
+		}
+	}
+	return f.wrong(key, v, "an integer")
+}
+
+func (f *fields) strings(key []byte, v int, dst *[]string) (int, error) {
+	switch f.s.data[v] {
+	case 'n':
+		return f.s.scalar(v)
+	case '[':
+	default:
+		return f.wrong(key, v, "an array of strings")
+	}
+	var out []string
+	ok := true
+	end, err := f.s.array(v, f.depth+1, func(n, ev int) (int, error) {
+		if f.s.data[ev] != '"' {
+			ok = false
+			return f.s.value(ev, f.depth+1)
+		}
+		end, err := f.s.str(ev)
+		if err != nil {
+			return 0, err
+		}
+		out = append(out, decodeString(f.s.data[ev:end]))
+		return end, nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return f.wrong(key, v, "an array of strings")
+	}
+	if out == nil {
+		out = []string{}
+	}
+	*dst = out
+	return end, nil
+}
+
+func (s *jscan) trailing(end int) error {
+	if i := s.ws(end); i < len(s.data) {
+		return s.synerr(i, "data after the top-level value")
+	}
+	return nil
+}
+
+func skipBOM(data []byte) int {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return 3
+	}
+	return 0
+}
+
+// liftKernelMetadata fills summary, last_modified and title from the older
+// kernel "doc_metadata" (proposal §3.1) when the top level lacks them.
+func liftKernelMetadata(d *Document) {
+	raw, ok := d.Extra["doc_metadata"]
+	if !ok {
+		return
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return
+	}
+	take := func(dst *string, keys ...string) {
+		if *dst != "" {
+			return
+		}
+		for _, k := range keys {
+			var v string
+			if json.Unmarshal(m[k], &v) == nil && v != "" {
+				*dst = v
+				return
+			}
+		}
+	}
+	take(&d.Summary, "summary")
+	take(&d.LastModified, "last_modified")
+	take(&d.Title, "title", "filename")
+}
