@@ -37,12 +37,12 @@ type Finding struct {
 
 // Rules named by findings.
 const (
-	RuleFieldType       = "field-type"      // a named field has the wrong JSON type
-	RulePageCount       = "page-count"      // page_count ≥ 1 and equal to len(pages)
-	RulePageContent     = "page-content"    // each page has elements or uri
-	RulePageIndex       = "page-index"      // page indexes present, unique, sequential from 0
-	RuleDate            = "iso8601-date"    // dates are ISO 8601
-	RuleKeywords        = "keywords-array"  // keywords is an array of strings
+	RuleFieldType       = "field-type"     // a named field has the wrong JSON type
+	RulePageCount       = "page-count"     // page_count ≥ 1 and equal to len(pages)
+	RulePageContent     = "page-content"   // each page has elements or uri
+	RulePageIndex       = "page-index"     // page indexes present, unique, sequential from 0
+	RuleDate            = "iso8601-date"   // dates are ISO 8601
+	RuleKeywords        = "keywords-array" // keywords is an array of strings
 	RuleUnknownCategory = "unknown-category"
 	RuleMissingCategory = "category-missing"
 	RuleElementID       = "element-id-unique"

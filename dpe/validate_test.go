@@ -25,7 +25,7 @@ func TestValidate_SpecExampleHasNoViolations(t *testing.T) {
 func TestValidate_ConformanceRules(t *testing.T) {
 	el := func(id, cat string) string { return `{"element_id":"` + id + `","category":"` + cat + `","text":"x"}` }
 	tests := []struct {
-		name, doc string
+		name, doc  string
 		path, rule string
 		sev        Severity
 		page, elem int
