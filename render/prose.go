@@ -1,0 +1,97 @@
+package render
+
+import (
+	"strings"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// looksLikeMarkdown decides whether prose goes through Glamour. Glamour is
+// slow and reflows text, so plain paragraphs take the plain wrap path; only
+// text with Markdown structure or emphasis is worth it.
+func looksLikeMarkdown(s string) bool {
+	for _, mark := range []string{"**", "__", "`", "](", "~~"} {
+		if strings.Contains(s, mark) {
+			return true
+		}
+	}
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimLeft(l, " ")
+		for _, p := range []string{"# ", "## ", "### ", "- ", "* ", "+ ", "> ", "1. ", "| "} {
+			if strings.HasPrefix(l, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prose renders sanitized Markdown with Glamour in the theme's fixed
+// standard style. Glamour's own output is then reduced to SGR styling only
+// (its OSC 8 links carry document-chosen targets), trailing padding is
+// trimmed, and notty loses every escape.
+func (r *Renderer) prose(s string, width int) ([]string, bool) {
+	out, err := r.glamourRender(s, width)
+	if err != nil {
+		return nil, false
+	}
+	if r.theme.Color {
+		out = onlySGR(out)
+	} else {
+		out = ansi.Strip(out)
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = trimRightStyled(l)
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 0 {
+		return []string{""}, true
+	}
+	return lines, true
+}
+
+func (r *Renderer) glamourRender(s string, width int) (string, error) {
+	r.glamMu.Lock()
+	defer r.glamMu.Unlock()
+	g, ok := r.glam[width]
+	if !ok {
+		var err error
+		g, err = glamour.NewTermRenderer(
+			glamour.WithStandardStyle(r.theme.Glamour),
+			glamour.WithWordWrap(width),
+		)
+		if err != nil {
+			return "", err
+		}
+		if len(r.glam) > 16 {
+			clear(r.glam)
+		}
+		r.glam[width] = g
+	}
+	return g.Render(s)
+}
+
+// trimRightStyled drops trailing blank cells from a styled line, keeping its
+// styling closed.
+func trimRightStyled(l string) string {
+	plain := ansi.Strip(l)
+	trimmed := strings.TrimRight(plain, " \u00a0")
+	if len(trimmed) == len(plain) {
+		return l
+	}
+	if trimmed == "" {
+		return ""
+	}
+	out := ansi.Truncate(l, ansi.StringWidth(trimmed), "")
+	if strings.Contains(out, "\x1b") {
+		out += "\x1b[m"
+	}
+	return out
+}

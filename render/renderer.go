@@ -1,0 +1,338 @@
+// Package render turns DPE elements into terminal text: one small renderer
+// per category group, chosen by a factory, with the text renderer as the
+// fallback for categories it does not know (crush's internal/ui design).
+// Output is sanitized at this boundary, every line fits the width, and each
+// element's output is cached by width so scrolling is cheap.
+package render
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"charm.land/glamour/v2"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+// Limits bound what the renderer spends on one element (issue 6 "Limits").
+// Zero fields take the defaults.
+type Limits struct {
+	MaxChars       int // characters of one string shown (default 10,000)
+	MaxImagePixels int // decoded image width×height (default 4096×4096)
+	MaxImageBytes  int // encoded image bytes (default 32 MiB)
+	MaxTableCells  int // cells parsed from one table (default 2,000,000)
+	MaxTableCols   int // columns of one table (default 1,000)
+	MaxJSONLines   int // lines of the raw JSON view (default 200,000)
+	MaxJSONDepth   int // nesting depth of the raw JSON view (default 128)
+	MaxCacheLines  int // cached lines before the cache is dropped (default 2,000,000)
+}
+
+// DefaultLimits returns the limits used when a field is zero.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxChars:       10_000,
+		MaxImagePixels: 4096 * 4096,
+		MaxImageBytes:  32 << 20,
+		MaxTableCells:  2_000_000,
+		MaxTableCols:   1_000,
+		MaxJSONLines:   200_000,
+		MaxJSONDepth:   128,
+		MaxCacheLines:  2_000_000,
+	}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	set := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	set(&l.MaxChars, d.MaxChars)
+	set(&l.MaxImagePixels, d.MaxImagePixels)
+	set(&l.MaxImageBytes, d.MaxImageBytes)
+	set(&l.MaxTableCells, d.MaxTableCells)
+	set(&l.MaxTableCols, d.MaxTableCols)
+	set(&l.MaxJSONLines, d.MaxJSONLines)
+	set(&l.MaxJSONDepth, d.MaxJSONDepth)
+	set(&l.MaxCacheLines, d.MaxCacheLines)
+	return l
+}
+
+// TableView is the horizontal scroll state for a Table element: XOffset is
+// how many columns after the first (which stays fixed) are scrolled away;
+// ColWidthBonus widens every column's cap by that many cells.
+type TableView struct {
+	XOffset       int
+	ColWidthBonus int
+}
+
+// Block is one element's rendered lines within a page.
+type Block struct {
+	ElementIndex int // index into Page.Elements; -1 for a page-level notice
+	Lines        []string
+}
+
+// Renderer renders elements with one theme. It is safe for concurrent use.
+type Renderer struct {
+	theme Theme
+	lim   Limits
+
+	mu         sync.Mutex
+	cache      map[cacheKey]cacheEntry
+	cacheLines int
+	grids      map[*dpe.Element]gridEntry
+
+	glamMu sync.Mutex
+	glam   map[int]*glamour.TermRenderer
+}
+
+// New returns a renderer with default limits.
+func New(theme Theme) *Renderer { return NewWithLimits(theme, Limits{}) }
+
+// NewWithLimits returns a renderer with the given limits (zero → default).
+func NewWithLimits(theme Theme, lim Limits) *Renderer {
+	return &Renderer{
+		theme: theme,
+		lim:   lim.withDefaults(),
+		cache: map[cacheKey]cacheEntry{},
+		grids: map[*dpe.Element]gridEntry{},
+		glam:  map[int]*glamour.TermRenderer{},
+	}
+}
+
+// Theme returns the renderer's theme.
+func (r *Renderer) Theme() Theme { return r.theme }
+
+// Limits returns the renderer's effective limits.
+func (r *Renderer) Limits() Limits { return r.lim }
+
+type cacheKey struct {
+	el      *dpe.Element
+	width   int
+	view    TableView
+	caption string
+}
+
+type cacheEntry struct {
+	fp    fingerprint
+	lines []string
+}
+
+// fingerprint detects an element changed in place under the same pointer:
+// comparing strings that share their data is a pointer compare, and the
+// metadata map is compared by identity plus its values' backing arrays.
+type fingerprint struct {
+	category, text string
+	raw            uintptr
+	rawLen         int
+	meta           uintptr
+	metaLen        int
+	metaSum        uintptr
+}
+
+func fingerprintOf(el *dpe.Element) fingerprint {
+	fp := fingerprint{
+		category: el.Category, text: el.Text,
+		raw: uintptr(unsafe.Pointer(unsafe.SliceData(el.Raw))), rawLen: len(el.Raw),
+		metaLen: len(el.Metadata),
+	}
+	if el.Metadata != nil {
+		fp.meta = reflect.ValueOf(el.Metadata).Pointer()
+		for k, v := range el.Metadata {
+			fp.metaSum += uintptr(unsafe.Pointer(unsafe.SliceData(v)))*31 + uintptr(len(v)) + uintptr(len(k))
+		}
+	}
+	return fp
+}
+
+// Invalidate drops everything cached for el (call after editing it).
+func (r *Renderer) Invalidate(el *dpe.Element) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, e := range r.cache {
+		if k.el == el {
+			r.cacheLines -= len(e.lines)
+			delete(r.cache, k)
+		}
+	}
+	delete(r.grids, el)
+}
+
+// Reset drops the whole cache (e.g. when a document is closed).
+func (r *Renderer) Reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cache = map[cacheKey]cacheEntry{}
+	r.grids = map[*dpe.Element]gridEntry{}
+	r.cacheLines = 0
+}
+
+func (r *Renderer) cached(k cacheKey, build func() []string) []string {
+	fp := fingerprintOf(k.el)
+	r.mu.Lock()
+	if e, ok := r.cache[k]; ok && e.fp == fp {
+		r.mu.Unlock()
+		return e.lines
+	}
+	r.mu.Unlock()
+	lines := build()
+	r.mu.Lock()
+	if old, ok := r.cache[k]; ok {
+		r.cacheLines -= len(old.lines)
+	}
+	if r.cacheLines+len(lines) > r.lim.MaxCacheLines {
+		// Simple and bounded: start over rather than track recency.
+		r.cache = map[cacheKey]cacheEntry{}
+		r.cacheLines = 0
+	}
+	r.cache[k] = cacheEntry{fp: fp, lines: lines}
+	r.cacheLines += len(lines)
+	r.mu.Unlock()
+	return lines
+}
+
+// Element renders one element: multi-line, styled, sanitized, every line at
+// most width cells.
+func (r *Renderer) Element(el *dpe.Element, width int) string {
+	return strings.Join(r.ElementLines(el, width), "\n")
+}
+
+// ElementLines is Element split into lines (shared with the cache; do not
+// modify the slice).
+func (r *Renderer) ElementLines(el *dpe.Element, width int) []string {
+	return r.elementLines(el, width, TableView{}, "")
+}
+
+func (r *Renderer) elementLines(el *dpe.Element, width int, v TableView, caption string) []string {
+	if el == nil {
+		return []string{}
+	}
+	width = max(width, 1)
+	return r.cached(cacheKey{el: el, width: width, view: v, caption: caption}, func() []string {
+		return fit(r.build(el, width, v, caption), width)
+	})
+}
+
+// build is the factory: one renderer per category group, text for the rest.
+func (r *Renderer) build(el *dpe.Element, width int, v TableView, caption string) []string {
+	switch normalizeCategory(el.Category) {
+	case catTitle:
+		return r.title(el, width)
+	case catNarrative:
+		return r.narrative(el, width)
+	case catListItem:
+		return r.listItem(el, width)
+	case catCode:
+		return r.code(el, width)
+	case catTable, catTableChunk:
+		return r.tableLines(el, width, v)
+	case catImage:
+		return r.image(el, width, caption)
+	case catFormula:
+		return r.formula(el, width)
+	case catCheckBox:
+		return r.checkBox(el, width)
+	case catHeader, catFooter, catPageNumber:
+		return r.dimmed(el, width)
+	case catPageBreak:
+		return r.pageBreak(el, width)
+	case catFigureCaption:
+		return r.caption(el, width)
+	case catFormKeysValues:
+		return r.formKeysValues(el, width)
+	case catLink:
+		return r.link(el, width)
+	case catMedia:
+		return r.media(el, width)
+	case catText, catAddress, catEmail, catComposite:
+		return r.plain(el, width)
+	}
+	return r.tagged(el, width)
+}
+
+// Page renders every element of a decoded page as blocks, so the UI can
+// draw only the visible lines (and put its own gap between blocks).
+func (r *Renderer) Page(p *dpe.Page, width int) []Block {
+	width = max(width, 1)
+	if p == nil {
+		return nil
+	}
+	if !p.Decoded && len(p.Elements) == 0 {
+		msg := "page not loaded yet"
+		if p.URI != "" {
+			msg = "page not loaded yet: " + sanitize.Line(p.URI)
+		}
+		return []Block{{ElementIndex: -1, Lines: fit([]string{r.theme.Dim.Render(sanitize.Truncate(msg, width))}, width)}}
+	}
+	if len(p.Elements) == 0 {
+		return []Block{{ElementIndex: -1, Lines: []string{r.theme.Dim.Render(sanitize.Truncate("(empty page)", width))}}}
+	}
+	blocks := make([]Block, 0, len(p.Elements))
+	for i, el := range p.Elements {
+		if el == nil {
+			continue
+		}
+		caption := ""
+		if normalizeCategory(el.Category) == catImage && imageCaptionFromMeta(el) == "" {
+			caption = relatedCaption(p, i)
+		}
+		blocks = append(blocks, Block{ElementIndex: i, Lines: r.elementLines(el, width, TableView{}, caption)})
+	}
+	return blocks
+}
+
+// Flatten joins blocks into lines with gap blank lines between them, and
+// returns where each block starts.
+func Flatten(blocks []Block, gap int) (lines []string, starts []int) {
+	starts = make([]int, len(blocks))
+	for i, b := range blocks {
+		if i > 0 {
+			for range gap {
+				lines = append(lines, "")
+			}
+		}
+		starts[i] = len(lines)
+		lines = append(lines, b.Lines...)
+	}
+	return lines, starts
+}
+
+// relatedCaption finds the FigureCaption that belongs to the image at i: one
+// naming it as parent or related, or one it names as related. A caption
+// right after the image is drawn right below it anyway (reading order,
+// proposal §4.1), so it is not repeated.
+func relatedCaption(p *dpe.Page, i int) string {
+	img := p.Elements[i]
+	related := map[string]bool{}
+	for _, id := range metaStrings(img, "related_ids") {
+		related[id] = true
+	}
+	isCaption := func(el *dpe.Element) bool {
+		return el != nil && normalizeCategory(el.Category) == catFigureCaption
+	}
+	for j, el := range p.Elements {
+		if !isCaption(el) || j == i+1 {
+			continue
+		}
+		if img.ID != "" && (metaString(el, "parent_id") == img.ID || contains(metaStrings(el, "related_ids"), img.ID)) {
+			return el.Text
+		}
+		if el.ID != "" && related[el.ID] {
+			return el.Text
+		}
+	}
+	return ""
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

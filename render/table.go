@@ -1,0 +1,305 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+// Table layout constants: the column separator, the width a column starts
+// with before ColWidthBonus, and the narrowest a column is squeezed to
+// before the table scrolls instead.
+const (
+	colSep        = " │ "
+	colSepWidth   = 3
+	colCap        = 24
+	colMinSqueeze = 6
+)
+
+// gridEntry caches a parsed table and its columns' natural widths.
+type gridEntry struct {
+	fp      fingerprint
+	grid    *Grid
+	err     error
+	natural []int
+}
+
+func (r *Renderer) grid(el *dpe.Element) gridEntry {
+	fp := fingerprintOf(el)
+	r.mu.Lock()
+	e, ok := r.grids[el]
+	r.mu.Unlock()
+	if ok && e.fp == fp {
+		return e
+	}
+	g, err := ParseTableLimits(el, r.tableLimits())
+	e = gridEntry{fp: fp, grid: g, err: err}
+	if g != nil {
+		e.natural = make([]int, g.Cols)
+		for _, row := range g.Rows {
+			for c, cell := range row {
+				if w := ansi.StringWidth(cell); w > e.natural[c] {
+					e.natural[c] = w
+				}
+			}
+		}
+	}
+	r.mu.Lock()
+	if len(r.grids) > 4096 {
+		clear(r.grids)
+	}
+	r.grids[el] = e
+	r.mu.Unlock()
+	return e
+}
+
+// TableInfo describes how a table is laid out at a width and view, so the
+// UI can clamp scrolling and label it.
+type TableInfo struct {
+	Rows, Cols, HeaderRows int
+	// FirstCol..LastCol (0-based, inclusive) are the scrolled columns shown
+	// after the fixed first column.
+	FirstCol, LastCol int
+	MaxXOffset        int
+	Clipped           bool   // some columns are off screen
+	Truncated         string // a parse limit that was hit, "" if none
+}
+
+type tableLayout struct {
+	cols   []int // visible column indices, in order
+	widths []int // their widths
+	info   TableInfo
+}
+
+// layout fits columns to width. All columns at their natural widths (capped
+// at colCap+bonus) when they fit; else squeezed evenly down to
+// colMinSqueeze; else the first column stays and the rest scroll by
+// XOffset.
+func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
+	n := g.Cols
+	capW := colCap + max(v.ColWidthBonus, 0)
+	nat := make([]int, n)
+	total := colSepWidth * (n - 1)
+	for i := range n {
+		nat[i] = min(max(natural[i], 1), capW)
+		total += nat[i]
+	}
+	lay := tableLayout{info: TableInfo{Rows: len(g.Rows), Cols: n, HeaderRows: g.HeaderRows, FirstCol: min(1, n-1), LastCol: n - 1, Truncated: g.Truncated}}
+	all := func(ws []int) tableLayout {
+		for i := range n {
+			lay.cols = append(lay.cols, i)
+		}
+		lay.widths = ws
+		return lay
+	}
+	if total <= width {
+		return all(nat)
+	}
+	minTotal := colSepWidth * (n - 1)
+	for i := range n {
+		minTotal += min(nat[i], colMinSqueeze)
+	}
+	if minTotal <= width && n > 1 {
+		// Largest level L such that every column capped at L fits.
+		lo, hi := colMinSqueeze, capW
+		sum := func(l int) int {
+			s := colSepWidth * (n - 1)
+			for _, w := range nat {
+				s += min(w, l)
+			}
+			return s
+		}
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if sum(mid) <= width {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		ws := make([]int, n)
+		for i, w := range nat {
+			ws[i] = min(w, lo)
+		}
+		extra := width - sum(lo)
+		for i := range ws {
+			if extra == 0 {
+				break
+			}
+			if nat[i] > ws[i] {
+				ws[i]++
+				extra--
+			}
+		}
+		return all(ws)
+	}
+	if n == 1 {
+		lay.cols, lay.widths = []int{0}, []int{max(width, 1)}
+		return lay
+	}
+	// Scroll: fixed first column, then from XOffset on.
+	first := min(nat[0], max(colMinSqueeze, width/4))
+	avail := width - first - colSepWidth
+	lay.info.MaxXOffset = n - 2
+	off := min(max(v.XOffset, 0), n-2)
+	lay.cols, lay.widths = []int{0}, []int{first}
+	used := 0
+	last := 1 + off
+	for c := 1 + off; c < n; c++ {
+		need := nat[c]
+		if len(lay.cols) > 1 {
+			need += colSepWidth
+		}
+		if used+need <= avail {
+			lay.cols = append(lay.cols, c)
+			lay.widths = append(lay.widths, nat[c])
+			used += need
+			last = c
+			continue
+		}
+		room := avail - used
+		if len(lay.cols) > 1 {
+			room -= colSepWidth
+		}
+		if len(lay.cols) == 1 || room >= colMinSqueeze {
+			lay.cols = append(lay.cols, c)
+			lay.widths = append(lay.widths, max(room, 1))
+			last = c
+		}
+		break
+	}
+	lay.info.FirstCol, lay.info.LastCol = 1+off, last
+	lay.info.Clipped = off > 0 || last < n-1
+	// The last scrolled-to column must be able to reach the right edge.
+	lay.info.MaxXOffset = max(n-2, 0)
+	return lay
+}
+
+// TableInfo reports the layout of a table element at width and view.
+func (r *Renderer) TableInfo(el *dpe.Element, width int, v TableView) (TableInfo, error) {
+	e := r.grid(el)
+	if e.err != nil {
+		return TableInfo{}, e.err
+	}
+	return layoutTable(e.grid, e.natural, max(width, 1), v).info, nil
+}
+
+// Table renders a Table/TableChunk element as a grid with horizontal scroll
+// state v (issue 4 "Table"). Falls back to the text when nothing parses.
+func (r *Renderer) Table(el *dpe.Element, width int, v TableView) string {
+	return strings.Join(r.elementLines(el, width, v, ""), "\n")
+}
+
+// TableWindow renders only what a viewport shows of a table: the sticky
+// lines (scroll marker, header rows and the rule under them) and body rows
+// first..first+count-1. total is the number of body rows. This is what
+// keeps a 10,000-row table cheap to scroll.
+func (r *Renderer) TableWindow(el *dpe.Element, width int, v TableView, first, count int) (sticky, body []string, total int) {
+	width = max(width, 1)
+	e := r.grid(el)
+	if e.err != nil {
+		lines := r.elementLines(el, width, v, "")
+		lo := min(max(first, 0), len(lines))
+		hi := min(lo+max(count, 0), len(lines))
+		return nil, lines[lo:hi], len(lines)
+	}
+	g := e.grid
+	lay := layoutTable(g, e.natural, width, v)
+	sticky = r.tableSticky(g, lay, width)
+	total = len(g.Rows) - g.HeaderRows
+	lo := min(max(first, 0), total)
+	hi := min(lo+max(count, 0), total)
+	body = make([]string, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		body = append(body, r.tableRow(g, g.HeaderRows+i, lay, false))
+	}
+	return fit(sticky, width), fit(body, width), total
+}
+
+func (r *Renderer) tableLines(el *dpe.Element, width int, v TableView) []string {
+	e := r.grid(el)
+	if e.err != nil {
+		return r.plain(el, width)
+	}
+	g := e.grid
+	lay := layoutTable(g, e.natural, width, v)
+	lines := r.tableSticky(g, lay, width)
+	for i := g.HeaderRows; i < len(g.Rows); i++ {
+		lines = append(lines, r.tableRow(g, i, lay, false))
+	}
+	if g.Truncated != "" {
+		lines = append(lines, r.theme.Warning.Render(sanitize.Truncate("⚠ "+g.Truncated, width)))
+	}
+	return lines
+}
+
+// tableSticky is what stays on screen while the body scrolls: the column
+// marker when clipped, the header rows, and the rule under them.
+func (r *Renderer) tableSticky(g *Grid, lay tableLayout, width int) []string {
+	var lines []string
+	if lay.info.Clipped {
+		m := fmt.Sprintf("cols %d–%d of %d", lay.info.FirstCol+1, lay.info.LastCol+1, g.Cols)
+		if lay.info.FirstCol > 1 {
+			m = "◂ " + m
+		}
+		if lay.info.LastCol < g.Cols-1 {
+			m += " ▸"
+		}
+		lines = append(lines, r.theme.TableMarker.Render(sanitize.Truncate(m, width)))
+	}
+	for i := 0; i < g.HeaderRows; i++ {
+		lines = append(lines, r.tableRow(g, i, lay, true))
+	}
+	if g.HeaderRows > 0 {
+		parts := make([]string, len(lay.widths))
+		for i, w := range lay.widths {
+			parts[i] = strings.Repeat("─", w)
+		}
+		lines = append(lines, r.theme.TableBorder.Render(strings.Join(parts, "─┼─")))
+	}
+	return lines
+}
+
+// tableRow draws row ri. Cells covered by a colspan merge with the cell on
+// their left (the separator between them becomes part of one wide cell).
+func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) string {
+	row := g.Rows[ri]
+	var sp []bool
+	if g.Spanned != nil {
+		sp = g.Spanned[ri]
+	}
+	var sb strings.Builder
+	sep := r.theme.TableBorder.Render(colSep)
+	for i := 0; i < len(lay.cols); {
+		c := lay.cols[i]
+		w := lay.widths[i]
+		j := i + 1
+		for sp != nil && j < len(lay.cols) && lay.cols[j] == lay.cols[j-1]+1 && sp[lay.cols[j]] {
+			w += colSepWidth + lay.widths[j]
+			j++
+		}
+		text := row[c]
+		if sp != nil && sp[c] {
+			// The origin of this span scrolled away: show its text here.
+			o := c
+			for o > 0 && sp[o] {
+				o--
+			}
+			text = row[o]
+		}
+		if i > 0 {
+			sb.WriteString(sep)
+		}
+		cell := pad(text, w)
+		if header && text != "" {
+			cell = r.theme.TableHeader.Render(cell)
+		}
+		sb.WriteString(cell)
+		i = j
+	}
+	return sb.String()
+}
