@@ -86,7 +86,7 @@ func (c *Computer) getDPE(ctx context.Context, req protocol.GetDPEReq) (*protoco
 	}
 	if s.session == nil {
 		return nil, &protocol.Error{Code: protocol.CodeMCPServerNotFound,
-			Message: fmt.Sprintf("MCP server %s for dpe host %s is disabled", quoteTrunc(s.cfg.Name), quoteTrunc(u.Host)),
+			Message:       fmt.Sprintf("MCP server %s for dpe host %s is disabled", quoteTrunc(s.cfg.Name), quoteTrunc(u.Host)),
 			MCPServerName: s.cfg.Name}
 	}
 	if !s.hasResources() {

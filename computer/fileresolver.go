@@ -1,0 +1,103 @@
+package computer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// NewFileResolver returns the file resolver (dpe.md §部署示例, "Agent 与
+// Computer 同机"): the Document JSON of an inline resource is written to dir
+// under a content-addressed name (sha256 of the bytes, mode 0600) and
+// answered as a file:// URI with size and etag. Identical documents share a
+// file, so re-resolving costs nothing and never leaves stale copies behind.
+// An external resource's URI is passed through as the MCP server gave it.
+// The directory is created (0700) on first use.
+func NewFileResolver(dir string) Resolver {
+	return &fileResolver{dir: dir}
+}
+
+type fileResolver struct{ dir string }
+
+func (f *fileResolver) Resolve(ctx context.Context, res protocol.A2CResource, contents Contents, _ Hint) (protocol.A2CResource, error) {
+	if contents.Kind == ContentsExternal {
+		return passThrough(res, contents.External), nil
+	}
+	if contents.Kind != ContentsInline || len(contents.Document) == 0 {
+		return protocol.A2CResource{}, fmt.Errorf("file resolver: unsupported contents kind %q", contents.Kind)
+	}
+	if err := ctx.Err(); err != nil {
+		return protocol.A2CResource{}, err
+	}
+	abs, err := filepath.Abs(f.dir)
+	if err != nil {
+		return protocol.A2CResource{}, fmt.Errorf("file resolver: cache dir: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return protocol.A2CResource{}, fmt.Errorf("file resolver: cache dir: %w", err)
+	}
+	sum := sha256.Sum256(contents.Document)
+	etag := hex.EncodeToString(sum[:])
+	path := filepath.Join(abs, "dpe-"+etag+".json")
+	if err := writeOnce(path, contents.Document); err != nil {
+		return protocol.A2CResource{}, fmt.Errorf("file resolver: %w", err)
+	}
+	size := int64(len(contents.Document))
+	return protocol.A2CResource{
+		URI:         (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String(),
+		Name:        res.Name,
+		Description: res.Description,
+		MimeType:    "application/json",
+		Size:        &size,
+		Annotations: res.Annotations,
+		Meta:        &protocol.AccessMeta{ETag: etag},
+	}, nil
+}
+
+// writeOnce writes data to path atomically unless a file of the same size
+// is already there (the name is the content hash).
+func writeOnce(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		return nil
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dpe-*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name)
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(name, path)
+}
+
+// passThrough trusts an external reference and hands it to the agent
+// unchanged (dpe.md §实现自由度: "信任原 URI 直传 Agent").
+func passThrough(res protocol.A2CResource, ref *protocol.DPEURIRef) protocol.A2CResource {
+	out := protocol.A2CResource{
+		URI: ref.URI, Name: res.Name, Description: res.Description,
+		MimeType: ref.MimeType, Size: ref.Size, Annotations: res.Annotations,
+	}
+	if ref.ExpiresAt != "" || ref.ETag != "" {
+		out.Meta = &protocol.AccessMeta{ExpiresAt: ref.ExpiresAt, ETag: ref.ETag}
+	}
+	return out
+}
