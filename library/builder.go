@@ -1,0 +1,59 @@
+package library
+
+import "fmt"
+
+// docBuilder accumulates pages and elements and hands out element ids that
+// are stable (derived only from position) and unique per document:
+// "p<page>-e<n>" (proposal §3.3.2: element_id is fixed at parse time).
+type docBuilder struct {
+	docRef    string
+	pages     []PageJSON
+	pageTitle string // title for a page created implicitly by add
+}
+
+// startPage begins a new page and makes it current.
+func (b *docBuilder) startPage(title string) {
+	b.pages = append(b.pages, PageJSON{
+		PageIndex: len(b.pages),
+		Title:     title,
+		DocRef:    b.docRef,
+		Elements:  []ElementJSON{},
+	})
+}
+
+// add appends an element to the current page (creating page 0 when none
+// exists yet) and returns its element_id. meta may be nil.
+func (b *docBuilder) add(category, text string, meta map[string]any) string {
+	if len(b.pages) == 0 {
+		b.startPage(b.pageTitle)
+	}
+	p := &b.pages[len(b.pages)-1]
+	id := fmt.Sprintf("p%d-e%d", p.PageIndex, len(p.Elements))
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	p.Elements = append(p.Elements, ElementJSON{
+		ElementID: id,
+		Category:  category,
+		Text:      text,
+		DocRef:    b.docRef,
+		PageIndex: p.PageIndex,
+		Metadata:  meta,
+	})
+	return id
+}
+
+// currentPageEmpty reports whether there is no page or the current one has
+// no elements yet.
+func (b *docBuilder) currentPageEmpty() bool {
+	return len(b.pages) == 0 || len(b.pages[len(b.pages)-1].Elements) == 0
+}
+
+// finish guarantees page_count ≥ 1 (seed 000 §校验规则 1: a document always
+// has at least one page) and returns the pages.
+func (b *docBuilder) finish() []PageJSON {
+	if len(b.pages) == 0 {
+		b.startPage(b.pageTitle)
+	}
+	return b.pages
+}

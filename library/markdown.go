@@ -1,0 +1,561 @@
+package library
+
+import (
+	"bytes"
+	"encoding/base64"
+	"html"
+	"io/fs"
+	"mime"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+	xhtml "golang.org/x/net/html"
+)
+
+// maxEmbeddedImage caps an image file inlined as image_base64; larger ones
+// are referenced by image_path only.
+const maxEmbeddedImage = 1 << 20
+
+// frontMatter is the optional "---" block at the top of a Markdown file:
+// plain "key: value" lines (not YAML). It is how corpus documents carry a
+// title, summary, keywords and a fixed last_modified (deterministic goldens).
+type frontMatter struct {
+	Title, Summary, LastModified string
+	Keywords                     []string
+}
+
+// splitFrontMatter returns the front matter and the rest of src. A block only
+// counts when it opens on the first line, closes within 40 lines and every
+// line inside is "key: value"; otherwise the "---" is a thematic break.
+func splitFrontMatter(src []byte) (frontMatter, []byte) {
+	var fm frontMatter
+	s := string(src)
+	first, rest, ok := strings.Cut(s, "\n")
+	if !ok || strings.TrimRight(first, "\r") != "---" {
+		return fm, src
+	}
+	lines := strings.SplitN(rest, "\n", 42)
+	for i, line := range lines {
+		if i >= 40 {
+			break
+		}
+		line = strings.TrimRight(line, "\r")
+		if line == "---" {
+			body := strings.Join(lines[i+1:], "\n")
+			return fm, []byte(body)
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || strings.ContainsAny(k, " \t") || k == "" {
+			return frontMatter{}, src
+		}
+		v = strings.TrimSpace(v)
+		switch strings.ToLower(k) {
+		case "title":
+			fm.Title = v
+		case "summary", "description":
+			fm.Summary = v
+		case "last_modified", "lastmodified":
+			fm.LastModified = v
+		case "keywords":
+			for _, kw := range strings.Split(v, ",") {
+				if kw = strings.TrimSpace(kw); kw != "" {
+					fm.Keywords = append(fm.Keywords, kw)
+				}
+			}
+		}
+	}
+	return frontMatter{}, src
+}
+
+// mdConverter walks a goldmark AST and emits DPE elements.
+type mdConverter struct {
+	src  []byte
+	fsys fs.FS  // for images stored next to the document; may be nil
+	dir  string // directory of the document inside fsys
+	b    *docBuilder
+
+	splitLevel int // heading level that starts a new page; 0 = one page
+	// titles is the stack of open section headings: parent_id of what
+	// follows (proposal §3.4 parent_id, category_depth).
+	titles []titleRef
+}
+
+type titleRef struct {
+	level int
+	id    string
+}
+
+func newMarkdownParser() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(extension.GFM))
+}
+
+// convertMarkdown converts src into pages: one page per top-level section,
+// split at H1 when there are several, else at H2 (a single H1 is the
+// document title and lives on page 0).
+func convertMarkdown(b *docBuilder, src []byte, fsys fs.FS, dir string) (frontMatter, string) {
+	fm, body := splitFrontMatter(src)
+	root := newMarkdownParser().Parser().Parse(text.NewReader(body))
+	c := &mdConverter{src: body, fsys: fsys, dir: dir, b: b}
+
+	var h1, h2 int
+	firstH1 := ""
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok {
+			switch h.Level {
+			case 1:
+				h1++
+				if firstH1 == "" {
+					firstH1 = c.inlineText(h)
+				}
+			case 2:
+				h2++
+			}
+		}
+	}
+	switch {
+	case h1 >= 2:
+		c.splitLevel = 1
+	case h2 >= 1:
+		c.splitLevel = 2
+	}
+	title := fm.Title
+	if title == "" {
+		title = firstH1
+	}
+	b.pageTitle = title
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		c.block(n, "", 0)
+	}
+	return fm, title
+}
+
+// parent is the element a new element hangs under: an explicit one (list
+// item) or else the innermost open section title.
+func (c *mdConverter) parent(explicit string) string {
+	if explicit != "" {
+		return explicit
+	}
+	if len(c.titles) > 0 {
+		return c.titles[len(c.titles)-1].id
+	}
+	return ""
+}
+
+func (c *mdConverter) meta(parent string) map[string]any {
+	m := map[string]any{}
+	if p := c.parent(parent); p != "" {
+		m["parent_id"] = p
+	}
+	return m
+}
+
+// block emits the elements of one block node. parent is a list item id
+// when the block sits inside a list item, depth its nesting.
+func (c *mdConverter) block(n ast.Node, parent string, depth int) {
+	switch n := n.(type) {
+	case *ast.Heading:
+		c.heading(n)
+	case *ast.Paragraph:
+		c.paragraph(n, parent)
+	case *ast.TextBlock:
+		c.paragraph(n, parent)
+	case *ast.List:
+		c.list(n, parent, depth)
+	case *ast.FencedCodeBlock:
+		lang := strings.ToLower(strings.TrimSpace(string(n.Language(c.src))))
+		code := c.lines(n.Lines())
+		if lang == "math" || lang == "latex" || lang == "tex" {
+			c.b.add(catFormula, strings.TrimRight(code, "\n"), c.meta(parent))
+			return
+		}
+		m := c.meta(parent)
+		if lang != "" {
+			m["language"] = lang
+		}
+		c.b.add(catCodeSnippet, code, m)
+	case *ast.CodeBlock:
+		c.b.add(catCodeSnippet, c.lines(n.Lines()), c.meta(parent))
+	case *ast.Blockquote:
+		for ch := n.FirstChild(); ch != nil; ch = ch.NextSibling() {
+			c.block(ch, parent, depth)
+		}
+	case *ast.ThematicBreak:
+		c.b.add(catPageBreak, "", c.meta(parent))
+	case *ast.HTMLBlock:
+		raw := c.lines(n.Lines())
+		if n.HasClosure() {
+			raw += string(n.ClosureLine.Value(c.src))
+		}
+		m := c.meta(parent)
+		m["text_as_html"] = raw
+		c.b.add(catText, htmlText(raw), m)
+	case *east.Table:
+		c.table(n, parent)
+	default:
+		if t := strings.TrimSpace(c.inlineText(n)); t != "" {
+			c.b.add(catNarrativeText, t, c.meta(parent))
+		}
+	}
+}
+
+func (c *mdConverter) heading(h *ast.Heading) {
+	txt := c.inlineText(h)
+	if c.splitLevel != 0 && h.Level == c.splitLevel && !c.b.currentPageEmpty() {
+		c.b.startPage(txt)
+	} else if c.splitLevel != 0 && h.Level == c.splitLevel && len(c.b.pages) == 0 {
+		c.b.startPage(txt)
+	}
+	for len(c.titles) > 0 && c.titles[len(c.titles)-1].level >= h.Level {
+		c.titles = c.titles[:len(c.titles)-1]
+	}
+	m := map[string]any{"category_depth": h.Level - 1}
+	if p := c.parent(""); p != "" {
+		m["parent_id"] = p
+	}
+	id := c.b.add(catTitle, txt, m)
+	c.titles = append(c.titles, titleRef{level: h.Level, id: id})
+}
+
+// paragraph emits display math as Formula, a paragraph of images as Image
+// (+ FigureCaption from the image title), anything else as NarrativeText
+// followed by the images it contained.
+func (c *mdConverter) paragraph(n ast.Node, parent string) {
+	var in inlineCollector
+	in.walk(c.src, n)
+	txt := strings.TrimSpace(in.sb.String())
+	if strings.HasPrefix(txt, "$$") && strings.HasSuffix(txt, "$$") && len(txt) > 4 {
+		c.b.add(catFormula, strings.TrimSpace(txt[2:len(txt)-2]), c.meta(parent))
+		return
+	}
+	if txt != "" {
+		m := c.meta(parent)
+		if len(in.linkURLs) > 0 {
+			m["link_urls"] = in.linkURLs
+			m["link_texts"] = in.linkTexts
+		}
+		c.b.add(catNarrativeText, txt, m)
+	}
+	for _, img := range in.images {
+		c.image(img, parent)
+	}
+}
+
+func (c *mdConverter) image(img mdImage, parent string) {
+	m := c.meta(parent)
+	dest := img.dest
+	switch {
+	case strings.HasPrefix(strings.ToLower(dest), "data:"):
+		if mt, data, ok := parseDataURI(dest); ok {
+			m["image_base64"] = data
+			m["image_mime_type"] = mt
+		}
+	case strings.Contains(dest, "://"):
+		m["image_path"] = dest
+	default:
+		m["image_path"] = dest
+		if mt, data, ok := c.readImage(dest); ok {
+			m["image_base64"] = data
+			m["image_mime_type"] = mt
+		}
+	}
+	id := c.b.add(catImage, img.alt, m)
+	if img.title != "" {
+		cm := c.meta(parent)
+		cm["related_ids"] = []string{id}
+		c.b.add(catFigureCaption, img.title, cm)
+	}
+}
+
+// readImage inlines an image file that lives in the same fs.FS, refusing
+// paths that leave it.
+func (c *mdConverter) readImage(dest string) (mimeType, b64 string, ok bool) {
+	if c.fsys == nil {
+		return "", "", false
+	}
+	u, err := url.PathUnescape(dest)
+	if err != nil {
+		return "", "", false
+	}
+	p := path.Clean(path.Join(c.dir, u))
+	if !fs.ValidPath(p) {
+		return "", "", false
+	}
+	mt := mime.TypeByExtension(path.Ext(p))
+	if !strings.HasPrefix(mt, "image/") {
+		return "", "", false
+	}
+	st, err := fs.Stat(c.fsys, p)
+	if err != nil || st.IsDir() || st.Size() > maxEmbeddedImage {
+		return "", "", false
+	}
+	data, err := fs.ReadFile(c.fsys, p)
+	if err != nil {
+		return "", "", false
+	}
+	return mt, base64.StdEncoding.EncodeToString(data), true
+}
+
+// parseDataURI decodes data:<mime>[;base64],<payload> (RFC 2397) into a
+// mime type and canonical standard base64.
+func parseDataURI(s string) (mimeType, b64 string, ok bool) {
+	head, payload, found := strings.Cut(s[len("data:"):], ",")
+	if !found {
+		return "", "", false
+	}
+	params := strings.Split(head, ";")
+	mimeType = strings.ToLower(strings.TrimSpace(params[0]))
+	if mimeType == "" {
+		mimeType = "text/plain"
+	}
+	isB64 := false
+	for _, p := range params[1:] {
+		if strings.EqualFold(strings.TrimSpace(p), "base64") {
+			isB64 = true
+		}
+	}
+	var raw []byte
+	if isB64 {
+		clean := strings.Map(func(r rune) rune {
+			if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+				return -1
+			}
+			return r
+		}, payload)
+		var err error
+		raw, err = base64.StdEncoding.DecodeString(clean)
+		if err != nil {
+			if raw, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(clean, "=")); err != nil {
+				return "", "", false
+			}
+		}
+	} else {
+		u, err := url.PathUnescape(payload)
+		if err != nil {
+			return "", "", false
+		}
+		raw = []byte(u)
+	}
+	return mimeType, base64.StdEncoding.EncodeToString(raw), true
+}
+
+// list emits ListItem (or CheckBox for GFM task items) with category_depth
+// = nesting and parent_id = the enclosing item.
+func (c *mdConverter) list(l *ast.List, parent string, depth int) {
+	num := l.Start
+	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+		item, ok := it.(*ast.ListItem)
+		if !ok {
+			continue
+		}
+		first := item.FirstChild()
+		var in inlineCollector
+		rest := first
+		if first != nil {
+			switch first.(type) {
+			case *ast.Paragraph, *ast.TextBlock:
+				in.walk(c.src, first)
+				rest = first.NextSibling()
+			}
+		}
+		m := c.meta(parent)
+		m["category_depth"] = depth
+		if l.IsOrdered() {
+			m["ordered"] = true
+			m["item_number"] = num
+			num++
+		}
+		if len(in.linkURLs) > 0 {
+			m["link_urls"] = in.linkURLs
+			m["link_texts"] = in.linkTexts
+		}
+		cat := catListItem
+		if in.checkbox != nil {
+			cat = catCheckBox
+			m["checked"] = *in.checkbox
+		}
+		id := c.b.add(cat, strings.TrimSpace(in.sb.String()), m)
+		for _, img := range in.images {
+			c.image(img, id)
+		}
+		for ch := rest; ch != nil; ch = ch.NextSibling() {
+			c.block(ch, id, depth+1)
+		}
+	}
+}
+
+// table emits one Table element: tab-separated text and text_as_html
+// (proposal §3.4 text_as_html), the header row in <thead>.
+func (c *mdConverter) table(t *east.Table, parent string) {
+	var header []string
+	var rows [][]string
+	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
+		var cells []string
+		for cell := r.FirstChild(); cell != nil; cell = cell.NextSibling() {
+			var in inlineCollector
+			in.walk(c.src, cell)
+			cells = append(cells, strings.TrimSpace(in.sb.String()))
+		}
+		if _, ok := r.(*east.TableHeader); ok {
+			header = cells
+		} else {
+			rows = append(rows, cells)
+		}
+	}
+	m := c.meta(parent)
+	m["text_as_html"] = tableHTML(header, rows)
+	c.b.add(catTable, tableText(header, rows), m)
+}
+
+func (c *mdConverter) lines(segs *text.Segments) string {
+	var sb strings.Builder
+	for i := 0; i < segs.Len(); i++ {
+		seg := segs.At(i)
+		sb.Write(seg.Value(c.src))
+	}
+	return sb.String()
+}
+
+func (c *mdConverter) inlineText(n ast.Node) string {
+	var in inlineCollector
+	in.walk(c.src, n)
+	return strings.TrimSpace(in.sb.String())
+}
+
+type mdImage struct{ dest, title, alt string }
+
+// inlineCollector flattens inline nodes to plain text and remembers links,
+// images and a task-list checkbox on the way.
+type inlineCollector struct {
+	sb                  strings.Builder
+	linkURLs, linkTexts []string
+	images              []mdImage
+	checkbox            *bool
+}
+
+func (in *inlineCollector) walk(src []byte, n ast.Node) {
+	for ch := n.FirstChild(); ch != nil; ch = ch.NextSibling() {
+		switch t := ch.(type) {
+		case *ast.Text:
+			in.sb.Write(t.Value(src))
+			if t.HardLineBreak() {
+				in.sb.WriteByte('\n')
+			} else if t.SoftLineBreak() {
+				in.sb.WriteByte(' ')
+			}
+		case *ast.String:
+			in.sb.Write(t.Value)
+		case *ast.Link:
+			var sub inlineCollector
+			sub.walk(src, t)
+			in.sb.WriteString(sub.sb.String())
+			in.linkURLs = append(in.linkURLs, string(t.Destination))
+			in.linkTexts = append(in.linkTexts, sub.sb.String())
+			in.images = append(in.images, sub.images...)
+		case *ast.AutoLink:
+			label := string(t.Label(src))
+			in.sb.WriteString(label)
+			in.linkURLs = append(in.linkURLs, string(t.URL(src)))
+			in.linkTexts = append(in.linkTexts, label)
+		case *ast.Image:
+			var sub inlineCollector
+			sub.walk(src, t)
+			in.images = append(in.images, mdImage{
+				dest: string(t.Destination), title: string(t.Title), alt: sub.sb.String(),
+			})
+		case *ast.RawHTML:
+			// Inline tags are markup, not content; their text (if any) is
+			// in sibling Text nodes.
+		case *east.TaskCheckBox:
+			v := t.IsChecked
+			in.checkbox = &v
+		default:
+			in.walk(src, ch)
+		}
+	}
+}
+
+// tableText is the plain form of a table: cells joined by tabs, rows by
+// newlines, header first.
+func tableText(header []string, rows [][]string) string {
+	var sb strings.Builder
+	clean := func(s string) string { return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s) }
+	write := func(cells []string) {
+		for i, c := range cells {
+			if i > 0 {
+				sb.WriteByte('\t')
+			}
+			sb.WriteString(clean(c))
+		}
+		sb.WriteByte('\n')
+	}
+	if header != nil {
+		write(header)
+	}
+	for _, r := range rows {
+		write(r)
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
+// tableHTML renders a table as escaped HTML for ele_metadata.text_as_html.
+func tableHTML(header []string, rows [][]string) string {
+	var sb strings.Builder
+	sb.WriteString("<table>")
+	if header != nil {
+		sb.WriteString("<thead><tr>")
+		for _, h := range header {
+			sb.WriteString("<th>")
+			sb.WriteString(html.EscapeString(h))
+			sb.WriteString("</th>")
+		}
+		sb.WriteString("</tr></thead>")
+	}
+	sb.WriteString("<tbody>")
+	for _, r := range rows {
+		sb.WriteString("<tr>")
+		for _, cell := range r {
+			sb.WriteString("<td>")
+			sb.WriteString(html.EscapeString(cell))
+			sb.WriteString("</td>")
+		}
+		sb.WriteString("</tr>")
+	}
+	sb.WriteString("</tbody></table>")
+	return sb.String()
+}
+
+// htmlText extracts the text of an HTML fragment with x/net/html's
+// tokenizer (script and style bodies dropped).
+func htmlText(raw string) string {
+	z := xhtml.NewTokenizer(bytes.NewReader([]byte(raw)))
+	var sb strings.Builder
+	skip := 0
+	for {
+		switch z.Next() {
+		case xhtml.ErrorToken:
+			return strings.Join(strings.Fields(sb.String()), " ")
+		case xhtml.StartTagToken:
+			name, _ := z.TagName()
+			if s := string(name); s == "script" || s == "style" {
+				skip++
+			}
+			sb.WriteByte(' ')
+		case xhtml.EndTagToken:
+			name, _ := z.TagName()
+			if s := string(name); (s == "script" || s == "style") && skip > 0 {
+				skip--
+			}
+			sb.WriteByte(' ')
+		case xhtml.TextToken:
+			if skip == 0 {
+				sb.Write(z.Text())
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package library
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// addNotes registers opt.Generated tiny documents generated/note-NNNN.
+// Only the listing entry is built here; the Document JSON is generated on
+// read, so a 100,000-resource library costs one small struct per note.
+func (l *library) addNotes(opt Options) {
+	n := opt.Generated
+	if n <= 0 {
+		return
+	}
+	width := max(4, len(fmt.Sprint(n)))
+	shared := []string{"generated", "note"}
+	for i := 1; i <= n; i++ {
+		docRef := fmt.Sprintf("generated/note-%0*d", width, i)
+		uri := escapeDocRef(opt.Host, docRef)
+		name := noteName(i, width, opt.GeneratedNameLen)
+		info := docInfo{
+			Title:        fmt.Sprintf("Note %d", i),
+			Summary:      fmt.Sprintf("Generated note %d of %d.", i, n),
+			FileType:     "md",
+			Keywords:     shared,
+			LastModified: baseDate().Add(time.Duration(i) * time.Minute).Format(time.RFC3339),
+			PageCount:    1,
+		}
+		load := func() ([]byte, error) { return noteJSON(i, n, uri, docRef, info) }
+		l.add(uri, name, info, fileURIOf("/generated", fmt.Sprintf("note-%0*d.md", width, i)), 0, load)
+	}
+}
+
+// noteName is "note-0001", padded to nameLen characters when asked.
+func noteName(i, width, nameLen int) string {
+	name := fmt.Sprintf("note-%0*d", width, i)
+	if nameLen > len(name) {
+		name += " " + strings.Repeat("long-name ", nameLen/10+1)
+		name = name[:nameLen]
+	}
+	return name
+}
+
+func noteJSON(i, n int, uri, docRef string, info docInfo) ([]byte, error) {
+	b := &docBuilder{docRef: docRef, pageTitle: info.Title}
+	t := b.add(catTitle, info.Title, map[string]any{"category_depth": 0})
+	b.add(catNarrativeText, fmt.Sprintf("This is generated note %d of %d. It exists so that listings span many cursor pages.", i, n),
+		map[string]any{"parent_id": t})
+	b.add(catListItem, fmt.Sprintf("index: %d", i), map[string]any{"parent_id": t, "category_depth": 0})
+	b.add(catCheckBox, "reviewed", map[string]any{"parent_id": t, "checked": i%2 == 0})
+	return json.Marshal(DocumentJSON{
+		DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
+		PageCount: 1, Keywords: info.Keywords, LastModified: info.LastModified, Pages: b.finish(),
+	})
+}

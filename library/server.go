@@ -1,0 +1,249 @@
+package library
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// Defaults of Options.
+const (
+	DefaultHost      = "io.github.dpetui.library"
+	DefaultPageSize  = 50
+	DefaultName      = "dpe-tui-library"
+	defaultCacheSize = 8
+)
+
+// Options configures New. The zero value serves the embedded corpus.
+type Options struct {
+	// FS is the folder to serve; nil serves the embedded corpus plus the
+	// generated corpus documents (large manual, hostile strings).
+	FS fs.FS
+	// Host is the dpe:// host, reverse-domain style (dpe.md §host 命名规范).
+	Host string
+	// PageSize is the resources/list page size (ServerOptions.PageSize).
+	PageSize int
+	// Name is the MCP implementation name.
+	Name string
+	// FileRoot is the absolute directory FS stands for, used to build
+	// _meta.file_uri; default "/corpus" for the embedded corpus, "/" else.
+	FileRoot string
+	// Generated adds that many small generated documents
+	// (generated/note-0001 …) so listings span many cursor pages. They are
+	// built only when read, so 100,000 is cheap.
+	Generated int
+	// GeneratedNameLen, when > 0, pads every generated note's name to that
+	// many characters (hardening: very long names in listings).
+	GeneratedNameLen int
+	// CacheSize is how many converted documents to keep; default 8,
+	// negative disables the cache.
+	CacheSize int
+	// Logger receives WARNs for files that cannot be converted; nil discards.
+	Logger *slog.Logger
+}
+
+// source is one listed resource and how to produce its content.
+type source struct {
+	res  *mcp.Resource
+	load func() ([]byte, error) // Document JSON (or text for non-dpe)
+	mime string
+}
+
+// library is the state behind the resource handler.
+type library struct {
+	sources map[string]*source
+	cache   *docCache
+	reads   atomic.Int64
+}
+
+// New builds the MCP server. It walks the FS once, converting each document
+// to learn its title and page_count (the Document JSON is dropped and rebuilt
+// on read, behind a small cache), and registers one resource per document
+// plus window://<host>/status.
+func New(opt Options) (*mcp.Server, error) {
+	if opt.Host == "" {
+		opt.Host = DefaultHost
+	}
+	if strings.ContainsAny(opt.Host, "/?#@: ") {
+		return nil, fmt.Errorf("library: invalid host %q: must be a bare reverse-domain name", opt.Host)
+	}
+	if opt.PageSize <= 0 {
+		opt.PageSize = DefaultPageSize
+	}
+	if opt.Name == "" {
+		opt.Name = DefaultName
+	}
+	if opt.CacheSize == 0 {
+		opt.CacheSize = defaultCacheSize
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	builtin := opt.FS == nil
+	fsys := opt.FS
+	if builtin {
+		fsys = Corpus()
+		if opt.FileRoot == "" {
+			opt.FileRoot = "/corpus"
+		}
+	}
+	if opt.FileRoot == "" {
+		opt.FileRoot = "/"
+	}
+
+	lib := &library{sources: map[string]*source{}, cache: newDocCache(opt.CacheSize)}
+	if err := lib.walk(fsys, opt); err != nil {
+		return nil, err
+	}
+	if builtin {
+		if err := lib.addGeneratedCorpus(opt); err != nil {
+			return nil, err
+		}
+	}
+	lib.addNotes(opt)
+	lib.addStatus(opt)
+
+	srv := mcp.NewServer(&mcp.Implementation{Name: opt.Name, Version: "0.2.0"},
+		&mcp.ServerOptions{PageSize: opt.PageSize})
+	for _, s := range lib.sources {
+		srv.AddResource(s.res, lib.read)
+	}
+	return srv, nil
+}
+
+// walk visits the FS in lexical order (fs.WalkDir), skipping hidden entries
+// and files that are not documents.
+func (l *library) walk(fsys fs.FS, opt Options) error {
+	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			opt.Logger.Warn("library: skip unreadable path", "path", p, "err", err)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != "." && strings.HasPrefix(path.Base(p), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		if k, _ := classify(p); k == kindNone {
+			return nil
+		}
+		ref := sourceRef{fsys: fsys, path: p, uri: escapeDocRef(opt.Host, p), fileURI: fileURIOf(opt.FileRoot, p)}
+		if info, err := d.Info(); err == nil {
+			ref.modTime = info.ModTime()
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			opt.Logger.Warn("library: skip unreadable file", "path", p, "err", err)
+			return nil
+		}
+		c, err := convertSafe(ref, data)
+		if err != nil {
+			opt.Logger.Warn("library: skip document", "path", p, "err", err)
+			return nil
+		}
+		load := func() ([]byte, error) {
+			data, err := fs.ReadFile(ref.fsys, ref.path)
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", ref.path, err)
+			}
+			c, err := convertSafe(ref, data)
+			if err != nil {
+				return nil, err
+			}
+			return c.JSON, nil
+		}
+		l.add(ref.uri, p, c.Info, ref.fileURI, int64(len(c.JSON)), load)
+		return nil
+	})
+}
+
+// add registers a dpe document with the listing metadata of seed 000
+// §DPE Resource 元数据.
+func (l *library) add(uri, name string, info docInfo, fileURI string, size int64, load func() ([]byte, error)) {
+	desc := info.Summary
+	if desc == "" {
+		desc = fmt.Sprintf("%s document, %d page(s)", info.FileType, info.PageCount)
+	}
+	kws := info.Keywords
+	if kws == nil {
+		kws = []string{}
+	}
+	l.sources[uri] = &source{
+		mime: protocol.MimeDPEInline,
+		load: load,
+		res: &mcp.Resource{
+			URI:         uri,
+			Name:        name,
+			Title:       info.Title,
+			Description: desc,
+			MIMEType:    protocol.MimeDPEInline,
+			Size:        size,
+			Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, LastModified: info.LastModified},
+			Meta: mcp.Meta{
+				"keywords":   kws,
+				"file_type":  info.FileType,
+				"page_count": max(info.PageCount, 1),
+				"file_uri":   fileURI,
+			},
+		},
+	}
+}
+
+// read answers resources/read: Document JSON as TextResourceContents with
+// mimeType application/vnd.a2c.dpe-inline+json (dpe.md §DPE 文档读取的两种形态).
+func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	s, ok := l.sources[uri]
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	l.reads.Add(1)
+	data, ok := l.cache.get(uri)
+	if !ok {
+		var err error
+		if data, err = s.load(); err != nil {
+			return nil, fmt.Errorf("library: read %s: %w", uri, err)
+		}
+		l.cache.put(uri, data)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+		URI: uri, MIMEType: s.mime, Text: string(data),
+	}}}, nil
+}
+
+// addStatus registers the one non-dpe resource: a plain-text status page,
+// so agents see that listings mix schemes (dpe.md §文档发现 step 3).
+func (l *library) addStatus(opt Options) {
+	uri := "window://" + opt.Host + "/status"
+	docs := len(l.sources)
+	text := fmt.Sprintf("dpe-tui library %s\nhost: %s\ndocuments: %d\ngenerated notes: %d\npage size: %d\n",
+		opt.Name, opt.Host, docs, opt.Generated, opt.PageSize)
+	l.sources[uri] = &source{
+		mime: "text/plain",
+		load: func() ([]byte, error) { return []byte(text), nil },
+		res: &mcp.Resource{
+			URI:         uri,
+			Name:        "status",
+			Title:       "Library status",
+			Description: "Plain-text status of this library server (not a DPE document).",
+			MIMEType:    "text/plain",
+			Size:        int64(len(text)),
+			Annotations: &mcp.Annotations{Audience: []mcp.Role{"user", "assistant"}, LastModified: baseDate().Format("2006-01-02T15:04:05Z07:00")},
+		},
+	}
+}
