@@ -1,0 +1,299 @@
+package dpe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Fetcher reads access URIs (dpe.md §Agent 处理流程: http(s) and file are
+// the built-in schemes). The zero value is usable: TLS verified, 256 MiB,
+// file:// refused. A Fetcher is safe for concurrent use.
+type Fetcher struct {
+	// HTTP is the client to use; nil means a private client on a clone of
+	// http.DefaultTransport. Its CheckRedirect is wrapped by the redirect
+	// policy below either way.
+	HTTP *http.Client
+	// MaxBytes caps a body (default DefaultMaxBytes).
+	MaxBytes int64
+	// Timeout bounds a whole fetch (default 2 minutes); IdleTimeout bounds
+	// each wait for the next body bytes, so a stalled server is detected
+	// long before Timeout (default 15 s).
+	Timeout, IdleTimeout time.Duration
+	// AllowFile permits file:// access URIs; FileRoot, when set, confines
+	// them to that directory. Issue 6: a remote Computer must not make
+	// dpe-tui open arbitrary local paths.
+	AllowFile bool
+	FileRoot  string
+}
+
+// Defaults of Fetcher.
+const (
+	DefaultFetchTimeout = 2 * time.Minute
+	DefaultIdleTimeout  = 15 * time.Second
+	MaxRedirects        = 5
+)
+
+// Fetched is one fetched body.
+type Fetched struct {
+	URI      string // the access URI as given (not persisted anywhere)
+	Status   int    // HTTP status; 0 for file://
+	MimeType string // media type without parameters, lowercase; may be empty
+	Bytes    []byte
+	Duration time.Duration
+}
+
+// FetchError is a failed fetch. URI is redacted (no query, no userinfo):
+// access URIs often carry signatures (dpe.md §部署示例 X-Signature=…).
+type FetchError struct {
+	URI    string
+	Status int // HTTP status when the server answered, else 0
+	Err    error
+}
+
+func (e *FetchError) Error() string { return fmt.Sprintf("fetch %s: %v", e.URI, e.Err) }
+func (e *FetchError) Unwrap() error { return e.Err }
+
+// Errors wrapped by FetchError.
+var (
+	ErrStalled        = errors.New("body stalled")
+	ErrFileRefused    = errors.New("file:// access URI refused")
+	ErrBadStatus      = errors.New("HTTP status")
+	ErrUnsupportedURI = errors.New("unsupported access URI scheme")
+	ErrRedirect       = errors.New("redirect refused")
+)
+
+// Fetch reads accessURI: http(s) with GET, file:// from disk per policy.
+func (f *Fetcher) Fetch(ctx context.Context, accessURI string) (*Fetched, error) {
+	start := time.Now()
+	u, err := url.Parse(accessURI)
+	if err != nil {
+		return nil, &FetchError{URI: RedactURI(accessURI), Err: fmt.Errorf("%w: %v", ErrUnsupportedURI, err)}
+	}
+	timeout := f.Timeout
+	if timeout <= 0 {
+		timeout = DefaultFetchTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var out *Fetched
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+		out, err = f.fetchHTTP(ctx, u)
+	case "file":
+		out, err = f.fetchFile(ctx, u)
+	default:
+		err = fmt.Errorf("%w %q (want http, https or file)", ErrUnsupportedURI, u.Scheme)
+	}
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no complete answer within %v: %w", timeout, err)
+		}
+		var fe *FetchError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
+		return nil, &FetchError{URI: RedactURI(accessURI), Err: err}
+	}
+	out.URI = accessURI
+	out.Duration = time.Since(start)
+	return out, nil
+}
+
+func (f *Fetcher) maxBytes() int64 {
+	if f.MaxBytes > 0 {
+		return f.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
+func (f *Fetcher) client() *http.Client {
+	var c http.Client
+	if f.HTTP != nil {
+		c = *f.HTTP
+	} else {
+		c.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	inner := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if s := strings.ToLower(req.URL.Scheme); s != "http" && s != "https" {
+			return fmt.Errorf("%w: to a %s: URI (only http and https)", ErrRedirect, s)
+		}
+		if len(via) > MaxRedirects { // via holds the original request too
+			return fmt.Errorf("%w: more than %d redirects", ErrRedirect, MaxRedirects)
+		}
+		if inner != nil {
+			return inner(req, via)
+		}
+		return nil
+	}
+	return &c
+}
+
+func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL) (*Fetched, error) {
+	idle := f.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// The idle timer also covers the wait for response headers.
+	stall := fmt.Errorf("%w: no data for %v", ErrStalled, idle)
+	timer := time.AfterFunc(idle, func() { cancel(stall) })
+	defer timer.Stop()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json, */*;q=0.5")
+	resp, err := f.client().Do(req)
+	if err != nil {
+		if c := context.Cause(ctx); c != nil && !errors.Is(err, ErrRedirect) {
+			return nil, c
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the url.Error repeats the (unredacted) URL
+		}
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &FetchError{URI: RedactURI(u.String()), Status: resp.StatusCode,
+			Err: fmt.Errorf("%w %s", ErrBadStatus, resp.Status)}
+	}
+	max := f.maxBytes()
+	if resp.ContentLength > max {
+		return nil, &LimitError{What: "fetch size", Limit: max, Got: resp.ContentLength}
+	}
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength))
+	}
+	chunk := make([]byte, 64<<10)
+	for {
+		n, rerr := resp.Body.Read(chunk)
+		if n > 0 {
+			timer.Reset(idle)
+			if int64(buf.Len()+n) > max {
+				return nil, &LimitError{What: "fetch size", Limit: max, Got: int64(buf.Len() + n)}
+			}
+			buf.Write(chunk[:n])
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			if c := context.Cause(ctx); c != nil {
+				return nil, fmt.Errorf("after %d bytes: %w", buf.Len(), c)
+			}
+			return nil, fmt.Errorf("after %d bytes: %w", buf.Len(), rerr)
+		}
+	}
+	mt := ""
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		if m, _, err := mime.ParseMediaType(ct); err == nil {
+			mt = strings.ToLower(m)
+		}
+	}
+	return &Fetched{Status: resp.StatusCode, MimeType: mt, Bytes: buf.Bytes()}, nil
+}
+
+func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL) (*Fetched, error) {
+	refuse := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrFileRefused, fmt.Sprintf(format, a...))
+	}
+	if !f.AllowFile {
+		return nil, refuse("allow local files with --allow-file-uri[=ROOT]")
+	}
+	if u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
+		return nil, refuse("host %q is not local", u.Host)
+	}
+	p := u.Path
+	if u.Opaque != "" || p == "" {
+		return nil, refuse("no absolute path")
+	}
+	// Issue 6: any ".." after decoding is refused, whatever a clean
+	// would make of it. Checked per segment so "a..b.json" stays legal.
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return nil, refuse("path contains \"..\"")
+		}
+	}
+	p = filepath.FromSlash(p)
+	if f.FileRoot != "" {
+		root, err := filepath.Abs(f.FileRoot)
+		if err != nil {
+			return nil, err
+		}
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			root = r
+		}
+		real := p
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			real = r // a symlink inside the root must not lead outside it
+		}
+		rel, err := filepath.Rel(root, real)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, refuse("path is outside %s (--allow-file-uri=ROOT)", f.FileRoot)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, refuse("not a regular file")
+	}
+	max := f.maxBytes()
+	if st.Size() > max {
+		return nil, &LimitError{What: "fetch size", Limit: max, Got: st.Size()}
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, &LimitError{What: "fetch size", Limit: max, Got: int64(len(data))}
+	}
+	return &Fetched{MimeType: mimeByExt(filepath.Ext(p)), Bytes: data}, nil
+}
+
+// RedactURI drops userinfo, query and fragment: they may carry
+// signatures or tokens, which never reach output, logs or the trace view
+// (issue 6 §Secrets). Unparseable input is cut at the first '?' or '#'.
+func RedactURI(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		if i := strings.IndexAny(s, "?#"); i >= 0 {
+			return s[:i] + "?…"
+		}
+		return s
+	}
+	q := u.RawQuery != "" || u.Fragment != "" || u.ForceQuery
+	u.User = nil
+	u.RawQuery, u.Fragment, u.RawFragment, u.ForceQuery = "", "", "", false
+	out := u.String()
+	if q {
+		out += "?…"
+	}
+	return out
+}
