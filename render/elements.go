@@ -239,7 +239,7 @@ type keyValue struct{ key, value string }
 // key_value_pairs (unstructured's [{key:{text},value:{text}}], plain
 // [{key,value}] or an object) or else from "k: v" text lines.
 func (r *Renderer) formKeysValues(el *dpe.Element, width int) []string {
-	pairs := r.keyValues(el)
+	pairs := keyValues(el, r.line)
 	if len(pairs) == 0 {
 		return r.plain(el, width)
 	}
@@ -263,10 +263,10 @@ func (r *Renderer) formKeysValues(el *dpe.Element, width int) []string {
 	return lines
 }
 
-func (r *Renderer) keyValues(el *dpe.Element) []keyValue {
+func keyValues(el *dpe.Element, clean func(string) string) []keyValue {
 	var out []keyValue
 	add := func(k, v string) {
-		out = append(out, keyValue{r.line(k), r.line(v)})
+		out = append(out, keyValue{clean(k), clean(v)})
 	}
 	if raw, ok := metaRaw(el, "key_value_pairs"); ok {
 		var list []map[string]json.RawMessage

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"regexp"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -42,8 +43,9 @@ func (r *Renderer) prose(s string, width int) ([]string, bool) {
 		out = ansi.Strip(out)
 	}
 	lines := strings.Split(out, "\n")
+	empty := regexp.MustCompile("(\x1b\\[[0-9;]*m)+\x1b\\[m")
 	for i, l := range lines {
-		lines[i] = trimRightStyled(l)
+		lines[i] = compactSGR(empty, trimRightStyled(l))
 	}
 	for len(lines) > 0 && lines[0] == "" {
 		lines = lines[1:]
@@ -94,4 +96,23 @@ func trimRightStyled(l string) string {
 		out += "\x1b[m"
 	}
 	return out
+}
+
+// compactSGR drops styles that style nothing (Glamour pads lines with
+// styled spaces; once trimmed, their empty style spans remain).
+func compactSGR(re *regexp.Regexp, l string) string {
+	if !strings.Contains(l, "\x1b") {
+		return l
+	}
+	for {
+		n := re.ReplaceAllString(l, "\x1b[m")
+		if n == l {
+			break
+		}
+		l = n
+	}
+	if ansi.Strip(l) == "" {
+		return ""
+	}
+	return l
 }

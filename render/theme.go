@@ -65,7 +65,7 @@ func NewTheme(name string) Theme {
 
 type palette struct {
 	fg, dim, accent, title, sub, green, orange, red, yellow, border, chroma string
-	bg                                                                     color.RGBA
+	bg                                                                      color.RGBA
 }
 
 func colorTheme(name string, p palette) Theme {

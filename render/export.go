@@ -1,0 +1,221 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+// Export formats (`get --format md|text`, the UI's export). Both are
+// sanitized and carry no escape sequences; tables become Markdown pipe
+// tables in both, since that is the most readable plain-text grid too.
+// Strings are not clipped: an export is meant to be complete.
+
+// Markdown exports a document as Markdown.
+func Markdown(d *dpe.Document) string { return exportDoc(d, true) }
+
+// PageMarkdown exports one page as Markdown.
+func PageMarkdown(p *dpe.Page) string { return exportPage(p, true) }
+
+// PlainText exports a document as plain text.
+func PlainText(d *dpe.Document) string { return exportDoc(d, false) }
+
+// PagePlainText exports one page as plain text.
+func PagePlainText(p *dpe.Page) string { return exportPage(p, false) }
+
+func exportDoc(d *dpe.Document, md bool) string {
+	if d == nil {
+		return ""
+	}
+	var parts []string
+	if t := strings.TrimSpace(sanitize.Line(d.Title)); t != "" {
+		if md {
+			t = "# " + t
+		}
+		parts = append(parts, t)
+	}
+	for i, p := range d.Pages {
+		if p == nil {
+			continue
+		}
+		sep := fmt.Sprintf("Page %d", p.Index)
+		if t := strings.TrimSpace(sanitize.Line(p.Title)); t != "" {
+			sep += ": " + t
+		}
+		if md {
+			if i > 0 || len(parts) > 0 {
+				parts = append(parts, "---")
+			}
+			parts = append(parts, "<!-- "+strings.ReplaceAll(sep, "--", "‐‐")+" -->")
+		} else {
+			parts = append(parts, "==== "+sep+" ====")
+		}
+		if s := exportPage(p, md); s != "" {
+			parts = append(parts, strings.TrimRight(s, "\n"))
+		}
+	}
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
+func exportPage(p *dpe.Page, md bool) string {
+	if p == nil {
+		return ""
+	}
+	if !p.Decoded && len(p.Elements) == 0 {
+		return "(page not loaded)\n"
+	}
+	var parts []string
+	for _, el := range p.Elements {
+		if el == nil {
+			continue
+		}
+		if s := exportElement(el, md); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
+func exportElement(el *dpe.Element, md bool) string {
+	text := strings.TrimRight(sanitize.Text(el.Text), "\n ")
+	line := strings.TrimSpace(sanitize.Line(el.Text))
+	switch normalizeCategory(el.Category) {
+	case catTitle:
+		if md {
+			return strings.Repeat("#", min(depth(el)+2, 6)) + " " + line
+		}
+		return line
+	case catListItem:
+		indent := strings.Repeat("  ", depth(el))
+		marker, rest := listMarker(line)
+		if marker == "" {
+			marker, rest = "-", line
+			if !md {
+				marker = bullets[depth(el)%len(bullets)]
+			}
+		}
+		return indent + marker + " " + rest
+	case catCode:
+		lang := ""
+		if _, label := codeLexer(el, text); label != "" {
+			lang = strings.Fields(sanitize.Line(label) + " x")[0]
+		}
+		if !md {
+			return text
+		}
+		fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+		return fence + lang + "\n" + text + "\n" + fence
+	case catTable, catTableChunk:
+		g, err := ParseTable(el)
+		if err != nil {
+			return text
+		}
+		return pipeTable(g)
+	case catImage:
+		return exportImage(el, md)
+	case catFormula:
+		if md {
+			return "$$\n" + text + "\n$$"
+		}
+		return text
+	case catCheckBox:
+		checked, _ := metaBool(el, "checked")
+		box := "[ ]"
+		if checked {
+			box = "[x]"
+		}
+		if md {
+			return "- " + box + " " + line
+		}
+		return box + " " + line
+	case catPageBreak:
+		return "---"
+	case catFigureCaption:
+		if md && line != "" {
+			return "*" + line + "*"
+		}
+		return text
+	case catFormKeysValues:
+		kvs := keyValues(el, sanitize.Line)
+		if len(kvs) == 0 {
+			return text
+		}
+		lines := make([]string, len(kvs))
+		for i, kv := range kvs {
+			if md {
+				lines[i] = "- **" + kv.key + "**: " + kv.value
+			} else {
+				lines[i] = kv.key + ": " + kv.value
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	return text
+}
+
+func exportImage(el *dpe.Element, md bool) string {
+	caption := strings.TrimSpace(sanitize.Line(imageCaptionFromMeta(el)))
+	if caption == "" {
+		caption = strings.TrimSpace(sanitize.Line(el.Text))
+	}
+	desc := "image"
+	if m := sanitize.Line(metaString(el, "image_mime_type")); m != "" {
+		desc += " " + m
+	}
+	if md {
+		if p := sanitize.Line(metaString(el, "image_path")); p != "" && !strings.ContainsAny(p, " ()") {
+			return "![" + caption + "](" + p + ")"
+		}
+		if caption != "" {
+			return "*[" + desc + "]* " + caption
+		}
+		return "*[" + desc + "]*"
+	}
+	if caption != "" {
+		return "[" + desc + "] " + caption
+	}
+	return "[" + desc + "]"
+}
+
+func longestRun(s string, c byte) int {
+	best, cur := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			cur++
+			best = max(best, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return best
+}
+
+// pipeTable writes a grid as a Markdown pipe table. Without a header row
+// the first row serves, because a pipe table must have one.
+func pipeTable(g *Grid) string {
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	row := func(cells []string) string {
+		out := make([]string, len(cells))
+		for i, c := range cells {
+			out[i] = esc(c)
+		}
+		return "| " + strings.Join(out, " | ") + " |"
+	}
+	var sb strings.Builder
+	for i, cells := range g.Rows {
+		sb.WriteString(row(cells))
+		sb.WriteByte('\n')
+		if i == 0 {
+			sb.WriteString("|" + strings.Repeat(" --- |", g.Cols) + "\n")
+		}
+	}
+	if g.Truncated != "" {
+		sb.WriteString("\n(" + g.Truncated + ")\n")
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
