@@ -1,0 +1,378 @@
+package dpe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Opener opens dpe:// URIs: get_dpe (Resolver) → fetch → classify → decode,
+// re-resolving once when the access URI expired or the fetch failed
+// (dpe.md §URI 生命周期: "拉取失败（含 URI 过期）→ 重新调 client:get_dpe").
+// Access URIs live only in memory, in the Opened value: nothing here
+// persists them (dpe.md: Agent MUST NOT cache URIs across sessions).
+type Opener struct {
+	Resolver Resolver
+	Fetcher  *Fetcher // nil → &Fetcher{} (file:// refused)
+	Limits   Limits
+	Now      func() time.Time // nil → time.Now
+	OnTrace  func(TraceEvent) // called synchronously for every step; may be nil
+}
+
+// Opened is an open resource. For KindDocument, Doc is the lazily decoded
+// document and Body its bytes (Doc aliases them; the raw JSON view uses
+// Body); for other kinds Body is the content to show or save.
+type Opened struct {
+	DPE      URI // zero for OpenAccess
+	Access   Access
+	Kind     ContentKind
+	Doc      *Document
+	Body     []byte
+	MimeType string
+
+	dpe string     // the dpe URI string given to the resolver ("" for OpenAccess)
+	mu  sync.Mutex // serialises LoadPage (Access and Doc pages change)
+}
+
+// ExpiredError is an access URI used at or after its _meta.expires_at.
+type ExpiredError struct {
+	ExpiresAt, Now time.Time
+}
+
+func (e *ExpiredError) Error() string {
+	return fmt.Sprintf("access URI expired at %s", e.ExpiresAt.UTC().Format(time.RFC3339))
+}
+
+// RefetchError reports both failures when the single re-resolve did not
+// help: First is what triggered it, Second what happened after it.
+type RefetchError struct {
+	What          string // "open dpe://…" or "page 3"
+	First, Second error
+}
+
+func (e *RefetchError) Error() string {
+	return fmt.Sprintf("%s: %v; re-resolved once with get_dpe, then: %v", e.What, e.First, e.Second)
+}
+
+func (e *RefetchError) Unwrap() []error { return []error{e.First, e.Second} }
+
+func (o *Opener) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+func (o *Opener) fetcher() *Fetcher {
+	if o.Fetcher != nil {
+		return o.Fetcher
+	}
+	return &Fetcher{}
+}
+
+func (o *Opener) trace(ev TraceEvent) {
+	if o.OnTrace == nil {
+		return
+	}
+	ev.At = o.now()
+	o.OnTrace(ev)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// Open resolves dpeURI, fetches and decodes it. On an expired access URI or
+// a failed fetch it calls get_dpe once more; if that attempt fails too the
+// error (*RefetchError) reports both. Decode errors and limits are not
+// retried: a new access URI would serve the same bytes.
+func (o *Opener) Open(ctx context.Context, dpeURI string) (*Opened, error) {
+	u, warns, err := ParseURILenient(dpeURI)
+	if err != nil {
+		return nil, err
+	}
+	wire := dpeURI
+	if len(warns) > 0 {
+		wire = u.String() // what a strict Computer accepts (4012 otherwise)
+		for _, w := range warns {
+			o.trace(TraceEvent{Kind: TraceGetDPE, URI: wire, Detail: w})
+		}
+	}
+	if o.Resolver == nil {
+		return nil, fmt.Errorf("open %s: no resolver (not connected to an office)", wire)
+	}
+	op := &Opened{DPE: u, dpe: wire}
+	what := "open " + wire
+	acc, err := o.resolve(ctx, wire)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	err = o.load(ctx, op, acc)
+	if err == nil {
+		return op, nil
+	}
+	if !retryable(ctx, err) {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(acc.URI), Detail: "calling get_dpe again once", Err: err.Error()})
+	acc2, err2 := o.resolve(ctx, wire)
+	if err2 == nil {
+		err2 = o.load(ctx, op, acc2)
+	}
+	if err2 != nil {
+		return nil, &RefetchError{What: what, First: err, Second: err2}
+	}
+	return op, nil
+}
+
+// OpenAccess opens an access URI directly (`dpe-tui get <file|URL>`): no
+// resolver, so no re-resolve on failure.
+func (o *Opener) OpenAccess(ctx context.Context, accessURI string) (*Opened, error) {
+	op := &Opened{}
+	if err := o.load(ctx, op, Access{URI: accessURI, Size: -1}); err != nil {
+		return nil, fmt.Errorf("open %s: %w", RedactURI(accessURI), err)
+	}
+	return op, nil
+}
+
+func (o *Opener) resolve(ctx context.Context, wire string) (Access, error) {
+	start := time.Now()
+	acc, err := o.Resolver.Resolve(ctx, wire)
+	ev := TraceEvent{Kind: TraceGetDPE, URI: wire, Duration: time.Since(start), Err: errString(err)}
+	if err == nil {
+		ev.Detail = "→ " + RedactURI(acc.URI)
+		if acc.Computer != "" {
+			ev.Detail += " (computer " + acc.Computer + ")"
+		}
+		if !acc.ExpiresAt.IsZero() {
+			ev.Detail += ", expires " + acc.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+		ev.Bytes = acc.Size
+	}
+	o.trace(ev)
+	return acc, err
+}
+
+// load fetches, classifies and decodes acc into op.
+func (o *Opener) load(ctx context.Context, op *Opened, acc Access) error {
+	if now := o.now(); acc.Expired(now) {
+		return &ExpiredError{ExpiresAt: acc.ExpiresAt, Now: now}
+	}
+	f, err := o.fetcher().Fetch(ctx, acc.URI)
+	ev := TraceEvent{Kind: TraceFetch, URI: RedactURI(acc.URI), Err: errString(err)}
+	if f != nil {
+		ev.Status, ev.Bytes, ev.Duration, ev.Detail = f.Status, int64(len(f.Bytes)), f.Duration, f.MimeType
+	} else {
+		var fe *FetchError
+		if errors.As(err, &fe) {
+			ev.Status = fe.Status
+		}
+	}
+	o.trace(ev)
+	if err != nil {
+		return err
+	}
+	mt := f.MimeType
+	if mt == "" || mt == "application/octet-stream" {
+		if acc.MimeType != "" {
+			mt = acc.MimeType
+		}
+	}
+	kind := Classify(f.Bytes, mt)
+	var doc *Document
+	if kind == KindDocument {
+		start := time.Now()
+		doc, err = Decode(f.Bytes, o.Limits)
+		dev := TraceEvent{Kind: TraceDecode, URI: RedactURI(acc.URI), Bytes: int64(len(f.Bytes)), Duration: time.Since(start), Err: errString(err)}
+		if err == nil {
+			dev.Detail = fmt.Sprintf("indexed %d pages", len(doc.Pages))
+		}
+		o.trace(dev)
+		if err != nil {
+			return err
+		}
+	}
+	op.Access, op.Kind, op.Doc, op.Body, op.MimeType = acc, kind, doc, f.Bytes, mt
+	return nil
+}
+
+// retryable: access problems are; content problems (limits, malformed or
+// non-document JSON) and refusals by policy are not, nor is a cancelled
+// caller.
+func retryable(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var le *LimitError
+	var se *SyntaxError
+	if errors.As(err, &le) || errors.As(err, &se) || errors.Is(err, ErrNotDocument) ||
+		errors.Is(err, ErrFileRefused) || errors.Is(err, ErrUnsupportedURI) {
+		return false
+	}
+	var ee *ExpiredError
+	var fe *FetchError
+	return errors.As(err, &ee) || errors.As(err, &fe)
+}
+
+// LoadPage makes page i of op.Doc ready: an inline page is decoded from
+// its Raw bytes; a manifest page is fetched from its uri (relative URIs
+// resolve against the document's access URI), decoded and kept in the
+// document for the session. When the access URI has expired, or the page
+// fetch fails, get_dpe is called once: the new document's page URIs
+// replace the old ones (pages already loaded are kept). If that fails too
+// the *RefetchError reports both.
+func (o *Opener) LoadPage(ctx context.Context, op *Opened, i int) error {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	if op.Doc == nil {
+		return fmt.Errorf("page %d: not a DPE document", i)
+	}
+	if i < 0 || i >= len(op.Doc.Pages) {
+		return fmt.Errorf("page %d out of range (document has %d pages)", i, len(op.Doc.Pages))
+	}
+	p := op.Doc.Pages[i]
+	if p.Decoded {
+		return nil
+	}
+	what := fmt.Sprintf("page %d", p.Index)
+	if p.hasElements {
+		start := time.Now()
+		err := op.Doc.EnsurePage(i, o.Limits)
+		o.trace(TraceEvent{Kind: TraceDecode, Detail: what, Bytes: int64(len(p.Raw)), Duration: time.Since(start), Err: errString(err)})
+		return err
+	}
+	if p.URI == "" {
+		return fmt.Errorf("%s has neither \"elements\" nor \"uri\"", what)
+	}
+	refreshed := false
+	if op.dpe != "" && op.Access.Expired(o.now()) {
+		o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(op.Access.URI), Detail: what + ": access URI expired, calling get_dpe again once"})
+		if err := o.refresh(ctx, op); err != nil {
+			return fmt.Errorf("%s: access URI expired; re-resolving failed: %w", what, err)
+		}
+		refreshed = true
+	}
+	err := o.loadManifestPage(ctx, op, p)
+	if err == nil {
+		return nil
+	}
+	if refreshed || op.dpe == "" || !retryable(ctx, err) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(p.URI), Detail: what + ": calling get_dpe again once", Err: err.Error()})
+	err2 := o.refresh(ctx, op)
+	if err2 == nil {
+		err2 = o.loadManifestPage(ctx, op, p)
+	}
+	if err2 != nil {
+		return &RefetchError{What: what, First: err, Second: err2}
+	}
+	return nil
+}
+
+// refresh re-resolves op's dpe URI and takes the new document's page URIs.
+func (o *Opener) refresh(ctx context.Context, op *Opened) error {
+	acc, err := o.resolve(ctx, op.dpe)
+	if err != nil {
+		return err
+	}
+	fresh := &Opened{}
+	if err := o.load(ctx, fresh, acc); err != nil {
+		return err
+	}
+	if fresh.Doc == nil {
+		return fmt.Errorf("re-resolved content is %s, not a DPE document", fresh.Kind)
+	}
+	uris := make(map[int]string, len(fresh.Doc.Pages))
+	for _, np := range fresh.Doc.Pages {
+		if np.URI != "" {
+			uris[np.Index] = np.URI
+		}
+	}
+	for _, p := range op.Doc.Pages {
+		if u, ok := uris[p.Index]; ok {
+			p.URI = u
+		}
+	}
+	op.Access = acc
+	return nil
+}
+
+func (o *Opener) loadManifestPage(ctx context.Context, op *Opened, p *Page) error {
+	pageURI := resolveRef(op.Access.URI, p.URI)
+	f, err := o.fetcher().Fetch(ctx, pageURI)
+	ev := TraceEvent{Kind: TraceFetchPage, URI: RedactURI(pageURI), Detail: fmt.Sprintf("page %d", p.Index), Err: errString(err)}
+	if f != nil {
+		ev.Status, ev.Bytes, ev.Duration = f.Status, int64(len(f.Bytes)), f.Duration
+	} else {
+		var fe *FetchError
+		if errors.As(err, &fe) {
+			ev.Status = fe.Status
+		}
+	}
+	o.trace(ev)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	np, err := DecodePage(f.Bytes, o.Limits)
+	o.trace(TraceEvent{Kind: TraceDecode, URI: RedactURI(pageURI), Detail: fmt.Sprintf("page %d", p.Index),
+		Bytes: int64(len(f.Bytes)), Duration: time.Since(start), Err: errString(err)})
+	if err != nil {
+		return err
+	}
+	for _, el := range np.Elements {
+		if !np.hasIndex && el.PageIndex == np.Index {
+			el.PageIndex = p.Index
+		}
+	}
+	prefix := fmt.Sprintf("$.pages[%d]", p.pos)
+	for _, f := range np.problems {
+		f.Path = prefix + strings.TrimPrefix(f.Path, "$")
+		p.problems = append(p.problems, f)
+	}
+	p.Elements = np.Elements
+	p.nElements = len(np.Elements)
+	p.Decoded = true
+	return nil
+}
+
+// resolveRef resolves a page uri against the document's access URI, so a
+// resolver may write manifest pages as relative references.
+func resolveRef(base, ref string) string {
+	r, err := url.Parse(ref)
+	if err != nil || r.IsAbs() {
+		return ref
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return ref
+	}
+	return b.ResolveReference(r).String()
+}
+
+// Validate runs Validate on op's document and traces it.
+func (o *Opener) Validate(op *Opened) []Finding {
+	if op.Doc == nil {
+		return nil
+	}
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	start := time.Now()
+	fs := Validate(op.Doc)
+	v := 0
+	for _, f := range fs {
+		if f.Severity == Violation {
+			v++
+		}
+	}
+	o.trace(TraceEvent{Kind: TraceValidate, Detail: fmt.Sprintf("%d findings, %d violations", len(fs), v), Duration: time.Since(start)})
+	return fs
+}

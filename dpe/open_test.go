@@ -1,0 +1,386 @@
+package dpe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fileServer serves path → body (or a status) and counts hits.
+type fileServer struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies map[string]string
+	status map[string]int
+	hits   map[string]int
+}
+
+func newFileServer(t *testing.T) *fileServer {
+	fs := &fileServer{bodies: map[string]string{}, status: map[string]int{}, hits: map[string]int{}}
+	fs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fs.mu.Lock()
+		fs.hits[r.URL.Path]++
+		body, ok := fs.bodies[r.URL.Path]
+		st := fs.status[r.URL.Path]
+		fs.mu.Unlock()
+		if st != 0 {
+			http.Error(w, "fail", st)
+			return
+		}
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, ".md") {
+			w.Header().Set("Content-Type", "text/markdown")
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.Write([]byte(body))
+	}))
+	t.Cleanup(fs.Close)
+	return fs
+}
+
+func (fs *fileServer) set(path, body string) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.bodies[path] = body
+	delete(fs.status, path)
+}
+
+func (fs *fileServer) fail(path string, status int) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.status[path] = status
+}
+
+func (fs *fileServer) hitCount(path string) int {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.hits[path]
+}
+
+// scripted returns the accesses in order (the last one repeats) and counts calls.
+type scripted struct {
+	mu    sync.Mutex
+	calls int
+	steps []func() (Access, error)
+}
+
+func (s *scripted) Resolve(ctx context.Context, uri string) (Access, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := s.calls
+	s.calls++
+	if i >= len(s.steps) {
+		i = len(s.steps) - 1
+	}
+	return s.steps[i]()
+}
+
+func ok(uri string) func() (Access, error) {
+	return func() (Access, error) { return Access{URI: uri, Size: -1}, nil }
+}
+
+var testNow = time.Date(2026, 4, 27, 12, 0, 0, 0, time.UTC)
+
+func newOpener(r Resolver, events *[]TraceEvent) *Opener {
+	var mu sync.Mutex
+	return &Opener{
+		Resolver: r,
+		Fetcher:  &Fetcher{},
+		Now:      func() time.Time { return testNow },
+		OnTrace: func(ev TraceEvent) {
+			mu.Lock()
+			*events = append(*events, ev)
+			mu.Unlock()
+		},
+	}
+}
+
+func kinds(evs []TraceEvent) string {
+	var k []string
+	for _, e := range evs {
+		k = append(k, e.Kind)
+	}
+	return strings.Join(k, ",")
+}
+
+const smallDoc = `{"uri":"dpe://h/doc","page_count":1,"pages":[{"page_index":0,"elements":[{"element_id":"a","category":"Title","text":"hi"}]}]}`
+
+func TestOpen_ResolvesFetchesDecodesAndTraces(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/doc.json", smallDoc)
+	res := &scripted{steps: []func() (Access, error){ok(fs.URL + "/doc.json?sig=SECRET")}}
+	var evs []TraceEvent
+	op, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Kind != KindDocument || op.Doc == nil || len(op.Doc.Pages) != 1 || op.MimeType != "application/json" || len(op.Body) == 0 {
+		t.Fatalf("opened %+v", op)
+	}
+	if got := kinds(evs); got != "get_dpe,fetch,decode" {
+		t.Fatalf("trace = %s", got)
+	}
+	for _, e := range evs {
+		if strings.Contains(fmt.Sprintf("%+v", e), "SECRET") {
+			t.Fatalf("trace leaks the signature: %+v", e)
+		}
+	}
+	if evs[1].Status != 200 || evs[1].Bytes != int64(len(smallDoc)) {
+		t.Fatalf("fetch event %+v", evs[1])
+	}
+}
+
+func TestGetDPE_ExpiredURIRefetchesOnce(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/new.json", smallDoc)
+	fs.set("/old.json", smallDoc)
+	expired := func() (Access, error) {
+		return Access{URI: fs.URL + "/old.json", ExpiresAt: testNow.Add(-time.Second)}, nil
+	}
+	res := &scripted{steps: []func() (Access, error){expired, ok(fs.URL + "/new.json")}}
+	var evs []TraceEvent
+	op, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.calls != 2 || fs.hitCount("/old.json") != 0 || op.Access.URI != fs.URL+"/new.json" {
+		t.Fatalf("calls=%d old hits=%d access=%s", res.calls, fs.hitCount("/old.json"), op.Access.URI)
+	}
+	if got := kinds(evs); got != "get_dpe,refetch,get_dpe,fetch,decode" {
+		t.Fatalf("trace = %s", got)
+	}
+	// Expiry exactly now counts as expired.
+	atNow := func() (Access, error) { return Access{URI: fs.URL + "/old.json", ExpiresAt: testNow}, nil }
+	res = &scripted{steps: []func() (Access, error){atNow, ok(fs.URL + "/new.json")}}
+	if _, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/doc"); err != nil || res.calls != 2 {
+		t.Fatalf("expires_at == now: calls=%d err=%v", res.calls, err)
+	}
+}
+
+func TestOpen_FetchFailureRefetchesOnce(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/good.json", smallDoc)
+	res := &scripted{steps: []func() (Access, error){ok(fs.URL + "/gone.json"), ok(fs.URL + "/good.json")}}
+	var evs []TraceEvent
+	if _, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/doc"); err != nil {
+		t.Fatal(err)
+	}
+	if res.calls != 2 {
+		t.Fatalf("resolver calls = %d, want 2", res.calls)
+	}
+	if evs[1].Kind != TraceFetch || evs[1].Status != 404 || evs[1].Err == "" {
+		t.Fatalf("failed fetch event %+v", evs[1])
+	}
+}
+
+func TestOpen_SecondFailureReportsBothAndStops(t *testing.T) {
+	fs := newFileServer(t)
+	fs.fail("/a.json", 500)
+	fs.fail("/b.json", 403)
+	tests := []struct {
+		name  string
+		steps []func() (Access, error)
+		want  []string
+	}{
+		{"fetch then fetch", []func() (Access, error){ok(fs.URL + "/a.json"), ok(fs.URL + "/b.json")},
+			[]string{"HTTP status 500", "HTTP status 403", "re-resolved once"}},
+		{"fetch then get_dpe", []func() (Access, error){ok(fs.URL + "/a.json"), func() (Access, error) { return Access{}, errors.New("4013 upstream unavailable") }},
+			[]string{"HTTP status 500", "4013 upstream unavailable"}},
+		{"expired twice", []func() (Access, error){func() (Access, error) { return Access{URI: fs.URL + "/x", ExpiresAt: testNow.Add(-time.Hour)}, nil }},
+			[]string{"expired at 2026-04-27T11:00:00Z", "re-resolved once"}},
+	}
+	for _, tt := range tests {
+		res := &scripted{steps: tt.steps}
+		var evs []TraceEvent
+		_, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/doc")
+		var re *RefetchError
+		if !errors.As(err, &re) {
+			t.Errorf("%s: err = %v, want *RefetchError", tt.name, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q lacks %q", tt.name, err, w)
+			}
+		}
+		if res.calls != 2 {
+			t.Errorf("%s: resolver calls = %d, want exactly 2", tt.name, res.calls)
+		}
+	}
+}
+
+func TestOpen_ContentErrorsAreNotRetried(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/bad.json", `{"pages":[`)
+	fs.set("/notdoc.json", `[1,2,3]`)
+	for _, p := range []string{"/bad.json", "/notdoc.json"} {
+		res := &scripted{steps: []func() (Access, error){ok(fs.URL + p)}}
+		var evs []TraceEvent
+		_, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/doc")
+		if err == nil || res.calls != 1 {
+			t.Errorf("%s: calls=%d err=%v", p, res.calls, err)
+		}
+	}
+}
+
+func TestOpen_NonDocumentIsTypedResult(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/notes.md", "# Notes\n\n- a\n")
+	res := &scripted{steps: []func() (Access, error){ok(fs.URL + "/notes.md")}}
+	var evs []TraceEvent
+	op, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Kind != KindMarkdown || op.Doc != nil || string(op.Body) != "# Notes\n\n- a\n" {
+		t.Fatalf("opened %+v", op)
+	}
+}
+
+func TestOpen_InvalidURIRejectedBeforeResolving(t *testing.T) {
+	res := &scripted{steps: []func() (Access, error){ok("http://x")}}
+	var evs []TraceEvent
+	_, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/a//b")
+	var ue *URIError
+	if !errors.As(err, &ue) || res.calls != 0 {
+		t.Fatalf("err=%v calls=%d", err, res.calls)
+	}
+}
+
+func TestOpenAccess_LocalFileNeedsAllowFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "d.json")
+	os.WriteFile(p, []byte(smallDoc), 0o600)
+	var evs []TraceEvent
+	o := newOpener(nil, &evs)
+	if _, err := o.OpenAccess(context.Background(), fileURI(p)); !errors.Is(err, ErrFileRefused) || !strings.Contains(err.Error(), "--allow-file-uri") {
+		t.Fatalf("err = %v", err)
+	}
+	o.Fetcher = &Fetcher{AllowFile: true}
+	op, err := o.OpenAccess(context.Background(), fileURI(p))
+	if err != nil || op.Kind != KindDocument || op.Doc.Pages[0].Decoded {
+		t.Fatalf("op=%+v err=%v", op, err)
+	}
+	if err := o.LoadPage(context.Background(), op, 0); err != nil || op.Doc.Pages[0].Elements[0].Text != "hi" {
+		t.Fatalf("LoadPage inline: %v", err)
+	}
+}
+
+func manifestDoc(prefix string) string {
+	return `{"page_count":2,"pages":[` +
+		`{"page_index":0,"uri":"` + prefix + `p0.json","element_count":1},` +
+		`{"page_index":1,"uri":"` + prefix + `p1.json","element_count":1}]}`
+}
+
+func TestLoadPage_ManifestFetchedOnceAndCachedForSession(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/v1/doc.json", manifestDoc("")) // relative page URIs
+	fs.set("/v1/p1.json", `{"elements":[{"element_id":"x","category":"Table","text":"cell"}]}`)
+	res := &scripted{steps: []func() (Access, error){ok(fs.URL + "/v1/doc.json")}}
+	var evs []TraceEvent
+	o := newOpener(res, &evs)
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := o.LoadPage(context.Background(), op, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := op.Doc.Pages[1]
+	if !p.Decoded || len(p.Elements) != 1 || p.Elements[0].PageIndex != 1 || p.Elements[0].Text != "cell" {
+		t.Fatalf("page %+v", p)
+	}
+	if n := fs.hitCount("/v1/p1.json"); n != 1 {
+		t.Fatalf("page fetched %d times, want 1 (session cache)", n)
+	}
+	if !strings.Contains(kinds(evs), "fetch_page,decode") {
+		t.Fatalf("trace = %s", kinds(evs))
+	}
+}
+
+func TestLoadPage_FailedPageReResolvesAndTakesNewPageURIs(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/v1/doc.json", manifestDoc(""))
+	fs.set("/v2/doc.json", manifestDoc(""))
+	fs.set("/v2/p0.json", `{"page_index":0,"elements":[{"element_id":"x","text":"fresh"}]}`)
+	res := &scripted{steps: []func() (Access, error){ok(fs.URL + "/v1/doc.json"), ok(fs.URL + "/v2/doc.json")}}
+	var evs []TraceEvent
+	o := newOpener(res, &evs)
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.LoadPage(context.Background(), op, 0); err != nil {
+		t.Fatal(err)
+	}
+	if res.calls != 2 || op.Doc.Pages[0].Elements[0].Text != "fresh" || op.Access.URI != fs.URL+"/v2/doc.json" {
+		t.Fatalf("calls=%d access=%s", res.calls, op.Access.URI)
+	}
+	if op.Doc.Pages[1].URI != "p1.json" || fs.hitCount("/v1/p0.json") != 1 {
+		t.Fatalf("page URIs after refresh: %q; old page hits %d", op.Doc.Pages[1].URI, fs.hitCount("/v1/p0.json"))
+	}
+}
+
+func TestLoadPage_ExpiredAccessReResolvesBeforeFetching(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/v1/doc.json", manifestDoc(""))
+	fs.set("/v2/doc.json", manifestDoc(""))
+	fs.set("/v1/p0.json", `{"elements":[]}`)
+	fs.set("/v2/p0.json", `{"elements":[]}`)
+	now := testNow
+	res := &scripted{steps: []func() (Access, error){
+		func() (Access, error) {
+			return Access{URI: fs.URL + "/v1/doc.json", ExpiresAt: testNow.Add(time.Minute)}, nil
+		},
+		ok(fs.URL + "/v2/doc.json"),
+	}}
+	var evs []TraceEvent
+	o := newOpener(res, &evs)
+	o.Now = func() time.Time { return now }
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = testNow.Add(2 * time.Minute)
+	if err := o.LoadPage(context.Background(), op, 0); err != nil {
+		t.Fatal(err)
+	}
+	if res.calls != 2 || fs.hitCount("/v1/p0.json") != 0 || fs.hitCount("/v2/p0.json") != 1 {
+		t.Fatalf("calls=%d v1=%d v2=%d", res.calls, fs.hitCount("/v1/p0.json"), fs.hitCount("/v2/p0.json"))
+	}
+}
+
+func TestLoadPage_SecondFailureReportsBoth(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/v1/doc.json", manifestDoc(""))
+	fs.set("/v2/doc.json", manifestDoc(""))
+	fs.fail("/v2/p0.json", 500)
+	res := &scripted{steps: []func() (Access, error){ok(fs.URL + "/v1/doc.json"), ok(fs.URL + "/v2/doc.json")}}
+	var evs []TraceEvent
+	o := newOpener(res, &evs)
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = o.LoadPage(context.Background(), op, 0)
+	var re *RefetchError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "HTTP status 404") || !strings.Contains(err.Error(), "HTTP status 500") {
+		t.Fatalf("err = %v", err)
+	}
+	if res.calls != 2 || op.Doc.Pages[0].Decoded {
+		t.Fatalf("calls=%d", res.calls)
+	}
+}
