@@ -1,0 +1,199 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+// maxShown caps one untrusted string on a list row or status line; the
+// inspector shows it complete (issue 6 "string length shown").
+const maxShown = 512
+
+// sanitizeLine makes an untrusted string safe for one line.
+func sanitizeLine(s string) string {
+	if len(s) > 4*maxShown {
+		s = s[:4*maxShown]
+	}
+	return sanitize.Truncate(sanitize.Line(s), maxShown)
+}
+
+// oneLine is the user-facing form of an error: one sanitized line.
+func oneLine(err error) string {
+	if err == nil {
+		return ""
+	}
+	return sanitizeLine(err.Error())
+}
+
+// fit truncates or pads s (ANSI-aware) to exactly w cells.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-sw)
+}
+
+// clip truncates s to at most w cells without padding.
+func clip(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s
+}
+
+// box lays lines out as exactly h lines of at most w cells.
+func box(lines []string, w, h int) []string {
+	out := make([]string, h)
+	for i := 0; i < h; i++ {
+		if i < len(lines) {
+			out[i] = clip(lines[i], w)
+		}
+	}
+	return out
+}
+
+// listCursor is the selection and scroll position of a list.
+type listCursor struct{ cur, top int }
+
+func (l *listCursor) clamp(n, h int) {
+	if l.cur >= n {
+		l.cur = n - 1
+	}
+	if l.cur < 0 {
+		l.cur = 0
+	}
+	if h < 1 {
+		h = 1
+	}
+	if l.cur < l.top {
+		l.top = l.cur
+	}
+	if l.cur >= l.top+h {
+		l.top = l.cur - h + 1
+	}
+	if l.top > n-h {
+		l.top = max(0, n-h)
+	}
+	if l.top < 0 {
+		l.top = 0
+	}
+}
+
+func (l *listCursor) move(d, n, h int) {
+	l.cur += d
+	l.clamp(n, h)
+}
+
+// navKey applies the common list keys and reports whether it did.
+func (m *model) navKey(l *listCursor, key string, n, h int) bool {
+	switch key {
+	case "up", "k":
+		l.move(-1, n, h)
+	case "down", "j":
+		l.move(1, n, h)
+	case "pgup", "ctrl+b", "ctrl+u":
+		l.move(-max(1, h-1), n, h)
+	case "pgdown", "ctrl+f", "ctrl+d", "space":
+		l.move(max(1, h-1), n, h)
+	case "g", "home":
+		l.cur = 0
+		l.clamp(n, h)
+	case "G", "end":
+		l.cur = n - 1
+		l.clamp(n, h)
+	default:
+		return false
+	}
+	return true
+}
+
+// column is one column of a table-like list.
+type column struct {
+	title string
+	width int
+}
+
+func joinCols(cols []column, cells []string) string {
+	var b strings.Builder
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		cell := ""
+		if i < len(cells) {
+			cell = cells[i]
+		}
+		b.WriteString(fit(cell, c.width))
+	}
+	return b.String()
+}
+
+func colHeader(cols []column) []string {
+	cells := make([]string, len(cols))
+	for i, c := range cols {
+		cells[i] = c.title
+	}
+	return cells
+}
+
+// redactURL hides userinfo, query and fragment of a URL for display:
+// signed access URIs carry their signature there (issue 6 "Secrets"). Copy
+// (y) still copies the real URI.
+func redactURL(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return dpe.RedactURI(s)
+}
+
+// redactJSONURLs masks credentials in every URL string of a JSON text.
+func redactJSONURLs(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, e := range t {
+				t[k] = walk(e)
+			}
+		case []any:
+			for i, e := range t {
+				t[i] = walk(e)
+			}
+		case string:
+			return redactURL(t)
+		}
+		return v
+	}
+	b, err := json.Marshal(walk(v))
+	if err != nil {
+		return s
+	}
+	return string(b)
+}
+
+// wrapCells wraps plain text to w cells (words first, then hard).
+func wrapCells(s string, w int) []string {
+	if s == "" {
+		return []string{""}
+	}
+	if ansi.StringWidth(s) <= w {
+		return []string{s}
+	}
+	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}

@@ -1,0 +1,234 @@
+// Package ui is the interactive browser (issue 4): one root model owns the
+// message loop, the screens are plain structs with methods, and every piece
+// of I/O runs in a tea.Cmd that answers with a typed message (issue 6: Update
+// never blocks, every wait is cancellable with esc, panics in commands are
+// caught and shown as errors).
+package ui
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/spinner"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/render"
+)
+
+// Agent is what the UI needs from the SMCP agent. *client.Client satisfies
+// it; tests use an in-memory fake.
+type Agent interface {
+	Events() <-chan client.Event
+	State() client.StateEvent
+	URL() string
+	Office() string
+	Name() string
+	Computers(ctx context.Context) ([]protocol.SessionInfo, error)
+	Config(ctx context.Context, computer string) (*client.Config, error)
+	Resources(ctx context.Context, computer, server, cursor string) (*client.ResourcePage, error)
+	Resolver(computer string) dpe.Resolver
+}
+
+// Options configure the browser. The zero value of every field is usable.
+type Options struct {
+	// Agent is the connected agent; nil in `open` mode or when Connect is set.
+	Agent Agent
+	// Connect dials (again) when Agent is nil, and on retry after a failure.
+	Connect func(ctx context.Context) (Agent, error)
+	// OpenTarget is a file path or URL for `dpe-tui open`: the document view
+	// opens straight on it, with no server.
+	OpenTarget string
+	// Theme is "dark", "light", "notty" or "" (from the terminal background).
+	Theme string
+	// NoColor forces the colourless theme (NO_COLOR is also read from the
+	// environment by New).
+	NoColor bool
+	// Mouse turns on mouse support (wheel scrolls, click selects).
+	Mouse bool
+	// Fetcher fetches access URIs; nil → a default dpe.Fetcher.
+	Fetcher *dpe.Fetcher
+	// Limits are the decode limits; zero → dpe defaults.
+	Limits dpe.Limits
+	// Width and Height preset the size (tests); a WindowSizeMsg overrides.
+	Width, Height int
+	// Now is the clock (tests fix it); nil → time.Now.
+	Now func() time.Time
+	// Logger receives diagnostics, including the stack of a recovered panic.
+	Logger *slog.Logger
+	// SaveDir is where exports and saved images go when the typed name is
+	// relative; "" → the working directory.
+	SaveDir string
+	// RequestTimeout bounds one agent request; zero → 30s.
+	RequestTimeout time.Duration
+}
+
+// Model is the root tea.Model. It wraps a pointer so that the value returned
+// by New satisfies tea.Model while the state is mutated in one place.
+type Model struct{ m *model }
+
+// New builds the browser.
+func New(opt Options) Model {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opt.Fetcher == nil {
+		opt.Fetcher = &dpe.Fetcher{}
+	}
+	if opt.Limits == (dpe.Limits{}) {
+		opt.Limits = dpe.DefaultLimits()
+	}
+	if opt.RequestTimeout <= 0 {
+		opt.RequestTimeout = 30 * time.Second
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		opt.NoColor = true
+	}
+	m := &model{
+		opt:    opt,
+		agent:  opt.Agent,
+		width:  opt.Width,
+		height: opt.Height,
+		keys:   newKeyMap(),
+		help:   help.New(),
+		ops:    newOpTable(),
+	}
+	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
+	theme := opt.Theme
+	switch {
+	case opt.NoColor:
+		theme = "notty"
+	case theme == "":
+		theme = "dark"
+	default:
+		m.themeFixed = true
+	}
+	m.setTheme(theme)
+	m.bar = newCmdBar()
+	switch {
+	case opt.OpenTarget != "":
+		m.screen = screenDocument
+	case opt.Agent != nil:
+		m.screen = screenOffice
+		m.conn = opt.Agent.State()
+	default:
+		m.screen = screenConnecting
+	}
+	return Model{m: m}
+}
+
+// Init starts the first I/O: connecting, listing the office or opening the
+// target, and asks the terminal for its background colour.
+func (mm Model) Init() tea.Cmd {
+	m := mm.m
+	cmds := []tea.Cmd{}
+	if !m.themeFixed {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	switch {
+	case m.opt.OpenTarget != "":
+		cmds = append(cmds, m.openTarget(m.opt.OpenTarget))
+	case m.agent != nil:
+		cmds = append(cmds, m.listen(), m.loadComputers())
+	default:
+		cmds = append(cmds, m.connect())
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update is the single message loop.
+func (mm Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	return mm, mm.m.update(msg)
+}
+
+// View draws the current screen.
+func (mm Model) View() tea.View {
+	return mm.m.view()
+}
+
+type screen int
+
+const (
+	screenConnecting screen = iota
+	screenError
+	screenOffice
+	screenServers
+	screenResources
+	screenDocument
+	screenContent
+)
+
+type overlay int
+
+const (
+	overlayNone overlay = iota
+	overlayHelp
+	overlayInspector
+	overlayRaw
+	overlayTrace
+	overlayConformance
+)
+
+type model struct {
+	opt   Options
+	agent Agent
+
+	width, height int
+
+	screen  screen
+	overlay overlay
+
+	keys  keyMap
+	help  help.Model
+	spin  spinner.Model
+	st    styles
+	theme string
+	// themeFixed is true when --theme chose the theme; the terminal
+	// background then no longer matters.
+	themeFixed bool
+	renderer   *render.Renderer
+
+	ops    *opTable
+	status statusLine
+	conn   client.StateEvent
+	// fatal is the error shown by screenError.
+	fatal string
+
+	office    officeView
+	servers   serversView
+	res       resourcesView
+	doc       *documentView
+	content   *contentView
+	insp      inspectorView
+	raw       rawView
+	trace     traceView
+	conf      conformanceView
+	bar       cmdBar
+	copyMenu  bool
+	// lastTrace is the trace of the last open, kept when it failed so
+	// that x still explains why.
+	lastTrace *traceLog
+	lastPanic string
+}
+
+func (m *model) setTheme(name string) {
+	m.theme = name
+	m.st = newStyles(name)
+	m.renderer = render.New(render.NewTheme(name))
+	m.help.Styles = m.st.help
+	m.spin.Style = m.st.spinner
+	if m.doc != nil {
+		m.doc.invalidate()
+	}
+	m.raw.invalidate()
+	m.insp.invalidate()
+}
