@@ -104,7 +104,10 @@ func (m *model) writeFileCmd(what, name string, data func() ([]byte, error)) tea
 	if err != nil {
 		return m.setErr(what, err)
 	}
-	var mu interface{ Lock(); Unlock() }
+	var mu interface {
+		Lock()
+		Unlock()
+	}
 	if m.doc != nil {
 		mu = m.doc.mu
 	}

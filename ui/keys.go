@@ -12,11 +12,11 @@ type keyMap struct {
 	Filter, ToggleScheme, More, All, Detail, CopyURI key.Binding
 
 	NextPage, PrevPage, NextTable, PrevTable, NextTitle, PrevTitle, NextImage, PrevImage key.Binding
-	Left, Right, Widen, Narrow                                                          key.Binding
-	Search, NextHit, PrevHit                                                            key.Binding
-	Raw, Conformance, Trace, Copy, Export, ExportPage, SaveImage, Sidebar               key.Binding
-	Fold, FoldAll, Scope                                                                key.Binding
-	Retry                                                                               key.Binding
+	Left, Right, Widen, Narrow                                                           key.Binding
+	Search, NextHit, PrevHit                                                             key.Binding
+	Raw, Conformance, Trace, Copy, Export, ExportPage, SaveImage, Sidebar                key.Binding
+	Fold, FoldAll, Scope                                                                 key.Binding
+	Retry                                                                                key.Binding
 }
 
 func newKeyMap() keyMap {

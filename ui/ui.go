@@ -12,9 +12,9 @@ import (
 	"os"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
@@ -203,17 +203,17 @@ type model struct {
 	// fatal is the error shown by screenError.
 	fatal string
 
-	office    officeView
-	servers   serversView
-	res       resourcesView
-	doc       *documentView
-	content   *contentView
-	insp      inspectorView
-	raw       rawView
-	trace     traceView
-	conf      conformanceView
-	bar       cmdBar
-	copyMenu  bool
+	office   officeView
+	servers  serversView
+	res      resourcesView
+	doc      *documentView
+	content  *contentView
+	insp     inspectorView
+	raw      rawView
+	trace    traceView
+	conf     conformanceView
+	bar      cmdBar
+	copyMenu bool
 	// lastTrace is the trace of the last open, kept when it failed so
 	// that x still explains why.
 	lastTrace *traceLog
