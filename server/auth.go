@@ -20,6 +20,7 @@ const headerAPIKey = "X-Api-Key"
 // ErrorPayload as data; the key itself is never logged or echoed.
 func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedError)) {
 	auth := sock.Handshake().Auth
+	gate := s.gates.takeGate(auth)
 	role, _ := auth["role"].(string)
 	var refuse *protocol.Error
 	switch {
@@ -43,9 +44,16 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 		s.log.Warn("refused connection", "code", refuse.Code, "reason", refuse.Message,
 			"role", truncate(role, 64), "remote", sock.Handshake().Address)
 		next(socket.NewExtendedError(refuse.Message, wire(refuse)))
+		if gate != nil {
+			// Not on this goroutine: the gate is forwarding the CONNECT that
+			// brought us here and holds its lock.
+			go gate.release(protocol.Namespace)
+		}
 		return
 	}
-	sock.SetData(s.attach(sock))
+	m := s.attach(sock)
+	m.gate = gate
+	sock.SetData(m)
 	next(nil)
 }
 

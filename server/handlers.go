@@ -76,6 +76,11 @@ func (s *Server) onConnection(sock *socket.Socket) {
 		s.log.Info("connected", "sid", m.sid, "role", m.role, "a2c_version", m.version,
 			"remote", sock.Handshake().Address)
 	}
+	// The library has recorded the socket on its connection by now: let the
+	// packets that arrived meanwhile through (gate.go).
+	if m.gate != nil {
+		m.gate.release(protocol.Namespace)
+	}
 }
 
 func (s *Server) onDisconnect(m *member, reason string) {

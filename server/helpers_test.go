@@ -72,6 +72,9 @@ type peerConfig struct {
 	APIKey    string // sent in auth.api_key
 	HeaderKey string // sent in x-api-key
 	Path      string // default protocol.DefaultPath
+	Polling   bool   // polling transport instead of websocket
+	Namespace string // default protocol.Namespace
+	Timeout   time.Duration
 }
 
 // peer is a zishang client connected to /smcp. It records notify:* events.
@@ -90,16 +93,44 @@ type note struct {
 }
 
 // dial connects with the traps applied: explicit websocket transport, no
-// permessage-deflate, autoConnect off, listeners before Connect.
+// permessage-deflate, autoConnect off, listeners first, the manager opened
+// before the socket connects (Socket.Connect racing an opening manager sends
+// CONNECT twice, and the server closes a connection that repeats CONNECT).
+//
+// One client race remains: the engine may emit "open" before the manager
+// listens for it, and the manager then waits for its timeout. dial detects
+// exactly that case (engine open, manager not) and retries with a fresh
+// manager; any other failure is returned.
 func dial(t *testing.T, base string, cfg peerConfig) (*peer, error) {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		p, err := dialOnce(t, base, cfg)
+		if errors.Is(err, errMissedOpen) && attempt < 5 {
+			t.Logf("dial: client missed the engine open event (attempt %d); retrying", attempt)
+			continue
+		}
+		return p, err
+	}
+}
+
+var errMissedOpen = errors.New("client missed the engine open event")
+
+func dialOnce(t *testing.T, base string, cfg peerConfig) (*peer, error) {
+	t.Helper()
 	opts := sio.DefaultOptions()
-	opts.SetTransports(types.NewSet(sio.WebSocket))
+	if cfg.Polling {
+		opts.SetTransports(types.NewSet(sio.Polling))
+	} else {
+		opts.SetTransports(types.NewSet(sio.WebSocket))
+	}
 	opts.SetPerMessageDeflate(nil)
 	opts.SetAutoConnect(false)
 	opts.SetReconnection(false)
-	opts.SetForceNew(true)
-	opts.SetTimeout(wait)
+	timeout := cfg.Timeout
+	if timeout == 0 {
+		timeout = wait
+	}
+	opts.SetTimeout(timeout)
 	path := cfg.Path
 	if path == "" {
 		path = protocol.DefaultPath
@@ -120,10 +151,12 @@ func dial(t *testing.T, base string, cfg peerConfig) (*peer, error) {
 	if cfg.HeaderKey != "" {
 		opts.SetExtraHeaders(map[string][]string{"X-Api-Key": {cfg.HeaderKey}})
 	}
-	sock, err := sio.Connect(base+protocol.Namespace, opts)
-	if err != nil {
-		return nil, err
+	nsp := cfg.Namespace
+	if nsp == "" {
+		nsp = protocol.Namespace
 	}
+	mgr := sio.NewManager(base, opts)
+	sock := mgr.Socket(nsp, opts)
 	p := &peer{t: t, sock: sock, notify: make(chan struct{}, 1)}
 	result := make(chan error, 1)
 	_ = sock.Once("connect", func(...any) {
@@ -155,16 +188,56 @@ func dial(t *testing.T, base string, cfg peerConfig) (*peer, error) {
 			}
 		})
 	}
-	sock.Connect()
+	opened := make(chan error, 1)
+	mgr.Open(func(err error) {
+		select {
+		case opened <- err:
+		default:
+		}
+	})
+	if err := waitOpen(mgr, opened, timeout); err != nil {
+		if eng := mgr.Engine(); eng != nil {
+			eng.Close()
+		}
+		return nil, err
+	}
 	t.Cleanup(p.close)
+	sock.Connect()
 	select {
 	case err := <-result:
 		if err != nil {
 			return nil, err
 		}
 		return p, nil
-	case <-time.After(wait):
+	case <-time.After(timeout + wait):
 		return nil, errors.New("connect: no answer")
+	}
+}
+
+// waitOpen waits for the manager's open callback. An engine that has been
+// open for a while without the callback is the missed-open race.
+func waitOpen(mgr *sio.Manager, opened <-chan error, timeout time.Duration) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(timeout + wait)
+	openSeen := 0
+	for {
+		select {
+		case err := <-opened:
+			if err != nil {
+				return fmt.Errorf("open: %w", err)
+			}
+			return nil
+		case <-tick.C:
+			if eng := mgr.Engine(); eng != nil && eng.ReadyState() == "open" {
+				openSeen++
+				if openSeen >= 25 { // open for 0.5s and the manager never heard
+					return errMissedOpen
+				}
+			}
+		case <-deadline:
+			return errors.New("open: no answer")
+		}
 	}
 }
 

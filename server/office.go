@@ -15,8 +15,9 @@ import (
 type member struct {
 	sid     string
 	role    string
-	version string // a2c_version from the handshake query (events.md §server:list_room)
-	conn    conn   // nil in unit tests of offices
+	version string        // a2c_version from the handshake query (events.md §server:list_room)
+	conn    conn          // nil in unit tests of offices
+	gate    *gatedDecoder // released once the library has recorded the socket (gate.go)
 
 	name   string
 	office string

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
 	"github.com/zishang520/socket.io/servers/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
@@ -29,6 +30,7 @@ type Server struct {
 	handler http.Handler
 	http    *http.Server
 	offices *offices
+	gates   *gates
 
 	mu     sync.Mutex
 	closed bool
@@ -49,17 +51,21 @@ func New(opt Options) (*Server, error) {
 		version: ver,
 		path:    opt.enginePath(),
 		offices: newOffices(),
+		gates:   newGates(),
 	}
 
 	sopt := socket.DefaultServerOptions()
 	sopt.SetPath(strings.TrimSuffix(s.path, "/"))
 	sopt.SetServeClient(false)
 	sopt.SetTransports(types.NewSet(socket.Polling, socket.WebSocket))
+	sopt.SetParser(gateParser{base: parser.NewParser(), gates: s.gates})
 	s.io = socket.NewServer(nil, sopt)
 
 	// The default namespace carries nothing in SMCP (events.md §命名空间).
 	s.io.Use(func(_ *socket.Socket, next func(*socket.ExtendedError)) {
-		next(socket.NewExtendedError("unknown namespace: SMCP speaks in "+protocol.Namespace, nil))
+		e := &protocol.Error{Code: protocol.CodeNotFound, Message: "unknown namespace: SMCP speaks in " + protocol.Namespace}
+		// Data must not be nil: the Go client rejects a connect_error without it.
+		next(socket.NewExtendedError(e.Message, wire(e)))
 	})
 	nsp := s.io.Of(protocol.Namespace, nil)
 	nsp.Use(s.authenticate)

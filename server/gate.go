@@ -1,0 +1,164 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+
+	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// The socket.io server library (v3.0.6) writes the namespace CONNECT reply
+// before it records the socket for that namespace on the connection
+// (namespace._doConnect: socket._onconnect() then fn(socket)). A client that
+// emits as soon as it sees "connect" (every SMCP client joins its office
+// right away) can have its first EVENT decoded in that window; the library
+// then finds no socket, logs "invalid state" and closes the connection.
+// Measured here: about one connect in thirty under -race.
+//
+// The gate closes that window without touching the library: a parser
+// wrapper holds a connection's packets for /smcp from the CONNECT until the
+// server's connection handler has run (the library records the socket
+// before it fires "connection"), then releases them in order. The decoder
+// tags the CONNECT's auth with a one-time token so the middleware and the
+// connection handler can find the gate of their connection.
+
+// gateAuthKey is the auth field carrying the token; the middleware removes
+// it before anything else reads auth.
+const gateAuthKey = "\x00smcp-gate"
+
+// gates finds a connection's decoder by token.
+type gates struct {
+	mu sync.Mutex
+	m  map[string]*gatedDecoder
+}
+
+func newGates() *gates { return &gates{m: map[string]*gatedDecoder{}} }
+
+func (g *gates) add(d *gatedDecoder) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	tok := hex.EncodeToString(b[:])
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.m[tok] = d
+	return tok
+}
+
+// take removes and returns the decoder for tok.
+func (g *gates) take(tok string) *gatedDecoder {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d := g.m[tok]
+	delete(g.m, tok)
+	return d
+}
+
+func (g *gates) forget(d *gatedDecoder) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for tok, v := range g.m {
+		if v == d {
+			delete(g.m, tok)
+		}
+	}
+}
+
+// gateParser is the server's parser: the default encoder, gated decoders.
+type gateParser struct {
+	base  parser.Parser
+	gates *gates
+}
+
+func (p gateParser) NewEncoder() parser.Encoder { return p.base.NewEncoder() }
+
+func (p gateParser) NewDecoder() parser.Decoder {
+	d := &gatedDecoder{EventEmitter: types.NewEventEmitter(), inner: p.base.NewDecoder(), gates: p.gates}
+	_ = d.inner.On("decoded", d.onDecoded)
+	return d
+}
+
+// gatedDecoder forwards the inner decoder's packets, holding those for a
+// namespace whose CONNECT is still in flight.
+type gatedDecoder struct {
+	types.EventEmitter
+	inner parser.Decoder
+	gates *gates
+
+	mu      sync.Mutex // serialises every forward, in arrival order
+	held    map[string][]*parser.Packet
+	holding map[string]bool
+}
+
+func (d *gatedDecoder) Add(data any) error { return d.inner.Add(data) }
+
+func (d *gatedDecoder) Destroy() {
+	d.inner.Destroy()
+	d.gates.forget(d)
+	d.mu.Lock()
+	d.held, d.holding = nil, nil
+	d.mu.Unlock()
+}
+
+func (d *gatedDecoder) onDecoded(args ...any) {
+	pkt, ok := first(args).(*parser.Packet)
+	if !ok || pkt == nil {
+		d.Emit("decoded", args...)
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if pkt.Type == parser.CONNECT && pkt.Nsp == protocol.Namespace {
+		auth, _ := pkt.Data.(map[string]any)
+		if auth == nil {
+			auth = map[string]any{}
+		}
+		auth[gateAuthKey] = d.gates.add(d)
+		pkt.Data = auth
+		if d.holding == nil {
+			d.holding = map[string]bool{}
+		}
+		d.holding[pkt.Nsp] = true
+		// Emitting runs the namespace middleware synchronously; it must not
+		// call release on this goroutine (see Server.authenticate).
+		d.Emit("decoded", pkt)
+		return
+	}
+	if d.holding[pkt.Nsp] {
+		if d.held == nil {
+			d.held = map[string][]*parser.Packet{}
+		}
+		d.held[pkt.Nsp] = append(d.held[pkt.Nsp], pkt)
+		return
+	}
+	d.Emit("decoded", pkt)
+}
+
+// release forwards the packets held for nsp and stops holding.
+func (d *gatedDecoder) release(nsp string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.holding[nsp] {
+		return
+	}
+	held := d.held[nsp]
+	delete(d.held, nsp)
+	delete(d.holding, nsp)
+	for _, pkt := range held {
+		d.Emit("decoded", pkt)
+	}
+}
+
+// takeGate removes the token from auth and returns its decoder (nil when the
+// CONNECT did not pass through a gate).
+func (g *gates) takeGate(auth map[string]any) *gatedDecoder {
+	tok, _ := auth[gateAuthKey].(string)
+	delete(auth, gateAuthKey)
+	if tok == "" {
+		return nil
+	}
+	return g.take(tok)
+}
