@@ -40,6 +40,9 @@ type Client struct {
 	lastErr    error
 	inflight   map[uint64]chan struct{} // closed when the connection drops
 
+	openSeq     atomic.Uint64 // manager "open" events seen
+	openWatched atomic.Bool   // a watchOpen for a reconnect is running
+
 	reqPrefix string
 	reqSeq    atomic.Uint64
 
@@ -93,20 +96,53 @@ func Dial(ctx context.Context, opt Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	where := redactURL(opt.baseURL())
+	dctx, cancel := context.WithTimeout(ctx, opt.ConnectTimeout)
+	defer cancel()
+	// Read the HTTP-layer verdict first (4008, 400, 401, unreachable): the
+	// library would hide it behind its connect timeout (see probeHandshake).
+	if err := probeHandshake(dctx, opt); err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, fmt.Errorf("connect to %s: %w", where, err)
+	}
 	c := newClient(opt)
 	c.call = c.emitCall
-	where := redactURL(opt.baseURL())
 	c.setState(StateEvent{State: Connecting})
 
 	c.mgr = sio.NewManager(where, c.managerOptions())
 	c.sock = c.mgr.Socket(protocol.Namespace, c.managerOptions())
-	// Listeners first, connect second (the zishang520 client can miss
-	// "open" or send CONNECT twice when it auto-connects).
+	// Listeners first, connect second. The engine is opened before the
+	// namespace socket connects: Socket.Connect both listens for "open" and
+	// checks "already open", so an engine that opens in between makes it
+	// send CONNECT twice, which python-socketio answers with CONNECT_ERROR.
 	c.listen()
+	opened := make(chan error, 1)
+	before := c.openSeq.Load()
+	c.mgr.Open(func(err error) {
+		select {
+		case opened <- err:
+		default:
+		}
+	})
+	c.wg.Add(1)
+	go c.watchOpen(dctx, before)
+	select {
+	case err := <-opened:
+		if err != nil {
+			c.shutdown("dial failed")
+			return nil, fmt.Errorf("connect to %s: %w", where, classifyConnectError(dctx, opt, err))
+		}
+	case <-dctx.Done():
+		c.shutdown("dial failed")
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("connect to %s: %w", where, ctx.Err())
+		}
+		return nil, fmt.Errorf("connect to %s: no connection within %s", where, opt.ConnectTimeout)
+	}
 	c.sock.Connect()
 
-	timer := time.NewTimer(opt.ConnectTimeout)
-	defer timer.Stop()
 	select {
 	case err := <-c.first:
 		if err == nil {
@@ -114,7 +150,11 @@ func Dial(ctx context.Context, opt Options) (*Client, error) {
 		}
 		c.shutdown("dial failed")
 		return nil, fmt.Errorf("connect to %s: %w", where, err)
-	case <-timer.C:
+	case <-dctx.Done():
+		if ctx.Err() != nil {
+			c.shutdown("dial cancelled")
+			return nil, fmt.Errorf("connect to %s: %w", where, ctx.Err())
+		}
 		c.mu.Lock()
 		last := c.lastErr
 		c.mu.Unlock()
@@ -123,9 +163,6 @@ func Dial(ctx context.Context, opt Options) (*Client, error) {
 			return nil, fmt.Errorf("connect to %s: no connection within %s: %w", where, opt.ConnectTimeout, last)
 		}
 		return nil, fmt.Errorf("connect to %s: no connection within %s", where, opt.ConnectTimeout)
-	case <-ctx.Done():
-		c.shutdown("dial cancelled")
-		return nil, fmt.Errorf("connect to %s: %w", where, ctx.Err())
 	}
 }
 
@@ -171,6 +208,7 @@ func (c *Client) listen() {
 		desc, _ := argAt[error](args, 1)
 		c.onDisconnect(reason, desc)
 	})
+	_ = c.mgr.On("open", func(...any) { c.openSeq.Add(1) })
 	_ = c.mgr.On("reconnect_attempt", func(args ...any) { c.onReconnectAttempt(argInt(args)) })
 	for _, name := range notifyNames {
 		_ = c.sock.On(types.EventName(name), func(args ...any) {
@@ -336,6 +374,16 @@ func (c *Client) onReconnectAttempt(n int) {
 	defer c.mu.Unlock()
 	if c.offline || c.ctx.Err() != nil || !c.everJoined {
 		return
+	}
+	if c.openWatched.CompareAndSwap(false, true) {
+		c.wg.Add(1)
+		before := c.openSeq.Load()
+		go func() {
+			defer c.openWatched.Store(false)
+			ctx, cancel := context.WithTimeout(c.ctx, c.opt.ConnectTimeout)
+			defer cancel()
+			c.watchOpen(ctx, before)
+		}()
 	}
 	ev := StateEvent{State: Reconnecting, Attempt: n, Err: c.lastErr}
 	if c.lastErr != nil {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,8 +63,10 @@ func tlsConfig(opt Options) *tls.Config {
 //   - *HandshakeError for any other refusal;
 //   - the transport error when the server cannot be reached.
 //
-// The accepted case leaves an engine.io session on the server that expires by
-// its ping timeout; it only happens after a connect already failed.
+// Dial probes before connecting: the zishang520 websocket transport dials
+// synchronously inside the engine constructor and emits its error before the
+// manager listens, so a refused websocket handshake would otherwise surface
+// only as the manager's connect timeout.
 func probeHandshake(ctx context.Context, opt Options) error {
 	ctx, cancel := context.WithTimeout(ctx, min(opt.ConnectTimeout, 5*time.Second))
 	defer cancel()
@@ -90,9 +93,36 @@ func probeHandshake(ctx context.Context, opt Options) error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode == http.StatusOK {
+		closeProbeSession(ctx, hc, u, opt, body)
 		return nil
 	}
 	return handshakeRefusal(redactURL(u), resp.StatusCode, resp.Header, body)
+}
+
+// closeProbeSession ends the engine.io session an accepted probe opened, so
+// it does not linger on the server until its ping timeout: a polling POST of
+// the close packet "1" (engine.io protocol v4). Best effort.
+func closeProbeSession(ctx context.Context, hc *http.Client, u *url.URL, opt Options, body []byte) {
+	var open struct {
+		SID string `json:"sid"`
+	}
+	if len(body) < 2 || body[0] != '0' || json.Unmarshal(body[1:], &open) != nil || open.SID == "" {
+		return
+	}
+	cu := *u
+	q := cu.Query()
+	q.Set("sid", open.SID)
+	cu.RawQuery = q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cu.String(), strings.NewReader("1"))
+	if err != nil {
+		return
+	}
+	req.Header = opt.headers()
+	req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
+	if resp, err := hc.Do(req); err == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+	}
 }
 
 // handshakeRefusal classifies a non-200 handshake answer.

@@ -1,0 +1,53 @@
+package client
+
+import (
+	"context"
+	"time"
+
+	"github.com/zishang520/socket.io/clients/engine/v3"
+)
+
+// missedOpenGrace is how long an engine may sit open without the manager
+// noticing before watchOpen re-announces it. The engine stores its open
+// state and emits "open" back to back, so a real emission is never this late.
+const missedOpenGrace = time.Second
+
+// watchOpen rescues a missed "open" (a trap of the zishang520 client): the
+// websocket transport dials synchronously inside the engine constructor, so
+// the server's open packet can be handled and "open" emitted before
+// Manager.Open subscribes to it. The manager then waits for its connect
+// timeout although the engine is open. When the engine has been open for
+// missedOpenGrace and the manager has still not opened (openSeq unchanged
+// since before), watchOpen emits "open" on the engine again, which runs the
+// manager's pending open handler.
+func (c *Client) watchOpen(ctx context.Context, before uint64) {
+	defer c.wg.Done()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var seen engine.Socket
+	var since time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if c.openSeq.Load() != before {
+			return
+		}
+		e := c.mgr.Engine()
+		if e == nil || e.ReadyState() != engine.SocketStateOpen {
+			seen = nil
+			continue
+		}
+		if e != seen {
+			seen, since = e, time.Now()
+			continue
+		}
+		if time.Since(since) >= missedOpenGrace {
+			c.log.Debug("smcp: engine open but manager missed it; re-announcing")
+			e.Emit("open")
+			return
+		}
+	}
+}
