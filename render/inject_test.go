@@ -9,22 +9,24 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
-// hostile is an escape-injection corpus (issue 6): every string the
+// hostileStrings is an escape-injection corpus (issue 6): every string the
 // renderer might print gets these.
-var hostileStrings = []string{
-	"clear\x1b[2Jscreen",
-	"title\x1b]0;pwned\x07",
-	"title-st\x1b]0;pwned\x1b\\",
-	"clip\x1b]52;c;cm0gLXJmIH4=\x07",
-	"link\x1b]8;;http://evil\x1b\\x\x1b]8;;\x1b\\",
-	"dcs\x1bPq#0;2;0;0;0\x1b\\",
-	"c1\u009b2J c1raw\x9b2J osc8bit\u009d0;t\u009c",
-	"bidi\u202Egnp.exe\u202C",
-	"bad\xff\xfeutf8",
-	"nul\x00del\x7fbel\x07bs\x08cr\r",
+func hostileStrings() []string {
+	return []string{
+		"clear\x1b[2Jscreen",
+		"title\x1b]0;pwned\x07",
+		"title-st\x1b]0;pwned\x1b\\",
+		"clip\x1b]52;c;cm0gLXJmIH4=\x07",
+		"link\x1b]8;;http://evil\x1b\\x\x1b]8;;\x1b\\",
+		"dcs\x1bPq#0;2;0;0;0\x1b\\",
+		"c1\u009b2J c1raw\x9b2J osc8bit\u009d0;t\u009c",
+		"bidi\u202Egnp.exe\u202C",
+		"bad\xff\xfeutf8",
+		"nul\x00del\x7fbel\x07bs\x08cr\r",
+	}
 }
 
-func hostile() string { return strings.Join(hostileStrings, " | ") }
+func hostile() string { return strings.Join(hostileStrings(), " | ") }
 
 func hostileFixtures(t testing.TB) []fixture {
 	h := hostile()
@@ -33,7 +35,7 @@ func hostileFixtures(t testing.TB) []fixture {
 		"category_depth": 1, "language": h, "languages": []string{h}, "text_as_html": html,
 		"image_mime_type": h, "image_path": h, "caption": h, "checked": h,
 		"key_value_pairs": []any{map[string]any{"key": h, "value": map[string]any{"text": h}}},
-		"url": h, "mime_type": h, "duration": h,
+		"url":             h, "mime_type": h, "duration": h,
 	}
 	var fs []fixture
 	for _, cat := range []string{"Title", "NarrativeText", "ListItem", "CodeSnippet", "Table", "TableChunk", "Image",
@@ -51,8 +53,9 @@ func hostileFixtures(t testing.TB) []fixture {
 	return fs
 }
 
-// sgr matches the renderer's own styling: Select Graphic Rendition only.
-var sgrPattern = `\x1b\[[0-9;:]*m`
+// sgrPattern matches the renderer's own styling: Select Graphic Rendition
+// only.
+const sgrPattern = `\x1b\[[0-9;:]*m`
 
 func assertOnlySGR(t *testing.T, where, out string) {
 	t.Helper()

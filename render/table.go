@@ -73,6 +73,7 @@ type tableLayout struct {
 	cols   []int // visible column indices, in order
 	widths []int // their widths
 	info   TableInfo
+	sep    string // styled column separator, rendered once per layout
 }
 
 // layout fits columns to width. All columns at their natural widths (capped
@@ -144,10 +145,17 @@ func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
 	// Scroll: fixed first column, then from XOffset on.
 	first := min(nat[0], max(colMinSqueeze, width/4))
 	avail := width - first - colSepWidth
-	lay.info.MaxXOffset = n - 2
-	off := min(max(v.XOffset, 0), n-2)
+	// Scrolling stops once the last column is in view: the largest useful
+	// offset is the one whose window ends exactly at the right edge.
+	firstFit, used := n-1, nat[n-1]
+	for c := n - 2; c >= 1 && used+colSepWidth+nat[c] <= avail; c-- {
+		used += colSepWidth + nat[c]
+		firstFit = c
+	}
+	maxOff := max(firstFit-1, 0)
+	off := min(max(v.XOffset, 0), maxOff)
 	lay.cols, lay.widths = []int{0}, []int{first}
-	used := 0
+	used = 0
 	last := 1 + off
 	for c := 1 + off; c < n; c++ {
 		need := nat[c]
@@ -174,8 +182,7 @@ func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
 	}
 	lay.info.FirstCol, lay.info.LastCol = 1+off, last
 	lay.info.Clipped = off > 0 || last < n-1
-	// The last scrolled-to column must be able to reach the right edge.
-	lay.info.MaxXOffset = max(n-2, 0)
+	lay.info.MaxXOffset = maxOff
 	return lay
 }
 
@@ -209,6 +216,7 @@ func (r *Renderer) TableWindow(el *dpe.Element, width int, v TableView, first, c
 	}
 	g := e.grid
 	lay := layoutTable(g, e.natural, width, v)
+	lay.sep = r.theme.TableBorder.Render(colSep)
 	sticky = r.tableSticky(g, lay, width)
 	total = len(g.Rows) - g.HeaderRows
 	lo := min(max(first, 0), total)
@@ -227,6 +235,7 @@ func (r *Renderer) tableLines(el *dpe.Element, width int, v TableView) []string 
 	}
 	g := e.grid
 	lay := layoutTable(g, e.natural, width, v)
+	lay.sep = r.theme.TableBorder.Render(colSep)
 	lines := r.tableSticky(g, lay, width)
 	for i := g.HeaderRows; i < len(g.Rows); i++ {
 		lines = append(lines, r.tableRow(g, i, lay, false))
@@ -273,7 +282,7 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 		sp = g.Spanned[ri]
 	}
 	var sb strings.Builder
-	sep := r.theme.TableBorder.Render(colSep)
+	sep := lay.sep
 	for i := 0; i < len(lay.cols); {
 		c := lay.cols[i]
 		w := lay.widths[i]

@@ -91,7 +91,7 @@ func fit(lines []string, width int) []string {
 		width = 1
 	}
 	for i, l := range lines {
-		if ansi.StringWidth(l) > width {
+		if len(l) > width && cellWidth(l) > width {
 			t := ansi.Truncate(l, width, "")
 			if strings.Contains(t, "\x1b") {
 				t += "\x1b[m"
@@ -105,10 +105,17 @@ func fit(lines []string, width int) []string {
 // pad right-pads plain or styled s with spaces to exactly w cells
 // (truncating with "…" when longer).
 func pad(s string, w int) string {
-	sw := ansi.StringWidth(s)
+	sw := cellWidth(s)
 	if sw > w {
+		if sw == len(s) && !strings.Contains(s, "\x1b") {
+			// Printable ASCII: one byte per cell.
+			if w <= 0 {
+				return ""
+			}
+			return s[:w-1] + "…"
+		}
 		s = ansi.Truncate(s, w, "…")
-		sw = ansi.StringWidth(s)
+		sw = cellWidth(s)
 	}
 	if sw < w {
 		s += strings.Repeat(" ", w-sw)
@@ -284,4 +291,39 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// cellWidth is ansi.StringWidth with a fast path for the common case of
+// printable ASCII with SGR styling: grapheme segmentation is the dominant
+// cost of drawing a big table, and ASCII needs none.
+func cellWidth(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		switch {
+		case b >= 0x20 && b < 0x7F:
+			n++
+		case b == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			j := i + 2
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3F {
+				j++
+			}
+			if j >= len(s) || s[j] != 'm' {
+				return ansi.StringWidth(s)
+			}
+			i = j
+		case b >= 0x80:
+			// Box drawing and the ellipsis the renderer itself draws are
+			// one cell; anything else takes the exact path.
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if (r < 0x2500 || r > 0x257F) && r != '…' {
+				return ansi.StringWidth(s)
+			}
+			n++
+			i += size - 1
+		default:
+			return ansi.StringWidth(s)
+		}
+	}
+	return n
 }
