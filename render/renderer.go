@@ -250,6 +250,8 @@ func (r *Renderer) build(el *dpe.Element, width int, v TableView, caption string
 		return r.media(el, width)
 	case catText, catAddress, catEmail, catComposite:
 		return r.plain(el, width)
+	case catWidget:
+		return r.tagged(el, width)
 	}
 	return r.tagged(el, width)
 }

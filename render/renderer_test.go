@@ -136,6 +136,10 @@ func TestCategory_V01MapsToStandardRenderers(t *testing.T) {
 		{el(t, "formula", "x", nil), el(t, "Formula", "x", nil)},
 		{el(t, "header", "x", nil), el(t, "Header", "x", nil)},
 		{el(t, "UncategorizedText", "x", nil), el(t, "Text", "x", nil)},
+		{el(t, "text", "**x**", nil), el(t, "NarrativeText", "**x**", nil)},
+		{el(t, "TITLE", "x", nil), el(t, "Title", "x", nil)},
+		{el(t, "form", "k: v", nil), el(t, "FormKeysValues", "k: v", nil)},
+		{el(t, "chart", "c", nil), el(t, "Image", "c", nil)},
 	}
 	for _, p := range pairs {
 		if a, b := r.Element(p[0], 40), r.Element(p[1], 40); a != b {
