@@ -13,8 +13,8 @@ const largeManualPages = 300
 
 // LargeDocument generates a deterministic multi-page Document JSON: every
 // page has a header, a title, narrative paragraphs, list items, a footer and
-// a page number; every third page a table, every fifth a code snippet. About
-// 7.5 KB per page. The corpus uses it with 300 pages; benchmarks can ask for
+// a page number; every second page a table, every fifth a code snippet. About
+// 8 KB per page. The corpus uses it with 300 pages; benchmarks can ask for
 // more.
 func LargeDocument(uri, docRef string, pages int) ([]byte, error) {
 	if pages < 1 {
@@ -54,13 +54,13 @@ func LargeDocument(uri, docRef string, pages int) ([]byte, error) {
 			root = b.add(catTitle, "Station Operations Manual", map[string]any{"category_depth": 0})
 		}
 		t := b.add(catTitle, title, map[string]any{"category_depth": 1, "parent_id": root})
-		for i := 0; i < 5; i++ {
+		for i := 0; i < 8; i++ {
 			b.add(catNarrativeText, paragraph(), map[string]any{"parent_id": t})
 		}
 		for i := 0; i < 3; i++ {
 			b.add(catListItem, sentence(6), map[string]any{"parent_id": t, "category_depth": 0})
 		}
-		if p%3 == 0 {
+		if p%2 == 0 {
 			header := []string{"Step", "Component", "Reading", "Limit", "Status"}
 			var rows [][]string
 			for r := 0; r < 8; r++ {

@@ -128,7 +128,9 @@ func convertMarkdown(b *docBuilder, src []byte, fsys fs.FS, dir string) (frontMa
 	if title == "" {
 		title = firstH1
 	}
-	b.pageTitle = title
+	if title != "" {
+		b.pageTitle = title
+	}
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		c.block(n, "", 0)
 	}
@@ -206,10 +208,14 @@ func (c *mdConverter) block(n ast.Node, parent string, depth int) {
 
 func (c *mdConverter) heading(h *ast.Heading) {
 	txt := c.inlineText(h)
-	if c.splitLevel != 0 && h.Level == c.splitLevel && !c.b.currentPageEmpty() {
-		c.b.startPage(txt)
-	} else if c.splitLevel != 0 && h.Level == c.splitLevel && len(c.b.pages) == 0 {
-		c.b.startPage(txt)
+	// A split heading opens a page unless the current page is still empty
+	// (then the heading just names it).
+	if c.splitLevel != 0 && h.Level == c.splitLevel {
+		if len(c.b.pages) == 0 || !c.b.currentPageEmpty() {
+			c.b.startPage(txt)
+		} else {
+			c.b.pages[len(c.b.pages)-1].Title = txt
+		}
 	}
 	for len(c.titles) > 0 && c.titles[len(c.titles)-1].level >= h.Level {
 		c.titles = c.titles[:len(c.titles)-1]

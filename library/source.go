@@ -128,7 +128,10 @@ func convertSource(ref sourceRef, data []byte) (*converted, error) {
 	case kindCode:
 		lang, _ := languageFor(path.Ext(ref.path))
 		convertCode(b, data, lang, path.Base(ref.path))
-		info.Keywords = []string{lang}
+		info.Keywords = pathKeywords(ref.path, fileType)
+		if lang != fileType {
+			info.Keywords = append(info.Keywords, lang)
+		}
 	case kindText:
 		convertText(b, data)
 	}
