@@ -208,7 +208,10 @@ func (c *Client) listen() {
 		desc, _ := argAt[error](args, 1)
 		c.onDisconnect(reason, desc)
 	})
-	_ = c.mgr.On("open", func(...any) { c.openSeq.Add(1) })
+	_ = c.mgr.On("open", func(...any) {
+		c.openSeq.Add(1)
+		c.watchClosePacket(c.mgr.Engine())
+	})
 	_ = c.mgr.On("reconnect_attempt", func(args ...any) { c.onReconnectAttempt(argInt(args)) })
 	for _, name := range notifyNames {
 		_ = c.sock.On(types.EventName(name), func(args ...any) {

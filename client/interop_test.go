@@ -220,18 +220,3 @@ func TestInterop_APIKeyHeaderRefusalIsClearAndNeverEchoed(t *testing.T) {
 		dialT(t, opt)
 	})
 }
-
-func TestInterop_PollingTransportWorksAgainstNode(t *testing.T) {
-	// python-engineio drops the library's chunked polling POSTs (team brief),
-	// so polling is exercised against the Node peer only.
-	k := peerKinds[1]
-	p := startPeer(t, k, "--computer", "box")
-	opt := testOptions(p.URL, "office-a", "agent-1")
-	opt.Transport = TransportPolling
-	c := dialT(t, opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := c.Config(ctx, "box"); err != nil {
-		t.Fatalf("Config over polling: %v", err)
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zishang520/socket.io/clients/engine/v3"
+	"github.com/zishang520/socket.io/parsers/engine/v3/packet"
 )
 
 // missedOpenGrace is how long an engine may sit open without the manager
@@ -50,4 +51,28 @@ func (c *Client) watchOpen(ctx context.Context, before uint64) {
 			return
 		}
 	}
+}
+
+// watchClosePacket closes the transport when the server sends an engine.io
+// CLOSE packet. The zishang520 engine ignores that packet, and
+// python-engineio's disconnect() sends it but leaves the websocket open, so
+// without this a server-side disconnect would be noticed only at the ping
+// timeout (~45 s) and calls in flight would hang until then (issue 6).
+func (c *Client) watchClosePacket(e engine.Socket) {
+	if e == nil {
+		return
+	}
+	_ = e.On("packet", func(args ...any) {
+		p, ok := argAt[*packet.Packet](args, 0)
+		if !ok || p == nil || p.Type != packet.CLOSE {
+			return
+		}
+		c.log.Debug("smcp: server sent an engine.io close packet; closing the transport")
+		// Not from inside the engine's own emit: Close takes its locks.
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			e.Close()
+		}()
+	})
 }
