@@ -3,7 +3,6 @@ package library
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"strings"
 )
 
@@ -78,7 +77,7 @@ func hostileDocument(uri, docRef string) ([]byte, docInfo, error) {
 	}
 	pages := b.finish()
 	info.PageCount = len(pages)
-	out, err := json.Marshal(DocumentJSON{
+	out, err := marshalDoc(DocumentJSON{
 		DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
 		PageCount: info.PageCount, Keywords: info.Keywords, LastModified: info.LastModified, Pages: pages,
 	})

@@ -1,7 +1,6 @@
 package library
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -83,7 +82,7 @@ func LargeDocument(uri, docRef string, pages int) ([]byte, error) {
 		b.add(catPageNumber, fmt.Sprint(p+1), nil)
 	}
 	pagesJSON := b.finish()
-	return json.Marshal(DocumentJSON{
+	return marshalDoc(DocumentJSON{
 		DocRef: docRef, URI: uri, FileType: "pdf", Title: "Station Operations Manual",
 		Summary:      fmt.Sprintf("A generated %d-page manual with tables and code on many pages; large enough for manifest mode.", len(pagesJSON)),
 		PageCount:    len(pagesJSON),

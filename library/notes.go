@@ -1,7 +1,6 @@
 package library
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -51,7 +50,7 @@ func noteJSON(i, n int, uri, docRef string, info docInfo) ([]byte, error) {
 		map[string]any{"parent_id": t})
 	b.add(catListItem, fmt.Sprintf("index: %d", i), map[string]any{"parent_id": t, "category_depth": 0})
 	b.add(catCheckBox, "reviewed", map[string]any{"parent_id": t, "checked": i%2 == 0})
-	return json.Marshal(DocumentJSON{
+	return marshalDoc(DocumentJSON{
 		DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
 		PageCount: 1, Keywords: info.Keywords, LastModified: info.LastModified, Pages: b.finish(),
 	})

@@ -3,7 +3,6 @@ package library
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -153,7 +152,7 @@ func convertSource(ref sourceRef, data []byte) (*converted, error) {
 		LastModified: info.LastModified,
 		Pages:        pages,
 	}
-	out, err := json.Marshal(doc)
+	out, err := marshalDoc(doc)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: encode: %w", ref.path, err)
 	}
@@ -279,4 +278,14 @@ func fileURIOf(root, p string) string {
 	return u.String()
 }
 
-var errNotFound = errors.New("no such document")
+// marshalDoc encodes Document JSON without HTML escaping: text_as_html and
+// code stay readable ("<td>", not "\u003ctd\u003e"); both are valid JSON.
+func marshalDoc(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

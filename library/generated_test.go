@@ -1,0 +1,207 @@
+package library
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func findResource(t *testing.T, all []*mcp.Resource, uri string) *mcp.Resource {
+	t.Helper()
+	for _, r := range all {
+		if r.URI == uri {
+			return r
+		}
+	}
+	t.Fatalf("%s not listed", uri)
+	return nil
+}
+
+func TestCorpus_LargeManualIsOver2MBWith300Pages(t *testing.T) {
+	srv, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	all, _ := listAll(t, cs)
+	uri := escapeDocRef(DefaultHost, LargeDocRef)
+	r := findResource(t, all, uri)
+	if r.Size < 2<<20 {
+		t.Errorf("size %d < 2 MiB: the http resolver would not use manifest mode", r.Size)
+	}
+	if r.Meta["page_count"] != float64(largeManualPages) {
+		t.Errorf("page_count %v", r.Meta["page_count"])
+	}
+	c := read(t, cs, uri)
+	if int64(len(c.Text)) != r.Size {
+		t.Errorf("read %d bytes, listed %d", len(c.Text), r.Size)
+	}
+	var d DocumentJSON
+	if err := json.Unmarshal([]byte(c.Text), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Pages) != largeManualPages || d.DocRef != LargeDocRef || d.URI != uri {
+		t.Errorf("pages %d doc_ref %q uri %q", len(d.Pages), d.DocRef, d.URI)
+	}
+}
+
+func TestLargeDocument_IsDeterministic(t *testing.T) {
+	a, err := LargeDocument("dpe://h.example.x/d", "d", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := LargeDocument("dpe://h.example.x/d", "d", 7)
+	if !bytes.Equal(a, b) {
+		t.Error("two generations differ")
+	}
+}
+
+func TestCorpus_HostileDocumentCarriesEveryAttack(t *testing.T) {
+	srv, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	all, _ := listAll(t, cs)
+	uri := escapeDocRef(DefaultHost, HostileDocRef)
+	r := findResource(t, all, uri)
+	if n := utf8.RuneCountInString(r.Name); n < 10000 {
+		t.Errorf("name has %d characters, want ≥ 10,000", n)
+	}
+	for _, field := range []string{r.Name, r.Title, r.Description} {
+		if !strings.Contains(field, "\x1b") {
+			t.Errorf("listing field without ESC: %.60q", field)
+		}
+	}
+	c := read(t, cs, uri)
+	// encoding/json escapes C0 controls as \u00XX and leaves C1 and bidi
+	// characters raw; the lone surrogates are spliced in as escapes.
+	for _, needle := range []string{
+		`\u001b[2J`, `\u001b]0;`, `\u001b]52;c;`, `\u001bP1$q`, "\u009b", "\u0085", "\u202e",
+		`\ud800`, `\u0000`, `\u0007`, `<script>alert(1)</script>`,
+	} {
+		if !strings.Contains(c.Text, needle) {
+			t.Errorf("hostile document lacks %q", needle)
+		}
+	}
+	var d DocumentJSON
+	if err := json.Unmarshal([]byte(c.Text), &d); err != nil {
+		t.Fatalf("hostile document must still be valid JSON: %v", err)
+	}
+	cats := map[string]bool{}
+	for _, p := range d.Pages {
+		for _, e := range p.Elements {
+			cats[e.Category] = true
+		}
+	}
+	for _, want := range []string{catTitle, catTable, catCodeSnippet, catImage} {
+		if !cats[want] {
+			t.Errorf("no hostile %s", want)
+		}
+	}
+}
+
+func TestGenerated_NotesArePagedAndReadable(t *testing.T) {
+	tests := []struct {
+		name            string
+		n, pageSize     int
+		nameLen         int
+		wantCursorPages int
+	}{
+		{"250 at default page size", 250, 0, 0, 6}, // 251 resources incl. status
+		{"long names", 30, 10, 10000, 4},           // 31 resources
+		{"exactly one page", 49, 50, 0, 1},         // 50 resources
+		{"one over a page", 50, 50, 0, 2},          // 51 resources
+	}
+	fsys := emptyFS()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, err := New(Options{FS: fsys, Generated: tt.n, PageSize: tt.pageSize, GeneratedNameLen: tt.nameLen})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := connect(t, srv)
+			all, pages := listAll(t, cs)
+			if len(all) != tt.n+1 || pages != tt.wantCursorPages {
+				t.Fatalf("%d resources in %d pages, want %d in %d", len(all), pages, tt.n+1, tt.wantCursorPages)
+			}
+			first := all[0]
+			if tt.nameLen > 0 && len(first.Name) != tt.nameLen {
+				t.Errorf("name length %d, want %d", len(first.Name), tt.nameLen)
+			}
+			checkResourceShape(t, first)
+			c := read(t, cs, first.URI)
+			var d DocumentJSON
+			if err := json.Unmarshal([]byte(c.Text), &d); err != nil || len(d.Pages) != 1 || d.URI != first.URI {
+				t.Errorf("note: %v %+v", err, d)
+			}
+		})
+	}
+}
+
+func TestList_IsDeterministicAcrossServers(t *testing.T) {
+	dump := func() []byte {
+		srv, err := New(Options{Generated: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := connect(t, srv)
+		all, _ := listAll(t, cs)
+		b, err := json.Marshal(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if a, b := dump(), dump(); !bytes.Equal(a, b) {
+		t.Error("two servers list different metadata")
+	}
+}
+
+func TestRead_ConvertsLazilyAndCaches(t *testing.T) {
+	srv, err := New(Options{CacheSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	a := "dpe://" + DefaultHost + "/guides/field-guide.md"
+	b := "dpe://" + DefaultHost + "/notes/cjk-notes.md"
+	first := read(t, cs, a).Text
+	_ = read(t, cs, b).Text // evicts a
+	if again := read(t, cs, a).Text; again != first {
+		t.Error("re-conversion after eviction differs")
+	}
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDocCache_EvictsLeastRecentlyUsed(t *testing.T) {
+	c := newDocCache(2)
+	c.put("a", []byte("1"))
+	c.put("b", []byte("2"))
+	c.get("a")
+	c.put("c", []byte("3"))
+	if _, ok := c.get("b"); ok {
+		t.Error("b should be evicted")
+	}
+	for _, k := range []string{"a", "c"} {
+		if _, ok := c.get(k); !ok {
+			t.Errorf("%s evicted", k)
+		}
+	}
+	off := newDocCache(-1)
+	off.put("a", nil)
+	if _, ok := off.get("a"); ok {
+		t.Error("disabled cache stored")
+	}
+}
+
+func emptyFS() fstest.MapFS { return fstest.MapFS{} }
