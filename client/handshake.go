@@ -127,7 +127,9 @@ func closeProbeSession(ctx context.Context, hc *http.Client, u *url.URL, opt Opt
 
 // handshakeRefusal classifies a non-200 handshake answer.
 func handshakeRefusal(where string, status int, h http.Header, body []byte) error {
-	if perr, ok := protocol.DecodeError(body); ok {
+	// engine.io's own refusals use codes 0–5 ({"code":0,"message":"Transport
+	// unknown"}); A2C codes are HTTP-like (400, 401) or 4xxx.
+	if perr, ok := protocol.DecodeError(body); ok && perr.Code >= 400 {
 		if perr.Code == protocol.CodeVersionMismatch && perr.ClientVersion == "" {
 			perr.ClientVersion = protocol.Version
 		}
