@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -184,6 +185,9 @@ func (d *Document) EnsurePage(i int, lim Limits) error {
 	return nil
 }
 
+// maxSpans bounds the text-span index of one page (two offsets per element).
+const maxSpans = 2 * DefaultMaxElementsPerPage
+
 // decodeInline decodes the elements of an indexed inline page into a new
 // Page without touching p (Validate walks huge documents this way without
 // keeping every page decoded).
@@ -201,6 +205,8 @@ func decodeInline(p *Page, lim Limits) (*Page, error) {
 // elements. depth of the page object is 3 ($ → pages → page).
 func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
 	p := &Page{pos: pos, Index: pos, ElementCount: -1}
+	esc := &escapes{}
+	defer func() { s.esc = nil }()
 	path := fmt.Sprintf("$.pages[%d]", pos)
 	f := fields{s: s, depth: 3, extra: &p.Extra, probs: &p.problems, path: path}
 	fromPageIndex := false
@@ -245,7 +251,21 @@ func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
 					return 0, notDocument("%s.elements[%d] is %s, want an element object", path, n, s.kind(ev))
 				}
 				p.nElements++
-				return s.value(ev, 4)
+				// Read the element's keys (not build it) to note where
+				// its "text" string lies and which escapes it uses: Search
+				// then scans only text bytes of undecoded pages.
+				return s.object(ev, 5, func(k []byte, v int) (int, error) {
+					if string(k) != "text" || s.data[v] != '"' {
+						return s.value(v, 5)
+					}
+					s.esc = esc
+					end, err := s.str(v)
+					s.esc = nil
+					if err == nil && len(p.spans) < maxSpans {
+						p.spans = append(p.spans, uint32(v+1-pv), uint32(end-1-pv))
+					}
+					return end, err
+				})
 			})
 		}
 		return f.keep(key, v)
@@ -254,6 +274,12 @@ func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
 		return nil, 0, err
 	}
 	p.Raw = s.data[pv:end]
+	if esc.runes != nil || esc.short != [8]bool{} {
+		p.esc = esc
+	}
+	// Offsets are uint32: a page over 4 GiB (only with raised limits)
+	// gets no span index and Search scans its raw bytes instead.
+	p.spansKnown = end-pv <= math.MaxUint32 && len(p.spans) < maxSpans
 	if p.hasElements && p.nElements == 0 {
 		p.Decoded = true
 	}

@@ -57,7 +57,13 @@ type Page struct {
 	hasIndex    bool // page_index or number was present
 	hasElements bool // an inline "elements" array was present
 	nElements   int  // inline elements counted while indexing
-	problems    []Finding
+	// Search index built by Decode: the [start,end) offsets in Raw of
+	// every element's "text" string body, and the escapes inside them
+	// (nil: none). Valid when spansKnown.
+	spans      []uint32
+	esc        *escapes
+	spansKnown bool
+	problems   []Finding
 }
 
 // Element is one content unit. Category is an open string.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -26,6 +27,30 @@ func (e *SyntaxError) Error() string {
 type jscan struct {
 	data     []byte
 	maxDepth int
+	// esc, when set, records the escapes seen in strings (the page being
+	// indexed), so Search can rule pages out without rescanning them.
+	esc *escapes
+}
+
+// escapes summarises the JSON escapes of one page: the runes written as
+// \uXXXX (surrogates as themselves) and which short escapes occur.
+type escapes struct {
+	runes map[rune]struct{}
+	short [8]bool // indexed by strings.IndexByte(shortEscapes, c)
+	last  rune
+}
+
+const shortEscapes = `"\/bfnrt`
+
+func (e *escapes) addRune(r rune) {
+	if r == e.last && e.runes != nil {
+		return
+	}
+	if e.runes == nil {
+		e.runes = map[rune]struct{}{}
+	}
+	e.runes[r] = struct{}{}
+	e.last = r
 }
 
 func (s *jscan) synerr(i int, format string, a ...any) error {
@@ -79,17 +104,26 @@ func (s *jscan) str(i int) (int, error) {
 		if j+1 >= len(d) {
 			return 0, s.synerr(i, "unterminated string")
 		}
-		switch d[j+1] {
+		switch c := d[j+1]; c {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			if s.esc != nil {
+				s.esc.short[strings.IndexByte(shortEscapes, c)] = true
+			}
 			j += 2
 		case 'u':
 			if j+6 > len(d) {
 				return 0, s.synerr(i, "unterminated string")
 			}
+			var r rune
 			for k := j + 2; k < j+6; k++ {
-				if _, ok := unhex(d[k]); !ok {
+				v, ok := unhex(d[k])
+				if !ok {
 					return 0, s.synerr(k, "bad \\u escape")
 				}
+				r = r<<4 | rune(v)
+			}
+			if s.esc != nil {
+				s.esc.addRune(r)
 			}
 			j += 6
 		default:

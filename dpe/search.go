@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -64,7 +66,7 @@ func SearchSeq(ctx context.Context, d *Document, query string, lim Limits, load 
 			}
 			elems := p.Elements
 			if !p.Decoded {
-				if p.hasElements && m.rawRulesOut(p.Raw) {
+				if p.hasElements && m.rulesOut(p) {
 					continue
 				}
 				var err error
@@ -115,14 +117,15 @@ type matcher struct {
 	q     []rune
 	off   int    // byte offset of the anchor in the query
 	cands []byte // bytes the anchor may be in the text (its case variants)
-	// For the raw pre-check:
-	asciiNoKS bool   // query is ASCII without k/s (whose fold orbits leave ASCII)
-	qbytes    []byte // the query's bytes in both cases
-	shortEsc  []string
+	// For the raw pre-check: every rune that folds to a query rune, and
+	// whether the query has runes outside the BMP (escaped as surrogates).
+	fold     []rune
+	nonBMP   bool
+	shortEsc []string
 }
 
 func newMatcher(q string) *matcher {
-	m := &matcher{q: []rune(q), asciiNoKS: true}
+	m := &matcher{q: []rune(q)}
 	// The anchor: the rarest byte in the query's leading run of ASCII
 	// characters other than k/s. Within that run every match has the
 	// same byte layout as the query, so the match starts at anchor-off.
@@ -154,30 +157,16 @@ func newMatcher(q string) *matcher {
 		}
 	}
 	for _, r := range m.q {
-		if r >= 0x80 || r == 'k' || r == 'K' || r == 's' || r == 'S' {
-			m.asciiNoKS = false
+		if r > 0xFFFF {
+			m.nonBMP = true
 		}
-		if r < 0x80 {
-			m.qbytes = appendUnique(m.qbytes, lowerASCII(byte(r)))
-			m.qbytes = appendUnique(m.qbytes, upperASCII(byte(r)))
-		}
-		switch r {
-		case '"':
-			m.shortEsc = append(m.shortEsc, `\"`)
-		case '\\':
-			m.shortEsc = append(m.shortEsc, `\\`)
-		case '/':
-			m.shortEsc = append(m.shortEsc, `\/`)
-		case '\n':
-			m.shortEsc = append(m.shortEsc, `\n`)
-		case '\t':
-			m.shortEsc = append(m.shortEsc, `\t`)
-		case '\r':
-			m.shortEsc = append(m.shortEsc, `\r`)
-		case '\b':
-			m.shortEsc = append(m.shortEsc, `\b`)
-		case '\f':
-			m.shortEsc = append(m.shortEsc, `\f`)
+		for v := r; ; {
+			if !slices.Contains(m.fold, v) {
+				m.fold = append(m.fold, v)
+			}
+			if v = unicode.SimpleFold(v); v == r {
+				break
+			}
 		}
 	}
 	return m
@@ -297,40 +286,58 @@ func equalFold(a, b rune) bool {
 	return false
 }
 
-// rawRulesOut reports whether a page's raw JSON proves that none of its
-// element texts contains the query: the query does not occur in the raw
-// bytes, and no JSON escape in them could spell part of it. Escapes that
-// could: \uXXXX (any, for a query with non-ASCII or k/s, whose case
-// variants are non-ASCII; otherwise only \u00XX of a query character) and
-// the short escapes of characters the query contains.
-func (m *matcher) rawRulesOut(raw []byte) bool {
-	// Read-only view: raw is never modified, and copying a page to search
+// rulesOut reports whether an undecoded page's raw JSON proves that none
+// of its element texts contains the query: the query does not occur in
+// the raw bytes, and no JSON escape in them could spell part of it — no
+// \uXXXX of a rune that folds to a query rune (or a surrogate, when the
+// query has runes outside the BMP), and no short escape (\" \/ \n …) of
+// a character the query contains. Decode recorded where the texts are and
+// their escapes, so this scans only text bytes, once.
+func (m *matcher) rulesOut(p *Page) bool {
+	// Read-only view: Raw is never modified, and copying a page to search
 	// it would cost more than the search.
-	s := unsafe.String(unsafe.SliceData(raw), len(raw))
-	if st, _ := m.find(s, 0); st >= 0 {
-		return false
+	s := unsafe.String(unsafe.SliceData(p.Raw), len(p.Raw))
+	esc := p.esc
+	if !p.spansKnown {
+		// No index (huge page): scan all of Raw and all of its escapes.
+		esc = &escapes{}
+		sc := &jscan{data: p.Raw, maxDepth: 1 << 30, esc: esc}
+		if _, err := sc.value(0, 0); err != nil {
+			return false
+		}
+		if st, _ := m.find(s, 0); st >= 0 {
+			return false
+		}
+	} else {
+		for k := 0; k+1 < len(p.spans); k += 2 {
+			if st, _ := m.find(s[p.spans[k]:p.spans[k+1]], 0); st >= 0 {
+				return false
+			}
+		}
 	}
-	for _, e := range m.shortEsc {
-		if strings.Contains(s, e) {
+	if esc == nil {
+		return true
+	}
+	for _, r := range m.q {
+		if i := strings.IndexRune(shortEscapeChars, r); i >= 0 && esc.short[i] {
 			return false
 		}
 	}
-	if !m.asciiNoKS {
-		return !strings.Contains(s, `\u`)
-	}
-	for i := 0; ; {
-		k := strings.Index(s[i:], `\u00`)
-		if k < 0 {
-			return true
-		}
-		i += k + 4
-		if i+2 > len(s) {
-			return true
-		}
-		hi, ok1 := unhex(s[i])
-		lo, ok2 := unhex(s[i+1])
-		if ok1 && ok2 && bytes.IndexByte(m.qbytes, hi<<4|lo) >= 0 {
+	for _, r := range m.fold {
+		if _, ok := esc.runes[r]; ok {
 			return false
 		}
 	}
+	if m.nonBMP {
+		for r := range esc.runes {
+			if utf16.IsSurrogate(r) {
+				return false
+			}
+		}
+	}
+	return true
 }
+
+// shortEscapeChars are the characters the short escapes of shortEscapes
+// stand for, in the same order.
+const shortEscapeChars = "\"\\/\b\f\n\r\t"

@@ -221,7 +221,7 @@ func FuzzSearchRawPrecheck(f *testing.F) {
 			t.Fatalf("decode: %v", err)
 		}
 		m := newMatcher(q)
-		if ws, _ := naiveFind(text, q, 0); ws >= 0 && m.rawRulesOut(d.Pages[0].Raw) {
+		if ws, _ := naiveFind(text, q, 0); ws >= 0 && m.rulesOut(d.Pages[0]) {
 			t.Fatalf("raw pre-check ruled out %q in %s", q, raw)
 		}
 		gs, ge := m.find(text, 0)
