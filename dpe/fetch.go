@@ -170,7 +170,7 @@ func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL) (*Fetched, error) {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return nil, &FetchError{URI: RedactURI(u.String()), Status: resp.StatusCode,
-			Err: fmt.Errorf("%w %s", ErrBadStatus, resp.Status)}
+			Err: fmt.Errorf("%w %d %s", ErrBadStatus, resp.StatusCode, http.StatusText(resp.StatusCode))}
 	}
 	max := f.maxBytes()
 	if resp.ContentLength > max {

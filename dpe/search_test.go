@@ -236,3 +236,15 @@ func utf16Pair(r rune) (rune, rune) {
 	r -= 0x10000
 	return 0xD800 + (r>>10)&0x3FF, 0xDC00 + r&0x3FF
 }
+
+func TestSearch_MatchesOnlyElementTextNotKeysOrMetadata(t *testing.T) {
+	d, err := Decode([]byte(`{"pages":[{"page_index":0,"title":"needle","elements":[{"element_id":"needle","category":"needle","text":"hay","ele_metadata":{"needle":"needle"}}]}]}`), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loaded int
+	hits, err := Search(context.Background(), d, "needle", Limits{}, func(i int) error { loaded++; return d.EnsurePage(i, Limits{}) })
+	if err != nil || len(hits) != 0 || loaded != 0 {
+		t.Fatalf("hits=%v loaded=%d err=%v: only text is searched, and the text index rules the page out", hits, loaded, err)
+	}
+}
