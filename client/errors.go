@@ -31,7 +31,7 @@ func (e *NotRoutedError) Unwrap() error { return ErrNotRouted }
 // TimeoutError is a missing ack: nobody answered Event within After.
 type TimeoutError struct {
 	Event    string
-	Computer string // empty for server:* events
+	Computer string        // empty for server:* events
 	After    time.Duration // the timeout that expired
 }
 

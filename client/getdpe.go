@@ -162,4 +162,3 @@ func (r *choosingResolver) resolve(ctx context.Context, uri string) (dpe.Access,
 	}
 	return acc, err
 }
-
