@@ -147,7 +147,9 @@ func TestGenerated_NotesArePagedAndReadable(t *testing.T) {
 
 func TestList_IsDeterministicAcrossServers(t *testing.T) {
 	dump := func() []byte {
-		srv, err := New(Options{Generated: 3})
+		// The embedded files plus notes; the generated manual has its own
+		// determinism test (TestLargeDocument_IsDeterministic).
+		srv, err := New(Options{FS: Corpus(), Generated: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +167,7 @@ func TestList_IsDeterministicAcrossServers(t *testing.T) {
 }
 
 func TestRead_ConvertsLazilyAndCaches(t *testing.T) {
-	srv, err := New(Options{CacheSize: 1})
+	srv, err := New(Options{FS: Corpus(), CacheSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,37 @@
+package library
+
+import (
+	"io/fs"
+	"testing"
+)
+
+// BenchmarkNew_100kGeneratedResources measures building a 100,000-resource
+// library (issue 5 yardstick c): listing entries only, nothing converted.
+func BenchmarkNew_100kGeneratedResources(b *testing.B) {
+	for b.Loop() {
+		if _, err := New(Options{FS: emptyFS(), Generated: 100_000, PageSize: 100}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkConvert_MarkdownReport(b *testing.B) {
+	data, err := fs.ReadFile(Corpus(), "reports/annual-operations-2026.md")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Convert("reports/annual-operations-2026.md", data, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLargeDocument_300Pages(b *testing.B) {
+	for b.Loop() {
+		if _, err := LargeDocument("dpe://h.example.x/m", "m", 300); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
