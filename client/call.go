@@ -34,7 +34,10 @@ func (c *Client) emitCall(ctx context.Context, r request) ([]any, error) {
 	case c.ctx.Err() != nil:
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", r.Event, ErrClosed)
-	case c.offline || (!r.Join && !c.joined) || !c.sock.Connected():
+	case c.left && !r.Join && r.Event != protocol.EventLeaveOffice:
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w %s", target(r), ErrLeft, c.opt.Office)
+	case c.offline || (!r.Join && !c.joined && r.Event != protocol.EventLeaveOffice) || !c.sock.Connected():
 		st := c.state
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w (%s)", target(r), ErrConnectionLost, st.State)

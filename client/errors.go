@@ -15,6 +15,9 @@ var ErrConnectionLost = errors.New("connection lost")
 // does not route.
 var ErrNotRouted = errors.New("event not routed")
 
+// ErrLeft is returned by calls after Leave: the client is no longer in the office.
+var ErrLeft = errors.New("left the office")
+
 // ErrClosed is returned by calls on a closed Client.
 var ErrClosed = errors.New("client closed")
 

@@ -220,3 +220,69 @@ func TestInterop_APIKeyHeaderRefusalIsClearAndNeverEchoed(t *testing.T) {
 		dialT(t, opt)
 	})
 }
+
+func TestInterop_NamespaceRefusalIsProtocolError(t *testing.T) {
+	forEachPeer(t, func(t *testing.T, k peerKind) {
+		p := startPeer(t, k, "--refuse-connect")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := Dial(ctx, testOptions(p.URL, "office-a", "agent-1"))
+		if err == nil {
+			_ = c.Close()
+			t.Fatal("Dial succeeded although the namespace refuses connects")
+		}
+		var perr *protocol.Error
+		if !errors.As(err, &perr) || perr.Code != 403 || !strings.Contains(err.Error(), "agents are not allowed here") {
+			t.Fatalf("err = %v (%T), want *protocol.Error 403 with the server's message", err, err)
+		}
+	})
+}
+
+func TestInterop_CancelCloseAndLeaveEndCallsPromptly(t *testing.T) {
+	forEachPeer(t, func(t *testing.T, k peerKind) {
+		p := startPeer(t, k, "--computer", "box")
+		opt := testOptions(p.URL, "office-a", "agent-1")
+		opt.RequestTimeout = time.Minute // far beyond the test's bounds
+		c := dialT(t, opt)
+
+		// A cancelled context ends a call whose ack never comes.
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+		if _, err := c.GetDPE(ctx, "box", "dpe://h/d"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("after cancel: err = %v, want context.Canceled", err)
+		}
+
+		// Leave: later calls say so instead of going out.
+		lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer lcancel()
+		if err := c.Leave(lctx); err != nil {
+			t.Fatalf("Leave: %v", err)
+		}
+		if _, err := c.Computers(lctx); !errors.Is(err, ErrLeft) {
+			t.Errorf("after Leave: err = %v, want ErrLeft", err)
+		}
+
+		// Close fails a call in flight at once and closes Events.
+		c2 := dialT(t, testOptions(p.URL, "office-b", "agent-2"))
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c2.GetDPE(context.Background(), "box", "dpe://h/d")
+			errc <- err
+		}()
+		time.Sleep(100 * time.Millisecond) // let the request go out; correctness does not depend on it
+		_ = c2.Close()
+		select {
+		case err := <-errc:
+			if !errors.Is(err, ErrConnectionLost) && !errors.Is(err, ErrClosed) {
+				t.Errorf("in-flight call after Close: err = %v, want connection lost or closed", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("in-flight call did not end after Close")
+		}
+		if st := c2.State(); st.State != Offline {
+			t.Errorf("state after Close = %v", st)
+		}
+		for range c2.Events() { // must terminate: Close closes the channel
+		}
+	})
+}

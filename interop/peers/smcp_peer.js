@@ -6,7 +6,8 @@
 //     4008 body + X-A2C-Error-Code: 4008; with --api-key a wrong x-api-key → 401.
 //     The websocket 'upgrade' path gets the same check.
 //   * /smcp: server:join_office → ack(true, null) / ack(false, "office X
-//     already has an agent"); server:leave_office; server:list_room.
+//     already has an agent"); server:leave_office; server:list_room. With
+//     --refuse-connect every namespace connect is refused (CONNECT_ERROR).
 //   * routes exactly one event: client:get_config → a canned answer.
 //   * client:get_resources → an EMPTY ack, except mcp_server "drop-connection",
 //     which closes the transport without acking.
@@ -29,6 +30,7 @@ const serverVersion = parseVersion(arg("--server-version", "0.2.0"));
 const apiKey = arg("--api-key", "");
 const computer = arg("--computer", "");
 const notifyOnJoin = process.argv.includes("--notify-on-join");
+const refuseConnect = process.argv.includes("--refuse-connect");
 const stats = { handshakes: 0, rejected: 0 };
 
 function parseVersion(s) {
@@ -110,6 +112,11 @@ for (const ev of ["request", "upgrade"]) {
 
 const nsp = io.of(NS);
 nsp.use((socket, next) => {
+  if (refuseConnect) {
+    const err = new Error("agents are not allowed here");
+    err.data = { code: 403, message: "agents are not allowed here" };
+    return next(err);
+  }
   const role = (socket.handshake.auth || {}).role;
   if (role !== "agent" && role !== "computer") {
     const err = new Error("auth.role must be agent or computer");

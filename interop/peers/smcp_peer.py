@@ -9,7 +9,8 @@ Behaviour:
     (versioning.md): missing/invalid → 400, incompatible → 400 + 4008 body +
     X-A2C-Error-Code: 4008. With --api-key, a wrong x-api-key → 401.
   * /smcp: server:join_office → (True, None) or (False, "office X already has
-    an agent"); server:leave_office; server:list_room.
+    an agent"); server:leave_office; server:list_room. With --refuse-connect
+    every namespace connect is refused with an ErrorPayload (CONNECT_ERROR).
   * It routes exactly one event: client:get_config → a canned answer.
   * client:get_resources → an EMPTY ack (handler returns None), except
     mcp_server == "drop-connection", which closes the transport without acking.
@@ -46,6 +47,8 @@ def main():
     ap.add_argument("--server-version", default="0.2.0")
     ap.add_argument("--api-key", default="")
     ap.add_argument("--computer", default="", help="a virtual computer listed by list_room")
+    ap.add_argument("--refuse-connect", action="store_true",
+                    help="refuse every namespace connect with an ErrorPayload (CONNECT_ERROR)")
     ap.add_argument("--notify-on-join", action="store_true",
                     help="send notify:enter_office for --computer to an agent that joins")
     args = ap.parse_args()
@@ -94,6 +97,9 @@ def main():
 
     @sio.on("connect", namespace=NS)
     async def connect(sid, environ, auth):
+        if args.refuse_connect:
+            raise socketio.exceptions.ConnectionRefusedError(
+                "agents are not allowed here", {"code": 403, "message": "agents are not allowed here"})
         role = (auth or {}).get("role")
         if role not in ("agent", "computer"):
             raise socketio.exceptions.ConnectionRefusedError({"code": 400, "message": "auth.role must be agent or computer"})
