@@ -279,9 +279,25 @@ func FuzzDecode(f *testing.F) {
 		if !json.Valid(data[skipBOM(data):]) {
 			t.Fatalf("malformed JSON accepted: %q", data)
 		}
-		for i := range d.Pages {
+		for i, p := range d.Pages {
 			if err := d.EnsurePage(i, Limits{MaxDepth: 20}); err != nil && !errors.Is(err, ErrManifestPage) && !strings.Contains(err.Error(), "neither") {
 				t.Fatalf("EnsurePage(%d) after a successful Decode: %v", i, err)
+			}
+			if !p.Decoded {
+				continue
+			}
+			// Differential check against encoding/json.
+			var ref struct {
+				Elements []map[string]json.RawMessage `json:"elements"`
+			}
+			if err := json.Unmarshal(p.Raw, &ref); err != nil || len(ref.Elements) != len(p.Elements) {
+				t.Fatalf("page %d: encoding/json sees %d elements (%v), we see %d", i, len(ref.Elements), err, len(p.Elements))
+			}
+			for j, m := range ref.Elements {
+				var want string
+				if json.Unmarshal(m["text"], &want) == nil && p.Elements[j].Text != want {
+					t.Fatalf("page %d element %d: text %q, encoding/json %q", i, j, p.Elements[j].Text, want)
+				}
 			}
 		}
 		_ = Validate(d)
