@@ -9,7 +9,9 @@ import (
 // document repeatedly (get_dpe after expiry) and conversion is not free.
 type docCache struct {
 	mu    sync.Mutex
-	max   int
+	max   int // entries
+	limit int // total bytes; a document larger than limit/2 is not kept
+	bytes int
 	order *list.List // front = most recent; values are *cacheEntry
 	byURI map[string]*list.Element
 }
@@ -19,8 +21,12 @@ type cacheEntry struct {
 	data []byte
 }
 
+// cacheByteLimit bounds the cache's memory: a user folder may hold
+// documents of tens of megabytes.
+const cacheByteLimit = 64 << 20
+
 func newDocCache(max int) *docCache {
-	return &docCache{max: max, order: list.New(), byURI: map[string]*list.Element{}}
+	return &docCache{max: max, limit: cacheByteLimit, order: list.New(), byURI: map[string]*list.Element{}}
 }
 
 func (c *docCache) get(uri string) ([]byte, bool) {
@@ -34,20 +40,25 @@ func (c *docCache) get(uri string) ([]byte, bool) {
 }
 
 func (c *docCache) put(uri string, data []byte) {
-	if c.max <= 0 {
+	if c.max <= 0 || len(data) > c.limit/2 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byURI[uri]; ok {
-		e.Value.(*cacheEntry).data = data
+		ent := e.Value.(*cacheEntry)
+		c.bytes += len(data) - len(ent.data)
+		ent.data = data
 		c.order.MoveToFront(e)
-		return
+	} else {
+		c.byURI[uri] = c.order.PushFront(&cacheEntry{uri: uri, data: data})
+		c.bytes += len(data)
 	}
-	c.byURI[uri] = c.order.PushFront(&cacheEntry{uri: uri, data: data})
-	for c.order.Len() > c.max {
+	for c.order.Len() > c.max || c.bytes > c.limit {
 		last := c.order.Back()
+		ent := last.Value.(*cacheEntry)
 		c.order.Remove(last)
-		delete(c.byURI, last.Value.(*cacheEntry).uri)
+		delete(c.byURI, ent.uri)
+		c.bytes -= len(ent.data)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -207,3 +209,61 @@ func TestDocCache_EvictsLeastRecentlyUsed(t *testing.T) {
 }
 
 func emptyFS() fstest.MapFS { return fstest.MapFS{} }
+
+func TestDocCache_RespectsByteLimit(t *testing.T) {
+	c := newDocCache(10)
+	c.limit = 10
+	c.put("big", make([]byte, 6)) // over limit/2: not kept
+	if _, ok := c.get("big"); ok {
+		t.Error("oversized document cached")
+	}
+	c.put("a", make([]byte, 4))
+	c.put("b", make([]byte, 4))
+	c.put("c", make([]byte, 4)) // 12 > 10: a goes
+	if _, ok := c.get("a"); ok || c.bytes != 8 {
+		t.Errorf("a kept or bytes = %d, want 8", c.bytes)
+	}
+}
+
+func TestNew_SkipsFilesOverMaxFileBytes(t *testing.T) {
+	fsys := fstest.MapFS{"big.txt": {Data: make([]byte, 100)}, "small.txt": {Data: []byte("x")}}
+	srv, err := New(Options{FS: fsys, MaxFileBytes: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := listAll(t, connect(t, srv))
+	if len(all) != 2 || !strings.HasSuffix(all[0].URI, "/small.txt") {
+		t.Errorf("listed %d resources, first %s", len(all), all[0].URI)
+	}
+}
+
+// TestRead_ConcurrentReadsAreSafe runs reads in parallel on one session so
+// the race detector sees the cache and the handler under contention.
+func TestRead_ConcurrentReadsAreSafe(t *testing.T) {
+	srv, err := New(Options{FS: Corpus(), CacheSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	all, _ := listAll(t, cs)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(all)*2)
+	for i := 0; i < 2; i++ {
+		for _, r := range all {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.URI}); err != nil {
+					errs <- err
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

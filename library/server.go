@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"path"
 	"strings"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,6 +19,8 @@ const (
 	DefaultPageSize  = 50
 	DefaultName      = "dpe-tui-library"
 	defaultCacheSize = 8
+
+	defaultMaxFileBytes = 64 << 20
 )
 
 // Options configures New. The zero value serves the embedded corpus.
@@ -46,6 +47,8 @@ type Options struct {
 	// CacheSize is how many converted documents to keep; default 8,
 	// negative disables the cache.
 	CacheSize int
+	// MaxFileBytes skips larger files when walking FS; default 64 MiB.
+	MaxFileBytes int64
 	// Logger receives WARNs for files that cannot be converted; nil discards.
 	Logger *slog.Logger
 }
@@ -61,7 +64,6 @@ type source struct {
 type library struct {
 	sources map[string]*source
 	cache   *docCache
-	reads   atomic.Int64
 }
 
 // New builds the MCP server. It walks the FS once, converting each document
@@ -83,6 +85,9 @@ func New(opt Options) (*mcp.Server, error) {
 	}
 	if opt.CacheSize == 0 {
 		opt.CacheSize = defaultCacheSize
+	}
+	if opt.MaxFileBytes <= 0 {
+		opt.MaxFileBytes = defaultMaxFileBytes
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
@@ -145,6 +150,10 @@ func (l *library) walk(fsys fs.FS, opt Options) error {
 		ref := sourceRef{fsys: fsys, path: p, uri: escapeDocRef(opt.Host, p), fileURI: fileURIOf(opt.FileRoot, p)}
 		if info, err := d.Info(); err == nil {
 			ref.modTime = info.ModTime()
+			if info.Size() > opt.MaxFileBytes {
+				opt.Logger.Warn("library: skip large file", "path", p, "size", info.Size(), "max", opt.MaxFileBytes)
+				return nil
+			}
 		}
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
@@ -212,7 +221,6 @@ func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Re
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	l.reads.Add(1)
 	data, ok := l.cache.get(uri)
 	if !ok {
 		var err error
