@@ -384,3 +384,80 @@ func TestLoadPage_SecondFailureReportsBoth(t *testing.T) {
 		t.Fatalf("calls=%d", res.calls)
 	}
 }
+
+func TestOpen_ServerURIWithQueryIsResolvedWithoutIt(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/doc.json", smallDoc)
+	var got []string
+	res := ResolverFunc(func(ctx context.Context, uri string) (Access, error) {
+		got = append(got, uri)
+		return Access{URI: fs.URL + "/doc.json"}, nil
+	})
+	var evs []TraceEvent
+	op, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/a%2Fb?page=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != "dpe://h/a%2Fb" || op.DPE.Segments[0] != "a/b" {
+		t.Fatalf("resolver got %q", got)
+	}
+	if evs[0].Kind != TraceGetDPE || !strings.Contains(evs[0].Detail, "query") {
+		t.Fatalf("the dropped query must be traced: %+v", evs[0])
+	}
+}
+
+func TestLoadPage_ConcurrentLoadsAreSerialised(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/v1/doc.json", manifestDoc(""))
+	fs.set("/v1/p0.json", `{"elements":[{"text":"zero"}]}`)
+	fs.set("/v1/p1.json", `{"elements":[{"text":"one"}]}`)
+	res := &scripted{steps: []func() (Access, error){ok(fs.URL + "/v1/doc.json")}}
+	var evs []TraceEvent
+	o := newOpener(res, &evs)
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for k := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = o.LoadPage(context.Background(), op, k%2)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fs.hitCount("/v1/p0.json") != 1 || fs.hitCount("/v1/p1.json") != 1 {
+		t.Fatalf("each page must be fetched once: %d %d", fs.hitCount("/v1/p0.json"), fs.hitCount("/v1/p1.json"))
+	}
+	if fs := o.Validate(op); len(fs) == 0 || evs[len(evs)-1].Kind != TraceValidate {
+		t.Fatalf("validate: %d findings (elements lack ids), trace %v", len(fs), kinds(evs))
+	}
+}
+
+func TestFetch_CancelledByCallerPromptly(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := (&Fetcher{IdleTimeout: time.Hour, Timeout: time.Hour}).Fetch(ctx, srv.URL)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
