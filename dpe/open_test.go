@@ -461,3 +461,32 @@ func TestFetch_CancelledByCallerPromptly(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+func TestAccess_MissingExpiresAtNeverExpires(t *testing.T) {
+	if (Access{}).Expired(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Fatal("no expires_at means no expiry (dpe.md: 缺省视为不过期)")
+	}
+	a := Access{ExpiresAt: testNow}
+	if a.Expired(testNow.Add(-time.Nanosecond)) || !a.Expired(testNow) {
+		t.Fatal("expired exactly from expires_at on")
+	}
+}
+
+func TestLoadPage_InlineElementsPreferredOverURI(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/doc.json", `{"pages":[{"page_index":0,"uri":"p0.json","elements":[{"text":"inline"}]}]}`)
+	fs.set("/p0.json", `{"elements":[{"text":"remote"}]}`)
+	res := &scripted{steps: []func() (Access, error){ok(fs.URL + "/doc.json")}}
+	var evs []TraceEvent
+	o := newOpener(res, &evs)
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.LoadPage(context.Background(), op, 0); err != nil {
+		t.Fatal(err)
+	}
+	if op.Doc.Pages[0].Elements[0].Text != "inline" || fs.hitCount("/p0.json") != 0 {
+		t.Fatal("dpe.md: with both, the agent uses the inline elements and does not fetch uri")
+	}
+}
