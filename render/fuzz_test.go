@@ -1,10 +1,13 @@
 package render
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 func checkGrid(t *testing.T, g *Grid) {
@@ -66,5 +69,32 @@ func FuzzParseTextTable(f *testing.F) {
 			return
 		}
 		checkGrid(t, g)
+	})
+}
+
+// FuzzElement renders arbitrary elements of every category: no panic, no
+// line wider than the width, nothing but theme SGR.
+func FuzzElement(f *testing.F) {
+	f.Add("Title", "x\x1b[2J", "category_depth", `3`, 10)
+	f.Add("Table", "a|b\n-|-\n1|2", "text_as_html", `"<table><tr><td colspan=2>x"`, 5)
+	f.Add("Image", "", "image_base64", `"iVBORw0KGgo="`, 1)
+	f.Add("FormKeysValues", "k: v", "key_value_pairs", `[{"key":{"text":1},"value":null}]`, 30)
+	f.Add("CodeSnippet", "\tfunc(){}", "languages", `["eng",7]`, 12)
+	f.Add("CheckBox", "", "checked", `"yes"`, 2)
+	r := New(NewTheme("dark"))
+	f.Fuzz(func(t *testing.T, category, text, key, value string, width int) {
+		width = width % 300
+		e := &dpe.Element{Category: category, Text: text}
+		if key != "" && json.Valid([]byte(value)) {
+			e.Metadata = map[string]json.RawMessage{key: json.RawMessage(value)}
+		}
+		out := r.Table(e, width, TableView{XOffset: width % 3, ColWidthBonus: width % 5})
+		for _, l := range strings.Split(out, "\n") {
+			if ansi.StringWidth(l) > max(width, 1) {
+				t.Fatalf("line wider than %d: %q", width, l)
+			}
+		}
+		assertOnlySGR(t, "fuzz element", out)
+		_ = PlainText(&dpe.Document{Pages: []*dpe.Page{{Decoded: true, Elements: []*dpe.Element{e}}}})
 	})
 }

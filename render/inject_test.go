@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
@@ -63,9 +64,12 @@ func assertOnlySGR(t *testing.T, where, out string) {
 	if i := strings.IndexByte(rest, 0x1b); i >= 0 {
 		t.Fatalf("%s: non-SGR escape survives: %q", where, rest[max(0, i-20):min(len(rest), i+40)])
 	}
-	for _, bad := range []string{"\u009b", "\u009d", "\u009c", "\x9b", "\x07", "\x00", "\x7f", "\r", "\u202E", "\xff"} {
-		if strings.Contains(rest, bad) {
-			t.Fatalf("%s: %q survives in %q", where, bad, rest)
+	if !utf8.ValidString(rest) {
+		t.Fatalf("%s: invalid UTF-8 survives in %q", where, rest)
+	}
+	for _, r := range rest {
+		if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			t.Fatalf("%s: control %U survives in %q", where, r, rest)
 		}
 	}
 }
