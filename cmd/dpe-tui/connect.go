@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/stack"
+)
+
+// target is where a command's agent connects: a real server, or the demo
+// stack started in this process on a free loopback port.
+type target struct {
+	URL    string
+	Office string
+	demo   *stack.Stack
+}
+
+func (t *target) Close() {
+	if t.demo != nil {
+		t.demo.Close()
+	}
+}
+
+// resolveTarget starts the embedded demo when no --url was given.
+func resolveTarget(ctx context.Context, g *globalFlags, log *slog.Logger) (*target, error) {
+	if g.URL != "" {
+		if _, err := url.Parse(g.URL); err != nil {
+			return nil, usageErrorf("--url %q: %v", g.URL, err)
+		}
+		return &target{URL: g.URL, Office: g.Office}, nil
+	}
+	st, err := stack.Start(ctx, stack.Options{Office: g.Office, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("start embedded demo: %w", err)
+	}
+	return &target{URL: st.URL, Office: st.Office, demo: st}, nil
+}
+
+func clientOptions(g *globalFlags, t *target, log *slog.Logger) client.Options {
+	return client.Options{
+		URL:            t.URL,
+		Office:         t.Office,
+		Name:           g.Name,
+		APIKey:         g.apiKey(),
+		Transport:      g.Transport,
+		ConnectTimeout: 10 * time.Second,
+		RequestTimeout: g.Timeout,
+		InsecureTLS:    g.Insecure,
+		Logger:         log,
+	}
+}
+
+// dial connects and joins.
+func dial(ctx context.Context, g *globalFlags, t *target, log *slog.Logger) (*client.Client, error) {
+	c, err := client.Dial(ctx, clientOptions(g, t, log))
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s office %s: %w", t.URL, t.Office, err)
+	}
+	return c, nil
+}
+
+// fetcher applies the file:// policy (issue 6): a loopback server may hand
+// out file:// URIs; a remote one only with --allow-file-uri[=ROOT].
+func fetcher(g *globalFlags, serverURL string) *dpe.Fetcher {
+	f := &dpe.Fetcher{
+		MaxBytes:    dpe.DefaultLimits().MaxBytes,
+		Timeout:     2 * time.Minute,
+		IdleTimeout: 30 * time.Second,
+	}
+	if g.Insecure {
+		f.HTTP = insecureHTTPClient()
+	}
+	switch {
+	case g.allowFileSet && g.AllowFile != "" && g.AllowFile != "1":
+		f.AllowFile, f.FileRoot = true, g.AllowFile
+	case g.allowFileSet:
+		f.AllowFile = true
+	case serverURL == "" || isLoopbackURL(serverURL):
+		f.AllowFile = true
+	}
+	return f
+}
+
+func isLoopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func insecureHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // only with the explicit --insecure flag
+	return &http.Client{Transport: tr}
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+const (
+	exitOK       = 0
+	exitRuntime  = 1
+	exitUsage    = 2
+	exitProtocol = 3
+)
+
+// usageError marks bad command lines (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, a ...any) error {
+	return &usageError{fmt.Sprintf(format, a...)}
+}
+
+// violationsError is check's "the document does not conform" (exit 1, the
+// report itself already printed).
+type violationsError struct{ n int }
+
+func (e *violationsError) Error() string {
+	return fmt.Sprintf("%d conformance violation(s)", e.n)
+}
+
+// report prints err as one sanitized line on stderr and picks the exit code.
+func report(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	line := sanitize.Line(err.Error())
+	var ue *usageError
+	var pe *protocol.Error
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
+		fmt.Fprintln(stderr, "run 'dpe-tui help' for usage")
+		return exitUsage
+	case errors.As(err, &pe):
+		fmt.Fprintf(stderr, "dpe-tui: protocol error %d: %s\n", pe.Code, line)
+		return exitProtocol
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "dpe-tui: interrupted")
+		return exitRuntime
+	default:
+		fmt.Fprintf(stderr, "dpe-tui: %s\n", strings.TrimSpace(line))
+		return exitRuntime
+	}
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+)
+
+// globalFlags are accepted by every command that talks to a server. Each
+// has an environment variable so that secrets (the API key) need not appear
+// on the command line, where other users can read them in process listings.
+type globalFlags struct {
+	URL          string
+	Office       string
+	Name         string
+	APIKey       string
+	Timeout      time.Duration
+	Transport    string
+	Insecure     bool
+	LogFile      string
+	AllowFile    string // "", "1" (anywhere) or a root directory
+	allowFileSet bool
+}
+
+func envOr(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envDuration(key string, def time.Duration) time.Duration {
+	if v := os.Getenv(key); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+		if n, err := strconv.Atoi(v); err == nil {
+			return time.Duration(n) * time.Second
+		}
+	}
+	return def
+}
+
+func (g *globalFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.URL, "url", envOr("DPE_TUI_URL", ""), "SMCP server URL, e.g. http://127.0.0.1:7800 (env DPE_TUI_URL; empty: embedded demo)")
+	fs.StringVar(&g.Office, "office", envOr("DPE_TUI_OFFICE", "demo"), "office to join (env DPE_TUI_OFFICE)")
+	fs.StringVar(&g.Name, "name", envOr("DPE_TUI_NAME", "dpe-tui"), "agent name (env DPE_TUI_NAME)")
+	fs.StringVar(&g.APIKey, "api-key", "", "API key sent as x-api-key; prefer env DPE_TUI_API_KEY")
+	fs.DurationVar(&g.Timeout, "timeout", envDuration("DPE_TUI_TIMEOUT", 30*time.Second), "per-request timeout (env DPE_TUI_TIMEOUT)")
+	fs.StringVar(&g.Transport, "transport", envOr("DPE_TUI_TRANSPORT", "websocket"), "websocket or polling (env DPE_TUI_TRANSPORT)")
+	fs.BoolVar(&g.Insecure, "insecure", false, "skip TLS verification (development only)")
+	fs.StringVar(&g.LogFile, "log", envOr("DPE_TUI_LOG", ""), "write a debug log to FILE (env DPE_TUI_LOG)")
+	fs.Func("allow-file-uri", "allow file:// access URIs from a remote server, optionally only under ROOT (--allow-file-uri[=ROOT])", func(s string) error {
+		g.allowFileSet = true
+		g.AllowFile = s
+		return nil
+	})
+	// A bare --allow-file-uri must work too; flag.Func needs a value, so
+	// this is rewritten in normalizeArgs.
+}
+
+// apiKey reads the key from the flag, else the environment.
+func (g *globalFlags) apiKey() string {
+	if g.APIKey != "" {
+		return g.APIKey
+	}
+	return os.Getenv("DPE_TUI_API_KEY")
+}
+
+func (g *globalFlags) validate() error {
+	switch g.Transport {
+	case "websocket", "polling":
+	default:
+		return usageErrorf("--transport must be websocket or polling, not %q", g.Transport)
+	}
+	if g.Timeout <= 0 {
+		return usageErrorf("--timeout must be positive")
+	}
+	return nil
+}
+
+// logger writes to --log FILE, or nowhere: a TUI must not write logs onto
+// its own screen.
+func (g *globalFlags) logger() (*slog.Logger, func(), error) {
+	if g.LogFile == "" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil)), func() {}, nil
+	}
+	f, err := os.OpenFile(g.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open log file: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})), func() { f.Close() }, nil
+}
+
+// normalizeArgs turns a bare --allow-file-uri into --allow-file-uri=1.
+func normalizeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		if a == "--allow-file-uri" || a == "-allow-file-uri" {
+			a = "--allow-file-uri=1"
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// parseFlags parses with interspersed positionals allowed: `get URI --page 2`.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	args = normalizeArgs(args)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil, err
+			}
+			return nil, usageErrorf("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/render"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+type getFlags struct {
+	globalFlags
+	Computer string
+	Page     int
+	Format   string
+}
+
+// runGet implements `get` and, with check set, `check`: both open the same
+// inputs the same way and differ only in what they print.
+func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check bool) error {
+	name := "get"
+	if check {
+		name = "check"
+	}
+	var f getFlags
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.StringVar(&f.Computer, "computer", "", "computer to ask for a dpe:// URI (default: the one that knows its host)")
+	if !check {
+		fs.IntVar(&f.Page, "page", 0, "print only page N (1-based)")
+		fs.StringVar(&f.Format, "format", "md", "md, text or json")
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErrorf("%s needs exactly one dpe:// URI, file path or URL", name)
+	}
+	switch f.Format {
+	case "md", "text", "json", "":
+	default:
+		return usageErrorf("--format must be md, text or json, not %q", f.Format)
+	}
+	if f.Page < 0 {
+		return usageErrorf("--page must be ≥ 1")
+	}
+
+	log, closeLog, err := f.logger()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	if check {
+		return printCheck(ctx, opener, op, stdout)
+	}
+	return printGet(ctx, opener, op, f.Page, f.Format, stdout)
+}
+
+// openInput opens a dpe:// URI through a server, or a file or URL directly.
+func openInput(ctx context.Context, g *globalFlags, computer, input string, log *slog.Logger) (*dpe.Opened, *dpe.Opener, func(), error) {
+	if strings.HasPrefix(strings.ToLower(input), "dpe:") {
+		u, err := dpe.ParseURI(input)
+		if err != nil {
+			return nil, nil, nil, usageErrorf("%v", err)
+		}
+		t, err := resolveTarget(ctx, g, log)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		c, err := dial(ctx, g, t, log)
+		if err != nil {
+			t.Close()
+			return nil, nil, nil, err
+		}
+		cleanup := func() { c.Close(); t.Close() }
+		resolver := c.Resolver(computer)
+		opener := &dpe.Opener{Resolver: resolver, Fetcher: fetcher(g, t.URL), Limits: dpe.DefaultLimits()}
+		op, err := opener.Open(ctx, u.String())
+		if err != nil {
+			cleanup()
+			return nil, nil, nil, fmt.Errorf("open %s: %w", u.String(), err)
+		}
+		return op, opener, cleanup, nil
+	}
+	access := input
+	if !strings.Contains(input, "://") {
+		abs, err := filepath.Abs(input)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", input, err)
+		}
+		access = "file://" + filepath.ToSlash(abs)
+	}
+	// A file or URL the user typed is trusted as far as file:// goes.
+	fch := fetcher(g, "")
+	fch.AllowFile = true
+	opener := &dpe.Opener{Fetcher: fch, Limits: dpe.DefaultLimits()}
+	op, err := opener.OpenAccess(ctx, access)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("open %s: %w", input, err)
+	}
+	return op, opener, func() {}, nil
+}
+
+func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int, format string, w io.Writer) error {
+	if op.Kind != dpe.KindDocument {
+		switch format {
+		case "json":
+			return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(op.Access.URI), kindName(op.Kind))
+		default:
+			if op.Kind == dpe.KindBinary {
+				return fmt.Errorf("content at %s is binary (%s, %d bytes); save it with the TUI", sanitize.Line(op.Access.URI), sanitize.Line(op.MimeType), len(op.Body))
+			}
+			_, err := io.WriteString(w, sanitize.Text(string(op.Body)))
+			return err
+		}
+	}
+	d := op.Doc
+	if page == 0 {
+		for i := range d.Pages {
+			if err := loadPage(ctx, opener, op, i); err != nil {
+				return err
+			}
+		}
+		switch format {
+		case "json":
+			_, err := w.Write(op.Body)
+			return err
+		case "text":
+			_, err := io.WriteString(w, render.PlainText(d))
+			return err
+		default:
+			_, err := io.WriteString(w, render.Markdown(d))
+			return err
+		}
+	}
+	if page > len(d.Pages) {
+		return fmt.Errorf("--page %d: the document has %d page(s)", page, len(d.Pages))
+	}
+	if err := loadPage(ctx, opener, op, page-1); err != nil {
+		return err
+	}
+	p := d.Pages[page-1]
+	switch format {
+	case "json":
+		_, err := w.Write(append(append([]byte{}, p.Raw...), '\n'))
+		return err
+	case "text":
+		_, err := io.WriteString(w, render.PagePlainText(p))
+		return err
+	default:
+		_, err := io.WriteString(w, render.PageMarkdown(p))
+		return err
+	}
+}
+
+func loadPage(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, i int) error {
+	p := op.Doc.Pages[i]
+	if p.Decoded {
+		return nil
+	}
+	if len(p.Raw) > 0 && !isManifestOnly(p) {
+		if err := op.Doc.EnsurePage(i, opener.Limits); err != nil {
+			return fmt.Errorf("page %d: %w", i+1, err)
+		}
+		return nil
+	}
+	if err := opener.LoadPage(ctx, op, i); err != nil {
+		return fmt.Errorf("page %d: %w", i+1, err)
+	}
+	return nil
+}
+
+// isManifestOnly: a page with a uri and no inline elements must be fetched.
+func isManifestOnly(p *dpe.Page) bool {
+	return p.URI != "" && !strings.Contains(string(p.Raw), `"elements"`)
+}
+
+func printCheck(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, w io.Writer) error {
+	if op.Kind != dpe.KindDocument {
+		return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(op.Access.URI), kindName(op.Kind))
+	}
+	violations := 0
+	// A page that cannot be loaded is itself a finding; the rest of the
+	// document is still checked.
+	for i, p := range op.Doc.Pages {
+		if p.URI == "" && !strings.Contains(string(p.Raw), `"elements"`) {
+			continue // Validate reports a page with neither elements nor uri
+		}
+		if err := loadPage(ctx, opener, op, i); err != nil {
+			violations++
+			fmt.Fprintf(w, "%-9s %-28s %s  %s\n", "violation", "page-load", fmt.Sprintf("$.pages[%d]", i), sanitize.Line(err.Error()))
+		}
+	}
+	findings := dpe.Validate(op.Doc)
+	warnings := 0
+	for _, fd := range findings {
+		sev := "warning"
+		if fd.Severity == dpe.Violation {
+			sev = "violation"
+			violations++
+		} else {
+			warnings++
+		}
+		fmt.Fprintf(w, "%-9s %-28s %s  %s\n", sev, sanitize.Line(fd.Rule), sanitize.Line(fd.Path), sanitize.Line(fd.Message))
+	}
+	title := sanitize.Line(op.Doc.Title)
+	fmt.Fprintf(w, "%s: %d page(s), %d violation(s), %d warning(s)\n", title, len(op.Doc.Pages), violations, warnings)
+	if violations > 0 {
+		return &violationsError{violations}
+	}
+	return nil
+}
+
+func kindName(k dpe.ContentKind) string {
+	switch k {
+	case dpe.KindDocument:
+		return "a DPE document"
+	case dpe.KindMarkdown:
+		return "Markdown"
+	case dpe.KindText:
+		return "plain text"
+	default:
+		return "binary data"
+	}
+}
+
+func absPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(abs), nil
+}

@@ -1,0 +1,71 @@
+// Command dpe-tui browses DPE documents over A2C-SMCP.
+//
+//	dpe-tui                      TUI on the embedded demo stack
+//	dpe-tui --url U --office O   TUI on a real server
+//	dpe-tui open FILE|URL        a DPE JSON straight into the document view
+//	dpe-tui serve                server + computers, headless
+//	dpe-tui ls computers|servers|resources
+//	dpe-tui get URI|FILE|URL     a document as md, text or json
+//	dpe-tui check URI|FILE|URL   the conformance report (exit 1 on violations)
+//
+// Exit codes: 0 ok, 1 runtime or network error, 2 usage, 3 protocol error.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process around it, so tests can drive it.
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	cmd, rest := "", args
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, rest = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "":
+		err = runTUI(ctx, rest, stdout, stderr, "")
+	case "open":
+		err = runOpen(ctx, rest, stdout, stderr)
+	case "serve":
+		err = runServe(ctx, rest, stdout, stderr)
+	case "ls":
+		err = runLs(ctx, rest, stdout, stderr)
+	case "get":
+		err = runGet(ctx, rest, stdout, stderr, false)
+	case "check":
+		err = runGet(ctx, rest, stdout, stderr, true)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		err = usageErrorf("unknown command %q", cmd)
+	}
+	return report(err, stderr)
+}
+
+const usage = `dpe-tui: browse DPE documents over A2C-SMCP
+
+Usage:
+  dpe-tui [flags]                       open the TUI (embedded demo unless --url)
+  dpe-tui open FILE|URL [flags]         open a DPE JSON file or URL in the TUI
+  dpe-tui serve [serve flags]           run server and computers headless
+  dpe-tui ls computers|servers|resources [flags]
+  dpe-tui get URI|FILE|URL [--page N] [--format md|text|json] [flags]
+  dpe-tui check URI|FILE|URL [flags]    conformance report; exit 1 on violations
+
+Run 'dpe-tui COMMAND -h' for a command's flags.
+Exit codes: 0 ok, 1 runtime or network error, 2 usage, 3 protocol error.
+`

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/dpe-tui/dpe-tui/stack"
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		opt     stack.Options
+		logFile string
+		verbose bool
+	)
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&opt.Addr, "addr", "127.0.0.1:7800", "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&opt.Office, "office", envOr("DPE_TUI_OFFICE", "demo"), "office the computers join")
+	fs.StringVar(&opt.DocsDir, "docs", "", "serve this folder as the library instead of the embedded sample corpus")
+	fs.StringVar(&opt.MCPConfig, "mcp-config", "", "JSON file of extra MCP servers for computer alpha (SMCP MCPServerConfig shape)")
+	fs.StringVar(&opt.Resolver, "resolver", "http", "DPE resolver: file or http")
+	fs.StringVar(&opt.APIKey, "api-key", "", "require this API key from clients; prefer env DPE_TUI_API_KEY")
+	fs.StringVar(&logFile, "log", "", "write logs to FILE instead of stderr")
+	fs.BoolVar(&verbose, "v", false, "debug logging")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErrorf("serve takes no arguments, got %q", pos[0])
+	}
+	if opt.APIKey == "" {
+		opt.APIKey = os.Getenv("DPE_TUI_API_KEY")
+	}
+	switch opt.Resolver {
+	case "file", "http":
+	default:
+		return usageErrorf("--resolver must be file or http, not %q", opt.Resolver)
+	}
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	logOut := stderr
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("open log file: %w", err)
+		}
+		defer f.Close()
+		logOut = f
+	}
+	opt.Logger = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+
+	st, err := stack.Start(ctx, opt)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer st.Close()
+	fmt.Fprintf(stdout, "dpe-tui serve: listening on %s\n", st.URL)
+	fmt.Fprintf(stdout, "office: %s\ncomputers: %v\n", st.Office, st.ComputerNames())
+	fmt.Fprintf(stdout, "connect with: dpe-tui --url %s --office %s\n", st.URL, st.Office)
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "dpe-tui serve: shutting down")
+	return nil
+}

@@ -1,0 +1,223 @@
+// Package stack wires the other side of the wire — SMCP server, computers
+// and library MCP servers — into one in-process deployment. The embedded
+// demo (`dpe-tui` with no arguments), `dpe-tui serve` and the end-to-end
+// tests all start the same stack, so what a user demos is what CI tests.
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/library"
+	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/server"
+)
+
+// Demo layout (issue 2, "The demo office"): two computers; alpha has two
+// servers, one of which lists ≥ 250 resources so paging takes ≥ 5 cursor
+// pages at the library's page size of 50.
+const (
+	ComputerAlpha = "alpha"
+	ComputerBeta  = "beta"
+
+	ServerLibrary = "library"
+	ServerNotes   = "notes"
+	ServerArchive = "archive"
+
+	HostLibrary = "io.github.dpetui.library"
+	HostNotes   = "io.github.dpetui.notes"
+	HostArchive = "io.github.dpetui.archive"
+
+	NotesCount = 260
+	PageSize   = 50
+)
+
+// Options configures a stack. The zero value is the embedded demo on a free
+// loopback port with the http resolver.
+type Options struct {
+	Addr      string // listen address; default 127.0.0.1:0
+	Office    string // default "demo"
+	APIKey    string // required from clients when set
+	DocsDir   string // serve this folder as the library instead of the corpus
+	MCPConfig string // extra MCP servers for computer alpha
+	Resolver  string // "http" (default) or "file"
+	CacheDir  string // file resolver cache; default a temp dir removed on Close
+	// ResolverTTL overrides the http resolver's URL lifetime (tests of expiry).
+	ResolverTTL time.Duration
+	// Now overrides the clock of the http resolver (tests of expiry).
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Stack is a running deployment.
+type Stack struct {
+	URL       string
+	Office    string
+	Server    *server.Server
+	Computers []*computer.Computer
+	HTTP      *computer.HTTPResolver // nil with the file resolver
+
+	names   []string
+	closers []func() error
+}
+
+// ComputerNames lists the computers in join order.
+func (s *Stack) ComputerNames() []string { return append([]string(nil), s.names...) }
+
+// Start brings the stack up and returns once every computer has joined.
+func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
+	if opt.Addr == "" {
+		opt.Addr = "127.0.0.1:0"
+	}
+	if opt.Office == "" {
+		opt.Office = "demo"
+	}
+	if opt.Resolver == "" {
+		opt.Resolver = "http"
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	st := &Stack{Office: opt.Office}
+	defer func() {
+		if err != nil {
+			st.Close()
+		}
+	}()
+
+	srv, err := server.New(server.Options{APIKey: opt.APIKey, Logger: log.With("component", "server")})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	ln, err := net.Listen("tcp", opt.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", opt.Addr, err)
+	}
+	st.Server = srv
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, net.ErrClosed) {
+			log.Debug("server stopped", "err", err)
+		}
+	}()
+	st.closers = append(st.closers, srv.Close)
+	st.URL = "http://" + ln.Addr().String()
+
+	resolver, err := st.newResolver(opt, log)
+	if err != nil {
+		return nil, err
+	}
+
+	// alpha: the library (corpus or --docs) and a big generated notes server.
+	var libFS fs.FS // nil: the embedded corpus plus its generated documents
+	if opt.DocsDir != "" {
+		if fi, err := os.Stat(opt.DocsDir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("--docs %s: not a directory", opt.DocsDir)
+		}
+		libFS = os.DirFS(opt.DocsDir)
+	}
+	alpha := st.newComputer(opt, ComputerAlpha, resolver, log)
+	if err := addLibrary(ctx, alpha, ServerLibrary, library.Options{FS: libFS, Host: HostLibrary, PageSize: PageSize, Name: ServerLibrary}); err != nil {
+		return nil, err
+	}
+	if err := addLibrary(ctx, alpha, ServerNotes, library.Options{FS: emptyFS{}, Host: HostNotes, PageSize: PageSize, Name: ServerNotes, Generated: NotesCount}); err != nil {
+		return nil, err
+	}
+	if opt.MCPConfig != "" {
+		servers, _, err := computer.LoadConfigFile(opt.MCPConfig)
+		if err != nil {
+			return nil, fmt.Errorf("--mcp-config: %w", err)
+		}
+		for _, cfg := range servers {
+			if err := alpha.AddServer(ctx, cfg); err != nil {
+				return nil, fmt.Errorf("--mcp-config server %s: %w", cfg.Name, err)
+			}
+		}
+	}
+
+	// beta: a small archive on another host, so the office has two computers
+	// whose dpe hosts differ (exercises choosing a computer for a typed URI).
+	beta := st.newComputer(opt, ComputerBeta, resolver, log)
+	if err := addLibrary(ctx, beta, ServerArchive, library.Options{FS: emptyFS{}, Host: HostArchive, PageSize: PageSize, Name: ServerArchive, Generated: 12}); err != nil {
+		return nil, err
+	}
+
+	for _, c := range st.Computers {
+		if err := c.Start(ctx); err != nil {
+			return nil, fmt.Errorf("computer join: %w", err)
+		}
+	}
+	return st, nil
+}
+
+func (st *Stack) newResolver(opt Options, log *slog.Logger) (computer.Resolver, error) {
+	switch opt.Resolver {
+	case "file":
+		dir := opt.CacheDir
+		if dir == "" {
+			d, err := os.MkdirTemp("", "dpe-tui-cache-")
+			if err != nil {
+				return nil, fmt.Errorf("file resolver cache: %w", err)
+			}
+			dir = d
+			st.closers = append(st.closers, func() error { return os.RemoveAll(d) })
+		}
+		return computer.NewFileResolver(filepath.Clean(dir)), nil
+	case "http":
+		h, err := computer.NewHTTPResolver(computer.HTTPResolverOptions{TTL: opt.ResolverTTL, Now: opt.Now, Logger: log.With("component", "http-resolver")})
+		if err != nil {
+			return nil, fmt.Errorf("http resolver: %w", err)
+		}
+		st.HTTP = h
+		st.closers = append(st.closers, h.Close)
+		return h, nil
+	}
+	return nil, fmt.Errorf("unknown resolver %q (want file or http)", opt.Resolver)
+}
+
+func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log *slog.Logger) *computer.Computer {
+	c := computer.New(computer.Options{
+		URL: st.URL, Office: st.Office, Name: name, APIKey: opt.APIKey,
+		Resolver: r, Logger: log.With("component", "computer", "computer", name),
+	})
+	st.Computers = append(st.Computers, c)
+	st.names = append(st.names, name)
+	st.closers = append(st.closers, c.Close)
+	return c
+}
+
+func addLibrary(ctx context.Context, c *computer.Computer, name string, opt library.Options) error {
+	srv, err := library.New(opt)
+	if err != nil {
+		return fmt.Errorf("library %s: %w", name, err)
+	}
+	cfg := protocol.MCPServerConfig{
+		Name: name, Type: protocol.ServerTypeStdio, ForbiddenTools: []string{}, ToolMeta: map[string]protocol.ToolMeta{},
+		ServerParameters: []byte(`{"command":"(in-process)","args":[],"env":null,"cwd":null,"encoding":"utf-8","encoding_error_handler":"strict"}`),
+	}
+	if err := c.AddInProcess(ctx, cfg, srv); err != nil {
+		return fmt.Errorf("add %s: %w", name, err)
+	}
+	return nil
+}
+
+// Close stops everything in reverse order of start.
+func (st *Stack) Close() error {
+	var errs []error
+	for i := len(st.closers) - 1; i >= 0; i-- {
+		if err := st.closers[i](); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	st.closers = nil
+	return errors.Join(errs...)
+}
