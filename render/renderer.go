@@ -259,6 +259,12 @@ func (r *Renderer) build(el *dpe.Element, width int, v TableView, caption string
 // Page renders every element of a decoded page as blocks, so the UI can
 // draw only the visible lines (and put its own gap between blocks).
 func (r *Renderer) Page(p *dpe.Page, width int) []Block {
+	return r.PageView(p, width, nil)
+}
+
+// PageView is Page with the horizontal scroll state of some tables, keyed
+// by element index.
+func (r *Renderer) PageView(p *dpe.Page, width int, views map[int]TableView) []Block {
 	width = max(width, 1)
 	if p == nil {
 		return nil
@@ -282,7 +288,7 @@ func (r *Renderer) Page(p *dpe.Page, width int) []Block {
 		if normalizeCategory(el.Category) == catImage && imageCaptionFromMeta(el) == "" {
 			caption = relatedCaption(p, i)
 		}
-		blocks = append(blocks, Block{ElementIndex: i, Lines: r.elementLines(el, width, TableView{}, caption)})
+		blocks = append(blocks, Block{ElementIndex: i, Lines: r.elementLines(el, width, views[i], caption)})
 	}
 	return blocks
 }

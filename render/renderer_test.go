@@ -147,3 +147,16 @@ func TestCategory_V01MapsToStandardRenderers(t *testing.T) {
 		}
 	}
 }
+
+func TestPageView_AppliesTableScrollByIndex(t *testing.T) {
+	tbl := el(t, "Table", wideTableText(12, 3), nil)
+	p := &dpe.Page{Decoded: true, Elements: []*dpe.Element{el(t, "Text", "x", nil), tbl}}
+	r := New(NewTheme("notty"))
+	b := r.PageView(p, 80, map[int]TableView{1: {XOffset: 3}})
+	if got := b[1].Lines[0]; got != "◂ cols 5–9 of 12 ▸" {
+		t.Errorf("scrolled table marker = %q", got)
+	}
+	if got := r.Page(p, 80)[1].Lines[0]; got != "cols 2–6 of 12 ▸" {
+		t.Errorf("unscrolled table marker = %q", got)
+	}
+}
