@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -265,5 +266,18 @@ func TestRead_ConcurrentReadsAreSafe(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+func TestNoteNames_LongNamesStartWithTheirOwnLabel(t *testing.T) {
+	nn := newNoteNames(12, 4, 50)
+	for _, i := range []int{1, 7, 12} {
+		name := nn.name(i)
+		if len(name) != 50 || !strings.HasPrefix(name, fmt.Sprintf("note-%04d ", i)) {
+			t.Errorf("name(%d) = %q", i, name)
+		}
+	}
+	if got := newNoteNames(3, 4, 0).name(2); got != "note-0002" {
+		t.Errorf("short name = %q", got)
 	}
 }

@@ -16,10 +16,11 @@ func (l *library) addNotes(opt Options) {
 	}
 	width := max(4, len(fmt.Sprint(n)))
 	shared := []string{"generated", "note"}
+	names := newNoteNames(n, width, opt.GeneratedNameLen)
 	for i := 1; i <= n; i++ {
 		docRef := fmt.Sprintf("generated/note-%0*d", width, i)
 		uri := escapeDocRef(opt.Host, docRef)
-		name := noteName(i, width, opt.GeneratedNameLen)
+		name := names.name(i)
 		info := docInfo{
 			Title:        fmt.Sprintf("Note %d", i),
 			Summary:      fmt.Sprintf("Generated note %d of %d.", i, n),
@@ -33,14 +34,38 @@ func (l *library) addNotes(opt Options) {
 	}
 }
 
-// noteName is "note-0001", padded to nameLen characters when asked.
-func noteName(i, width, nameLen int) string {
-	name := fmt.Sprintf("note-%0*d", width, i)
-	if nameLen > len(name) {
-		name += " " + strings.Repeat("long-name ", nameLen/10+1)
-		name = name[:nameLen]
+// noteNames hands out note names. Long names are windows into one shared
+// string "note-0001 note-0002 … long-name long-name …": each starts with its
+// own label, and 10,000 names of 10,000 characters cost ~100 KB, not 100 MB.
+type noteNames struct {
+	base          string
+	width, length int
+}
+
+func newNoteNames(n, width, nameLen int) noteNames {
+	nn := noteNames{width: width, length: nameLen}
+	if nameLen <= 0 {
+		return nn
 	}
-	return name
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "note-%0*d ", width, i)
+	}
+	for sb.Len() < (n-1)*(width+6)+nameLen {
+		sb.WriteString("long-name ")
+	}
+	nn.base = sb.String()
+	return nn
+}
+
+// name is "note-0001", or a nameLen-byte window starting at that label.
+func (nn noteNames) name(i int) string {
+	label := fmt.Sprintf("note-%0*d", nn.width, i)
+	if nn.length <= len(label) {
+		return label
+	}
+	start := (i - 1) * (nn.width + 6)
+	return nn.base[start : start+nn.length]
 }
 
 func noteJSON(i, n int, uri, docRef string, info docInfo) ([]byte, error) {
