@@ -160,3 +160,29 @@ func TestPageView_AppliesTableScrollByIndex(t *testing.T) {
 		t.Errorf("unscrolled table marker = %q", got)
 	}
 }
+
+func TestRenderer_ConcurrentUseIsSafe(t *testing.T) {
+	r := New(NewTheme("dark"))
+	fs := fixtures(t)
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i, f := range fs {
+				w := 30 + (i+g)%3*20
+				r.Table(f.el, w, f.view)
+				r.TableWindow(f.el, w, TableView{XOffset: g}, 0, 3)
+				if g == 0 && i%10 == 0 {
+					r.Invalidate(f.el)
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	r.Reset()
+	if got := r.Element(fs[0].el, 80); !strings.Contains(got, "Annual Report 2024") {
+		t.Errorf("after Reset: %q", got)
+	}
+}
