@@ -206,6 +206,7 @@ func decodeInline(p *Page, lim Limits) (*Page, error) {
 func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
 	p := &Page{pos: pos, Index: pos, ElementCount: -1}
 	esc := &escapes{}
+	var bg bigramScratch
 	defer func() { s.esc = nil }()
 	path := fmt.Sprintf("$.pages[%d]", pos)
 	f := fields{s: s, depth: 3, extra: &p.Extra, probs: &p.problems, path: path}
@@ -263,6 +264,7 @@ func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
 					s.esc = nil
 					if err == nil && len(p.spans) < maxSpans {
 						p.spans = append(p.spans, uint32(v+1-pv), uint32(end-1-pv))
+						bg.add(s.data[v+1 : end-1])
 					}
 					return end, err
 				})
@@ -280,6 +282,7 @@ func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
 	// Offsets are uint32: a page over 4 GiB (only with raised limits)
 	// gets no span index and Search scans its raw bytes instead.
 	p.spansKnown = end-pv <= math.MaxUint32 && len(p.spans) < maxSpans
+	p.bigrams = bg.filter()
 	if p.hasElements && p.nElements == 0 {
 		p.Decoded = true
 	}

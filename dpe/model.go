@@ -62,6 +62,7 @@ type Page struct {
 	// (nil: none). Valid when spansKnown.
 	spans      []uint32
 	esc        *escapes
+	bigrams    bigramFilter // byte pairs of the texts (nil: none)
 	spansKnown bool
 	problems   []Finding
 }

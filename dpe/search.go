@@ -121,11 +121,13 @@ type matcher struct {
 	// whether the query has runes outside the BMP (escaped as surrogates).
 	fold     []rune
 	nonBMP   bool
+	bigrams  []uint32
 	shortEsc []string
 }
 
 func newMatcher(q string) *matcher {
 	m := &matcher{q: []rune(q)}
+	m.bigrams = queryBigrams(m.q)
 	// The anchor: the rarest byte in the query's leading run of ASCII
 	// characters other than k/s. Within that run every match has the
 	// same byte layout as the query, so the match starts at anchor-off.
@@ -287,55 +289,148 @@ func equalFold(a, b rune) bool {
 }
 
 // rulesOut reports whether an undecoded page's raw JSON proves that none
-// of its element texts contains the query: the query does not occur in
-// the raw bytes, and no JSON escape in them could spell part of it — no
-// \uXXXX of a rune that folds to a query rune (or a surrogate, when the
-// query has runes outside the BMP), and no short escape (\" \/ \n …) of
-// a character the query contains. Decode recorded where the texts are and
-// their escapes, so this scans only text bytes, once.
+// of its element texts contains the query. It cannot when a JSON escape in
+// the texts could spell part of the query: a \uXXXX of a rune that folds
+// to a query rune (or a surrogate, when the query has runes outside the
+// BMP), or a short escape (\" \/ \n …) of a character the query
+// contains. Otherwise every match is literal in the raw text bytes, so a
+// query bigram missing from the page's bigram filter, or no match in the
+// text spans, rules the page out. Decode built the spans, the escape
+// summary and the filter in its one pass, so a rare word costs a few bit
+// tests per page (issue 5 P5).
 func (m *matcher) rulesOut(p *Page) bool {
 	// Read-only view: Raw is never modified, and copying a page to search
 	// it would cost more than the search.
 	s := unsafe.String(unsafe.SliceData(p.Raw), len(p.Raw))
 	esc := p.esc
 	if !p.spansKnown {
-		// No index (huge page): scan all of Raw and all of its escapes.
+		// No index (huge page): all of Raw and all of its escapes.
 		esc = &escapes{}
 		sc := &jscan{data: p.Raw, maxDepth: 1 << 30, esc: esc}
 		if _, err := sc.value(0, 0); err != nil {
 			return false
 		}
-		if st, _ := m.find(s, 0); st >= 0 {
-			return false
-		}
-	} else {
-		for k := 0; k+1 < len(p.spans); k += 2 {
-			if st, _ := m.find(s[p.spans[k]:p.spans[k+1]], 0); st >= 0 {
+	}
+	if esc != nil {
+		for _, r := range m.q {
+			if i := strings.IndexRune(shortEscapeChars, r); i >= 0 && esc.short[i] {
 				return false
 			}
 		}
-	}
-	if esc == nil {
-		return true
-	}
-	for _, r := range m.q {
-		if i := strings.IndexRune(shortEscapeChars, r); i >= 0 && esc.short[i] {
-			return false
-		}
-	}
-	for _, r := range m.fold {
-		if _, ok := esc.runes[r]; ok {
-			return false
-		}
-	}
-	if m.nonBMP {
-		for r := range esc.runes {
-			if utf16.IsSurrogate(r) {
+		for _, r := range m.fold {
+			if _, ok := esc.runes[r]; ok {
 				return false
 			}
+		}
+		if m.nonBMP {
+			for r := range esc.runes {
+				if utf16.IsSurrogate(r) {
+					return false
+				}
+			}
+		}
+	}
+	if !p.spansKnown {
+		st, _ := m.find(s, 0)
+		return st < 0
+	}
+	if f := p.bigrams; len(f) > 0 {
+		for _, h := range m.bigrams {
+			if !f.has(h) {
+				return true
+			}
+		}
+	}
+	for k := 0; k+1 < len(p.spans); k += 2 {
+		if st, _ := m.find(s[p.spans[k]:p.spans[k+1]], 0); st >= 0 {
+			return false
 		}
 	}
 	return true
+}
+
+// bigramFilter is a Bloom-style set of the ASCII-lowercased byte pairs of
+// a page's texts; its size is a power of two ≥ 64 bits.
+type bigramFilter []uint64
+
+// bigramHash maps a byte pair to 12 bits; a filter of n bits uses the low
+// log2(n) bits, so folding a 4096-bit filter by OR-ing halves keeps it
+// exact.
+func bigramHash(a, b byte) uint32 {
+	return (uint32(a)<<8 | uint32(b)) * 2654435761 >> 20
+}
+
+func (f bigramFilter) has(h uint32) bool {
+	h &= uint32(len(f)*64 - 1)
+	return f[h>>6]&(1<<(h&63)) != 0
+}
+
+// bigramScratch collects one page's bigrams at full size.
+type bigramScratch struct {
+	bits  [64]uint64
+	bytes int
+}
+
+func (b *bigramScratch) add(text []byte) {
+	if len(text) == 0 {
+		return
+	}
+	b.bytes += len(text)
+	prev := lowerASCII(text[0])
+	for _, c := range text[1:] {
+		c = lowerASCII(c)
+		h := bigramHash(prev, c)
+		b.bits[h>>6] |= 1 << (h & 63)
+		prev = c
+	}
+}
+
+// filter folds the scratch to about one bit per text byte.
+func (b *bigramScratch) filter() bigramFilter {
+	if b.bytes < 2 {
+		return nil
+	}
+	words := 64
+	for words > 1 && words*64 > 2*b.bytes {
+		words /= 2
+	}
+	bits := b.bits
+	for n := 64; n > words; n /= 2 {
+		for i := 0; i < n/2; i++ {
+			bits[i] |= bits[i+n/2]
+		}
+	}
+	return bigramFilter(append([]uint64(nil), bits[:words]...))
+}
+
+// queryBigrams lists the bigram hashes every literal match must contain:
+// byte pairs inside runs of query runes whose matches have a fixed byte
+// form after ASCII lowercasing — ASCII other than k/s (whose case variants
+// are non-ASCII) and non-ASCII runes without case variants (CJK …).
+func queryBigrams(q []rune) []uint32 {
+	var out []uint32
+	var run []byte
+	flush := func() {
+		for i := 1; i < len(run); i++ {
+			out = append(out, bigramHash(run[i-1], run[i]))
+		}
+		run = run[:0]
+	}
+	for _, r := range q {
+		stable := r < utf8.RuneSelf && !strings.ContainsRune("kKsS", r) ||
+			r >= utf8.RuneSelf && r != utf8.RuneError && unicode.SimpleFold(r) == r
+		if !stable {
+			flush()
+			continue
+		}
+		if r < utf8.RuneSelf {
+			run = append(run, lowerASCII(byte(r)))
+		} else {
+			run = utf8.AppendRune(run, r)
+		}
+	}
+	flush()
+	return out
 }
 
 // shortEscapeChars are the characters the short escapes of shortEscapes

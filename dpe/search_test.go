@@ -248,3 +248,38 @@ func TestSearch_MatchesOnlyElementTextNotKeysOrMetadata(t *testing.T) {
 		t.Fatalf("hits=%v loaded=%d err=%v: only text is searched, and the text index rules the page out", hits, loaded, err)
 	}
 }
+
+// TestSearch_BigramFilterHasEveryTextBigramAtEverySize: folding the
+// filter must never lose a bigram (no false negatives).
+func TestSearch_BigramFilterHasEveryTextBigramAtEverySize(t *testing.T) {
+	text := []byte("The Quick brown FOX jumps over the lazy dog; 日本語 テキスト 0123456789 !@#$%^&*()")
+	for n := 2; n <= len(text); n += 7 {
+		var sc bigramScratch
+		sc.add(text[:n])
+		sc.bytes = n * 40 // pretend more text so sizes vary
+		for _, extra := range []int{0, n * 40, 1 << 20} {
+			sc.bytes = n + extra
+			f := sc.filter()
+			for i := 1; i < n; i++ {
+				if !f.has(bigramHash(lowerASCII(text[i-1]), lowerASCII(text[i]))) {
+					t.Fatalf("size %d bits: bigram %q missing", len(f)*64, text[i-1:i+1])
+				}
+			}
+		}
+	}
+}
+
+func TestSearch_QueryBigramsSkipCaseUnstableRunes(t *testing.T) {
+	tests := map[string]int{
+		"abc":    2, // ab bc
+		"Kelvin": 4, // el lv vi in (K may be U+212A in the text)
+		"mass":   1, // ma
+		"日本":     5, // the 6 UTF-8 bytes give 5 pairs
+		"été":    0, // é has case variants, t alone
+	}
+	for q, want := range tests {
+		if got := len(queryBigrams([]rune(q))); got != want {
+			t.Errorf("queryBigrams(%q) = %d pairs, want %d", q, got, want)
+		}
+	}
+}
