@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -225,6 +226,10 @@ func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Re
 	if !ok {
 		var err error
 		if data, err = s.load(); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				// Removed since New walked the folder.
+				return nil, mcp.ResourceNotFoundError(uri)
+			}
 			return nil, fmt.Errorf("library: read %s: %w", uri, err)
 		}
 		l.cache.put(uri, data)

@@ -383,3 +383,23 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+func TestRead_FileRemovedAfterNewIsNotFoundAndBrokenFileIsAnError(t *testing.T) {
+	fsys := fstest.MapFS{"gone.md": {Data: []byte("# x\n")}, "bad.dpe.json": {Data: []byte(`{"pages":[{}]}`)}}
+	srv, err := New(Options{FS: fsys, CacheSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	delete(fsys, "gone.md")
+	fsys["bad.dpe.json"] = &fstest.MapFile{Data: []byte(`[]`)}
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "dpe://" + DefaultHost + "/gone.md"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
+		t.Errorf("removed file: %v, want resource-not-found", err)
+	}
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "dpe://" + DefaultHost + "/bad.dpe.json"})
+	if err == nil || !strings.Contains(err.Error(), "must be an object") {
+		t.Errorf("broken file: %v", err)
+	}
+}
