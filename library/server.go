@@ -105,7 +105,7 @@ func New(opt Options) (*mcp.Server, error) {
 		opt.FileRoot = "/"
 	}
 
-	lib := &library{sources: map[string]*source{}, cache: newDocCache(opt.CacheSize)}
+	lib := &library{sources: make(map[string]*source, max(opt.Generated, 0)+64), cache: newDocCache(opt.CacheSize)}
 	if err := lib.walk(fsys, opt); err != nil {
 		return nil, err
 	}
