@@ -71,7 +71,8 @@ func (b *cmdBar) open(m *model, mode barMode, value string) tea.Cmd {
 	b.input.SetStyles(barStyles(m))
 	b.input.SetValue(value)
 	b.input.CursorEnd()
-	b.input.SetWidth(max(10, m.width-len(b.input.Prompt)-2))
+	// leave room for the live hint after the input
+	b.input.SetWidth(max(20, (m.width-len(b.input.Prompt))*55/100))
 	b.validate(m)
 	return b.input.Focus()
 }

@@ -689,6 +689,7 @@ func (d *documentView) nextHit(m *model, dir int) tea.Cmd {
 		return m.setStatus(statusInfo, "no matches")
 	}
 	d.search.cur = ((d.search.cur+dir)%n + n) % n
+	m.status.text = "" // the status line shows the match counter
 	return d.showHit(m)
 }
 

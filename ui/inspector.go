@@ -70,7 +70,7 @@ func (v *inspectorView) lines(m *model, w int) []string {
 	var out []string
 	kv := func(k, val string) {
 		// complete value, wrapped over lines; sanitized, never truncated
-		val = sanitize.Text(val)
+		val = strings.ReplaceAll(sanitize.Text(val), "\t", "    ")
 		first := true
 		for _, l := range strings.Split(val, "\n") {
 			for _, chunk := range wrapCells(l, max(10, w-22)) {

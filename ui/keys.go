@@ -149,7 +149,7 @@ func (m *model) helpKeys() screenKeys {
 		}
 	case screenContent:
 		return screenKeys{
-			short: []key.Binding{k.Up, k.Down, k.SaveImage, k.Trace, k.Back, k.Quit},
+			short: []key.Binding{k.Up, k.Down, withHelp(k.SaveImage, "save"), k.Trace, k.Back, k.Quit},
 			full:  [][]key.Binding{nav, {withHelp(k.SaveImage, "save to file"), k.Trace, k.Copy}, global},
 		}
 	}

@@ -30,6 +30,7 @@ func (m *model) openDPE(uri string, res *client.Resource) tea.Cmd {
 		computer = m.servers.computer
 	}
 	tl := newTraceLog(uri, computer)
+	tl.recorded = true
 	if res != nil && res.PageNo > 0 && res.PageNo <= len(m.res.pages) && m.res.server == res.Server {
 		pr := m.res.pages[res.PageNo-1]
 		tl.origin = res

@@ -27,6 +27,8 @@ type traceLog struct {
 	originPage *pageRecord
 	entries    []traceEntry
 	failed     string
+	// recorded is set when get_dpe calls go through recordingResolver.
+	recorded bool
 }
 
 type traceEntry struct {
@@ -50,8 +52,8 @@ func newTraceLog(uri, computer string) *traceLog {
 func (t *traceLog) add(ev dpe.TraceEvent) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if ev.Kind == "get_dpe" && ev.Err == "" && ev.Detail == "" {
-		return
+	if ev.Kind == dpe.TraceGetDPE && t.recorded {
+		return // recordingResolver has the request and the whole answer
 	}
 	t.entries = append(t.entries, traceEntry{ev: ev})
 }

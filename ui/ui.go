@@ -67,6 +67,9 @@ type Options struct {
 	SaveDir string
 	// RequestTimeout bounds one agent request; zero → 30s.
 	RequestTimeout time.Duration
+	// StatusTimeout is how long a transient status message stays; zero →
+	// 4s (10s for errors); negative → until replaced (golden tests).
+	StatusTimeout time.Duration
 }
 
 // Model is the root tea.Model. It wraps a pointer so that the value returned

@@ -494,6 +494,12 @@ func (m *model) setStatus(kind statusKind, text string) tea.Cmd {
 	if kind == statusErr {
 		d = 10 * time.Second
 	}
+	switch {
+	case m.opt.StatusTimeout < 0:
+		return nil
+	case m.opt.StatusTimeout > 0:
+		d = m.opt.StatusTimeout
+	}
 	return tea.Tick(d, func(time.Time) tea.Msg { return clearStatusMsg{id: id} })
 }
 

@@ -1,0 +1,301 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/dpe"
+)
+
+const goldenW, goldenH = 100, 30
+
+func testOptions(a Agent) Options {
+	return Options{
+		Agent:         a,
+		Theme:         "dark",
+		Width:         goldenW,
+		Height:        goldenH,
+		Now:           func() time.Time { return fixedNow },
+		Fetcher:       &dpe.Fetcher{AllowFile: true},
+		StatusTimeout: -1,
+		SaveDir:       "",
+	}
+}
+
+// session drives a real tea.Program through teatest at 100×30 with a fixed
+// colour profile.
+type session struct {
+	t  *testing.T
+	tm *teatest.TestModel
+}
+
+func start(t *testing.T, opt Options) *session {
+	t.Helper()
+	tm := teatest.NewTestModel(t, probeModel{New(opt)},
+		teatest.WithInitialTermSize(goldenW, goldenH),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+	return &session{t: t, tm: tm}
+}
+
+// probeModel wraps the model so a test can read the current frame from
+// inside the program's goroutine (no race, no dependence on how the
+// renderer diffs the output stream).
+type probeModel struct{ Model }
+
+type probeMsg struct{ reply chan string }
+
+func (p probeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if pm, ok := msg.(probeMsg); ok {
+		pm.reply <- ansi.Strip(p.Model.View().Content)
+		return p, nil
+	}
+	m, cmd := p.Model.Update(msg)
+	return probeModel{m.(Model)}, cmd
+}
+
+// waitFor waits until the current frame contains want.
+func (s *session) waitFor(want string) {
+	s.t.Helper()
+	s.waitUntil(want, func(f string) bool { return strings.Contains(f, want) })
+}
+
+// idle waits until nothing is in flight (no spinner line in the status).
+func (s *session) idle() {
+	s.t.Helper()
+	s.waitUntil("idle", func(f string) bool { return !strings.Contains(f, "esc cancels") })
+}
+
+func (s *session) waitUntil(want string, ok func(frame string) bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		reply := make(chan string, 1)
+		s.tm.Send(probeMsg{reply: reply})
+		select {
+		case last = <-reply:
+			if ok(last) {
+				return
+			}
+		case <-time.After(2 * time.Second):
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.t.Fatalf("waiting for %q: not on screen after 20s; last frame:\n%s", want, last)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func (s *session) keys(ks ...string) {
+	for _, k := range ks {
+		s.tm.Send(keyMsg(k))
+	}
+}
+
+func (s *session) typeText(text string) { s.tm.Type(text) }
+
+// final quits and returns the last frame as plain text.
+func (s *session) final() string {
+	s.t.Helper()
+	s.idle()
+	if err := s.tm.Quit(); err != nil {
+		s.t.Fatal(err)
+	}
+	fm := s.tm.FinalModel(s.t, teatest.WithFinalTimeout(20*time.Second))
+	return normalize(ansi.Strip(fm.(probeModel).View().Content))
+}
+
+var tmpPrefix = regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/TestGolden[^\s…]*…`)
+
+var durationRe = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s)\b`)
+
+// normalize masks wall-clock durations (dpe measures decode time with the
+// real clock) and trailing spaces, so goldens are stable.
+func normalize(s string) string {
+	s = durationRe.ReplaceAllString(s, "<dur>")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+// toResources opens laptop › library and waits for the first page.
+func (s *session) toResources() {
+	s.waitFor("build-box")
+	s.waitFor("2 enabled")
+	s.keys("down") // laptop (sorted after build-box)
+	s.keys("enter")
+	s.waitFor("stdio")
+	s.keys("down", "enter") // library
+	s.waitFor("4 loaded")
+}
+
+func (s *session) toDocument() {
+	s.toResources()
+	s.keys("enter") // Annual report
+	s.waitFor("opened Annual report")
+}
+
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		agent func(*fakeAgent)
+		opt   func(*Options)
+		drive func(s *session)
+	}{
+		{name: "office", drive: func(s *session) {
+			s.waitFor("build-box")
+			s.waitFor("2 enabled")
+			s.waitFor("1 enabled")
+		}},
+		{name: "servers", drive: func(s *session) {
+			s.waitFor("2 enabled")
+			s.waitFor("1 enabled")
+			s.keys("down", "enter")
+			s.waitFor("disabled")
+		}},
+		{name: "resources_partial", drive: func(s *session) {
+			s.toResources()
+		}},
+		{name: "resources_filtered", drive: func(s *session) {
+			s.toResources()
+			s.keys("a", "/")
+			s.typeText("report")
+			s.keys("enter")
+			s.waitFor(`filter "report"`)
+		}},
+		{name: "document", drive: func(s *session) {
+			s.toDocument()
+		}},
+		{name: "document_table_scrolled", drive: func(s *session) {
+			s.toDocument()
+			s.keys("t", "l", "l")
+			s.waitFor("July")
+		}},
+		{name: "inspector", drive: func(s *session) {
+			s.toDocument()
+			s.keys("t", "enter")
+			s.waitFor("ele_metadata")
+		}},
+		{name: "raw", drive: func(s *session) {
+			s.toDocument()
+			s.keys("t", "v")
+			s.waitFor("Raw JSON")
+		}},
+		{name: "trace", drive: func(s *session) {
+			s.toDocument()
+			s.keys("]")
+			s.waitFor("Regional details")
+			s.keys("]")
+			s.waitFor("Appendix: revenue")
+			s.keys("x")
+			s.waitFor("Timeline")
+		}},
+		{name: "conformance", drive: func(s *session) {
+			s.toDocument()
+			s.keys("c")
+			s.waitFor("Conformance")
+		}},
+		{name: "search", drive: func(s *session) {
+			s.toDocument()
+			s.keys("/")
+			s.typeText("revenue")
+			s.keys("enter")
+			s.waitFor("matches for")
+			s.keys("n")
+			s.waitFor("match 2/")
+		}},
+		{name: "help", drive: func(s *session) {
+			s.waitFor("2 enabled")
+			s.keys("?")
+			s.waitFor("Keys")
+		}},
+		{name: "open_bar_invalid", drive: func(s *session) {
+			s.waitFor("2 enabled")
+			s.keys("o")
+			s.typeText("dpe://host")
+			s.waitFor("doc-ref is empty")
+		}},
+		{name: "markdown_content", drive: func(s *session) {
+			s.toResources()
+			s.keys("down", "down", "enter")
+			s.waitFor("Not a DPE document")
+			s.waitFor("Read me")
+		}},
+		{name: "reconnecting", agent: func(f *fakeAgent) {
+			f.state = client.StateEvent{State: client.Reconnecting, Attempt: 3, Reason: "transport close"}
+		}, drive: func(s *session) {
+			s.waitFor("2 enabled")
+		}},
+		{name: "error", opt: func(o *Options) {
+			o.Agent = nil
+			o.Connect = func(ctx context.Context) (Agent, error) {
+				return nil, errors.New("dial ws://127.0.0.1:1/socket.io/: connection refused\x1b]0;pwned\x07")
+			}
+		}, drive: func(s *session) {
+			s.waitFor("retry")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAgent(t)
+			if tt.agent != nil {
+				tt.agent(f)
+			}
+			opt := testOptions(f)
+			if tt.opt != nil {
+				tt.opt(&opt)
+			}
+			s := start(t, opt)
+			tt.drive(s)
+			out := strings.ReplaceAll(s.final(), f.dir, "/tmp/ui-test"+strings.Repeat("-", fixedDirLen-12))
+			// lines cut before the end of the temp dir
+			out = tmpPrefix.ReplaceAllString(out, "/tmp/ui-test…")
+			if strings.ContainsRune(out, '\x1b') || strings.Contains(out, "pwned\a") {
+				t.Fatalf("escape sequence reached the screen:\n%q", out)
+			}
+			golden.RequireEqual(t, out)
+		})
+	}
+}
