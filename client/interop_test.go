@@ -286,3 +286,25 @@ func TestInterop_CancelCloseAndLeaveEndCallsPromptly(t *testing.T) {
 		}
 	})
 }
+
+func TestInterop_ServerGoneReportsReconnectAttemptsAndFailsCalls(t *testing.T) {
+	forEachPeer(t, func(t *testing.T, k peerKind) {
+		p := startPeer(t, k, "--computer", "box")
+		c := dialT(t, testOptions(p.URL, "office-a", "agent-1"))
+		p.stop()
+		stopped := time.Now()
+		ev := waitEvent(t, c, "a second reconnect attempt", func(ev Event) bool {
+			s, ok := ev.(StateEvent)
+			t.Logf("%v after the server stopped: %v", time.Since(stopped).Round(100*time.Millisecond), ev)
+			return ok && s.State == Reconnecting && s.Attempt >= 2
+		}).(StateEvent)
+		if ev.Err == nil || ev.Reason == "" {
+			t.Errorf("reconnecting event without the last error: %+v", ev)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := c.Computers(ctx); !errors.Is(err, ErrConnectionLost) {
+			t.Errorf("call while the server is gone: err = %v, want ErrConnectionLost at once", err)
+		}
+	})
+}

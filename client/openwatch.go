@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/zishang520/socket.io/clients/engine/v3"
@@ -20,7 +21,8 @@ const missedOpenGrace = time.Second
 // timeout although the engine is open. When the engine has been open for
 // missedOpenGrace and the manager has still not opened (openSeq unchanged
 // since before), watchOpen emits "open" on the engine again, which runs the
-// manager's pending open handler.
+// manager's pending open handler. The same race hides a failed dial; an
+// engine that stays closed gets its failure reported the same way.
 func (c *Client) watchOpen(ctx context.Context, before uint64) {
 	defer c.wg.Done()
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -37,7 +39,11 @@ func (c *Client) watchOpen(ctx context.Context, before uint64) {
 			return
 		}
 		e := c.mgr.Engine()
-		if e == nil || e.ReadyState() != engine.SocketStateOpen {
+		var st engine.SocketState
+		if e != nil {
+			st = e.ReadyState()
+		}
+		if e == nil || (st != engine.SocketStateOpen && st != engine.SocketStateClosed) {
 			seen = nil
 			continue
 		}
@@ -45,11 +51,22 @@ func (c *Client) watchOpen(ctx context.Context, before uint64) {
 			seen, since = e, time.Now()
 			continue
 		}
-		if time.Since(since) >= missedOpenGrace {
+		if time.Since(since) < missedOpenGrace {
+			continue
+		}
+		if st == engine.SocketStateOpen {
 			c.log.Debug("smcp: engine open but manager missed it; re-announcing")
 			e.Emit("open")
-			return
+		} else {
+			// The websocket dial failed inside the engine constructor and
+			// its error was emitted before the manager listened: report it
+			// now so the next attempt starts after the backoff instead of
+			// after the whole connect timeout. Harmless when the manager
+			// already saw the error: its listener is gone by then.
+			c.log.Debug("smcp: engine closed before the manager listened; reporting the failure")
+			e.Emit("error", errors.New("websocket connection failed"))
 		}
+		return
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 type peer struct {
 	URL  string
 	kind string
+	stop func() // ends the peer process; safe to call more than once
 }
 
 type peerKind struct {
@@ -119,7 +120,7 @@ func startPeer(t *testing.T, k peerKind, args ...string) *peer {
 		}
 	}()
 	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		_ = stdin.Close()
 		select {
 		case <-exited:
@@ -127,13 +128,16 @@ func startPeer(t *testing.T, k peerKind, args ...string) *peer {
 			_ = cmd.Process.Kill()
 			<-exited
 		}
+	})
+	t.Cleanup(func() {
+		stop()
 		if t.Failed() {
 			t.Logf("%s peer stderr:\n%s", k.name, stderr.String())
 		}
 	})
 	select {
 	case p := <-portc:
-		return &peer{URL: "http://127.0.0.1:" + p, kind: k.name}
+		return &peer{URL: "http://127.0.0.1:" + p, kind: k.name, stop: stop}
 	case <-exited:
 		t.Fatalf("%s peer exited before listening:\n%s", k.name, stderr.String())
 	case <-time.After(20 * time.Second):
