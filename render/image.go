@@ -32,6 +32,24 @@ func imageCaptionFromMeta(el *dpe.Element) string {
 	return ""
 }
 
+// ImageData returns an Image element's bytes (ele_metadata.image_base64)
+// and mime type (image_mime_type, else sniffed), for saving to a file.
+// maxBytes <= 0 means the default limit. No data is (nil, "", nil).
+func ImageData(el *dpe.Element, maxBytes int) ([]byte, string, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultLimits().MaxImageBytes
+	}
+	data, err := imageData(el, maxBytes)
+	if err != nil || len(data) == 0 {
+		return nil, "", err
+	}
+	mime := strings.TrimSpace(sanitize.Line(metaString(el, "image_mime_type")))
+	if mime == "" {
+		mime = http.DetectContentType(data)
+	}
+	return data, mime, nil
+}
+
 // imageData decodes ele_metadata.image_base64 (a data: URI prefix is
 // tolerated). It refuses data whose encoded size already exceeds the limit.
 func imageData(el *dpe.Element, maxBytes int) ([]byte, error) {

@@ -186,3 +186,16 @@ func TestRenderer_ConcurrentUseIsSafe(t *testing.T) {
 		t.Errorf("after Reset: %q", got)
 	}
 }
+
+func TestImageData_DecodesForSaving(t *testing.T) {
+	data, mime, err := ImageData(el(t, "Image", "", map[string]any{"image_base64": testPNG(t, 4, 4)}), 0)
+	if err != nil || mime != "image/png" || len(data) < 8 || string(data[1:4]) != "PNG" {
+		t.Fatalf("ImageData = %d bytes, %q, %v", len(data), mime, err)
+	}
+	if _, _, err := ImageData(el(t, "Image", "", map[string]any{"image_base64": testPNG(t, 4, 4)}), 10); err == nil {
+		t.Error("no error over the byte limit")
+	}
+	if d, m, err := ImageData(el(t, "Image", "", nil), 0); d != nil || m != "" || err != nil {
+		t.Errorf("no data: %v %q %v", d, m, err)
+	}
+}

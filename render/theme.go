@@ -27,7 +27,7 @@ type Theme struct {
 	Bullet, Formula, Checked, Unchecked, Rule lipgloss.Style
 	CodeBorder, CodeLabel                     lipgloss.Style
 	TableHeader, TableBorder, TableMarker     lipgloss.Style
-	Key, Value, Warning                       lipgloss.Style
+	Key, Value, Warning, Match                lipgloss.Style
 	JSONKey, JSONString, JSONNumber           lipgloss.Style
 	JSONBool, JSONNull, JSONPunct, JSONFold   lipgloss.Style
 }
@@ -57,7 +57,7 @@ func NewTheme(name string) Theme {
 		Bullet: plain, Formula: plain, Checked: plain, Unchecked: plain, Rule: plain,
 		CodeBorder: plain, CodeLabel: plain,
 		TableHeader: plain, TableBorder: plain, TableMarker: plain,
-		Key: plain, Value: plain, Warning: plain,
+		Key: plain, Value: plain, Warning: plain, Match: plain,
 		JSONKey: plain, JSONString: plain, JSONNumber: plain,
 		JSONBool: plain, JSONNull: plain, JSONPunct: plain, JSONFold: plain,
 	}
@@ -93,6 +93,7 @@ func colorTheme(name string, p palette) Theme {
 		Key:         fg(p.sub).Bold(true),
 		Value:       lipgloss.NewStyle(),
 		Warning:     fg(p.yellow),
+		Match:       lipgloss.NewStyle().Foreground(p.bgColor()).Background(lipgloss.Color(p.yellow)).Bold(true),
 		JSONKey:     fg(p.title),
 		JSONString:  fg(p.green),
 		JSONNumber:  fg(p.orange),
@@ -102,3 +103,5 @@ func colorTheme(name string, p palette) Theme {
 		JSONFold:    fg(p.yellow).Italic(true),
 	}
 }
+
+func (p palette) bgColor() color.Color { return p.bg }
