@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -67,7 +68,8 @@ func newConn(c *Computer) (*conn, error) {
 	opts.SetReconnectionDelay(500)     // ms
 	opts.SetReconnectionDelayMax(5000) // ms
 	opts.SetRandomizationFactor(0.5)
-	opts.SetTimeout(c.opt.ConnectTimeout)
+	opts.SetTimeout(attemptTimeout(c.opt.ConnectTimeout))
+	opts.SetUpgrade(false)
 	opts.SetPath(c.opt.Path)
 	opts.SetQuery(q)
 	auth := map[string]any{"role": protocol.RoleComputer}
@@ -85,38 +87,109 @@ func newConn(c *Computer) (*conn, error) {
 }
 
 // start opens the transport, connects the namespace and waits for the
-// first join.
+// first join, all within ConnectTimeout.
+//
+// The manager subscribes to the engine's "open" and "error" only after the
+// engine socket has dialed, so on a fast loopback the handshake can complete
+// unseen ("missed open") and the attempt then hangs until the manager's own
+// timeout. Attempts are therefore short (attemptTimeout) and retried until
+// the deadline; reconnects use the same short manager timeout and retry by
+// themselves. A plain HTTP probe first turns "nothing listens there" and
+// HTTP-layer refusals (4008) into an immediate, precise error.
 func (cn *conn) start(ctx context.Context) error {
-	timeout := cn.c.opt.ConnectTimeout
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-
-	opened := make(chan error, 1)
-	cn.mgr.Open(func(err error) {
+	c := cn.c
+	timeout := c.opt.ConnectTimeout
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	fail := func(what string, err error) error {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s", timeout)
+		}
+		return fmt.Errorf("computer %s: %s %s: %w", c.opt.Name, what, cn.url, err)
+	}
+	if err := cn.probe(ctx); err != nil {
+		return fail("connect to", err)
+	}
+	var lastErr error
+	for opened := false; !opened; {
+		result := make(chan error, 1)
+		cn.mgr.Open(func(err error) {
+			select {
+			case result <- err:
+			default:
+			}
+		})
 		select {
-		case opened <- err:
-		default:
+		case err := <-result:
+			if err == nil {
+				opened = true
+				break
+			}
+			lastErr = err
+			c.log.Debug("connect attempt failed; retrying", "url", cn.url, "err", err)
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
 		}
-	})
-	select {
-	case err := <-opened:
-		if err != nil {
-			return fmt.Errorf("computer %s: connect to %s: %w", cn.c.opt.Name, cn.url, err)
+		if !opened && ctx.Err() != nil {
+			if lastErr != nil {
+				return fail("connect to", fmt.Errorf("%w (last attempt: %v)", ctx.Err(), lastErr))
+			}
+			return fail("connect to", ctx.Err())
 		}
-	case <-timer.C:
-		return fmt.Errorf("computer %s: connect to %s: no answer within %s", cn.c.opt.Name, cn.url, timeout)
-	case <-ctx.Done():
-		return fmt.Errorf("computer %s: connect to %s: %w", cn.c.opt.Name, cn.url, ctx.Err())
 	}
 	cn.sock.Connect()
 	select {
 	case err := <-cn.firstJoin:
 		return err
-	case <-timer.C:
-		return fmt.Errorf("computer %s: join office %q on %s: no answer within %s", cn.c.opt.Name, cn.c.opt.Office, cn.url, timeout)
 	case <-ctx.Done():
-		return fmt.Errorf("computer %s: join office %q: %w", cn.c.opt.Name, cn.c.opt.Office, ctx.Err())
+		return fail(fmt.Sprintf("join office %q on", c.opt.Office), ctx.Err())
 	}
+}
+
+// attemptTimeout bounds one engine connect attempt (see start).
+func attemptTimeout(connect time.Duration) time.Duration {
+	return min(max(connect/4, 500*time.Millisecond), 3*time.Second)
+}
+
+// probe makes one plain HTTP request to the engine path. A transport error
+// (connection refused, DNS) or a flat ErrorPayload refusal at the HTTP layer
+// (4008 version mismatch, 401/403) fails fast; any other answer — engine.io
+// itself answers 400 "Transport unknown" to this request, which carries no
+// EIO parameter and so opens no session — means the server is there.
+func (cn *conn) probe(ctx context.Context) error {
+	u := cn.url + cn.c.opt.Path + "?" + url.Values{protocol.QueryVersion: {protocol.Version}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	if cn.c.opt.APIKey != "" {
+		req.Header.Set("X-Api-Key", cn.c.opt.APIKey)
+	}
+	hc := &http.Client{
+		// Following a redirect could hand the API key to another host.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if perr, ok := protocol.DecodeError(body); ok {
+		switch perr.Code {
+		case protocol.CodeVersionMismatch, protocol.CodeUnauthorized, protocol.CodeForbidden:
+			return perr
+		}
+	}
+	return nil
 }
 
 func (cn *conn) reportFirst(err error) {
