@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -314,5 +313,5 @@ func kvText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &o) == nil && o.Text != nil {
 		return *o.Text
 	}
-	return fmt.Sprint(strings.TrimSpace(string(raw)))
+	return strings.TrimSpace(string(raw))
 }
