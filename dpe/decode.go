@@ -281,7 +281,7 @@ func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
 	}
 	// Offsets are uint32: a page over 4 GiB (only with raised limits)
 	// gets no span index and Search scans its raw bytes instead.
-	p.spansKnown = end-pv <= math.MaxUint32 && len(p.spans) < maxSpans
+	p.spansKnown = uint64(end-pv) <= math.MaxUint32 && len(p.spans) < maxSpans
 	p.bigrams = bg.filter()
 	if p.hasElements && p.nElements == 0 {
 		p.Decoded = true
@@ -375,7 +375,7 @@ func decodePage(s *jscan, pv, depth int, p *Page, lim Limits, header bool, path 
 func decodeElement(s *jscan, ev, depth, pageIndex int, path string, n int, probs *[]Finding) (*Element, int, error) {
 	el := &Element{PageIndex: pageIndex}
 	var extra map[string]json.RawMessage // wrong-typed values; Raw has them anyway
-	f := fields{s: s, depth: depth, extra: &extra, probs: probs, path: path, elem: n}
+	f := fields{s: s, depth: depth, extra: &extra, probs: probs, path: path, elem: n, isElem: true}
 	fromElementID := false
 	end, err := s.object(ev, depth, func(key []byte, v int) (int, error) {
 		switch string(key) {
@@ -431,12 +431,13 @@ func decodeElement(s *jscan, ev, depth, pageIndex int, path string, n int, probs
 
 // fields reads named fields of one object, recording wrong types.
 type fields struct {
-	s     *jscan
-	depth int // depth of the object holding the fields
-	extra *map[string]json.RawMessage
-	probs *[]Finding
-	path  string
-	elem  int
+	s      *jscan
+	depth  int // depth of the object holding the fields
+	extra  *map[string]json.RawMessage
+	probs  *[]Finding
+	path   string
+	elem   int
+	isElem bool
 }
 
 func (f *fields) keep(key []byte, v int) (int, error) {
@@ -457,7 +458,7 @@ func (f *fields) wrong(key []byte, v int, want string) (int, error) {
 		return 0, err
 	}
 	elem := -1
-	if f.path != "$" && bytes.Contains([]byte(f.path), []byte(".elements[")) {
+	if f.isElem {
 		elem = f.elem
 	}
 	*f.probs = append(*f.probs, Finding{
