@@ -436,3 +436,30 @@ func queryBigrams(q []rune) []uint32 {
 // shortEscapeChars are the characters the short escapes of shortEscapes
 // stand for, in the same order.
 const shortEscapeChars = "\"\\/\b\f\n\r\t"
+
+// Matcher is a compiled query for callers that search page by page (the
+// UI's stepwise search): skip pages PageMayMatch rules out, load the
+// others, then Find in element texts. Same semantics as Search.
+type Matcher struct{ m *matcher }
+
+// NewMatcher compiles query (non-empty).
+func NewMatcher(query string) *Matcher { return &Matcher{m: newMatcher(query)} }
+
+// PageMayMatch is false only when p certainly has no hit: p is an
+// undecoded inline page whose raw text bytes rule the query out. Decoded
+// pages and manifest pages that are not loaded report true.
+func (m *Matcher) PageMayMatch(p *Page) bool {
+	if p.Decoded || !p.hasElements {
+		return true
+	}
+	return !m.m.rulesOut(p)
+}
+
+// Find returns the byte offsets of the first match in text at or after
+// from, or (-1, -1).
+func (m *Matcher) Find(text string, from int) (start, end int) {
+	if from < 0 || from > len(text) {
+		return -1, -1
+	}
+	return m.m.find(text, from)
+}

@@ -283,3 +283,25 @@ func TestSearch_QueryBigramsSkipCaseUnstableRunes(t *testing.T) {
 		}
 	}
 }
+
+func TestMatcher_PageByPageAgreesWithSearch(t *testing.T) {
+	d := searchDoc(t, []string{"alpha"}, []string{"Beta ZEBRA zebra"}, []string{"gamma"})
+	m := NewMatcher("zebra")
+	var hits []Hit
+	for i, p := range d.Pages {
+		if !m.PageMayMatch(p) {
+			continue
+		}
+		if err := d.EnsurePage(i, Limits{}); err != nil {
+			t.Fatal(err)
+		}
+		for j, el := range p.Elements {
+			for s, e := m.Find(el.Text, 0); s >= 0; s, e = m.Find(el.Text, e) {
+				hits = append(hits, Hit{i, j, s, e})
+			}
+		}
+	}
+	if fmt.Sprint(hits) != "[{1 0 5 10} {1 0 11 16}]" || d.Pages[0].Decoded || d.Pages[2].Decoded {
+		t.Fatalf("hits %v; pages without the word must not be decoded", hits)
+	}
+}
