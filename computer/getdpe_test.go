@@ -388,3 +388,16 @@ func TestGetDPE_ExternalReferenceReachesResolver(t *testing.T) {
 		})
 	}
 }
+
+func readFileURI(t *testing.T, uri string) string {
+	t.Helper()
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		t.Fatalf("%q is not a file URI", uri)
+	}
+	b, err := os.ReadFile(u.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
