@@ -3,6 +3,7 @@ package dpe
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Limits bound what a document may cost (issue 6 §Limits). A zero field
@@ -62,7 +63,7 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	unit := ""
-	if e.What == "document size" || e.What == "fetch size" {
+	if strings.HasSuffix(e.What, " size") {
 		unit = " bytes"
 	}
 	return fmt.Sprintf("%s over the limit: %d%s > %d%s", e.What, e.Got, unit, e.Limit, unit)
