@@ -159,10 +159,14 @@ func Dial(ctx context.Context, opt Options) (*Client, error) {
 		last := c.lastErr
 		c.mu.Unlock()
 		c.shutdown("dial timed out")
-		if last != nil {
-			return nil, fmt.Errorf("connect to %s: no connection within %s: %w", where, opt.ConnectTimeout, last)
+		hint := ""
+		if opt.Transport == TransportPolling {
+			hint = " (the polling transport of zishang520 v3.0.6 queues writes behind the long-poll; try websocket)"
 		}
-		return nil, fmt.Errorf("connect to %s: no connection within %s", where, opt.ConnectTimeout)
+		if last != nil {
+			return nil, fmt.Errorf("connect to %s: no connection within %s%s: %w", where, opt.ConnectTimeout, hint, last)
+		}
+		return nil, fmt.Errorf("connect to %s: no connection within %s%s", where, opt.ConnectTimeout, hint)
 	}
 }
 

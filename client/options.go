@@ -35,6 +35,10 @@ type Options struct {
 	Headers http.Header // extra HTTP headers on every handshake request
 	// Transport is "websocket" (default) or "polling". Only one is used: the
 	// zishang520 client tries WebTransport at random unless told otherwise.
+	// Polling is known not to work with zishang520 v3.0.6: its polling
+	// transport runs writes and long-polls on one serial queue, so every emit
+	// waits up to a ping interval (25 s) and the join times out; and its
+	// chunked POSTs are dropped by python-engineio.
 	Transport string
 	Path      string // engine.io HTTP path; default /socket.io/
 	// ConnectTimeout bounds Dial (connect and first join) and every
