@@ -196,9 +196,8 @@ func dialOnce(t *testing.T, base string, cfg peerConfig) (*peer, error) {
 		}
 	})
 	if err := waitOpen(mgr, opened, timeout); err != nil {
-		if eng := mgr.Engine(); eng != nil {
-			eng.Close()
-		}
+		// Disconnect closes the manager (its open timer included) and the engine.
+		sock.Disconnect()
 		return nil, err
 	}
 	t.Cleanup(p.close)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -27,11 +28,18 @@ func versionCheck(next http.Handler, server protocol.SemVer, log *slog.Logger) h
 	})
 }
 
+// maxVersionLen bounds what is echoed back of an invalid a2c_version.
+const maxVersionLen = 64
+
 // checkVersion returns nil when raw is a version compatible with server.
 // An empty value counts as missing, as in the reference middleware.
 func checkVersion(raw string, server protocol.SemVer) *protocol.Error {
 	if raw == "" {
 		return &protocol.Error{Code: protocol.CodeBadRequest, Message: "Missing a2c_version query parameter"}
+	}
+	if len(raw) > maxVersionLen {
+		return &protocol.Error{Code: protocol.CodeBadRequest,
+			Message: fmt.Sprintf("Invalid a2c_version: %d bytes long, want MAJOR.MINOR.PATCH", len(raw))}
 	}
 	client, err := protocol.ParseVersion(raw)
 	if err != nil {

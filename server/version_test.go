@@ -58,6 +58,7 @@ func TestVersionCheck_RejectsBeforeSocketIO(t *testing.T) {
 		{"malformed word", "abc", `{"code":400,"message":"Invalid a2c_version: \"abc\": want MAJOR.MINOR.PATCH"}`, ""},
 		{"malformed two parts", "0.2", `{"code":400,"message":"Invalid a2c_version: \"0.2\": want MAJOR.MINOR.PATCH"}`, ""},
 		{"malformed part", "0.x.1", `{"code":400,"message":"Invalid a2c_version: \"0.x.1\": part \"x\" is not a number"}`, ""},
+		{"too long", strings.Repeat("9", 100), `{"code":400,"message":"Invalid a2c_version: 100 bytes long, want MAJOR.MINOR.PATCH"}`, ""},
 		{"older minor", "0.1.5", mismatch("0.1.5"), "4008"},
 		{"newer minor", "0.3.0", mismatch("0.3.0"), "4008"},
 		{"other major", "1.0.0", mismatch("1.0.0"), "4008"},
