@@ -171,3 +171,32 @@ func TestOptions_Validation(t *testing.T) {
 		t.Errorf("defaults: %+v %s", opt, handshakeURL(opt))
 	}
 }
+
+func TestDial_WebSocketRefusedAfterGoodProbeFailsWithoutWaitingForTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("transport") == "websocket" {
+			http.Error(w, "no websockets here", http.StatusBadGateway)
+			return
+		}
+		if r.Method == http.MethodPost {
+			_, _ = w.Write([]byte("ok"))
+			return
+		}
+		_, _ = w.Write([]byte(`0{"sid":"abc","upgrades":[],"pingInterval":25000,"pingTimeout":20000}`))
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, Options{URL: srv.URL, Office: "o", Name: "n", ConnectTimeout: 30 * time.Second})
+	if err == nil {
+		t.Fatal("Dial succeeded without a websocket")
+	}
+	// The swallowed dial error is reported by the open watcher, so Dial
+	// fails on the error, not on its 30 s connect timeout.
+	if strings.Contains(err.Error(), "no connection within") || ctx.Err() != nil {
+		t.Fatalf("err = %v: Dial waited for its timeout", err)
+	}
+	if !strings.Contains(err.Error(), "websocket") {
+		t.Errorf("err = %v, want it to name the websocket failure", err)
+	}
+}

@@ -33,6 +33,8 @@ func (c *Client) watchOpen(ctx context.Context, before uint64) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-c.ctx.Done(): // shutdown waits for us
+			return
 		case <-tick.C:
 		}
 		if c.openSeq.Load() != before {
