@@ -51,6 +51,13 @@ type documentView struct {
 	pendingJump int
 	// loadOp is the op loading the current page, if any.
 	loadOp int
+	// pendingFind continues a t/}/i jump once an unloaded page is loaded.
+	pendingFind *findReq
+}
+
+type findReq struct {
+	cat string
+	dir int
 }
 
 // pageUI is what the UI knows about a page without touching it while a
@@ -453,6 +460,9 @@ func (d *documentView) gotoPage(m *model, i, jump int) tea.Cmd {
 		}
 		return m.setStatus(statusInfo, fmt.Sprintf("no page %d (1–%d)", i+1, len(d.pages)))
 	}
+	if jump >= 0 {
+		d.pendingFind = nil
+	}
 	d.page = i
 	d.sel, d.yoff = max(0, jump), 0
 	d.invalidate()
@@ -503,6 +513,14 @@ func (d *documentView) onPageLoaded(m *model, msg pageLoadedMsg) tea.Cmd {
 		}
 		d.pendingJump = -1
 		d.reveal(true)
+		if f := d.pendingFind; f != nil {
+			d.pendingFind = nil
+			d.sel = -1
+			if f.dir < 0 {
+				d.sel = len(d.doc().Pages[msg.page].Elements)
+			}
+			return d.jumpCategory(m, f.cat, f.dir)
+		}
 	}
 	return nil
 }
@@ -527,6 +545,11 @@ func (d *documentView) jumpCategory(m *model, cat string, dir int) tea.Cmd {
 	for steps := 0; steps <= len(d.pages); steps++ {
 		if p < 0 || p >= len(d.pages) {
 			break
+		}
+		if !d.pages[p].loaded && p != d.page {
+			// Load it and continue the search there (onPageLoaded).
+			d.pendingFind = &findReq{cat: cat, dir: dir}
+			return tea.Batch(d.gotoPage(m, p, -1), m.setStatus(statusInfo, fmt.Sprintf("loading page %d to look for the next %s", p+1, cat)))
 		}
 		if d.pages[p].loaded {
 			els := doc.Pages[p].Elements
@@ -903,14 +926,14 @@ func (d *documentView) contentView(m *model, w, h int) []string {
 			if b == selB {
 				g = st.gutter.Render("▌ ")
 			}
-			lines = append(lines, g+clip(line, w-gutterW))
+			lines = append(lines, g+line) // render keeps lines within the width
 		}
 		b++
 		if b < len(d.cache.offs) {
 			y = d.cache.offs[b]
 		}
 	}
-	return box(lines, w, h)
+	return padLines(lines, h)
 }
 
 // highlight marks case-insensitive occurrences of needle in a styled line.

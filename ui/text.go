@@ -64,6 +64,14 @@ func box(lines []string, w, h int) []string {
 	return out
 }
 
+// padLines returns exactly h lines, trusting their widths.
+func padLines(lines []string, h int) []string {
+	if len(lines) >= h {
+		return lines[:h]
+	}
+	return append(lines, make([]string, h-len(lines))...)
+}
+
 // listCursor is the selection and scroll position of a list.
 type listCursor struct{ cur, top int }
 

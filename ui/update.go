@@ -489,7 +489,10 @@ type statusLine struct {
 
 func (m *model) setStatus(kind statusKind, text string) tea.Cmd {
 	id := m.status.id + 1
-	m.status = statusLine{id: id, kind: kind, text: text}
+	// Callers build messages from names and errors that came from the
+	// network; sanitizing here as well makes the status line safe by
+	// construction (sanitizing is idempotent).
+	m.status = statusLine{id: id, kind: kind, text: sanitizeLine(text)}
 	d := 4 * time.Second
 	if kind == statusErr {
 		d = 10 * time.Second

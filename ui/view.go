@@ -23,7 +23,15 @@ func (m *model) view() tea.View {
 	w, h := m.width, m.bodyHeight()
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView(w), m.crumbView(w))
-	lines = append(lines, box(m.bodyView(w, h), w, h)...)
+	body := m.bodyView(w, h)
+	if m.screen == screenDocument && m.overlay == overlayNone && m.doc != nil {
+		// The document view composes lines of known width (render keeps
+		// every line within the width it was given); skip re-measuring.
+		body = padLines(body, h)
+	} else {
+		body = box(body, w, h)
+	}
+	lines = append(lines, body...)
 	lines = append(lines, m.statusView(w))
 	var cur *tea.Cursor
 	if m.bar.active {
@@ -38,7 +46,7 @@ func (m *model) view() tea.View {
 	} else {
 		lines = append(lines, m.help.ShortHelpView(m.helpKeys().ShortHelp()))
 	}
-	for i := range lines {
+	for _, i := range []int{0, 1, len(lines) - 2, len(lines) - 1} {
 		lines[i] = clip(lines[i], w)
 	}
 	v := tea.NewView(strings.Join(lines, "\n"))
