@@ -26,6 +26,10 @@ type member struct {
 	gone    bool       // disconnected; guarded by offices.mu
 }
 
+// maxIDLen bounds names and office ids: they are echoed in every
+// notification and listing.
+const maxIDLen = 256
+
 // notice is a notification to deliver once offices.mu is released, so that
 // no socket write happens under the lock.
 type notice struct {
@@ -72,6 +76,10 @@ func (o *offices) join(m *member, req protocol.EnterOfficeReq) ([]notice, error)
 		return nil, fmt.Errorf("name is required")
 	case req.OfficeID == "":
 		return nil, fmt.Errorf("office_id is required")
+	case len(req.Name) > maxIDLen:
+		return nil, fmt.Errorf("name is %d bytes long, at most %d allowed", len(req.Name), maxIDLen)
+	case len(req.OfficeID) > maxIDLen:
+		return nil, fmt.Errorf("office_id is %d bytes long, at most %d allowed", len(req.OfficeID), maxIDLen)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()

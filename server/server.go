@@ -36,6 +36,9 @@ type Server struct {
 	closed bool
 }
 
+// maxMessageBytes bounds one engine.io message.
+const maxMessageBytes = 16 << 20
+
 // shutdownTimeout bounds how long Close waits for in-flight HTTP requests.
 const shutdownTimeout = 5 * time.Second
 
@@ -59,6 +62,9 @@ func New(opt Options) (*Server, error) {
 	sopt.SetServeClient(false)
 	sopt.SetTransports(types.NewSet(socket.Polling, socket.WebSocket))
 	sopt.SetParser(gateParser{base: parser.NewParser(), gates: s.gates})
+	// Computers' acks (resource pages, configs, tool results) pass through
+	// whole; 1 MB, the engine.io default, is tight for a tool result.
+	sopt.SetMaxHttpBufferSize(maxMessageBytes)
 	s.io = socket.NewServer(nil, sopt)
 
 	// The default namespace carries nothing in SMCP (events.md §命名空间).
@@ -100,17 +106,21 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Path is the engine.io HTTP path, "/x/" form.
 func (s *Server) Path() string { return s.path }
 
-// Serve accepts connections on l until Close. It returns nil after Close.
+// Serve accepts connections on l until Close and returns nil then (also
+// when called after Close). l is closed when Serve returns.
 func (s *Server) Serve(l net.Listener) error {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
 	if closed {
 		_ = l.Close()
-		return fmt.Errorf("smcp server: serve on %s: %w", l.Addr(), http.ErrServerClosed)
+		return nil
 	}
 	s.log.Info("serving", "addr", l.Addr().String(), "path", s.path, "namespace", protocol.Namespace, "version", protocol.Version)
-	if err := s.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err := s.http.Serve(l)
+	// Serve may lose the race with Close and return before owning l.
+	_ = l.Close()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("smcp server: serve on %s: %w", l.Addr(), err)
 	}
 	return nil
