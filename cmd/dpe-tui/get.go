@@ -123,10 +123,10 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 	if op.Kind != dpe.KindDocument {
 		switch format {
 		case "json":
-			return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(op.Access.URI), kindName(op.Kind))
+			return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(dpe.RedactURI(op.Access.URI)), kindName(op.Kind))
 		default:
 			if op.Kind == dpe.KindBinary {
-				return fmt.Errorf("content at %s is binary (%s, %d bytes); save it with the TUI", sanitize.Line(op.Access.URI), sanitize.Line(op.MimeType), len(op.Body))
+				return fmt.Errorf("content at %s is binary (%s, %d bytes); save it with the TUI", sanitize.Line(dpe.RedactURI(op.Access.URI)), sanitize.Line(op.MimeType), len(op.Body))
 			}
 			_, err := io.WriteString(w, sanitize.Text(string(op.Body)))
 			return err
@@ -195,7 +195,7 @@ func isManifestOnly(p *dpe.Page) bool {
 
 func printCheck(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, w io.Writer) error {
 	if op.Kind != dpe.KindDocument {
-		return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(op.Access.URI), kindName(op.Kind))
+		return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(dpe.RedactURI(op.Access.URI)), kindName(op.Kind))
 	}
 	violations := 0
 	// A page that cannot be loaded is itself a finding; the rest of the
