@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
-	"github.com/dpe-tui/dpe-tui/dpe/internal/gen"
+	"github.com/dpe-tui/dpe-tui/internal/dpegen"
 )
 
 // Issue 5 benchmarks. Each P-benchmark times the contender and its
@@ -21,7 +21,7 @@ import (
 
 func docA(b *testing.B) []byte {
 	b.Helper()
-	data := gen.Document(gen.PresetA())
+	data := dpegen.Document(dpegen.PresetA())
 	b.SetBytes(int64(len(data)))
 	return data
 }
@@ -115,7 +115,7 @@ func textFields(b *testing.B, data []byte) []byte {
 func BenchmarkP5_SearchRareWordVsBytesIndex(b *testing.B) {
 	data := docA(b)
 	texts := textFields(b, data)
-	word := gen.PresetA().RareWord
+	word := dpegen.PresetA().RareWord
 	var ours, yard time.Duration
 	for b.Loop() {
 		d, err := dpe.Decode(data, dpe.Limits{})
@@ -148,7 +148,7 @@ func BenchmarkSearchRareWord(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if hits, _ := dpe.Search(context.Background(), d, gen.PresetA().RareWord, dpe.Limits{}, nil); len(hits) != 1 {
+		if hits, _ := dpe.Search(context.Background(), d, dpegen.PresetA().RareWord, dpe.Limits{}, nil); len(hits) != 1 {
 			b.Fatalf("hits=%v", hits)
 		}
 	}
@@ -168,7 +168,7 @@ func BenchmarkValidate(b *testing.B) {
 // BenchmarkDecodeBigTablePage: document (b), one page holding a
 // 10,000 × 12 table, decoded in full.
 func BenchmarkDecodeBigTablePage(b *testing.B) {
-	data := gen.Document(gen.PresetB())
+	data := dpegen.Document(dpegen.PresetB())
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		d, err := dpe.Decode(data, dpe.Limits{})

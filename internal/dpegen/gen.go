@@ -1,7 +1,7 @@
 // Package gen generates deterministic DPE documents for benchmarks and
 // tests (issue 5 §Benchmarks): (a) a large multi-page document, inline or in
 // manifest mode, and (b) a document holding one large table.
-package gen
+package dpegen
 
 import (
 	"bytes"

@@ -1,8 +1,8 @@
 // Command dpegen writes the issue 5 benchmark documents:
 //
-//	go run ./dpe/internal/gen/dpegen -preset a -o /tmp/a.json
-//	go run ./dpe/internal/gen/dpegen -preset a -manifest -o /tmp/a-manifest   # doc.json + page-N.json
-//	go run ./dpe/internal/gen/dpegen -preset b -o /tmp/b.json
+//	go run ./internal/dpegen/dpegen -preset a -o /tmp/a.json
+//	go run ./internal/dpegen/dpegen -preset a -manifest -o /tmp/a-manifest   # doc.json + page-N.json
+//	go run ./internal/dpegen/dpegen -preset b -o /tmp/b.json
 package main
 
 import (
@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/dpe-tui/dpe-tui/dpe/internal/gen"
+	"github.com/dpe-tui/dpe-tui/internal/dpegen"
 )
 
 func main() {
@@ -23,12 +23,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "dpegen: -o is required")
 		os.Exit(2)
 	}
-	var o gen.Options
+	var o dpegen.Options
 	switch *preset {
 	case "a":
-		o = gen.PresetA()
+		o = dpegen.PresetA()
 	case "b":
-		o = gen.PresetB()
+		o = dpegen.PresetB()
 	default:
 		fmt.Fprintf(os.Stderr, "dpegen: unknown preset %q (want a or b)\n", *preset)
 		os.Exit(2)
@@ -39,14 +39,14 @@ func main() {
 	}
 }
 
-func write(o gen.Options, manifest bool, out string) error {
+func write(o dpegen.Options, manifest bool, out string) error {
 	if !manifest {
-		return os.WriteFile(out, gen.Document(o), 0o644)
+		return os.WriteFile(out, dpegen.Document(o), 0o644)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	doc, pages := gen.Manifest(o, func(i int) string { return fmt.Sprintf("page-%d.json", i) })
+	doc, pages := dpegen.Manifest(o, func(i int) string { return fmt.Sprintf("page-%d.json", i) })
 	for i, p := range pages {
 		if err := os.WriteFile(filepath.Join(out, fmt.Sprintf("page-%d.json", i)), p, 0o644); err != nil {
 			return err
