@@ -35,9 +35,10 @@ func (s *Server) attach(sock *socket.Socket) *member {
 		on(ev, func(m *member, args []any) { s.onComputerUpdate(m, ev, notify, args) })
 	}
 	// client:* is open-ended (events.md §事件分类规则: future client: events
-	// are routed too), so it is caught with an any-listener. Any-listeners run
-	// on the read loop; the task queue keeps them in order with the On
-	// handlers above (a join emitted just before is processed first).
+	// are routed too), so it is caught with an any-listener. Any-listeners
+	// run when a packet is taken off the socket's task queue, before the On
+	// handlers of earlier packets (which dispatch re-queues) have run; so the
+	// route is queued too, behind a join emitted just before it.
 	sock.OnAny(func(args ...any) {
 		ev, _ := first(args).(string)
 		switch {

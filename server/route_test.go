@@ -215,3 +215,26 @@ func TestTimeoutFor_UsesRequestTimeoutPlusGrace(t *testing.T) {
 		t.Errorf("default = %v, want 30s", got)
 	}
 }
+
+// A client:* event emitted right after a join, without waiting for the join
+// ack, is routed in order (not refused with 4103).
+func TestRoute_FollowsAJoinEmittedJustBefore(t *testing.T) {
+	_, base := startServer(t, Options{})
+	comp := mustDial(t, base, peerConfig{Role: protocol.RoleComputer})
+	comp.answer(protocol.EventGetConfig, func(map[string]any) []any { return []any{"cfg"} })
+	comp.join(protocol.RoleComputer, "c1", "o1")
+	for i := range 5 {
+		agent := mustDial(t, base, peerConfig{Role: protocol.RoleAgent})
+		joined := make(chan []any, 1)
+		agent.sock.Emit(protocol.EventJoinOffice, joinArgs(protocol.RoleAgent, "a", "o1"), func(args []any, _ error) { joined <- args })
+		if got := agent.call(protocol.EventGetConfig, map[string]any{"computer": "c1"}); !reflect.DeepEqual(got, []any{"cfg"}) {
+			t.Fatalf("round %d: get_config right after join: %v", i, got)
+		}
+		if got := <-joined; !reflect.DeepEqual(got, []any{true, nil}) {
+			t.Fatalf("round %d: join %v", i, got)
+		}
+		agent.close()
+		// The next agent may only join once this one has left.
+		comp.waitNote(protocol.NotifyLeaveOffice)
+	}
+}
