@@ -32,10 +32,12 @@ const (
 	ServerLibrary = "library"
 	ServerNotes   = "notes"
 	ServerArchive = "archive"
+	ServerBench   = "bench"
 
 	HostLibrary = "io.github.dpetui.library"
 	HostNotes   = "io.github.dpetui.notes"
 	HostArchive = "io.github.dpetui.archive"
+	HostBench   = "io.github.dpetui.bench"
 
 	NotesCount = 260
 	PageSize   = 50
@@ -54,8 +56,13 @@ type Options struct {
 	// ResolverTTL overrides the http resolver's URL lifetime (tests of expiry).
 	ResolverTTL time.Duration
 	// Now overrides the clock of the http resolver (tests of expiry).
-	Now    func() time.Time
-	Logger *slog.Logger
+	Now func() time.Time
+	// BenchResources > 0 adds server "bench" to alpha listing that many
+	// generated resources, BenchPageSize (default 100) per cursor page
+	// (issue 5, P3).
+	BenchResources int
+	BenchPageSize  int
+	Logger         *slog.Logger
 }
 
 // Stack is a running deployment.
@@ -131,6 +138,15 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	}
 	if err := addLibrary(ctx, alpha, ServerNotes, library.Options{FS: emptyFS{}, Host: HostNotes, PageSize: PageSize, Name: ServerNotes, Generated: NotesCount}); err != nil {
 		return nil, err
+	}
+	if opt.BenchResources > 0 {
+		ps := opt.BenchPageSize
+		if ps <= 0 {
+			ps = 100
+		}
+		if err := addLibrary(ctx, alpha, ServerBench, library.Options{FS: emptyFS{}, Host: HostBench, PageSize: ps, Name: ServerBench, Generated: opt.BenchResources}); err != nil {
+			return nil, err
+		}
 	}
 	if opt.MCPConfig != "" {
 		servers, _, err := computer.LoadConfigFile(opt.MCPConfig)

@@ -25,6 +25,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&opt.MCPConfig, "mcp-config", "", "JSON file of extra MCP servers for computer alpha (SMCP MCPServerConfig shape)")
 	fs.StringVar(&opt.Resolver, "resolver", "http", "DPE resolver: file or http")
 	fs.StringVar(&opt.APIKey, "api-key", "", "require this API key from clients; prefer env DPE_TUI_API_KEY")
+	fs.IntVar(&opt.BenchResources, "bench-resources", 0, "add server \"bench\" to alpha with N generated resources (performance runs)")
+	fs.IntVar(&opt.BenchPageSize, "bench-page-size", 100, "cursor page size of the bench server")
 	fs.StringVar(&logFile, "log", "", "write logs to FILE instead of stderr")
 	fs.BoolVar(&verbose, "v", false, "debug logging")
 	pos, err := parseFlags(fs, args)

@@ -1,0 +1,226 @@
+// Command report runs the issue 5 performance figures and prints each as a
+// ratio against its yardstick, measured in the same run:
+//
+//	P1 open (a) → first page ÷ json.Unmarshal of (a) into any      ≤ 0.5
+//	P2 keystroke Update+View scrolling (b) at 200×60, p50/p99      p99 ≤ 16 ms
+//	P3 resources/s server → computer → agent, 100k, 100 per page  ≥ 20,000/s, agent RSS ≤ 150 MB
+//	P4 peak RSS of `dpe-tui get (a) --page 1 --format text`       ≤ 2× file size
+//	P5 rare-word search over (a) ÷ bytes.Index over text fields    ≤ 1.5
+//
+// P1, P2 and P5 come from `go test -bench` benchmarks (dpe, ui) that time
+// the contender and its yardstick in the same loop; P3 and P4 run the real
+// binary as child processes and read their peak RSS from rusage.
+//
+// Usage: go run ./internal/perf/report   (scripts/bench wraps it)
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dpe-tui/dpe-tui/internal/dpegen"
+)
+
+func main() {
+	benchtime := flag.String("benchtime", "3x", "-benchtime for the go test benchmarks")
+	resources := flag.Int("resources", 100000, "P3 library size")
+	flag.Parse()
+	if err := run(*benchtime, *resources); err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+}
+
+type figure struct {
+	id, what, value, target string
+	ok                      bool
+}
+
+func run(benchtime string, resources int) error {
+	dir, err := os.MkdirTemp("", "dpe-perf-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s, %s/%s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), memTotal(), runtime.GOOS, runtime.GOARCH)
+	bin := filepath.Join(dir, "dpe-tui")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/dpe-tui").CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %v\n%s", err, out)
+	}
+	docA := filepath.Join(dir, "a.json")
+	if err := os.WriteFile(docA, dpegen.Document(dpegen.PresetA()), 0o644); err != nil {
+		return err
+	}
+	fi, _ := os.Stat(docA)
+	fmt.Printf("document (a): %.1f MB\n\n", float64(fi.Size())/1e6)
+
+	var figs []figure
+
+	m, err := benchMetrics("./dpe/", "BenchmarkP1_|BenchmarkP5_", benchtime)
+	if err != nil {
+		return err
+	}
+	p1 := m["BenchmarkP1_FirstPageVsUnmarshalAny"]
+	figs = append(figs, figure{"P1", fmt.Sprintf("first page %s ÷ unmarshal-any %s", ms(p1["first-page-ns/op"]), ms(p1["unmarshal-any-ns/op"])),
+		fmt.Sprintf("%.3f", p1["ratio"]), "≤ 0.5", p1["ratio"] > 0 && p1["ratio"] <= 0.5})
+	p5 := m["BenchmarkP5_SearchRareWordVsBytesIndex"]
+	figs = append(figs, figure{"P5", fmt.Sprintf("search %s ÷ bytes.Index %s", ms(p5["search-ns/op"]), ms(p5["bytes-index-ns/op"])),
+		fmt.Sprintf("%.3f", p5["ratio"]), "≤ 1.5", p5["ratio"] > 0 && p5["ratio"] <= 1.5})
+
+	m, err = benchMetrics("./ui/", "BenchmarkP2_", "1x")
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{"BenchmarkP2_ScrollLines", "BenchmarkP2_ScrollPages"} {
+		p2 := m[name]
+		p99 := p2["p99-ms"]
+		figs = append(figs, figure{"P2", fmt.Sprintf("%s p50 %.2f ms, p99 %.2f ms (frame 16 ms)", strings.TrimPrefix(name, "BenchmarkP2_"), p2["p50-ms"], p99),
+			fmt.Sprintf("%.3f", p99/16), "p99 ÷ 16 ms ≤ 1", p99 > 0 && p99 <= 16})
+	}
+
+	p3, err := measureP3(bin, resources)
+	if err != nil {
+		return fmt.Errorf("P3: %w", err)
+	}
+	figs = append(figs, p3...)
+
+	rss, dur, err := childRSS(bin, "get", docA, "--page", "1", "--format", "text")
+	if err != nil {
+		return fmt.Errorf("P4: %w", err)
+	}
+	ratio := float64(rss) / float64(fi.Size())
+	figs = append(figs, figure{"P4", fmt.Sprintf("get (a) --page 1: peak RSS %.1f MB for a %.1f MB file, %s", float64(rss)/1e6, float64(fi.Size())/1e6, dur.Round(time.Millisecond)),
+		fmt.Sprintf("%.2f", ratio), "≤ 2.0", ratio <= 2})
+
+	fmt.Printf("%-4s %-8s %-18s %s\n", "", "ratio", "target", "measured")
+	pass := 0
+	for _, f := range figs {
+		mark := "FAIL"
+		if f.ok {
+			mark, pass = "ok", pass+1
+		}
+		fmt.Printf("%-4s %-8s %-18s %-4s %s\n", f.id, f.value, f.target, mark, f.what)
+	}
+	fmt.Printf("\n%d of %d figures meet their target\n", pass, len(figs))
+	return nil
+}
+
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+// benchMetrics runs go test -bench and returns each benchmark's metrics.
+func benchMetrics(pkg, pattern, benchtime string) (map[string]map[string]float64, error) {
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime, pkg)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go test -bench %s %s: %v\n%s", pattern, pkg, err, out)
+	}
+	res := map[string]map[string]float64{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		mm := benchLine.FindStringSubmatch(sc.Text())
+		if mm == nil {
+			continue
+		}
+		f := strings.Fields(mm[2])
+		vals := map[string]float64{}
+		for i := 0; i+1 < len(f); i += 2 {
+			if v, err := strconv.ParseFloat(f[i], 64); err == nil {
+				vals[f[i+1]] = v
+			}
+		}
+		res[mm[1]] = vals
+	}
+	return res, nil
+}
+
+// measureP3 starts `dpe-tui serve` with a generated library and times an
+// agent process (`dpe-tui ls resources`) paging through all of it.
+func measureP3(bin string, n int) ([]figure, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	srv := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--bench-resources", strconv.Itoa(n), "--bench-page-size", "100", "--log", os.DevNull)
+	stdout, err := srv.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Start(); err != nil {
+		return nil, err
+	}
+	defer func() { _ = srv.Process.Signal(syscall.SIGTERM); _ = srv.Wait() }()
+	url := ""
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "dpe-tui serve: listening on "); ok {
+			url = u
+		}
+		if strings.HasPrefix(sc.Text(), "connect with:") {
+			break
+		}
+	}
+	if url == "" {
+		return nil, fmt.Errorf("serve did not print its URL")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	rss, dur, err := childRSS(bin, "ls", "resources", "--url", url, "--computer", "alpha", "--server", "bench", "--json", "--limit-pages", "0")
+	if err != nil {
+		return nil, err
+	}
+	rate := float64(n) / dur.Seconds()
+	return []figure{
+		{"P3", fmt.Sprintf("%d resources in %s, 100 per page", n, dur.Round(time.Millisecond)), fmt.Sprintf("%.2f", rate/20000), "÷ 20,000/s ≥ 1", rate >= 20000},
+		{"P3", fmt.Sprintf("agent peak RSS %.1f MB", float64(rss)/1e6), fmt.Sprintf("%.2f", float64(rss)/150e6), "÷ 150 MB ≤ 1", rss <= 150e6},
+	}, nil
+}
+
+// childRSS runs the binary and returns its peak RSS (bytes) and wall time.
+func childRSS(bin string, args ...string) (int64, time.Duration, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout = nil
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s %v: %v: %s", filepath.Base(bin), args, err, stderr.String())
+	}
+	dur := time.Since(t0)
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, dur, fmt.Errorf("no rusage")
+	}
+	return ru.Maxrss * 1024, dur, nil // Linux reports KiB
+}
+
+func ms(ns float64) string { return fmt.Sprintf("%.1f ms", ns/1e6) }
+
+func memTotal() string {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "memory unknown"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "MemTotal:") {
+			f := strings.Fields(l)
+			if len(f) >= 2 {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				return fmt.Sprintf("%.1f GiB RAM", kb/1024/1024)
+			}
+		}
+	}
+	return "memory unknown"
+}
