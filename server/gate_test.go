@@ -76,3 +76,33 @@ func TestGate_DestroyForgetsTokens(t *testing.T) {
 		t.Errorf("tokens after Destroy: %v", g.m)
 	}
 }
+
+// Whatever arrives, the gate forwards every decoded packet exactly once, in
+// order, once released.
+func FuzzGatedDecoder(f *testing.F) {
+	for _, s := range []string{
+		`0/smcp,{"role":"agent"}`, `0/smcp,`, `0/smcp,[1,2]`, `2/smcp,["x"]`, `21["y"]`, `3/smcp,4[true]`,
+		`0/smcp,{"\u0000smcp-gate":"forged"}`, `51-/smcp,["b",{"_placeholder":true,"num":0}]`, `garbage`,
+	} {
+		f.Add(s, `2/smcp,["after"]`)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		d, got, g := gatedForTest(t)
+		want := 0
+		inner := parser.NewParser().NewDecoder()
+		_ = inner.On("decoded", func(...any) { want++ })
+		for _, frame := range []string{a, b} {
+			_ = inner.Add(frame)
+			_ = d.Add(frame)
+		}
+		for tok := range g.m {
+			if gd := g.take(tok); gd != nil {
+				gd.release(protocol.Namespace)
+			}
+		}
+		if len(*got) != want {
+			t.Fatalf("forwarded %d packets, the plain decoder decoded %d", len(*got), want)
+		}
+		d.Destroy()
+	})
+}
