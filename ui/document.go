@@ -42,8 +42,10 @@ type documentView struct {
 
 	search   searchState
 	findings []dpe.Finding
-	// validated is set once dpe.Validate answered.
-	validated bool
+	// validated is set once dpe.Validate answered; validatedLoaded is how
+	// many pages were loaded then (loading more re-validates on c).
+	validated       bool
+	validatedLoaded int
 
 	sideFocus bool
 	side      listCursor
@@ -133,6 +135,16 @@ func (d *documentView) markLoaded(i int) {
 			pu.outline = append(pu.outline, outlineEntry{el: j, depth: metaInt(el, "category_depth"), text: sanitizeLine(firstLine(el.Text))})
 		}
 	}
+}
+
+func (d *documentView) loadedCount() int {
+	n := 0
+	for _, p := range d.pages {
+		if p.loaded {
+			n++
+		}
+	}
+	return n
 }
 
 func (d *documentView) invalidate() { d.cache.valid = false }
@@ -406,7 +418,8 @@ func (d *documentView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "c":
 		m.overlay = overlayConformance
-		if !d.validated && !m.ops.busy() {
+		if (!d.validated || d.validatedLoaded != d.loadedCount()) && !m.ops.busy() {
+			d.validated = false
 			return m.validate()
 		}
 		return nil

@@ -23,6 +23,10 @@ type inspectorView struct {
 	key   string
 }
 
+// maxInspect bounds one value in the inspector so a hostile 100 MB string
+// cannot stall the view.
+const maxInspect = 64 << 10
+
 func (v *inspectorView) invalidate() { v.cache = nil }
 
 func (v *inspectorView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
@@ -70,7 +74,16 @@ func (v *inspectorView) lines(m *model, w int) []string {
 	var out []string
 	kv := func(k, val string) {
 		// complete value, wrapped over lines; sanitized, never truncated
+		more := 0
+		if len(val) > maxInspect {
+			// complete up to a generous cap; y t / y j copy the whole value
+			more = len(val) - maxInspect
+			val = val[:maxInspect]
+		}
 		val = strings.ReplaceAll(sanitize.Text(val), "\t", "    ")
+		if more > 0 {
+			val += fmt.Sprintf("\n… %s more (y t copies the whole text)", humanBytes(int64(more)))
+		}
 		first := true
 		for _, l := range strings.Split(val, "\n") {
 			for _, chunk := range wrapCells(l, max(10, w-22)) {

@@ -277,9 +277,9 @@ func (v *resourcesView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
 func (v *resourcesView) columns(w int) []column {
 	cols := []column{{"NAME", 0}, {"URI", 0}, {"MIME", 0}, {"PAGES", 5}, {"TYPE", 5}, {"KEYWORDS", 0}, {"MODIFIED", 10}}
 	rest := w - 5 - 5 - 10 - 6*2
-	cols[0].width = max(6, rest*26/100)
-	cols[1].width = max(6, rest*34/100)
-	cols[2].width = max(4, rest*18/100)
+	cols[0].width = max(6, rest*30/100)
+	cols[1].width = max(6, rest*32/100)
+	cols[2].width = max(4, rest*16/100)
 	cols[5].width = max(4, rest-cols[0].width-cols[1].width-cols[2].width)
 	return cols
 }
@@ -353,7 +353,7 @@ func (v *resourcesView) view(m *model, w, h int) []string {
 		if name == "" {
 			name = r.Title
 		}
-		row := joinCols(cols, []string{sanitizeLine(name), sanitizeLine(r.URI), sanitizeLine(r.MimeType), pages,
+		row := joinCols(cols, []string{sanitizeLine(name), sanitizeLine(r.URI), sanitizeLine(shortMime(r.MimeType)), pages,
 			sanitizeLine(r.Meta.FileType), sanitizeLine(strings.Join(r.Meta.Keywords, ", ")), sanitizeLine(mod)})
 		body = append(body, m.listRow(row, i == v.list.cur, !r.IsDPE(), w))
 	}
@@ -469,4 +469,11 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/1024/1024)
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/1024/1024/1024)
+}
+
+// shortMime drops the prefixes every DPE resource shares, so the column
+// shows what differs (the detail pane has the full type).
+func shortMime(s string) string {
+	s = strings.TrimPrefix(s, "application/")
+	return strings.TrimPrefix(s, "vnd.a2c.")
 }

@@ -263,11 +263,12 @@ func (m *model) traceEventLine(e traceEntry, t0 time.Time, i int, all []traceEnt
 	if ev.Duration > 0 || ev.Kind == "decode" || ev.Kind == "fetch" || ev.Kind == "get_dpe" {
 		parts = append(parts, ev.Duration.Round(time.Microsecond*100).String())
 	}
-	if ev.URI != "" {
-		parts = append(parts, sanitizeLine(redactURL(ev.URI)))
-	}
+	// detail (which page, why a re-call) before the long URI
 	if ev.Detail != "" {
 		parts = append(parts, sanitizeLine(ev.Detail))
+	}
+	if ev.URI != "" {
+		parts = append(parts, sanitizeLine(redactURL(ev.URI)))
 	}
 	if ev.Err != "" {
 		parts = append(parts, st.errText.Render(sanitizeLine(ev.Err)))

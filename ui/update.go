@@ -161,6 +161,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		m.doc.findings = msg.findings
 		m.doc.validated = true
+		m.doc.validatedLoaded = m.doc.loadedCount()
 		m.conf.list = listCursor{}
 		return nil
 
@@ -245,7 +246,7 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case screenConnecting:
 		return nil
 	}
-	if key.Matches(msg, k.Open) && !(m.screen == screenResources && msg.String() == ":") {
+	if key.Matches(msg, k.Open) {
 		mode := barOpen
 		if msg.String() == ":" {
 			mode = barCommand
