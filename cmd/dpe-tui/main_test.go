@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dpe-tui/dpe-tui/stack"
 )
@@ -178,5 +179,48 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("error is not one line: %q", errOut)
 			}
 		})
+	}
+}
+
+// TestHeadless_HostileDocumentLeavesNoEscapes renders the corpus's hostile
+// document (ESC[2J, OSC 0 and 52, DCS, C1, bidi, invalid UTF-8, 10k-char
+// names) through every headless output: none may carry a control byte,
+// since stdout here is not a terminal and the program adds no styling.
+func TestHeadless_HostileDocumentLeavesNoEscapes(t *testing.T) {
+	st := startStack(t, "http")
+	uri := firstLibraryURI(t, st.URL, "hostile")
+	outputs := map[string][]string{
+		"get md":       {"get", uri, "--url=" + st.URL, "--format", "md"},
+		"get text":     {"get", uri, "--url=" + st.URL, "--format", "text"},
+		"check":        {"check", uri, "--url=" + st.URL},
+		"ls resources": {"ls", "resources", "--url=" + st.URL, "--computer", "alpha", "--server", "library", "--all"},
+		"ls json":      {"ls", "resources", "--url=" + st.URL, "--computer", "alpha", "--server", "library", "--json"},
+	}
+	for name, args := range outputs {
+		t.Run(name, func(t *testing.T) {
+			_, out, errOut := runCLI(t, args...)
+			for _, s := range []string{out, errOut} {
+				assertNoControls(t, s)
+			}
+			if name == "get text" && !strings.Contains(out, "<U+202E>") {
+				t.Errorf("bidi override should be shown visibly, not applied")
+			}
+		})
+	}
+}
+
+func assertNoControls(t *testing.T, s string) {
+	t.Helper()
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+			t.Fatalf("control character %U at byte %d: %q", r, i, s[max(0, i-40):min(len(s), i+40)])
+		case r == 0x202e || r == 0x202d || r == 0x2066 || r == 0x2067 || r == 0x2068:
+			t.Fatalf("bidi control %U applied at byte %d", r, i)
+		}
+	}
+	if !utf8.ValidString(s) {
+		t.Fatal("invalid UTF-8 in output")
 	}
 }
