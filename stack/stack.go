@@ -62,6 +62,9 @@ type Options struct {
 	// (issue 5, P3).
 	BenchResources int
 	BenchPageSize  int
+	// WrapResolver, when set, wraps the resolver every computer uses:
+	// tests inject faults (slow, failing, lying resolvers) through it.
+	WrapResolver func(computer.Resolver) computer.Resolver
 	Logger         *slog.Logger
 }
 
@@ -122,6 +125,9 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	resolver, err := st.newResolver(opt, log)
 	if err != nil {
 		return nil, err
+	}
+	if opt.WrapResolver != nil {
+		resolver = opt.WrapResolver(resolver)
 	}
 
 	// alpha: the library (corpus or --docs) and a big generated notes server.
