@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -133,6 +134,67 @@ func TestStart_RejoinsOfficeAfterServerRestart(t *testing.T) {
 
 	a := newAgent(t, url, "o", "")
 	eventually(t, "computer re-joined the office", func() bool { return hasComputer(listRoom(t, a), "pc") })
+}
+
+// After a reconnect the server may still hold a session under our name;
+// the refused re-join is retried until the name is free.
+func TestStart_RetriesRefusedRejoin(t *testing.T) {
+	log, _ := newLog(t)
+	s1, err := server.New(server.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	go func() { _ = s1.Serve(l) }()
+	pcLog, pcLogs := newLog(t)
+	if _, err := startComputer(t, Options{URL: "http://" + addr, Office: "o", Name: "pc", Logger: pcLog}); err != nil {
+		t.Fatal(err)
+	}
+	_ = s1.Close()
+
+	// s2 first listens elsewhere, where a squatter takes the name "pc".
+	s2, err := server.New(server.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = s2.Serve(side) }()
+	t.Cleanup(func() { _ = s2.Close() })
+	squatter, err := startComputer(t, Options{URL: "http://" + side.Addr().String(), Office: "o", Name: "pc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Now s2 also answers on the original address; pc reconnects there and
+	// is refused while the squatter holds the name.
+	var l2 net.Listener
+	eventually(t, "port reusable", func() bool {
+		l2, err = net.Listen("tcp", addr)
+		return err == nil
+	})
+	hs := &http.Server{Handler: s2.Handler()}
+	go func() { _ = hs.Serve(l2) }()
+	t.Cleanup(func() { _ = hs.Close() })
+
+	a := newAgent(t, "http://"+addr, "o", "")
+	eventually(t, "pc's re-join refused", func() bool {
+		return strings.Contains(pcLogs.String(), `msg="join office failed"`)
+	})
+	_ = squatter.Close()
+	eventually(t, "pc re-joined after the name was freed", func() bool {
+		for _, s := range listRoom(t, a) {
+			if s.Name == "pc" && s.Role == protocol.RoleComputer {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func TestGetConfig_ServersAsConfiguredWithSecretsMasked(t *testing.T) {

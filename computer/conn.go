@@ -37,10 +37,13 @@ type conn struct {
 
 	firstJoin chan error // Start waits here; buffered 1
 
-	mu     sync.Mutex
-	joined bool
-	dirty  bool // config changed while not joined
-	closed bool
+	mu         sync.Mutex
+	joined     bool
+	joining    bool
+	everJoined bool          // Start succeeded; later join failures are retried
+	retry      time.Duration // next re-join backoff
+	dirty      bool          // config changed while not joined
+	closed     bool
 }
 
 func newConn(c *Computer) (*conn, error) {
@@ -328,9 +331,20 @@ func connectError(args []any) error {
 }
 
 // join sends server:join_office and records the outcome. It runs on every
-// "connect", so a reconnect re-joins the office.
+// "connect", so a reconnect re-joins the office. After the first success a
+// refused or unanswered re-join is retried with backoff while connected: the
+// server may still hold our previous session (name taken) until its ping
+// timeout notices the old connection is gone.
 func (cn *conn) join() {
 	c := cn.c
+	cn.mu.Lock()
+	if cn.joining || cn.closed {
+		cn.mu.Unlock()
+		return
+	}
+	cn.joining = true
+	cn.mu.Unlock()
+
 	ctx, cancel := context.WithTimeout(c.ctx, c.opt.ConnectTimeout)
 	defer cancel()
 	args, err := cn.emitWithAck(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{
@@ -339,14 +353,30 @@ func (cn *conn) join() {
 	if err == nil {
 		err = joinAckError(args)
 	}
+	cn.mu.Lock()
+	cn.joining = false
 	if err != nil {
+		ever := cn.everJoined
+		delay := cn.retry
+		cn.retry = min(max(2*cn.retry, time.Second), 30*time.Second)
+		cn.mu.Unlock()
 		err = fmt.Errorf("computer %s: join office %q: %w", c.opt.Name, c.opt.Office, err)
 		c.log.Error("join office failed", "office", c.opt.Office, "err", err)
 		cn.reportFirst(err)
+		if ever {
+			time.AfterFunc(max(delay, time.Second), func() {
+				cn.mu.Lock()
+				again := !cn.closed && !cn.joined
+				cn.mu.Unlock()
+				if again && cn.sock.Connected() {
+					cn.join()
+				}
+			})
+		}
 		return
 	}
-	cn.mu.Lock()
-	cn.joined = true
+	cn.joined, cn.everJoined = true, true
+	cn.retry = 0
 	dirty := cn.dirty
 	cn.dirty = false
 	cn.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
@@ -22,12 +23,31 @@ import (
 // only the server name and the upstream or resolver message, one line.
 func resolutionFailed(uri, category, message string, details map[string]string) *protocol.Error {
 	e := &protocol.Error{Code: protocol.CodeResolutionFailed, Message: message, Category: category, URI: uri}
+	for k, v := range details {
+		if k != "mcp_server_name" {
+			details[k] = scrubDetail(v)
+		}
+	}
 	if len(details) > 0 {
 		if b, err := json.Marshal(details); err == nil {
 			e.Details = b
 		}
 	}
 	return e
+}
+
+var (
+	detailURLRE  = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+	detailAddrRE = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\[[0-9a-fA-F:]+\](?::\d+)?`)
+)
+
+// scrubDetail removes what error-handling.md §details 内禁止包含的敏感信息
+// forbids from an upstream or resolver message: URLs (they may carry tokens
+// or internal hosts) and IP addresses with ports. The full message goes to
+// the Computer's own log instead.
+func scrubDetail(s string) string {
+	s = detailURLRE.ReplaceAllString(s, "<url>")
+	return detailAddrRE.ReplaceAllString(s, "<addr>")
 }
 
 // handleGetDPE implements dpe.md §Computer 处理流程.
@@ -98,6 +118,7 @@ func (c *Computer) getDPE(ctx context.Context, req protocol.GetDPEReq) (*protoco
 	rr, err := s.session.ReadResource(readCtx, &mcp.ReadResourceParams{URI: u.Read})
 	readCancel()
 	if err != nil {
+		c.log.Warn("get_dpe resources/read failed", "uri", req.URI, "mcp_server", s.cfg.Name, "err", err)
 		return nil, resolutionFailed(req.URI, protocol.CategoryUpstreamUnavailable,
 			"DPE source unavailable: resources/read failed",
 			map[string]string{"mcp_server_name": s.cfg.Name, "mcp_error": oneLine(err.Error(), 300)})
@@ -119,6 +140,7 @@ func (c *Computer) getDPE(ctx context.Context, req protocol.GetDPEReq) (*protoco
 	hint := Hint{MCPServerName: s.cfg.Name, Agent: req.Agent, ReqID: req.ReqID}
 	out, err := callResolver(ctx, c.opt.Resolver, in, contents, hint)
 	if err != nil {
+		c.log.Warn("get_dpe resolver failed", "uri", req.URI, "mcp_server", s.cfg.Name, "err", err)
 		return nil, resolutionFailed(req.URI, protocol.CategoryResolverError,
 			"DPE resolver failed",
 			map[string]string{"mcp_server_name": s.cfg.Name, "resolver_exception": resolverException(err)})

@@ -401,3 +401,18 @@ func readFileURI(t *testing.T, uri string) string {
 	}
 	return string(b)
 }
+
+func TestScrubDetail_RemovesURLsAndAddresses(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`Post "https://mcp.internal:8443/mcp?access_token=abc": dial tcp 10.0.0.5:8443: connect: connection refused`,
+			`Post "<url>": dial tcp <addr>: connect: connection refused`},
+		{"upload to s3://bucket/key?X-Signature=zz failed", "upload to <url> failed"},
+		{"dial [::1]:9000 refused", "dial <addr> refused"},
+		{"disk on fire", "disk on fire"},
+	}
+	for _, tc := range tests {
+		if got := scrubDetail(tc.in); got != tc.want {
+			t.Errorf("scrubDetail(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
