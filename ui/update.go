@@ -86,6 +86,15 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		if msg.panic {
 			m.lastPanic = msg.err.Error()
 		}
+		if m.screen == screenDocument && m.doc == nil {
+			// `open` mode: nothing to show but the failure; offer retry.
+			m.screen = screenError
+			m.fatal = oneLine(msg.err)
+			if msg.what != "" {
+				m.fatal = msg.what + ": " + m.fatal
+			}
+			return nil
+		}
 		if isCancel(msg.err) {
 			return m.setStatus(statusInfo, "cancelled")
 		}
@@ -281,9 +290,13 @@ func (m *model) cancelNewest() tea.Cmd {
 	}
 	label := o.label
 	m.ops.done(o.id)
-	if m.screen == screenConnecting {
+	switch {
+	case m.screen == screenConnecting:
 		m.screen = screenError
 		m.fatal = "connect cancelled"
+	case m.screen == screenDocument && m.doc == nil:
+		m.screen = screenError
+		m.fatal = "open cancelled"
 	}
 	if m.doc != nil {
 		m.doc.onCancel(o.id)
