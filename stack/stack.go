@@ -65,7 +65,7 @@ type Options struct {
 	// WrapResolver, when set, wraps the resolver every computer uses:
 	// tests inject faults (slow, failing, lying resolvers) through it.
 	WrapResolver func(computer.Resolver) computer.Resolver
-	Logger         *slog.Logger
+	Logger       *slog.Logger
 }
 
 // Stack is a running deployment.
