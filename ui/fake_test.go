@@ -40,13 +40,17 @@ type fakeAgent struct {
 	docs map[string]string
 	mime map[string]string
 	// block makes every call wait for ctx (or forever when ignoreCtx).
-	dir       string
-	noEvents  bool
-	panics    bool
-	block     bool
-	ignoreCtx bool
-	release   chan struct{}
-	calls     int
+	dir string
+	// expireFirst makes the first get_dpe answer already expired, so the
+	// opener calls get_dpe again (dpe.md §URI 生命周期).
+	expireFirst bool
+	resolved    int
+	noEvents    bool
+	panics      bool
+	block       bool
+	ignoreCtx   bool
+	release     chan struct{}
+	calls       int
 }
 
 func (f *fakeAgent) Events() <-chan client.Event {
@@ -136,6 +140,12 @@ func (f *fakeAgent) Resolver(computer string) dpe.Resolver {
 		}
 		access := (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 		exp := fixedNow.Add(10 * time.Minute)
+		f.mu.Lock()
+		f.resolved++
+		if f.expireFirst && f.resolved == 1 {
+			exp = fixedNow.Add(-time.Minute)
+		}
+		f.mu.Unlock()
 		raw, _ := json.Marshal(map[string]any{"uri": "file:///…/" + filepath.Base(path), "mime_type": f.mime[uri], "size": st.Size(),
 			"_meta": map[string]any{"expires_at": exp.Format(time.RFC3339), "etag": `"v1"`}, "req_id": "r-1"})
 		return dpe.Access{URI: access, MimeType: f.mime[uri], Size: st.Size(), ExpiresAt: exp, ETag: `"v1"`, Computer: computer, RawJSON: raw}, nil

@@ -232,6 +232,11 @@ func TestGolden(t *testing.T) {
 			s.keys("x")
 			s.waitFor("Timeline")
 		}},
+		{name: "trace_expired_reresolved", agent: func(f *fakeAgent) { f.expireFirst = true }, drive: func(s *session) {
+			s.toDocument()
+			s.keys("x")
+			s.waitFor("Timeline")
+		}},
 		{name: "conformance", drive: func(s *session) {
 			s.toDocument()
 			s.keys("c")
@@ -248,6 +253,11 @@ func TestGolden(t *testing.T) {
 		}},
 		{name: "help", drive: func(s *session) {
 			s.waitFor("2 enabled")
+			s.keys("?")
+			s.waitFor("Keys")
+		}},
+		{name: "help_document", drive: func(s *session) {
+			s.toDocument()
 			s.keys("?")
 			s.waitFor("Keys")
 		}},

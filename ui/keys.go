@@ -140,11 +140,10 @@ func (m *model) helpKeys() screenKeys {
 		return screenKeys{
 			short: []key.Binding{k.NextPage, k.PrevPage, k.Search, withHelp(k.Enter, "inspect"), k.Raw, k.Trace, k.Conformance, k.Help},
 			full: [][]key.Binding{
-				append(nav, k.Sidebar),
+				append(append([]key.Binding{}, nav...), k.Sidebar, k.Help, k.Back, k.Quit),
 				{k.NextPage, k.PrevPage, withHelp(k.Open, "page N / URI"), k.NextTitle, k.PrevTitle, k.NextTable, k.PrevTable, k.NextImage, k.PrevImage},
 				{k.Left, k.Right, k.Widen, k.Narrow, k.Search, k.NextHit, k.PrevHit},
 				{withHelp(k.Enter, "inspect"), k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage},
-				{k.Help, k.Back, k.Quit},
 			},
 		}
 	case screenContent:

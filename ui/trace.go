@@ -149,6 +149,9 @@ func (m *model) traceLines(w int) []string {
 	kv := func(k, v string) {
 		out = append(out, "   "+st.label.Render(fit(k, 13))+" "+v)
 	}
+	if failed != "" {
+		out = append(out, " "+st.errText.Render("✗ open failed: "+sanitizeLine(failed)), "")
+	}
 	section("Resource")
 	kv("uri", sanitizeLine(t.uri))
 	if t.computer != "" {
@@ -175,7 +178,24 @@ func (m *model) traceLines(w int) []string {
 		kv("listed by", st.dim.Render("— (opened by URI)"))
 	}
 
-	section("Timeline")
+	var calls0, fetches, refetches int
+	var bytesIn int64
+	for _, e := range entries {
+		switch {
+		case e.getDPE != nil:
+			calls0++
+		case e.ev.Kind == dpe.TraceFetch || e.ev.Kind == dpe.TraceFetchPage:
+			fetches++
+			bytesIn += e.ev.Bytes
+		case e.ev.Kind == dpe.TraceRefetch:
+			refetches++
+		}
+	}
+	summary := fmt.Sprintf("Timeline · %d get_dpe · %d fetches · %s", calls0, fetches, humanBytes(bytesIn))
+	if refetches > 0 {
+		summary += fmt.Sprintf(" · %d re-resolve", refetches)
+	}
+	section(summary)
 	if len(entries) == 0 {
 		out = append(out, "   "+st.dim.Render("no events yet"))
 	}
@@ -185,9 +205,6 @@ func (m *model) traceLines(w int) []string {
 			t0 = e.ev.At
 		}
 		out = append(out, m.traceEventLine(e, t0, i, entries))
-	}
-	if failed != "" {
-		out = append(out, "   "+st.errText.Render("✗ failed: "+sanitizeLine(failed)))
 	}
 
 	calls := 0
@@ -267,11 +284,11 @@ func (m *model) traceEventLine(e traceEntry, t0 time.Time, i int, all []traceEnt
 	if ev.Detail != "" {
 		parts = append(parts, sanitizeLine(ev.Detail))
 	}
-	if ev.URI != "" {
-		parts = append(parts, sanitizeLine(redactURL(ev.URI)))
-	}
 	if ev.Err != "" {
 		parts = append(parts, st.errText.Render(sanitizeLine(ev.Err)))
+	}
+	if ev.URI != "" {
+		parts = append(parts, sanitizeLine(redactURL(ev.URI)))
 	}
 	kindStyle := st.key
 	if ev.Kind == "refetch" || strings.HasSuffix(kind, "↻") {
