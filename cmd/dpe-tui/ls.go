@@ -23,6 +23,7 @@ type lsFlags struct {
 	Server     string
 	All        bool
 	LimitPages int
+	MaxPages   int
 	JSON       bool
 }
 
@@ -36,6 +37,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.All, "all", false, "list resources of every scheme, not only dpe://")
 	fs.IntVar(&f.LimitPages, "limit-pages", 0, "stop after N cursor pages per server (0: all, up to the page cap)")
 	fs.BoolVar(&f.JSON, "json", false, "one JSON object per line")
+	fs.IntVar(&f.MaxPages, "max-pages", 10000, "give up after this many cursor pages per server (guards against endless cursors)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -140,7 +142,9 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 type sessionInfo = protocol.SessionInfo
 
 func listResources(ctx context.Context, c *client.Client, computer, server string, f *lsFlags, out *table, stderr io.Writer) error {
-	p := c.Pager(computer, server, client.PagerOptions{})
+	// The pager's cap guards against servers that mint endless cursors; a
+	// listing the user asked for in full may legitimately be long.
+	p := c.Pager(computer, server, client.PagerOptions{MaxPages: f.MaxPages})
 	pages := 0
 	for {
 		if f.LimitPages > 0 && pages >= f.LimitPages {
@@ -152,6 +156,10 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 		page, err := p.Next(ctx)
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		var ce *client.CursorError
+		if errors.As(err, &ce) {
+			return err // already names the server, computer and counts
 		}
 		if err != nil {
 			return fmt.Errorf("get_resources %s on %s: %w", server, computer, err)
