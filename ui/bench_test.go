@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
@@ -87,5 +88,28 @@ func TestDocumentScroll_TallTableScrollsLineByLineWithStickyHeader(t *testing.T)
 	press(t, m, "G")
 	if !strings.Contains(frame(m), "After the table.") {
 		t.Fatalf("G should reach the end:\n%s", frame(m))
+	}
+}
+
+// BenchmarkResourcesFilterHostile is one filter keystroke over 10,000
+// resources with 10,000-character names (issue 6 fault matrix).
+func BenchmarkResourcesFilterHostile(b *testing.B) {
+	f := newFakeAgent(b)
+	f.noEvents = true
+	m := New(testOptions(f)).m
+	m.screen = screenResources
+	m.res = newResourcesView("laptop", "big")
+	page := &client.ResourcePage{}
+	long := strings.Repeat("x", 10000)
+	for i := 0; i < 10000; i++ {
+		page.Resources = append(page.Resources, res(fmt.Sprintf("dpe://h/%d", i), fmt.Sprintf("%d%s", i, long), "", nil))
+	}
+	o := m.ops.add("get_resources", 0)
+	m.update(resourcesPageMsg{opID: o.id, computer: "laptop", server: "big", page: page})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.res.filter = "x9"
+		m.res.refilter()
+		_ = m.view()
 	}
 }

@@ -25,6 +25,9 @@ type resourcesView struct {
 	computer, server string
 
 	all      []client.Resource
+	// hay is what the filter matches per resource, built once per page
+	// and capped, so 10,000 rows with 10k-character names stay fast.
+	hay      []string
 	dpeCount int
 	// pages records, per get_resources page, the cursor sent and the raw
 	// ack size, for the trace view ("the page the resource came from").
@@ -127,6 +130,7 @@ func (v *resourcesView) onPage(m *model, msg resourcesPageMsg) tea.Cmd {
 			r.PageNo = no
 		}
 		v.all = append(v.all, r)
+		v.hay = append(v.hay, haystack(r))
 		if r.IsDPE() {
 			v.dpeCount++
 		}
@@ -175,13 +179,24 @@ func (v *resourcesView) endText() string {
 // resourceSource adapts the resources to sahilm/fuzzy: a row matches on
 // name, description, keywords, file_type and uri (issue 4).
 type resourceSource struct {
-	all []client.Resource
+	hay []string
 	idx []int
 }
 
-func (s resourceSource) String(i int) string {
-	r := s.all[s.idx[i]]
-	return strings.Join([]string{r.Name, r.Title, r.Description, strings.Join(r.Meta.Keywords, " "), r.Meta.FileType, r.URI}, " ")
+func (s resourceSource) String(i int) string { return s.hay[s.idx[i]] }
+
+// maxHayField caps each field the filter looks at.
+const maxHayField = 256
+
+func haystack(r client.Resource) string {
+	capped := func(s string) string {
+		if len(s) > maxHayField {
+			return s[:maxHayField]
+		}
+		return s
+	}
+	return strings.Join([]string{capped(r.Name), capped(r.Title), capped(r.Description),
+		capped(strings.Join(r.Meta.Keywords, " ")), capped(r.Meta.FileType), capped(r.URI)}, " ")
 }
 func (s resourceSource) Len() int { return len(s.idx) }
 
@@ -199,7 +214,7 @@ func (v *resourcesView) refilter() {
 	if v.filter == "" {
 		v.visible = base
 	} else {
-		matches := fuzzy.FindFrom(v.filter, resourceSource{all: v.all, idx: base})
+		matches := fuzzy.FindFrom(v.filter, resourceSource{hay: v.hay, idx: base})
 		v.visible = make([]int, len(matches))
 		for i, mt := range matches {
 			v.visible[i] = base[mt.Index]

@@ -255,7 +255,10 @@ func (m *model) traceEventLine(e traceEntry, t0 time.Time, i int, all []traceEnt
 	ev := e.ev
 	rel := fmt.Sprintf("+%5dms", ev.At.Sub(t0).Milliseconds())
 	mark := st.okText.Render("✓")
-	if ev.Err != "" {
+	switch {
+	case ev.Kind == dpe.TraceRefetch:
+		mark = st.warnText.Render("↻") // Err says why, it is not a failure
+	case ev.Err != "":
 		mark = st.errText.Render("✗")
 	}
 	kind := ev.Kind
