@@ -24,7 +24,7 @@ const maxResourcePages = 1000
 type resourcesView struct {
 	computer, server string
 
-	all      []client.Resource
+	all []client.Resource
 	// hay is what the filter matches per resource, built once per page
 	// and capped, so 10,000 rows with 10k-character names stay fast.
 	hay      []string
