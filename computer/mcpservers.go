@@ -125,7 +125,11 @@ func (c *Computer) AddServer(ctx context.Context, cfg protocol.MCPServerConfig) 
 	}
 	s := newMCPServer(cfg)
 	if !cfg.Disabled {
-		t, timeout, err := c.transportFor(cfg)
+		run, err := resolveInputs(cfg, c.opt.Inputs)
+		if err != nil {
+			return err
+		}
+		t, timeout, err := c.transportFor(run)
 		if err != nil {
 			return fmt.Errorf("mcp server %q: %w", cfg.Name, err)
 		}
