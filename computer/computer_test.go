@@ -50,12 +50,25 @@ func hasComputer(sessions []protocol.SessionInfo, name string) bool {
 
 func TestStart_JoinsOfficeWithAPIKey(t *testing.T) {
 	url, _ := startSMCP(t, "k-123")
-	if _, err := startComputer(t, Options{URL: url, Office: "o", Name: "pc", APIKey: "k-123"}); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct{ name, url string }{
+		{"pc-http", url},
+		{"pc-ws", strings.Replace(url, "http://", "ws://", 1) + "/?extra=1"},
+	} {
+		if _, err := startComputer(t, Options{URL: tc.url, Office: "o", Name: tc.name, APIKey: "k-123"}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
 	}
 	a := newAgent(t, url, "o", "k-123")
-	if s := listRoom(t, a); !hasComputer(s, "pc") {
-		t.Fatalf("pc not in office: %+v", s)
+	s := listRoom(t, a)
+	for _, name := range []string{"pc-http", "pc-ws"} {
+		if !hasComputer(s, name) {
+			t.Fatalf("%s not in office: %+v", name, s)
+		}
+	}
+	for _, si := range s {
+		if si.Role == protocol.RoleComputer && si.A2CVersion != protocol.Version {
+			t.Fatalf("%s joined with a2c_version %q, want %q", si.Name, si.A2CVersion, protocol.Version)
+		}
 	}
 }
 

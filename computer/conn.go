@@ -61,7 +61,12 @@ func newConn(c *Computer) (*conn, error) {
 	}
 	q := u.Query()
 	q.Set(protocol.QueryVersion, protocol.Version)
-	base := u.Scheme + "://" + u.Host
+	// The engine starts from HTTP(S) either way; ws/wss only say which.
+	scheme := map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
+	if scheme == "" {
+		scheme = u.Scheme
+	}
+	base := scheme + "://" + u.Host
 
 	opts := sio.DefaultOptions()
 	opts.SetTransports(types.NewSet(sio.WebSocket))

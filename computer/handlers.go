@@ -135,7 +135,7 @@ type toolRef struct {
 
 // tools lists the tools of every running server with the tools capability,
 // in registration order, forbidden tools left out.
-func (c *Computer) tools(ctx context.Context) ([]toolRef, error) {
+func (c *Computer) tools(ctx context.Context) []toolRef {
 	var out []toolRef
 	for _, s := range c.snapshot() {
 		if s.session == nil || !s.hasTools() {
@@ -150,8 +150,10 @@ func (c *Computer) tools(ctx context.Context) ([]toolRef, error) {
 		for range maxScanPages {
 			res, err := s.session.ListTools(cctx, &mcp.ListToolsParams{Cursor: cursor})
 			if err != nil {
-				cancel()
-				return nil, fmt.Errorf("tools/list on %s: %w", quoteTrunc(s.cfg.Name), err)
+				// One broken server must not hide every other server's
+				// tools; it is logged and skipped.
+				c.log.Warn("tools/list failed; skipping server", "mcp_server", s.cfg.Name, "err", err)
+				break
 			}
 			for _, t := range res.Tools {
 				if t != nil && !forbidden[t.Name] {
@@ -165,7 +167,7 @@ func (c *Computer) tools(ctx context.Context) ([]toolRef, error) {
 		}
 		cancel()
 	}
-	return out, nil
+	return out
 }
 
 // toolMeta is the A2C metadata of a tool: its own entry, else the server's
@@ -216,10 +218,7 @@ func (c *Computer) handleGetTools(ctx context.Context, raw json.RawMessage) any 
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return badRequest(protocol.EventGetTools, err)
 	}
-	refs, err := c.tools(ctx)
-	if err != nil {
-		return mcpCallError("get_tools", err)
-	}
+	refs := c.tools(ctx)
 	ret := protocol.GetToolsRet{Tools: make([]protocol.SMCPTool, 0, len(refs)), ReqID: req.ReqID}
 	for _, r := range refs {
 		ret.Tools = append(ret.Tools, smcpTool(r))
@@ -248,10 +247,7 @@ func (c *Computer) handleToolCall(ctx context.Context, raw json.RawMessage) any 
 			}
 		}
 	}
-	refs, err := c.tools(ctx)
-	if err != nil {
-		return toolError(oneLine(err.Error(), 300))
-	}
+	refs := c.tools(ctx)
 	var target *toolRef
 	for i, r := range refs {
 		if r.tool.Name == req.ToolName {
