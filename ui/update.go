@@ -198,6 +198,14 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.ops.cancelAll()
 		return tea.Quit
 	}
+	if msg.Mod == tea.ModAlt && msg.Code != tea.KeyEscape {
+		// No binding uses alt. A terminal reports esc quickly followed by
+		// a key as alt+key; treat it as the two presses the user made.
+		esc := m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape})
+		plain := msg
+		plain.Mod = 0
+		return tea.Batch(esc, m.handleKey(plain))
+	}
 	if m.bar.active {
 		return m.bar.update(m, msg)
 	}

@@ -363,3 +363,18 @@ func TestDocument_SaveImageWritesDecodedBytesNamedFromURI(t *testing.T) {
 		t.Fatalf("status = %q, want where it was written", m.status.text)
 	}
 }
+
+func TestKeys_EscFollowedQuicklyByKeyIsNotLost(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	run(t, m, m.openDPE(reportURI, nil))
+	press(t, m, "enter")
+	if m.overlay != overlayInspector {
+		t.Fatal("enter should open the inspector")
+	}
+	// "\x1bx" arrives as alt+x: close the inspector, then open the trace.
+	run(t, m, m.update(tea.KeyPressMsg{Code: 'x', Text: "x", Mod: tea.ModAlt}))
+	if m.overlay != overlayTrace {
+		t.Fatalf("overlay = %d, want the trace after esc+x", m.overlay)
+	}
+}
