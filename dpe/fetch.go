@@ -267,9 +267,22 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL) (*Fetched, error) {
 	if st.Size() > max {
 		return nil, &LimitError{What: "fetch size", Limit: max, Got: st.Size()}
 	}
-	data, err := io.ReadAll(io.LimitReader(fh, max+1))
+	// Read into one buffer of the stated size: io.ReadAll's doubling would
+	// leave up to twice the file in garbage, and documents are large
+	// (issue 5, P4: peak RSS ≤ 2× file size).
+	data := make([]byte, st.Size())
+	n, err := io.ReadFull(fh, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	data = data[:n]
+	// The file may have grown since Stat; read the rest, still bounded.
+	rest, err := io.ReadAll(io.LimitReader(fh, max+1-int64(n)))
 	if err != nil {
 		return nil, err
+	}
+	if len(rest) > 0 {
+		data = append(data, rest...)
 	}
 	if int64(len(data)) > max {
 		return nil, &LimitError{What: "fetch size", Limit: max, Got: int64(len(data))}
