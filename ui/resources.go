@@ -410,7 +410,7 @@ func (v *resourcesView) detailView(m *model, w, h int) []string {
 		kv(f[0], f[1])
 	}
 	if len(out) > h {
-		out = append(out[:h-1], st.dim.Render(fmt.Sprintf(" … %d more fields (enter opens, d hides)", len(out)-h+1)))
+		out = append(out[:h-1], st.dim.Render(fmt.Sprintf(" … %d more fields (d hides this pane)", len(out)-h+1)))
 	}
 	return box(out, w, h)
 }

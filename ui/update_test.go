@@ -378,3 +378,41 @@ func TestKeys_EscFollowedQuicklyByKeyIsNotLost(t *testing.T) {
 		t.Fatalf("overlay = %d, want the trace after esc+x", m.overlay)
 	}
 }
+
+func TestConformance_EnterJumpsToTheFindingsElement(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	run(t, m, m.openDPE(reportURI, nil))
+	press(t, m, "c")
+	if m.overlay != overlayConformance || len(m.doc.findings) == 0 {
+		t.Fatalf("c should show findings; overlay %d, %d findings", m.overlay, len(m.doc.findings))
+	}
+	var want int = -1
+	for i, x := range m.doc.findings {
+		if x.Page >= 0 && x.Element >= 0 {
+			want = i
+			break
+		}
+	}
+	if want < 0 {
+		t.Fatal("fixture should have a finding about an element")
+	}
+	m.conf.list.cur = want
+	x := m.doc.findings[want]
+	press(t, m, "enter")
+	if m.overlay != overlayNone || m.doc.page != x.Page || m.doc.sel != x.Element {
+		t.Fatalf("enter should jump to page %d element %d; at page %d element %d", x.Page+1, x.Element+1, m.doc.page+1, m.doc.sel+1)
+	}
+}
+
+func TestSearch_HighlightKeepsWidthAndMarksEveryHit(t *testing.T) {
+	st := newStyles("dark")
+	line := st.row.Render("Revenue grew; revenue ") + st.title.Render("REVENUE") + " end"
+	got := highlight(line, "revenue", st, true)
+	if ansi.StringWidth(got) != ansi.StringWidth(line) || ansi.Strip(got) != ansi.Strip(line) {
+		t.Fatalf("highlight changed the text or width:\n%q\n%q", ansi.Strip(got), ansi.Strip(line))
+	}
+	if strings.Count(got, st.hitCur.Render("revenue")) != 1 || !strings.Contains(got, st.hitCur.Render("REVENUE")) {
+		t.Fatalf("every hit should be styled: %q", got)
+	}
+}
