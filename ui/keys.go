@@ -43,7 +43,7 @@ func newKeyMap() keyMap {
 		ToggleScheme: b([]string{"a"}, "a", "dpe only/all"),
 		More:         b([]string{"m"}, "m", "next page"),
 		All:          b([]string{"M"}, "M", "load all"),
-		Detail:       b([]string{"d"}, "d", "details"),
+		Detail:       b([]string{"d"}, "d", "details size"),
 		CopyURI:      b([]string{"y"}, "y", "copy URI"),
 
 		NextPage:  b([]string{"]"}, "]", "next page"),

@@ -45,6 +45,9 @@ type resourcesView struct {
 	visible    []int
 	list       listCursor
 	detail     bool
+	// detailBig gives the detail pane most of the screen (d cycles
+	// small → large → hidden), so every _meta field can be read.
+	detailBig bool
 	loading    bool
 	loadingAll bool
 }
@@ -244,6 +247,9 @@ func (v *resourcesView) listHeight(m *model) int {
 }
 
 func (v *resourcesView) detailHeight(bodyH int) int {
+	if v.detailBig {
+		return max(4, bodyH-6)
+	}
 	return min(10, max(4, bodyH/3))
 }
 
@@ -266,7 +272,14 @@ func (v *resourcesView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
 	case "M":
 		return v.loadNext(m, true)
 	case "d":
-		v.detail = !v.detail
+		switch {
+		case v.detail && !v.detailBig:
+			v.detailBig = true
+		case v.detail:
+			v.detail, v.detailBig = false, false
+		default:
+			v.detail = true
+		}
 	case "r":
 		return v.reload(m)
 	case "y":
@@ -410,7 +423,7 @@ func (v *resourcesView) detailView(m *model, w, h int) []string {
 		kv(f[0], f[1])
 	}
 	if len(out) > h {
-		out = append(out[:h-1], st.dim.Render(fmt.Sprintf(" … %d more fields (d hides this pane)", len(out)-h+1)))
+		out = append(out[:h-1], st.dim.Render(fmt.Sprintf(" … %d more fields (d enlarges or hides this pane)", len(out)-h+1)))
 	}
 	return box(out, w, h)
 }
