@@ -39,15 +39,15 @@ type resourcesView struct {
 	// stop is why paging ended early (repeated cursor, page cap).
 	stop string
 
-	showAll    bool
-	filter     string
-	filtering  bool
-	visible    []int
-	list       listCursor
-	detail     bool
+	showAll   bool
+	filter    string
+	filtering bool
+	visible   []int
+	list      listCursor
+	detail    bool
 	// detailBig gives the detail pane most of the screen (d cycles
 	// small → large → hidden), so every _meta field can be read.
-	detailBig bool
+	detailBig  bool
 	loading    bool
 	loadingAll bool
 }
