@@ -165,9 +165,9 @@ func (c *Computer) AddInProcess(ctx context.Context, cfg protocol.MCPServerConfi
 	s := newMCPServer(cfg)
 	if !cfg.Disabled {
 		serverT, clientT := mcp.NewInMemoryTransports()
-		cctx, cancel := c.callContext(ctx, 0)
-		ss, err := srv.Connect(cctx, serverT, nil)
-		cancel()
+		// Like the client side (connect), the server session gets a
+		// context that lives as long as the Computer, not the call.
+		ss, err := srv.Connect(c.ctx, serverT, nil)
 		if err != nil {
 			return fmt.Errorf("mcp server %q: start in-process session: %w", cfg.Name, err)
 		}
@@ -223,11 +223,43 @@ func (c *Computer) connect(ctx context.Context, s *mcpServer, t mcp.Transport) e
 			s.mu.Unlock()
 		},
 	})
-	cctx, cancel := c.callContext(ctx, s.timeout)
+	// The context given to Connect outlives the handshake: the SSE
+	// transport ties its event stream to it. So it lives until the server is
+	// closed, and the handshake is bounded separately.
+	sessCtx, sessCancel := context.WithCancel(c.ctx)
+	type result struct {
+		sess *mcp.ClientSession
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sess, err := client.Connect(sessCtx, t, nil)
+		done <- result{sess, err}
+	}()
+	wctx, cancel := c.callContext(ctx, s.timeout)
 	defer cancel()
-	sess, err := client.Connect(cctx, t, nil)
-	if err != nil {
-		return fmt.Errorf("mcp server %q: connect: %w", s.cfg.Name, err)
+	var r result
+	select {
+	case r = <-done:
+	case <-wctx.Done():
+		sessCancel()
+		r = <-done
+		if r.err == nil {
+			_ = r.sess.Close()
+		}
+		r.err = fmt.Errorf("initialize: %w", wctx.Err())
+	}
+	if r.err != nil {
+		sessCancel()
+		return fmt.Errorf("mcp server %q: connect: %w", s.cfg.Name, r.err)
+	}
+	sess := r.sess
+	prev := s.stop
+	s.stop = func() {
+		if prev != nil {
+			prev()
+		}
+		sessCancel()
 	}
 	s.session = sess
 	if ir := sess.InitializeResult(); ir != nil {
