@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession drives the real binary in a real terminal (tmux), as a user
+// would, and reads the screen back with capture-pane.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+	name   string
+}
+
+func newTmux(t *testing.T, w, h int, command string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is required under CI (.ci/run installs it)")
+		}
+		t.Skip("tmux not installed; the TUI end-to-end test needs it")
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("dpe-e2e-%d", os.Getpid()), name: "e2e"}
+	s.run("-f", "/dev/null", "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
+		"-e", "TERM=xterm-256color", "sh", "-c", command)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", s.name}, keys...)...)
+}
+func (s *tmuxSession) text(txt string) { s.run("send-keys", "-t", s.name, "-l", txt) }
+func (s *tmuxSession) screen() string  { return s.run("capture-pane", "-p", "-t", s.name) }
+
+// waitFor polls the screen until it contains every want, or fails with the
+// screen as it last was.
+func (s *tmuxSession) waitFor(what string, want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var scr string
+	for time.Now().Before(deadline) {
+		scr = s.screen()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return scr
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("%s: screen never showed %q:\n%s", what, want, scr)
+	return ""
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dpe-tui")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestTUI_EndToEndInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end TUI test")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	// After the TUI exits, the same terminal records its mode and stays
+	// open so the screen can still be read.
+	s := newTmux(t, 100, 30, fmt.Sprintf("%s --log %s/log; echo EXIT-$?; stty -a > %s/stty; sleep 600", bin, dir, dir))
+
+	s.waitFor("office screen", "connected", "alpha", "beta")
+
+	// Open a multi-page document by URI through the command bar.
+	s.keys("o")
+	s.text("dpe://io.github.dpetui.library/reports/annual-operations-2026.md")
+	s.keys("Enter")
+	s.waitFor("document opens", "page 1/11", "Harbor Light Water Cooperative")
+
+	// Next table: the key-figures table on page 2, rendered as a grid.
+	s.keys("t")
+	s.waitFor("table", "page 2/11", "Water delivered (m³)", "───┼───")
+
+	// Jump to page 6 with :6 — the telemetry section with a code block.
+	s.keys(":")
+	s.text("6")
+	s.keys("Enter")
+	s.waitFor("page jump and code block", "page 6/11", "night_flow_alarm")
+
+	// Search across all pages.
+	s.keys("/")
+	s.text("turbidity")
+	s.keys("Enter")
+	s.waitFor("search result", `matches for "turbidity"`)
+	s.keys("n")
+	s.waitFor("match counter", "1/1", "page 4/11")
+
+	// Inspector on the focused element, then back.
+	s.keys("Enter")
+	s.waitFor("inspector", "inspector", "category", "element_id")
+	s.keys("Escape")
+	s.waitFor("inspector closed", "] next page")
+
+	// Resolver trace.
+	s.keys("x")
+	s.waitFor("trace", "resolver trace", "Timeline", "get_dpe", "fetch", "validate")
+	s.keys("Escape")
+
+	s.keys("q")
+	s.waitFor("exit", "EXIT-0")
+	waitFile(t, filepath.Join(dir, "stty"))
+
+	st, err := os.ReadFile(filepath.Join(dir, "stty"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The terminal is back in cooked mode: line editing and echo restored.
+	for _, flag := range []string{" icanon", " echo "} {
+		if !strings.Contains(" "+string(st)+" ", flag) {
+			t.Errorf("terminal not restored: stty lacks %q:\n%s", flag, st)
+		}
+	}
+	if scr := s.screen(); strings.Contains(scr, "\x1b") {
+		t.Errorf("raw escape bytes on screen after quit")
+	}
+}
+
+func waitFile(t *testing.T, p string) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		if fi, err := os.Stat(p); err == nil && fi.Size() > 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never written", p)
+}
