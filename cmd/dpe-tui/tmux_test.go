@@ -158,3 +158,26 @@ func waitFile(t *testing.T, p string) {
 	}
 	t.Fatalf("%s never written", p)
 }
+
+// TestTUI_FirstSIGTERMExitsAndRestoresTerminal: the engine.io client installs
+// its own SIGINT/SIGTERM handlers; the TUI must still quit on the first
+// SIGTERM and give the terminal back in cooked mode.
+func TestTUI_FirstSIGTERMExitsAndRestoresTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end TUI test")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	s := newTmux(t, 80, 24, fmt.Sprintf("%s; echo EXIT-$?; stty -a > %s/stty; sleep 600", bin, dir))
+	s.waitFor("office screen", "connected", "alpha")
+	out, err := exec.Command("pkill", "-TERM", "-f", "^"+bin+"$").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pkill: %v %s", err, out)
+	}
+	s.waitFor("exit after one SIGTERM", "EXIT-")
+	waitFile(t, filepath.Join(dir, "stty"))
+	st, _ := os.ReadFile(filepath.Join(dir, "stty"))
+	if !strings.Contains(string(st), " icanon") || !strings.Contains(string(st), " echo ") {
+		t.Errorf("terminal not restored after SIGTERM:\n%s", st)
+	}
+}
