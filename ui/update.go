@@ -373,7 +373,7 @@ func (m *model) onState(ev client.StateEvent) tea.Cmd {
 	m.conn = ev
 	switch ev.State {
 	case client.Connected:
-		if prev.State != client.Connected {
+		if prev.State == client.Reconnecting || prev.State == client.Offline {
 			// Re-joined the office (issue 6): refresh what the screen shows.
 			return tea.Batch(m.setStatus(statusOK, "reconnected"), m.refresh())
 		}

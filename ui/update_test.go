@@ -416,3 +416,14 @@ func TestSearch_HighlightKeepsWidthAndMarksEveryHit(t *testing.T) {
 		t.Fatalf("every hit should be styled: %q", got)
 	}
 }
+
+func TestConnection_FirstConnectIsNotCalledAReconnect(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	m.status.text = ""
+	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Connecting}}))
+	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Connected}}))
+	if strings.Contains(m.status.text, "reconnected") {
+		t.Fatalf("initial connect reported as %q", m.status.text)
+	}
+}
