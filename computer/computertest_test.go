@@ -92,44 +92,48 @@ type agent struct {
 func newAgent(t *testing.T, baseURL, office, apiKey string) *agent {
 	t.Helper()
 	u, _ := url.Parse(baseURL)
-	opts := sio.DefaultOptions()
-	opts.SetTransports(types.NewSet(sio.WebSocket))
-	opts.SetPerMessageDeflate(nil)
-	opts.SetAutoConnect(false)
-	opts.SetReconnection(false)
-	opts.SetTimeout(2 * time.Second)
-	opts.SetUpgrade(false)
-	opts.SetPath(protocol.DefaultPath)
-	opts.SetQuery(url.Values{protocol.QueryVersion: {protocol.Version}})
-	opts.SetAuth(map[string]any{"role": protocol.RoleAgent, "api_key": apiKey})
-	mgr := sio.NewManager(u.Scheme+"://"+u.Host, opts)
-	sock := mgr.Socket(protocol.Namespace, opts)
-	a := &agent{t: t, name: "agent-" + t.Name(), office: office, sock: sock}
-	connected := make(chan error, 1)
-	sock.On("connect", func(...any) {
-		select {
-		case connected <- nil:
-		default:
-		}
-	})
-	sock.On("connect_error", func(args ...any) {
-		select {
-		case connected <- fmt.Errorf("connect_error: %v", firstArg(args)):
-		default:
-		}
-	})
-	for _, ev := range []string{protocol.NotifyEnterOffice, protocol.NotifyLeaveOffice, protocol.NotifyUpdateConfig} {
-		sock.On(types.EventName(ev), func(args ...any) {
-			b, _ := json.Marshal(firstArg(args))
-			a.mu.Lock()
-			a.notices = append(a.notices, ev+" "+string(b))
-			a.mu.Unlock()
-		})
-	}
-	// The same missed-"open" race the Computer works around (conn.start):
-	// short manager attempts, retried.
+	a := &agent{t: t, name: "agent-" + t.Name(), office: office}
+	// A fresh manager per attempt, with a connect timer far beyond the
+	// test: the library can miss "open" (then the attempt is abandoned after
+	// 2s), and a timer armed at the wrong moment would close the live
+	// connection later (conn.listen describes both races).
+	var connected chan error
 	deadline := time.Now().Add(wait)
 	for {
+		opts := sio.DefaultOptions()
+		opts.SetTransports(types.NewSet(sio.WebSocket))
+		opts.SetPerMessageDeflate(nil)
+		opts.SetAutoConnect(false)
+		opts.SetReconnection(false)
+		opts.SetTimeout(time.Hour)
+		opts.SetUpgrade(false)
+		opts.SetPath(protocol.DefaultPath)
+		opts.SetQuery(url.Values{protocol.QueryVersion: {protocol.Version}})
+		opts.SetAuth(map[string]any{"role": protocol.RoleAgent, "api_key": apiKey})
+		mgr := sio.NewManager(u.Scheme+"://"+u.Host, opts)
+		sock := mgr.Socket(protocol.Namespace, opts)
+		connected = make(chan error, 1)
+		ch := connected
+		sock.On("connect", func(...any) {
+			select {
+			case ch <- nil:
+			default:
+			}
+		})
+		sock.On("connect_error", func(args ...any) {
+			select {
+			case ch <- fmt.Errorf("connect_error: %v", firstArg(args)):
+			default:
+			}
+		})
+		for _, ev := range []string{protocol.NotifyEnterOffice, protocol.NotifyLeaveOffice, protocol.NotifyUpdateConfig} {
+			sock.On(types.EventName(ev), func(args ...any) {
+				b, _ := json.Marshal(firstArg(args))
+				a.mu.Lock()
+				a.notices = append(a.notices, ev+" "+string(b))
+				a.mu.Unlock()
+			})
+		}
 		opened := make(chan error, 1)
 		mgr.Open(func(err error) {
 			select {
@@ -137,15 +141,24 @@ func newAgent(t *testing.T, baseURL, office, apiKey string) *agent {
 			default:
 			}
 		})
-		err := <-opened
+		var err error
+		select {
+		case err = <-opened:
+		case <-time.After(2 * time.Second):
+			err = errors.New("open not seen")
+		}
 		if err == nil {
+			a.sock = sock
 			break
+		}
+		if e := mgr.Engine(); e != nil {
+			e.Close()
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("agent open: %v", err)
 		}
 	}
-	sock.Connect()
+	a.sock.Connect()
 	select {
 	case err := <-connected:
 		if err != nil {
@@ -154,7 +167,7 @@ func newAgent(t *testing.T, baseURL, office, apiKey string) *agent {
 	case <-time.After(wait):
 		t.Fatal("agent connect: timeout")
 	}
-	t.Cleanup(func() { sock.Disconnect() })
+	t.Cleanup(func() { a.sock.Disconnect() })
 	args := a.emit(protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: a.name, OfficeID: office})
 	if err := joinAckError(args); err != nil {
 		t.Fatalf("agent join: %v", err)

@@ -40,6 +40,7 @@ type conn struct {
 	mu         sync.Mutex
 	joined     bool
 	joining    bool
+	recovering bool
 	everJoined bool          // Start succeeded; later join failures are retried
 	retry      time.Duration // next re-join backoff
 	dirty      bool          // config changed while not joined
@@ -118,8 +119,23 @@ func (cn *conn) start(ctx context.Context) error {
 	if err := cn.probe(ctx); err != nil {
 		return fail("connect to", err)
 	}
+	if err := cn.openEngine(ctx); err != nil {
+		return fail("connect to", err)
+	}
+	cn.sock.Connect()
+	select {
+	case err := <-cn.firstJoin:
+		return err
+	case <-ctx.Done():
+		return fail(fmt.Sprintf("join office %q on", c.opt.Office), ctx.Err())
+	}
+}
+
+// openEngine opens the manager's engine connection, retrying attempts that
+// fail or whose "open" was missed, until ctx ends.
+func (cn *conn) openEngine(ctx context.Context) error {
 	var lastErr error
-	for opened := false; !opened; {
+	for {
 		result := make(chan error, 1)
 		cn.mgr.Open(func(err error) {
 			select {
@@ -130,30 +146,48 @@ func (cn *conn) start(ctx context.Context) error {
 		select {
 		case err := <-result:
 			if err == nil {
-				opened = true
-				break
+				return nil
 			}
 			lastErr = err
-			c.log.Debug("connect attempt failed; retrying", "url", cn.url, "err", err)
+			cn.c.log.Debug("connect attempt failed; retrying", "url", cn.url, "err", err)
 			select {
 			case <-time.After(100 * time.Millisecond):
 			case <-ctx.Done():
 			}
 		case <-ctx.Done():
 		}
-		if !opened && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			if lastErr != nil {
-				return fail("connect to", fmt.Errorf("%w (last attempt: %v)", ctx.Err(), lastErr))
+				return fmt.Errorf("%w (last attempt: %v)", ctx.Err(), lastErr)
 			}
-			return fail("connect to", ctx.Err())
+			return ctx.Err()
 		}
 	}
-	cn.sock.Connect()
-	select {
-	case err := <-cn.firstJoin:
-		return err
-	case <-ctx.Done():
-		return fail(fmt.Sprintf("join office %q on", c.opt.Office), ctx.Err())
+}
+
+// recoverConnection rebuilds a connection that the library tore down
+// without telling the socket (see the manager "error" listener in listen):
+// disconnect the socket (failing pending acks, emitting "disconnect"), open
+// the engine again, and connect, which re-joins the office.
+func (cn *conn) recoverConnection() {
+	cn.mu.Lock()
+	if cn.recovering || cn.closed {
+		cn.mu.Unlock()
+		return
+	}
+	cn.recovering = true
+	cn.mu.Unlock()
+	defer func() {
+		cn.mu.Lock()
+		cn.recovering = false
+		cn.mu.Unlock()
+	}()
+	cn.sock.Disconnect()
+	if err := cn.openEngine(cn.c.ctx); err != nil {
+		return // closed
+	}
+	if !cn.isClosed() {
+		cn.sock.Connect()
 	}
 }
 
@@ -249,6 +283,21 @@ func (cn *conn) listen() {
 				}
 			}()
 		}
+	})
+	// Manager.Open arms its connect timer after subscribing to "open"; an
+	// "open" in between runs the cleanup before the timer is registered, so
+	// the timer survives and, attemptTimeout later, closes the live engine
+	// after removing the manager's own listeners: the socket never hears of
+	// it and nothing reconnects. That timer reports "timeout" through the
+	// manager's "error" while the socket still believes it is connected;
+	// rebuild the connection then.
+	cn.mgr.On("error", func(args ...any) {
+		err := connectError(args)
+		if err.Error() != "timeout" || !cn.sock.Connected() || cn.isClosed() {
+			return
+		}
+		log.Warn("connection closed by a stale connect timer; reconnecting", "url", cn.url)
+		go cn.recoverConnection()
 	})
 	cn.mgr.On("reconnect_attempt", func(args ...any) {
 		log.Debug("reconnecting", "url", cn.url, "attempt", firstArg(args))
