@@ -232,13 +232,16 @@ func (c *mdConverter) heading(h *ast.Heading) {
 // (+ FigureCaption from the image title), anything else as NarrativeText
 // followed by the images it contained.
 func (c *mdConverter) paragraph(n ast.Node, parent string) {
+	// Display math is taken from the source, not the inline text: Markdown
+	// would read the underscores of a subscript (Q_{28} … \sigma_{28}) as
+	// emphasis and drop them.
+	if raw := strings.TrimSpace(c.lines(n.Lines())); strings.HasPrefix(raw, "$$") && strings.HasSuffix(raw, "$$") && len(raw) > 4 {
+		c.b.add(catFormula, strings.TrimSpace(raw[2:len(raw)-2]), c.meta(parent))
+		return
+	}
 	var in inlineCollector
 	in.walk(c.src, n)
 	txt := strings.TrimSpace(in.sb.String())
-	if strings.HasPrefix(txt, "$$") && strings.HasSuffix(txt, "$$") && len(txt) > 4 {
-		c.b.add(catFormula, strings.TrimSpace(txt[2:len(txt)-2]), c.meta(parent))
-		return
-	}
 	if txt != "" {
 		m := c.meta(parent)
 		if len(in.linkURLs) > 0 {
