@@ -28,6 +28,12 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return runContext(ctx, args, stdout, stderr)
+}
+
+// runContext is run under a context the caller controls (tests stop
+// `serve` this way instead of with a signal).
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	cmd, rest := "", args
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
