@@ -60,6 +60,9 @@ type documentView struct {
 type findReq struct {
 	cat string
 	dir int
+	// Where the jump started: if no match turns up, the view goes back
+	// there instead of being left on a page loaded only to look.
+	fromPage, fromSel int
 }
 
 // pageUI is what the UI knows about a page without touching it while a
@@ -532,7 +535,7 @@ func (d *documentView) onPageLoaded(m *model, msg pageLoadedMsg) tea.Cmd {
 			if f.dir < 0 {
 				d.sel = len(d.doc().Pages[msg.page].Elements)
 			}
-			return d.jumpCategory(m, f.cat, f.dir)
+			return d.findCategory(m, *f)
 		}
 	}
 	return nil
@@ -553,6 +556,11 @@ func (d *documentView) onCancel(id int) {
 // jumpCategory selects the next/previous element of a category, crossing
 // into other loaded pages.
 func (d *documentView) jumpCategory(m *model, cat string, dir int) tea.Cmd {
+	return d.findCategory(m, findReq{cat: cat, dir: dir, fromPage: d.page, fromSel: d.sel})
+}
+
+func (d *documentView) findCategory(m *model, req findReq) tea.Cmd {
+	cat, dir := req.cat, req.dir
 	doc := d.doc()
 	p, e := d.page, d.sel+dir
 	for steps := 0; steps <= len(d.pages); steps++ {
@@ -561,7 +569,7 @@ func (d *documentView) jumpCategory(m *model, cat string, dir int) tea.Cmd {
 		}
 		if !d.pages[p].loaded && p != d.page {
 			// Load it and continue the search there (onPageLoaded).
-			d.pendingFind = &findReq{cat: cat, dir: dir}
+			d.pendingFind = &req
 			return tea.Batch(d.gotoPage(m, p, -1), m.setStatus(statusInfo, fmt.Sprintf("loading page %d to look for the next %s", p+1, cat)))
 		}
 		if d.pages[p].loaded {
@@ -591,7 +599,11 @@ func (d *documentView) jumpCategory(m *model, cat string, dir int) tea.Cmd {
 	if dir < 0 {
 		where = "before"
 	}
-	return m.setStatus(statusInfo, fmt.Sprintf("no %s %s this element on loaded pages", cat, where))
+	status := m.setStatus(statusInfo, fmt.Sprintf("no %s %s this element", cat, where))
+	if d.page != req.fromPage {
+		return tea.Batch(d.gotoPage(m, req.fromPage, max(req.fromSel, 0)), status)
+	}
+	return status
 }
 
 func (d *documentView) scrollTable(m *model, k string) tea.Cmd {

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -425,5 +426,24 @@ func TestConnection_FirstConnectIsNotCalledAReconnect(t *testing.T) {
 	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Connected}}))
 	if strings.Contains(m.status.text, "reconnected") {
 		t.Fatalf("initial connect reported as %q", m.status.text)
+	}
+}
+
+func TestJumpCategory_NoMatchReturnsToWhereTheJumpStarted(t *testing.T) {
+	raw := []byte(`{"doc_ref":"d","title":"Two pages","page_count":2,"pages":[
+		{"page_index":0,"title":"One","elements":[{"element_id":"a","category":"Title","text":"One"},{"element_id":"b","category":"NarrativeText","text":"first"}]},
+		{"page_index":1,"title":"Two","elements":[{"element_id":"c","category":"NarrativeText","text":"second"}]}]}`)
+	d, err := dpe.Decode(raw, dpe.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.EnsurePage(0, dpe.DefaultLimits()); err != nil {
+		t.Fatal(err)
+	}
+	m := openForBench(t, 100, 30, &dpe.Opened{Kind: dpe.KindDocument, Doc: d, Body: raw})
+	press(t, m, "t")
+	f := frame(m)
+	if !strings.Contains(f, "page 1/2") || !strings.Contains(m.status.text, "no Table after this element") {
+		t.Fatalf("a jump with no match should stay on page 1 and say so (status %q):\n%s", m.status.text, f)
 	}
 }
