@@ -42,6 +42,7 @@ type Client struct {
 
 	openSeq     atomic.Uint64 // manager "open" events seen
 	openWatched atomic.Bool   // a watchOpen for a reconnect is running
+	recovering  bool          // guarded by mu: recoverStaleTimer is running
 
 	reqPrefix string
 	reqSeq    atomic.Uint64
@@ -217,6 +218,7 @@ func (c *Client) listen() {
 		c.watchClosePacket(c.mgr.Engine())
 	})
 	_ = c.mgr.On("reconnect_attempt", func(args ...any) { c.onReconnectAttempt(argInt(args)) })
+	_ = c.mgr.On("error", func(args ...any) { c.onManagerError(argError(args)) })
 	for _, name := range notifyNames {
 		_ = c.sock.On(types.EventName(name), func(args ...any) {
 			c.events.push(decodeNotify(name, args))
