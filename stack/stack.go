@@ -138,7 +138,18 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 		}
 		libFS = os.DirFS(opt.DocsDir)
 	}
-	alpha := st.newComputer(opt, ComputerAlpha, resolver, log)
+	// The config file is read first: its inputs belong to alpha, whose
+	// get_config shows them.
+	var (
+		extra  []protocol.MCPServerConfig
+		inputs []protocol.MCPServerInput
+	)
+	if opt.MCPConfig != "" {
+		if extra, inputs, err = computer.LoadConfigFile(opt.MCPConfig); err != nil {
+			return nil, fmt.Errorf("--mcp-config: %w", err)
+		}
+	}
+	alpha := st.newComputer(opt, ComputerAlpha, resolver, log, inputs)
 	if err := addLibrary(ctx, alpha, ServerLibrary, library.Options{FS: libFS, Host: HostLibrary, PageSize: PageSize, Name: ServerLibrary}); err != nil {
 		return nil, err
 	}
@@ -155,11 +166,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 		}
 	}
 	if opt.MCPConfig != "" {
-		servers, _, err := computer.LoadConfigFile(opt.MCPConfig)
-		if err != nil {
-			return nil, fmt.Errorf("--mcp-config: %w", err)
-		}
-		for _, cfg := range servers {
+		for _, cfg := range extra {
 			if err := alpha.AddServer(ctx, cfg); err != nil {
 				return nil, fmt.Errorf("--mcp-config server %s: %w", cfg.Name, err)
 			}
@@ -168,7 +175,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 
 	// beta: a small archive on another host, so the office has two computers
 	// whose dpe hosts differ (exercises choosing a computer for a typed URI).
-	beta := st.newComputer(opt, ComputerBeta, resolver, log)
+	beta := st.newComputer(opt, ComputerBeta, resolver, log, nil)
 	if err := addLibrary(ctx, beta, ServerArchive, library.Options{FS: emptyFS{}, Host: HostArchive, PageSize: PageSize, Name: ServerArchive, Generated: 12}); err != nil {
 		return nil, err
 	}
@@ -206,10 +213,10 @@ func (st *Stack) newResolver(opt Options, log *slog.Logger) (computer.Resolver, 
 	return nil, fmt.Errorf("unknown resolver %q (want file or http)", opt.Resolver)
 }
 
-func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log *slog.Logger) *computer.Computer {
+func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log *slog.Logger, inputs []protocol.MCPServerInput) *computer.Computer {
 	c := computer.New(computer.Options{
 		URL: st.URL, Office: st.Office, Name: name, APIKey: opt.APIKey,
-		Resolver: r, Logger: log.With("component", "computer", "computer", name),
+		Resolver: r, Logger: log.With("component", "computer", "computer", name), Inputs: inputs,
 	})
 	st.Computers = append(st.Computers, c)
 	st.names = append(st.names, name)
