@@ -7,9 +7,11 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -148,13 +150,30 @@ func (mm Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update is the single message loop.
-func (mm Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// Update is the single message loop. A panic while handling a message is
+// caught like one in a command (issue 6): the stack goes to the log, the
+// user sees one line, and the program keeps running instead of printing a
+// stack trace over the terminal.
+func (mm Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			mm.m.opt.Logger.Error("panic in update", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			cmd = mm.m.setStatus(statusErr, sanitizeLine(fmt.Sprintf("internal error: %v (details in --log)", r)))
+		}
+	}()
 	return mm, mm.m.update(msg)
 }
 
-// View draws the current screen.
-func (mm Model) View() tea.View {
+// View draws the current screen; a panic while drawing shows a one-line
+// error screen instead.
+func (mm Model) View() (v tea.View) {
+	defer func() {
+		if r := recover(); r != nil {
+			mm.m.opt.Logger.Error("panic in view", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			v = tea.NewView(sanitizeLine(fmt.Sprintf("dpe-tui: internal error while drawing: %v (details in --log); press q to quit", r)))
+			v.AltScreen = true
+		}
+	}()
 	return mm.m.view()
 }
 

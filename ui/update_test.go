@@ -447,3 +447,30 @@ func TestJumpCategory_NoMatchReturnsToWhereTheJumpStarted(t *testing.T) {
 		t.Fatalf("a jump with no match should stay on page 1 and say so (status %q):\n%s", m.status.text, f)
 	}
 }
+
+func TestUpdate_PanicBecomesOneLineErrorAndProgramKeepsRunning(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	// An opened message without a document is a bug in a producer; it
+	// panics inside update.
+	bad := openedMsg{opID: m.ops.add("open", 0).id}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the malformed message no longer panics; pick another to exercise the guard")
+			}
+		}()
+		m.update(bad)
+	}()
+	mm := Model{m: m}
+	var cmd tea.Cmd
+	guard(t, "Update", func() { _, cmd = mm.Update(openedMsg{opID: m.ops.add("open", 0).id}) })
+	_ = cmd
+	if !strings.Contains(m.status.text, "internal error") {
+		t.Fatalf("status %q, want a one-line internal error", m.status.text)
+	}
+	press(t, m, "?")
+	if !strings.Contains(frame(m), "quit") {
+		t.Fatal("the program should still respond after a caught panic")
+	}
+}
