@@ -30,23 +30,9 @@ import (
 // *SyntaxError.
 func Decode(data []byte, lim Limits) (*Document, error) {
 	lim = lim.withDefaults()
-	if int64(len(data)) > lim.MaxBytes {
-		return nil, &LimitError{What: "document size", Limit: lim.MaxBytes, Got: int64(len(data))}
-	}
-	s := &jscan{data: data, maxDepth: lim.MaxDepth}
-	i := s.ws(skipBOM(data))
-	if i >= len(data) {
-		return nil, notDocument("empty input")
-	}
-	if data[i] != '{' {
-		end, err := s.value(i, 0)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.trailing(end); err != nil {
-			return nil, err
-		}
-		return nil, notDocument("top-level JSON is %s, want an object with a \"pages\" array", s.kind(i))
+	s, i, err := objectStart(data, lim, "document size", "empty input", "top-level", `an object with a "pages" array`)
+	if err != nil {
+		return nil, err
 	}
 	d := &Document{}
 	f := fields{s: s, depth: 1, extra: &d.Extra, probs: &d.problems, path: "$"}
@@ -124,23 +110,9 @@ func Decode(data []byte, lim Limits) (*Document, error) {
 // number) when present, else 0.
 func DecodePage(data []byte, lim Limits) (*Page, error) {
 	lim = lim.withDefaults()
-	if int64(len(data)) > lim.MaxBytes {
-		return nil, &LimitError{What: "page size", Limit: lim.MaxBytes, Got: int64(len(data))}
-	}
-	s := &jscan{data: data, maxDepth: lim.MaxDepth}
-	i := s.ws(skipBOM(data))
-	if i >= len(data) {
-		return nil, notDocument("empty page")
-	}
-	if data[i] != '{' {
-		end, err := s.value(i, 0)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.trailing(end); err != nil {
-			return nil, err
-		}
-		return nil, notDocument("page JSON is %s, want a page object", s.kind(i))
+	s, i, err := objectStart(data, lim, "page size", "empty page", "page", "a page object")
+	if err != nil {
+		return nil, err
 	}
 	p := &Page{ElementCount: -1}
 	end, err := decodePage(s, i, 1, p, lim, true, "$")
@@ -582,4 +554,29 @@ func liftKernelMetadata(d *Document) {
 	take(&d.Summary, "summary")
 	take(&d.LastModified, "last_modified")
 	take(&d.Title, "title", "filename")
+}
+
+// objectStart applies the size limit and finds the opening brace of the
+// top-level object. Valid JSON of another kind is "not a DPE document"
+// (naming what it is); malformed JSON is a *SyntaxError.
+func objectStart(data []byte, lim Limits, sizeWhat, emptyMsg, what, want string) (*jscan, int, error) {
+	if int64(len(data)) > lim.MaxBytes {
+		return nil, 0, &LimitError{What: sizeWhat, Limit: lim.MaxBytes, Got: int64(len(data))}
+	}
+	s := &jscan{data: data, maxDepth: lim.MaxDepth}
+	i := s.ws(skipBOM(data))
+	if i >= len(data) {
+		return nil, 0, notDocument("%s", emptyMsg)
+	}
+	if data[i] != '{' {
+		end, err := s.value(i, 0)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := s.trailing(end); err != nil {
+			return nil, 0, err
+		}
+		return nil, 0, notDocument("%s JSON is %s, want %s", what, s.kind(i), want)
+	}
+	return s, i, nil
 }
