@@ -88,7 +88,13 @@ type gatedDecoder struct {
 	inner parser.Decoder
 	gates *gates
 
-	mu      sync.Mutex // serialises every forward, in arrival order
+	// fwd serialises every forward, in arrival order, and is held across
+	// the emit. mu guards held/holding and is the only lock Destroy takes:
+	// the library may destroy the decoder from inside an emit (a packet for
+	// a namespace the peer never connected closes the connection), on this
+	// same goroutine, so Destroy must not wait for fwd.
+	fwd     sync.Mutex
+	mu      sync.Mutex
 	held    map[string][]*parser.Packet
 	holding map[string]bool
 }
@@ -109,8 +115,9 @@ func (d *gatedDecoder) onDecoded(args ...any) {
 		d.Emit("decoded", args...)
 		return
 	}
+	d.fwd.Lock()
+	defer d.fwd.Unlock()
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if pkt.Type == parser.CONNECT && pkt.Nsp == protocol.Namespace {
 		auth, _ := pkt.Data.(map[string]any)
 		if auth == nil {
@@ -122,6 +129,7 @@ func (d *gatedDecoder) onDecoded(args ...any) {
 			d.holding = map[string]bool{}
 		}
 		d.holding[pkt.Nsp] = true
+		d.mu.Unlock()
 		// Emitting runs the namespace middleware synchronously; it must not
 		// call release on this goroutine (see Server.authenticate).
 		d.Emit("decoded", pkt)
@@ -132,21 +140,26 @@ func (d *gatedDecoder) onDecoded(args ...any) {
 			d.held = map[string][]*parser.Packet{}
 		}
 		d.held[pkt.Nsp] = append(d.held[pkt.Nsp], pkt)
+		d.mu.Unlock()
 		return
 	}
+	d.mu.Unlock()
 	d.Emit("decoded", pkt)
 }
 
 // release forwards the packets held for nsp and stops holding.
 func (d *gatedDecoder) release(nsp string) {
+	d.fwd.Lock()
+	defer d.fwd.Unlock()
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if !d.holding[nsp] {
+		d.mu.Unlock()
 		return
 	}
 	held := d.held[nsp]
 	delete(d.held, nsp)
 	delete(d.holding, nsp)
+	d.mu.Unlock()
 	for _, pkt := range held {
 		d.Emit("decoded", pkt)
 	}

@@ -854,17 +854,12 @@ func TestFault_Paging(t *testing.T) {
 // TestFault_EventWithoutConnect_ServerDropsTheClient: a client that sends a
 // Socket.IO EVENT for /smcp without having connected to it (hostile, or a
 // packet racing a server-side disconnect) must be dropped, not hang the
-// server. Today it deadlocks: server.gatedDecoder.onDecoded holds d.mu while
-// it emits "decoded"; the library's Client.ondecoded answers the invalid
-// packet with close(), whose onclose calls decoder.Destroy(), which locks
-// d.mu again on the same goroutine. The connection's goroutine and socket
-// are stuck for good (over polling the POST never returns), one per such
-// packet: a denial of service. The same deadlock shows up rarely at stack
-// teardown as a goleak failure naming gatedDecoder.Destroy.
+// server. It used to deadlock: the gated decoder held its lock while it
+// emitted "decoded"; the library answers the invalid packet with close(),
+// whose onclose calls decoder.Destroy(), which took the same lock on the
+// same goroutine — one stuck connection per such packet, a denial of
+// service. server/gate.go now keeps Destroy off the forwarding lock.
 func TestFault_EventWithoutConnect_ServerDropsTheClient(t *testing.T) {
-	if os.Getenv("DPE_FAULT_KNOWN_BUGS") == "" {
-		t.Skip("known server bug (server/gate.go self-deadlock, see the comment); run with DPE_FAULT_KNOWN_BUGS=1, remove this skip once fixed")
-	}
 	env := startFaultStack(t, 20*time.Second)
 	hc := &http.Client{Timeout: faultWait, Transport: &http.Transport{}}
 	defer hc.CloseIdleConnections()
