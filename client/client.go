@@ -190,7 +190,10 @@ func (c *Client) managerOptions() *sio.Options {
 	o.SetReconnectionDelay(500)
 	o.SetReconnectionDelayMax(5000)
 	o.SetRandomizationFactor(0.5)
-	o.SetTimeout(c.opt.ConnectTimeout)
+	// The manager's own connect timer leaks when "open" races its arming
+	// and later closes the live connection (staletimer.go); push it out of
+	// reach and time attempts out ourselves (abandonAttempt).
+	o.SetTimeout(managerTimeout)
 	o.SetRequestTimeout(c.opt.ConnectTimeout)
 	o.SetPath(c.opt.Path)
 	o.SetExtraHeaders(c.opt.headers())

@@ -32,6 +32,7 @@ func (c *Client) watchOpen(ctx context.Context, before uint64) {
 	for {
 		select {
 		case <-ctx.Done():
+			c.abandonAttempt(before)
 			return
 		case <-c.ctx.Done(): // shutdown waits for us
 			return
@@ -94,4 +95,23 @@ func (c *Client) watchClosePacket(e engine.Socket) {
 			e.Close()
 		}()
 	})
+}
+
+// abandonAttempt is our own connect-attempt timeout. The manager's timer is
+// set far out (see managerTimeout) because it leaks when "open" races its
+// arming and then kills a live connection; so when an attempt has not
+// opened by the end of its watch, fail it here the way the manager's timer
+// would: report "timeout" on the engine, whose pending error handler moves
+// the manager on to the next attempt, and close the engine.
+func (c *Client) abandonAttempt(before uint64) {
+	if c.ctx.Err() != nil || c.openSeq.Load() != before {
+		return
+	}
+	e := c.mgr.Engine()
+	if e == nil || e.ReadyState() == engine.SocketStateOpen {
+		return
+	}
+	c.log.Debug("smcp: connect attempt timed out", "after", c.opt.ConnectTimeout)
+	e.Emit("error", errors.New("timeout"))
+	e.Close()
 }

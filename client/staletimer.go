@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // The zishang520 manager arms its connect timer after subscribing to the
@@ -13,6 +14,11 @@ import (
 // later call would time out. The timer announces itself as a manager
 // "error" of "timeout" while the socket still believes it is connected
 // (the same trap the computer package recovers from). Rebuild then.
+
+// managerTimeout is the manager's connect timeout: far beyond any session,
+// so a leaked timer never fires in practice; attempts are timed out by
+// abandonAttempt instead. The recovery below stays for the case it does.
+const managerTimeout = 30 * 24 * time.Hour
 
 // onManagerError reacts to the stale timer's "timeout".
 func (c *Client) onManagerError(err error) {

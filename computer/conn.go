@@ -10,8 +10,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/zishang520/socket.io/clients/engine/v3"
 	sio "github.com/zishang520/socket.io/clients/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
@@ -45,6 +47,8 @@ type conn struct {
 	retry      time.Duration // next re-join backoff
 	dirty      bool          // config changed while not joined
 	closed     bool
+
+	opens atomic.Uint64 // manager "open" events, to tell a missed open
 }
 
 func newConn(c *Computer) (*conn, error) {
@@ -77,7 +81,10 @@ func newConn(c *Computer) (*conn, error) {
 	opts.SetReconnectionDelay(500)     // ms
 	opts.SetReconnectionDelayMax(5000) // ms
 	opts.SetRandomizationFactor(0.5)
-	opts.SetTimeout(attemptTimeout(c.opt.ConnectTimeout))
+	// The manager's connect timer leaks when "open" races its arming and
+	// later closes the live connection; push it out of reach and time
+	// attempts out ourselves (superviseAttempt).
+	opts.SetTimeout(managerTimeout)
 	opts.SetUpgrade(false)
 	opts.SetPath(c.opt.Path)
 	opts.SetQuery(q)
@@ -143,8 +150,11 @@ func (cn *conn) openEngine(ctx context.Context) error {
 			default:
 			}
 		})
+		attempt, stop := context.WithCancel(ctx)
+		go cn.superviseAttempt(attempt, cn.opens.Load())
 		select {
 		case err := <-result:
+			stop()
 			if err == nil {
 				return nil
 			}
@@ -155,6 +165,7 @@ func (cn *conn) openEngine(ctx context.Context) error {
 			case <-ctx.Done():
 			}
 		case <-ctx.Done():
+			stop()
 		}
 		if ctx.Err() != nil {
 			if lastErr != nil {
@@ -299,7 +310,12 @@ func (cn *conn) listen() {
 		log.Warn("connection closed by a stale connect timer; reconnecting", "url", cn.url)
 		go cn.recoverConnection()
 	})
+	cn.mgr.On("open", func(...any) { cn.opens.Add(1) })
 	cn.mgr.On("reconnect_attempt", func(args ...any) {
+		if !cn.isClosed() {
+			ctx, cancel := context.WithTimeout(cn.c.ctx, 2*attemptTimeout(cn.c.opt.ConnectTimeout))
+			go func() { defer cancel(); cn.superviseAttempt(ctx, cn.opens.Load()) }()
+		}
 		log.Debug("reconnecting", "url", cn.url, "attempt", firstArg(args))
 	})
 
@@ -522,4 +538,38 @@ func (cn *conn) close() {
 	cn.joined = false
 	cn.mu.Unlock()
 	cn.sock.Disconnect()
+}
+
+// managerTimeout is the manager's own connect timeout: far beyond any
+// session, so a leaked timer never fires in practice.
+const managerTimeout = 30 * 24 * time.Hour
+
+// superviseAttempt stands in for the manager's connect timer. After
+// attemptTimeout, if the manager has not opened since before: an engine
+// that is open was a missed "open" (re-announce it); any other engine has
+// failed to open (report "timeout" on it, which moves the manager on, and
+// close it).
+func (cn *conn) superviseAttempt(ctx context.Context, before uint64) {
+	t := time.NewTimer(attemptTimeout(cn.c.opt.ConnectTimeout))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return
+	case <-t.C:
+	}
+	if cn.isClosed() || cn.opens.Load() != before {
+		return
+	}
+	e := cn.mgr.Engine()
+	if e == nil {
+		return
+	}
+	if e.ReadyState() == engine.SocketStateOpen {
+		cn.c.log.Debug("engine open but the manager missed it; re-announcing", "url", cn.url)
+		e.Emit("open")
+		return
+	}
+	cn.c.log.Debug("connect attempt timed out", "url", cn.url)
+	e.Emit("error", errors.New("timeout"))
+	e.Close()
 }
