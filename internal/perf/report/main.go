@@ -34,6 +34,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == launcherFlag {
+		os.Exit(launch(os.Args[2:]))
+	}
 	benchtime := flag.String("benchtime", "3x", "-benchtime for the go test benchmarks")
 	resources := flag.Int("resources", 100000, "P3 library size")
 	flag.Parse()
@@ -190,21 +193,49 @@ func measureP3(bin string, n int) ([]figure, error) {
 }
 
 // childRSS runs the binary and returns its peak RSS (bytes) and wall time.
+//
+// Linux charges a child's ru_maxrss with the RSS of the process it was
+// forked from, so a child of this (large) process would report this
+// process's size. The child is therefore started by a small launcher: this
+// binary re-executed (fresh, small), which runs the target and prints the
+// target's own peak RSS.
 func childRSS(bin string, args ...string) (int64, time.Duration, error) {
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout = nil
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, err
+	}
+	cmd := exec.Command(self, append([]string{launcherFlag, bin}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	t0 := time.Now()
 	if err := cmd.Run(); err != nil {
 		return 0, 0, fmt.Errorf("%s %v: %v: %s", filepath.Base(bin), args, err, stderr.String())
 	}
 	dur := time.Since(t0)
+	kb, err := strconv.ParseInt(strings.TrimSpace(stdout.String()), 10, 64)
+	if err != nil {
+		return 0, dur, fmt.Errorf("launcher printed %q", stdout.String())
+	}
+	return kb * 1024, dur, nil
+}
+
+const launcherFlag = "-launch-rusage"
+
+// launch runs args (output discarded) and prints its ru_maxrss in KiB.
+func launch(args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return 0, dur, fmt.Errorf("no rusage")
+		fmt.Fprintln(os.Stderr, "no rusage")
+		return 1
 	}
-	return ru.Maxrss * 1024, dur, nil // Linux reports KiB
+	fmt.Println(ru.Maxrss)
+	return 0
 }
 
 func ms(ns float64) string { return fmt.Sprintf("%.1f ms", ns/1e6) }
