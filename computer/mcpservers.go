@@ -358,13 +358,27 @@ func (c *Computer) listResources(ctx context.Context, s *mcpServer, cursor strin
 // wireResource converts through JSON so that _meta and annotations reach
 // the agent exactly as the go-sdk encodes them.
 func wireResource(r *mcp.Resource) (protocol.Resource, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return protocol.Resource{}, err
+	// Field by field rather than a JSON round trip of the whole resource:
+	// listings are the hot path (issue 5, P3). The JSON shape is the same:
+	// MCP omits a zero size, nil annotations and empty _meta.
+	pr := protocol.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MimeType: r.MIMEType}
+	if r.Size != 0 {
+		size := r.Size
+		pr.Size = &size
 	}
-	var pr protocol.Resource
-	if err := json.Unmarshal(b, &pr); err != nil {
-		return protocol.Resource{}, err
+	if r.Annotations != nil {
+		b, err := json.Marshal(r.Annotations)
+		if err != nil {
+			return protocol.Resource{}, err
+		}
+		pr.Annotations = b
+	}
+	if len(r.Meta) > 0 {
+		b, err := json.Marshal(r.Meta)
+		if err != nil {
+			return protocol.Resource{}, err
+		}
+		pr.Meta = b
 	}
 	return pr, nil
 }
