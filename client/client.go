@@ -43,6 +43,7 @@ type Client struct {
 	openSeq     atomic.Uint64 // manager "open" events seen
 	openWatched atomic.Bool   // a watchOpen for a reconnect is running
 	recovering  bool          // guarded by mu: recoverStaleTimer is running
+	attempts    atomic.Uint64 // reconnect attempts started (see abandonAttempt)
 
 	reqPrefix string
 	reqSeq    atomic.Uint64
@@ -387,6 +388,7 @@ func (c *Client) onReconnectAttempt(n int) {
 	if c.offline || c.ctx.Err() != nil || !c.everJoined {
 		return
 	}
+	attempt := c.attempts.Add(1)
 	if c.openWatched.CompareAndSwap(false, true) {
 		c.wg.Add(1)
 		before := c.openSeq.Load()
@@ -394,7 +396,7 @@ func (c *Client) onReconnectAttempt(n int) {
 			defer c.openWatched.Store(false)
 			ctx, cancel := context.WithTimeout(c.ctx, c.opt.ConnectTimeout)
 			defer cancel()
-			c.watchOpen(ctx, before)
+			c.watchAttempt(ctx, before, attempt)
 		}()
 	}
 	ev := StateEvent{State: Reconnecting, Attempt: n, Err: c.lastErr}

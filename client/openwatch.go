@@ -24,6 +24,12 @@ const missedOpenGrace = time.Second
 // manager's pending open handler. The same race hides a failed dial; an
 // engine that stays closed gets its failure reported the same way.
 func (c *Client) watchOpen(ctx context.Context, before uint64) {
+	c.watchAttempt(ctx, before, c.attempts.Load())
+}
+
+// watchAttempt is watchOpen for one numbered reconnect attempt: on timeout
+// it abandons the engine only if no newer attempt has started.
+func (c *Client) watchAttempt(ctx context.Context, before, attempt uint64) {
 	defer c.wg.Done()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -32,7 +38,7 @@ func (c *Client) watchOpen(ctx context.Context, before uint64) {
 	for {
 		select {
 		case <-ctx.Done():
-			c.abandonAttempt(before)
+			c.abandonAttempt(before, attempt)
 			return
 		case <-c.ctx.Done(): // shutdown waits for us
 			return
@@ -103,8 +109,10 @@ func (c *Client) watchClosePacket(e engine.Socket) {
 // opened by the end of its watch, fail it here the way the manager's timer
 // would: report "timeout" on the engine, whose pending error handler moves
 // the manager on to the next attempt, and close the engine.
-func (c *Client) abandonAttempt(before uint64) {
-	if c.ctx.Err() != nil || c.openSeq.Load() != before {
+func (c *Client) abandonAttempt(before, attempt uint64) {
+	// A newer attempt (after a fast failure and the backoff) owns the
+	// engine now, and its own watch times it out.
+	if c.ctx.Err() != nil || c.openSeq.Load() != before || c.attempts.Load() != attempt {
 		return
 	}
 	e := c.mgr.Engine()

@@ -48,7 +48,9 @@ type conn struct {
 	dirty      bool          // config changed while not joined
 	closed     bool
 
-	opens atomic.Uint64 // manager "open" events, to tell a missed open
+	opens    atomic.Uint64 // manager "open" events, to tell a missed open
+	attempts atomic.Uint64 // reconnect attempts started, so a supervisor
+	// never acts on an attempt newer than its own
 }
 
 func newConn(c *Computer) (*conn, error) {
@@ -151,7 +153,7 @@ func (cn *conn) openEngine(ctx context.Context) error {
 			}
 		})
 		attempt, stop := context.WithCancel(ctx)
-		go cn.superviseAttempt(attempt, cn.opens.Load())
+		go cn.superviseAttempt(attempt, cn.opens.Load(), cn.attempts.Load())
 		select {
 		case err := <-result:
 			stop()
@@ -312,9 +314,10 @@ func (cn *conn) listen() {
 	})
 	cn.mgr.On("open", func(...any) { cn.opens.Add(1) })
 	cn.mgr.On("reconnect_attempt", func(args ...any) {
+		n := cn.attempts.Add(1)
 		if !cn.isClosed() {
 			ctx, cancel := context.WithTimeout(cn.c.ctx, 2*attemptTimeout(cn.c.opt.ConnectTimeout))
-			go func() { defer cancel(); cn.superviseAttempt(ctx, cn.opens.Load()) }()
+			go func() { defer cancel(); cn.superviseAttempt(ctx, cn.opens.Load(), n) }()
 		}
 		log.Debug("reconnecting", "url", cn.url, "attempt", firstArg(args))
 	})
@@ -549,7 +552,7 @@ const managerTimeout = 30 * 24 * time.Hour
 // that is open was a missed "open" (re-announce it); any other engine has
 // failed to open (report "timeout" on it, which moves the manager on, and
 // close it).
-func (cn *conn) superviseAttempt(ctx context.Context, before uint64) {
+func (cn *conn) superviseAttempt(ctx context.Context, before, attempt uint64) {
 	t := time.NewTimer(attemptTimeout(cn.c.opt.ConnectTimeout))
 	defer t.Stop()
 	select {
@@ -557,7 +560,9 @@ func (cn *conn) superviseAttempt(ctx context.Context, before uint64) {
 		return
 	case <-t.C:
 	}
-	if cn.isClosed() || cn.opens.Load() != before {
+	// A newer reconnect attempt (after a fast failure and the backoff) has
+	// its own supervisor; the engine now belongs to it.
+	if cn.isClosed() || cn.opens.Load() != before || cn.attempts.Load() != attempt {
 		return
 	}
 	e := cn.mgr.Engine()
