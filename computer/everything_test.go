@@ -3,59 +3,18 @@ package computer
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
-
-// everythingEntry finds @modelcontextprotocol/server-everything under
-// interop/node_modules. Missing node or modules skip the test, except under
-// CI, where they fail it (team brief §Dependencies).
-func everythingEntry(t *testing.T) (node, entry string) {
-	t.Helper()
-	need := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format+" (run npm install in interop/; under CI this fails)", args...)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		need("node not found")
-	}
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(out)) == "" {
-		need("cannot find the module root: %v", err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
-	pkgDir := filepath.Join(root, "interop", "node_modules", "@modelcontextprotocol", "server-everything")
-	b, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
-	if err != nil {
-		need("server-everything not installed: %v", err)
-	}
-	var pkg struct {
-		Bin map[string]string `json:"bin"`
-	}
-	if err := json.Unmarshal(b, &pkg); err != nil {
-		t.Fatalf("server-everything package.json: %v", err)
-	}
-	bin := pkg.Bin["mcp-server-everything"]
-	if bin == "" {
-		t.Fatalf("server-everything package.json has no mcp-server-everything bin: %s", b)
-	}
-	return node, filepath.Join(pkgDir, bin)
-}
 
 // TestRealMCPServer_EverythingPagesThroughGetResources fronts the reference
 // MCP "everything" server over stdio, exactly as a config file would, and
 // pages its resources through client:get_resources.
 func TestRealMCPServer_EverythingPagesThroughGetResources(t *testing.T) {
-	node, entry := everythingEntry(t)
+	node, entry := interoptest.Everything(t)
 	params, _ := json.Marshal(protocol.StdioParameters{Command: node, Args: []string{entry, "stdio"}, Env: map[string]string{"EVERYTHING_TEST_SECRET": "s-1"}})
 	cfg := protocol.MCPServerConfig{Name: "everything", Type: protocol.ServerTypeStdio, ServerParameters: params}
 	o := startOffice(t, Options{}, func(c *Computer) {

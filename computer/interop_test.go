@@ -1,17 +1,12 @@
 package computer
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -20,120 +15,19 @@ import (
 // deflate) and Node socket.io 4.8. Missing runtimes skip locally and fail
 // under CI (team brief §Dependencies).
 
-func needOrSkip(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf(format+" (CI is set, so this is a failure)", args...)
-	}
-	t.Skipf(format+" (set CI=true to make this a failure)", args...)
-}
-
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-}
-
-type peerRuntime struct {
-	name string
-	cmd  func(t *testing.T, root string) (string, []string, []string)
-}
-
-var peerRuntimes = []peerRuntime{
-	{"python-socketio", func(t *testing.T, root string) (string, []string, []string) {
-		const py = "/usr/bin/python3"
-		if _, err := os.Stat(py); err != nil {
-			needOrSkip(t, "python peer: %s not found", py)
-		}
-		if out, err := exec.Command(py, "-c", "import socketio, aiohttp").CombinedOutput(); err != nil {
-			needOrSkip(t, "python peer: python3-socketio / python3-aiohttp missing: %s", bytes.TrimSpace(out))
-		}
-		return py, []string{filepath.Join(root, "interop", "peers", "smcp_peer.py")}, nil
-	}},
-	{"node-socket.io", func(t *testing.T, root string) (string, []string, []string) {
-		node, err := exec.LookPath("node")
-		if err != nil {
-			needOrSkip(t, "node peer: node not found")
-		}
-		mods := filepath.Join(root, "interop", "node_modules")
-		if _, err := os.Stat(filepath.Join(mods, "socket.io", "package.json")); err != nil {
-			needOrSkip(t, "node peer: socket.io not installed in %s", mods)
-		}
-		return node, []string{filepath.Join(root, "interop", "peers", "smcp_peer.js")}, []string{"NODE_PATH=" + mods}
-	}},
-}
-
 // startInteropPeer runs a peer and returns its URL; it ends with the test.
-func startInteropPeer(t *testing.T, rt peerRuntime, args ...string) string {
+func startInteropPeer(t *testing.T, rt interoptest.Runtime, args ...string) string {
 	t.Helper()
-	bin, base, env := rt.cmd(t, moduleRoot(t))
-	cmd := exec.Command(bin, append(base, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s peer: %v", rt.name, err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	stop := sync.OnceFunc(func() {
-		_ = stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	t.Cleanup(stop)
-	port := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if p, ok := strings.CutPrefix(sc.Text(), "PORT "); ok {
-				select {
-				case port <- p:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case p := <-port:
-		return "http://127.0.0.1:" + p
-	case <-exited:
-		t.Fatalf("%s peer exited before listening", rt.name)
-	case <-time.After(wait):
-		t.Fatalf("%s peer did not print its port", rt.name)
-	}
-	return ""
+	return interoptest.Start(t, rt, args...).URL
 }
 
 func TestInterop_ComputerJoinsOtherSocketIOServers(t *testing.T) {
-	for _, rt := range peerRuntimes {
-		t.Run(rt.name, func(t *testing.T) {
+	for _, rt := range interoptest.Runtimes() {
+		t.Run(rt.Name, func(t *testing.T) {
 			url := startInteropPeer(t, rt)
 			c, err := startComputer(t, Options{URL: url, Office: "o", Name: "pc"})
 			if err != nil {
-				t.Fatalf("Start against %s: %v", rt.name, err)
+				t.Fatalf("Start against %s: %v", rt.Name, err)
 			}
 			if err := c.Close(); err != nil {
 				t.Fatal(err)
@@ -170,9 +64,9 @@ func TestInterop_StartRefusals(t *testing.T) {
 			}
 		}},
 	}
-	for _, rt := range peerRuntimes {
+	for _, rt := range interoptest.Runtimes() {
 		for _, tc := range tests {
-			t.Run(rt.name+"/"+tc.name, func(t *testing.T) {
+			t.Run(rt.Name+"/"+tc.name, func(t *testing.T) {
 				url := startInteropPeer(t, rt, tc.args...)
 				_, err := startComputer(t, Options{URL: url, Office: "o", Name: "pc", APIKey: tc.apiKey, ConnectTimeout: 5 * time.Second})
 				if err == nil {

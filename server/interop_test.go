@@ -12,44 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
-// nodeModules returns interop/node_modules of the repository, or skips the
-// test when node or the modules are missing, unless CI is set (then the
-// test fails: CI installs them).
+// nodeModules returns node and interop/node_modules with socket.io-client
+// installed; missing, the test skips locally and fails under CI.
 func nodeModules(t *testing.T) (node, modules string) {
 	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf(format+" (CI is set, so this is a failure)", args...)
-		}
-		t.Skipf(format+"; install Node.js and run npm install in interop/ to enable this test", args...)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node not found on PATH")
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	modules = filepath.Join(dir, "interop", "node_modules")
-	if _, err := os.Stat(filepath.Join(modules, "socket.io-client", "package.json")); err != nil {
-		missing("socket.io-client not installed in %s", modules)
-	}
-	return node, modules
+	return interoptest.NodeModules(t, "socket.io-client")
 }
 
 // runNode runs testdata/node_agent.js and decodes its JSON line.

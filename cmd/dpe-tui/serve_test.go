@@ -6,51 +6,19 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// everything locates @modelcontextprotocol/server-everything (npm) in
-// interop/node_modules. Missing: skip locally, fail under CI.
-func everything(t *testing.T) (node, entry string) {
-	t.Helper()
-	need := func(msg string) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + " (.ci/run installs it)")
-		}
-		t.Skip(msg + "; run npm ci in interop/")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		need("node not found")
-	}
-	pkg := filepath.Join("..", "..", "interop", "node_modules", "@modelcontextprotocol", "server-everything")
-	b, err := os.ReadFile(filepath.Join(pkg, "package.json"))
-	if err != nil {
-		need("server-everything not installed")
-	}
-	var meta struct {
-		Bin map[string]string `json:"bin"`
-	}
-	if err := json.Unmarshal(b, &meta); err != nil || meta.Bin["mcp-server-everything"] == "" {
-		t.Fatalf("server-everything package.json: %v", err)
-	}
-	abs, err := filepath.Abs(filepath.Join(pkg, meta.Bin["mcp-server-everything"]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return node, abs
-}
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+)
 
 // TestServe_MCPConfigFrontsServerEverything: `serve --mcp-config` starts
 // the reference MCP "everything" server over stdio, and its resources page
 // through client:get_resources to `ls`.
 func TestServe_MCPConfigFrontsServerEverything(t *testing.T) {
-	node, entry := everything(t)
+	node, entry := interoptest.Everything(t)
 	cfg := map[string]any{"servers": map[string]any{"everything": map[string]any{
 		"name": "everything", "type": "stdio", "disabled": false, "forbidden_tools": []string{}, "tool_meta": map[string]any{},
 		"server_parameters": map[string]any{"command": node, "args": []string{entry, "stdio"}, "env": map[string]string{"SECRET_TOKEN": "t0p"},

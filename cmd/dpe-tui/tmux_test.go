@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
 )
 
 // tmuxSession drives the real binary in a real terminal (tmux), as a user
@@ -21,10 +23,7 @@ type tmuxSession struct {
 func newTmux(t *testing.T, w, h int, command string) *tmuxSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is required under CI (.ci/run installs it)")
-		}
-		t.Skip("tmux not installed; the TUI end-to-end test needs it")
+		interoptest.Need(t, "tmux not installed; the TUI end-to-end test needs it")
 	}
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("dpe-e2e-%d", os.Getpid()), name: "e2e"}
 	s.run("-f", "/dev/null", "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
