@@ -1,9 +1,11 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/gorilla/websocket"
 	"github.com/zishang520/socket.io/servers/socket/v3"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -53,6 +55,15 @@ func (s *Server) attach(sock *socket.Socket) *member {
 	})
 	_ = sock.On("disconnect", func(args ...any) {
 		reason, _ := first(args).(string)
+		if len(args) > 1 {
+			if err, ok := args[1].(error); ok && errors.Is(err, websocket.ErrReadLimit) {
+				// The websocket library refuses the frame from its header,
+				// before reading the payload, and closes the connection;
+				// this is the one line that says why.
+				s.log.Warn("closed connection: message over the size limit", "sid", m.sid, "role", m.role,
+					"limit_bytes", s.opt.maxMessageBytes())
+			}
+		}
 		s.onDisconnect(m, reason)
 	})
 	return m

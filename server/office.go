@@ -23,6 +23,7 @@ type member struct {
 	office string
 
 	pending pendingSet // requests routed to this member, awaiting its ack
+	asked   quota      // requests this member routed, awaiting an answer
 	gone    bool       // disconnected; guarded by offices.mu
 }
 

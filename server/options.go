@@ -19,6 +19,20 @@ type Options struct {
 	// RequestTimeout bounds a routed client:* request that carries no
 	// "timeout" field; default 30s.
 	RequestTimeout time.Duration
+	// MaxPendingPerAgent caps the routed requests one agent may have
+	// waiting for a computer's answer; default 256. A request past the cap
+	// is refused at once, so a peer can never make the server hold an
+	// unbounded number of requests and timers.
+	MaxPendingPerAgent int
+	// MaxRequestTimeout caps the "timeout" (seconds) a request may ask
+	// for; default 120s. A larger value is lowered to it both for the
+	// server's own timer and in the payload forwarded to the computer.
+	MaxRequestTimeout time.Duration
+	// MaxMessageBytes caps one engine.io message (a websocket frame or a
+	// polling POST body); default 64 MiB. A websocket connection that sends
+	// a larger message is closed before the payload is read (logged once);
+	// a larger polling POST is answered 413 unread.
+	MaxMessageBytes int64
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -28,9 +42,10 @@ const (
 	// timeoutGrace is added to a request's own timeout so the computer's
 	// answer (which may itself be a timeout error) arrives before ours
 	// (error-handling.md §Server 端超时: "添加少量缓冲时间（如 5 秒）").
-	timeoutGrace = 5 * time.Second
-	// maxRequestTimeout caps what a payload may ask for.
-	maxRequestTimeout = time.Hour
+	timeoutGrace              = 5 * time.Second
+	defaultMaxPendingPerAgent = 256
+	defaultMaxRequestTimeout  = 120 * time.Second
+	defaultMaxMessageBytes    = 64 << 20
 )
 
 // enginePath normalises Path to "/x/" form.
@@ -53,6 +68,27 @@ func (o Options) requestTimeout() time.Duration {
 		return o.RequestTimeout
 	}
 	return defaultRequestTimeout
+}
+
+func (o Options) maxPending() int {
+	if o.MaxPendingPerAgent > 0 {
+		return o.MaxPendingPerAgent
+	}
+	return defaultMaxPendingPerAgent
+}
+
+func (o Options) maxRequestTimeout() time.Duration {
+	if o.MaxRequestTimeout > 0 {
+		return o.MaxRequestTimeout
+	}
+	return defaultMaxRequestTimeout
+}
+
+func (o Options) maxMessageBytes() int64 {
+	if o.MaxMessageBytes > 0 {
+		return o.MaxMessageBytes
+	}
+	return defaultMaxMessageBytes
 }
 
 func (o Options) logger() *slog.Logger {

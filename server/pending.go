@@ -19,6 +19,7 @@ type pendingRequest struct {
 	once  sync.Once
 	reply ackFunc
 	set   *pendingSet
+	quota *quota // the asking agent's; released when answered
 
 	mu    sync.Mutex // guards timer: its callback may run before start returns
 	timer *time.Timer
@@ -43,6 +44,7 @@ func (p *pendingRequest) finish(args []any) bool {
 		}
 		p.mu.Unlock()
 		p.set.remove(p)
+		p.quota.release()
 		p.reply(args, nil)
 	})
 	return done
@@ -87,4 +89,32 @@ func (s *pendingSet) close() []*pendingRequest {
 		out = append(out, p)
 	}
 	return out
+}
+
+// quota counts an agent's routed requests still waiting for an answer.
+type quota struct {
+	mu sync.Mutex
+	n  int
+}
+
+// acquire takes one slot unless max are taken.
+func (q *quota) acquire(max int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n >= max {
+		return false
+	}
+	q.n++
+	return true
+}
+
+func (q *quota) release() {
+	if q == nil {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n > 0 {
+		q.n--
+	}
 }

@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"time"
 
@@ -13,7 +15,8 @@ import (
 // unchanged (all its arguments). Unlike the reference server it always
 // answers when an ack was asked for: 403 (caller is not an agent), 4103
 // (caller not in an office), 400 (no "computer"), 4104 (computer in another
-// office), 404 (no such computer), 408 (no ack in time), 500 (computer left).
+// office), 404 (no such computer), 408 (no ack in time), 500 (computer left),
+// 403 (the agent already has Options.MaxPendingPerAgent requests waiting).
 func (s *Server) route(m *member, ev string, args []any) {
 	data, ack := splitArgs(args)
 	if m.role != protocol.RoleAgent {
@@ -52,9 +55,28 @@ func (s *Server) route(m *member, ev string, args []any) {
 		return
 	}
 
-	timeout := s.timeoutFor(payload)
-	p := &pendingRequest{reply: ack}
+	// Refused at once past the cap: queueing would let one agent pin
+	// unbounded memory and timers on the server. The spec has no "too many
+	// requests" code; 403 is its code for an operation the server's policy
+	// does not allow the caller (not a malformed request, 400, nor a server
+	// fault, 500), and its retry rule ("do not retry") is the right one for
+	// an agent that already has that many requests unanswered.
+	if !m.asked.acquire(s.opt.maxPending()) {
+		s.refuse(m, ev, ack, protocol.CodeForbidden,
+			fmt.Sprintf("%s: too many pending requests (limit %d); wait for answers before sending more", ev, s.opt.maxPending()))
+		return
+	}
+	timeout, asked := s.timeoutFor(payload)
+	if asked > 0 {
+		// The computer sees the clamped value: it bounds its own work by it.
+		clamped := maps.Clone(payload)
+		clamped["timeout"] = asked.Seconds()
+		data = slices.Clone(data)
+		data[0] = clamped
+	}
+	p := &pendingRequest{reply: ack, quota: &m.asked}
 	if !target.pending.add(p) {
+		m.asked.release()
 		s.refuse(m, ev, ack, protocol.CodeInternal, fmt.Sprintf("computer %s disconnected", truncate(name, 64)))
 		return
 	}
@@ -76,14 +98,18 @@ func (s *Server) route(m *member, ev string, args []any) {
 	_ = target.conn.Emit(ev, fwd...)
 }
 
-// timeoutFor is the request's own "timeout" (seconds) plus a grace period,
-// or the server default (error-handling.md §Server 端超时).
-func (s *Server) timeoutFor(payload map[string]any) time.Duration {
-	if secs, ok := payload["timeout"].(float64); ok && secs > 0 {
-		if secs >= maxRequestTimeout.Seconds() {
-			return maxRequestTimeout
-		}
-		return time.Duration(secs*float64(time.Second)) + timeoutGrace
+// timeoutFor is the request's own "timeout" (seconds, at most
+// Options.MaxRequestTimeout) plus a grace period, or the server default
+// (error-handling.md §Server 端超时). clamped is the lowered timeout when
+// the request asked for more than the cap, else 0.
+func (s *Server) timeoutFor(payload map[string]any) (wait, clamped time.Duration) {
+	secs, ok := payload["timeout"].(float64)
+	if !ok || secs <= 0 || math.IsNaN(secs) {
+		return s.opt.requestTimeout(), 0
 	}
-	return s.opt.requestTimeout()
+	limit := s.opt.maxRequestTimeout()
+	if secs > limit.Seconds() {
+		return limit + timeoutGrace, limit
+	}
+	return time.Duration(secs*float64(time.Second)) + timeoutGrace, 0
 }

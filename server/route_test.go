@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -195,24 +196,32 @@ func TestRoute_ComputerLeavingAnswersPendingRequest(t *testing.T) {
 func TestTimeoutFor_UsesRequestTimeoutPlusGrace(t *testing.T) {
 	s := &Server{opt: Options{RequestTimeout: 7 * time.Second}}
 	tests := []struct {
-		payload map[string]any
-		want    time.Duration
+		payload       map[string]any
+		want, clamped time.Duration
 	}{
-		{map[string]any{}, 7 * time.Second},
-		{map[string]any{"timeout": 0.0}, 7 * time.Second},
-		{map[string]any{"timeout": -3.0}, 7 * time.Second},
-		{map[string]any{"timeout": "30"}, 7 * time.Second},
-		{map[string]any{"timeout": 30.0}, 35 * time.Second},
-		{map[string]any{"timeout": 0.5}, 5500 * time.Millisecond},
-		{map[string]any{"timeout": 1e300}, time.Hour},
+		{map[string]any{}, 7 * time.Second, 0},
+		{map[string]any{"timeout": 0.0}, 7 * time.Second, 0},
+		{map[string]any{"timeout": -3.0}, 7 * time.Second, 0},
+		{map[string]any{"timeout": "30"}, 7 * time.Second, 0},
+		{map[string]any{"timeout": math.NaN()}, 7 * time.Second, 0},
+		{map[string]any{"timeout": 30.0}, 35 * time.Second, 0},
+		{map[string]any{"timeout": 0.5}, 5500 * time.Millisecond, 0},
+		{map[string]any{"timeout": 120.0}, 125 * time.Second, 0},
+		{map[string]any{"timeout": 120.5}, 125 * time.Second, 120 * time.Second},
+		{map[string]any{"timeout": 1e300}, 125 * time.Second, 120 * time.Second},
+		{map[string]any{"timeout": math.Inf(1)}, 125 * time.Second, 120 * time.Second},
 	}
 	for _, tc := range tests {
-		if got := s.timeoutFor(tc.payload); got != tc.want {
-			t.Errorf("timeoutFor(%v) = %v, want %v", tc.payload, got, tc.want)
+		if got, clamped := s.timeoutFor(tc.payload); got != tc.want || clamped != tc.clamped {
+			t.Errorf("timeoutFor(%v) = %v, %v; want %v, %v", tc.payload, got, clamped, tc.want, tc.clamped)
 		}
 	}
-	if got := (&Server{}).timeoutFor(map[string]any{}); got != 30*time.Second {
+	if got, _ := (&Server{}).timeoutFor(map[string]any{}); got != 30*time.Second {
 		t.Errorf("default = %v, want 30s", got)
+	}
+	small := &Server{opt: Options{MaxRequestTimeout: 200 * time.Millisecond}}
+	if got, clamped := small.timeoutFor(map[string]any{"timeout": 100000.0}); got != 5200*time.Millisecond || clamped != 200*time.Millisecond {
+		t.Errorf("configured cap: %v, %v; want 5.2s, 200ms", got, clamped)
 	}
 }
 

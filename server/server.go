@@ -36,9 +36,6 @@ type Server struct {
 	closed bool
 }
 
-// maxMessageBytes bounds one engine.io message.
-const maxMessageBytes = 16 << 20
-
 // shutdownTimeout bounds how long Close waits for in-flight HTTP requests.
 const shutdownTimeout = 5 * time.Second
 
@@ -63,8 +60,10 @@ func New(opt Options) (*Server, error) {
 	sopt.SetTransports(types.NewSet(socket.Polling, socket.WebSocket))
 	sopt.SetParser(gateParser{base: parser.NewParser(), gates: s.gates})
 	// Computers' acks (resource pages, configs, tool results) pass through
-	// whole; 1 MB, the engine.io default, is tight for a tool result.
-	sopt.SetMaxHttpBufferSize(maxMessageBytes)
+	// whole; 1 MB, the engine.io default, is tight for a tool result. The
+	// cap is the websocket read limit (checked from the frame header, before
+	// the payload is read) and the polling body limit.
+	sopt.SetMaxHttpBufferSize(opt.maxMessageBytes())
 	s.io = socket.NewServer(nil, sopt)
 
 	// The default namespace carries nothing in SMCP (events.md §命名空间).
