@@ -1,0 +1,229 @@
+package convert
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/net/html/charset"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+)
+
+// Limits bound what converting one file may cost. A zero field takes its
+// default. Hitting one gives a *dpe.LimitError whose What names the limit
+// ("file size", "decompressed size", "element count on page 3", "image
+// pixels", "nesting depth", "page count", "image size").
+type Limits struct {
+	MaxFileSize        int64 // bytes of the input file
+	MaxDecompressed    int64 // bytes inflated from a container (zip), whole document
+	MaxElementsPerPage int   // elements on one page
+	MaxPages           int   // pages in one document
+	MaxPixels          int64 // width × height of one image
+	MaxImageBytes      int64 // encoded bytes of one image embedded as base64
+	MaxDepth           int   // XML / HTML element nesting
+}
+
+// Defaults. 256 MiB inflated is far above any real office file (a
+// 100,000-row sheet is ~15 MiB of XML) and far below what a zip bomb wants.
+const (
+	DefaultMaxFileSize        = 512 << 20
+	DefaultMaxDecompressed    = 256 << 20
+	DefaultMaxElementsPerPage = dpe.DefaultMaxElementsPerPage
+	DefaultMaxPages           = dpe.DefaultMaxPages
+	DefaultMaxPixels          = 64 << 20 // 67 Mpx: a 8192×8192 picture
+	DefaultMaxImageBytes      = 8 << 20
+	DefaultMaxDepth           = 256
+)
+
+// DefaultLimits returns the defaults.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxFileSize:        DefaultMaxFileSize,
+		MaxDecompressed:    DefaultMaxDecompressed,
+		MaxElementsPerPage: DefaultMaxElementsPerPage,
+		MaxPages:           DefaultMaxPages,
+		MaxPixels:          DefaultMaxPixels,
+		MaxImageBytes:      DefaultMaxImageBytes,
+		MaxDepth:           DefaultMaxDepth,
+	}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxFileSize <= 0 {
+		l.MaxFileSize = d.MaxFileSize
+	}
+	if l.MaxDecompressed <= 0 {
+		l.MaxDecompressed = d.MaxDecompressed
+	}
+	if l.MaxElementsPerPage <= 0 {
+		l.MaxElementsPerPage = d.MaxElementsPerPage
+	}
+	if l.MaxPages <= 0 {
+		l.MaxPages = d.MaxPages
+	}
+	if l.MaxPixels <= 0 {
+		l.MaxPixels = d.MaxPixels
+	}
+	if l.MaxImageBytes <= 0 {
+		l.MaxImageBytes = d.MaxImageBytes
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = d.MaxDepth
+	}
+	return l
+}
+
+func limitErr(what string, limit, got int64) error {
+	return &dpe.LimitError{What: what, Limit: limit, Got: got}
+}
+
+// Env is what a format reader gets besides the file: the limits and the
+// bounded zip and XML helpers. One Env serves one document.
+type Env struct {
+	Limits Limits
+	// inflated counts bytes decompressed from zips of this document.
+	inflated atomic.Int64
+}
+
+func newEnv(l Limits) *Env { return &Env{Limits: l.withDefaults()} }
+
+// Zip is a zip archive whose reads are bounded by the document's
+// decompressed-size budget.
+type Zip struct {
+	*zip.Reader
+	env    *Env
+	byName map[string]*zip.File
+	lower  map[string]*zip.File
+}
+
+// OpenZip opens src as a zip archive. Declared sizes are not trusted: every
+// byte actually inflated is counted.
+func (e *Env) OpenZip(src *Source) (*Zip, error) {
+	zr, err := zip.NewReader(src.ReaderAt, src.Size)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid zip archive: %w", err)
+	}
+	if len(zr.File) > e.Limits.MaxElementsPerPage {
+		return nil, limitErr("zip entry count", int64(e.Limits.MaxElementsPerPage), int64(len(zr.File)))
+	}
+	z := &Zip{Reader: zr, env: e, byName: make(map[string]*zip.File, len(zr.File)), lower: make(map[string]*zip.File, len(zr.File))}
+	for _, f := range zr.File {
+		n := strings.TrimPrefix(f.Name, "/")
+		if _, dup := z.byName[n]; !dup {
+			z.byName[n] = f
+		}
+		if _, dup := z.lower[strings.ToLower(n)]; !dup {
+			z.lower[strings.ToLower(n)] = f
+		}
+	}
+	return z, nil
+}
+
+// File finds an entry by name (a leading "/" and "./" are ignored; an exact
+// match wins over a case-insensitive one, since Office tolerates both).
+func (z *Zip) File(name string) *zip.File {
+	name = strings.TrimPrefix(path.Clean("/"+name), "/")
+	if f := z.byName[name]; f != nil {
+		return f
+	}
+	return z.lower[strings.ToLower(name)]
+}
+
+// Open opens an entry for reading; the reader fails with a "decompressed
+// size" LimitError once the document's budget is spent.
+func (z *Zip) Open(name string) (io.ReadCloser, error) {
+	f := z.File(name)
+	if f == nil {
+		return nil, fmt.Errorf("zip entry %s is missing", name)
+	}
+	return z.OpenFile(f)
+}
+
+// OpenFile is Open for an entry already found.
+func (z *Zip) OpenFile(f *zip.File) (io.ReadCloser, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("zip entry %s: %w", f.Name, err)
+	}
+	return &budgetReader{rc: rc, env: z.env}, nil
+}
+
+// ReadFile reads a whole entry within the budget.
+func (z *Zip) ReadFile(name string) ([]byte, error) {
+	rc, err := z.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+type budgetReader struct {
+	rc  io.ReadCloser
+	env *Env
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		total := b.env.inflated.Add(int64(n))
+		if lim := b.env.Limits.MaxDecompressed; total > lim {
+			return n, limitErr("decompressed size", lim, total)
+		}
+	}
+	return n, err
+}
+
+func (b *budgetReader) Close() error { return b.rc.Close() }
+
+// XMLDecoder is encoding/xml in strict mode with a nesting-depth cap. The
+// standard decoder never expands DTD entities, so entity bombs ("billion
+// laughs") end in an "invalid character entity" error instead of memory.
+type XMLDecoder struct {
+	*xml.Decoder
+	depth, max int
+}
+
+// XML returns a bounded decoder over r. Declared non-UTF-8 encodings are
+// decoded through x/net/html/charset.
+func (e *Env) XML(r io.Reader) *XMLDecoder {
+	d := xml.NewDecoder(r)
+	d.Strict = true
+	d.CharsetReader = charset.NewReaderLabel
+	return &XMLDecoder{Decoder: d, max: e.Limits.MaxDepth}
+}
+
+// Token is xml.Decoder.Token plus the depth check.
+func (d *XMLDecoder) Token() (xml.Token, error) {
+	t, err := d.Decoder.Token()
+	if err != nil {
+		return t, err
+	}
+	switch t.(type) {
+	case xml.StartElement:
+		d.depth++
+		if d.depth > d.max {
+			return nil, limitErr("nesting depth", int64(d.max), int64(d.depth))
+		}
+	case xml.EndElement:
+		d.depth--
+	case xml.Directive:
+		// A DOCTYPE with an internal subset is how entity bombs start;
+		// office formats never need one.
+		if bytes.Contains(t.(xml.Directive), []byte("ENTITY")) {
+			return nil, errors.New("XML declares entities (DTD), which office files never do")
+		}
+	}
+	return t, nil
+}
+
+// Depth is the current element nesting (0 outside the root).
+func (d *XMLDecoder) Depth() int { return d.depth }
