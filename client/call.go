@@ -43,6 +43,7 @@ func (c *Client) emitCall(ctx context.Context, r request) ([]any, error) {
 		return nil, fmt.Errorf("%s: %w (%s)", target(r), ErrConnectionLost, st.State)
 	}
 	id := c.reqSeq.Add(1)
+	tooLarge := c.tooLarge.Load()
 	lost := make(chan struct{})
 	c.inflight[id] = lost
 	c.mu.Unlock()
@@ -67,15 +68,27 @@ func (c *Client) emitCall(ctx context.Context, r request) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", target(r), err)
 	}
+	refused := func() error {
+		if c.tooLarge.Load() == tooLarge {
+			return nil
+		}
+		return &AckTooLargeError{Event: r.Event, Computer: r.Computer, Limit: c.opt.MaxAckBytes, Announced: c.lastTooLarge.Load()}
+	}
 	select {
 	case a := <-res:
 		if a.err != nil {
+			if err := refused(); err != nil {
+				return nil, err
+			}
 			// The library fails pending acks with "socket has been
 			// disconnected" when the connection drops.
 			return nil, fmt.Errorf("%s: %w (%s)", target(r), ErrConnectionLost, oneLine(a.err.Error()))
 		}
 		return a.args, nil
 	case <-lost:
+		if err := refused(); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w", target(r), ErrConnectionLost)
 	case <-timer.C:
 		return nil, &TimeoutError{Event: r.Event, Computer: r.Computer, After: r.Timeout}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	engine "github.com/zishang520/socket.io/clients/engine/v3"
 	sio "github.com/zishang520/socket.io/clients/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
@@ -44,6 +45,11 @@ type Client struct {
 	openWatched atomic.Bool   // a watchOpen for a reconnect is running
 	recovering  bool          // guarded by mu: recoverStaleTimer is running
 	attempts    atomic.Uint64 // reconnect attempts started (see abandonAttempt)
+	// tooLarge counts messages refused by the ack size limit; lastTooLarge
+	// is the size the last one announced. Calls that lose the connection
+	// after the count moved report *AckTooLargeError.
+	tooLarge     atomic.Uint64
+	lastTooLarge atomic.Int64
 
 	reqPrefix string
 	reqSeq    atomic.Uint64
@@ -113,7 +119,7 @@ func Dial(ctx context.Context, opt Options) (*Client, error) {
 	c.call = c.emitCall
 	c.setState(StateEvent{State: Connecting})
 
-	c.mgr = sio.NewManager(where, c.managerOptions())
+	c.mgr = sio.NewManager(opt.baseURL().String(), c.managerOptions())
 	c.sock = c.mgr.Socket(protocol.Namespace, c.managerOptions())
 	// Listeners first, connect second. The engine is opened before the
 	// namespace socket connects: Socket.Connect both listens for "open" and
@@ -180,7 +186,11 @@ func (c *Client) managerOptions() *sio.Options {
 	if c.opt.Transport == TransportPolling {
 		o.SetTransports(types.NewSet(sio.Polling))
 	} else {
-		o.SetTransports(types.NewSet(sio.WebSocket))
+		o.SetTransports(types.NewSet[engine.TransportCtor](&limitedWebSocket{max: c.opt.MaxAckBytes, onTrip: func(n int64) {
+			c.lastTooLarge.Store(n)
+			c.tooLarge.Add(1)
+			c.log.Warn("message over the ack size limit; dropping the connection", "limit", c.opt.MaxAckBytes, "announced", n)
+		}}))
 	}
 	o.SetUpgrade(false)
 	o.SetPerMessageDeflate(nil)
@@ -499,6 +509,9 @@ func (c *Client) Name() string { return c.opt.Name }
 
 // URL is the server URL, without credentials.
 func (c *Client) URL() string { return redactURL(c.opt.baseURL()) }
+
+// MaxAckBytes is the ack size limit in force.
+func (c *Client) MaxAckBytes() int64 { return c.opt.MaxAckBytes }
 
 func argAt[T any](args []any, i int) (T, bool) {
 	var zero T

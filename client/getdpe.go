@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -33,7 +36,38 @@ func (c *Client) GetDPE(ctx context.Context, computer, uri string) (dpe.Access, 
 	}
 	acc.Computer = computer
 	acc.RawJSON = raw
+	acc.OwnComputer = c.vouched(computer, acc.URI, ret)
 	return acc.Access, nil
+}
+
+// OriginAnnotation is the annotations key under which a computer this
+// process started puts OriginTag in its get_dpe answers.
+const OriginAnnotation = "dpe_tui_origin"
+
+// OriginTag is what a computer started by this process attaches to a
+// get_dpe answer: an HMAC over its name and the access URI with the secret
+// only this process knows. A hostile peer on the same server can neither
+// compute it nor see another computer's answers to copy one.
+func OriginTag(key []byte, computer, accessURI string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(computer))
+	m.Write([]byte{0})
+	m.Write([]byte(accessURI))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// vouched checks the origin tag of a get_dpe answer.
+func (c *Client) vouched(computer, accessURI string, ret map[string]any) bool {
+	if len(c.opt.OwnComputerKey) == 0 {
+		return false
+	}
+	ann, _ := ret["annotations"].(map[string]any)
+	tag, _ := ann[OriginAnnotation].(string)
+	if tag == "" {
+		return false
+	}
+	want := OriginTag(c.opt.OwnComputerKey, computer, accessURI)
+	return hmac.Equal([]byte(tag), []byte(want))
 }
 
 type decodedAccess struct {
@@ -86,10 +120,16 @@ func noServerForHost(err error) bool {
 		(perr.Code == protocol.CodeResolutionFailed && perr.Category == "")
 }
 
-// ChooseComputer resolves uri on the right computer of the office (issue 3):
-// with one computer, that one; otherwise each in name order until one does
-// not answer "no server for this host". It returns which computer answered;
-// an error from that computer is returned as is (it names the computer).
+// ChooseComputer resolves a typed or pasted uri on the computer whose
+// listed servers own its host (dpe.md §host 路由策略: the host names one
+// MCP server of one computer). Hosts are learned from the listings:
+// get_config, then the first get_resources page of each enabled server.
+// Only when no listing names the host are the computers asked in name order
+// until one does not answer "no server for this host" — so a computer that
+// answers for every host (or sorts first) is never preferred over the one
+// that lists it. Two computers listing the host is an error: the user must
+// pick one. It returns which computer answered, for the caller to show; an
+// error from that computer is returned as is (it names the computer).
 func (c *Client) ChooseComputer(ctx context.Context, uri string) (string, dpe.Access, error) {
 	comps, err := c.Computers(ctx)
 	if err != nil {
@@ -97,6 +137,19 @@ func (c *Client) ChooseComputer(ctx context.Context, uri string) (string, dpe.Ac
 	}
 	if len(comps) == 0 {
 		return "", dpe.Access{}, fmt.Errorf("choose a computer for %s: no computer in office %s", uri, c.opt.Office)
+	}
+	host := strings.ToLower(hostOf(uri))
+	owners := c.hostOwners(ctx, comps, host)
+	switch {
+	case len(owners) == 1:
+		acc, err := c.GetDPE(ctx, owners[0], uri)
+		return owners[0], acc, err
+	case len(owners) > 1:
+		return "", dpe.Access{}, fmt.Errorf("host %s is listed by computers %s in office %s; choose one (--computer)",
+			host, strings.Join(owners, ", "), c.opt.Office)
+	}
+	if ctx.Err() != nil {
+		return "", dpe.Access{}, fmt.Errorf("choose a computer for %s: %w", uri, ctx.Err())
 	}
 	var tried []string
 	var last error
@@ -112,7 +165,41 @@ func (c *Client) ChooseComputer(ctx context.Context, uri string) (string, dpe.Ac
 		}
 	}
 	return "", dpe.Access{}, fmt.Errorf("no computer in office %s serves host %s (asked %s): %w",
-		c.opt.Office, hostOf(uri), strings.Join(tried, ", "), last)
+		c.opt.Office, host, strings.Join(tried, ", "), last)
+}
+
+// hostOwners lists, in name order, the computers whose listings name host.
+// A computer whose listing fails is skipped (it cannot claim the host).
+func (c *Client) hostOwners(ctx context.Context, comps []protocol.SessionInfo, host string) []string {
+	var owners []string
+	for _, comp := range comps {
+		if ctx.Err() != nil {
+			return owners
+		}
+		cfg, err := c.Config(ctx, comp.Name)
+		if err != nil {
+			c.log.Debug("host routing: get_config failed", "computer", comp.Name, "err", err)
+			continue
+		}
+	servers:
+		for _, srv := range cfg.Servers {
+			if srv.Disabled {
+				continue
+			}
+			page, err := c.Resources(ctx, comp.Name, srv.Name, "")
+			if err != nil {
+				c.log.Debug("host routing: get_resources failed", "computer", comp.Name, "server", srv.Name, "err", err)
+				continue
+			}
+			for _, r := range page.Resources {
+				if r.IsDPE() && strings.EqualFold(hostOf(r.URI), host) {
+					owners = append(owners, comp.Name)
+					break servers
+				}
+			}
+		}
+	}
+	return owners
 }
 
 func hostOf(uri string) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // Transports accepted in Options.Transport.
@@ -49,6 +50,35 @@ type Options struct {
 	RequestTimeout time.Duration
 	InsecureTLS    bool // skip TLS verification (development only)
 	Logger         *slog.Logger
+	// MaxAckBytes refuses any message from the server larger than this,
+	// checked on the websocket frame headers before the message is read
+	// into memory (default DefaultMaxAckBytes). A call waiting when such a
+	// message arrives fails with *AckTooLargeError and the connection is
+	// dropped (the stream cannot be resynchronised mid-message).
+	MaxAckBytes int64
+	// OwnComputerKey is the secret shared with the computers this process
+	// started (stack.Stack.OriginKey). An answer carrying a valid OriginTag
+	// for its computer and access URI is marked Access.OwnComputer, which
+	// lets it hand out file:// URIs. Nil: no computer is trusted.
+	OwnComputerKey []byte
+	// Limits bound what a listing may carry; zero fields take defaults.
+	Limits ListingLimits
+}
+
+// Defaults of the size limits.
+const (
+	DefaultMaxAckBytes = 64 << 20
+	// DefaultMaxFieldBytes truncates a single string field of a listed
+	// resource (name, description, uri, mime type) on receipt.
+	DefaultMaxFieldBytes = 8 << 10
+	// DefaultMaxCursorBytes refuses a next_cursor longer than this.
+	DefaultMaxCursorBytes = 4 << 10
+)
+
+// ListingLimits bound the strings of a resource listing.
+type ListingLimits struct {
+	MaxFieldBytes  int // default DefaultMaxFieldBytes
+	MaxCursorBytes int // default DefaultMaxCursorBytes
 }
 
 // normalized returns opt with defaults filled in, or an error naming the bad field.
@@ -96,6 +126,15 @@ func (opt Options) normalized() (Options, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.MaxAckBytes <= 0 {
+		opt.MaxAckBytes = DefaultMaxAckBytes
+	}
+	if opt.Limits.MaxFieldBytes <= 0 {
+		opt.Limits.MaxFieldBytes = DefaultMaxFieldBytes
+	}
+	if opt.Limits.MaxCursorBytes <= 0 {
+		opt.Limits.MaxCursorBytes = DefaultMaxCursorBytes
+	}
 	return opt, nil
 }
 
@@ -125,9 +164,6 @@ func (opt Options) headers() http.Header {
 	return h
 }
 
-// redactURL drops userinfo so a password in a URL never reaches a message.
-func redactURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	return c.String()
-}
+// redactURL is sanitize.URL (the one redactor: userinfo, query values,
+// fragment) for a parsed URL.
+func redactURL(u *url.URL) string { return sanitize.URL(u.String()) }

@@ -2,12 +2,14 @@ package client
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -25,6 +27,10 @@ type Resource struct {
 	Computer, Server string
 	PageNo           int // 1-based page of a Pager walk; 0 from a direct Resources call
 	Meta             ResourceMeta
+	// Truncated is true when a field was over ListingLimits.MaxFieldBytes
+	// and was cut on receipt (its text ends with a marker), or _meta /
+	// annotations were too large and were dropped.
+	Truncated bool
 }
 
 // ResourceMeta is what dpe.md §Resource 元数据 puts in _meta and annotations.
@@ -44,7 +50,9 @@ func (r Resource) IsDPE() bool {
 }
 
 // Resources fetches one page of server's resources on computer. An empty
-// cursor asks for the first page.
+// cursor asks for the first page. A next_cursor longer than
+// ListingLimits.MaxCursorBytes is refused: the page is returned without it,
+// together with a *CursorError (ErrCursorTooLong).
 func (c *Client) Resources(ctx context.Context, computer, server, cursor string) (*ResourcePage, error) {
 	req := protocol.GetResourcesReq{AgentCallData: c.agentCall(), Computer: computer, MCPServer: server, Timeout: c.timeoutSeconds()}
 	if cursor != "" {
@@ -59,35 +67,74 @@ func (c *Client) Resources(ctx context.Context, computer, server, cursor string)
 		return nil, fmt.Errorf("resources of %s: %w", server, err)
 	}
 	page := &ResourcePage{Raw: raw}
-	if s, ok := ret.NextCursor.(string); ok {
-		page.NextCursor = s
-	}
+	lim := c.opt.Limits
 	for _, r := range ret.Resources {
-		res, ok := decodeResource(r)
+		res, ok := decodeResource(r, lim.MaxFieldBytes)
 		if !ok {
 			continue
 		}
 		res.Computer, res.Server = computer, server
 		page.Resources = append(page.Resources, res)
 	}
+	if s, ok := ret.NextCursor.(string); ok {
+		if len(s) > lim.MaxCursorBytes {
+			return page, &CursorError{Err: ErrCursorTooLong, Computer: computer, Server: server, Cursor: s,
+				Limit: lim.MaxCursorBytes, Loaded: len(page.Resources)}
+		}
+		page.NextCursor = s
+	}
 	return page, nil
+}
+
+// truncMarker ends a field cut on receipt.
+const truncMarker = "…[truncated]"
+
+// truncField cuts s to at most max bytes on a rune boundary, with a marker.
+func truncField(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + truncMarker, true
 }
 
 // decodeResource reads one MCP Resource field by field, so that one field
 // of the wrong type does not lose the entry. A resource needs a string uri.
-func decodeResource(raw json.RawMessage) (Resource, bool) {
+//
+// Fields longer than maxField bytes are cut with a marker; a uri that long
+// loses the entry (a cut URI would name another resource), and _meta or
+// annotations over 8×maxField are dropped.
+func decodeResource(raw json.RawMessage, maxField int) (Resource, bool) {
+	if maxField <= 0 {
+		maxField = DefaultMaxFieldBytes
+	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return Resource{}, false
 	}
 	var r Resource
-	if json.Unmarshal(m["uri"], &r.URI) != nil || r.URI == "" {
+	if json.Unmarshal(m["uri"], &r.URI) != nil || r.URI == "" || len(r.URI) > maxField {
 		return Resource{}, false
 	}
-	_ = json.Unmarshal(m["name"], &r.Name)
-	_ = json.Unmarshal(m["title"], &r.Title)
-	_ = json.Unmarshal(m["description"], &r.Description)
-	_ = json.Unmarshal(m["mimeType"], &r.MimeType)
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"name", &r.Name}, {"title", &r.Title}, {"description", &r.Description}, {"mimeType", &r.MimeType}} {
+		_ = json.Unmarshal(m[f.key], f.dst)
+		var cut bool
+		if *f.dst, cut = truncField(*f.dst, maxField); cut {
+			r.Truncated = true
+		}
+	}
+	for _, k := range []string{"annotations", "_meta"} {
+		if len(m[k]) > 8*maxField {
+			delete(m, k)
+			r.Truncated = true
+		}
+	}
 	var size float64
 	if json.Unmarshal(m["size"], &size) == nil && size >= 0 && size <= math.MaxInt64 && size == math.Trunc(size) {
 		n := int64(size)
@@ -149,20 +196,37 @@ var ErrRepeatedCursor = errors.New("repeated cursor")
 // ErrPageCap is wrapped by *CursorError when the page cap is reached.
 var ErrPageCap = errors.New("page cap reached")
 
-// CursorError stops a Pager: a repeated cursor or the page cap.
+// ErrResourceBudget is wrapped by *CursorError when a Pager has loaded its
+// budget of resources and the server still offers more.
+var ErrResourceBudget = errors.New("resource budget reached")
+
+// ErrCursorTooLong is wrapped by *CursorError for a next_cursor over
+// ListingLimits.MaxCursorBytes.
+var ErrCursorTooLong = errors.New("cursor too long")
+
+// CursorError stops a listing: a repeated cursor, the page cap, the
+// resource budget, or an oversized cursor.
 type CursorError struct {
-	Err      error // ErrRepeatedCursor or ErrPageCap
+	Err      error // ErrRepeatedCursor, ErrPageCap, ErrResourceBudget or ErrCursorTooLong
 	Computer string
 	Server   string
-	Cursor   string // the repeated cursor, or the next cursor not followed
+	Cursor   string // the repeated or refused cursor, or the next cursor not followed
 	Pages    int
 	Loaded   int
+	Limit    int // the cap, budget or cursor limit that was hit
 }
 
 func (e *CursorError) Error() string {
-	if errors.Is(e.Err, ErrRepeatedCursor) {
+	switch {
+	case errors.Is(e.Err, ErrRepeatedCursor):
 		return fmt.Sprintf("resources of %s on %s: the server repeated cursor %q after %d pages (%d resources); stopped to avoid a loop",
 			e.Server, e.Computer, truncate(e.Cursor, 60), e.Pages, e.Loaded)
+	case errors.Is(e.Err, ErrCursorTooLong):
+		return fmt.Sprintf("resources of %s on %s: refused a next_cursor of %d bytes (limit %d); the listing stops here",
+			e.Server, e.Computer, len(e.Cursor), e.Limit)
+	case errors.Is(e.Err, ErrResourceBudget):
+		return fmt.Sprintf("resources of %s on %s: stopped at the budget of %d resources after %d pages (more remain)",
+			e.Server, e.Computer, e.Limit, e.Pages)
 	}
 	return fmt.Sprintf("resources of %s on %s: stopped at the cap of %d pages (%d resources loaded, more remain)",
 		e.Server, e.Computer, e.Pages, e.Loaded)
@@ -172,8 +236,12 @@ func (e *CursorError) Unwrap() error { return e.Err }
 
 // PagerOptions bound a Pager.
 type PagerOptions struct {
-	MaxPages int // default 1000
+	MaxPages     int // default 1000
+	MaxResources int // default DefaultMaxResources
 }
+
+// DefaultMaxResources is a Pager's default resource budget.
+const DefaultMaxResources = 200000
 
 // Pager walks client:get_resources page by page (events.md: absent or empty
 // next_cursor ends the listing). It detects a repeated cursor and a page cap
@@ -181,10 +249,13 @@ type PagerOptions struct {
 type Pager struct {
 	computer, server string
 	max              int
+	maxResources     int
 	fetch            func(ctx context.Context, cursor string) (*ResourcePage, error)
 
 	cursor string
-	seen   map[string]bool
+	// seen holds a fingerprint of every cursor followed, not the cursor:
+	// a server may mint long fresh cursors on every page.
+	seen   map[[16]byte]struct{}
 	pages  int
 	loaded int
 	done   bool
@@ -202,7 +273,17 @@ func newPager(computer, server string, opt PagerOptions, fetch func(context.Cont
 	if opt.MaxPages <= 0 {
 		opt.MaxPages = 1000
 	}
-	return &Pager{computer: computer, server: server, max: opt.MaxPages, fetch: fetch, seen: map[string]bool{}}
+	if opt.MaxResources <= 0 {
+		opt.MaxResources = DefaultMaxResources
+	}
+	return &Pager{computer: computer, server: server, max: opt.MaxPages, maxResources: opt.MaxResources, fetch: fetch, seen: map[[16]byte]struct{}{}}
+}
+
+func fingerprint(cursor string) [16]byte {
+	sum := sha256.Sum256([]byte(cursor))
+	var fp [16]byte
+	copy(fp[:], sum[:])
+	return fp
 }
 
 // Next fetches the next page. It returns io.EOF after the last page, and a
@@ -217,11 +298,16 @@ func (p *Pager) Next(ctx context.Context) (*ResourcePage, error) {
 		return nil, io.EOF
 	}
 	if p.pages >= p.max {
-		p.err = &CursorError{Err: ErrPageCap, Computer: p.computer, Server: p.server, Cursor: p.cursor, Pages: p.pages, Loaded: p.loaded}
+		p.err = &CursorError{Err: ErrPageCap, Computer: p.computer, Server: p.server, Pages: p.pages, Loaded: p.loaded, Limit: p.max}
+		return nil, p.err
+	}
+	if p.loaded >= p.maxResources {
+		p.err = &CursorError{Err: ErrResourceBudget, Computer: p.computer, Server: p.server, Pages: p.pages, Loaded: p.loaded, Limit: p.maxResources}
 		return nil, p.err
 	}
 	page, err := p.fetch(ctx, p.cursor)
-	if err != nil {
+	var ce *CursorError
+	if err != nil && !(page != nil && errors.As(err, &ce)) {
 		return nil, err
 	}
 	p.pages++
@@ -229,14 +315,23 @@ func (p *Pager) Next(ctx context.Context) (*ResourcePage, error) {
 	for i := range page.Resources {
 		page.Resources[i].PageNo = p.pages
 	}
-	if p.cursor != "" {
-		p.seen[p.cursor] = true
+	if ce != nil {
+		// An oversized cursor: keep the page, end the listing with why.
+		ce.Pages, ce.Loaded = p.pages, p.loaded
+		p.err = ce
+		return page, nil
 	}
-	switch next := page.NextCursor; {
+	if p.cursor != "" {
+		p.seen[fingerprint(p.cursor)] = struct{}{}
+	}
+	next := page.NextCursor
+	_, repeated := p.seen[fingerprint(next)]
+	switch {
 	case next == "":
 		p.done = true
-	case next == p.cursor || p.seen[next]:
-		p.err = &CursorError{Err: ErrRepeatedCursor, Computer: p.computer, Server: p.server, Cursor: next, Pages: p.pages, Loaded: p.loaded}
+	case next == p.cursor || repeated:
+		// Keep only a prefix for the message.
+		p.err = &CursorError{Err: ErrRepeatedCursor, Computer: p.computer, Server: p.server, Cursor: truncate(next, 60), Pages: p.pages, Loaded: p.loaded}
 	default:
 		p.cursor = next
 	}

@@ -15,7 +15,12 @@ type Access struct {
 	ExpiresAt time.Time // zero when absent (no expiry)
 	ETag      string
 	Computer  string // which computer answered
-	RawJSON   []byte // the GetDPERet exactly as received, for the trace view
+	// OwnComputer is true when the answer is vouched for by a computer
+	// dpe-tui started itself (the client checks a tag only such computers
+	// can make; never read from the wire as such). Only then may the
+	// access URI be file:// without --allow-file-uri.
+	OwnComputer bool
+	RawJSON     []byte // the GetDPERet exactly as received, for the trace view
 }
 
 // Expired reports whether the access URI is past its expiry at now.

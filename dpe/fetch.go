@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // Fetcher reads access URIs (dpe.md §Agent 处理流程: http(s) and file are
@@ -29,9 +31,12 @@ type Fetcher struct {
 	// each wait for the next body bytes, so a stalled server is detected
 	// long before Timeout (default 15 s).
 	Timeout, IdleTimeout time.Duration
-	// AllowFile permits file:// access URIs; FileRoot, when set, confines
-	// them to that directory. Issue 6: a remote Computer must not make
-	// dpe-tui open arbitrary local paths.
+	// AllowFile permits file:// access URIs from anyone (the user's
+	// --allow-file-uri, or a local file the user opened); FileRoot, when
+	// set, confines them to that directory. Without it only an Access
+	// vouched for by a computer dpe-tui started itself (Access.OwnComputer)
+	// may name a local file: a Computer must not make dpe-tui open
+	// arbitrary local paths.
 	AllowFile bool
 	FileRoot  string
 }
@@ -74,6 +79,13 @@ var (
 
 // Fetch reads accessURI: http(s) with GET, file:// from disk per policy.
 func (f *Fetcher) Fetch(ctx context.Context, accessURI string) (*Fetched, error) {
+	return f.fetch(ctx, accessURI, false)
+}
+
+// fetch is Fetch; ownComputer lifts the file:// policy (not the
+// regular-file rules) for an access URI that a computer dpe-tui started
+// handed out.
+func (f *Fetcher) fetch(ctx context.Context, accessURI string, ownComputer bool) (*Fetched, error) {
 	start := time.Now()
 	u, err := url.Parse(accessURI)
 	if err != nil {
@@ -90,7 +102,7 @@ func (f *Fetcher) Fetch(ctx context.Context, accessURI string) (*Fetched, error)
 	case "http", "https":
 		out, err = f.fetchHTTP(ctx, u)
 	case "file":
-		out, err = f.fetchFile(ctx, u)
+		out, err = f.fetchFile(ctx, u, ownComputer)
 	default:
 		err = fmt.Errorf("%w %q (want http, https or file)", ErrUnsupportedURI, u.Scheme)
 	}
@@ -209,11 +221,11 @@ func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL) (*Fetched, error) {
 	return &Fetched{Status: resp.StatusCode, MimeType: mt, Bytes: buf.Bytes()}, nil
 }
 
-func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL) (*Fetched, error) {
+func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (*Fetched, error) {
 	refuse := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrFileRefused, fmt.Sprintf(format, a...))
 	}
-	if !f.AllowFile {
+	if !f.AllowFile && !ownComputer {
 		return nil, refuse("allow local files with --allow-file-uri[=ROOT]")
 	}
 	if u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
@@ -223,25 +235,30 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL) (*Fetched, error) {
 	if u.Opaque != "" || p == "" {
 		return nil, refuse("no absolute path")
 	}
-	// Issue 6: any ".." after decoding is refused, whatever a clean
-	// would make of it. Checked per segment so "a..b.json" stays legal.
+	// Any ".." after decoding is refused, whatever a clean would make of
+	// it. Checked per segment so "a..b.json" stays legal.
 	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if seg == ".." {
 			return nil, refuse("path contains \"..\"")
 		}
 	}
 	p = filepath.FromSlash(p)
-	if f.FileRoot != "" {
+	// The real path decides: a symlink must lead neither out of the root
+	// nor into a pseudo-filesystem.
+	real := p
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		real = r
+	}
+	if pseudoFS(p) || pseudoFS(real) {
+		return nil, refuse("%s is not a regular file (pseudo-filesystem)", filepath.ToSlash(p))
+	}
+	if f.FileRoot != "" && !ownComputer {
 		root, err := filepath.Abs(f.FileRoot)
 		if err != nil {
 			return nil, err
 		}
 		if r, err := filepath.EvalSymlinks(root); err == nil {
 			root = r
-		}
-		real := p
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			real = r // a symlink inside the root must not lead outside it
 		}
 		rel, err := filepath.Rel(root, real)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -251,7 +268,16 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL) (*Fetched, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	fh, err := os.Open(p)
+	// Lstat the real path before opening it: opening a FIFO blocks until a
+	// writer comes (forever, deaf to signals), a device may never end.
+	if st, err := os.Lstat(real); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, refuse("%s is not a regular file (%s)", filepath.ToSlash(p), fileKind(st.Mode()))
+	}
+	// The file may be swapped between Lstat and open: open without
+	// blocking and without following a symlink, then check the descriptor.
+	fh, err := openNoBlock(real)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +287,7 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL) (*Fetched, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, refuse("not a regular file")
+		return nil, refuse("%s is not a regular file (%s)", filepath.ToSlash(p), fileKind(st.Mode()))
 	}
 	max := f.maxBytes()
 	if st.Size() > max {
@@ -269,7 +295,7 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL) (*Fetched, error) {
 	}
 	// Read into one buffer of the stated size: io.ReadAll's doubling would
 	// leave up to twice the file in garbage, and documents are large
-	// (issue 5, P4: peak RSS ≤ 2× file size).
+	// (peak RSS ≤ 2× file size).
 	data := make([]byte, st.Size())
 	n, err := io.ReadFull(fh, data)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
@@ -290,23 +316,37 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL) (*Fetched, error) {
 	return &Fetched{MimeType: mimeByExt(filepath.Ext(p)), Bytes: data}, nil
 }
 
-// RedactURI drops userinfo, query and fragment: they may carry
-// signatures or tokens, which never reach output, logs or the trace view
-// (issue 6 §Secrets). Unparseable input is cut at the first '?' or '#'.
-func RedactURI(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		if i := strings.IndexAny(s, "?#"); i >= 0 {
-			return s[:i] + "?…"
+// pseudoFS reports paths under /proc, /sys and /dev: their files claim to
+// be regular (or are devices) and read as endless or live kernel state.
+func pseudoFS(p string) bool {
+	p = filepath.ToSlash(filepath.Clean(p))
+	for _, root := range []string{"/proc", "/sys", "/dev"} {
+		if p == root || strings.HasPrefix(p, root+"/") {
+			return true
 		}
-		return s
 	}
-	q := u.RawQuery != "" || u.Fragment != "" || u.ForceQuery
-	u.User = nil
-	u.RawQuery, u.Fragment, u.RawFragment, u.ForceQuery = "", "", "", false
-	out := u.String()
-	if q {
-		out += "?…"
-	}
-	return out
+	return false
 }
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "not a regular file"
+}
+
+// RedactURI is sanitize.URL, the one URL redactor: userinfo, query values
+// and fragment never reach output, logs or the trace view. It stays for
+// callers that only import dpe.
+func RedactURI(s string) string { return sanitize.URL(s) }

@@ -213,7 +213,7 @@ func TestFetch_FilePolicy(t *testing.T) {
 
 func TestRedactURI_DropsSecrets(t *testing.T) {
 	tests := map[string]string{
-		"https://u:p@oss.example.com/a/b.json?X-Signature=s&exp=1#f": "https://oss.example.com/a/b.json?…",
+		"https://u:p@oss.example.com/a/b.json?X-Signature=s&exp=1#f": "https://xxxxx@oss.example.com/a/b.json?X-Signature=xxxxx&exp=xxxxx#xxxxx",
 		"file:///tmp/a.json": "file:///tmp/a.json",
 		"http://h/x":         "http://h/x",
 	}

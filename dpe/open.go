@@ -38,6 +38,31 @@ type Opened struct {
 	mu  sync.Mutex // serialises LoadPage (Access and Doc pages change)
 }
 
+// FileRefusedError is a file:// access URI from a computer dpe-tui did not
+// start, without --allow-file-uri. Any local process can join a loopback
+// office as a computer, so a loopback server vouches for nobody.
+type FileRefusedError struct {
+	URI      string // as received; Error redacts it
+	Computer string
+}
+
+func (e *FileRefusedError) Error() string {
+	return fmt.Sprintf("refused %s from computer %s: file:// access URIs are accepted only from computers dpe-tui started, or with --allow-file-uri",
+		RedactURI(e.URI), e.Computer)
+}
+
+// Unwrap makes errors.Is(err, ErrFileRefused) true.
+func (e *FileRefusedError) Unwrap() error { return ErrFileRefused }
+
+// checkFileOrigin refuses a file:// URI that acc's computer may not hand out.
+func (o *Opener) checkFileOrigin(acc Access, uri string) error {
+	u, err := url.Parse(uri)
+	if err != nil || !strings.EqualFold(u.Scheme, "file") || acc.OwnComputer || o.fetcher().AllowFile || acc.Computer == "" {
+		return nil // the fetcher's own policy applies
+	}
+	return &FileRefusedError{URI: uri, Computer: acc.Computer}
+}
+
 // ExpiredError is an access URI used at or after its _meta.expires_at.
 type ExpiredError struct {
 	ExpiresAt, Now time.Time
@@ -165,7 +190,11 @@ func (o *Opener) load(ctx context.Context, op *Opened, acc Access) error {
 	if now := o.now(); acc.Expired(now) {
 		return &ExpiredError{ExpiresAt: acc.ExpiresAt, Now: now}
 	}
-	f, err := o.fetcher().Fetch(ctx, acc.URI)
+	if err := o.checkFileOrigin(acc, acc.URI); err != nil {
+		o.trace(TraceEvent{Kind: TraceFetch, URI: RedactURI(acc.URI), Err: err.Error()})
+		return err
+	}
+	f, err := o.fetcher().fetch(ctx, acc.URI, acc.OwnComputer)
 	ev := TraceEvent{Kind: TraceFetch, URI: RedactURI(acc.URI), Err: errString(err)}
 	if f != nil {
 		ev.Status, ev.Bytes, ev.Duration, ev.Detail = f.Status, int64(len(f.Bytes)), f.Duration, f.MimeType
@@ -307,7 +336,12 @@ func (o *Opener) refresh(ctx context.Context, op *Opened) error {
 
 func (o *Opener) loadManifestPage(ctx context.Context, op *Opened, p *Page) error {
 	pageURI := resolveRef(op.Access.URI, p.URI)
-	f, err := o.fetcher().Fetch(ctx, pageURI)
+	// A page URI is the document's word, and the document came from
+	// op.Access's computer: the same file:// rule applies.
+	if err := o.checkFileOrigin(op.Access, pageURI); err != nil {
+		return err
+	}
+	f, err := o.fetcher().fetch(ctx, pageURI, op.Access.OwnComputer)
 	ev := TraceEvent{Kind: TraceFetchPage, URI: RedactURI(pageURI), Detail: fmt.Sprintf("page %d", p.Index), Err: errString(err)}
 	if f != nil {
 		ev.Status, ev.Bytes, ev.Duration = f.Status, int64(len(f.Bytes)), f.Duration
