@@ -3,128 +3,240 @@ package dpe
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
-// Severity of a Finding: a Violation breaks a MUST of dpe.md (or issue 3's
-// conformance list); a Warning is a SHOULD or a suspicious value.
+// Severity of a Finding: a Violation breaks a MUST of dpe.md or the element
+// model of the standardization proposal; a Warning is a SHOULD or a
+// suspicious value; a Note is advice that costs nothing to ignore.
 type Severity int
 
 const (
 	Violation Severity = iota
 	Warning
+	Note
 )
 
 func (s Severity) String() string {
-	if s == Violation {
+	switch s {
+	case Violation:
 		return "violation"
+	case Warning:
+		return "warning"
 	}
-	return "warning"
+	return "note"
 }
 
 // Finding is one conformance problem. Path is a JSON path into the source
 // document ("$.pages[3].elements[7].category", positions as in the source
 // arrays); Page is the index into Document.Pages and Element into that
 // page's Elements, -1 when not applicable, so the UI can jump there.
+// Rule is the rule's name and ID its stable id (RuleInfo describes it:
+// what it checks, the section it comes from). Value is the offending value
+// as found (raw JSON or text), at most MaxValueBytes with a truncation
+// marker; like Message it is untrusted and must be sanitized to be shown.
 type Finding struct {
-	Path     string
-	Rule     string
-	Message  string
-	Severity Severity
-	Page     int
-	Element  int
+	Path      string
+	Rule      string
+	ID        string // "DPE-E013"
+	Message   string
+	Severity  Severity
+	Page      int
+	Element   int
+	PageIndex int    // page_index of Page; -1 when Page is -1
+	ElementID string // element_id of Element, "" when none
+	Value     string
 }
 
-// Rules named by findings.
+// MaxValueBytes bounds Finding.Value; MaxFindingsPerRule bounds how many
+// findings of one rule a report lists (the rest are counted in one
+// RuleTruncated note), so a hostile document cannot make a report huge.
 const (
-	RuleFieldType       = "field-type"     // a named field has the wrong JSON type
-	RulePageCount       = "page-count"     // page_count ≥ 1 and equal to len(pages)
-	RulePageContent     = "page-content"   // each page has elements or uri
-	RulePageIndex       = "page-index"     // page indexes present, unique, sequential from 0
-	RuleDate            = "iso8601-date"   // dates are ISO 8601
-	RuleKeywords        = "keywords-array" // keywords is an array of strings
-	RuleUnknownCategory = "unknown-category"
-	RuleMissingCategory = "category-missing"
-	RuleElementID       = "element-id-unique"
-	RuleElementCount    = "element-count-hint"
-	RuleDocURI          = "doc-uri"
-	RulePageDecode      = "page-decodes"
-	RuleNotLoaded       = "page-not-loaded" // manifest page not fetched: its elements were not checked
+	MaxValueBytes      = 512
+	MaxFindingsPerRule = 200
 )
 
-// Validate reports how d conforms to dpe.md §DPE 内容标准格式 and issue 3's
-// checks. It decodes inline pages that are not decoded yet on the fly
-// (without keeping them), so it is O(document) and may be slow on huge
-// documents. Manifest pages that were not loaded are reported once, as a
-// warning, and not checked.
-func Validate(d *Document) []Finding {
-	lim := DefaultLimits()
-	var out []Finding
-	add := func(f Finding) { out = append(out, f) }
-	doc := func(path, rule string, sev Severity, format string, a ...any) {
-		add(Finding{Path: path, Rule: rule, Message: fmt.Sprintf(format, a...), Severity: sev, Page: -1, Element: -1})
-	}
+// CheckOptions tune Check. The zero value checks the document alone.
+type CheckOptions struct {
+	// ResolvedURI is the dpe:// URI the document was resolved from ("" when
+	// it was opened from a file or URL): doc_ref and uri must agree with it.
+	ResolvedURI string
+	// Resource carries what the resource listing said, when known.
+	Resource *ResourceHints
+	// Ignore silences rules by id (case-insensitive).
+	Ignore []string
+	// Strict reports warnings as violations (notes stay notes).
+	Strict bool
+	// Workers bounds how many pages are checked at once (0: GOMAXPROCS).
+	Workers int
+	// Limits for decoding pages on the fly (zero: defaults).
+	Limits Limits
+}
+
+// ResourceHints are the resource's declarations (dpe.md §DPE Resource 元数据).
+type ResourceHints struct {
+	PageCount    int    // _meta.page_count; 0 when absent
+	LastModified string // annotations.lastModified; "" when absent
+}
+
+// Validate is Check with no options.
+func Validate(d *Document) []Finding { return Check(d, CheckOptions{}) }
+
+// Check reports how d conforms to dpe.md §DPE 内容标准格式 and the element
+// model of the standardization proposal (§3.3–3.4, appendix B); Rules
+// lists what it checks. Inline pages not decoded yet are decoded on the fly
+// and not kept, several at a time, so Check costs about one full decode
+// spread over the CPUs. Manifest pages that were not loaded are reported
+// once (RuleNotLoaded) and not checked. Findings come document first, then
+// in page and element order.
+func Check(d *Document, opt CheckOptions) []Finding {
+	c := &checker{d: d, opt: opt, lim: opt.Limits.withDefaults()}
+	c.document()
+	c.pages()
+	return c.finish()
+}
+
+type checker struct {
+	d   *Document
+	opt CheckOptions
+	lim Limits
+	out []Finding
+}
+
+func (c *checker) add(f Finding) { c.out = append(c.out, f) }
+
+func (c *checker) doc(path, rule string, sev Severity, value, format string, a ...any) {
+	c.add(Finding{Path: path, Rule: rule, Message: fmt.Sprintf(format, a...), Severity: sev, Page: -1, Element: -1, Value: value})
+}
+
+func (c *checker) document() {
+	d := c.d
 	for _, p := range d.problems {
 		if p.Path == "$.keywords" {
 			p.Rule = RuleKeywords
 		}
-		add(p)
+		c.add(p)
 	}
-
 	switch {
 	case !d.hasPageCount:
 		if _, wrong := d.Extra["page_count"]; !wrong {
-			doc("$.page_count", RulePageCount, Warning, "page_count is missing (recommended, ≥ 1)")
+			c.doc("$.page_count", RulePageCountAbsent, Warning, "", "page_count is missing (recommended, ≥ 1)")
 		}
 	case d.PageCount < 1:
-		doc("$.page_count", RulePageCount, Violation, "page_count is %d, want ≥ 1", d.PageCount)
+		c.doc("$.page_count", RulePageCount, Violation, fmt.Sprint(d.PageCount), "page_count is %d, want ≥ 1", d.PageCount)
 	case d.PageCount != len(d.Pages):
-		doc("$.page_count", RulePageCount, Violation, "page_count is %d but \"pages\" has %d", d.PageCount, len(d.Pages))
+		c.doc("$.page_count", RulePageCount, Violation, fmt.Sprint(d.PageCount), "page_count is %d but \"pages\" has %d", d.PageCount, len(d.Pages))
 	}
 	if len(d.Pages) == 0 {
-		doc("$.pages", RulePageCount, Violation, "\"pages\" is empty, want at least one page")
+		c.doc("$.pages", RulePagesEmpty, Violation, "", "\"pages\" is empty, want at least one page")
 	}
 	if d.URI != "" {
 		if _, _, err := ParseURILenient(d.URI); err != nil {
-			doc("$.uri", RuleDocURI, Violation, "%v", err)
+			c.doc("$.uri", RuleDocURI, Violation, d.URI, "%v", err)
 		}
 	}
-	checkDate := func(path, v string, page, elem int) {
-		if v != "" && !isISO8601(v) {
-			add(Finding{Path: path, Rule: RuleDate, Severity: Violation, Page: page, Element: elem,
-				Message: fmt.Sprintf("%q is not an ISO 8601 date", v)})
-		}
-	}
-	checkDate("$.last_modified", d.LastModified, -1, -1)
+	c.checkDate("$.last_modified", d.LastModified, -1, -1)
 	if raw, ok := d.Extra["doc_metadata"]; ok {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
 			for _, k := range []string{"created_at", "last_modified"} {
 				var v string
 				if json.Unmarshal(m[k], &v) == nil {
-					checkDate("$.doc_metadata."+k, v, -1, -1)
+					c.checkDate("$.doc_metadata."+k, v, -1, -1)
 				}
 			}
 		}
 	}
+	if d.FileType != "" && d.FileType != strings.ToLower(d.FileType) {
+		c.doc("$.file_type", RuleFileTypeCase, Warning, d.FileType, "file_type %q is not lowercase (want %q)", d.FileType, strings.ToLower(d.FileType))
+	}
+	c.resolved()
+	c.resource()
+	c.pageIndexes()
+}
 
-	// Page indexes: present, unique, sequential from 0 (dpe.md: "从 0 开始的页码索引").
+func (c *checker) checkDate(path, v string, page, elem int) {
+	if v != "" && !isISO8601(v) {
+		c.add(Finding{Path: path, Rule: RuleDate, Severity: Violation, Page: page, Element: elem, Value: v,
+			Message: fmt.Sprintf("%q is not an ISO 8601 date", v)})
+	}
+}
+
+// resolved: the document names the resource it was resolved from (dpe.md
+// §Document JSON: doc_ref and uri are the resource's).
+func (c *checker) resolved() {
+	if c.opt.ResolvedURI == "" {
+		return
+	}
+	want, err := ParseURI(c.opt.ResolvedURI)
+	if err != nil {
+		return
+	}
+	d := c.d
+	if d.URI != "" {
+		if got, _, err := ParseURILenient(d.URI); err == nil && !got.Equal(want) {
+			c.doc("$.uri", RuleDocRefResolved, Violation, d.URI, "uri %q is not the resolved %q", d.URI, want.String())
+		}
+	}
+	if d.DocRef != "" && d.DocRef != want.DocRef() {
+		c.doc("$.doc_ref", RuleDocRefResolved, Violation, d.DocRef, "doc_ref %q is not the resolved URI's %q", d.DocRef, want.DocRef())
+	}
+}
+
+func (c *checker) resource() {
+	r := c.opt.Resource
+	if r == nil {
+		return
+	}
+	d := c.d
+	if r.PageCount > 0 {
+		n, what := d.PageCount, "page_count"
+		if !d.hasPageCount {
+			n, what = len(d.Pages), "the document's number of pages"
+		}
+		if n != r.PageCount {
+			c.doc("$.page_count", RuleResourcePages, Warning, fmt.Sprint(n), "%s is %d but the resource's _meta.page_count is %d", what, n, r.PageCount)
+		}
+	}
+	if r.LastModified != "" && d.LastModified != "" && !sameInstant(d.LastModified, r.LastModified) {
+		c.doc("$.last_modified", RuleLastModified, Warning, d.LastModified, "last_modified %q disagrees with the resource's annotations.lastModified %q", d.LastModified, r.LastModified)
+	}
+}
+
+// sameInstant compares two ISO 8601 values as instants when both parse
+// with a zone, else as strings.
+func sameInstant(a, b string) bool {
+	ta, ea := time.Parse(time.RFC3339Nano, a)
+	tb, eb := time.Parse(time.RFC3339Nano, b)
+	if ea == nil && eb == nil {
+		return ta.Equal(tb)
+	}
+	return a == b
+}
+
+// pageIndexes: present, unique, sequential from 0 (dpe.md: "从 0 开始的页码索引").
+func (c *checker) pageIndexes() {
 	byIndex := map[int]int{} // index → source position of the first page using it
 	outOfOrder := false
-	for i, p := range d.Pages {
+	for i, p := range c.d.Pages {
 		path := fmt.Sprintf("$.pages[%d]", p.pos)
 		if !p.hasIndex {
 			if _, wrong := p.Extra["page_index"]; !wrong {
-				add(Finding{Path: path, Rule: RulePageIndex, Severity: Violation, Page: i, Element: -1,
+				c.add(Finding{Path: path, Rule: RulePageIndex, Severity: Violation, Page: i, Element: -1,
 					Message: "page has no page_index (or kernel \"number\")"})
 			}
 		} else if first, dup := byIndex[p.Index]; dup {
-			add(Finding{Path: path + ".page_index", Rule: RulePageIndex, Severity: Violation, Page: i, Element: -1,
+			c.add(Finding{Path: path + ".page_index", Rule: RulePageIndex, Severity: Violation, Page: i, Element: -1, Value: fmt.Sprint(p.Index),
 				Message: fmt.Sprintf("page_index %d is also used by $.pages[%d]", p.Index, first)})
 		} else {
 			byIndex[p.Index] = p.pos
 			if p.Index != i {
-				add(Finding{Path: path + ".page_index", Rule: RulePageIndex, Severity: Violation, Page: i, Element: -1,
+				c.add(Finding{Path: path + ".page_index", Rule: RulePageIndex, Severity: Violation, Page: i, Element: -1, Value: fmt.Sprint(p.Index),
 					Message: fmt.Sprintf("page_index %d where %d was expected (indexes are sequential from 0)", p.Index, i)})
 			}
 		}
@@ -133,97 +245,133 @@ func Validate(d *Document) []Finding {
 		}
 	}
 	if outOfOrder {
-		doc("$.pages", RulePageIndex, Warning, "pages are not in page_index order (shown sorted)")
+		c.doc("$.pages", RulePageOrder, Warning, "", "pages are not in page_index order (shown sorted)")
 	}
+}
 
-	seenIDs := map[string]string{} // element_id → path of first use
-	unknown := map[string]int{}    // category → count
-	firstUnknown := map[string]int{}
-	notLoaded := 0
-	firstNotLoaded := -1
-	for i, p := range d.Pages {
-		path := fmt.Sprintf("$.pages[%d]", p.pos)
-		for _, f := range p.problems {
-			f.Page = i
-			add(f)
-		}
-		if !p.hasElements && p.URI == "" {
-			add(Finding{Path: path, Rule: RulePageContent, Severity: Violation, Page: i, Element: -1,
-				Message: "page has neither \"elements\" nor \"uri\""})
-			continue
-		}
-		if raw, ok := p.Extra["keywords"]; ok {
-			var kw []string
-			if json.Unmarshal(raw, &kw) != nil {
-				add(Finding{Path: path + ".keywords", Rule: RuleKeywords, Severity: Violation, Page: i, Element: -1,
-					Message: "\"keywords\" is not an array of strings"})
-			}
-		}
-		elems := p.Elements
-		if !p.Decoded {
-			if !p.hasElements {
-				notLoaded++
-				if firstNotLoaded < 0 {
-					firstNotLoaded = i
+// pages checks every page: the per-page work (decoding and the rules that
+// need only one element) runs on several pages at once; what spans pages
+// (ids, parent links, depth sequences) runs after, in reading order.
+func (c *checker) pages() {
+	d := c.d
+	res := make([]pageResult, len(d.Pages))
+	workers := c.opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, max(1, len(d.Pages)))
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(d.Pages) {
+					return
 				}
-				continue
+				res[i] = checkPage(d.Pages[i], i, c.lim)
 			}
-			q, err := decodeInline(p, lim)
-			if err != nil {
-				add(Finding{Path: path + ".elements", Rule: RulePageDecode, Severity: Violation, Page: i, Element: -1,
-					Message: err.Error()})
-				continue
-			}
-			for _, f := range q.problems {
-				f.Page = i
-				add(f)
-			}
-			elems = q.Elements
-		}
-		if p.ElementCount >= 0 && p.hasElements && p.ElementCount != len(elems) {
-			add(Finding{Path: path + ".element_count", Rule: RuleElementCount, Severity: Warning, Page: i, Element: -1,
-				Message: fmt.Sprintf("element_count is %d but the page has %d elements", p.ElementCount, len(elems))})
-		}
-		for j, el := range elems {
-			ep := fmt.Sprintf("%s.elements[%d]", path, j)
-			switch {
-			case el.Category == "":
-				add(Finding{Path: ep + ".category", Rule: RuleMissingCategory, Severity: Warning, Page: i, Element: j,
-					Message: "element has no category (shown as text)"})
-			case !IsKnownCategory(el.Category):
-				if unknown[el.Category] == 0 {
-					firstUnknown[el.Category] = len(out)
-					add(Finding{Path: ep + ".category", Rule: RuleUnknownCategory, Severity: Warning, Page: i, Element: j})
-				}
-				unknown[el.Category]++
-			}
-			if el.ID == "" {
-				add(Finding{Path: ep, Rule: RuleElementID, Severity: Warning, Page: i, Element: j,
-					Message: "element has no element_id"})
-			} else if first, dup := seenIDs[el.ID]; dup {
-				add(Finding{Path: ep + ".element_id", Rule: RuleElementID, Severity: Violation, Page: i, Element: j,
-					Message: fmt.Sprintf("element_id %q is also used by %s", el.ID, first)})
-			} else {
-				seenIDs[el.ID] = ep
-			}
-			if raw, ok := el.Metadata["last_modified"]; ok {
-				var v string
-				if json.Unmarshal(raw, &v) == nil {
-					checkDate(ep+".ele_metadata.last_modified", v, i, j)
-				}
+		}()
+	}
+	wg.Wait()
+
+	notLoaded, firstNotLoaded := 0, -1
+	for i := range res {
+		c.out = append(c.out, res[i].findings...)
+		if res[i].notLoaded {
+			notLoaded++
+			if firstNotLoaded < 0 {
+				firstNotLoaded = i
 			}
 		}
 	}
-	for c, n := range unknown {
-		f := &out[firstUnknown[c]]
-		f.Message = fmt.Sprintf("unknown category %q on %d element(s), first here (shown as text)", c, n)
-	}
+	c.links(res)
 	if notLoaded > 0 {
-		add(Finding{Path: fmt.Sprintf("$.pages[%d]", d.Pages[firstNotLoaded].pos), Rule: RuleNotLoaded, Severity: Warning,
+		c.add(Finding{Path: fmt.Sprintf("$.pages[%d]", d.Pages[firstNotLoaded].pos), Rule: RuleNotLoaded, Severity: Warning,
 			Page: firstNotLoaded, Element: -1,
 			Message: fmt.Sprintf("%d manifest page(s) not loaded: their elements were not checked", notLoaded)})
 	}
+}
+
+// finish applies Ignore and Strict, orders the findings, fills the places
+// and caps each rule at MaxFindingsPerRule.
+func (c *checker) finish() []Finding {
+	ids := map[string]string{} // name → id
+	for _, r := range rules() {
+		ids[r.Name] = r.ID
+	}
+	ignore := map[string]bool{}
+	for _, id := range c.opt.Ignore {
+		if r, ok := RuleByID(strings.TrimSpace(id)); ok {
+			ignore[r.ID] = true
+		}
+	}
+	kept := c.out[:0]
+	for _, f := range c.out {
+		f.ID = ids[f.Rule]
+		if ignore[f.ID] {
+			continue
+		}
+		if c.opt.Strict && f.Severity == Warning {
+			f.Severity = Violation
+		}
+		kept = append(kept, f)
+	}
+	sort.SliceStable(kept, func(a, b int) bool {
+		if kept[a].Page != kept[b].Page {
+			return kept[a].Page < kept[b].Page
+		}
+		return kept[a].Element < kept[b].Element
+	})
+	count := map[string]int{} // by rule name
+	var order []string
+	out := kept[:0]
+	for _, f := range kept {
+		count[f.Rule]++
+		if count[f.Rule] > MaxFindingsPerRule {
+			if count[f.Rule] == MaxFindingsPerRule+1 {
+				order = append(order, f.Rule)
+			}
+			continue
+		}
+		f.PageIndex = -1
+		if f.Page >= 0 && f.Page < len(c.d.Pages) {
+			p := c.d.Pages[f.Page]
+			f.PageIndex = p.Index
+			if f.ElementID == "" && f.Element >= 0 && p.Decoded && f.Element < len(p.Elements) {
+				f.ElementID = p.Elements[f.Element].ID
+			}
+		}
+		f.Value = truncValue(f.Value)
+		out = append(out, f)
+	}
+	for _, r := range order {
+		out = append(out, Finding{Path: "$", Rule: RuleTruncated, ID: truncatedRule().ID, Severity: Note, Page: -1, Element: -1, PageIndex: -1, Value: ids[r],
+			Message: fmt.Sprintf("%d more %s %s finding(s) not listed (the first %d are)", count[r]-MaxFindingsPerRule, ids[r], r, MaxFindingsPerRule)})
+	}
+	if len(out) == 0 {
+		return nil
+	}
 	return out
+}
+
+// truncValue bounds v to MaxValueBytes at a rune boundary, with a marker
+// saying how much was cut.
+func truncValue(v string) string {
+	if len(v) <= MaxValueBytes {
+		return v
+	}
+	cut := MaxValueBytes
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + fmt.Sprintf("…[+%d bytes]", len(v)-cut)
 }
 
 // isISO8601 accepts the ISO 8601 profiles documents use in practice: a

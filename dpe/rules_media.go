@@ -1,0 +1,243 @@
+package dpe
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// coordinates checks ele_metadata.coordinates (proposal §3.4 空间位置,
+// appendix A). Both shapes in use are read: appendix A's system object
+// ({"type", "width", "height"}) and the flat one of unstructured-style
+// resolvers ("system": "PixelSpace" with layout_width/layout_height).
+func (e *elemCheck) coordinates(raw json.RawMessage) {
+	const at = "ele_metadata.coordinates"
+	if raw[0] != '{' {
+		e.report(at, RuleFieldType, Violation, string(raw), "coordinates is %s, want an object", jsonKind(raw))
+		return
+	}
+	var c struct {
+		Points       json.RawMessage `json:"points"`
+		System       json.RawMessage `json:"system"`
+		LayoutWidth  *float64        `json:"layout_width"`
+		LayoutHeight *float64        `json:"layout_height"`
+	}
+	if json.Unmarshal(raw, &c) != nil {
+		e.report(at, RuleFieldType, Violation, string(raw), "coordinates has fields of the wrong type")
+		return
+	}
+	sys, w, h := "", c.LayoutWidth, c.LayoutHeight
+	switch {
+	case len(c.System) == 0 || string(c.System) == "null":
+		e.report(at, RuleCoordNoSystem, Violation, string(raw), "coordinates have no system (PixelSpace, PointSpace or RelativeCoordinateSystem)")
+	case c.System[0] == '"':
+		_ = json.Unmarshal(c.System, &sys)
+	case c.System[0] == '{':
+		var s struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		}
+		var wh struct {
+			Width  *float64 `json:"width"`
+			Height *float64 `json:"height"`
+		}
+		if json.Unmarshal(c.System, &s) != nil || json.Unmarshal(c.System, &wh) != nil {
+			e.report(at+".system", RuleFieldType, Violation, string(c.System), "coordinates.system has fields of the wrong type")
+			return
+		}
+		sys = s.Type
+		if sys == "" {
+			sys = s.Name
+		}
+		if sys == "" {
+			e.report(at+".system", RuleCoordNoSystem, Violation, string(c.System), "coordinates.system has no type")
+		}
+		if wh.Width != nil {
+			w = wh.Width
+		}
+		if wh.Height != nil {
+			h = wh.Height
+		}
+	default:
+		e.report(at+".system", RuleFieldType, Violation, string(c.System), "coordinates.system is %s, want an object or a name", jsonKind(c.System))
+	}
+	known := true
+	switch sys {
+	case "":
+	case "PixelSpace", "PointSpace":
+	case "RelativeCoordinateSystem":
+		one := 1.0
+		w, h = &one, &one
+	default:
+		known = false
+		e.report(at+".system", RuleCoordSystem, Violation, sys, "coordinate system %q is not PixelSpace, PointSpace or RelativeCoordinateSystem", sys)
+	}
+	if sys == "PointSpace" && (w == nil || h == nil) {
+		e.report(at+".system", RuleCoordSize, Warning, string(c.System), "PointSpace coordinates without width and height: points cannot be placed on the page")
+	}
+	var pts [][]float64
+	if len(c.Points) == 0 || json.Unmarshal(c.Points, &pts) != nil {
+		e.report(at+".points", RuleCoordPoints, Violation, string(c.Points), "points is %s, want an array of [x, y] pairs", describeOrMissing(c.Points))
+		return
+	}
+	for k, p := range pts {
+		if len(p) != 2 {
+			e.report(fmt.Sprintf("%s.points[%d]", at, k), RuleCoordPoints, Violation, fmt.Sprint(p), "point %d has %d number(s), want [x, y]", k, len(p))
+			return
+		}
+	}
+	if len(pts) < 2 {
+		e.report(at+".points", RuleCoordPoints, Violation, string(c.Points), "coordinates have %d point(s), want at least 2", len(pts))
+		return
+	}
+	if !known || w == nil || h == nil {
+		return
+	}
+	for k, p := range pts {
+		if p[0] < 0 || p[1] < 0 || p[0] > *w || p[1] > *h {
+			e.report(fmt.Sprintf("%s.points[%d]", at, k), RuleCoordBounds, Violation, fmt.Sprintf("[%g, %g]", p[0], p[1]),
+				"point %d (%g, %g) lies outside the %s's %g × %g", k, p[0], p[1], sys, *w, *h)
+			return
+		}
+	}
+}
+
+func describeOrMissing(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "missing"
+	}
+	return describe(raw)
+}
+
+// tableHTMLProblem says why s is not an HTML table with rows ("" when it
+// is one). Parsing is the tokenizer's: lenient, like a browser's.
+func tableHTMLProblem(s string) string {
+	z := html.NewTokenizer(strings.NewReader(s))
+	tables, rows, cells := 0, 0, 0
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			if z.Err() != io.EOF {
+				return "does not parse: " + z.Err().Error()
+			}
+			switch {
+			case tables == 0:
+				return "has no <table> element"
+			case rows == 0:
+				return "has a <table> without rows (<tr>)"
+			case cells == 0:
+				return "has table rows without cells (<td>/<th>)"
+			}
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			switch string(name) {
+			case "table":
+				tables++
+			case "tr":
+				rows++
+			case "td", "th":
+				cells++
+			}
+		}
+	}
+}
+
+// image: data that decodes, a mime type that agrees with it, and some
+// source of the picture at all (appendix B: image_path, image_base64).
+func (e *elemCheck) image() {
+	var b64 string
+	if raw, ok := e.meta("image_base64"); ok {
+		if json.Unmarshal(raw, &b64) != nil {
+			e.report("ele_metadata.image_base64", RuleFieldType, Violation, string(raw), "image_base64 is %s, want a string", jsonKind(raw))
+			return
+		}
+	}
+	if strings.TrimSpace(b64) == "" {
+		for _, k := range []string{"image_path", "image_url", "image_uri", "url"} {
+			var s string
+			if raw, ok := e.meta(k); ok && json.Unmarshal(raw, &s) == nil && s != "" {
+				return
+			}
+		}
+		e.report("ele_metadata", RuleImageNoData, Warning, "", "Image has neither image_base64 nor image_path/image_url: there is no picture to show")
+		return
+	}
+	data, err := decodeBase64(b64)
+	if err != nil {
+		e.report("ele_metadata.image_base64", RuleImageBase64, Violation, b64, "image_base64 does not decode: %v", err)
+		return
+	}
+	var declared string
+	if raw, ok := e.meta("image_mime_type"); ok {
+		_ = json.Unmarshal(raw, &declared)
+	}
+	if declared == "" {
+		return
+	}
+	got := http.DetectContentType(data[:min(len(data), 512)])
+	if !mimeAgrees(declared, got, data) {
+		e.report("ele_metadata.image_mime_type", RuleImageMime, Violation, declared,
+			"image_mime_type is %q but the bytes are %s", declared, strings.TrimSuffix(got, "; charset=utf-8"))
+	}
+}
+
+func decodeBase64(s string) ([]byte, error) {
+	if strings.HasPrefix(s, "data:") {
+		if i := strings.IndexByte(s, ','); i >= 0 {
+			s = s[i+1:]
+		}
+	}
+	s = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+			return -1
+		}
+		return r
+	}, s)
+	data, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		if d2, err2 := base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "=")); err2 == nil {
+			return d2, nil
+		}
+		if ce, ok := err.(base64.CorruptInputError); ok {
+			return nil, fmt.Errorf("not base64 at byte %s", strconv.FormatInt(int64(ce), 10))
+		}
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("no bytes")
+	}
+	return data, nil
+}
+
+// mimeAgrees compares a declared image type with the sniffed one. A format
+// the sniffer does not know (application/octet-stream) is not disputed;
+// SVG is text, recognised by its root element.
+func mimeAgrees(declared, sniffed string, data []byte) bool {
+	d := strings.ToLower(strings.TrimSpace(declared))
+	if i := strings.IndexByte(d, ';'); i >= 0 {
+		d = strings.TrimSpace(d[:i])
+	}
+	switch d {
+	case "image/jpg", "image/pjpeg":
+		d = "image/jpeg"
+	case "image/x-icon", "image/vnd.microsoft.icon":
+		d = "image/x-icon"
+	case "image/x-ms-bmp":
+		d = "image/bmp"
+	}
+	if d == "image/svg+xml" {
+		return bytes.Contains(data[:min(len(data), 4096)], []byte("<svg"))
+	}
+	if sniffed == "application/octet-stream" {
+		return true
+	}
+	return d == sniffed
+}

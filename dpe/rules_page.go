@@ -1,0 +1,341 @@
+package dpe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// pageResult is what checking one page gives: its own findings and, per
+// element, what the cross-page rules need.
+type pageResult struct {
+	findings  []Finding
+	elems     []elemInfo
+	notLoaded bool
+}
+
+// elemInfo is one element as the cross-page rules see it.
+type elemInfo struct {
+	id, parent string
+	related    []string
+	category   string // as written
+	norm       string // normalized ("" when unknown)
+	depth      int    // category_depth; -1 when absent or invalid
+	page, pos  int    // index into Document.Pages; source position of the page
+	elem       int
+	hasParent  bool
+}
+
+func (e *elemInfo) path() string { return fmt.Sprintf("$.pages[%d].elements[%d]", e.pos, e.elem) }
+
+// checkPage runs the rules that need one page only. It reads p and never
+// writes it, so pages are checked concurrently.
+func checkPage(p *Page, i int, lim Limits) pageResult {
+	var r pageResult
+	path := fmt.Sprintf("$.pages[%d]", p.pos)
+	add := func(f Finding) {
+		f.Page = i
+		r.findings = append(r.findings, f)
+	}
+	for _, f := range p.problems {
+		add(f)
+	}
+	if !p.hasElements && p.URI == "" && !p.Decoded {
+		add(Finding{Path: path, Rule: RulePageContent, Severity: Violation, Element: -1,
+			Message: "page has neither \"elements\" nor \"uri\""})
+		return r
+	}
+	if raw, ok := p.Extra["keywords"]; ok {
+		var kw []string
+		if json.Unmarshal(raw, &kw) != nil {
+			add(Finding{Path: path + ".keywords", Rule: RuleKeywords, Severity: Violation, Element: -1, Value: string(raw),
+				Message: "\"keywords\" is not an array of strings"})
+		}
+	}
+	elems := p.Elements
+	if !p.Decoded {
+		if !p.hasElements {
+			r.notLoaded = true
+			return r
+		}
+		q, err := decodeInline(p, lim)
+		if err != nil {
+			add(Finding{Path: path + ".elements", Rule: RulePageDecode, Severity: Violation, Element: -1, Message: err.Error()})
+			return r
+		}
+		for _, f := range q.problems {
+			add(f)
+		}
+		elems = q.Elements
+	}
+	if p.ElementCount >= 0 && p.hasElements && p.ElementCount != len(elems) {
+		rule, sev := RuleElementCount, Warning
+		if p.URI != "" {
+			// Inline elements and a uri: readers that follow the uri and
+			// readers that do not would disagree on what the page holds.
+			rule, sev = RulePageBothCount, Violation
+		}
+		add(Finding{Path: path + ".element_count", Rule: rule, Severity: sev, Element: -1, Value: strconv.Itoa(p.ElementCount),
+			Message: fmt.Sprintf("element_count is %d but the page has %d elements", p.ElementCount, len(elems))})
+	}
+	r.elems = make([]elemInfo, len(elems))
+	for j, el := range elems {
+		info := &r.elems[j]
+		*info = elemInfo{id: el.ID, category: el.Category, depth: -1, page: i, pos: p.pos, elem: j}
+		info.norm, _ = normalizeCategory(el.Category)
+		if !IsKnownCategory(el.Category) {
+			info.norm = ""
+		}
+		ec := elemCheck{el: el, info: info, path: fmt.Sprintf("%s.elements[%d]", path, j), add: func(f Finding) {
+			f.Element = j
+			f.ElementID = el.ID
+			add(f)
+		}}
+		ec.run()
+	}
+	return r
+}
+
+// elemCheck runs the one-element rules on el.
+type elemCheck struct {
+	el   *Element
+	info *elemInfo
+	path string
+	add  func(Finding)
+}
+
+func (e *elemCheck) report(sub, rule string, sev Severity, value string, format string, a ...any) {
+	p := e.path
+	if sub != "" {
+		p += "." + sub
+	}
+	e.add(Finding{Path: p, Rule: rule, Severity: sev, Value: value, Message: fmt.Sprintf(format, a...)})
+}
+
+func (e *elemCheck) meta(k string) (json.RawMessage, bool) {
+	raw, ok := e.el.Metadata[k]
+	if !ok || string(raw) == "null" {
+		return nil, false
+	}
+	return raw, true
+}
+
+func (e *elemCheck) run() {
+	el := e.el
+	if el.ID == "" {
+		e.report("", RuleElementIDAbsent, Warning, "", "element has no element_id")
+	}
+	if raw, ok := e.meta("last_modified"); ok {
+		var v string
+		if json.Unmarshal(raw, &v) == nil && v != "" && !isISO8601(v) {
+			e.report("ele_metadata.last_modified", RuleDate, Violation, v, "%q is not an ISO 8601 date", v)
+		}
+	}
+	e.structure()
+	if raw, ok := e.meta("coordinates"); ok {
+		e.coordinates(raw)
+	}
+	e.category()
+	e.text()
+	if raw, ok := e.meta("languages"); ok {
+		e.languages(raw)
+	}
+}
+
+// structure: parent_id, related_ids, category_depth, is_continuation
+// (proposal §3.4 结构关系).
+func (e *elemCheck) structure() {
+	if raw, ok := e.meta("parent_id"); ok {
+		if id, ok := jsonID(raw); ok {
+			e.info.parent, e.info.hasParent = id, true
+		} else {
+			e.report("ele_metadata.parent_id", RuleFieldType, Violation, string(raw), "parent_id is %s, want an element_id string", jsonKind(raw))
+		}
+	}
+	if raw, ok := e.meta("related_ids"); ok {
+		var ids []json.RawMessage
+		if json.Unmarshal(raw, &ids) != nil {
+			e.report("ele_metadata.related_ids", RuleFieldType, Violation, string(raw), "related_ids is %s, want an array of element_id strings", jsonKind(raw))
+		} else {
+			for k, x := range ids {
+				id, ok := jsonID(x)
+				if !ok {
+					e.report(fmt.Sprintf("ele_metadata.related_ids[%d]", k), RuleFieldType, Violation, string(x), "related_ids[%d] is %s, want an element_id string", k, jsonKind(x))
+					continue
+				}
+				e.info.related = append(e.info.related, id)
+			}
+		}
+	}
+	if raw, ok := e.meta("category_depth"); ok {
+		n, err := strconv.Atoi(string(raw))
+		if err != nil || n < 0 {
+			e.report("ele_metadata.category_depth", RuleDepthType, Violation, string(raw), "category_depth is %s, want a non-negative integer", describe(raw))
+		} else {
+			e.info.depth = n
+		}
+	}
+	if raw, ok := e.meta("is_continuation"); ok && string(raw) != "true" && string(raw) != "false" {
+		e.report("ele_metadata.is_continuation", RuleContinuation, Violation, string(raw), "is_continuation is %s, want true or false", describe(raw))
+	}
+}
+
+// category: what appendix B says each category carries.
+func (e *elemCheck) category() {
+	html, hasHTML := e.meta("text_as_html")
+	switch e.info.norm {
+	case CategoryTable:
+		if !hasHTML {
+			e.report("ele_metadata", RuleTableNoHTML, Warning, "", "Table has no ele_metadata.text_as_html (its grid cannot be rebuilt)")
+		} else {
+			var s string
+			if json.Unmarshal(html, &s) != nil {
+				e.report("ele_metadata.text_as_html", RuleFieldType, Violation, string(html), "text_as_html is %s, want a string", jsonKind(html))
+			} else if why := tableHTMLProblem(s); why != "" {
+				e.report("ele_metadata.text_as_html", RuleTableHTML, Violation, s, "text_as_html %s", why)
+			}
+		}
+	case CategoryTableChunk, CategoryText:
+		// The generic Text element keeps unclassified HTML blocks as they
+		// were; HTML is its content there, not a second rendering.
+	default:
+		if hasHTML {
+			e.report("ele_metadata.text_as_html", RuleHTMLCategory, Warning, string(html), "text_as_html on a %s element (only Table, TableChunk and the generic Text use it)", e.el.Category)
+		}
+	}
+	switch e.info.norm {
+	case CategoryImage:
+		e.image()
+	case CategoryCheckBox:
+		raw, ok := e.meta("checked")
+		where := "ele_metadata.checked"
+		if !ok {
+			raw, ok = topLevel(e.el.Raw, "checked")
+			where = "checked"
+		}
+		switch {
+		case !ok:
+			e.report("", RuleCheckBox, Violation, "", "CheckBox has no checked (ele_metadata.checked or checked), want true or false")
+		case string(raw) != "true" && string(raw) != "false":
+			e.report(where, RuleCheckBox, Violation, string(raw), "checked is %s, want true or false", describe(raw))
+		}
+	case CategoryCodeSnippet:
+		for _, k := range []string{"language", "code_language", "programming_language"} {
+			if raw, ok := e.meta(k); ok && string(raw) != `""` {
+				return
+			}
+		}
+		e.report("ele_metadata", RuleCodeLanguage, Note, "", "CodeSnippet names no language (ele_metadata.language): it is shown without highlighting")
+	}
+}
+
+// textCategories carry their content in text, so a blank text is lost
+// content (the others carry it in metadata: image data, table HTML,
+// checked).
+func isTextCategory(norm string) bool {
+	switch norm {
+	case CategoryText, CategoryTitle, CategoryNarrativeText, CategoryListItem, CategoryAddress,
+		CategoryEmailAddress, CategoryCompositeElement, CategoryCodeSnippet, CategoryFigureCaption,
+		CategoryPageNumber, CategoryFormula, CategoryHeader, CategoryFooter:
+		return true
+	}
+	return false
+}
+
+func (e *elemCheck) text() {
+	t := e.el.Text
+	if isTextCategory(e.info.norm) && strings.TrimSpace(t) == "" {
+		e.report("text", RuleTextEmpty, Warning, t, "%s element has %s text", e.el.Category, map[bool]string{true: "no", false: "whitespace-only"}[t == ""])
+	}
+	if strings.ContainsRune(t, utf8.RuneError) && !utf8.Valid(e.el.Raw) {
+		e.report("text", RuleTextInvalid, Violation, t, "text is not valid UTF-8")
+		return
+	}
+	for k, r := range t {
+		if (r < 0x20 && r != '\n' && r != '\t' && r != '\r') || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			e.report("text", RuleTextInvalid, Violation, t, "text holds control character U+%04X at byte %d", r, k)
+			return
+		}
+	}
+}
+
+func (e *elemCheck) languages(raw json.RawMessage) {
+	var langs []string
+	if json.Unmarshal(raw, &langs) != nil {
+		e.report("ele_metadata.languages", RuleFieldType, Violation, string(raw), "languages is %s, want an array of ISO 639-3 codes", jsonKind(raw))
+		return
+	}
+	for k, l := range langs {
+		if !IsISO6393(l) {
+			e.report(fmt.Sprintf("ele_metadata.languages[%d]", k), RuleLanguages, Warning, l, "%q is not an ISO 639-3 language code", l)
+		}
+	}
+}
+
+// jsonID reads an element_id reference: a string, or a number kept as
+// spelled (kernel ids may be numbers, as Decode keeps them).
+func jsonID(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 {
+		return "", false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return s, true
+	}
+	if c := raw[0]; c == '-' || (c >= '0' && c <= '9') {
+		return string(raw), true
+	}
+	return "", false
+}
+
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "empty"
+	}
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// describe names a value's kind and, for short scalars, the value itself.
+func describe(raw json.RawMessage) string {
+	k := jsonKind(raw)
+	if (k == "a string" || k == "a number" || k == "a boolean") && len(raw) <= 40 {
+		return k + " " + string(raw)
+	}
+	return k
+}
+
+// topLevel returns an element's top-level field (fields the Element model
+// does not keep).
+func topLevel(raw json.RawMessage, key string) (json.RawMessage, bool) {
+	if !bytes.Contains(raw, []byte(`"`+key+`"`)) {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil, false
+	}
+	v, ok := m[key]
+	if !ok || string(v) == "null" {
+		return nil, false
+	}
+	return v, true
+}
