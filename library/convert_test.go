@@ -52,7 +52,7 @@ func TestConvert_Golden(t *testing.T) {
 			}
 			// No mod time: the date is derived from the path, so goldens
 			// do not depend on checkout time.
-			ref := sourceRef{fsys: tc.fsys, path: tc.path, uri: escapeDocRef(DefaultHost, tc.path), fileURI: fileURIOf("/corpus", tc.path)}
+			ref := sourceRef{files: &folder{fsys: tc.fsys}, path: tc.path, uri: escapeDocRef(DefaultHost, tc.path), fileURI: fileURIOf("/corpus", tc.path)}
 			c, err := convertSource(ref, data)
 			if err != nil {
 				t.Fatal(err)

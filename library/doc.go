@@ -28,6 +28,15 @@
 //   - Source code: one CodeSnippet per ~120 lines, with language.
 //   - Plain text: NarrativeText per paragraph; a form feed starts a page.
 //
+// A folder on disk is served with Options.Dir, opened with os.OpenRoot:
+// every read (the walk, documents, the images Markdown embeds) goes through
+// the root, so nothing outside the folder is listed, embedded or readable
+// by URI. Symlinks that resolve outside it are skipped with a WARN naming
+// the link's path inside the folder (never its target); links to regular
+// files inside it are followed, links to directories are not descended.
+// FIFOs, devices and sockets are never opened; files above MaxFileBytes are
+// skipped with a WARN and no read goes past that size.
+//
 // Element ids are "p<page>-e<n>": stable and unique per document.
 //
 // The embedded corpus (Corpus) holds reports/annual-operations-2026.md (11

@@ -55,7 +55,7 @@ func FuzzConvertMarkdown(f *testing.F) {
 	}
 	fsys := fstest.MapFS{"img/a.png": {Data: []byte("\x89PNG")}, "doc.md": {Data: nil}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := convertSource(sourceRef{fsys: fsys, path: "doc.md", uri: "dpe://h.example.x/doc.md"}, data)
+		c, err := convertSource(sourceRef{files: &folder{fsys: fsys}, path: "doc.md", uri: "dpe://h.example.x/doc.md"}, data)
 		if err != nil {
 			t.Fatalf("markdown conversion failed: %v", err)
 		}

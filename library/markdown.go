@@ -3,6 +3,7 @@ package library
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"html"
 	"io/fs"
 	"mime"
@@ -75,10 +76,10 @@ func splitFrontMatter(src []byte) (frontMatter, []byte) {
 
 // mdConverter walks a goldmark AST and emits DPE elements.
 type mdConverter struct {
-	src  []byte
-	fsys fs.FS  // for images stored next to the document; may be nil
-	dir  string // directory of the document inside fsys
-	b    *docBuilder
+	src   []byte
+	files *folder // for images stored next to the document; may be nil
+	doc   string  // path of the document inside files
+	b     *docBuilder
 
 	splitLevel int // heading level that starts a new page; 0 = one page
 	// titles is the stack of open section headings: parent_id of what
@@ -98,10 +99,10 @@ func newMarkdownParser() goldmark.Markdown {
 // convertMarkdown converts src into pages: one page per top-level section,
 // split at H1 when there are several, else at H2 (a single H1 is the
 // document title and lives on page 0).
-func convertMarkdown(b *docBuilder, src []byte, fsys fs.FS, dir string) (frontMatter, string) {
+func convertMarkdown(b *docBuilder, src []byte, files *folder, doc string) (frontMatter, string) {
 	fm, body := splitFrontMatter(src)
 	root := newMarkdownParser().Parser().Parse(text.NewReader(body))
-	c := &mdConverter{src: body, fsys: fsys, dir: dir, b: b}
+	c := &mdConverter{src: body, files: files, doc: doc, b: b}
 
 	var h1, h2 int
 	firstH1 := ""
@@ -281,17 +282,19 @@ func (c *mdConverter) image(img mdImage, parent string) {
 	}
 }
 
-// readImage inlines an image file that lives in the same fs.FS, refusing
-// paths that leave it.
+// readImage inlines an image file that lives in the same folder, refusing
+// paths that leave it: ".." by fs.ValidPath, symlinks by the folder's root
+// (logged, naming the image and the document). An image that is missing,
+// too large or not a regular file keeps its image_path only.
 func (c *mdConverter) readImage(dest string) (mimeType, b64 string, ok bool) {
-	if c.fsys == nil {
+	if c.files == nil {
 		return "", "", false
 	}
 	u, err := url.PathUnescape(dest)
 	if err != nil {
 		return "", "", false
 	}
-	p := path.Clean(path.Join(c.dir, u))
+	p := path.Clean(path.Join(path.Dir(c.doc), u))
 	if !fs.ValidPath(p) {
 		return "", "", false
 	}
@@ -299,12 +302,12 @@ func (c *mdConverter) readImage(dest string) (mimeType, b64 string, ok bool) {
 	if !strings.HasPrefix(mt, "image/") {
 		return "", "", false
 	}
-	st, err := fs.Stat(c.fsys, p)
-	if err != nil || st.IsDir() || st.Size() > maxEmbeddedImage {
+	data, _, err := c.files.read(p, maxEmbeddedImage)
+	switch {
+	case errors.Is(err, errOutside), errors.Is(err, errNotRegular):
+		c.files.warn("library: image not embedded", "path", p, "document", c.doc, "reason", err.Error())
 		return "", "", false
-	}
-	data, err := fs.ReadFile(c.fsys, p)
-	if err != nil {
+	case err != nil:
 		return "", "", false
 	}
 	return mt, base64.StdEncoding.EncodeToString(data), true

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,8 +29,19 @@ const (
 // Options configures New. The zero value serves the embedded corpus.
 type Options struct {
 	// FS is the folder to serve; nil serves the embedded corpus plus the
-	// generated corpus documents (large manual, hostile strings).
+	// generated corpus documents (large manual, hostile strings). FS is
+	// trusted: whatever it opens is served. A folder on disk is served
+	// through Dir instead.
 	FS fs.FS
+	// Dir, when set, is a directory on disk to serve instead of FS. It is
+	// opened with os.OpenRoot and every read (walk, documents, images) goes
+	// through that root: a symlink — or a symlinked directory on the way —
+	// that resolves outside Dir is never followed and is skipped with a
+	// WARN naming it. Symlinks to regular files inside Dir are followed and
+	// served under the link's own path; symlinks to directories are not
+	// descended (no cycles, no second copy of a subtree). FIFOs, devices
+	// and sockets are skipped without being opened.
+	Dir string
 	// Host is the dpe:// host, reverse-domain style (dpe.md §host 命名规范).
 	Host string
 	// PageSize is the resources/list page size (ServerOptions.PageSize).
@@ -48,7 +61,8 @@ type Options struct {
 	// CacheSize is how many converted documents to keep; default 8,
 	// negative disables the cache.
 	CacheSize int
-	// MaxFileBytes skips larger files when walking FS; default 64 MiB.
+	// MaxFileBytes skips larger files (WARN) and bounds every read of a
+	// document; default 64 MiB.
 	MaxFileBytes int64
 	// Logger receives WARNs for files that cannot be converted; nil discards.
 	Logger *slog.Logger
@@ -93,10 +107,29 @@ func New(opt Options) (*mcp.Server, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
-	builtin := opt.FS == nil
-	fsys := opt.FS
-	if builtin {
-		fsys = Corpus()
+	if opt.Dir != "" && opt.FS != nil {
+		return nil, errors.New("library: set Dir or FS, not both")
+	}
+	files := &folder{fsys: opt.FS, log: opt.Logger}
+	builtin := opt.FS == nil && opt.Dir == ""
+	switch {
+	case opt.Dir != "":
+		abs, err := filepath.Abs(opt.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("library: %w", err)
+		}
+		// The root stays open for the server's life: resources/read
+		// converts documents again on a cache miss.
+		root, err := os.OpenRoot(abs)
+		if err != nil {
+			return nil, fmt.Errorf("library: %w", err)
+		}
+		files.root, files.fsys = root, root.FS()
+		if opt.FileRoot == "" {
+			opt.FileRoot = filepath.ToSlash(abs)
+		}
+	case builtin:
+		files.fsys = Corpus()
 		if opt.FileRoot == "" {
 			opt.FileRoot = "/corpus"
 		}
@@ -106,7 +139,7 @@ func New(opt Options) (*mcp.Server, error) {
 	}
 
 	lib := &library{sources: make(map[string]*source, max(opt.Generated, 0)+64), cache: newDocCache(opt.CacheSize)}
-	if err := lib.walk(fsys, opt); err != nil {
+	if err := lib.walk(files, opt); err != nil {
 		return nil, err
 	}
 	if builtin {
@@ -125,10 +158,11 @@ func New(opt Options) (*mcp.Server, error) {
 	return srv, nil
 }
 
-// walk visits the FS in lexical order (fs.WalkDir), skipping hidden entries
-// and files that are not documents.
-func (l *library) walk(fsys fs.FS, opt Options) error {
-	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+// walk visits the folder in lexical order (fs.WalkDir), skipping hidden
+// entries and files that are not documents. Symlinks are resolved through
+// the folder (inside the root only) and never descended into.
+func (l *library) walk(files *folder, opt Options) error {
+	return fs.WalkDir(files.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			opt.Logger.Warn("library: skip unreadable path", "path", p, "err", err)
 			if d != nil && d.IsDir() {
@@ -142,34 +176,39 @@ func (l *library) walk(fsys fs.FS, opt Options) error {
 			}
 			return nil
 		}
-		if d.IsDir() || !d.Type().IsRegular() {
+		if d.IsDir() {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if !l.followLink(files, p, opt) {
+				return nil
+			}
+		} else if !d.Type().IsRegular() {
+			if k, _ := classify(p); k != kindNone {
+				opt.Logger.Warn("library: skip file", "path", p, "reason", fileKind(d.Type()))
+			}
 			return nil
 		}
 		if k, _ := classify(p); k == kindNone {
 			return nil
 		}
-		ref := sourceRef{fsys: fsys, path: p, uri: escapeDocRef(opt.Host, p), fileURI: fileURIOf(opt.FileRoot, p)}
-		if info, err := d.Info(); err == nil {
-			ref.modTime = info.ModTime()
-			if info.Size() > opt.MaxFileBytes {
-				opt.Logger.Warn("library: skip large file", "path", p, "size", info.Size(), "max", opt.MaxFileBytes)
-				return nil
-			}
-		}
-		data, err := fs.ReadFile(fsys, p)
+		ref := sourceRef{files: files, path: p, uri: escapeDocRef(opt.Host, p), fileURI: fileURIOf(opt.FileRoot, p)}
+		data, info, err := files.read(p, opt.MaxFileBytes)
 		if err != nil {
-			opt.Logger.Warn("library: skip unreadable file", "path", p, "err", err)
+			opt.Logger.Warn("library: skip file", "path", p, "reason", err.Error())
 			return nil
 		}
+		ref.modTime = info.ModTime()
 		c, err := convertSafe(ref, data)
 		if err != nil {
 			opt.Logger.Warn("library: skip document", "path", p, "err", err)
 			return nil
 		}
 		load := func() ([]byte, error) {
-			data, err := fs.ReadFile(ref.fsys, ref.path)
+			data, _, err := files.read(ref.path, opt.MaxFileBytes)
 			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", ref.path, err)
+				opt.Logger.Warn("library: cannot read document", "path", ref.path, "reason", err.Error())
+				return nil, err
 			}
 			c, err := convertSafe(ref, data)
 			if err != nil {
@@ -180,6 +219,30 @@ func (l *library) walk(fsys fs.FS, opt Options) error {
 		l.add(ref.uri, p, c.Info, ref.fileURI, int64(len(c.JSON)), load)
 		return nil
 	})
+}
+
+// followLink decides whether the walk lists the symlink p: only a link to a
+// regular file inside the served root. Links that leave the root, links to
+// directories and links of a caller's fs.FS (which cannot be checked) are
+// skipped with a log line naming them, never their target.
+func (l *library) followLink(files *folder, p string, opt Options) bool {
+	if files.root == nil {
+		opt.Logger.Warn("library: skip symlink", "path", p, "reason", "symlinks are followed only in a directory served with Dir")
+		return false
+	}
+	fi, err := files.stat(p)
+	switch {
+	case errors.Is(err, errOutside):
+		opt.Logger.Warn("library: skip symlink", "path", p, "reason", errOutside.Error())
+		return false
+	case err != nil:
+		opt.Logger.Warn("library: skip symlink", "path", p, "reason", err.Error())
+		return false
+	case fi.IsDir():
+		opt.Logger.Info("library: skip symlink", "path", p, "reason", "symlinked directories are not followed")
+		return false
+	}
+	return true
 }
 
 // add registers a dpe document with the listing metadata of seed 000

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"net/url"
 	"path"
 	"strings"
@@ -66,10 +65,10 @@ type converted struct {
 
 // sourceRef names a file to convert: where it lives and how it is served.
 type sourceRef struct {
-	fsys    fs.FS  // for images next to Markdown; may be nil
-	path    string // slash path inside fsys (also the doc_ref)
-	uri     string // dpe:// URI
-	fileURI string // file:// URI of the source
+	files   *folder // for images next to Markdown; may be nil
+	path    string  // slash path inside files (also the doc_ref)
+	uri     string  // dpe:// URI
+	fileURI string  // file:// URI of the source
 	modTime time.Time
 }
 
@@ -111,7 +110,7 @@ func convertSource(ref sourceRef, data []byte) (*converted, error) {
 	info := docInfo{FileType: fileType, Title: path.Base(ref.path)}
 	switch k {
 	case kindMarkdown:
-		fm, title := convertMarkdown(b, data, ref.fsys, path.Dir(ref.path))
+		fm, title := convertMarkdown(b, data, ref.files, ref.path)
 		if title != "" {
 			info.Title = title
 		}
