@@ -6,6 +6,8 @@ package stack
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -78,6 +81,39 @@ type Stack struct {
 
 	names   []string
 	closers []func() error
+	key     []byte
+}
+
+// OriginKey is the secret this stack's computers tag their get_dpe answers
+// with (client.OriginTag under client.OriginAnnotation). An agent in the
+// same process passes it as client.Options.OwnComputerKey: then, and only
+// then, it accepts file:// access URIs from these computers. Any local
+// process can join a loopback office under any free name, so names and
+// the server's address prove nothing; a tag made with this key does.
+func (s *Stack) OriginKey() []byte { return append([]byte(nil), s.key...) }
+
+// tagOrigin wraps r so every answer of computer name carries its origin tag.
+func (s *Stack) tagOrigin(name string, r computer.Resolver) computer.Resolver {
+	return computer.ResolverFunc(func(ctx context.Context, res protocol.A2CResource, contents computer.Contents, hint computer.Hint) (protocol.A2CResource, error) {
+		out, err := r.Resolve(ctx, res, contents, hint)
+		if err != nil {
+			return out, err
+		}
+		ann := map[string]any{}
+		if len(out.Annotations) > 0 {
+			_ = json.Unmarshal(out.Annotations, &ann)
+			if ann == nil {
+				ann = map[string]any{}
+			}
+		}
+		ann[client.OriginAnnotation] = client.OriginTag(s.key, name, out.URI)
+		b, err := json.Marshal(ann)
+		if err != nil {
+			return out, err
+		}
+		out.Annotations = b
+		return out, nil
+	})
 }
 
 // ComputerNames lists the computers in join order.
@@ -98,7 +134,10 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	st := &Stack{Office: opt.Office}
+	st := &Stack{Office: opt.Office, key: make([]byte, 32)}
+	if _, err := rand.Read(st.key); err != nil {
+		return nil, fmt.Errorf("origin key: %w", err)
+	}
 	defer func() {
 		if err != nil {
 			st.Close()
@@ -216,7 +255,7 @@ func (st *Stack) newResolver(opt Options, log *slog.Logger) (computer.Resolver, 
 func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log *slog.Logger, inputs []protocol.MCPServerInput) *computer.Computer {
 	c := computer.New(computer.Options{
 		URL: st.URL, Office: st.Office, Name: name, APIKey: opt.APIKey,
-		Resolver: r, Logger: log.With("component", "computer", "computer", name), Inputs: inputs,
+		Resolver: st.tagOrigin(name, r), Logger: log.With("component", "computer", "computer", name), Inputs: inputs,
 	})
 	st.Computers = append(st.Computers, c)
 	st.names = append(st.names, name)

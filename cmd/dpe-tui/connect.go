@@ -5,13 +5,13 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/stack"
 )
 
@@ -33,7 +33,7 @@ func (t *target) Close() {
 func resolveTarget(ctx context.Context, g *globalFlags, log *slog.Logger) (*target, error) {
 	if g.URL != "" {
 		if _, err := url.Parse(g.URL); err != nil {
-			return nil, usageErrorf("--url %q: %v", g.URL, err)
+			return nil, usageErrorf("--url %q: invalid URL", sanitize.URL(g.URL))
 		}
 		return &target{URL: g.URL, Office: g.Office}, nil
 	}
@@ -45,7 +45,15 @@ func resolveTarget(ctx context.Context, g *globalFlags, log *slog.Logger) (*targ
 }
 
 func clientOptions(g *globalFlags, t *target, log *slog.Logger) client.Options {
+	var key []byte
+	if t.demo != nil {
+		// Only the computers this process started may hand out file://
+		// URIs without --allow-file-uri; they prove it with this key.
+		key = t.demo.OriginKey()
+	}
 	return client.Options{
+		OwnComputerKey: key,
+		MaxAckBytes:    int64(g.MaxAck),
 		URL:            t.URL,
 		Office:         t.Office,
 		Name:           g.Name,
@@ -62,14 +70,18 @@ func clientOptions(g *globalFlags, t *target, log *slog.Logger) client.Options {
 func dial(ctx context.Context, g *globalFlags, t *target, log *slog.Logger) (*client.Client, error) {
 	c, err := client.Dial(ctx, clientOptions(g, t, log))
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s office %s: %w", t.URL, t.Office, err)
+		return nil, fmt.Errorf("office %s: %w", t.Office, err) // the error names the redacted URL
 	}
 	return c, nil
 }
 
-// fetcher applies the file:// policy (issue 6): a loopback server may hand
-// out file:// URIs; a remote one only with --allow-file-uri[=ROOT].
+// fetcher applies the user's file:// grant: --allow-file-uri[=ROOT] lets
+// any computer hand out file:// URIs (under ROOT). Without it only the
+// computers dpe-tui started may (client.Options.OwnComputerKey), whatever
+// the server: any local process can join a loopback office as a computer,
+// so a loopback server proves nothing. serverURL is no longer consulted.
 func fetcher(g *globalFlags, serverURL string) *dpe.Fetcher {
+	_ = serverURL
 	f := &dpe.Fetcher{
 		MaxBytes:    dpe.DefaultLimits().MaxBytes,
 		Timeout:     2 * time.Minute,
@@ -83,23 +95,8 @@ func fetcher(g *globalFlags, serverURL string) *dpe.Fetcher {
 		f.AllowFile, f.FileRoot = true, g.AllowFile
 	case g.allowFileSet:
 		f.AllowFile = true
-	case serverURL == "" || isLoopbackURL(serverURL):
-		f.AllowFile = true
 	}
 	return f
-}
-
-func isLoopbackURL(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	h := u.Hostname()
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 func insecureHTTPClient() *http.Client {

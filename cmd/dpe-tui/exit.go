@@ -41,7 +41,9 @@ func report(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	line := sanitize.Line(err.Error())
+	// Errors quote URLs (the server's, access URIs, library dial errors):
+	// none may show a password, token or signature.
+	line := sanitize.Line(sanitize.URLsIn(err.Error()))
 	var ue *usageError
 	var pe *protocol.Error
 	switch {

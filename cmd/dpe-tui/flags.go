@@ -7,7 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/client"
 )
 
 // globalFlags are accepted by every command that talks to a server. Each
@@ -24,6 +27,40 @@ type globalFlags struct {
 	LogFile      string
 	AllowFile    string // "", "1" (anywhere) or a root directory
 	allowFileSet bool
+	MaxAck       byteSize
+}
+
+// byteSize is a flag value in bytes: 67108864, 64MiB, 64M, 512KiB.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(s string) error {
+	n, err := parseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func parseByteSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("size %q: want a positive number of bytes, optionally with KiB, MiB or GiB", s)
+	}
+	return n * mult, nil
 }
 
 func envOr(key, def string) string {
@@ -54,7 +91,14 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.Transport, "transport", envOr("DPE_TUI_TRANSPORT", "websocket"), "websocket or polling (env DPE_TUI_TRANSPORT)")
 	fs.BoolVar(&g.Insecure, "insecure", false, "skip TLS verification (development only)")
 	fs.StringVar(&g.LogFile, "log", envOr("DPE_TUI_LOG", ""), "write a debug log to FILE (env DPE_TUI_LOG)")
-	fs.Func("allow-file-uri", "allow file:// access URIs from a remote server, optionally only under ROOT (--allow-file-uri[=ROOT])", func(s string) error {
+	g.MaxAck = byteSize(client.DefaultMaxAckBytes)
+	if v := os.Getenv("DPE_TUI_MAX_ACK"); v != "" {
+		if n, err := parseByteSize(v); err == nil {
+			g.MaxAck = byteSize(n)
+		}
+	}
+	fs.Var(&g.MaxAck, "max-ack", "refuse any answer from the server larger than this, before reading it (env DPE_TUI_MAX_ACK; default 64MiB)")
+	fs.Func("allow-file-uri", "accept file:// access URIs from any computer, optionally only under ROOT (--allow-file-uri[=ROOT]); without it only from computers dpe-tui started", func(s string) error {
 		g.allowFileSet = true
 		g.AllowFile = s
 		return nil

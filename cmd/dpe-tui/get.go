@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/render"
@@ -62,7 +63,7 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 	}
 	defer closeLog()
 
-	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], log)
+	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], log, stderr)
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,8 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 }
 
 // openInput opens a dpe:// URI through a server, or a file or URL directly.
-func openInput(ctx context.Context, g *globalFlags, computer, input string, log *slog.Logger) (*dpe.Opened, *dpe.Opener, func(), error) {
+// When no --computer was given, it says on stderr which computer answered.
+func openInput(ctx context.Context, g *globalFlags, computer, input string, log *slog.Logger, stderr io.Writer) (*dpe.Opened, *dpe.Opener, func(), error) {
 	if strings.HasPrefix(strings.ToLower(input), "dpe:") {
 		u, err := dpe.ParseURI(input)
 		if err != nil {
@@ -96,7 +98,10 @@ func openInput(ctx context.Context, g *globalFlags, computer, input string, log 
 		op, err := opener.Open(ctx, u.String())
 		if err != nil {
 			cleanup()
-			return nil, nil, nil, fmt.Errorf("open %s: %w", u.String(), err)
+			return nil, nil, nil, err // "open dpe://…: …" already
+		}
+		if computer == "" && op.Access.Computer != "" {
+			fmt.Fprintf(stderr, "dpe-tui: %s resolved by computer %s\n", sanitize.Line(u.String()), sanitize.Line(op.Access.Computer))
 		}
 		return op, opener, cleanup, nil
 	}
@@ -141,7 +146,7 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 		}
 		switch format {
 		case "json":
-			_, err := w.Write(op.Body)
+			_, err := w.Write(escapeJSON(op.Body))
 			return err
 		case "text":
 			_, err := io.WriteString(w, render.PlainText(d))
@@ -160,7 +165,7 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 	p := d.Pages[page-1]
 	switch format {
 	case "json":
-		_, err := w.Write(append(append([]byte{}, p.Raw...), '\n'))
+		_, err := w.Write(append(escapeJSON(p.Raw), '\n'))
 		return err
 	case "text":
 		_, err := io.WriteString(w, render.PagePlainText(p))
@@ -191,42 +196,6 @@ func loadPage(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, i int) er
 // isManifestOnly: a page with a uri and no inline elements must be fetched.
 func isManifestOnly(p *dpe.Page) bool {
 	return p.URI != "" && !strings.Contains(string(p.Raw), `"elements"`)
-}
-
-func printCheck(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, w io.Writer) error {
-	if op.Kind != dpe.KindDocument {
-		return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(dpe.RedactURI(op.Access.URI)), kindName(op.Kind))
-	}
-	violations := 0
-	// A page that cannot be loaded is itself a finding; the rest of the
-	// document is still checked.
-	for i, p := range op.Doc.Pages {
-		if p.URI == "" && !strings.Contains(string(p.Raw), `"elements"`) {
-			continue // Validate reports a page with neither elements nor uri
-		}
-		if err := loadPage(ctx, opener, op, i); err != nil {
-			violations++
-			fmt.Fprintf(w, "%-9s %-28s %s  %s\n", "violation", "page-load", fmt.Sprintf("$.pages[%d]", i), sanitize.Line(err.Error()))
-		}
-	}
-	findings := dpe.Validate(op.Doc)
-	warnings := 0
-	for _, fd := range findings {
-		sev := "warning"
-		if fd.Severity == dpe.Violation {
-			sev = "violation"
-			violations++
-		} else {
-			warnings++
-		}
-		fmt.Fprintf(w, "%-9s %-28s %s  %s\n", sev, sanitize.Line(fd.Rule), sanitize.Line(fd.Path), sanitize.Line(fd.Message))
-	}
-	title := sanitize.Line(op.Doc.Title)
-	fmt.Fprintf(w, "%s: %d page(s), %d violation(s), %d warning(s)\n", title, len(op.Doc.Pages), violations, warnings)
-	if violations > 0 {
-		return &violationsError{violations}
-	}
-	return nil
 }
 
 func kindName(k dpe.ContentKind) string {

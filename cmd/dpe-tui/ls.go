@@ -19,12 +19,13 @@ import (
 
 type lsFlags struct {
 	globalFlags
-	Computer   string
-	Server     string
-	All        bool
-	LimitPages int
-	MaxPages   int
-	JSON       bool
+	Computer     string
+	Server       string
+	All          bool
+	LimitPages   int
+	MaxPages     int
+	MaxResources int
+	JSON         bool
 }
 
 func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -38,6 +39,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.LimitPages, "limit-pages", 0, "stop after N cursor pages per server (0: all, up to the page cap)")
 	fs.BoolVar(&f.JSON, "json", false, "one JSON object per line")
 	fs.IntVar(&f.MaxPages, "max-pages", 10000, "give up after this many cursor pages per server (guards against endless cursors)")
+	fs.IntVar(&f.MaxResources, "max-resources", client.DefaultMaxResources, "give up after this many resources per server (guards against endless cursors)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -56,6 +58,9 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if f.LimitPages < 0 {
 		return usageErrorf("--limit-pages must be ≥ 0")
+	}
+	if f.MaxPages <= 0 || f.MaxResources <= 0 {
+		return usageErrorf("--max-pages and --max-resources must be ≥ 1")
 	}
 
 	log, closeLog, err := f.logger()
@@ -144,7 +149,7 @@ type sessionInfo = protocol.SessionInfo
 func listResources(ctx context.Context, c *client.Client, computer, server string, f *lsFlags, out *table, stderr io.Writer) error {
 	// The pager's cap guards against servers that mint endless cursors; a
 	// listing the user asked for in full may legitimately be long.
-	p := c.Pager(computer, server, client.PagerOptions{MaxPages: f.MaxPages})
+	p := c.Pager(computer, server, client.PagerOptions{MaxPages: f.MaxPages, MaxResources: f.MaxResources})
 	pages := 0
 	for {
 		if f.LimitPages > 0 && pages >= f.LimitPages {
@@ -155,7 +160,7 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 		}
 		page, err := p.Next(ctx)
 		if errors.Is(err, io.EOF) {
-			return nil
+			return p.Err()
 		}
 		var ce *client.CursorError
 		if errors.As(err, &ce) {
@@ -179,14 +184,19 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 				"keywords": r.Meta.Keywords, "description": r.Description,
 			}, computer, server, r.URI, r.Name, r.MimeType, pc, r.Meta.FileType, strings.Join(r.Meta.Keywords, ","))
 		}
+		// Stream: each page is printed as it arrives, its columns aligned
+		// within the page, so a long listing never piles up in memory.
+		out.flush()
 		if p.Done() {
-			return nil
+			return p.Err() // nil at the end; a cursor refused with the last page
 		}
 	}
 }
 
 // table prints aligned columns for people, or JSON lines for scripts.
 // Every cell is untrusted and sanitized; JSON output escapes by itself.
+// Columns are aligned between flushes (a page of resources), each cell
+// capped at 80 cells, so memory stays bounded by one page.
 type table struct {
 	json bool
 	w    io.Writer

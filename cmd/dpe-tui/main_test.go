@@ -86,11 +86,17 @@ func firstLibraryURI(t *testing.T, url, match string) string {
 
 func TestGet_FormatsForBothResolvers(t *testing.T) {
 	for _, resolver := range []string{"file", "http"} {
+		// A test-started stack is an external server to the command: its
+		// file:// URIs need --allow-file-uri.
+		var allow []string
+		if resolver == "file" {
+			allow = []string{"--allow-file-uri"}
+		}
 		t.Run(resolver, func(t *testing.T) {
 			st := startStack(t, resolver)
 			uri := firstLibraryURI(t, st.URL, "report")
 			for _, format := range []string{"md", "text", "json"} {
-				code, out, errOut := runCLI(t, "get", uri, "--url="+st.URL, "--format", format)
+				code, out, errOut := runCLI(t, append([]string{"get", uri, "--url=" + st.URL, "--format", format}, allow...)...)
 				if code != 0 || len(out) < 100 {
 					t.Fatalf("get --format %s: exit %d, %d bytes, %s", format, code, len(out), errOut)
 				}
@@ -104,11 +110,11 @@ func TestGet_FormatsForBothResolvers(t *testing.T) {
 					t.Errorf("get --format md has no heading")
 				}
 			}
-			code, out, _ := runCLI(t, "get", uri, "--url="+st.URL, "--page", "1", "--format", "text")
+			code, out, _ := runCLI(t, append([]string{"get", uri, "--url=" + st.URL, "--page", "1", "--format", "text"}, allow...)...)
 			if code != 0 || out == "" {
 				t.Fatalf("get --page 1: exit %d", code)
 			}
-			code, _, errOut := runCLI(t, "get", uri, "--url="+st.URL, "--page", "9999")
+			code, _, errOut := runCLI(t, append([]string{"get", uri, "--url=" + st.URL, "--page", "9999"}, allow...)...)
 			if code != 1 || !strings.Contains(errOut, "page") {
 				t.Errorf("get --page 9999: exit %d %q", code, errOut)
 			}
