@@ -70,7 +70,7 @@ const (
 	DefaultMaxAckBytes = 64 << 20
 	// DefaultMaxFieldBytes truncates a single string field of a listed
 	// resource (name, description, uri, mime type) on receipt.
-	DefaultMaxFieldBytes = 8 << 10
+	DefaultMaxFieldBytes = 64 << 10
 	// DefaultMaxCursorBytes refuses a next_cursor longer than this.
 	DefaultMaxCursorBytes = 4 << 10
 )
