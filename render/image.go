@@ -1,7 +1,7 @@
 package render
 
 import (
-	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"image"
@@ -96,50 +96,35 @@ func byteSize(n int64) string {
 // dimensions), a half-block preview when the data decodes and the theme has
 // colour, then the caption and any text. Undecodable data says why.
 func (r *Renderer) image(el *dpe.Element, width int, pageCaption string) []string {
-	mime := metaString(el, "image_mime_type")
-	data, dataErr := imageData(el, r.lim.MaxImageBytes)
-	if mime == "" && len(data) > 0 {
-		mime = http.DetectContentType(data)
+	var p Preview
+	if r.deferImages {
+		var ok bool
+		if p, ok = r.PreviewOf(el); !ok {
+			p = Preview{Mime: metaString(el, "image_mime_type"), Pending: true}
+		}
+	} else {
+		p = ProbeImage(el, r.lim)
+		if p.Problem == "" && p.Bytes > 0 && r.theme.Color {
+			img, err := DecodePreview(context.Background(), el, r.lim)
+			if err != nil {
+				p.Problem = err.Error()
+			}
+			p.Thumb = img
+		}
 	}
+	mime := p.Mime
 	if mime == "" {
 		mime = "image"
 	}
 	parts := []string{"▣ " + r.line(mime)}
-	if len(data) > 0 {
-		parts = append(parts, byteSize(int64(len(data))))
+	if p.Bytes > 0 {
+		parts = append(parts, byteSize(int64(p.Bytes)))
 	}
-
-	var img image.Image
-	var problem string
-	switch {
-	case dataErr != nil:
-		problem = dataErr.Error()
-	case len(data) == 0:
-		problem = "no image data"
-		if w, h := metaDims(el); w > 0 && h > 0 {
-			parts = append(parts, fmt.Sprintf("%d×%d", w, h))
-		}
-	default:
-		cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
-		if err != nil {
-			problem = "cannot decode: " + err.Error()
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%d×%d", cfg.Width, cfg.Height))
-		// Check the declared size before decoding: a tiny file can claim
-		// a huge canvas (issue 6 "image decode size").
-		if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > int64(r.lim.MaxImagePixels) {
-			problem = fmt.Sprintf("%s image too large to preview (limit %d pixels)", format, r.lim.MaxImagePixels)
-			break
-		}
-		if !r.theme.Color {
-			break
-		}
-		img, _, err = image.Decode(bytes.NewReader(data))
-		if err != nil {
-			problem = "cannot decode: " + err.Error()
-		}
+	if p.Width > 0 && p.Height > 0 {
+		parts = append(parts, fmt.Sprintf("%d×%d", p.Width, p.Height))
 	}
+	problem := p.Problem
+	img := p.Thumb
 	if p := metaString(el, "image_path"); p != "" {
 		parts = append(parts, r.line(p))
 	} else if u := metaString(el, "image_url"); u != "" {
@@ -148,6 +133,8 @@ func (r *Renderer) image(el *dpe.Element, width int, pageCaption string) []strin
 	lines := styleLines(r.theme.Dim, hanging("", strings.Join(parts, " · "), width))
 	if problem != "" {
 		lines = append(lines, styleLines(r.theme.Warning, hanging("", "⚠ "+sanitize.Line(problem), width))...)
+	} else if p.Pending && img == nil && r.theme.Color {
+		lines = append(lines, styleLines(r.theme.Dim, hanging("", "◌ preview pending", width))...)
 	}
 	if img != nil {
 		lines = append(lines, halfBlocks(img, width, r.theme.Background)...)

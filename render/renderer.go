@@ -85,6 +85,12 @@ type Renderer struct {
 	cache      map[cacheKey]cacheEntry
 	cacheLines int
 	grids      map[*dpe.Element]gridEntry
+	// previews are the deferred images' previews (DeferImages); pvGen
+	// versions them so a cached element drawn before its preview arrived
+	// is drawn again.
+	deferImages bool
+	previews    map[*dpe.Element]previewEntry
+	pvGen       uint64
 
 	glamMu sync.Mutex
 	glam   map[int]*glamour.TermRenderer
@@ -96,11 +102,12 @@ func New(theme Theme) *Renderer { return NewWithLimits(theme, Limits{}) }
 // NewWithLimits returns a renderer with the given limits (zero → default).
 func NewWithLimits(theme Theme, lim Limits) *Renderer {
 	return &Renderer{
-		theme: theme,
-		lim:   lim.withDefaults(),
-		cache: map[cacheKey]cacheEntry{},
-		grids: map[*dpe.Element]gridEntry{},
-		glam:  map[int]*glamour.TermRenderer{},
+		theme:    theme,
+		lim:      lim.withDefaults(),
+		cache:    map[cacheKey]cacheEntry{},
+		grids:    map[*dpe.Element]gridEntry{},
+		previews: map[*dpe.Element]previewEntry{},
+		glam:     map[int]*glamour.TermRenderer{},
 	}
 }
 
@@ -119,6 +126,7 @@ type cacheKey struct {
 
 type cacheEntry struct {
 	fp    fingerprint
+	pv    uint64 // version of the element's preview when drawn
 	lines []string
 }
 
@@ -174,7 +182,8 @@ func (r *Renderer) Reset() {
 func (r *Renderer) cached(k cacheKey, build func() []string) []string {
 	fp := fingerprintOf(k.el)
 	r.mu.Lock()
-	if e, ok := r.cache[k]; ok && e.fp == fp {
+	pv := r.previews[k.el].ver
+	if e, ok := r.cache[k]; ok && e.fp == fp && e.pv == pv {
 		r.mu.Unlock()
 		return e.lines
 	}
@@ -189,7 +198,7 @@ func (r *Renderer) cached(k cacheKey, build func() []string) []string {
 		r.cache = map[cacheKey]cacheEntry{}
 		r.cacheLines = 0
 	}
-	r.cache[k] = cacheEntry{fp: fp, lines: lines}
+	r.cache[k] = cacheEntry{fp: fp, pv: pv, lines: lines}
 	r.cacheLines += len(lines)
 	r.mu.Unlock()
 	return lines
@@ -280,13 +289,14 @@ func (r *Renderer) PageView(p *dpe.Page, width int, views map[int]TableView) []B
 		return []Block{{ElementIndex: -1, Lines: []string{r.theme.Dim.Render(sanitize.Truncate("(empty page)", width))}}}
 	}
 	blocks := make([]Block, 0, len(p.Elements))
+	captions := newCaptionIndex(p)
 	for i, el := range p.Elements {
 		if el == nil {
 			continue
 		}
 		caption := ""
 		if normalizeCategory(el.Category) == catImage && imageCaptionFromMeta(el) == "" {
-			caption = relatedCaption(p, i)
+			caption = captions.caption(p, i)
 		}
 		blocks = append(blocks, Block{ElementIndex: i, Lines: r.elementLines(el, width, views[i], caption)})
 	}

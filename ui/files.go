@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -9,20 +10,96 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/render"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // Copy (OSC 52) and writing files: export, save image, save content.
 
-func (m *model) copy(what, s string) tea.Cmd {
+// clipKind says how a copied string is made safe.
+type clipKind int
+
+const (
+	// clipText is text as displayed: escapes and controls removed, bidi
+	// controls made visible, tabs as the spaces the screen shows.
+	clipText clipKind = iota
+	// clipJSON is JSON with every control and bidi code point written as a
+	// \uXXXX escape, so the data stays exact and pastes inert.
+	clipJSON
+	// clipURI is a URI on one line: the real URI (it must keep working),
+	// with anything that is not printable removed.
+	clipURI
+)
+
+// copy is the one way anything reaches the clipboard (OSC 52): what is
+// pasted is what was shown, never raw peer text that could end a
+// bracketed paste or hide a command in an escape payload.
+func (m *model) copy(what string, kind clipKind, s string) tea.Cmd {
+	s = clipboardText(kind, s)
 	if s == "" {
 		return m.setStatus(statusInfo, "nothing to copy: no "+what)
 	}
 	return tea.Batch(tea.SetClipboard(s), m.setStatus(statusOK, fmt.Sprintf("copied %s (%s) to the clipboard", what, humanBytes(int64(len(s))))))
+}
+
+func clipboardText(kind clipKind, s string) string {
+	switch kind {
+	case clipJSON:
+		return escapedJSON(s)
+	case clipURI:
+		return strings.TrimSpace(sanitize.Line(s))
+	}
+	return displayText(s)
+}
+
+// displayText is an untrusted multi-line text as the screen shows it.
+func displayText(s string) string {
+	return strings.ReplaceAll(sanitize.Text(s), "\t", "    ")
+}
+
+// escapedJSON compacts a JSON text (so every remaining control character
+// is inside a string) and writes each control, bidi or invalid byte as a
+// \u escape. Invalid JSON is copied as displayed text instead.
+func escapedJSON(s string) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		return displayText(s)
+	}
+	b := buf.Bytes()
+	var out strings.Builder
+	out.Grow(len(b))
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			out.WriteString(`\ufffd`)
+		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f, isBidiOrInvisible(r):
+			fmt.Fprintf(&out, `\u%04x`, r)
+		default:
+			out.Write(b[i : i+n])
+		}
+		i += n
+	}
+	return out.String()
+}
+
+// isBidiOrInvisible is the bidi controls sanitize shows visibly, plus the
+// zero-width and line/paragraph separators that hide or break text.
+func isBidiOrInvisible(r rune) bool {
+	switch {
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x200E, r == 0x200F, r == 0x061C:
+		return true
+	case r >= 0x200B && r <= 0x200D, r == 0x2028, r == 0x2029, r == 0xFEFF:
+		return true
+	}
+	return false
 }
 
 // copyChoice is the key after y: u resource URI, a access URI, t element
@@ -41,9 +118,9 @@ func (m *model) copyChoice(k string) tea.Cmd {
 	}
 	switch k {
 	case "u":
-		return m.copy("resource URI", resURI)
+		return m.copy("resource URI", clipURI, resURI)
 	case "a":
-		return m.copy("access URI", access)
+		return m.copy("access URI", clipURI, access)
 	case "t", "j":
 		var el *dpe.Element
 		if m.doc != nil {
@@ -53,9 +130,9 @@ func (m *model) copyChoice(k string) tea.Cmd {
 			return m.setStatus(statusInfo, "no element selected")
 		}
 		if k == "t" {
-			return m.copy("element text", el.Text)
+			return m.copy("element text", clipText, el.Text)
 		}
-		return m.copy("element JSON", string(el.Raw))
+		return m.copy("element JSON", clipJSON, string(el.Raw))
 	case "esc":
 		return nil
 	}

@@ -71,10 +71,13 @@ func (s *session) waitFor(want string) {
 	s.waitUntil(want, func(f string) bool { return strings.Contains(f, want) })
 }
 
-// idle waits until nothing is in flight (no spinner line in the status).
+// idle waits until nothing is in flight (no spinner line in the status)
+// and no image preview on screen is still decoding.
 func (s *session) idle() {
 	s.t.Helper()
-	s.waitUntil("idle", func(f string) bool { return !strings.Contains(f, "esc cancels") })
+	s.waitUntil("idle", func(f string) bool {
+		return !strings.Contains(f, "esc cancels") && !strings.Contains(f, "preview pending")
+	})
 }
 
 func (s *session) waitUntil(want string, ok func(frame string) bool) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/render"
-	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // inspectorView shows everything about one element: category, ids,
@@ -73,6 +72,8 @@ func (v *inspectorView) lines(m *model, w int) []string {
 	st := m.st
 	var out []string
 	kv := func(k, val string) {
+		// ele_metadata keys are peer text too: sanitized before fit.
+		k = sanitizeLine(k)
 		// complete value, wrapped over lines; sanitized, never truncated
 		more := 0
 		if len(val) > maxInspect {
@@ -80,7 +81,7 @@ func (v *inspectorView) lines(m *model, w int) []string {
 			more = len(val) - maxInspect
 			val = val[:maxInspect]
 		}
-		val = strings.ReplaceAll(sanitize.Text(val), "\t", "    ")
+		val = displayText(val)
 		if more > 0 {
 			val += fmt.Sprintf("\n… %s more (y t copies the whole text)", humanBytes(int64(more)))
 		}

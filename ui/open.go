@@ -95,6 +95,7 @@ func targetURI(target string) string {
 func (m *model) onOpened(msg openedMsg) tea.Cmd {
 	op := msg.opened
 	m.overlay = overlayNone
+	m.images.reset(m)
 	if op.Kind != dpe.KindDocument || op.Doc == nil {
 		m.content = newContentView(msg, m.opt.Now)
 		m.screen = screenContent

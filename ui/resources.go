@@ -14,6 +14,7 @@ import (
 	"github.com/sahilm/fuzzy"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // maxResourcePages caps "load all" (client.PagerOptions default): a server
@@ -284,7 +285,7 @@ func (v *resourcesView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
 		return v.reload(m)
 	case "y":
 		if r := v.selected(); r != nil {
-			return m.copy("resource URI", r.URI)
+			return m.copy("resource URI", clipURI, r.URI)
 		}
 	case "left", "h":
 		return m.back()
@@ -405,7 +406,8 @@ func (v *resourcesView) detailView(m *model, w, h int) []string {
 		if val == "" {
 			return
 		}
-		out = append(out, " "+st.label.Render(fit(k, 14))+" "+st.value.Render(sanitizeLine(val)))
+		// Keys come from the peer as much as values do.
+		out = append(out, " "+st.label.Render(fit(sanitizeLine(k), 14))+" "+st.value.Render(sanitizeLine(sanitize.URLsIn(val))))
 	}
 	kv("name", r.Name)
 	kv("title", r.Title)

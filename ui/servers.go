@@ -7,6 +7,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // serversView lists one computer's MCP servers (issue 4 "Servers screen").
@@ -72,7 +73,7 @@ func endpoint(s client.ServerConfig) string {
 			URL string `json:"url"`
 		}
 		if json.Unmarshal(s.Parameters, &p) == nil {
-			return redactURL(p.URL)
+			return sanitize.URL(p.URL)
 		}
 	}
 	return ""

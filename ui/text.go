@@ -6,7 +6,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -27,7 +26,7 @@ func oneLine(err error) string {
 	if err == nil {
 		return ""
 	}
-	return sanitizeLine(err.Error())
+	return sanitizeLine(sanitize.URLsIn(err.Error()))
 }
 
 // fit truncates or pads s (ANSI-aware) to exactly w cells.
@@ -156,16 +155,6 @@ func colHeader(cols []column) []string {
 	return cells
 }
 
-// redactURL hides userinfo, query and fragment of a URL for display:
-// signed access URIs carry their signature there (issue 6 "Secrets"). Copy
-// (y) still copies the real URI.
-func redactURL(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	return dpe.RedactURI(s)
-}
-
 // redactJSONURLs masks credentials in every URL string of a JSON text.
 func redactJSONURLs(s string) string {
 	var v any
@@ -184,7 +173,9 @@ func redactJSONURLs(s string) string {
 				t[i] = walk(e)
 			}
 		case string:
-			return redactURL(t)
+			if strings.Contains(t, "://") {
+				return sanitize.URL(t)
+			}
 		}
 		return v
 	}

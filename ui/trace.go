@@ -11,6 +11,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 var errNoResolver = errors.New("no resolver for this computer")
@@ -225,7 +226,7 @@ func (m *model) traceLines(w int) []string {
 			continue
 		}
 		a := c.access
-		kv("access uri", sanitizeLine(redactURL(a.URI)))
+		kv("access uri", sanitizeLine(sanitize.URL(a.URI)))
 		kv("mime_type", sanitizeLine(orDash(a.MimeType)))
 		size := "—"
 		if a.Size >= 0 {
@@ -291,7 +292,7 @@ func (m *model) traceEventLine(e traceEntry, t0 time.Time, i int, all []traceEnt
 		parts = append(parts, st.errText.Render(sanitizeLine(ev.Err)))
 	}
 	if ev.URI != "" {
-		parts = append(parts, sanitizeLine(redactURL(ev.URI)))
+		parts = append(parts, sanitizeLine(sanitize.URL(ev.URI)))
 	}
 	kindStyle := st.key
 	if ev.Kind == "refetch" || strings.HasSuffix(kind, "↻") {

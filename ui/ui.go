@@ -69,6 +69,13 @@ type Options struct {
 	SaveDir string
 	// RequestTimeout bounds one agent request; zero → 30s.
 	RequestTimeout time.Duration
+	// ImagePagePixels and ImageDocPixels bound the declared width×height
+	// of the images previewed on one page and in one document (zero → 64
+	// and 256 megapixels); past them an image shows a line saying so.
+	ImagePagePixels, ImageDocPixels int64
+	// ImageDecoders bounds how many image previews decode at once (zero →
+	// 3).
+	ImageDecoders int
 	// StatusTimeout is how long a transient status message stays; zero →
 	// 4s (10s for errors); negative → until replaced (golden tests).
 	StatusTimeout time.Duration
@@ -240,12 +247,16 @@ type model struct {
 	// that x still explains why.
 	lastTrace *traceLog
 	lastPanic string
+	// images decodes the document's image previews off the loop.
+	images imageLoader
 }
 
 func (m *model) setTheme(name string) {
 	m.theme = name
 	m.st = newStyles(name)
-	m.renderer = render.New(render.NewTheme(name))
+	old := m.renderer
+	m.renderer = render.New(render.NewTheme(name)).DeferImages()
+	m.renderer.AdoptPreviews(old)
 	m.help.Styles = m.st.help
 	m.spin.Style = m.st.spinner
 	if m.doc != nil {

@@ -12,12 +12,29 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // update is the one message loop. It never blocks: everything slow is a
 // command, and results come back here as the messages in messages.go.
 func (m *model) update(msg tea.Msg) tea.Cmd {
+	cmd := m.updateMsg(msg)
+	if img := m.scheduleImages(); img != nil {
+		return tea.Batch(cmd, img)
+	}
+	return cmd
+}
+
+func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case imagesProbedMsg:
+		m.onImagesProbed(msg)
+		return nil
+
+	case imageDecodedMsg:
+		m.onImageDecoded(msg)
+		return nil
+
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
@@ -196,6 +213,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		m.ops.cancelAll()
+		m.images.stop()
 		return tea.Quit
 	}
 	if msg.Mod == tea.ModAlt && msg.Code != tea.KeyEscape {
@@ -226,6 +244,7 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.back()
 	case key.Matches(msg, k.Quit):
 		m.ops.cancelAll()
+		m.images.stop()
 		return tea.Quit
 	case key.Matches(msg, k.Help):
 		if m.overlay == overlayHelp {
@@ -514,7 +533,7 @@ func (m *model) setStatus(kind statusKind, text string) tea.Cmd {
 	// Callers build messages from names and errors that came from the
 	// network; sanitizing here as well makes the status line safe by
 	// construction (sanitizing is idempotent).
-	m.status = statusLine{id: id, kind: kind, text: sanitizeLine(text)}
+	m.status = statusLine{id: id, kind: kind, text: sanitizeLine(sanitize.URLsIn(text))}
 	d := 4 * time.Second
 	if kind == statusErr {
 		d = 10 * time.Second

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // Layout: header (1), breadcrumb (1), body, status line (1), help or
@@ -132,7 +133,7 @@ func (m *model) headerView(w int) string {
 	parts := []string{st.app.Render("dpe-tui"), m.connView()}
 	if m.agent != nil {
 		parts = append(parts,
-			st.headerDim.Render("server ")+st.header.Render(sanitizeLine(redactURL(m.agent.URL()))),
+			st.headerDim.Render("server ")+st.header.Render(sanitizeLine(sanitize.URL(m.agent.URL()))),
 			st.headerDim.Render("office ")+st.header.Render(sanitizeLine(m.agent.Office())),
 			st.headerDim.Render("agent ")+st.header.Render(sanitizeLine(m.agent.Name())))
 	} else if m.opt.OpenTarget != "" {

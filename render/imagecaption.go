@@ -1,0 +1,64 @@
+package render
+
+import (
+	"sort"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+)
+
+// captionIndex finds the FigureCaption that belongs to each image of a page
+// (see relatedCaption for the rule) in time linear in the page, not in
+// images × captions: a page of thousands of images must render in one
+// frame.
+type captionIndex struct {
+	byParent  map[string][]int // caption indices naming an id as parent_id
+	byRelated map[string][]int // caption indices listing an id in related_ids
+	byID      map[string][]int // caption indices by element_id
+}
+
+func newCaptionIndex(p *dpe.Page) *captionIndex {
+	var ci *captionIndex
+	for j, el := range p.Elements {
+		if el == nil || normalizeCategory(el.Category) != catFigureCaption {
+			continue
+		}
+		if ci == nil {
+			ci = &captionIndex{byParent: map[string][]int{}, byRelated: map[string][]int{}, byID: map[string][]int{}}
+		}
+		if id := metaString(el, "parent_id"); id != "" {
+			ci.byParent[id] = append(ci.byParent[id], j)
+		}
+		for _, id := range metaStrings(el, "related_ids") {
+			ci.byRelated[id] = append(ci.byRelated[id], j)
+		}
+		if el.ID != "" {
+			ci.byID[el.ID] = append(ci.byID[el.ID], j)
+		}
+	}
+	return ci
+}
+
+// caption returns the caption text for the image at i: the first caption in
+// page order that names the image or that the image names, skipping the one
+// right after it (drawn below it anyway).
+func (ci *captionIndex) caption(p *dpe.Page, i int) string {
+	if ci == nil {
+		return ""
+	}
+	img := p.Elements[i]
+	var cands []int
+	if img.ID != "" {
+		cands = append(cands, ci.byParent[img.ID]...)
+		cands = append(cands, ci.byRelated[img.ID]...)
+	}
+	for _, id := range metaStrings(img, "related_ids") {
+		cands = append(cands, ci.byID[id]...)
+	}
+	sort.Ints(cands)
+	for _, j := range cands {
+		if j != i+1 {
+			return p.Elements[j].Text
+		}
+	}
+	return ""
+}

@@ -1,0 +1,270 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"image"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/render"
+)
+
+// Image previews are decoded off the loop: a command probes a page's image
+// headers (image.DecodeConfig), Update charges each image's declared
+// width×height against a page and a document pixel budget, and only images
+// on screen or just below it are decoded, a few at a time. Results come
+// back as messages keyed by document generation, page and element, so a
+// result for a closed document or another element is dropped. Nothing here
+// makes rendering or a key press wait for a decode.
+
+const (
+	defaultImagePagePixels = 64_000_000
+	defaultImageDocPixels  = 256_000_000
+	defaultImageDecoders   = 3
+	// imageLookBehind/imageLookAhead are how many blocks around the visible
+	// ones are decoded too, so a short scroll finds its previews ready.
+	imageLookBehind = 2
+	imageLookAhead  = 6
+)
+
+type imgKey struct{ page, el int }
+
+type imageLoader struct {
+	gen    int
+	ctx    context.Context
+	cancel context.CancelFunc
+	// stopped is set on quit: nothing new starts.
+	stopped bool
+	probing map[int]bool
+	// probed holds each page's probe results by element index; an image
+	// appears in started once it was charged to a budget or refused.
+	probed   map[int]map[int]render.Preview
+	started  map[imgKey]bool
+	pageUsed map[int]int64
+	docUsed  int64
+	inflight int
+	// decodes counts decodes started for this document (tests read it).
+	decodes int
+}
+
+type imagesProbedMsg struct {
+	gen, page int
+	els       []*dpe.Element
+	idx       []int
+	previews  []render.Preview
+}
+
+type imageDecodedMsg struct {
+	gen, page, el int
+	ptr           *dpe.Element
+	img           image.Image
+	err           error
+}
+
+// reset starts over for a new document (or none): in-flight work for the
+// old one is cancelled and its results will not match.
+func (l *imageLoader) reset(m *model) {
+	if l.cancel != nil {
+		l.cancel()
+	}
+	gen := l.gen + 1
+	*l = imageLoader{gen: gen, probing: map[int]bool{}, probed: map[int]map[int]render.Preview{},
+		started: map[imgKey]bool{}, pageUsed: map[int]int64{}}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	m.renderer.DropPreviews()
+}
+
+func (l *imageLoader) stop() {
+	l.stopped = true
+	if l.cancel != nil {
+		l.cancel()
+	}
+}
+
+func (m *model) imageBudgets() (page, doc int64, decoders int) {
+	page, doc, decoders = m.opt.ImagePagePixels, m.opt.ImageDocPixels, m.opt.ImageDecoders
+	if page <= 0 {
+		page = defaultImagePagePixels
+	}
+	if doc <= 0 {
+		doc = defaultImageDocPixels
+	}
+	if decoders <= 0 {
+		decoders = defaultImageDecoders
+	}
+	return page, doc, decoders
+}
+
+// scheduleImages is run after every message: it starts the probe of the
+// page on screen, then decodes for the images in view, within the budgets
+// and the concurrency bound. It only starts commands.
+func (m *model) scheduleImages() tea.Cmd {
+	l := &m.images
+	d := m.doc
+	if l.stopped || l.ctx == nil || d == nil || m.screen != screenDocument {
+		return nil
+	}
+	p := d.curPage()
+	if p == nil {
+		return nil
+	}
+	page := d.page
+	if !l.probing[page] {
+		l.probing[page] = true
+		return m.probeImages(page, p)
+	}
+	probed := l.probed[page]
+	if len(probed) == 0 || !m.renderer.Theme().Color {
+		return nil
+	}
+	pageBudget, docBudget, decoders := m.imageBudgets()
+	if l.inflight >= decoders {
+		return nil
+	}
+	_, cw := docLayout(m.width)
+	d.ensureBlocks(m, cw)
+	h := d.h
+	if h <= 0 {
+		h = m.bodyHeight() - 1
+	}
+	blocks := d.cache.blocks
+	if len(blocks) == 0 {
+		return nil
+	}
+	b0 := max(0, d.blockAt(d.yoff)-imageLookBehind)
+	b1 := min(len(blocks)-1, d.blockAt(d.yoff+max(h, 1)-1)+imageLookAhead)
+	var cmds []tea.Cmd
+	changed := false
+	for b := b0; b <= b1 && l.inflight < decoders; b++ {
+		idx := blocks[b].ElementIndex
+		pr, ok := probed[idx]
+		k := imgKey{page, idx}
+		if !ok || l.started[k] || !pr.Pending {
+			continue
+		}
+		l.started[k] = true
+		el := p.Elements[idx]
+		px := int64(pr.Width) * int64(pr.Height)
+		switch {
+		case l.pageUsed[page]+px > pageBudget:
+			pr.Pending, pr.Problem = false, "image not previewed: page pixel budget "+megapixels(pageBudget)+" reached"
+		case l.docUsed+px > docBudget:
+			pr.Pending, pr.Problem = false, "image not previewed: document pixel budget "+megapixels(docBudget)+" reached"
+		default:
+			l.pageUsed[page] += px
+			l.docUsed += px
+			l.inflight++
+			l.decodes++
+			cmds = append(cmds, m.decodeImage(page, idx, el))
+			continue
+		}
+		m.renderer.SetPreview(el, pr)
+		changed = true
+	}
+	if changed {
+		d.invalidate()
+	}
+	return tea.Batch(cmds...)
+}
+
+func megapixels(n int64) string {
+	if n < 1_000_000 {
+		return fmt.Sprintf("%d pixels", n)
+	}
+	if n%1_000_000 == 0 {
+		return fmt.Sprintf("%d MP", n/1_000_000)
+	}
+	return fmt.Sprintf("%.1f MP", float64(n)/1e6)
+}
+
+// probeImages reads the headers of every image on a page in one command.
+func (m *model) probeImages(page int, p *dpe.Page) tea.Cmd {
+	l := &m.images
+	ctx, gen := l.ctx, l.gen
+	lim := m.renderer.Limits()
+	els := p.Elements
+	return m.safe(0, func() tea.Msg {
+		msg := imagesProbedMsg{gen: gen, page: page}
+		for i, el := range els {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if el == nil || dpe.NormalizeCategory(el.Category) != dpe.CategoryImage {
+				continue
+			}
+			pr := render.ProbeImage(el, lim)
+			pr.Pending = pr.Problem == "" && pr.Bytes > 0
+			msg.els = append(msg.els, el)
+			msg.idx = append(msg.idx, i)
+			msg.previews = append(msg.previews, pr)
+		}
+		return msg
+	})
+}
+
+func (m *model) onImagesProbed(msg imagesProbedMsg) {
+	l := &m.images
+	if msg.gen != l.gen || m.doc == nil || msg.page >= len(m.doc.doc().Pages) {
+		return
+	}
+	p := m.doc.doc().Pages[msg.page]
+	byIdx := map[int]render.Preview{}
+	for i, el := range msg.els {
+		idx := msg.idx[i]
+		if idx >= len(p.Elements) || p.Elements[idx] != el {
+			continue // the page changed under the probe
+		}
+		pr := msg.previews[i]
+		if !m.renderer.Theme().Color {
+			pr.Pending = false
+		}
+		byIdx[idx] = pr
+		m.renderer.SetPreview(el, pr)
+	}
+	l.probed[msg.page] = byIdx
+	if msg.page == m.doc.page {
+		m.doc.invalidate()
+	}
+}
+
+func (m *model) decodeImage(page, idx int, el *dpe.Element) tea.Cmd {
+	l := &m.images
+	ctx, gen := l.ctx, l.gen
+	lim := m.renderer.Limits()
+	return m.safe(0, func() tea.Msg {
+		img, err := render.DecodePreview(ctx, el, lim)
+		return imageDecodedMsg{gen: gen, page: page, el: idx, ptr: el, img: img, err: err}
+	})
+}
+
+func (m *model) onImageDecoded(msg imageDecodedMsg) {
+	l := &m.images
+	if msg.gen != l.gen {
+		return
+	}
+	l.inflight = max(0, l.inflight-1)
+	if m.doc == nil || msg.page >= len(m.doc.doc().Pages) {
+		return
+	}
+	p := m.doc.doc().Pages[msg.page]
+	if msg.el >= len(p.Elements) || p.Elements[msg.el] != msg.ptr {
+		return
+	}
+	pr := l.probed[msg.page][msg.el]
+	pr.Pending = false
+	if msg.err != nil {
+		if ctxErr := l.ctx.Err(); ctxErr != nil {
+			return
+		}
+		pr.Problem = msg.err.Error()
+	} else {
+		pr.Thumb = msg.img
+	}
+	l.probed[msg.page][msg.el] = pr
+	m.renderer.SetPreview(msg.ptr, pr)
+	if msg.page == m.doc.page {
+		m.doc.invalidate()
+	}
+}
