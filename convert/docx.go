@@ -1,0 +1,798 @@
+package convert
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// DOCX (WordprocessingML) reader: archive/zip + an encoding/xml token
+// stream over word/document.xml, with styles.xml for heading levels and
+// code styles, numbering.xml for list kinds, the relationships for images
+// and links, headers/footers and footnotes.
+//
+// Mapping: a paragraph whose style (or its basedOn chain) has an outline
+// level, or is "Heading N", is a Title with category_depth N−1 (the
+// "Title" style is depth 0 too, front matter); numPr/ilvl is a ListItem of
+// that depth; "Source Code"-like styles or all-monospace runs are a
+// CodeSnippet (consecutive ones merge; Word keeps no language); a style
+// named "… Caption" is a FigureCaption; m:oMath is a Formula holding the
+// math's text; tables keep gridSpan/vMerge as colspan/rowspan.
+//
+// Footnotes and endnotes: the reference becomes "[n]" in the text and the
+// note itself a NarrativeText "[n] text" (ele_metadata footnote: n) after
+// the last block of the document, as a printed book does with endnotes.
+
+const (
+	relOfficeDoc = "/officeDocument"
+	relImage     = "/image"
+	relHeader    = "/header"
+	relFooter    = "/footer"
+	relFootnotes = "/footnotes"
+	relEndnotes  = "/endnotes"
+	relStyles    = "/styles"
+	relNumbering = "/numbering"
+	relHyperlink = "/hyperlink"
+)
+
+func openDOCX(ctx context.Context, src *Source, env *Env) (Pages, error) {
+	z, err := env.OpenZip(src)
+	if err != nil {
+		return nil, err
+	}
+	main := "word/document.xml"
+	if pkg, err := relsOf(env, z, ""); err == nil {
+		if r, ok := relOfType(pkg, relOfficeDoc); ok && !r.external {
+			main = r.target
+		}
+	}
+	if z.File(main) == nil {
+		return nil, errors.New("not a Word document: the zip has no word/document.xml")
+	}
+	r := &docxReader{env: env, z: z, main: main}
+	if r.rels, err = relsOf(env, z, main); err != nil {
+		return nil, err
+	}
+	if err := r.readStyles(); err != nil {
+		return nil, err
+	}
+	if err := r.readNumbering(); err != nil {
+		return nil, err
+	}
+	if err := r.readNotes(); err != nil {
+		return nil, err
+	}
+	f := &flow{}
+	if err := r.body(ctx, f); err != nil {
+		return nil, err
+	}
+	for _, id := range r.headerIDs {
+		if t := r.partText(id); t != "" {
+			f.headers = append(f.headers, t)
+		}
+	}
+	for _, id := range r.footerIDs {
+		if t := r.partText(id); t != "" {
+			f.footers = append(f.footers, t)
+		}
+	}
+	for _, n := range r.used {
+		f.add(block{cat: "NarrativeText", text: fmt.Sprintf("[%d] %s", n.num, n.text), meta: Meta{"footnote": n.num}})
+	}
+	var info Info
+	coreProps(env, z, &info)
+	return f.pages(env, info), nil
+}
+
+type docxStyle struct {
+	name, basedOn string
+	outline       int // 1-based outline level; 0 none
+	mono          bool
+	numbered      bool
+	ilvl          int
+}
+
+type docxNote struct {
+	num  int
+	text string
+}
+
+type docxReader struct {
+	env    *Env
+	z      *Zip
+	main   string
+	rels   map[string]rel
+	styles map[string]docxStyle
+	// ordered[numId][ilvl] is true for a decimal/letter/roman list level.
+	ordered map[string]map[int]bool
+	notes   map[string]string // "f<id>" / "e<id>" → text
+	used    []docxNote        // notes in reference order
+	noteNum map[string]int
+
+	headerIDs, footerIDs []string
+	seenHF               map[string]bool
+}
+
+// partXML opens a part for token reading.
+func (r *docxReader) partXML(name string) (*XMLDecoder, io.Closer, error) {
+	rc, err := r.z.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.env.XML(rc), rc, nil
+}
+
+func (r *docxReader) readStyles() error {
+	r.styles = map[string]docxStyle{}
+	rl, ok := relOfType(r.rels, relStyles)
+	if !ok || r.z.File(rl.target) == nil {
+		return nil
+	}
+	d, c, err := r.partXML(rl.target)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var id string
+	var cur docxStyle
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("styles: %w", err)
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "style":
+				id, cur = attr(t, "styleId"), docxStyle{}
+			case "name":
+				cur.name = attr(t, "val")
+			case "basedOn":
+				cur.basedOn = attr(t, "val")
+			case "outlineLvl":
+				if n, err := strconv.Atoi(attr(t, "val")); err == nil && n >= 0 && n < 9 {
+					cur.outline = n + 1
+				}
+			case "rFonts":
+				cur.mono = cur.mono || isMonospace(attr(t, "ascii")) || isMonospace(attr(t, "hAnsi"))
+			case "numId":
+				cur.numbered = attr(t, "val") != "0"
+			case "ilvl":
+				cur.ilvl, _ = strconv.Atoi(attr(t, "val"))
+			}
+		case xml.EndElement:
+			if t.Name.Local == "style" && id != "" {
+				r.styles[id] = cur
+				id = ""
+			}
+		}
+	}
+}
+
+// style resolves a paragraph style through its basedOn chain (bounded:
+// a cycle is not followed forever).
+func (r *docxReader) style(id string) docxStyle {
+	s, ok := r.styles[id]
+	if !ok {
+		s.name = id
+	}
+	out := s
+	for i := 0; i < 16 && s.basedOn != ""; i++ {
+		s = r.styles[s.basedOn]
+		if out.outline == 0 {
+			out.outline = s.outline
+		}
+		out.mono = out.mono || s.mono
+		if !out.numbered && s.numbered {
+			out.numbered, out.ilvl = true, s.ilvl
+		}
+	}
+	if out.outline == 0 {
+		if n, ok := headingNumber(out.name); ok {
+			out.outline = n
+		} else if n, ok := headingNumber(id); ok {
+			out.outline = n
+		}
+	}
+	return out
+}
+
+// headingNumber reads "heading 2" / "Heading2" style names.
+func headingNumber(name string) (int, bool) {
+	n := strings.ToLower(strings.ReplaceAll(name, " ", ""))
+	if !strings.HasPrefix(n, "heading") {
+		return 0, false
+	}
+	v, err := strconv.Atoi(n[len("heading"):])
+	if err != nil || v < 1 || v > 9 {
+		return 0, false
+	}
+	return v, true
+}
+
+func (r *docxReader) readNumbering() error {
+	r.ordered = map[string]map[int]bool{}
+	rl, ok := relOfType(r.rels, relNumbering)
+	if !ok || r.z.File(rl.target) == nil {
+		return nil
+	}
+	d, c, err := r.partXML(rl.target)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	abstract := map[string]map[int]bool{}
+	numToAbs := map[string]string{}
+	var absID, numID string
+	lvl := -1
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("numbering: %w", err)
+		}
+		se, ok := t.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch se.Name.Local {
+		case "abstractNum":
+			absID, numID = attr(se, "abstractNumId"), ""
+			abstract[absID] = map[int]bool{}
+		case "num":
+			numID, absID = attr(se, "numId"), ""
+		case "abstractNumId":
+			if numID != "" {
+				numToAbs[numID] = attr(se, "val")
+			}
+		case "lvl":
+			lvl, _ = strconv.Atoi(attr(se, "ilvl"))
+		case "numFmt":
+			if absID != "" {
+				v := attr(se, "val")
+				abstract[absID][lvl] = v != "bullet" && v != "none" && v != ""
+			}
+		}
+	}
+	for n, a := range numToAbs {
+		r.ordered[n] = abstract[a]
+	}
+	return nil
+}
+
+func (r *docxReader) readNotes() error {
+	r.notes, r.noteNum = map[string]string{}, map[string]int{}
+	for _, k := range []struct{ rel, prefix string }{{relFootnotes, "f"}, {relEndnotes, "e"}} {
+		rl, ok := relOfType(r.rels, k.rel)
+		if !ok || r.z.File(rl.target) == nil {
+			continue
+		}
+		d, c, err := r.partXML(rl.target)
+		if err != nil {
+			return err
+		}
+		err = func() error {
+			defer c.Close()
+			for {
+				t, err := d.Token()
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return fmt.Errorf("notes: %w", err)
+				}
+				se, ok := t.(xml.StartElement)
+				if !ok || (se.Name.Local != "footnote" && se.Name.Local != "endnote") {
+					continue
+				}
+				txt, err := r.plainText(d)
+				if err != nil {
+					return err
+				}
+				if typ := attr(se, "type"); typ == "" || typ == "normal" {
+					r.notes[k.prefix+attr(se, "id")] = strings.TrimSpace(txt)
+				}
+			}
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plainText is the w:t text of the element just started (paragraphs
+// separated by newlines), consuming it.
+func (r *docxReader) plainText(d *XMLDecoder) (string, error) {
+	var sb strings.Builder
+	depth, inT := 1, false
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return "", err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "t":
+				inT = true
+			case "tab":
+				sb.WriteByte('\t')
+			case "br":
+				sb.WriteByte('\n')
+			}
+		case xml.EndElement:
+			depth--
+			switch t.Name.Local {
+			case "t":
+				inT = false
+			case "p":
+				sb.WriteByte('\n')
+			}
+		case xml.CharData:
+			if inT {
+				sb.Write(t)
+			}
+		}
+	}
+	return strings.TrimRight(sb.String(), "\n"), nil
+}
+
+// partText is the text of a header/footer part by relationship id.
+func (r *docxReader) partText(id string) string {
+	rl, ok := r.rels[id]
+	if !ok || rl.external || r.z.File(rl.target) == nil {
+		return ""
+	}
+	d, c, err := r.partXML(rl.target)
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return ""
+		}
+		if _, ok := t.(xml.StartElement); ok {
+			txt, err := r.plainText(d)
+			if err != nil {
+				return ""
+			}
+			return strings.TrimSpace(txt)
+		}
+	}
+}
+
+// body walks w:body. Containers (sdt, customXml, ins …) are transparent:
+// only paragraphs, tables and section properties are acted on.
+func (r *docxReader) body(ctx context.Context, f *flow) error {
+	d, c, err := r.partXML(r.main)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var code *block // the CodeSnippet being extended by following code paragraphs
+	n := 0
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("word/document.xml: %w", err)
+		}
+		se, ok := t.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		if n++; n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		switch se.Name.Local {
+		case "p":
+			p, err := r.paragraph(d)
+			if err != nil {
+				return err
+			}
+			code = r.emit(f, p, code)
+		case "tbl":
+			g, err := r.table(d)
+			if err != nil {
+				return err
+			}
+			f.add(g.block())
+			code = nil
+		case "sectPr":
+			if err := r.sectPr(d); err != nil {
+				return err
+			}
+		case "Fallback":
+			// mc:AlternateContent repeats its content for old readers.
+			if err := skip(d); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (r *docxReader) sectPr(d *XMLDecoder) error {
+	if r.seenHF == nil {
+		r.seenHF = map[string]bool{}
+	}
+	depth := 1
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			id := relID(t)
+			if id == "" || r.seenHF[id] {
+				continue
+			}
+			switch t.Name.Local {
+			case "headerReference":
+				r.seenHF[id] = true
+				r.headerIDs = append(r.headerIDs, id)
+			case "footerReference":
+				r.seenHF[id] = true
+				r.footerIDs = append(r.footerIDs, id)
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
+	return nil
+}
+
+// para is one parsed w:p.
+type para struct {
+	style              string
+	numbered           bool
+	numID              string
+	ilvl               int
+	text               strings.Builder
+	allMono, anyRun    bool
+	breakBefore, brk   bool // page break before / inside
+	sectionEnd         bool
+	images             []block
+	formulas           []string
+	linkURLs, linkText []string
+	emails             []string
+}
+
+func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
+	p := &para{allMono: true}
+	depth, inT := 1, false
+	runMono := false
+	var link *rel
+	var linkText strings.Builder
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "pStyle":
+				p.style = attr(t, "val")
+			case "numId":
+				p.numID = attr(t, "val")
+				p.numbered = p.numID != "0"
+			case "ilvl":
+				p.ilvl, _ = strconv.Atoi(attr(t, "val"))
+			case "pageBreakBefore":
+				p.breakBefore = attr(t, "val") != "0" && attr(t, "val") != "false"
+			case "sectPr":
+				p.sectionEnd = true
+				if err := r.sectPr(d); err != nil {
+					return nil, err
+				}
+				depth--
+			case "r":
+				runMono = false
+			case "rFonts":
+				runMono = isMonospace(attr(t, "ascii")) || isMonospace(attr(t, "hAnsi"))
+			case "t":
+				inT = true
+				p.anyRun = true
+				if !runMono {
+					p.allMono = false
+				}
+			case "tab":
+				p.text.WriteByte('\t')
+			case "br", "cr":
+				if attr(t, "type") == "page" {
+					p.brk = true
+				} else {
+					p.text.WriteByte('\n')
+				}
+			case "hyperlink":
+				if rl, ok := r.rels[relID(t)]; ok && rl.external {
+					link = &rl
+					linkText.Reset()
+				}
+			case "footnoteReference", "endnoteReference":
+				key := "f" + attr(t, "id")
+				if t.Name.Local == "endnoteReference" {
+					key = "e" + attr(t, "id")
+				}
+				if txt, ok := r.notes[key]; ok {
+					num, seen := r.noteNum[key]
+					if !seen {
+						num = len(r.used) + 1
+						r.noteNum[key] = num
+						r.used = append(r.used, docxNote{num: num, text: txt})
+					}
+					p.text.WriteString("[" + strconv.Itoa(num) + "]")
+				}
+			case "oMath":
+				txt, err := innerText(d)
+				if err != nil {
+					return nil, err
+				}
+				depth--
+				if txt = strings.TrimSpace(txt); txt != "" {
+					p.formulas = append(p.formulas, txt)
+				}
+			case "drawing", "pict", "object":
+				imgs, err := r.drawing(d)
+				if err != nil {
+					return nil, err
+				}
+				depth--
+				p.images = append(p.images, imgs...)
+			case "Fallback", "instrText", "delText":
+				if err := skip(d); err != nil {
+					return nil, err
+				}
+				depth--
+			}
+		case xml.EndElement:
+			depth--
+			switch t.Name.Local {
+			case "t":
+				inT = false
+			case "hyperlink":
+				if link != nil {
+					p.linkURLs = append(p.linkURLs, link.target)
+					p.linkText = append(p.linkText, linkText.String())
+					if addr, ok := strings.CutPrefix(link.target, "mailto:"); ok {
+						addr, _, _ = strings.Cut(addr, "?")
+						p.emails = append(p.emails, addr)
+					}
+					link = nil
+				}
+			}
+		case xml.CharData:
+			if inT {
+				p.text.Write(t)
+				if link != nil {
+					linkText.Write(t)
+				}
+			}
+		}
+	}
+	return p, nil
+}
+
+// drawing collects the pictures of a w:drawing / w:pict: a:blip r:embed
+// (DrawingML) or v:imagedata r:id (VML), alt text from wp:docPr descr.
+func (r *docxReader) drawing(d *XMLDecoder) ([]block, error) {
+	var out []block
+	alt := ""
+	depth := 1
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "docPr":
+				alt = attr(t, "descr")
+				if alt == "" {
+					alt = attr(t, "title")
+				}
+			case "blip", "imagedata":
+				id := attr(t, "embed")
+				if id == "" {
+					id = relID(t)
+				}
+				if rl, ok := r.rels[id]; ok && !rl.external && r.z.File(rl.target) != nil {
+					out = append(out, imageBlock(r.env, r.z, rl.target, alt))
+				}
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
+	return out, nil
+}
+
+// emit turns a paragraph into blocks; code is the open CodeSnippet that a
+// following code paragraph extends (returned: the new open one).
+func (r *docxReader) emit(f *flow, p *para, code *block) *block {
+	if p.breakBefore {
+		f.add(block{brk: true})
+	}
+	st := r.style(p.style)
+	lname := strings.ToLower(st.name)
+	txt := p.text.String()
+	trimmed := strings.TrimSpace(txt)
+	isCode := strings.Contains(strings.ReplaceAll(lname, " ", ""), "sourcecode") || lname == "code" ||
+		strings.Contains(lname, "preformatted") || st.mono || (p.anyRun && p.allMono && trimmed != "")
+	var next *block
+	switch {
+	case trimmed == "" && len(p.images) == 0 && len(p.formulas) == 0:
+		// Empty paragraphs are spacing; in code they are blank lines.
+		if code != nil && isCode {
+			code.text += "\n"
+			next = code
+		}
+	case isCode:
+		if code != nil {
+			code.text += "\n" + strings.TrimRight(txt, "\n")
+			next = code
+		} else {
+			f.add(block{cat: "CodeSnippet", text: strings.TrimRight(txt, "\n"), meta: Meta{}})
+			next = &f.blocks[len(f.blocks)-1]
+		}
+	case st.outline > 0:
+		f.add(block{cat: "Title", text: trimmed, level: st.outline, meta: Meta{"category_depth": st.outline - 1}})
+	case lname == "title" || lname == "subtitle":
+		depth := 0
+		if lname == "subtitle" {
+			depth = 1
+		}
+		f.add(block{cat: "Title", text: trimmed, front: true, meta: Meta{"category_depth": depth}})
+	case lname == "author" || lname == "date" || lname == "abstract":
+		f.add(block{cat: "NarrativeText", text: trimmed, front: true, meta: Meta{}})
+	case strings.Contains(lname, "caption"):
+		f.add(block{cat: "FigureCaption", text: trimmed, meta: Meta{}})
+	case p.numbered || st.numbered:
+		ilvl, numID := p.ilvl, p.numID
+		if !p.numbered {
+			ilvl = st.ilvl
+		}
+		m := Meta{"category_depth": max(0, min(ilvl, 8))}
+		if r.ordered[numID][ilvl] {
+			m["ordered"] = true
+		}
+		addLinks(m, p)
+		f.add(block{cat: "ListItem", text: trimmed, meta: m})
+	case trimmed != "":
+		m := Meta{}
+		addLinks(m, p)
+		f.add(block{cat: "NarrativeText", text: trimmed, meta: m})
+	}
+	if !isCode {
+		next = nil
+	}
+	for _, e := range p.emails {
+		f.add(block{cat: "EmailAddress", text: e, meta: Meta{}})
+	}
+	for _, fm := range p.formulas {
+		f.add(block{cat: "Formula", text: fm, meta: Meta{}})
+	}
+	for _, im := range p.images {
+		f.add(im)
+	}
+	if p.brk || p.sectionEnd {
+		f.add(block{brk: true})
+		next = nil
+	}
+	return next
+}
+
+func addLinks(m Meta, p *para) {
+	if len(p.linkURLs) > 0 {
+		m["link_urls"] = p.linkURLs
+		m["link_texts"] = p.linkText
+	}
+}
+
+// table reads a w:tbl. gridSpan widens a cell; vMerge without "restart"
+// continues the cell above (its rowspan grows, no cell is emitted). A
+// nested table is flattened into its cell's text.
+func (r *docxReader) table(d *XMLDecoder) (*grid, error) {
+	g := &grid{}
+	var cur *cell
+	col := 0
+	vcont := false
+	header := false
+	var cellText []string
+	depth := 1
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "tr":
+				g.rows = append(g.rows, nil)
+				col, header = 0, false
+			case "tblHeader":
+				header = attr(t, "val") != "false" && attr(t, "val") != "0"
+			case "tc":
+				cur = &cell{colspan: 1, rowspan: 1, col: col, header: header}
+				vcont, cellText = false, nil
+			case "gridSpan":
+				if cur != nil {
+					if n, err := strconv.Atoi(attr(t, "val")); err == nil && n > 1 && n < 1000 {
+						cur.colspan = n
+					}
+				}
+			case "vMerge":
+				v := attr(t, "val")
+				vcont = v == "" || v == "continue"
+			case "p":
+				p, err := r.paragraph(d)
+				if err != nil {
+					return nil, err
+				}
+				depth--
+				cellText = append(cellText, strings.TrimSpace(p.text.String()))
+			case "tbl":
+				inner, err := r.table(d)
+				if err != nil {
+					return nil, err
+				}
+				depth--
+				cellText = append(cellText, inner.text())
+			}
+		case xml.EndElement:
+			depth--
+			if t.Name.Local == "tc" && cur != nil && len(g.rows) > 0 {
+				row := len(g.rows) - 1
+				if vcont {
+					if up := g.above(row, cur.col); up != nil {
+						up.rowspan = row - rowOf(g, up) + 1
+						col += cur.colspan
+						cur = nil
+						continue
+					}
+				}
+				cur.text = strings.TrimSpace(strings.Join(cellText, "\n"))
+				g.rows[row] = append(g.rows[row], cur)
+				col += cur.colspan
+				cur = nil
+			}
+		}
+	}
+	return g, nil
+}
+
+// rowOf is the row index holding origin cell c.
+func rowOf(g *grid, c *cell) int {
+	for i, r := range g.rows {
+		for _, x := range r {
+			if x == c {
+				return i
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,844 @@
+package convert
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// OpenDocument reader (ODT, ODP, ODS): archive/zip + an encoding/xml
+// token stream over content.xml, meta.xml for the properties and
+// styles.xml for headers, footers and named styles.
+//
+// ODT: text:h with text:outline-level N is a Title of category_depth N−1;
+// text:list nesting gives ListItem depth; paragraphs whose style (through
+// its parent chain) is "Preformatted Text"/"Source Code" or a monospace
+// font are one CodeSnippet per run of lines; "…Caption"/"Illustration"
+// styles are FigureCaption; table:number-columns-spanned/-rows-spanned
+// become colspan/rowspan; a formula object (draw:object → MathML) is a
+// Formula with the math's text. Notes: as in DOCX, "[n]" in the text and
+// "[n] note" NarrativeText at the end.
+// ODP: one page per draw:page; presentation:class title → Title,
+// outline/subtitle/text boxes → ListItem by list nesting or NarrativeText;
+// speaker notes are NarrativeText with ele_metadata slide_notes: true.
+// ODS: one page per table:table (sheet), one Table with spans.
+
+func openODT(ctx context.Context, src *Source, env *Env) (Pages, error) {
+	r, err := newODF(src, env, "text")
+	if err != nil {
+		return nil, err
+	}
+	f := &flow{}
+	if err := r.walk(ctx, func(d *XMLDecoder, se xml.StartElement) error { return r.textBlock(d, se, f, 0) }); err != nil {
+		return nil, err
+	}
+	f.headers, f.footers = r.masterText()
+	for i, n := range r.notes {
+		f.add(block{cat: "NarrativeText", text: fmt.Sprintf("[%d] %s", i+1, n), meta: Meta{"footnote": i + 1}})
+	}
+	return f.pages(env, r.info), nil
+}
+
+func openODP(ctx context.Context, src *Source, env *Env) (Pages, error) {
+	r, err := newODF(src, env, "presentation")
+	if err != nil {
+		return nil, err
+	}
+	bk := NewBook(env)
+	err = r.walk(ctx, func(d *XMLDecoder, se xml.StartElement) error {
+		if se.Name.Local != "page" {
+			return skip(d)
+		}
+		return r.slide(d, se, bk)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := bk.Err(); err != nil {
+		return nil, err
+	}
+	return bk.Pages(r.info), nil
+}
+
+func openODS(ctx context.Context, src *Source, env *Env) (Pages, error) {
+	r, err := newODF(src, env, "spreadsheet")
+	if err != nil {
+		return nil, err
+	}
+	bk := NewBook(env)
+	err = r.walk(ctx, func(d *XMLDecoder, se xml.StartElement) error {
+		if se.Name.Local != "table" {
+			return skip(d)
+		}
+		name := attr(se, "name")
+		g, err := r.table(d, bk.Len())
+		if err != nil {
+			return err
+		}
+		bk.StartPage(name)
+		b := g.block()
+		b.meta["page_name"] = name
+		bk.Add("Table", b.text, b.meta)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := bk.Err(); err != nil {
+		return nil, err
+	}
+	return bk.Pages(r.info), nil
+}
+
+type odfStyle struct {
+	parent, display string
+	mono, breakPage bool
+}
+
+type odfReader struct {
+	env    *Env
+	z      *Zip
+	body   string // office:text / presentation / spreadsheet
+	info   Info
+	styles map[string]odfStyle
+	notes  []string
+	code   *block // open CodeSnippet (ODT)
+	f      *flow
+}
+
+func newODF(src *Source, env *Env, body string) (*odfReader, error) {
+	z, err := env.OpenZip(src)
+	if err != nil {
+		return nil, err
+	}
+	if z.File("content.xml") == nil {
+		return nil, errors.New("not an OpenDocument file: the zip has no content.xml")
+	}
+	r := &odfReader{env: env, z: z, body: body, styles: map[string]odfStyle{}}
+	r.readMeta()
+	if z.File("styles.xml") != nil {
+		if err := r.readStyles("styles.xml", nil); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *odfReader) readMeta() {
+	rc, err := r.z.Open("meta.xml")
+	if err != nil {
+		return
+	}
+	defer rc.Close()
+	d := r.env.XML(rc)
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return
+		}
+		se, ok := t.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch se.Name.Local {
+		case "title", "keyword", "date", "description":
+			v, err := innerText(d)
+			if err != nil {
+				return
+			}
+			v = strings.TrimSpace(v)
+			switch se.Name.Local {
+			case "title":
+				r.info.Title = v
+			case "description":
+				r.info.Summary = v
+			case "keyword":
+				r.info.Keywords = append(r.info.Keywords, splitKeywords(v)...)
+			case "date":
+				r.info.LastModified = isoTime(v)
+			}
+		}
+	}
+}
+
+// readStyles records paragraph styles (parent, display name, monospace
+// font, page break before); with visit non-nil, also hands each
+// master-page header/footer to it.
+func (r *odfReader) readStyles(part string, visit func(d *XMLDecoder, se xml.StartElement) error) error {
+	rc, err := r.z.Open(part)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := r.env.XML(rc)
+	name := ""
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", part, err)
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "style":
+				name = attr(t, "name")
+				s := r.styles[name]
+				s.parent, s.display = attr(t, "parent-style-name"), attr(t, "display-name")
+				r.styles[name] = s
+			case "text-properties":
+				if name != "" && (isMonospace(attr(t, "font-name")) || isMonospace(attr(t, "font-family"))) {
+					s := r.styles[name]
+					s.mono = true
+					r.styles[name] = s
+				}
+			case "paragraph-properties":
+				if name != "" && attr(t, "break-before") == "page" {
+					s := r.styles[name]
+					s.breakPage = true
+					r.styles[name] = s
+				}
+			case "header", "footer":
+				if visit != nil {
+					if err := visit(d, t); err != nil {
+						return err
+					}
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "style" {
+				name = ""
+			}
+		}
+	}
+}
+
+// masterText is the text of the master pages' headers and footers.
+func (r *odfReader) masterText() (headers, footers []string) {
+	if r.z.File("styles.xml") == nil {
+		return nil, nil
+	}
+	_ = r.readStyles("styles.xml", func(d *XMLDecoder, se xml.StartElement) error {
+		txt, err := innerText(d)
+		if txt = strings.TrimSpace(txt); txt != "" {
+			if se.Name.Local == "header" {
+				headers = append(headers, txt)
+			} else {
+				footers = append(footers, txt)
+			}
+		}
+		return err
+	})
+	return headers, footers
+}
+
+// style resolves a style through its parents: its names (lowercased,
+// "_20_" read as a space), monospace and page-break flags.
+func (r *odfReader) style(name string) (names []string, s odfStyle) {
+	for i := 0; i < 16 && name != ""; i++ {
+		st := r.styles[name]
+		names = append(names, strings.ToLower(strings.ReplaceAll(name, "_20_", " ")), strings.ToLower(st.display))
+		s.mono = s.mono || st.mono
+		if i == 0 {
+			s.breakPage = st.breakPage
+		}
+		name = st.parent
+	}
+	return names, s
+}
+
+// walk reads content.xml (after its automatic styles) and calls fn for
+// each child element of office:<body kind>; fn must consume the element.
+func (r *odfReader) walk(ctx context.Context, fn func(d *XMLDecoder, se xml.StartElement) error) error {
+	rc, err := r.z.Open("content.xml")
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := r.env.XML(rc)
+	inBody, n := false, 0
+	styleName := ""
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("content.xml: %w", err)
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			if n++; n%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if inBody {
+				if err := fn(d, t); err != nil {
+					return err
+				}
+				continue
+			}
+			switch t.Name.Local {
+			case r.body:
+				if t.Name.Space == "urn:oasis:names:tc:opendocument:xmlns:office:1.0" {
+					inBody = true
+				}
+			case "style":
+				styleName = attr(t, "name")
+				s := r.styles[styleName]
+				s.parent = attr(t, "parent-style-name")
+				r.styles[styleName] = s
+			case "text-properties":
+				if styleName != "" && (isMonospace(attr(t, "font-name")) || isMonospace(attr(t, "font-family"))) {
+					s := r.styles[styleName]
+					s.mono = true
+					r.styles[styleName] = s
+				}
+			case "paragraph-properties":
+				if styleName != "" && attr(t, "break-before") == "page" {
+					s := r.styles[styleName]
+					s.breakPage = true
+					r.styles[styleName] = s
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == r.body {
+				inBody = false
+			}
+		}
+	}
+}
+
+// odfText is the text of one paragraph-level element with the objects
+// found inside it.
+type odfText struct {
+	text     strings.Builder
+	images   []block
+	formulas []string
+	emails   []string
+	urls     []string
+	brk      bool
+}
+
+// inline reads the content of a text:p / text:h / text:span just started.
+func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
+	depth := 1
+	var href string
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "s":
+				n, err := strconv.Atoi(attr(t, "c"))
+				if err != nil || n < 1 {
+					n = 1
+				}
+				out.text.WriteString(strings.Repeat(" ", min(n, 1000)))
+			case "tab":
+				out.text.WriteByte('\t')
+			case "line-break":
+				out.text.WriteByte('\n')
+			case "soft-page-break":
+			case "a":
+				href = attr(t, "href")
+			case "note":
+				body, err := r.noteBody(d)
+				if err != nil {
+					return err
+				}
+				depth--
+				r.notes = append(r.notes, body)
+				out.text.WriteString("[" + strconv.Itoa(len(r.notes)) + "]")
+			case "frame":
+				if err := r.frame(d, out); err != nil {
+					return err
+				}
+				depth--
+			case "annotation", "bookmark-start", "bookmark-end", "tracked-changes":
+				if err := skip(d); err != nil {
+					return err
+				}
+				depth--
+			}
+		case xml.EndElement:
+			depth--
+			if t.Name.Local == "a" && href != "" {
+				out.urls = append(out.urls, href)
+				if addr, ok := strings.CutPrefix(href, "mailto:"); ok {
+					addr, _, _ = strings.Cut(addr, "?")
+					out.emails = append(out.emails, addr)
+				}
+				href = ""
+			}
+		case xml.CharData:
+			out.text.Write(t)
+		}
+	}
+	return nil
+}
+
+// noteBody is the text of a text:note's body (the citation is dropped).
+func (r *odfReader) noteBody(d *XMLDecoder) (string, error) {
+	var sb strings.Builder
+	depth := 1
+	inBody := false
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return "", err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			if t.Name.Local == "note-body" {
+				inBody = true
+			}
+		case xml.EndElement:
+			depth--
+			if t.Name.Local == "p" && inBody {
+				sb.WriteByte(' ')
+			}
+		case xml.CharData:
+			if inBody {
+				sb.Write(t)
+			}
+		}
+	}
+	return strings.TrimSpace(sb.String()), nil
+}
+
+// frame reads a draw:frame: an image from the package, a formula object
+// (its MathML text), or a text box (its text joins the paragraph).
+func (r *odfReader) frame(d *XMLDecoder, out *odfText) error {
+	depth := 1
+	alt := ""
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "image":
+				href := strings.TrimPrefix(attr(t, "href"), "./")
+				if href != "" && !strings.Contains(href, "://") && r.z.File(href) != nil {
+					out.images = append(out.images, imageBlock(r.env, r.z, href, alt))
+				} else if href != "" {
+					out.images = append(out.images, block{cat: "Image", text: alt, meta: Meta{"image_path": href}})
+				}
+			case "object":
+				href := strings.TrimSuffix(strings.TrimPrefix(attr(t, "href"), "./"), "/")
+				if txt := r.formula(path.Join(href, "content.xml")); txt != "" {
+					out.formulas = append(out.formulas, txt)
+				}
+			case "title", "desc":
+				v, err := innerText(d)
+				if err != nil {
+					return err
+				}
+				depth--
+				if alt == "" {
+					alt = strings.TrimSpace(v)
+				}
+			}
+		case xml.CharData:
+			out.text.Write(t)
+		case xml.EndElement:
+			depth--
+		}
+	}
+	return nil
+}
+
+// formula is the text of an embedded MathML object; "" when it is not
+// math (a chart or another embedded document).
+func (r *odfReader) formula(part string) string {
+	if r.z.File(part) == nil {
+		return ""
+	}
+	rc, err := r.z.Open(part)
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	d := r.env.XML(rc)
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return ""
+		}
+		if se, ok := t.(xml.StartElement); ok {
+			if se.Name.Local != "math" {
+				return ""
+			}
+			var sb strings.Builder
+			depth := 1
+			for depth > 0 {
+				t, err := d.Token()
+				if err != nil {
+					return ""
+				}
+				switch t := t.(type) {
+				case xml.StartElement:
+					depth++
+					if t.Name.Local == "annotation" {
+						// The StarMath source repeats the formula.
+						if skip(d) != nil {
+							return ""
+						}
+						depth--
+					}
+				case xml.EndElement:
+					depth--
+				case xml.CharData:
+					sb.Write(t)
+				}
+			}
+			return strings.Join(strings.Fields(sb.String()), "")
+		}
+	}
+}
+
+// textBlock handles one ODT body-level element (also list contents and
+// sections); listDepth > 0 inside a list.
+func (r *odfReader) textBlock(d *XMLDecoder, se xml.StartElement, f *flow, listDepth int) error {
+	switch se.Name.Local {
+	case "h", "p":
+		var o odfText
+		if err := r.inline(d, &o); err != nil {
+			return err
+		}
+		r.emitText(f, se, &o, listDepth)
+	case "list":
+		return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error {
+			if ch.Name.Local != "list-item" && ch.Name.Local != "list-header" {
+				return skip(d)
+			}
+			return r.children(d, func(d *XMLDecoder, g xml.StartElement) error {
+				return r.textBlock(d, g, f, listDepth+1)
+			})
+		})
+	case "table":
+		r.code = nil
+		g, err := r.table(d, -1)
+		if err != nil {
+			return err
+		}
+		f.add(g.block())
+	case "section", "index-body", "table-of-content", "alphabetical-index", "illustration-index", "table-index", "bibliography", "user-index", "object-index":
+		return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error { return r.textBlock(d, ch, f, listDepth) })
+	case "soft-page-break":
+		return skip(d)
+	default:
+		return skip(d)
+	}
+	return nil
+}
+
+// children calls fn for each child element of the element just started.
+func (r *odfReader) children(d *XMLDecoder, fn func(d *XMLDecoder, se xml.StartElement) error) error {
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			if err := fn(d, t); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			return nil
+		}
+	}
+}
+
+func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth int) {
+	names, st := r.style(attr(se, "style-name"))
+	if st.breakPage {
+		f.add(block{brk: true})
+	}
+	txt := o.text.String()
+	trimmed := strings.TrimSpace(txt)
+	has := func(subs ...string) bool {
+		for _, n := range names {
+			for _, s := range subs {
+				if strings.Contains(n, s) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	isCode := listDepth == 0 && se.Name.Local == "p" && (st.mono || has("preformatted", "source code", "sourcecode"))
+	if !isCode {
+		r.code = nil
+	}
+	switch {
+	case isCode:
+		if r.code != nil {
+			r.code.text += "\n" + strings.TrimRight(txt, "\n")
+		} else {
+			f.add(block{cat: "CodeSnippet", text: strings.TrimRight(txt, "\n"), meta: Meta{}})
+			r.code = &f.blocks[len(f.blocks)-1]
+		}
+	case trimmed == "":
+	case se.Name.Local == "h":
+		lvl, err := strconv.Atoi(attr(se, "outline-level"))
+		if err != nil || lvl < 1 {
+			lvl = 1
+		}
+		lvl = min(lvl, 10)
+		f.add(block{cat: "Title", text: trimmed, level: lvl, meta: Meta{"category_depth": lvl - 1}})
+	case listDepth > 0:
+		f.add(block{cat: "ListItem", text: trimmed, meta: Meta{"category_depth": listDepth - 1}})
+	case has("subtitle", "author", "date"):
+		f.add(block{cat: "NarrativeText", text: trimmed, front: true, meta: Meta{}})
+	case has("title") && !has("table"):
+		f.add(block{cat: "Title", text: trimmed, front: true, meta: Meta{"category_depth": 0}})
+	case has("caption", "illustration", "figure"):
+		f.add(block{cat: "FigureCaption", text: trimmed, meta: Meta{}})
+	default:
+		m := Meta{}
+		if len(o.urls) > 0 {
+			m["link_urls"] = o.urls
+		}
+		f.add(block{cat: "NarrativeText", text: trimmed, meta: m})
+	}
+	for _, e := range o.emails {
+		f.add(block{cat: "EmailAddress", text: e, meta: Meta{}})
+	}
+	for _, fm := range o.formulas {
+		f.add(block{cat: "Formula", text: fm, meta: Meta{}})
+	}
+	for _, im := range o.images {
+		f.add(im)
+	}
+	if len(o.images)+len(o.formulas) > 0 {
+		r.code = nil
+	}
+}
+
+// maxSheetCells caps the cells one table may expand to: ODS repeats rows
+// and columns by count (an empty sheet declares a million rows).
+const maxSheetCells = 1 << 20
+
+// table reads a table:table. Covered cells are skipped; repeated rows and
+// columns expand, but trailing empty ones are dropped and the total is
+// capped. sheet ≥ 0 names the sheet in a limit error.
+func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
+	g := &grid{}
+	cells := 0
+	pendingEmpty := 0 // empty rows not yet materialised
+	header := false
+	var row []*cell
+	var rowRepeat, col int
+	var cur *cell
+	var curRepeat int
+	var text []string
+	depth := 1
+	limit := func() error {
+		what := "table cell count"
+		if sheet >= 0 {
+			what = fmt.Sprintf("cell count on sheet %d", sheet)
+		}
+		return limitErr(what, maxSheetCells, int64(cells))
+	}
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "table-header-rows":
+				header = true
+			case "table-row":
+				row, col = nil, 0
+				rowRepeat = repeatAttr(t, "number-rows-repeated")
+			case "table-cell", "covered-table-cell":
+				curRepeat = repeatAttr(t, "number-columns-repeated")
+				if t.Name.Local == "covered-table-cell" {
+					col += curRepeat
+					cur = nil
+					if err := skip(d); err != nil {
+						return nil, err
+					}
+					depth--
+					continue
+				}
+				cur = &cell{colspan: max(1, repeatAttr(t, "number-columns-spanned")), rowspan: max(1, repeatAttr(t, "number-rows-spanned")), header: header, col: col}
+				cur.colspan, cur.rowspan = min(cur.colspan, 16384), min(cur.rowspan, 1<<20)
+				text = nil
+			case "p", "h":
+				var o odfText
+				if err := r.inline(d, &o); err != nil {
+					return nil, err
+				}
+				depth--
+				text = append(text, strings.TrimSpace(o.text.String()))
+			case "table":
+				inner, err := r.table(d, sheet)
+				if err != nil {
+					return nil, err
+				}
+				depth--
+				text = append(text, inner.text())
+			}
+		case xml.EndElement:
+			depth--
+			switch t.Name.Local {
+			case "table-header-rows":
+				header = false
+			case "table-cell":
+				if cur == nil {
+					continue
+				}
+				cur.text = strings.TrimSpace(strings.Join(text, "\n"))
+				if cur.text == "" && cur.colspan == 1 && cur.rowspan == 1 {
+					// Empty cells only take up columns.
+					col += curRepeat
+					cur = nil
+					continue
+				}
+				for i := 0; i < curRepeat && i < 16384; i++ {
+					c := *cur
+					c.col = col
+					row = append(row, &c)
+					col += c.colspan
+					if cells++; cells > maxSheetCells {
+						return nil, limit()
+					}
+				}
+				cur = nil
+			case "table-row":
+				if len(row) == 0 {
+					pendingEmpty += rowRepeat
+					continue
+				}
+				for ; pendingEmpty > 0; pendingEmpty-- {
+					g.rows = append(g.rows, nil)
+					if cells++; cells > maxSheetCells {
+						return nil, limit()
+					}
+				}
+				for i := 0; i < rowRepeat; i++ {
+					cp := make([]*cell, len(row))
+					for j, c := range row {
+						cc := *c
+						cp[j] = &cc
+					}
+					g.rows = append(g.rows, cp)
+					if cells += len(row); cells > maxSheetCells {
+						return nil, limit()
+					}
+				}
+			}
+		}
+	}
+	return g, nil
+}
+
+// repeatAttr reads a positive count attribute (default 1).
+func repeatAttr(se xml.StartElement, local string) int {
+	n, err := strconv.Atoi(attr(se, local))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// slide reads one draw:page into a new page of bk.
+func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
+	pb := bk.StartPage(attr(se, "name"))
+	titled := false
+	var visit func(d *XMLDecoder, se xml.StartElement, notes bool) error
+	visit = func(d *XMLDecoder, se xml.StartElement, notes bool) error {
+		switch se.Name.Local {
+		case "frame", "custom-shape", "rect":
+			class := attr(se, "class")
+			if class == "page-thumbnail" || class == "page-number" || class == "date-time" || class == "footer" || class == "header" {
+				return skip(d)
+			}
+			return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error {
+				switch ch.Name.Local {
+				case "text-box":
+					f := &flow{}
+					if err := r.children(d, func(d *XMLDecoder, g xml.StartElement) error { return r.textBlock(d, g, f, 0) }); err != nil {
+						return err
+					}
+					r.code = nil
+					for _, b := range f.blocks {
+						if b.brk {
+							continue
+						}
+						m := b.meta
+						if m == nil {
+							m = Meta{}
+						}
+						cat := b.cat
+						switch {
+						case notes:
+							m["slide_notes"] = true
+						case class == "title" && cat != "Image":
+							cat = "Title"
+							m["category_depth"] = 0
+							if !titled {
+								bk.SetTitle(b.text)
+								titled = true
+							}
+						case class == "subtitle" && cat != "Image":
+							cat = "Title"
+							m["category_depth"] = 1
+						}
+						if b.image != nil {
+							pb.AddImage(b.image, b.mime, b.text, m)
+						} else {
+							pb.Add(cat, b.text, m)
+						}
+					}
+					return nil
+				case "table":
+					g, err := r.table(d, -1)
+					if err != nil {
+						return err
+					}
+					b := g.block()
+					pb.Add("Table", b.text, b.meta)
+					return nil
+				case "image":
+					href := strings.TrimPrefix(attr(ch, "href"), "./")
+					if href != "" && r.z.File(href) != nil {
+						b := imageBlock(r.env, r.z, href, "")
+						pb.AddImage(b.image, b.mime, b.text, b.meta)
+					}
+					return skip(d)
+				}
+				return skip(d)
+			})
+		case "g":
+			return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error { return visit(d, ch, notes) })
+		case "notes":
+			return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error { return visit(d, ch, true) })
+		}
+		return skip(d)
+	}
+	return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error { return visit(d, ch, false) })
+}

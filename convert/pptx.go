@@ -1,0 +1,332 @@
+package convert
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// PPTX (PresentationML) reader: one page per slide, in the order of
+// ppt/presentation.xml's sldIdLst. A title or ctrTitle placeholder is a
+// Title (depth 0; subTitle depth 1); other text paragraphs are ListItem
+// (category_depth = a:pPr lvl) when they carry a bullet, NarrativeText
+// otherwise, CodeSnippet when every run is monospace; a:tbl keeps
+// gridSpan/rowSpan as colspan/rowspan; p:pic is an Image from the slide's
+// relationships; the notes slide's body is NarrativeText with
+// ele_metadata slide_notes: true.
+
+func openPPTX(ctx context.Context, src *Source, env *Env) (Pages, error) {
+	z, err := env.OpenZip(src)
+	if err != nil {
+		return nil, err
+	}
+	main := "ppt/presentation.xml"
+	if pkg, err := relsOf(env, z, ""); err == nil {
+		if r, ok := relOfType(pkg, relOfficeDoc); ok && !r.external {
+			main = r.target
+		}
+	}
+	if z.File(main) == nil {
+		return nil, errors.New("not a PowerPoint file: the zip has no ppt/presentation.xml")
+	}
+	rels, err := relsOf(env, z, main)
+	if err != nil {
+		return nil, err
+	}
+	var slides []string
+	rc, err := z.Open(main)
+	if err != nil {
+		return nil, err
+	}
+	d := env.XML(rc)
+	for {
+		t, err := d.Token()
+		if err != nil {
+			rc.Close()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("%s: %w", main, err)
+		}
+		if se, ok := t.(xml.StartElement); ok && se.Name.Local == "sldId" {
+			if rl, ok := rels[relID(se)]; ok && !rl.external {
+				slides = append(slides, rl.target)
+			}
+		}
+	}
+	var info Info
+	coreProps(env, z, &info)
+	bk := NewBook(env)
+	for i, s := range slides {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := readSlide(env, z, s, bk); err != nil {
+			return nil, fmt.Errorf("slide %d: %w", i+1, err)
+		}
+	}
+	if err := bk.Err(); err != nil {
+		return nil, err
+	}
+	return bk.Pages(info), nil
+}
+
+func readSlide(env *Env, z *Zip, part string, bk *Book) error {
+	if z.File(part) == nil {
+		return fmt.Errorf("part %s is missing", part)
+	}
+	rels, err := relsOf(env, z, part)
+	if err != nil {
+		return err
+	}
+	pb := bk.StartPage("")
+	var els []block
+	if err := slideBlocks(env, z, part, rels, &els); err != nil {
+		return err
+	}
+	for _, b := range els {
+		if b.cat == "Title" && b.meta["category_depth"] == 0 && bk.titles[len(bk.titles)-1] == "" {
+			bk.SetTitle(b.text)
+		}
+	}
+	if rl, ok := relOfType(rels, "/notesSlide"); ok && !rl.external && z.File(rl.target) != nil {
+		nrels, err := relsOf(env, z, rl.target)
+		if err != nil {
+			return err
+		}
+		var notes []block
+		if err := slideBlocks(env, z, rl.target, nrels, &notes); err != nil {
+			return err
+		}
+		for _, b := range notes {
+			if b.meta["notes_body"] == true && b.cat != "Image" {
+				delete(b.meta, "notes_body")
+				b.meta["slide_notes"] = true
+				b.cat = "NarrativeText"
+				delete(b.meta, "category_depth")
+				els = append(els, b)
+			}
+		}
+	}
+	for _, b := range els {
+		delete(b.meta, "notes_body")
+		if b.image != nil {
+			pb.AddImage(b.image, b.mime, b.text, b.meta)
+		} else {
+			pb.Add(b.cat, b.text, b.meta)
+		}
+	}
+	return nil
+}
+
+// slideBlocks reads the shapes of a slide (or notes slide) part.
+func slideBlocks(env *Env, z *Zip, part string, rels map[string]rel, out *[]block) error {
+	rc, err := z.Open(part)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := env.XML(rc)
+	for {
+		t, err := d.Token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("%s: %w", part, err)
+		}
+		se, ok := t.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch se.Name.Local {
+		case "sp":
+			if err := shape(d, out); err != nil {
+				return err
+			}
+		case "graphicFrame":
+			if err := frameTable(d, out); err != nil {
+				return err
+			}
+		case "blip":
+			if rl, ok := rels[attr(se, "embed")]; ok && !rl.external && z.File(rl.target) != nil {
+				*out = append(*out, imageBlock(env, z, rl.target, ""))
+			}
+		case "Fallback":
+			if err := skip(d); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// shape reads one p:sp: its placeholder type and its text paragraphs.
+func shape(d *XMLDecoder, out *[]block) error {
+	ph := ""
+	isPh := false
+	depth := 1
+	var para strings.Builder
+	lvl, bullet, mono, anyRun, runMono := 0, true, true, false, false
+	type slidePara struct {
+		text         string
+		level        int
+		bullet, code bool
+	}
+	var paras []slidePara
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "ph":
+				isPh = true
+				ph = attr(t, "type")
+			case "p":
+				para.Reset()
+				lvl, bullet, mono, anyRun = 0, true, true, false
+			case "pPr":
+				if n, err := strconv.Atoi(attr(t, "lvl")); err == nil && n >= 0 && n < 9 {
+					lvl = n
+				}
+			case "buNone":
+				bullet = false
+			case "r":
+				runMono = false
+			case "latin":
+				runMono = isMonospace(attr(t, "typeface"))
+			case "t":
+				anyRun = true
+				mono = mono && runMono
+				txt, err := innerText(d)
+				if err != nil {
+					return err
+				}
+				depth--
+				para.WriteString(txt)
+			case "br":
+				para.WriteByte('\n')
+			case "fld":
+				// Slide numbers and dates are layout, not content.
+				if typ := attr(t, "type"); typ == "slidenum" || strings.HasPrefix(typ, "datetime") {
+					if err := skip(d); err != nil {
+						return err
+					}
+					depth--
+				}
+			}
+		case xml.EndElement:
+			depth--
+			if t.Name.Local == "p" {
+				txt := strings.TrimSpace(para.String())
+				if txt == "" {
+					continue
+				}
+				paras = append(paras, slidePara{text: txt, level: lvl, bullet: bullet, code: mono && anyRun})
+			}
+		}
+	}
+	switch ph {
+	case "sldNum", "dt", "ftr", "hdr", "sldImg":
+		return nil
+	}
+	for _, p := range paras {
+		b := block{meta: Meta{}}
+		switch {
+		case ph == "title" || ph == "ctrTitle":
+			b.cat, b.text = "Title", strings.ReplaceAll(p.text, "\n", " ")
+			b.meta["category_depth"] = 0
+		case ph == "subTitle":
+			b.cat, b.text = "Title", p.text
+			b.meta["category_depth"] = 1
+		case p.code: // every run monospace
+			b.cat, b.text = "CodeSnippet", p.text
+		case isPh && (ph == "" || ph == "body" || ph == "obj") && p.bullet: // bulleted body text
+			b.cat, b.text = "ListItem", p.text
+			b.meta["category_depth"] = p.level
+		case p.level > 0 && p.bullet:
+			b.cat, b.text = "ListItem", p.text
+			b.meta["category_depth"] = p.level
+		default:
+			b.cat, b.text = "NarrativeText", p.text
+		}
+		if ph == "body" {
+			b.meta["notes_body"] = true
+		}
+		// Consecutive code paragraphs are one snippet.
+		if n := len(*out); b.cat == "CodeSnippet" && n > 0 && (*out)[n-1].cat == "CodeSnippet" {
+			(*out)[n-1].text += "\n" + b.text
+			continue
+		}
+		*out = append(*out, b)
+	}
+	return nil
+}
+
+// frameTable reads a p:graphicFrame; only tables (a:tbl) produce a block.
+func frameTable(d *XMLDecoder, out *[]block) error {
+	g := &grid{}
+	found := false
+	var cur *cell
+	col := 0
+	skipCell := false
+	var text strings.Builder
+	depth := 1
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "tbl":
+				found = true
+			case "tr":
+				g.rows = append(g.rows, nil)
+				col = 0
+			case "tc":
+				skipCell = attr(t, "hMerge") == "1" || attr(t, "vMerge") == "1" || attr(t, "hMerge") == "true" || attr(t, "vMerge") == "true"
+				cur = &cell{colspan: max(1, min(repeatAttr(t, "gridSpan"), 1000)), rowspan: max(1, min(repeatAttr(t, "rowSpan"), 100000)), col: col, header: len(g.rows) == 1}
+				text.Reset()
+			case "t":
+				txt, err := innerText(d)
+				if err != nil {
+					return err
+				}
+				depth--
+				text.WriteString(txt)
+			}
+		case xml.EndElement:
+			depth--
+			switch t.Name.Local {
+			case "p":
+				text.WriteByte('\n')
+			case "tc":
+				if cur == nil || len(g.rows) == 0 {
+					continue
+				}
+				if !skipCell {
+					cur.text = strings.TrimSpace(text.String())
+					g.rows[len(g.rows)-1] = append(g.rows[len(g.rows)-1], cur)
+					col += cur.colspan
+				} else {
+					col++
+				}
+				cur = nil
+			}
+		}
+	}
+	if found {
+		*out = append(*out, g.block())
+	}
+	return nil
+}
