@@ -1,0 +1,328 @@
+package identity
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+)
+
+// Map builds the hash input of a decoded document by the table in the
+// package doc. body is the document JSON d was decoded from (the top
+// level and page headers are read from it, so that absent, null and ""
+// stay distinct as the contract needs); d supplies the elements, which
+// for a manifest page were fetched from its uri. Every page of d must be
+// decoded (Page.Decoded) — a page that is not is a Problem.
+func Map(body []byte, d *dpe.Document) *Input {
+	in := &Input{}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		in.Problems = append(in.Problems, Problem{"$", CodeValidation, "document JSON: " + err.Error()})
+		return in
+	}
+	var src []json.RawMessage
+	if err := json.Unmarshal(top["pages"], &src); err != nil {
+		in.Problems = append(in.Problems, Problem{"$.pages", CodeValidation, "pages is not an array"})
+		return in
+	}
+	delete(top, "pages")
+
+	if raw, ok := top["file_type"]; ok {
+		var s *string
+		if json.Unmarshal(raw, &s) != nil {
+			in.Problems = append(in.Problems, Problem{"$.file_type", CodeValidation, "file_type is not a string"})
+		} else {
+			in.FileType = s
+		}
+	}
+	in.DocMetadata = in.merge("$", top, "doc_metadata", docDropped())
+
+	models := pairPages(src, d)
+	for j, raw := range src {
+		path := fmt.Sprintf("$.pages[%d]", j)
+		var pm map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &pm); err != nil {
+			in.Problems = append(in.Problems, Problem{path, CodeValidation, "page is not an object"})
+			continue
+		}
+		p := InputPage{Path: path, Number: int64(j)}
+		numKey := "page_index"
+		if _, ok := pm["number"]; ok {
+			numKey = "number"
+		}
+		if nr, ok := pm[numKey]; ok {
+			n, err := integer(nr)
+			if err != nil {
+				in.Problems = append(in.Problems, Problem{path + "." + numKey, CodeValidation, err.Error()})
+			}
+			p.Number = n
+		} else if m := models[j]; m != nil {
+			p.Number = int64(m.Index)
+		}
+		if tr, ok := pm["title"]; ok {
+			if json.Unmarshal(tr, &p.Title) != nil {
+				in.Problems = append(in.Problems, Problem{path + ".title", CodeValidation, "title is not a string"})
+			}
+		}
+		p.PageMetadata = in.merge(path, pm, "page_metadata", pageDropped())
+		m := models[j]
+		switch {
+		case m == nil || !m.Decoded:
+			in.Problems = append(in.Problems, Problem{path, CodeValidation, "page not loaded: its elements cannot be hashed"})
+		default:
+			for k, el := range m.Elements {
+				p.Elements = append(p.Elements, in.element(fmt.Sprintf("%s.elements[%d]", path, k), el))
+			}
+		}
+		in.Pages = append(in.Pages, p)
+	}
+	return in
+}
+
+// Fields that carry no content of their own: identities (file_uri is the
+// contract's; uri and doc_ref name the same document), positions the
+// skeleton already expresses, and transport hints. Each is named in the
+// package doc's table.
+// (Functions, not package variables: nothing can change the table.)
+func docDropped() []string { return []string{"file_type", "file_uri", "uri", "doc_ref"} }
+
+func pageDropped() []string {
+	return []string{"number", "page_index", "title", "elements", "uri", "element_count", "doc_ref"}
+}
+
+func elementDropped() []string {
+	return []string{"id", "element_id", "doc_ref", "page_index", "category", "text",
+		"text_as_html", "image_blob", "image_mime_type"}
+}
+
+// merge builds a metadata object: the object under key (v1 shape) plus
+// every field of obj not named in dropped (v0.2 fields that have no
+// place of their own). A key in both is a Problem.
+func (in *Input) merge(path string, obj map[string]json.RawMessage, key string, dropped []string) []byte {
+	out := map[string]json.RawMessage{}
+	if raw, ok := obj[key]; ok && string(bytes.TrimSpace(raw)) != "null" {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			in.Problems = append(in.Problems, Problem{path + "." + key, CodeValidation, key + " is not an object"})
+			return nil
+		}
+	}
+	for k, v := range obj {
+		if k == key || contains(dropped, k) {
+			continue
+		}
+		if _, dup := out[k]; dup {
+			in.Problems = append(in.Problems, Problem{path + pathKey(k), CodeValidation, "field " + strconv.Quote(k) + " is also in " + key})
+			continue
+		}
+		out[k] = v
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		in.Problems = append(in.Problems, Problem{path, CodeValidation, err.Error()})
+		return nil
+	}
+	return b
+}
+
+// element maps one element (see the package doc's table).
+func (in *Input) element(path string, el *dpe.Element) InputElement {
+	e := InputElement{Path: path}
+	fail := func(field, code, msg string) InputElement {
+		in.Problems = append(in.Problems, Problem{path + field, code, msg})
+		e.Unmappable = true
+		return e
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(el.Raw, &m); err != nil {
+		return fail("", CodeValidation, "element is not an object")
+	}
+	str := func(k string) (*string, bool) {
+		raw, ok := m[k]
+		if !ok {
+			return nil, true
+		}
+		var s *string
+		return s, json.Unmarshal(raw, &s) == nil
+	}
+	cat, ok := str("category")
+	if !ok || cat == nil {
+		return fail(".category", CodeCategoryUnknown, "category is missing or not a string")
+	}
+	e.Category = *cat
+	if e.Category == dpe.CategoryText {
+		// The v0.2 generic text element is the contract's UncategorizedText
+		// (the proposal's appendix B spells it so).
+		e.Category = "UncategorizedText"
+	}
+	kind, known := categoryOf(e.Category)
+	if !known {
+		return fail(".category", CodeCategoryUnknown, "category "+strconv.Quote(*cat)+" is not in the dpe1 category set")
+	}
+	if e.Text, ok = str("text"); !ok {
+		return fail(".text", CodeValidation, "text is not a string")
+	}
+	meta := map[string]json.RawMessage{}
+	for _, k := range []string{"metadata", "ele_metadata"} {
+		raw, has := m[k]
+		if !has || string(bytes.TrimSpace(raw)) == "null" {
+			continue
+		}
+		var part map[string]json.RawMessage
+		if json.Unmarshal(raw, &part) != nil {
+			return fail("."+k, CodeValidation, k+" is not an object")
+		}
+		for pk, pv := range part {
+			if _, dup := meta[pk]; dup {
+				return fail("."+k+pathKey(pk), CodeValidation, "key "+strconv.Quote(pk)+" is in both metadata and ele_metadata")
+			}
+			meta[pk] = pv
+		}
+	}
+	for k, v := range m {
+		if k == "metadata" || k == "ele_metadata" || contains(elementDropped(), k) {
+			continue
+		}
+		if _, dup := meta[k]; dup {
+			return fail(pathKey(k), CodeValidation, "field "+strconv.Quote(k)+" is also in the element's metadata")
+		}
+		meta[k] = v
+	}
+	if e.TextAsHTML, ok = str("text_as_html"); !ok {
+		return fail(".text_as_html", CodeValidation, "text_as_html is not a string")
+	}
+	if e.ImageBlob, ok = str("image_blob"); !ok {
+		return fail(".image_blob", CodeValidation, "image_blob is not a string")
+	}
+	if e.ImageMimeType, ok = str("image_mime_type"); !ok {
+		return fail(".image_mime_type", CodeValidation, "image_mime_type is not a string")
+	}
+	// v0.2 keeps these in ele_metadata; the contract gives them segments.
+	take := func(k string) (*string, bool) {
+		raw, has := meta[k]
+		if !has {
+			return nil, true
+		}
+		var s *string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, false
+		}
+		delete(meta, k)
+		return s, true
+	}
+	switch kind {
+	case kindHTML:
+		if e.TextAsHTML == nil {
+			if e.TextAsHTML, ok = take("text_as_html"); !ok {
+				return fail(".ele_metadata.text_as_html", CodeValidation, "text_as_html is not a string")
+			}
+		}
+	case kindImage:
+		if e.ImageBlob == nil {
+			b64, ok := take("image_base64")
+			if !ok {
+				return fail(".ele_metadata.image_base64", CodeValidation, "image_base64 is not a string")
+			}
+			if b64 != nil && *b64 != "" {
+				data, err := decodeBase64(*b64)
+				if err != nil {
+					return fail(".ele_metadata.image_base64", CodeValidation, "image_base64 is not valid base64")
+				}
+				sum := sha256.Sum256(data)
+				ref := "sha256:" + hex.EncodeToString(sum[:])
+				e.ImageBlob = &ref
+			}
+		}
+		if e.ImageMimeType == nil {
+			if e.ImageMimeType, ok = take("image_mime_type"); !ok {
+				return fail(".ele_metadata.image_mime_type", CodeValidation, "image_mime_type is not a string")
+			}
+		}
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return fail("", CodeValidation, err.Error())
+	}
+	e.Metadata = b
+	return e
+}
+
+// decodeBase64 accepts standard base64, padded or not, with line breaks
+// (what encoders wrap at 76 columns).
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
+			return -1
+		}
+		return r
+	}, s)
+	return base64.StdEncoding.DecodeString(strings.TrimRight(s, "=") + strings.Repeat("=", (4-len(strings.TrimRight(s, "="))%4)%4))
+}
+
+// integer reads an integer literal; beyond ±(2^53−1) or not an integer
+// is an error.
+func integer(raw json.RawMessage) (int64, error) {
+	lit := strings.TrimSpace(string(raw))
+	if strings.ContainsAny(lit, ".eE") || lit == "" || lit[0] == '"' || lit == "null" {
+		return 0, fmt.Errorf("page number %s is not an integer", truncate(lit, 40))
+	}
+	n, err := strconv.ParseInt(lit, 10, 64)
+	if err != nil || n > MaxSafeInteger || n < -MaxSafeInteger {
+		return 0, fmt.Errorf("page number %s is beyond ±(2^53−1)", truncate(lit, 40))
+	}
+	return n, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// pairPages finds, for each source page, the decoded page of d built from
+// it: Decode keeps each page's bytes in Raw and orders pages by index, so
+// the page at the same position usually matches; otherwise the first
+// unused page with the same bytes does.
+func pairPages(src []json.RawMessage, d *dpe.Document) []*dpe.Page {
+	out := make([]*dpe.Page, len(src))
+	if d == nil {
+		return out
+	}
+	used := make([]bool, len(d.Pages))
+	compact := func(b []byte) []byte {
+		var buf bytes.Buffer
+		if json.Compact(&buf, b) != nil {
+			return b
+		}
+		return buf.Bytes()
+	}
+	for j, raw := range src {
+		if j < len(d.Pages) && !used[j] && bytes.Equal(raw, d.Pages[j].Raw) {
+			out[j], used[j] = d.Pages[j], true
+			continue
+		}
+		cr := compact(raw)
+		for k, p := range d.Pages {
+			if !used[k] && bytes.Equal(cr, compact(p.Raw)) {
+				out[j], used[k] = p, true
+				break
+			}
+		}
+	}
+	return out
+}
