@@ -76,6 +76,10 @@ type CheckOptions struct {
 	Workers int
 	// Limits for decoding pages on the fly (zero: defaults).
 	Limits Limits
+	// Loaded are findings made while loading the document (the
+	// RulePageLoad findings of LoadManifestPages): they are ignored,
+	// made strict, ordered and capped with the rest.
+	Loaded []Finding
 }
 
 // ResourceHints are the resource's declarations (dpe.md §DPE Resource 元数据).
@@ -98,6 +102,7 @@ func Check(d *Document, opt CheckOptions) []Finding {
 	c := &checker{d: d, opt: opt, lim: opt.Limits.withDefaults()}
 	c.document()
 	c.pages()
+	c.out = append(c.out, opt.Loaded...)
 	return c.finish()
 }
 
@@ -129,7 +134,7 @@ func (c *checker) document() {
 		}
 	case d.PageCount < 1:
 		c.doc("$.page_count", RulePageCount, Violation, fmt.Sprint(d.PageCount), "page_count is %d, want ≥ 1", d.PageCount)
-	case d.PageCount != len(d.Pages):
+	case d.PageCount != len(d.Pages) && len(d.Pages) > 0: // no pages: RulePagesEmpty says it
 		c.doc("$.page_count", RulePageCount, Violation, fmt.Sprint(d.PageCount), "page_count is %d but \"pages\" has %d", d.PageCount, len(d.Pages))
 	}
 	if len(d.Pages) == 0 {
@@ -281,10 +286,16 @@ func (c *checker) pages() {
 	}
 	wg.Wait()
 
+	failed := map[int]bool{} // pages whose load failed: RulePageLoad says it
+	for _, f := range c.opt.Loaded {
+		if f.Rule == RulePageLoad {
+			failed[f.Page] = true
+		}
+	}
 	notLoaded, firstNotLoaded := 0, -1
 	for i := range res {
 		c.out = append(c.out, res[i].findings...)
-		if res[i].notLoaded {
+		if res[i].notLoaded && !failed[i] {
 			notLoaded++
 			if firstNotLoaded < 0 {
 				firstNotLoaded = i
