@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+// exitViolations is check's exit code when the document has violations.
+// It is the runtime code today (README: "exit 1 on violations"); the one
+// place to change when it gets its own code is here and report() in exit.go.
+const exitViolations = exitRuntime
+
+// shownValueCells bounds the offending value on a text report line; the
+// JSON report carries it whole (as bounded by dpe.MaxValueBytes).
+const shownValueCells = 60
+
+type checkFlags struct {
+	globalFlags
+	Computer string
+	JSON     bool
+	Rules    bool
+	Ignore   string
+	Strict   bool
+	Progress bool
+	Jobs     int
+}
+
+// runCheck implements `check`: open like get, fetch manifest pages a few at
+// a time, run every conformance rule, print one finding per line (or JSON
+// Lines), exit exitViolations when there are violations.
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f checkFlags
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.StringVar(&f.Computer, "computer", "", "computer to ask for a dpe:// URI (default: the one that knows its host)")
+	fs.BoolVar(&f.JSON, "json", false, "print JSON Lines: one object per finding (or per rule with --rules)")
+	fs.BoolVar(&f.Rules, "rules", false, "list the rules (id, severity, name, what, source) and exit")
+	fs.StringVar(&f.Ignore, "ignore", "", "comma-separated rule ids (or names) to silence, e.g. DPE-E012,DPE-E038")
+	fs.BoolVar(&f.Strict, "strict", false, "report warnings as violations (for CI)")
+	fs.BoolVar(&f.Progress, "progress", false, "show manifest page fetch progress on stderr even when it is not a terminal (it is shown on a terminal anyway)")
+	fs.IntVar(&f.Jobs, "jobs", dpe.DefaultFetchWorkers, "manifest pages fetched at once")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	var ignore []string
+	for _, id := range strings.Split(f.Ignore, ",") {
+		if id = strings.TrimSpace(id); id == "" {
+			continue
+		}
+		if _, ok := dpe.RuleByID(id); !ok {
+			return usageErrorf("--ignore: no rule %q (see 'dpe-tui check --rules')", id)
+		}
+		ignore = append(ignore, id)
+	}
+	if f.Jobs < 1 || f.Jobs > 64 {
+		return usageErrorf("--jobs must be 1–64, not %d", f.Jobs)
+	}
+	if f.Rules {
+		if len(pos) != 0 {
+			return usageErrorf("check --rules takes no document")
+		}
+		return printRules(stdout, f.JSON)
+	}
+	if len(pos) != 1 {
+		return usageErrorf("check needs exactly one dpe:// URI, file path or URL")
+	}
+
+	log, closeLog, err := f.logger()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], log, stderr)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if op.Kind != dpe.KindDocument {
+		return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(dpe.RedactURI(op.Access.URI)), kindName(op.Kind))
+	}
+	var progress func(done, total int)
+	if f.Progress || isTerminal(stderr) {
+		progress = progressLine(stderr, isTerminal(stderr))
+	}
+	loaded := opener.LoadManifestPages(ctx, op, f.Jobs, progress)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	findings := opener.Check(op, dpe.CheckOptions{Ignore: ignore, Strict: f.Strict, Loaded: loaded})
+	return writeReport(stdout, op.Doc, findings, f.JSON)
+}
+
+// printCheck is check with no options, for callers of the older entry.
+func printCheck(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, w io.Writer) error {
+	if op.Kind != dpe.KindDocument {
+		return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(dpe.RedactURI(op.Access.URI)), kindName(op.Kind))
+	}
+	loaded := opener.LoadManifestPages(ctx, op, dpe.DefaultFetchWorkers, nil)
+	return writeReport(w, op.Doc, opener.Check(op, dpe.CheckOptions{Loaded: loaded}), false)
+}
+
+// checkLine is one finding of `check --json`.
+type checkLine struct {
+	Rule      string  `json:"rule"`
+	Name      string  `json:"name"`
+	Severity  string  `json:"severity"`
+	Path      string  `json:"path"`
+	Page      *int    `json:"page"`       // page_index; null for the document
+	ElementID *string `json:"element_id"` // null when none
+	Message   string  `json:"message"`
+	Value     string  `json:"value"`
+	Source    string  `json:"source"`
+}
+
+func writeReport(w io.Writer, d *dpe.Document, findings []dpe.Finding, asJSON bool) error {
+	var n [3]int
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, fd := range findings {
+		if int(fd.Severity) < len(n) {
+			n[fd.Severity]++
+		}
+		r := fd.RuleInfo()
+		if asJSON {
+			l := checkLine{Rule: fd.ID, Name: fd.Rule, Severity: fd.Severity.String(), Path: sanitize.Line(fd.Path),
+				Message: sanitize.Line(fd.Message), Value: sanitize.Line(fd.Value), Source: r.Source}
+			if fd.PageIndex >= 0 {
+				p := fd.PageIndex
+				l.Page = &p
+			}
+			if fd.ElementID != "" {
+				id := sanitize.Line(fd.ElementID)
+				l.ElementID = &id
+			}
+			if err := enc.Encode(l); err != nil {
+				return err
+			}
+			continue
+		}
+		line := fmt.Sprintf("%-9s %s %s  %s", fd.Severity, fd.ID, sanitize.Line(fd.Path), sanitize.Line(fd.Message))
+		if fd.Value != "" {
+			line += "  value: " + sanitize.Truncate(sanitize.Line(fd.Value), shownValueCells)
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	if !asJSON {
+		fmt.Fprintf(w, "%s: %d page(s), %d violation(s), %d warning(s), %d note(s)\n",
+			sanitize.Line(d.Title), len(d.Pages), n[dpe.Violation], n[dpe.Warning], n[dpe.Note])
+	}
+	if n[dpe.Violation] > 0 {
+		return &violationsError{n[dpe.Violation]}
+	}
+	return nil
+}
+
+func printRules(w io.Writer, asJSON bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, r := range dpe.Rules() {
+		var err error
+		if asJSON {
+			err = enc.Encode(map[string]string{"id": r.ID, "name": r.Name, "severity": r.Severity.String(), "what": r.What, "source": r.Source})
+		} else {
+			_, err = fmt.Fprintf(w, "%s  %-9s  %-26s  %s  [%s]\n", r.ID, r.Severity, r.Name, r.What, r.Source)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progressLine reports manifest fetches: on a terminal one line rewritten
+// in place, elsewhere a line per tenth of the pages (logs stay short).
+func progressLine(w io.Writer, tty bool) func(done, total int) {
+	lastTenth := -1
+	return func(done, total int) {
+		if tty {
+			fmt.Fprintf(w, "\rfetching manifest pages %d/%d", done, total)
+			if done == total {
+				fmt.Fprintln(w)
+			}
+			return
+		}
+		if t := done * 10 / total; t != lastTenth || done == total {
+			lastTenth = t
+			fmt.Fprintf(w, "fetching manifest pages %d/%d\n", done, total)
+		}
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
