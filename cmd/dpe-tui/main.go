@@ -52,7 +52,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	case "get":
 		err = runGet(ctx, rest, stdout, stderr, false)
 	case "check":
-		err = runGet(ctx, rest, stdout, stderr, true)
+		err = runCheck(ctx, rest, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
