@@ -51,6 +51,16 @@ type fakeAgent struct {
 	ignoreCtx   bool
 	release     chan struct{}
 	calls       int
+	// resourcesFn, when set, answers every get_resources (hostile
+	// servers); resourceCalls counts them.
+	resourcesFn   func(cursor string) *client.ResourcePage
+	resourceCalls int
+	// computersGate, when set, runs inside every list_room before it
+	// answers (a slow server); computersCalls counts the calls and
+	// eventsLeft records how many events were still queued as each began.
+	computersGate  func(ctx context.Context)
+	computersCalls int
+	eventsLeft     []int
 }
 
 func (f *fakeAgent) Events() <-chan client.Event {
@@ -95,6 +105,14 @@ func (f *fakeAgent) Computers(ctx context.Context) ([]protocol.SessionInfo, erro
 	if err := f.wait(ctx); err != nil {
 		return nil, err
 	}
+	f.mu.Lock()
+	f.computersCalls++
+	f.eventsLeft = append(f.eventsLeft, len(f.events))
+	gate := f.computersGate
+	f.mu.Unlock()
+	if gate != nil {
+		gate(ctx)
+	}
 	return append([]protocol.SessionInfo(nil), f.computers...), nil
 }
 
@@ -112,6 +130,12 @@ func (f *fakeAgent) Config(ctx context.Context, computer string) (*client.Config
 func (f *fakeAgent) Resources(ctx context.Context, computer, server, cursor string) (*client.ResourcePage, error) {
 	if err := f.wait(ctx); err != nil {
 		return nil, err
+	}
+	if f.resourcesFn != nil {
+		f.mu.Lock()
+		f.resourceCalls++
+		f.mu.Unlock()
+		return f.resourcesFn(cursor), nil
 	}
 	p, ok := f.pages[server][cursor]
 	if !ok {

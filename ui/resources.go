@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,7 +36,11 @@ type resourcesView struct {
 	pages []pageRecord
 
 	cursor string
-	seen   map[string]bool
+	// seen holds fingerprints of the cursors sent, not the cursors: a
+	// server can send megabyte cursors.
+	seen map[uint64]bool
+	// listed is the bytes of listing acks received so far.
+	listed int64
 	done   bool
 	// stop is why paging ended early (repeated cursor, page cap).
 	stop string
@@ -64,7 +69,7 @@ type pageRecord struct {
 }
 
 func newResourcesView(computer, server string) resourcesView {
-	return resourcesView{computer: computer, server: server, seen: map[string]bool{}, detail: true}
+	return resourcesView{computer: computer, server: server, seen: map[uint64]bool{}, detail: true}
 }
 
 func (v *resourcesView) reload(m *model) tea.Cmd {
@@ -122,7 +127,8 @@ func (v *resourcesView) onPage(m *model, msg resourcesPageMsg) tea.Cmd {
 		p = &client.ResourcePage{}
 	}
 	no := len(v.pages) + 1
-	v.pages = append(v.pages, pageRecord{No: no, Cursor: msg.cursor, Next: p.NextCursor, Count: len(p.Resources), RawBytes: len(p.Raw), Duration: msg.duration, At: m.opt.Now()})
+	v.pages = append(v.pages, pageRecord{No: no, Cursor: shortCursor(msg.cursor), Next: shortCursor(p.NextCursor), Count: len(p.Resources), RawBytes: len(p.Raw), Duration: msg.duration, At: m.opt.Now()})
+	v.listed += listedBytes(p)
 	for _, r := range p.Resources {
 		if r.Computer == "" {
 			r.Computer = v.computer
@@ -140,15 +146,22 @@ func (v *resourcesView) onPage(m *model, msg resourcesPageMsg) tea.Cmd {
 		}
 	}
 	if msg.cursor != "" {
-		v.seen[msg.cursor] = true
+		v.seen[cursorPrint(msg.cursor)] = true
 	}
 	next := p.NextCursor
+	maxRes, maxBytes := m.listingBudget()
 	switch {
 	case next == "":
 		v.done = true
-	case v.seen[next] || next == msg.cursor:
+	case v.seen[cursorPrint(next)] || next == msg.cursor:
 		v.done = true
-		v.stop = fmt.Sprintf("server repeated cursor %q at page %d; stopped", sanitizeLine(next), no)
+		v.stop = fmt.Sprintf("server repeated cursor %q at page %d; stopped", sanitizeLine(shortCursor(next)), no)
+	case len(v.all) >= maxRes:
+		v.done = true
+		v.stop = fmt.Sprintf("listing budget reached: %d resources (limit %d); stopped", len(v.all), maxRes)
+	case v.listed >= maxBytes:
+		v.done = true
+		v.stop = fmt.Sprintf("listing budget reached: %s listed (limit %s); stopped", humanBytes(v.listed), humanBytes(maxBytes))
 	case len(v.pages) >= maxResourcePages:
 		v.done = true
 		v.stop = fmt.Sprintf("page cap reached (%d pages); stopped", maxResourcePages)
@@ -168,6 +181,51 @@ func (v *resourcesView) onPage(m *model, msg resourcesPageMsg) tea.Cmd {
 	m.ops.done(msg.opID)
 	v.loading, v.loadingAll = false, false
 	return cmd
+}
+
+const (
+	defaultMaxListedResources = 200_000
+	defaultMaxListedBytes     = 256 << 20
+)
+
+func (m *model) listingBudget() (int, int64) {
+	r, b := m.opt.MaxListedResources, m.opt.MaxListedBytes
+	if r <= 0 {
+		r = defaultMaxListedResources
+	}
+	if b <= 0 {
+		b = defaultMaxListedBytes
+	}
+	return r, b
+}
+
+// listedBytes is what one listing page cost: its raw ack, or when the
+// agent kept none, the size of the fields it holds.
+func listedBytes(p *client.ResourcePage) int64 {
+	if len(p.Raw) > 0 {
+		return int64(len(p.Raw))
+	}
+	var n int64
+	for _, r := range p.Resources {
+		n += int64(len(r.URI) + len(r.Name) + len(r.Title) + len(r.Description) + len(r.MimeType) + len(r.Resource.Meta) + len(r.Annotations))
+	}
+	return n + int64(len(p.NextCursor))
+}
+
+func cursorPrint(c string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(c))
+	return h.Sum64()
+}
+
+// shortCursor is a cursor as kept for the trace and messages: a hostile
+// server's megabyte cursor is not stored a thousand times.
+func shortCursor(c string) string {
+	const maxCursorShown = 128
+	if len(c) <= maxCursorShown {
+		return c
+	}
+	return c[:maxCursorShown] + fmt.Sprintf("… (%d bytes)", len(c))
 }
 
 func (v *resourcesView) endText() string {

@@ -76,6 +76,12 @@ type Options struct {
 	// ImageDecoders bounds how many image previews decode at once (zero →
 	// 3).
 	ImageDecoders int
+	// MaxListedResources and MaxListedBytes bound one server's resource
+	// listing (load all, M): paging stops, with a message naming the
+	// budget, at this many resources or bytes of listing acks (zero →
+	// 200,000 and 256 MiB).
+	MaxListedResources int
+	MaxListedBytes     int64
 	// StatusTimeout is how long a transient status message stays; zero →
 	// 4s (10s for errors); negative → until replaced (golden tests).
 	StatusTimeout time.Duration
@@ -247,6 +253,10 @@ type model struct {
 	// that x still explains why.
 	lastTrace *traceLog
 	lastPanic string
+	// compOp is the list_room in flight (0: none); compQueued asks for
+	// one more when it answers.
+	compOp     int
+	compQueued bool
 	// images decodes the document's image previews off the loop.
 	images imageLoader
 }

@@ -18,7 +18,11 @@ import (
 // update is the one message loop. It never blocks: everything slow is a
 // command, and results come back here as the messages in messages.go.
 func (m *model) update(msg tea.Msg) tea.Cmd {
+	again := m.computersAnswered(msg)
 	cmd := m.updateMsg(msg)
+	if again != nil {
+		cmd = tea.Batch(cmd, again)
+	}
 	if img := m.scheduleImages(); img != nil {
 		return tea.Batch(cmd, img)
 	}
@@ -487,9 +491,17 @@ func (m *model) listen() tea.Cmd {
 	})
 }
 
+// loadComputers lists the office (list_room). Refreshes are coalesced: at
+// most one request is in flight and one more is queued, however many
+// notifications ask for one meanwhile; the queued one starts when the
+// first answers, so the list ends current without a request per event.
 func (m *model) loadComputers() tea.Cmd {
+	if m.compOp != 0 {
+		m.compQueued = true
+		return nil
+	}
 	a := m.agent
-	return m.start("listing computers", m.opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
+	cmd := m.start("listing computers", m.opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
 		cs, err := a.Computers(ctx)
 		if err != nil {
 			return errMsg{opID: id, what: "list computers", err: err}
@@ -502,6 +514,29 @@ func (m *model) loadComputers() tea.Cmd {
 		}
 		return computersMsg{opID: id, computers: out}
 	})
+	m.compOp = m.ops.next
+	return cmd
+}
+
+// computersAnswered notes that the list_room in flight answered (or
+// failed, or was cancelled) and starts the queued refresh, if any.
+func (m *model) computersAnswered(msg tea.Msg) tea.Cmd {
+	id := -1
+	switch msg := msg.(type) {
+	case computersMsg:
+		id = msg.opID
+	case errMsg:
+		id = msg.opID
+	}
+	if m.compOp == 0 || id != m.compOp {
+		return nil
+	}
+	m.compOp = 0
+	if !m.compQueued || m.agent == nil {
+		return nil
+	}
+	m.compQueued = false
+	return m.loadComputers()
 }
 
 func (m *model) loadConfig(computer string) tea.Cmd {
