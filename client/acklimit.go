@@ -221,8 +221,8 @@ func (e *AckTooLargeError) Error() string {
 	if e.Computer != "" {
 		who += " to computer " + e.Computer
 	}
-	return fmt.Sprintf("%s: the answer is over the ack size limit of %s (at least %s); dropped the connection instead of reading it",
-		who, FormatBytes(e.Limit), FormatBytes(e.Announced))
+	return fmt.Sprintf("%s: the answer is over the ack size limit of %s; dropped the connection instead of reading it",
+		who, FormatBytes(e.Limit))
 }
 
 // FormatBytes writes n in the largest binary unit that keeps it ≥ 1.
