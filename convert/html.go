@@ -1,0 +1,582 @@
+package convert
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"net/url"
+	"strconv"
+	"strings"
+
+	xhtml "golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+)
+
+// HTML reader (golang.org/x/net/html). A page is a section at each h1/h2
+// (a heading that finds its page still empty names it instead). h1–h6 are
+// Title with category_depth level−1; p and loose text NarrativeText;
+// ul/ol nesting gives ListItem depth; tables keep rowspan/colspan; pre is
+// a CodeSnippet whose language comes from a "language-x"/"lang-x" class
+// (or pandoc's "sourceCode x"); img is an Image — data: URIs are decoded,
+// anything else is kept as image_path and never fetched; figcaption is a
+// FigureCaption, address an Address, an explicit mailto: link an
+// EmailAddress, <math> a Formula. script, style, template and the like
+// are dropped.
+
+func openHTML(ctx context.Context, src *Source, env *Env) (Pages, error) {
+	data, err := src.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	bk := NewBook(env)
+	h := &htmlConv{env: env, bk: bk, split: true}
+	info, err := h.convert(ctx, data, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := bk.Err(); err != nil {
+		return nil, err
+	}
+	return bk.Pages(info), nil
+}
+
+// htmlConv converts HTML into a Book. EPUB reuses it per chapter with
+// split off and resolve reading images from the package.
+type htmlConv struct {
+	env   *Env
+	bk    *Book
+	split bool // start a page at each h1/h2
+	// resolve reads a relative image reference (EPUB); nil: not resolved.
+	resolve func(ref string) (data []byte, mime string, ok bool)
+
+	inline strings.Builder // text of the paragraph being gathered
+	links  []string
+	emails []string // mailto addresses of that paragraph
+	titles []htmlTitle
+	first  string // first heading (page title fallback)
+	nodes  int
+}
+
+type htmlTitle struct {
+	level int
+	id    string
+}
+
+// parseHTML parses with the declared (or sniffed) charset.
+func parseHTML(data []byte) (*xhtml.Node, error) {
+	r, err := charset.NewReader(bytes.NewReader(data), "text/html")
+	if err != nil {
+		return xhtml.Parse(bytes.NewReader(data))
+	}
+	return xhtml.Parse(r)
+}
+
+// convert adds the elements of one HTML document and returns what its
+// head says (title, keywords).
+func (h *htmlConv) convert(ctx context.Context, data []byte, base string) (Info, error) {
+	var info Info
+	root, err := parseHTML(data)
+	if err != nil {
+		return info, err
+	}
+	// Head: title and keywords.
+	var walkHead func(n *xhtml.Node, depth int)
+	walkHead = func(n *xhtml.Node, depth int) {
+		if depth > h.env.Limits.MaxDepth {
+			return
+		}
+		if n.Type == xhtml.ElementNode {
+			switch n.DataAtom {
+			case atom.Title:
+				if info.Title == "" {
+					info.Title = strings.Join(strings.Fields(textOf(n)), " ")
+				}
+			case atom.Meta:
+				switch strings.ToLower(getAttr(n, "name")) {
+				case "keywords":
+					info.Keywords = splitKeywords(getAttr(n, "content"))
+				case "description":
+					info.Summary = getAttr(n, "content")
+				case "dcterms.modified", "last-modified", "date":
+					if info.LastModified == "" {
+						info.LastModified = isoTime(getAttr(n, "content"))
+					}
+				}
+			case atom.Body:
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walkHead(c, depth+1)
+		}
+	}
+	walkHead(root, 0)
+	body := findBody(root)
+	if err := h.walk(ctx, body, 0, 0); err != nil {
+		return info, err
+	}
+	h.flush()
+	return info, nil
+}
+
+func findBody(n *xhtml.Node) *xhtml.Node {
+	var found *xhtml.Node
+	var f func(n *xhtml.Node, d int)
+	f = func(n *xhtml.Node, d int) {
+		if found != nil || d > 8 {
+			return
+		}
+		if n.Type == xhtml.ElementNode && n.DataAtom == atom.Body {
+			found = n
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			f(c, d+1)
+		}
+	}
+	f(n, 0)
+	if found == nil {
+		return n
+	}
+	return found
+}
+
+func getAttr(n *xhtml.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// textOf is all the text under n (no scripts or styles).
+func textOf(n *xhtml.Node) string {
+	var sb strings.Builder
+	var f func(n *xhtml.Node, d int)
+	f = func(n *xhtml.Node, d int) {
+		if d > DefaultMaxDepth {
+			return
+		}
+		switch n.Type {
+		case xhtml.TextNode:
+			sb.WriteString(n.Data)
+		case xhtml.ElementNode:
+			if dropped(n) {
+				return
+			}
+			if n.DataAtom == atom.Br {
+				sb.WriteByte('\n')
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			f(c, d+1)
+		}
+	}
+	f(n, 0)
+	return sb.String()
+}
+
+func dropped(n *xhtml.Node) bool {
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Head, atom.Iframe, atom.Object, atom.Embed, atom.Svg, atom.Button, atom.Select, atom.Input, atom.Textarea:
+		return true
+	}
+	return false
+}
+
+// meta is a fresh ele_metadata with parent_id = the innermost open heading.
+func (h *htmlConv) meta() Meta {
+	m := Meta{}
+	if len(h.titles) > 0 {
+		m["parent_id"] = h.titles[len(h.titles)-1].id
+	}
+	return m
+}
+
+// flush emits the gathered inline text as a NarrativeText.
+func (h *htmlConv) flush() {
+	txt := strings.Join(strings.Fields(h.inline.String()), " ")
+	h.inline.Reset()
+	if txt != "" {
+		m := h.meta()
+		if len(h.links) > 0 {
+			m["link_urls"] = h.links
+		}
+		h.bk.Add("NarrativeText", txt, m)
+	}
+	for _, e := range h.emails {
+		h.bk.Add("EmailAddress", e, h.meta())
+	}
+	h.links, h.emails = nil, nil
+}
+
+// walk visits n's children. listDepth counts enclosing lists.
+func (h *htmlConv) walk(ctx context.Context, n *xhtml.Node, depth, listDepth int) error {
+	if depth > h.env.Limits.MaxDepth {
+		return limitErr("nesting depth", int64(h.env.Limits.MaxDepth), int64(depth))
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if h.nodes++; h.nodes%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := h.node(ctx, c, depth+1, listDepth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int) error {
+	switch n.Type {
+	case xhtml.TextNode:
+		h.inline.WriteString(n.Data)
+		return nil
+	case xhtml.ElementNode:
+	default:
+		return h.walk(ctx, n, depth, listDepth)
+	}
+	if dropped(n) {
+		return nil
+	}
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		h.flush()
+		level := int(n.Data[1] - '0')
+		txt := strings.Join(strings.Fields(textOf(n)), " ")
+		if txt == "" {
+			return nil
+		}
+		if h.split && level <= 2 {
+			if h.bk.CurrentEmpty() {
+				h.bk.SetTitle(txt)
+			} else {
+				h.bk.StartPage(txt)
+			}
+			h.titles = h.titles[:0]
+		} else if h.bk.Len() > 0 && h.bk.titles[len(h.bk.titles)-1] == "" && h.bk.CurrentEmpty() {
+			h.bk.SetTitle(txt)
+		}
+		for len(h.titles) > 0 && h.titles[len(h.titles)-1].level >= level {
+			h.titles = h.titles[:len(h.titles)-1]
+		}
+		m := h.meta()
+		m["category_depth"] = level - 1
+		id := h.bk.Add("Title", txt, m)
+		h.titles = append(h.titles, htmlTitle{level, id})
+		if h.first == "" {
+			h.first = txt
+		}
+	case atom.Ul, atom.Ol:
+		h.flush()
+		num := 1
+		if s, err := strconv.Atoi(getAttr(n, "start")); err == nil {
+			num = s
+		}
+		for li := n.FirstChild; li != nil; li = li.NextSibling {
+			if li.Type != xhtml.ElementNode || li.DataAtom != atom.Li {
+				continue
+			}
+			if err := h.listItem(ctx, li, depth+1, listDepth, n.DataAtom == atom.Ol, num); err != nil {
+				return err
+			}
+			num++
+		}
+	case atom.Table:
+		h.flush()
+		g := htmlTable(n, h.env.Limits.MaxDepth)
+		b := g.block()
+		m := h.meta()
+		for k, v := range b.meta {
+			m[k] = v
+		}
+		h.bk.Add("Table", b.text, m)
+	case atom.Pre:
+		h.flush()
+		m := h.meta()
+		if lang := codeLanguage(n); lang != "" {
+			m["language"] = lang
+		}
+		h.bk.Add("CodeSnippet", strings.TrimRight(strings.TrimPrefix(textOf(n), "\n"), "\n "), m)
+	case atom.Img:
+		h.flush()
+		h.image(n)
+	case atom.Figcaption, atom.Caption:
+		h.flush()
+		if txt := strings.Join(strings.Fields(textOf(n)), " "); txt != "" {
+			h.bk.Add("FigureCaption", txt, h.meta())
+		}
+	case atom.Address:
+		h.flush()
+		if txt := strings.TrimSpace(textOf(n)); txt != "" {
+			h.bk.Add("Address", txt, h.meta())
+		}
+	case atom.Hr:
+		h.flush()
+		h.bk.Add("PageBreak", "", h.meta())
+	case atom.Math:
+		h.flush()
+		txt := getAttr(n, "alttext")
+		if txt == "" {
+			txt = strings.Join(strings.Fields(mathText(n, 0)), "")
+		}
+		if txt != "" {
+			h.bk.Add("Formula", txt, h.meta())
+		}
+	case atom.Br:
+		h.inline.WriteByte(' ')
+	case atom.A:
+		href := strings.TrimSpace(getAttr(n, "href"))
+		if err := h.walk(ctx, n, depth, listDepth); err != nil {
+			return err
+		}
+		if addr, ok := strings.CutPrefix(strings.ToLower(href), "mailto:"); ok {
+			addr, _, _ = strings.Cut(href[len("mailto:"):], "?")
+			if u, err := url.PathUnescape(addr); err == nil {
+				addr = u
+			}
+			if addr = strings.TrimSpace(addr); addr != "" {
+				// After the paragraph it sits in, which stays whole.
+				h.emails = append(h.emails, addr)
+			}
+		} else if href != "" && !strings.HasPrefix(href, "#") {
+			h.links = append(h.links, href)
+		}
+	default:
+		if n.DataAtom == atom.Span && strings.Contains(" "+getAttr(n, "class")+" ", " math ") {
+			// pandoc's math spans: display math is a formula of its own.
+			if strings.Contains(getAttr(n, "class"), "display") {
+				h.flush()
+				h.bk.Add("Formula", strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(textOf(n)), `\[`), `\]`)), h.meta())
+				return nil
+			}
+		}
+		if isBlock(n) {
+			h.flush()
+			err := h.walk(ctx, n, depth, listDepth)
+			h.flush()
+			return err
+		}
+		return h.walk(ctx, n, depth, listDepth)
+	}
+	return nil
+}
+
+func isBlock(n *xhtml.Node) bool {
+	switch n.DataAtom {
+	case atom.P, atom.Div, atom.Section, atom.Article, atom.Main, atom.Header, atom.Footer, atom.Nav, atom.Aside,
+		atom.Blockquote, atom.Figure, atom.Dl, atom.Dt, atom.Dd, atom.Li, atom.Form, atom.Fieldset, atom.Details, atom.Summary, atom.Body:
+		return true
+	}
+	return false
+}
+
+// listItem emits one li: its own text (without nested lists) as a
+// ListItem, then nested lists one level deeper and other blocks inside.
+func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDepth int, ordered bool, num int) error {
+	if depth > h.env.Limits.MaxDepth {
+		return limitErr("nesting depth", int64(h.env.Limits.MaxDepth), int64(depth))
+	}
+	var own strings.Builder
+	var rest []*xhtml.Node
+	for c := li.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == xhtml.ElementNode && (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol || c.DataAtom == atom.Pre || c.DataAtom == atom.Table || c.DataAtom == atom.Img) {
+			rest = append(rest, c)
+			continue
+		}
+		if c.Type == xhtml.ElementNode && dropped(c) {
+			continue
+		}
+		own.WriteString(textOf(c))
+		own.WriteByte(' ')
+	}
+	m := h.meta()
+	m["category_depth"] = listDepth
+	if ordered {
+		m["ordered"] = true
+		m["item_number"] = num
+	}
+	if txt := strings.Join(strings.Fields(own.String()), " "); txt != "" {
+		h.bk.Add("ListItem", txt, m)
+	}
+	for _, c := range rest {
+		if err := h.node(ctx, c, depth+1, listDepth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// codeLanguage reads the language of a pre (or its code child) from its
+// classes: language-x, lang-x, or pandoc's "sourceCode x".
+func codeLanguage(pre *xhtml.Node) string {
+	for _, n := range []*xhtml.Node{pre, pre.FirstChild} {
+		if n == nil || n.Type != xhtml.ElementNode {
+			continue
+		}
+		classes := strings.Fields(getAttr(n, "class"))
+		for _, c := range classes {
+			if l, ok := strings.CutPrefix(c, "language-"); ok && l != "" {
+				return strings.ToLower(l)
+			}
+			if l, ok := strings.CutPrefix(c, "lang-"); ok && l != "" {
+				return strings.ToLower(l)
+			}
+		}
+		if len(classes) == 2 && classes[0] == "sourceCode" {
+			return strings.ToLower(classes[1])
+		}
+		if l := getAttr(n, "data-lang"); l != "" {
+			return strings.ToLower(l)
+		}
+	}
+	return ""
+}
+
+func (h *htmlConv) image(n *xhtml.Node) {
+	src := strings.TrimSpace(getAttr(n, "src"))
+	alt := getAttr(n, "alt")
+	m := h.meta()
+	switch {
+	case strings.HasPrefix(strings.ToLower(src), "data:"):
+		if mt, data, ok := decodeDataURI(src, h.env.Limits.MaxImageBytes); ok {
+			h.bk.Current().AddImage(data, mt, alt, m)
+			return
+		}
+		h.bk.Add("Image", alt, m)
+	case src == "":
+	default:
+		if h.resolve != nil && !strings.Contains(src, "://") {
+			if data, mt, ok := h.resolve(src); ok {
+				m["image_path"] = src
+				h.bk.Current().AddImage(data, mt, alt, m)
+				return
+			}
+		}
+		// Remote images are never fetched: the element keeps the URL.
+		m["image_path"] = src
+		h.bk.Add("Image", alt, m)
+	}
+}
+
+// decodeDataURI decodes data:<mime>[;base64],<payload> (RFC 2397); a
+// payload over max bytes is refused.
+func decodeDataURI(s string, max int64) (string, []byte, bool) {
+	head, payload, found := strings.Cut(s[len("data:"):], ",")
+	if !found || int64(len(payload)) > max*4/3+4 {
+		return "", nil, false
+	}
+	params := strings.Split(head, ";")
+	mt := strings.ToLower(strings.TrimSpace(params[0]))
+	b64 := false
+	for _, p := range params[1:] {
+		if strings.EqualFold(strings.TrimSpace(p), "base64") {
+			b64 = true
+		}
+	}
+	if !b64 {
+		u, err := url.PathUnescape(payload)
+		return mt, []byte(u), err == nil
+	}
+	clean := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+			return -1
+		}
+		return r
+	}, payload)
+	data, err := base64.StdEncoding.DecodeString(clean)
+	if err != nil {
+		if data, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(clean, "=")); err != nil {
+			return "", nil, false
+		}
+	}
+	return mt, data, true
+}
+
+// htmlTable reads a table into a grid, honouring rowspan/colspan (rows of
+// thead, tbody and tfoot in order; nested tables become text).
+func htmlTable(t *xhtml.Node, maxDepth int) *grid {
+	g := &grid{}
+	// occupied[r] marks grid columns taken by rowspans from rows above.
+	var occupied []map[int]bool
+	var rows []*xhtml.Node
+	var collect func(n *xhtml.Node, d int)
+	collect = func(n *xhtml.Node, d int) {
+		if d > maxDepth {
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != xhtml.ElementNode {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Tr:
+				rows = append(rows, c)
+			case atom.Thead, atom.Tbody, atom.Tfoot:
+				collect(c, d+1)
+			}
+		}
+	}
+	collect(t, 0)
+	const maxSpan = 1000
+	for ri, tr := range rows {
+		for len(occupied) <= ri {
+			occupied = append(occupied, map[int]bool{})
+		}
+		var row []*cell
+		col := 0
+		for td := tr.FirstChild; td != nil; td = td.NextSibling {
+			if td.Type != xhtml.ElementNode || (td.DataAtom != atom.Td && td.DataAtom != atom.Th) {
+				continue
+			}
+			for occupied[ri][col] {
+				col++
+			}
+			cs := min(max(1, atoiOr(getAttr(td, "colspan"), 1)), maxSpan)
+			rs := min(max(1, atoiOr(getAttr(td, "rowspan"), 1)), len(rows)-ri)
+			c := &cell{text: strings.Join(strings.Fields(textOf(td)), " "), colspan: cs, rowspan: rs, col: col, header: td.DataAtom == atom.Th}
+			row = append(row, c)
+			for r := ri + 1; r < ri+rs; r++ {
+				for len(occupied) <= r {
+					occupied = append(occupied, map[int]bool{})
+				}
+				for k := col; k < col+cs; k++ {
+					occupied[r][k] = true
+				}
+			}
+			col += cs
+		}
+		g.rows = append(g.rows, row)
+	}
+	return g
+}
+
+func atoiOr(s string, def int) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// mathText is the text of a MathML tree without its annotations (which
+// repeat the formula in TeX or another notation).
+func mathText(n *xhtml.Node, d int) string {
+	if d > DefaultMaxDepth {
+		return ""
+	}
+	var sb strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == xhtml.TextNode:
+			sb.WriteString(c.Data)
+		case c.Type == xhtml.ElementNode && strings.HasPrefix(c.Data, "annotation"):
+		default:
+			sb.WriteString(mathText(c, d+1))
+		}
+	}
+	return sb.String()
+}
