@@ -1,0 +1,651 @@
+package sioconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zishang520/socket.io/clients/engine/v3"
+	sio "github.com/zishang520/socket.io/clients/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// ErrConnectionLost is wrapped by an ack wait that the connection dropped
+// under, or that started while it was down.
+var ErrConnectionLost = errors.New("connection lost")
+
+// ErrClosed is wrapped by calls on a closed Conn.
+var ErrClosed = errors.New("connection closed")
+
+// ErrAckTimeout is wrapped by an ack wait whose own timeout expired.
+var ErrAckTimeout = errors.New("no answer")
+
+// Conn is one Socket.IO client connection to a namespace, with the traps of
+// the zishang520 v3 client handled (see doc.go). Make it with New, register
+// listeners with On / OnAny, then Connect. It is safe for concurrent use.
+type Conn struct {
+	opt  Options
+	base *url.URL // scheme://host, for the engine and messages
+	http *http.Client
+	mgr  *sio.Manager
+	sock *sio.Socket
+
+	// emitMu serialises emits and (dis)connects: the library keeps
+	// per-emit flags in state shared by the socket.
+	emitMu sync.Mutex
+
+	first chan error // Connect's outcome; buffered 1
+
+	mu         sync.Mutex
+	started    bool
+	connectRun bool          // an OnConnect is running
+	everUp     bool          // Connect succeeded
+	recovering bool          // a reopen is running
+	lost       chan struct{} // closed when the current connection drops
+	lostCause  error         // why, when known (MessageTooLargeError)
+
+	opens     atomic.Uint64 // manager "open" events
+	attempts  atomic.Uint64 // reconnect attempts started
+	announced atomic.Uint64 // missed opens re-announced (should stay 0)
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New checks opt and builds the connection. It does no I/O.
+func New(opt Options) (*Conn, error) {
+	opt, base, err := opt.normalized()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Conn{opt: opt, base: base, http: newHTTPClient(opt), first: make(chan error, 1),
+		lost: make(chan struct{}), ctx: ctx, cancel: cancel}
+	close(c.lost) // not connected yet
+	c.mgr = sio.NewManager(base.String(), c.managerOptions())
+	c.sock = c.mgr.Socket(opt.Namespace, c.managerOptions())
+	c.listen()
+	return c, nil
+}
+
+// managerOptions apply the known traps: one explicit transport (gated, see
+// transport.go), no permessage-deflate (aiohttp rejects it), no upgrade,
+// autoConnect off, reconnection with backoff and jitter, and the manager's
+// own connect timer out of reach (it leaks, see onManagerError): attempts
+// are timed out by superviseAttempt instead.
+func (c *Conn) managerOptions() *sio.Options {
+	o := sio.DefaultOptions()
+	var inner engine.TransportCtor = sio.WebSocket
+	if c.opt.Transport == TransportPolling {
+		inner = sio.Polling
+	}
+	o.SetTransports(types.NewSet[engine.TransportCtor](&gatedCtor{inner: inner, c: c}))
+	o.SetUpgrade(false)
+	o.SetRememberUpgrade(false)
+	o.SetPerMessageDeflate(nil)
+	o.SetAutoConnect(false)
+	o.SetForceNew(true)
+	o.SetMultiplex(false)
+	o.SetReconnection(true)
+	o.SetReconnectionDelay(500)     // ms
+	o.SetReconnectionDelayMax(5000) // ms
+	o.SetRandomizationFactor(0.5)
+	o.SetTimeout(managerTimeout)
+	o.SetRequestTimeout(c.opt.ConnectTimeout)
+	o.SetPath(c.opt.Path)
+	o.SetQuery(c.opt.query())
+	if len(c.opt.Headers) > 0 {
+		o.SetExtraHeaders(c.opt.Headers.Clone())
+	}
+	if c.opt.Auth != nil {
+		o.SetAuth(c.opt.Auth)
+	}
+	if c.opt.TLS != nil {
+		o.SetTLSClientConfig(c.opt.TLS)
+	}
+	return o
+}
+
+// managerTimeout is the manager's own connect timeout: far beyond any
+// session, so its leaked timer never fires in practice.
+const managerTimeout = 30 * 24 * time.Hour
+
+// On registers a listener for a server event. Register before Connect.
+// Listeners run on the library's goroutine and must not block; the last
+// argument is the ack function (func([]any, error)) when the server wants
+// one.
+func (c *Conn) On(event string, fn func(args ...any)) {
+	_ = c.sock.On(types.EventName(event), fn)
+}
+
+// OnAny registers a listener for every server event: args[0] is its name.
+func (c *Conn) OnAny(fn func(args ...any)) { c.sock.OnAny(fn) }
+
+// URL is the server base URL, without credentials.
+func (c *Conn) URL() string { return Redact(c.base) }
+
+// Connected reports whether the namespace is connected now.
+func (c *Conn) Connected() bool { return c.sock.Connected() }
+
+// ID is the namespace session id, "" when not connected.
+func (c *Conn) ID() string { return c.sock.Id() }
+
+// Connect probes the handshake, opens the engine, connects the namespace
+// once and waits for the first OnConnect, all within ConnectTimeout (and
+// ctx). It returns, unretried: a *protocol.Error for an HTTP-layer A2C
+// refusal (4008 with both versions, 400, 401, 403) or a CONNECT_ERROR
+// carrying one; a *HandshakeError for another HTTP refusal; the network
+// error when nothing answers; OnConnect's error; or "no answer within".
+// After Connect the Conn reconnects with backoff on its own and runs
+// OnConnect on every connect. On error, call Close.
+func (c *Conn) Connect(ctx context.Context) error {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return errors.New("sioconn: Connect called twice")
+	}
+	c.started = true
+	c.mu.Unlock()
+	timeout := c.opt.ConnectTimeout
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	stop := context.AfterFunc(c.ctx, cancel)
+	defer stop()
+	fail := func(err error) error {
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case c.ctx.Err() != nil:
+			return ErrClosed
+		case errors.Is(err, context.DeadlineExceeded):
+			return fmt.Errorf("no answer within %s", timeout)
+		}
+		return err
+	}
+	if err := c.probe(dctx); err != nil {
+		return fail(err)
+	}
+	if err := c.openEngine(dctx); err != nil {
+		return fail(err)
+	}
+	c.emitMu.Lock()
+	c.sock.Connect()
+	c.emitMu.Unlock()
+	// A CONNECT can be lost: the zishang520 server sends its engine.io
+	// OPEN from inside the session constructor and subscribes the
+	// Socket.IO layer to the session's data only afterwards, so a CONNECT
+	// answered that fast is dropped (about one loopback connect in a few
+	// hundred against our server). Sending it again on the same engine is
+	// the double-CONNECT trap, so an unanswered one is retried on a fresh
+	// engine (reopen).
+	unanswered := time.NewTimer(attemptTimeout(timeout))
+	defer unanswered.Stop()
+	for {
+		select {
+		case err := <-c.first:
+			if err != nil {
+				return err
+			}
+			c.mu.Lock()
+			c.everUp = true
+			c.mu.Unlock()
+			return nil
+		case <-unanswered.C:
+			if !c.sock.Connected() {
+				c.opt.Logger.Warn("smcp: namespace CONNECT unanswered; reconnecting on a new engine", "url", c.URL())
+				c.spawn(c.reopen)
+			}
+			unanswered.Reset(attemptTimeout(timeout))
+		case <-dctx.Done():
+			return fail(dctx.Err())
+		}
+	}
+}
+
+// openEngine opens the manager's engine, retrying failed or timed-out
+// attempts until ctx ends. It never touches the namespace socket, so the
+// later sock.Connect finds the engine open and sends CONNECT exactly once
+// (Socket.Connect both listens for "open" and checks "already open": an
+// engine opening in between made it send CONNECT twice, which
+// python-socketio answers with CONNECT_ERROR).
+func (c *Conn) openEngine(ctx context.Context) error {
+	var lastErr error
+	for {
+		result := make(chan error, 1)
+		before, attempt := c.opens.Load(), c.attempts.Load()
+		c.mgr.Open(func(err error) {
+			select {
+			case result <- err:
+			default:
+			}
+		})
+		actx, stop := context.WithCancel(ctx)
+		c.spawn(func() { c.superviseAttempt(actx, before, attempt) })
+		select {
+		case err := <-result:
+			stop()
+			if err == nil {
+				return nil
+			}
+			lastErr = err
+			c.opt.Logger.Debug("smcp: connect attempt failed; retrying", "url", c.URL(), "err", err)
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
+			stop()
+		}
+		if ctx.Err() != nil {
+			if lastErr != nil {
+				return fmt.Errorf("%w (last attempt: %v)", ctx.Err(), lastErr)
+			}
+			return ctx.Err()
+		}
+	}
+}
+
+// superviseAttempt stands in for the manager's connect timer: after
+// attemptTimeout, if the manager has not opened since before and no newer
+// reconnect attempt has started (it has its own supervisor and owns the
+// engine now), fail the attempt the way the manager's timer would: report
+// "timeout" on the engine, whose pending error handler moves the manager
+// on, and close it. An engine found open was a missed "open"; the gated
+// transport removed that cause, so it is re-announced and counted, as a
+// guard only.
+func (c *Conn) superviseAttempt(ctx context.Context, before, attempt uint64) {
+	t := time.NewTimer(attemptTimeout(c.opt.ConnectTimeout))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return
+	case <-c.ctx.Done():
+		return
+	case <-t.C:
+	}
+	if c.opens.Load() != before || c.attempts.Load() != attempt {
+		return
+	}
+	e := c.mgr.Engine()
+	if e == nil {
+		return
+	}
+	if e.ReadyState() == engine.SocketStateOpen {
+		c.announced.Add(1)
+		c.opt.Logger.Warn("smcp: engine open but the manager missed it; re-announcing", "url", c.URL())
+		e.Emit("open")
+		return
+	}
+	c.opt.Logger.Debug("smcp: connect attempt timed out", "url", c.URL())
+	e.Emit("error", errors.New("timeout"))
+	e.Close()
+}
+
+func (c *Conn) listen() {
+	log := c.opt.Logger
+	_ = c.sock.On("connect", func(...any) {
+		c.mu.Lock()
+		c.lost = make(chan struct{})
+		c.lostCause = nil
+		c.mu.Unlock()
+		log.Debug("smcp: connected", "url", c.URL(), "sid", c.sock.Id())
+		c.goConnect()
+	})
+	_ = c.sock.On("connect_error", func(args ...any) {
+		err := argError(args)
+		if err == nil {
+			err = errors.New("connect failed")
+		}
+		c.spawn(func() { c.onConnectError(err) })
+	})
+	_ = c.sock.On("disconnect", func(args ...any) {
+		reason, _ := argAt[string](args, 0)
+		desc, _ := argAt[error](args, 1)
+		c.mu.Lock()
+		select {
+		case <-c.lost:
+		default:
+			close(c.lost)
+		}
+		if c.lostCause != nil {
+			desc = c.lostCause
+		}
+		c.mu.Unlock()
+		if c.ctx.Err() != nil {
+			return
+		}
+		log.Debug("smcp: disconnected", "url", c.URL(), "reason", reason)
+		if c.opt.OnDisconnect != nil {
+			c.opt.OnDisconnect(reason, desc)
+		}
+		if reason == "io server disconnect" && c.opt.ReconnectOnServerDisconnect {
+			c.spawn(func() {
+				select {
+				case <-time.After(time.Second):
+				case <-c.ctx.Done():
+					return
+				}
+				c.reopen()
+			})
+		}
+	})
+	_ = c.mgr.On("open", func(...any) { c.opens.Add(1) })
+	_ = c.mgr.On("error", func(args ...any) { c.onManagerError(argError(args)) })
+	_ = c.mgr.On("reconnect_attempt", func(args ...any) {
+		n := c.attempts.Add(1)
+		before := c.opens.Load()
+		c.spawn(func() {
+			ctx, cancel := context.WithTimeout(c.ctx, 2*attemptTimeout(c.opt.ConnectTimeout))
+			defer cancel()
+			c.superviseAttempt(ctx, before, n)
+		})
+		log.Debug("smcp: reconnecting", "url", c.URL(), "attempt", argInt(args))
+		if c.opt.OnReconnectAttempt != nil {
+			c.opt.OnReconnectAttempt(argInt(args))
+		}
+	})
+}
+
+// goConnect runs OnConnect for this connect unless one is running (a
+// flapping connection re-joins once per settled connect).
+func (c *Conn) goConnect() {
+	c.mu.Lock()
+	if c.connectRun || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.connectRun = true
+	c.mu.Unlock()
+	c.spawn(func() {
+		var err error
+		if c.opt.OnConnect != nil {
+			ctx, cancel := context.WithTimeout(c.ctx, c.opt.ConnectTimeout)
+			err = c.opt.OnConnect(ctx)
+			cancel()
+		}
+		c.mu.Lock()
+		c.connectRun = false
+		c.mu.Unlock()
+		c.report(err)
+	})
+}
+
+func (c *Conn) report(err error) {
+	select {
+	case c.first <- err:
+	default:
+	}
+}
+
+// onConnectError classifies a connect failure: a CONNECT_ERROR from a
+// namespace middleware (its data may be an ErrorPayload), else what the
+// HTTP layer says. During Connect it is Connect's result; later a fatal
+// one stops reconnecting.
+func (c *Conn) onConnectError(err error) {
+	if c.ctx.Err() != nil {
+		return
+	}
+	cause := c.classify(err)
+	c.mu.Lock()
+	up := c.everUp
+	c.mu.Unlock()
+	c.opt.Logger.Warn("smcp: connect_error", "url", c.URL(), "err", cause)
+	if !up {
+		c.report(cause)
+		return
+	}
+	if Fatal(cause) {
+		c.mgr.SetReconnection(false)
+	}
+	if c.opt.OnConnectError != nil {
+		c.opt.OnConnectError(cause)
+	}
+}
+
+func (c *Conn) classify(err error) error {
+	var xerr *types.ExtendedError
+	if errors.As(err, &xerr) {
+		if perr, ok := protocol.DecodeError(xerr.Data); ok {
+			return perr
+		}
+		return fmt.Errorf("the server refused the connection: %s", oneLine(xerr.Message))
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, c.opt.ConnectTimeout)
+	defer cancel()
+	perr := c.probe(ctx)
+	switch {
+	case perr == nil:
+		return err
+	case Fatal(perr):
+		return perr
+	}
+	return fmt.Errorf("%w (%v)", perr, err)
+}
+
+// onManagerError recovers from the library's stale connect timer.
+// Manager.Open arms its connect timer after subscribing to "open"; an
+// "open" in between ran the cleanup before the timer was registered, so the
+// timer survived and later closed the live engine after removing the
+// manager's listeners: the socket never heard "disconnect" and nothing
+// reconnected. The gated transport closes that window and the timer is out
+// of reach (managerTimeout), but if it fires it announces itself as a
+// manager "error" of "timeout" while the socket still believes it is
+// connected; rebuild the connection then.
+func (c *Conn) onManagerError(err error) {
+	if err == nil || err.Error() != "timeout" || !c.sock.Connected() || c.ctx.Err() != nil {
+		return
+	}
+	c.opt.Logger.Warn("smcp: connection closed by a stale connect timer; reconnecting", "url", c.URL())
+	c.spawn(c.reopen)
+}
+
+// reopen rebuilds the connection by hand: disconnect the socket (failing
+// pending acks, emitting "disconnect"), open the engine, connect once —
+// which runs OnConnect (re-join).
+func (c *Conn) reopen() {
+	c.mu.Lock()
+	if c.recovering || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.recovering = true
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.recovering = false
+		c.mu.Unlock()
+	}()
+	c.emitMu.Lock()
+	c.sock.Disconnect()
+	c.emitMu.Unlock()
+	if err := c.openEngine(c.ctx); err != nil {
+		return // closed
+	}
+	c.emitMu.Lock()
+	if c.ctx.Err() == nil {
+		c.sock.Connect()
+	}
+	c.emitMu.Unlock()
+}
+
+// tooLarge records why the connection is about to drop.
+func (c *Conn) tooLarge(err *MessageTooLargeError) {
+	c.opt.Logger.Warn("smcp: inbound message over the size limit; closing the connection", "size", err.Size, "limit", err.Limit)
+	c.mu.Lock()
+	c.lostCause = err
+	c.mu.Unlock()
+}
+
+// Emit sends an event without waiting for an ack.
+func (c *Conn) Emit(event string, args ...any) error {
+	if c.ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", event, ErrClosed)
+	}
+	c.emitMu.Lock()
+	defer c.emitMu.Unlock()
+	return c.sock.Emit(event, args...)
+}
+
+// EmitWithAck sends event with payload and waits for its ack, until
+// timeout (an error wrapping ErrAckTimeout), ctx, a dropped connection
+// (ErrConnectionLost, and *MessageTooLargeError when that was why) or
+// Close (ErrClosed), whichever comes first. Ack arguments are returned as
+// the library decodes them: []any, numbers as float64.
+//
+// The library's own ack timeout is not used: it keeps a per-socket flag
+// that concurrent emits race on. An ack that never comes stays registered
+// in the library until the connection drops, which is all it costs.
+func (c *Conn) EmitWithAck(ctx context.Context, timeout time.Duration, event string, payload any) ([]any, error) {
+	if c.ctx.Err() != nil {
+		return nil, ErrClosed
+	}
+	c.mu.Lock()
+	lost := c.lost
+	c.mu.Unlock()
+	select {
+	case <-lost:
+		return nil, c.lostErr()
+	default:
+	}
+	type result struct {
+		args []any
+		err  error
+	}
+	ch := make(chan result, 1)
+	ack := func(args []any, err error) {
+		select { // never block the library's goroutine
+		case ch <- result{args, err}:
+		default:
+		}
+	}
+	c.emitMu.Lock()
+	err := c.sock.Emit(event, payload, ack)
+	c.emitMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			// The library fails pending acks when the connection drops.
+			return nil, fmt.Errorf("%w (%s)", c.lostErr(), oneLine(r.err.Error()))
+		}
+		return r.args, nil
+	case <-lost:
+		return nil, c.lostErr()
+	case <-timer.C:
+		return nil, fmt.Errorf("%w within %s", ErrAckTimeout, timeout)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.ctx.Done():
+		return nil, ErrClosed
+	}
+}
+
+func (c *Conn) lostErr() error {
+	if c.ctx.Err() != nil {
+		return ErrClosed
+	}
+	c.mu.Lock()
+	cause := c.lostCause
+	c.mu.Unlock()
+	if cause != nil {
+		return fmt.Errorf("%w: %w", ErrConnectionLost, cause)
+	}
+	return ErrConnectionLost
+}
+
+// StopReconnecting turns the library's reconnects off (a caller that gave
+// up, e.g. after a refused re-join).
+func (c *Conn) StopReconnecting() { c.mgr.SetReconnection(false) }
+
+// Close disconnects, stops reconnecting and waits for the Conn's
+// goroutines. Pending ack waits fail with ErrClosed. Safe to call twice.
+func (c *Conn) Close() {
+	c.mu.Lock()
+	c.cancel() // under mu: no spawn after this
+	c.mu.Unlock()
+	c.mgr.SetReconnection(false)
+	c.emitMu.Lock()
+	c.sock.Disconnect()
+	c.emitMu.Unlock()
+	c.wg.Wait()
+	c.http.CloseIdleConnections()
+}
+
+// spawn runs fn in a goroutine Close waits for, unless closed.
+func (c *Conn) spawn(fn func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ctx.Err() != nil {
+		return
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		fn()
+	}()
+}
+
+func firstArg(args []any) any {
+	if len(args) == 0 {
+		return nil
+	}
+	return args[0]
+}
+
+func argAt[T any](args []any, i int) (T, bool) {
+	var zero T
+	if i >= len(args) {
+		return zero, false
+	}
+	v, ok := args[i].(T)
+	return v, ok
+}
+
+func argError(args []any) error {
+	for _, a := range args {
+		if err, ok := a.(error); ok && err != nil {
+			return err
+		}
+	}
+	if len(args) > 0 && args[0] != nil {
+		return fmt.Errorf("%v", args[0])
+	}
+	return nil
+}
+
+func argInt(args []any) int {
+	switch n := firstArg(args).(type) {
+	case int:
+		return n
+	case uint64:
+		return int(n)
+	case int64:
+		return int(n)
+	case float64:
+		return int(n)
+	}
+	return 0
+}
+
+// AckFunc returns the ack function a server event carries as its last
+// argument, or nil.
+func AckFunc(args []any) func([]any, error) {
+	if n := len(args); n > 0 {
+		if a, ok := args[n-1].(func([]any, error)); ok {
+			return a
+		}
+	}
+	return nil
+}

@@ -1,0 +1,443 @@
+package sioconn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zishang520/socket.io/servers/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/server"
+)
+
+// wait is a deadlock guard for every network wait here, not a timing
+// assertion.
+const wait = 20 * time.Second
+
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func newLog() (*slog.Logger, *logBuf) {
+	lb := &logBuf{}
+	return slog.New(slog.NewTextHandler(lb, &slog.HandlerOptions{Level: slog.LevelDebug})), lb
+}
+
+// startServer runs our SMCP server on 127.0.0.1:0.
+func startServer(t *testing.T, opt server.Options) (string, net.Listener) {
+	t.Helper()
+	s, err := server.New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = s.Serve(l) }()
+	t.Cleanup(func() { _ = s.Close() })
+	return "http://" + l.Addr().String(), l
+}
+
+// joiner is an OnConnect that joins office o as an agent and counts joins,
+// the way both sides use the hook.
+type joiner struct {
+	c     *Conn
+	name  string
+	joins atomic.Int32
+}
+
+func (j *joiner) onConnect(ctx context.Context) error {
+	args, err := j.c.EmitWithAck(ctx, 5*time.Second, protocol.EventJoinOffice,
+		protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: j.name, OfficeID: "o-" + j.name})
+	if err != nil {
+		return err
+	}
+	if err := protocol.DecodeJoinAck("o-"+j.name, args); err != nil {
+		return err
+	}
+	j.joins.Add(1)
+	return nil
+}
+
+func dialAgent(t *testing.T, opt Options, name string) (*Conn, *joiner, error) {
+	t.Helper()
+	j := &joiner{name: name}
+	opt.OnConnect = j.onConnect
+	if opt.Auth == nil {
+		opt.Auth = map[string]any{"role": protocol.RoleAgent}
+	}
+	c, err := New(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	j.c = c
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := c.Connect(ctx); err != nil {
+		if e := c.mgr.Engine(); e != nil {
+			err = fmt.Errorf("%w [opens=%d engine=%v connected=%v joins=%d]", err, c.opens.Load(), e.ReadyState(), c.sock.Connected(), j.joins.Load())
+		}
+		c.Close()
+		return nil, nil, err
+	}
+	t.Cleanup(c.Close)
+	return c, j, nil
+}
+
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Missed open: the engine used to open before the manager listened (about
+// one connect in twenty against a loopback server), and the watchdog had to
+// re-announce it. With the gated transport the manager hears every open.
+func TestConnect_ManagerNeverMissesOpen(t *testing.T) {
+	url, _ := startServer(t, server.Options{})
+	const n = 100
+	var announced uint64
+	var slowest time.Duration
+	for i := range n {
+		log, lb := newLog()
+		start := time.Now()
+		c, _, err := dialAgent(t, Options{URL: url, Logger: log}, fmt.Sprintf("a%d", i))
+		if err != nil {
+			t.Fatalf("connect %d: %v\n%s", i, err, lb)
+		}
+		slowest = max(slowest, time.Since(start))
+		announced += c.announced.Load()
+		c.Close()
+	}
+	t.Logf("%d connects; slowest %v (reported, not asserted)", n, slowest)
+	if announced != 0 {
+		t.Fatalf("%d of %d connects needed a missed open re-announced", announced, n)
+	}
+}
+
+// Double CONNECT: python-socketio answers a second CONNECT on one engine
+// with CONNECT_ERROR; Node ignores it. Every connect must send one.
+func TestConnect_InteropPeersSeeOneConnect(t *testing.T) {
+	for _, rt := range interoptest.Runtimes() {
+		t.Run(rt.Name, func(t *testing.T) {
+			p := interoptest.Start(t, rt)
+			for i := range 10 {
+				log, lb := newLog()
+				c, j, err := dialAgent(t, Options{URL: p.URL, Logger: log}, fmt.Sprintf("a%d", i))
+				if err != nil {
+					t.Fatalf("connect %d: %v", i, err)
+				}
+				if j.joins.Load() != 1 || strings.Contains(lb.String(), "connect_error") {
+					t.Fatalf("connect %d: %d joins, log:\n%s", i, j.joins.Load(), lb)
+				}
+				c.Close()
+			}
+		})
+	}
+}
+
+// 4008 and 401 come back from Connect at once: one handshake request, no
+// engine attempt, no retry.
+func TestConnect_HTTPRefusalsAreImmediate(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		check  func(error) bool
+	}{
+		{"VersionMismatch4008", 400, `{"code":4008,"message":"Protocol version mismatch","server_version":"0.3.0","client_version":"0.2.0"}`,
+			func(err error) bool {
+				var perr *protocol.Error
+				return errors.As(err, &perr) && perr.Code == protocol.CodeVersionMismatch && perr.ServerVersion == "0.3.0"
+			}},
+		{"Unauthorized401", 401, `{"code":401,"message":"bad key"}`, func(err error) bool {
+			var perr *protocol.Error
+			return errors.As(err, &perr) && perr.Code == 401
+		}},
+		{"BadRequest400", 400, `{"code":400,"message":"missing a2c_version"}`, func(err error) bool {
+			var perr *protocol.Error
+			return errors.As(err, &perr) && perr.Code == 400
+		}},
+		{"WrongPath404", 404, `not found`, func(err error) bool {
+			var herr *HandshakeError
+			return errors.As(err, &herr) && herr.Status == 404 && Fatal(err)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits atomic.Int32
+			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.status)
+				_, _ = w.Write([]byte(tc.body))
+			})}
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() { _ = srv.Serve(l) }()
+			t.Cleanup(func() { _ = srv.Close() })
+			_, _, err = dialAgent(t, Options{URL: "http://" + l.Addr().String(), Headers: http.Header{"X-Api-Key": {"s3cret"}}}, "a")
+			if err == nil || !tc.check(err) {
+				t.Fatalf("err = %v (%T)", err, err)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Fatal("the API key reached the error")
+			}
+			if n := hits.Load(); n != 1 {
+				t.Fatalf("%d HTTP requests, want exactly 1 (no retry)", n)
+			}
+		})
+	}
+}
+
+// Against real peers: 4008 from a 0.3.0 server and 401 for a wrong key.
+func TestConnect_InteropRefusals(t *testing.T) {
+	for _, rt := range interoptest.Runtimes() {
+		t.Run(rt.Name+"/4008", func(t *testing.T) {
+			p := interoptest.Start(t, rt, "--server-version", "0.3.0")
+			_, _, err := dialAgent(t, Options{URL: p.URL, ConnectTimeout: 30 * time.Second}, "a")
+			var perr *protocol.Error
+			if !errors.As(err, &perr) || perr.Code != protocol.CodeVersionMismatch || perr.ServerVersion != "0.3.0" {
+				t.Fatalf("err = %v, want 4008 naming 0.3.0", err)
+			}
+		})
+		t.Run(rt.Name+"/401", func(t *testing.T) {
+			p := interoptest.Start(t, rt, "--api-key", "right")
+			_, _, err := dialAgent(t, Options{URL: p.URL, Headers: http.Header{"X-Api-Key": {"wrong"}}, ConnectTimeout: 30 * time.Second}, "a")
+			var perr *protocol.Error
+			if !errors.As(err, &perr) || perr.Code != protocol.CodeUnauthorized {
+				t.Fatalf("err = %v, want 401", err)
+			}
+		})
+	}
+}
+
+// A short connect timeout is honoured: a listener that accepts and never
+// answers fails Connect with the timeout named, and a cancelled ctx wins.
+func TestConnect_ShortTimeoutAndCancel(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	var conns sync.WaitGroup
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() { defer conns.Done(); _, _ = c.Read(make([]byte, 1<<16)); <-time.After(wait); c.Close() }()
+		}
+	}()
+	url := "http://" + l.Addr().String()
+	_, _, err = dialAgent(t, Options{URL: url, ConnectTimeout: 300 * time.Millisecond}, "a")
+	if err == nil || !strings.Contains(err.Error(), "no answer within 300ms") {
+		t.Fatalf("err = %v, want the 300ms timeout named", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := New(Options{URL: url, ConnectTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	if err := c.Connect(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// Reconnect and re-join: the server goes away and comes back on the same
+// port; the Conn reconnects with backoff and OnConnect runs again.
+func TestReconnect_RejoinsAfterServerRestart(t *testing.T) {
+	s1, err := server.New(server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	go func() { _ = s1.Serve(l) }()
+	var attempts atomic.Int32
+	var drops atomic.Int32
+	_, j, err := dialAgent(t, Options{URL: "http://" + addr, ConnectTimeout: 2 * time.Second,
+		OnReconnectAttempt: func(int) { attempts.Add(1) },
+		OnDisconnect:       func(string, error) { drops.Add(1) }}, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s1.Close()
+	eventually(t, "disconnect seen", func() bool { return drops.Load() > 0 })
+	s2, err := server.New(server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l2 net.Listener
+	eventually(t, "port reusable", func() bool { l2, err = net.Listen("tcp", addr); return err == nil })
+	go func() { _ = s2.Serve(l2) }()
+	t.Cleanup(func() { _ = s2.Close() })
+	eventually(t, "re-joined", func() bool { return j.joins.Load() >= 2 })
+	if attempts.Load() == 0 {
+		t.Fatal("no reconnect attempt reported")
+	}
+}
+
+// Stale connect timer: its signature (manager "error" of "timeout" while
+// connected) rebuilds the session and re-joins. The race that leaked the
+// timer cannot be forced, so the test raises the same signal.
+func TestStaleTimer_RebuildsAndRejoins(t *testing.T) {
+	url, _ := startServer(t, server.Options{})
+	log, lb := newLog()
+	c, j, err := dialAgent(t, Options{URL: url, Logger: log}, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := c.ID()
+	c.mgr.Emit("error", errors.New("timeout"))
+	eventually(t, "new session re-joined", func() bool {
+		return j.joins.Load() >= 2 && c.Connected() && c.ID() != old
+	})
+	if !strings.Contains(lb.String(), "stale connect timer") {
+		t.Fatal("recovery not logged")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if _, err := c.EmitWithAck(ctx, 5*time.Second, protocol.EventListRoom,
+		protocol.ListRoomReq{AgentCallData: protocol.AgentCallData{Agent: "a", ReqID: "r1"}, OfficeID: "o-a"}); err != nil {
+		t.Fatalf("unusable after recovery: %v", err)
+	}
+}
+
+// The engine.io path comes from the URL, or from Path.
+func TestConnect_EnginePathFromURLOrOption(t *testing.T) {
+	url, _ := startServer(t, server.Options{Path: "/smcp/"})
+	if _, _, err := dialAgent(t, Options{URL: url + "/smcp/"}, "a1"); err != nil {
+		t.Fatalf("path in URL: %v", err)
+	}
+	if _, _, err := dialAgent(t, Options{URL: url, Path: "/smcp/"}, "a2"); err != nil {
+		t.Fatalf("Path option: %v", err)
+	}
+	_, _, err := dialAgent(t, Options{URL: url}, "a3")
+	var herr *HandshakeError
+	if !errors.As(err, &herr) || herr.Status != 404 || !strings.Contains(err.Error(), "--path") {
+		t.Fatalf("default path against /smcp/: err = %v, want a 404 naming --path", err)
+	}
+}
+
+// bigServer is a Socket.IO server whose "big" event acks n bytes.
+func bigServer(t *testing.T) string {
+	t.Helper()
+	opts := socket.DefaultServerOptions()
+	opts.SetTransports(types.NewSet(socket.WebSocket, socket.Polling))
+	opts.SetMaxHttpBufferSize(1 << 30)
+	io := socket.NewServer(nil, opts)
+	_ = io.Of(protocol.Namespace, nil).On("connection", func(args ...any) {
+		s := args[0].(*socket.Socket)
+		_ = s.On("big", func(args ...any) {
+			n, _ := args[0].(float64)
+			if ack, ok := args[len(args)-1].(socket.Ack); ok {
+				ack([]any{strings.Repeat("x", int(n))}, nil)
+			}
+		})
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: io.ServeHandler(nil)}
+	go func() { _ = hs.Serve(l) }()
+	t.Cleanup(func() { _ = hs.Close(); io.Close(nil) })
+	return "http://" + l.Addr().String()
+}
+
+// Size cap: an inbound packet over MaxMessage is dropped before decoding;
+// the wait fails naming the size, the connection comes back by itself.
+func TestMaxMessage_DropsOversizedAndReconnects(t *testing.T) {
+	url := bigServer(t)
+	var connects atomic.Int32
+	c, err := New(Options{URL: url, MaxMessage: 64 << 10, ConnectTimeout: 5 * time.Second,
+		OnConnect: func(context.Context) error { connects.Add(1); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if args, err := c.EmitWithAck(ctx, 5*time.Second, "big", 1000); err != nil || len(args) != 1 {
+		t.Fatalf("small answer: %v %v", args, err)
+	}
+	_, err = c.EmitWithAck(ctx, 10*time.Second, "big", 200<<10)
+	var big *MessageTooLargeError
+	if !errors.Is(err, ErrConnectionLost) || !errors.As(err, &big) || big.Limit != 64<<10 {
+		t.Fatalf("err = %v, want ErrConnectionLost with *MessageTooLargeError", err)
+	}
+	eventually(t, "reconnected", func() bool { return connects.Load() >= 2 && c.Connected() })
+	if _, err := c.EmitWithAck(ctx, 5*time.Second, "big", 10); err != nil {
+		t.Fatalf("after reconnect: %v", err)
+	}
+}
+
+// The ack wait ends with its timeout, with ctx, and with Close.
+func TestEmitWithAck_TimeoutCancelClose(t *testing.T) {
+	url := bigServer(t)
+	c, err := New(Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EmitWithAck(ctx, 100*time.Millisecond, "nobody-answers", 1); !errors.Is(err, ErrAckTimeout) {
+		t.Fatalf("err = %v, want ErrAckTimeout", err)
+	}
+	cctx, ccancel := context.WithCancel(ctx)
+	go func() { time.Sleep(50 * time.Millisecond); ccancel() }()
+	if _, err := c.EmitWithAck(cctx, time.Minute, "nobody-answers", 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	go func() { time.Sleep(50 * time.Millisecond); c.Close() }()
+	if _, err := c.EmitWithAck(ctx, time.Minute, "nobody-answers", 1); !errors.Is(err, ErrClosed) && !errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("err = %v, want ErrClosed", err)
+	}
+}

@@ -1,0 +1,173 @@
+package sioconn
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// Transports accepted in Options.Transport.
+const (
+	TransportWebSocket = "websocket"
+	TransportPolling   = "polling"
+)
+
+// Defaults for the zero values of Options.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	// DefaultMaxMessage caps one inbound engine.io packet. A listing page
+	// or a get_dpe answer is far below it; a document is fetched over HTTP,
+	// not through the socket.
+	DefaultMaxMessage = 64 << 20
+)
+
+// Options configure a Conn. The zero value of every field but URL is useful.
+type Options struct {
+	// URL is the server: http(s):// or ws(s)://host[:port][/path]. A path
+	// other than "/" is the engine.io path, unless Path is set.
+	URL string
+	// Path is the engine.io HTTP path. Default: the path of URL, else
+	// protocol.DefaultPath ("/socket.io/").
+	Path string
+	// Namespace to connect; default protocol.Namespace.
+	Namespace string
+	// Version is sent as the a2c_version query parameter; default
+	// protocol.Version. Lets a caller re-dial with a negotiated version.
+	Version string
+	// Query holds extra query parameters of the handshake.
+	Query url.Values
+	// Headers go on every handshake request (probe, websocket, polling).
+	// They may hold secrets (x-api-key): never logged, never in an error.
+	Headers http.Header
+	// Auth is the Socket.IO CONNECT auth payload.
+	Auth map[string]any
+	// TLS configures https/wss; nil is Go's default verification. Proxies
+	// come from HTTPS_PROXY / HTTP_PROXY / NO_PROXY for every leg: the
+	// library's websocket and polling transports hard-code
+	// http.ProxyFromEnvironment, so the probe uses it too.
+	TLS *tls.Config
+	// Transport is "websocket" (default) or "polling". Exactly one is used:
+	// the library would otherwise try WebTransport at random.
+	Transport string
+	// ConnectTimeout bounds Connect (probe, engine open, namespace connect
+	// and the first OnConnect); each attempt inside it, and each reconnect
+	// attempt, gets a share (attemptTimeout). Default DefaultConnectTimeout;
+	// callers pass their --timeout.
+	ConnectTimeout time.Duration
+	// MaxMessage caps one inbound engine.io packet in bytes; a larger one
+	// is dropped before it is decoded and the connection is closed (and
+	// reconnected). Default DefaultMaxMessage.
+	MaxMessage int64
+	// ReconnectOnServerDisconnect reconnects (after a second) when the
+	// server disconnects the namespace ("io server disconnect"), which the
+	// library, like socket.io-client, never does on its own.
+	ReconnectOnServerDisconnect bool
+	Logger                      *slog.Logger
+
+	// OnConnect runs, in a goroutine of Conn, after every namespace
+	// connect: the first and each reconnect (re-join goes here). Runs never
+	// overlap. ctx ends with Close or after ConnectTimeout. Its first
+	// result is the result of Connect.
+	OnConnect func(ctx context.Context) error
+	// OnDisconnect is told every drop of the namespace connection. It runs
+	// on the library's goroutine and must not block.
+	OnDisconnect func(reason string, err error)
+	// OnReconnectAttempt is told each reconnect attempt (1, 2, …). It must
+	// not block.
+	OnReconnectAttempt func(n int)
+	// OnConnectError is told a connect failure after Connect succeeded,
+	// classified like Connect's errors; when Fatal(err), reconnecting has
+	// already been stopped. It runs in a goroutine of Conn.
+	OnConnectError func(err error)
+}
+
+// normalized returns opt with defaults filled in, the engine base URL
+// (scheme://host, ws mapped to http) and the engine.io path.
+func (opt Options) normalized() (Options, *url.URL, error) {
+	if strings.TrimSpace(opt.URL) == "" {
+		return opt, nil, fmt.Errorf("server URL is empty")
+	}
+	u, err := url.Parse(opt.URL)
+	if err != nil {
+		// url.Error repeats the URL, which may carry a password.
+		return opt, nil, fmt.Errorf("invalid server URL")
+	}
+	base := &url.URL{Scheme: u.Scheme, Host: u.Host}
+	switch u.Scheme {
+	case "http", "https":
+	case "ws":
+		base.Scheme = "http"
+	case "wss":
+		base.Scheme = "https"
+	default:
+		return opt, nil, fmt.Errorf("server URL %q: scheme must be http, https, ws or wss", Redact(u))
+	}
+	if u.Host == "" {
+		return opt, nil, fmt.Errorf("server URL %q has no host", Redact(u))
+	}
+	if opt.Path == "" && u.Path != "" && u.Path != "/" {
+		opt.Path = u.Path
+	}
+	if opt.Path == "" {
+		opt.Path = protocol.DefaultPath
+	}
+	if !strings.HasPrefix(opt.Path, "/") {
+		opt.Path = "/" + opt.Path
+	}
+	if opt.Namespace == "" {
+		opt.Namespace = protocol.Namespace
+	}
+	if opt.Version == "" {
+		opt.Version = protocol.Version
+	}
+	switch opt.Transport {
+	case "":
+		opt.Transport = TransportWebSocket
+	case TransportWebSocket, TransportPolling:
+	default:
+		return opt, nil, fmt.Errorf("unknown transport %q (want websocket or polling)", opt.Transport)
+	}
+	if opt.ConnectTimeout <= 0 {
+		opt.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opt.MaxMessage <= 0 {
+		opt.MaxMessage = DefaultMaxMessage
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	return opt, base, nil
+}
+
+// query is the handshake query: Query plus a2c_version.
+func (opt Options) query() url.Values {
+	q := url.Values{}
+	for k, vs := range opt.Query {
+		q[k] = append([]string(nil), vs...)
+	}
+	q.Set(protocol.QueryVersion, opt.Version)
+	return q
+}
+
+// Redact drops userinfo and the query so a secret in a URL never reaches
+// a message.
+func Redact(u *url.URL) string {
+	c := *u
+	c.User = nil
+	c.RawQuery = ""
+	c.ForceQuery = false
+	return c.String()
+}
+
+// attemptTimeout bounds one engine connect attempt: short, so an attempt
+// that hangs (a listener that never answers) is retried within Connect.
+func attemptTimeout(connect time.Duration) time.Duration {
+	return min(max(connect/4, 500*time.Millisecond), 3*time.Second)
+}
