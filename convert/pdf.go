@@ -314,16 +314,33 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 	body := bodySize(lines)
 	blocks := groupBlocks(ordered, body)
 	headingSizes := distinctHeadingSizes(blocks, body)
-	// List depth is the indent from the leftmost text of the column.
-	colLeft := map[int]float64{}
+	// List depth is the rank of an item's indent among the distinct list
+	// indents of its column (4 pt tolerance): producers indent levels by
+	// different steps.
+	indents := map[int][]float64{}
 	for _, bl := range blocks {
+		if !listMarker.MatchString(blockText(bl)) {
+			continue
+		}
 		c := bl.lines[0].col
-		if v, ok := colLeft[c]; !ok || bl.left < v {
-			colLeft[c] = bl.left
+		dup := false
+		for _, x := range indents[c] {
+			if math.Abs(x-bl.left) < 4 {
+				dup = true
+			}
+		}
+		if !dup {
+			indents[c] = append(indents[c], bl.left)
 		}
 	}
 	for _, bl := range blocks {
-		emitPDFBlock(bl, body, headingSizes, colLeft[bl.lines[0].col], w, h, page, b)
+		depth := 0
+		for _, x := range indents[bl.lines[0].col] {
+			if x < bl.left-4 {
+				depth++
+			}
+		}
+		emitPDFBlock(bl, body, headingSizes, depth, w, h, page, b)
 	}
 }
 
@@ -550,7 +567,7 @@ func blockText(bl *pdfBlock) string {
 
 var pageNumberText = regexp.MustCompile(`^(?i:(?:page\s+)?\d{1,5}(?:\s*(?:/|of)\s*\d{1,5})?|[ivxlc]{1,6})$`)
 
-func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, colLeft, w, h float64, page int, b *PageBuilder) {
+func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth int, w, h float64, page int, b *PageBuilder) {
 	text := blockText(bl)
 	meta := Meta{
 		"page_number": page + 1,
@@ -581,8 +598,7 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, colLeft, w
 		meta["category_depth"] = min(depth, 5)
 	case listMarker.MatchString(text):
 		cat = "ListItem"
-		// About one indent step (18 pt, a quarter inch) per level.
-		meta["category_depth"] = min(int(math.Max(0, bl.left-colLeft)/18), 8)
+		meta["category_depth"] = min(listDepth, 8)
 	}
 	b.Add(cat, text, meta)
 }

