@@ -23,51 +23,93 @@ func (e *elemCheck) coordinates(raw json.RawMessage) {
 		e.report(at, RuleFieldType, Violation, string(raw), "coordinates is %s, want an object", jsonKind(raw))
 		return
 	}
-	var c struct {
-		Points       json.RawMessage `json:"points"`
-		System       json.RawMessage `json:"system"`
-		LayoutWidth  *float64        `json:"layout_width"`
-		LayoutHeight *float64        `json:"layout_height"`
+	// Read with the package's scanner, not encoding/json: every element of
+	// a large document may carry coordinates, and this is the hot path.
+	sc := &jscan{data: raw, maxDepth: DefaultMaxDepth}
+	var points, system json.RawMessage
+	var w, h *float64
+	num := func(v, end int) (*float64, bool) {
+		x, err := strconv.ParseFloat(string(raw[v:end]), 64)
+		return &x, err == nil
 	}
-	if json.Unmarshal(raw, &c) != nil {
+	bad := false
+	_, err := sc.object(0, 1, func(key []byte, v int) (int, error) {
+		end, err := sc.value(v, 1)
+		if err != nil {
+			return 0, err
+		}
+		switch string(key) {
+		case "points":
+			points = raw[v:end]
+		case "system":
+			system = raw[v:end]
+		case "layout_width", "layout_height":
+			if raw[v] == 'n' {
+				break
+			}
+			x, ok := num(v, end)
+			if !ok {
+				bad = true
+			} else if key[7] == 'w' {
+				w = x
+			} else {
+				h = x
+			}
+		}
+		return end, nil
+	})
+	if err != nil || bad {
 		e.report(at, RuleFieldType, Violation, string(raw), "coordinates has fields of the wrong type")
 		return
 	}
-	sys, w, h := "", c.LayoutWidth, c.LayoutHeight
+	sys := ""
 	switch {
-	case len(c.System) == 0 || string(c.System) == "null":
+	case len(system) == 0 || string(system) == "null":
 		e.report(at, RuleCoordNoSystem, Violation, string(raw), "coordinates have no system (PixelSpace, PointSpace or RelativeCoordinateSystem)")
-	case c.System[0] == '"':
-		_ = json.Unmarshal(c.System, &sys)
-	case c.System[0] == '{':
-		var s struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-		}
-		var wh struct {
-			Width  *float64 `json:"width"`
-			Height *float64 `json:"height"`
-		}
-		if json.Unmarshal(c.System, &s) != nil || json.Unmarshal(c.System, &wh) != nil {
-			e.report(at+".system", RuleFieldType, Violation, string(c.System), "coordinates.system has fields of the wrong type")
+	case system[0] == '"':
+		sys = decodeString(system)
+	case system[0] == '{':
+		ss := &jscan{data: system, maxDepth: DefaultMaxDepth}
+		name := ""
+		_, err := ss.object(0, 1, func(key []byte, v int) (int, error) {
+			end, err := ss.value(v, 1)
+			if err != nil {
+				return 0, err
+			}
+			switch k := string(key); {
+			case (k == "type" || k == "name") && system[v] == '"':
+				if k == "type" || sys == "" {
+					sys = decodeString(system[v:end])
+				}
+				if k == "name" {
+					name = decodeString(system[v:end])
+				}
+			case (k == "width" || k == "height") && system[v] != 'n':
+				x, err := strconv.ParseFloat(string(system[v:end]), 64)
+				if err != nil {
+					bad = true
+				} else if k == "width" {
+					w = &x
+				} else {
+					h = &x
+				}
+			}
+			return end, nil
+		})
+		if err != nil || bad {
+			e.report(at+".system", RuleFieldType, Violation, string(system), "coordinates.system has fields of the wrong type")
 			return
 		}
-		sys = s.Type
 		if sys == "" {
-			sys = s.Name
+			sys = name
 		}
 		if sys == "" {
-			e.report(at+".system", RuleCoordNoSystem, Violation, string(c.System), "coordinates.system has no type")
-		}
-		if wh.Width != nil {
-			w = wh.Width
-		}
-		if wh.Height != nil {
-			h = wh.Height
+			e.report(at+".system", RuleCoordNoSystem, Violation, string(system), "coordinates.system has no type")
 		}
 	default:
-		e.report(at+".system", RuleFieldType, Violation, string(c.System), "coordinates.system is %s, want an object or a name", jsonKind(c.System))
+		e.report(at+".system", RuleFieldType, Violation, string(system), "coordinates.system is %s, want an object or a name", jsonKind(system))
 	}
+	c := struct{ Points, System json.RawMessage }{points, system}
 	known := true
 	switch sys {
 	case "":
@@ -82,8 +124,8 @@ func (e *elemCheck) coordinates(raw json.RawMessage) {
 	if sys == "PointSpace" && (w == nil || h == nil) {
 		e.report(at+".system", RuleCoordSize, Warning, string(c.System), "PointSpace coordinates without width and height: points cannot be placed on the page")
 	}
-	var pts [][]float64
-	if len(c.Points) == 0 || json.Unmarshal(c.Points, &pts) != nil {
+	pts, ok := parsePoints(c.Points)
+	if !ok {
 		e.report(at+".points", RuleCoordPoints, Violation, string(c.Points), "points is %s, want an array of [x, y] pairs", describeOrMissing(c.Points))
 		return
 	}
@@ -240,4 +282,37 @@ func mimeAgrees(declared, sniffed string, data []byte) bool {
 		return true
 	}
 	return d == sniffed
+}
+
+// parsePoints reads [[x, y], ...]; ok is false when it is not an array of
+// number arrays.
+func parsePoints(raw json.RawMessage) ([][]float64, bool) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, false
+	}
+	sc := &jscan{data: raw, maxDepth: DefaultMaxDepth}
+	var pts [][]float64
+	ok := true
+	_, err := sc.array(0, 1, func(_, v int) (int, error) {
+		if raw[v] != '[' {
+			ok = false
+			return sc.value(v, 1)
+		}
+		var p []float64
+		end, err := sc.array(v, 2, func(_, nv int) (int, error) {
+			end, err := sc.value(nv, 2)
+			if err != nil {
+				return 0, err
+			}
+			x, perr := strconv.ParseFloat(string(raw[nv:end]), 64)
+			if perr != nil {
+				ok = false
+			}
+			p = append(p, x)
+			return end, nil
+		})
+		pts = append(pts, p)
+		return end, err
+	})
+	return pts, err == nil && ok
 }

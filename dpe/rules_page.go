@@ -263,8 +263,8 @@ func (e *elemCheck) text() {
 }
 
 func (e *elemCheck) languages(raw json.RawMessage) {
-	var langs []string
-	if json.Unmarshal(raw, &langs) != nil {
+	langs, ok := stringArray(raw)
+	if !ok {
 		e.report("ele_metadata.languages", RuleFieldType, Violation, string(raw), "languages is %s, want an array of ISO 639-3 codes", jsonKind(raw))
 		return
 	}
@@ -338,4 +338,28 @@ func topLevel(raw json.RawMessage, key string) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return v, true
+}
+
+// stringArray reads a JSON array of strings with the package's scanner
+// (languages is on every element of many documents: a hot path).
+func stringArray(raw json.RawMessage) ([]string, bool) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, false
+	}
+	sc := &jscan{data: raw, maxDepth: DefaultMaxDepth}
+	var out []string
+	ok := true
+	_, err := sc.array(0, 1, func(_, v int) (int, error) {
+		end, err := sc.value(v, 1)
+		if err != nil {
+			return 0, err
+		}
+		if raw[v] != '"' {
+			ok = false
+		} else {
+			out = append(out, decodeString(raw[v:end]))
+		}
+		return end, nil
+	})
+	return out, err == nil && ok
 }
