@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -68,7 +67,11 @@ type Options struct {
 	// WrapResolver, when set, wraps the resolver every computer uses:
 	// tests inject faults (slow, failing, lying resolvers) through it.
 	WrapResolver func(computer.Resolver) computer.Resolver
-	Logger       *slog.Logger
+	// Limits of the SMCP server (server.Options); zero picks its defaults.
+	MaxPendingPerAgent int
+	MaxRequestTimeout  time.Duration
+	MaxMessageBytes    int64
+	Logger             *slog.Logger
 }
 
 // Stack is a running deployment.
@@ -144,7 +147,8 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 		}
 	}()
 
-	srv, err := server.New(server.Options{APIKey: opt.APIKey, Logger: log.With("component", "server")})
+	srv, err := server.New(server.Options{APIKey: opt.APIKey, Logger: log.With("component", "server"),
+		MaxPendingPerAgent: opt.MaxPendingPerAgent, MaxRequestTimeout: opt.MaxRequestTimeout, MaxMessageBytes: opt.MaxMessageBytes})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -170,12 +174,12 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	}
 
 	// alpha: the library (corpus or --docs) and a big generated notes server.
-	var libFS fs.FS // nil: the embedded corpus plus its generated documents
+	// No DocsDir: the embedded corpus plus its generated documents. A
+	// folder is opened by the library with os.OpenRoot (library.Options.Dir).
 	if opt.DocsDir != "" {
 		if fi, err := os.Stat(opt.DocsDir); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("--docs %s: not a directory", opt.DocsDir)
 		}
-		libFS = os.DirFS(opt.DocsDir)
 	}
 	// The config file is read first: its inputs belong to alpha, whose
 	// get_config shows them.
@@ -189,7 +193,8 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 		}
 	}
 	alpha := st.newComputer(opt, ComputerAlpha, resolver, log, inputs)
-	if err := addLibrary(ctx, alpha, ServerLibrary, library.Options{FS: libFS, Host: HostLibrary, PageSize: PageSize, Name: ServerLibrary}); err != nil {
+	if err := addLibrary(ctx, alpha, ServerLibrary, library.Options{Dir: opt.DocsDir, Host: HostLibrary, PageSize: PageSize, Name: ServerLibrary,
+		Logger: log.With("component", "library")}); err != nil {
 		return nil, err
 	}
 	if err := addLibrary(ctx, alpha, ServerNotes, library.Options{FS: emptyFS{}, Host: HostNotes, PageSize: PageSize, Name: ServerNotes, Generated: NotesCount}); err != nil {

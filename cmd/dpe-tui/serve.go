@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/dpe-tui/dpe-tui/stack"
 )
@@ -27,6 +28,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&opt.APIKey, "api-key", "", "require this API key from clients; prefer env DPE_TUI_API_KEY")
 	fs.IntVar(&opt.BenchResources, "bench-resources", 0, "add server \"bench\" to alpha with N generated resources (performance runs)")
 	fs.IntVar(&opt.BenchPageSize, "bench-page-size", 100, "cursor page size of the bench server")
+	fs.IntVar(&opt.MaxPendingPerAgent, "max-pending", 256, "routed requests one agent may have waiting for a computer; more are refused at once (403)")
+	fs.DurationVar(&opt.MaxRequestTimeout, "max-request-timeout", 120*time.Second, "largest per-request timeout a client may ask for; larger ones are lowered to it")
+	fs.Int64Var(&opt.MaxMessageBytes, "max-message-bytes", 64<<20, "largest engine.io message accepted; a connection sending more is closed")
 	fs.StringVar(&logFile, "log", "", "write logs to FILE instead of stderr")
 	fs.BoolVar(&verbose, "v", false, "debug logging")
 	pos, err := parseFlags(fs, args)
@@ -35,6 +39,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(pos) > 0 {
 		return usageErrorf("serve takes no arguments, got %q", pos[0])
+	}
+	switch {
+	case opt.MaxPendingPerAgent <= 0:
+		return usageErrorf("--max-pending must be > 0, not %d", opt.MaxPendingPerAgent)
+	case opt.MaxRequestTimeout <= 0:
+		return usageErrorf("--max-request-timeout must be > 0, not %s", opt.MaxRequestTimeout)
+	case opt.MaxMessageBytes <= 0:
+		return usageErrorf("--max-message-bytes must be > 0, not %d", opt.MaxMessageBytes)
 	}
 	if opt.APIKey == "" {
 		opt.APIKey = os.Getenv("DPE_TUI_API_KEY")
