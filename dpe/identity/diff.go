@@ -1,6 +1,10 @@
 package identity
 
-import "bytes"
+import (
+	"bytes"
+	"cmp"
+	"slices"
+)
 
 // Delta is core §3.3's commit delta over the multisets of element
 // content hashes: Added = new∖old, Removed = old∖new, Retained = |old∩new|.
@@ -15,14 +19,16 @@ type Delta struct {
 // moved. Pages pair by number (contract §5: the number is a page's
 // pairing identity).
 type Changes struct {
-	Equal           bool         `json:"equal"`
-	OldDocHash      string       `json:"old_doc_hash"`
-	NewDocHash      string       `json:"new_doc_hash"`
-	Delta           Delta        `json:"delta"`
-	FileTypeChanged bool         `json:"file_type_changed,omitempty"`
-	DocMetaChanged  bool         `json:"doc_metadata_changed,omitempty"`
-	OrderChanged    bool         `json:"order_changed"` // some element moved, even if the delta is all retained
-	Pages           []PageChange `json:"pages"`
+	Equal           bool   `json:"equal"`
+	OldDocHash      string `json:"old_doc_hash"`
+	NewDocHash      string `json:"new_doc_hash"`
+	Delta           Delta  `json:"delta"`
+	FileTypeChanged bool   `json:"file_type_changed,omitempty"`
+	DocMetaChanged  bool   `json:"doc_metadata_changed,omitempty"`
+	// OrderChanged: the retained content reads in another order (pages by
+	// number, elements in order), even when the delta is all retained.
+	OrderChanged bool         `json:"order_changed"`
+	Pages        []PageChange `json:"pages"`
 }
 
 // PageChange is one page whose page_hash differs. Status is "added",
@@ -86,6 +92,7 @@ func Diff(old, new *Result) *Changes {
 		Pages:           []PageChange{},
 	}
 	inOld, inNew := multiset(old), multiset(new)
+	c.OrderChanged = !slicesEqual(retainedOrder(old, inNew), retainedOrder(new, inOld))
 	byNum := func(r *Result) map[int64]int {
 		m := map[int64]int{}
 		for i, p := range r.Pages {
@@ -103,9 +110,6 @@ func Diff(old, new *Result) *Changes {
 			pc := PageChange{Number: np.Number, Status: "added", OldIndex: -1, NewIndex: j, Elements: []ElementChange{}}
 			for k, e := range np.Elements {
 				pc.Elements = append(pc.Elements, change(inOld, "added", k, e))
-				if pc.Elements[len(pc.Elements)-1].Op == "moved" {
-					c.OrderChanged = true
-				}
 			}
 			c.Pages = append(c.Pages, pc)
 			continue
@@ -122,11 +126,7 @@ func Diff(old, new *Result) *Changes {
 			if keepNew[k] {
 				continue
 			}
-			ch := change(inOld, "added", k, e)
-			pc.Elements = append(pc.Elements, ch)
-			if ch.Op == "moved" {
-				c.OrderChanged = true
-			}
+			pc.Elements = append(pc.Elements, change(inOld, "added", k, e))
 		}
 		for k, e := range op.Elements {
 			if keepOld[k] {
@@ -231,3 +231,29 @@ func lcs(a, b []string) (keepA, keepB []bool) {
 	}
 	return keepA, keepB
 }
+
+// retainedOrder is r's content in reading order (pages by number), kept
+// only as often as other holds it: the retained part of the delta.
+func retainedOrder(r *Result, other map[string]int) []string {
+	left := make(map[string]int, len(other))
+	for k, v := range other {
+		left[k] = v
+	}
+	idx := make([]int, len(r.Pages))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(r.Pages[a].Number, r.Pages[b].Number) })
+	var out []string
+	for _, i := range idx {
+		for _, e := range r.Pages[i].Elements {
+			if left[e.ContentHash] > 0 {
+				left[e.ContentHash]--
+				out = append(out, e.ContentHash)
+			}
+		}
+	}
+	return out
+}
+
+func slicesEqual(a, b []string) bool { return slices.Equal(a, b) }

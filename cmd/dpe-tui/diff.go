@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+// exitDiffer is diff's "the documents differ" (doc_hashes not equal).
+const exitDiffer = 5
+
+// maxDiffText bounds the text shown for one element (display cells).
+const maxDiffText = 100
+
+type diffFlags struct {
+	globalFlags
+	Computer string
+	Format   string
+}
+
+// runDiff implements `diff A B`: exit 0 when the doc_hashes are equal,
+// exitDiffer when they differ, else the usual error codes.
+func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	differ, err := diffCmd(ctx, args, stdin, stdout, stderr)
+	if err != nil {
+		printProblems(err, stderr)
+		return report(err, stderr)
+	}
+	if differ {
+		return exitDiffer
+	}
+	return exitOK
+}
+
+func diffCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (bool, error) {
+	var f diffFlags
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.StringVar(&f.Computer, "computer", "", "computer to ask for dpe:// URIs (default: the one that knows the host)")
+	fs.StringVar(&f.Format, "format", "text", "text, md or json")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return false, err
+	}
+	if err := f.validate(); err != nil {
+		return false, err
+	}
+	if len(pos) != 2 {
+		return false, usageErrorf("diff needs two documents: each a dpe:// URI, file path, URL or -")
+	}
+	if pos[0] == "-" && pos[1] == "-" {
+		return false, usageErrorf("diff can read only one of its documents from stdin")
+	}
+	switch f.Format {
+	case "text", "md", "json":
+	default:
+		return false, usageErrorf("--format must be text, md or json, not %q", f.Format)
+	}
+	a, err := hashInput(ctx, &f.globalFlags, f.Computer, pos[0], stdin, stderr)
+	if err != nil {
+		return false, err
+	}
+	b, err := hashInput(ctx, &f.globalFlags, f.Computer, pos[1], stdin, stderr)
+	if err != nil {
+		return false, err
+	}
+	c := identity.Diff(a, b)
+	switch f.Format {
+	case "json":
+		out, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			return false, err
+		}
+		if _, err := stdout.Write(append(out, '\n')); err != nil {
+			return false, err
+		}
+	case "md":
+		writeDiff(stdout, c, true)
+	default:
+		writeDiff(stdout, c, false)
+	}
+	return !c.Equal, nil
+}
+
+// writeDiff prints the delta, then each changed page and its elements.
+// Element text is untrusted: one sanitized, truncated line each.
+func writeDiff(w io.Writer, c *identity.Changes, md bool) {
+	head, item, code := "", "", func(s string) string { return s }
+	if md {
+		head, item = "## ", "- "
+		code = func(s string) string { return "`" + s + "`" }
+	}
+	if c.Equal {
+		fmt.Fprintf(w, "%sequal: doc_hash %s\n", head, code(c.NewDocHash))
+	} else {
+		fmt.Fprintf(w, "%sdiffer: doc_hash %s → %s\n", head, code(c.OldDocHash), code(c.NewDocHash))
+	}
+	if md {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%sdelta: added %d, removed %d, retained %d\n", item, c.Delta.Added, c.Delta.Removed, c.Delta.Retained)
+	if c.OrderChanged {
+		fmt.Fprintf(w, "%sreading order changed\n", item)
+	}
+	if c.FileTypeChanged {
+		fmt.Fprintf(w, "%sfile_type changed\n", item)
+	}
+	if c.DocMetaChanged {
+		fmt.Fprintf(w, "%sdoc_metadata changed\n", item)
+	}
+	for _, p := range c.Pages {
+		var notes []string
+		if p.TitleChanged {
+			notes = append(notes, "title changed")
+		}
+		if p.MetaChanged {
+			notes = append(notes, "page_metadata changed")
+		}
+		extra := ""
+		if len(notes) > 0 {
+			extra = ", " + strings.Join(notes, ", ")
+		}
+		if md {
+			fmt.Fprintf(w, "\n### page %d (%s%s)\n\n", p.Number, p.Status, extra)
+		} else {
+			fmt.Fprintf(w, "page %d (%s%s)\n", p.Number, p.Status, extra)
+		}
+		for _, e := range p.Elements {
+			mark := map[string]string{"added": "+", "removed": "-", "moved": "~"}[e.Op]
+			text := sanitize.Truncate(sanitize.Line(e.Text), maxDiffText)
+			if md {
+				fmt.Fprintf(w, "- %s %s #%d %s: %s\n", mark, e.Op, e.Index, code(sanitize.Line(e.Category)), mdEscape(text))
+			} else {
+				fmt.Fprintf(w, "  %s %-7s #%d %s: %s\n", mark, e.Op, e.Index, sanitize.Line(e.Category), text)
+			}
+		}
+	}
+}
+
+// mdEscape keeps document text from becoming Markdown structure.
+func mdEscape(s string) string {
+	r := strings.NewReplacer("\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]", "<", "&lt;", ">", "&gt;", "#", "\\#", "|", "\\|")
+	return r.Replace(s)
+}
