@@ -53,6 +53,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = runGet(ctx, rest, stdout, stderr, false)
 	case "check":
 		err = runCheck(ctx, rest, stdout, stderr)
+	case "hash":
+		err = runHash(ctx, rest, os.Stdin, stdout, stderr)
+	case "diff":
+		return runDiff(ctx, rest, os.Stdin, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -71,6 +75,8 @@ Usage:
   dpe-tui ls computers|servers|resources [flags]
   dpe-tui get URI|FILE|URL [--page N] [--format md|text|json] [flags]
   dpe-tui check URI|FILE|URL [flags]    conformance report; exit 1 on violations
+  dpe-tui hash URI|FILE|URL|- [--json] [--elements]   dpe1 doc/page/element hashes
+  dpe-tui diff A B [--format text|md|json]            what changed; exit 5 when they differ
 
 Run 'dpe-tui COMMAND -h' for a command's flags.
 Exit codes: 0 ok, 1 runtime or network error, 2 usage, 3 protocol error.
