@@ -195,7 +195,9 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 // readerAtReader reads a ReaderAt from the start (excelize wants an
 // io.Reader).
 type readerAtReader struct {
-	r    interface{ ReadAt([]byte, int64) (int, error) }
+	r interface {
+		ReadAt([]byte, int64) (int, error)
+	}
 	size int64
 	off  int64
 }
