@@ -136,9 +136,14 @@ func TestGet_LocalFileWithoutServer(t *testing.T) {
 	if strings.ContainsRune(out, 0x1b) || strings.Contains(out, "\a") {
 		t.Errorf("escape sequence survived in text output: %q", out)
 	}
+	// The escapes are control characters in text: a violation check names,
+	// without printing them.
 	code, out, _ = runCLI(t, "check", p)
-	if code != 0 || !strings.Contains(out, "0 violation") {
-		t.Errorf("check on a conforming doc: exit %d\n%s", code, out)
+	if code != 1 || !strings.Contains(out, "DPE-E040") {
+		t.Errorf("check on text with control characters: exit %d, want 1 naming DPE-E040\n%s", code, out)
+	}
+	if strings.ContainsRune(out, 0x1b) || strings.Contains(out, "\a") {
+		t.Errorf("escape sequence survived in check output: %q", out)
 	}
 }
 
