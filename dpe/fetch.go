@@ -250,7 +250,7 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (
 		real = r
 	}
 	if pseudoFS(p) || pseudoFS(real) {
-		return nil, refuse("%s is not a regular file (pseudo-filesystem)", filepath.ToSlash(p))
+		return nil, refuse("not a regular file (%s is a pseudo-filesystem)", pseudoRoot(p, real))
 	}
 	if f.FileRoot != "" && !ownComputer {
 		root, err := filepath.Abs(f.FileRoot)
@@ -273,7 +273,7 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (
 	if st, err := os.Lstat(real); err != nil {
 		return nil, err
 	} else if !st.Mode().IsRegular() {
-		return nil, refuse("%s is not a regular file (%s)", filepath.ToSlash(p), fileKind(st.Mode()))
+		return nil, refuse("not a regular file (%s)", fileKind(st.Mode()))
 	}
 	// The file may be swapped between Lstat and open: open without
 	// blocking and without following a symlink, then check the descriptor.
@@ -287,7 +287,7 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, refuse("%s is not a regular file (%s)", filepath.ToSlash(p), fileKind(st.Mode()))
+		return nil, refuse("not a regular file (%s)", fileKind(st.Mode()))
 	}
 	max := f.maxBytes()
 	if st.Size() > max {
@@ -318,14 +318,19 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (
 
 // pseudoFS reports paths under /proc, /sys and /dev: their files claim to
 // be regular (or are devices) and read as endless or live kernel state.
-func pseudoFS(p string) bool {
-	p = filepath.ToSlash(filepath.Clean(p))
-	for _, root := range []string{"/proc", "/sys", "/dev"} {
-		if p == root || strings.HasPrefix(p, root+"/") {
-			return true
+func pseudoFS(p string) bool { return pseudoRoot(p) != "" }
+
+// pseudoRoot names the pseudo-filesystem the first of paths is under.
+func pseudoRoot(paths ...string) string {
+	for _, p := range paths {
+		p = filepath.ToSlash(filepath.Clean(p))
+		for _, root := range []string{"/proc", "/sys", "/dev"} {
+			if p == root || strings.HasPrefix(p, root+"/") {
+				return root
+			}
 		}
 	}
-	return false
+	return ""
 }
 
 func fileKind(m os.FileMode) string {

@@ -162,6 +162,10 @@ func (o *Opener) Open(ctx context.Context, dpeURI string) (*Opened, error) {
 func (o *Opener) OpenAccess(ctx context.Context, accessURI string) (*Opened, error) {
 	op := &Opened{}
 	if err := o.load(ctx, op, Access{URI: accessURI, Size: -1}); err != nil {
+		var fe *FetchError
+		if errors.As(err, &fe) {
+			return nil, err // "fetch <uri>: …" names it already
+		}
 		return nil, fmt.Errorf("open %s: %w", RedactURI(accessURI), err)
 	}
 	return op, nil

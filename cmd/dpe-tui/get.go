@@ -119,7 +119,7 @@ func openInput(ctx context.Context, g *globalFlags, computer, input string, log 
 	opener := &dpe.Opener{Fetcher: fch, Limits: dpe.DefaultLimits()}
 	op, err := opener.OpenAccess(ctx, access)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("open %s: %w", input, err)
+		return nil, nil, nil, err // names the file or URL already
 	}
 	return op, opener, func() {}, nil
 }
@@ -196,6 +196,51 @@ func loadPage(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, i int) er
 // isManifestOnly: a page with a uri and no inline elements must be fetched.
 func isManifestOnly(p *dpe.Page) bool {
 	return p.URI != "" && !strings.Contains(string(p.Raw), `"elements"`)
+}
+
+// escapeJSON makes raw document JSON safe to print on a terminal without
+// changing what it means: DEL, C1 controls, bidi controls and line/paragraph
+// separators become \uXXXX escapes and invalid UTF-8 becomes \ufffd. Only
+// tab, newline and carriage return (JSON whitespace) stay raw.
+func escapeJSON(b []byte) []byte {
+	clean := true
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if (r == utf8.RuneError && n <= 1) || unsafeRune(r) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return append([]byte(nil), b...)
+	}
+	out := make([]byte, 0, len(b)+64)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			out = append(out, `\ufffd`...)
+		case unsafeRune(r):
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}
+
+// unsafeRune: what escapeJSON escapes.
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069,
+		r == 0x2028, r == 0x2029:
+		return true
+	}
+	return false
 }
 
 func kindName(k dpe.ContentKind) string {
