@@ -1,21 +1,22 @@
 package computer
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // NewFileResolver returns the file resolver (dpe.md §部署示例, "Agent 与
 // Computer 同机"): the Document JSON of an inline resource is written to dir
-// under a content-addressed name (sha256 of the bytes, mode 0600) and
+// under a content-addressed name (the hex of identity.Key: the dpe1
+// doc_hash, or the sha256 of the bytes outside the contract; mode 0600) and
 // answered as a file:// URI with size and etag. Identical documents share a
 // file, so re-resolving costs nothing and never leaves stale copies behind.
 // An external resource's URI is passed through as the MCP server gave it.
@@ -43,8 +44,10 @@ func (f *fileResolver) Resolve(ctx context.Context, res protocol.A2CResource, co
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return protocol.A2CResource{}, fmt.Errorf("file resolver: cache dir: %w", err)
 	}
-	sum := sha256.Sum256(contents.Document)
-	etag := hex.EncodeToString(sum[:])
+	// One content key across the product: the document's identity
+	// (identity.Key); an equivalent document with other bytes overwrites
+	// the file, so the URI serves what this resolve was given.
+	etag := identity.KeyHex(identity.Key(contents.Document))
 	path := filepath.Join(abs, "dpe-"+etag+".json")
 	if err := writeOnce(path, contents.Document); err != nil {
 		return protocol.A2CResource{}, fmt.Errorf("file resolver: %w", err)
@@ -61,11 +64,14 @@ func (f *fileResolver) Resolve(ctx context.Context, res protocol.A2CResource, co
 	}, nil
 }
 
-// writeOnce writes data to path atomically unless a file of the same size
-// is already there (the name is the content hash).
+// writeOnce writes data to path atomically unless the same bytes are
+// already there (the name is the content key, which equivalent documents
+// with other bytes share).
 func writeOnce(path string, data []byte) error {
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
-		return nil
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+			return nil
+		}
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

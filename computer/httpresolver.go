@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -61,7 +62,7 @@ type HTTPResolverOptions struct {
 // missing signature answers 403 Forbidden; a valid but expired URL answers
 // 410 Gone, so an agent can tell "ask get_dpe again" from "this was never
 // valid". The answer carries _meta.expires_at (RFC 3339) and etag (the
-// sha256 of the document JSON, stable across resolves).
+// hex of the document's identity key, stable across resolves).
 type HTTPResolver struct {
 	opt  HTTPResolverOptions
 	log  *slog.Logger
@@ -203,11 +204,16 @@ func (h *HTTPResolver) signedURL(path string, exp int64) string {
 
 // store keeps doc under its content hash, preparing manifest mode when the
 // document is above the threshold.
+//
+// The key is the document's identity (identity.Key: its dpe1 doc_hash, or
+// the sha256 of the bytes for a document outside the contract); id, the
+// URL path segment and etag, is its 64 hex digits. An equivalent document
+// with other bytes replaces the stored one, so each resolve serves the
+// bytes it was given.
 func (h *HTTPResolver) store(doc []byte) (*storedDoc, error) {
-	sum := sha256.Sum256(doc)
-	id := hex.EncodeToString(sum[:])
+	id := identity.KeyHex(identity.Key(doc))
 	h.mu.Lock()
-	if d, ok := h.docs[id]; ok {
+	if d, ok := h.docs[id]; ok && bytes.Equal(d.raw, doc) {
 		h.mu.Unlock()
 		return d, nil
 	}
@@ -222,7 +228,13 @@ func (h *HTTPResolver) store(doc []byte) (*storedDoc, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if old, ok := h.docs[id]; ok {
-		return old, nil
+		if bytes.Equal(old.raw, doc) {
+			return old, nil
+		}
+		h.total -= int64(len(old.raw))
+		h.docs[id] = d
+		h.total += int64(len(d.raw))
+		return d, nil
 	}
 	h.docs[id] = d
 	h.order = append(h.order, id)
