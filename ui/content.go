@@ -9,8 +9,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/render"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -75,6 +77,13 @@ func formatContent(body []byte, kind dpe.ContentKind, w int, theme string) []str
 		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(20, w)))
 		if err == nil {
 			if out, err := r.Render(sanitize.Text(string(body))); err == nil {
+				// Glamour wraps links in OSC 8 hyperlinks to targets the
+				// document chose; only its SGR styling is kept (the URL is
+				// shown as text anyway).
+				out = render.OnlySGR(out)
+				if style == "notty" {
+					out = ansi.Strip(out)
+				}
 				return strings.Split(strings.TrimRight(out, "\n"), "\n")
 			}
 		}
