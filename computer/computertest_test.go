@@ -169,7 +169,7 @@ func newAgent(t *testing.T, baseURL, office, apiKey string) *agent {
 	}
 	t.Cleanup(func() { a.sock.Disconnect() })
 	args := a.emit(protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: a.name, OfficeID: office})
-	if err := joinAckError(args); err != nil {
+	if err := protocol.DecodeJoinAck(office, args); err != nil {
 		t.Fatalf("agent join: %v", err)
 	}
 	return a
@@ -402,4 +402,11 @@ func startOffice(t *testing.T, opt Options, setup func(*Computer)) *office {
 	}
 	a := newAgent(t, url, "office-1", opt.APIKey)
 	return &office{url: url, name: "pc", comp: c, agent: a, logs: lb}
+}
+
+func firstArg(args []any) any {
+	if len(args) == 0 {
+		return nil
+	}
+	return args[0]
 }

@@ -199,10 +199,16 @@ func (c *Conn) Connect(ctx context.Context) error {
 			c.mu.Unlock()
 			return nil
 		case <-unanswered.C:
-			if !c.sock.Connected() {
+			c.spawn(func() {
+				c.emitMu.Lock()
+				up := c.sock.Connected()
+				c.emitMu.Unlock()
+				if up {
+					return
+				}
 				c.opt.Logger.Warn("smcp: namespace CONNECT unanswered; reconnecting on a new engine", "url", c.URL())
-				c.spawn(c.reopen)
-			}
+				c.reopen()
+			})
 			unanswered.Reset(attemptTimeout(timeout))
 		case <-dctx.Done():
 			return fail(dctx.Err())
@@ -414,7 +420,7 @@ func (c *Conn) classify(err error) error {
 	var xerr *types.ExtendedError
 	if errors.As(err, &xerr) {
 		if perr, ok := protocol.DecodeError(xerr.Data); ok {
-			return perr
+			return fmt.Errorf("the server refused the connection: %w", perr)
 		}
 		return fmt.Errorf("the server refused the connection: %s", oneLine(xerr.Message))
 	}
