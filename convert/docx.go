@@ -377,6 +377,13 @@ func (r *docxReader) partText(id string) string {
 // body walks w:body. Containers (sdt, customXml, ins …) are transparent:
 // only paragraphs, tables and section properties are acted on.
 func (r *docxReader) body(ctx context.Context, f *flow) error {
+	if err := r.bodyTokens(ctx, f); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%s: %w", r.main, err)
+	}
+	return ctx.Err()
+}
+
+func (r *docxReader) bodyTokens(ctx context.Context, f *flow) error {
 	d, c, err := r.partXML(r.main)
 	if err != nil {
 		return err
@@ -390,7 +397,7 @@ func (r *docxReader) body(ctx context.Context, f *flow) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("word/document.xml: %w", err)
+			return err
 		}
 		se, ok := t.(xml.StartElement)
 		if !ok {
@@ -657,6 +664,8 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 			f.add(block{cat: "CodeSnippet", text: strings.TrimRight(txt, "\n"), meta: Meta{}})
 			next = &f.blocks[len(f.blocks)-1]
 		}
+	case trimmed == "":
+		// Only pictures or math: they follow below.
 	case st.outline > 0:
 		f.add(block{cat: "Title", text: trimmed, level: st.outline, meta: Meta{"category_depth": st.outline - 1}})
 	case lname == "title" || lname == "subtitle":
@@ -672,7 +681,14 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 	case p.numbered || st.numbered:
 		ilvl, numID := p.ilvl, p.numID
 		if !p.numbered {
+			// Numbering from the style: Word's "List Bullet 2" styles
+			// keep ilvl 0 and say the level in the name.
 			ilvl = st.ilvl
+			if f := strings.Fields(lname); len(f) == 3 && f[0] == "list" {
+				if n, err := strconv.Atoi(f[2]); err == nil && n >= 1 && n <= 9 {
+					ilvl = n - 1
+				}
+			}
 		}
 		m := Meta{"category_depth": max(0, min(ilvl, 8))}
 		if r.ordered[numID][ilvl] {

@@ -226,7 +226,7 @@ func (r *odfReader) masterText() (headers, footers []string) {
 		return nil, nil
 	}
 	_ = r.readStyles("styles.xml", func(d *XMLDecoder, se xml.StartElement) error {
-		txt, err := innerText(d)
+		txt, err := textWithout(d, "page-number", "page-count", "date", "time")
 		if txt = strings.TrimSpace(txt); txt != "" {
 			if se.Name.Local == "header" {
 				headers = append(headers, txt)
@@ -321,6 +321,9 @@ func (r *odfReader) walk(ctx context.Context, fn func(d *XMLDecoder, se xml.Star
 // found inside it.
 type odfText struct {
 	text     strings.Builder
+	// chars and monoChars count non-space text bytes, all and inside
+	// monospace spans: all monospace is code.
+	chars, monoChars int
 	images   []block
 	formulas []string
 	emails   []string
@@ -332,6 +335,7 @@ type odfText struct {
 func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 	depth := 1
 	var href string
+	var monoAt []int // depths of open monospace spans
 	for depth > 0 {
 		t, err := d.Token()
 		if err != nil {
@@ -354,6 +358,10 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 			case "soft-page-break":
 			case "a":
 				href = attr(t, "href")
+			case "span":
+				if _, st := r.style(attr(t, "style-name")); st.mono {
+					monoAt = append(monoAt, depth)
+				}
 			case "note":
 				body, err := r.noteBody(d)
 				if err != nil {
@@ -374,6 +382,9 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 				depth--
 			}
 		case xml.EndElement:
+			if n := len(monoAt); n > 0 && monoAt[n-1] == depth {
+				monoAt = monoAt[:n-1]
+			}
 			depth--
 			if t.Name.Local == "a" && href != "" {
 				out.urls = append(out.urls, href)
@@ -385,6 +396,11 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 			}
 		case xml.CharData:
 			out.text.Write(t)
+			n := len(strings.TrimSpace(string(t)))
+			out.chars += n
+			if len(monoAt) > 0 {
+				out.monoChars += n
+			}
 		}
 	}
 	return nil
@@ -585,7 +601,8 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		}
 		return false
 	}
-	isCode := listDepth == 0 && se.Name.Local == "p" && (st.mono || has("preformatted", "source code", "sourcecode"))
+	isCode := listDepth == 0 && se.Name.Local == "p" &&
+		(st.mono || has("preformatted", "source code", "sourcecode") || (o.chars > 0 && o.monoChars == o.chars))
 	if !isCode {
 		r.code = nil
 	}
@@ -651,6 +668,8 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 	var cur *cell
 	var curRepeat int
 	var text []string
+	type occKey struct{ row, col int }
+	occ := map[occKey]bool{} // grid positions taken by spans
 	depth := 1
 	limit := func() error {
 		what := "table cell count"
@@ -676,13 +695,18 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 			case "table-cell", "covered-table-cell":
 				curRepeat = repeatAttr(t, "number-columns-repeated")
 				if t.Name.Local == "covered-table-cell" {
-					col += curRepeat
+					// Positions a span covers are skipped when the next
+					// origin cell is placed (pandoc omits covered cells,
+					// LibreOffice writes them), so these add nothing.
 					cur = nil
 					if err := skip(d); err != nil {
 						return nil, err
 					}
 					depth--
 					continue
+				}
+				for occ[occKey{len(g.rows) + pendingEmpty, col}] {
+					col++
 				}
 				cur = &cell{colspan: max(1, repeatAttr(t, "number-columns-spanned")), rowspan: max(1, repeatAttr(t, "number-rows-spanned")), header: header, col: col}
 				cur.colspan, cur.rowspan = min(cur.colspan, 16384), min(cur.rowspan, 1<<20)
@@ -718,10 +742,23 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 					cur = nil
 					continue
 				}
+				// ODF lists every grid column in a row (covered ones as
+				// covered-table-cell), so an XML cell is one column wide
+				// whatever its span.
 				for i := 0; i < curRepeat && i < 16384; i++ {
 					c := *cur
 					c.col = col
 					row = append(row, &c)
+					if c.colspan > 1 || c.rowspan > 1 {
+						if cells += c.colspan * c.rowspan; cells > maxSheetCells {
+							return nil, limit()
+						}
+						for r := 0; r < c.rowspan; r++ {
+							for k := 0; k < c.colspan; k++ {
+								occ[occKey{len(g.rows) + pendingEmpty + r, col + k}] = true
+							}
+						}
+					}
 					col += c.colspan
 					if cells++; cells > maxSheetCells {
 						return nil, limit()
@@ -777,6 +814,16 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 			if class == "page-thumbnail" || class == "page-number" || class == "date-time" || class == "footer" || class == "header" {
 				return skip(d)
 			}
+			// A table frame also holds a preview picture of the table.
+			var pics []block
+			hasTable := false
+			defer func() {
+				if !hasTable {
+					for _, b := range pics {
+						pb.AddImage(b.image, b.mime, b.text, b.meta)
+					}
+				}
+			}()
 			return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error {
 				switch ch.Name.Local {
 				case "text-box":
@@ -816,6 +863,7 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 					}
 					return nil
 				case "table":
+					hasTable = true
 					g, err := r.table(d, -1)
 					if err != nil {
 						return err
@@ -826,8 +874,7 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 				case "image":
 					href := strings.TrimPrefix(attr(ch, "href"), "./")
 					if href != "" && r.z.File(href) != nil {
-						b := imageBlock(r.env, r.z, href, "")
-						pb.AddImage(b.image, b.mime, b.text, b.meta)
+						pics = append(pics, imageBlock(r.env, r.z, href, ""))
 					}
 					return skip(d)
 				}
@@ -841,4 +888,36 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 		return skip(d)
 	}
 	return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error { return visit(d, ch, false) })
+}
+
+// textWithout is innerText without the text of the named fields (a
+// footer's page number differs on every page: it is layout, not content).
+func textWithout(d *XMLDecoder, fields ...string) (string, error) {
+	var sb strings.Builder
+	depth, skipAt := 1, 0
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return sb.String(), err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			for _, f := range fields {
+				if skipAt == 0 && t.Name.Local == f {
+					skipAt = depth
+				}
+			}
+		case xml.EndElement:
+			if depth == skipAt {
+				skipAt = 0
+			}
+			depth--
+		case xml.CharData:
+			if skipAt == 0 {
+				sb.Write(t)
+			}
+		}
+	}
+	return sb.String(), nil
 }

@@ -276,7 +276,7 @@ func frameTable(d *XMLDecoder, out *[]block) error {
 	found := false
 	var cur *cell
 	col := 0
-	skipCell := false
+	skipCell, firstRow := false, false
 	var text strings.Builder
 	depth := 1
 	for depth > 0 {
@@ -290,12 +290,14 @@ func frameTable(d *XMLDecoder, out *[]block) error {
 			switch t.Name.Local {
 			case "tbl":
 				found = true
+			case "tblPr":
+				firstRow = attr(t, "firstRow") == "1" || attr(t, "firstRow") == "true"
 			case "tr":
 				g.rows = append(g.rows, nil)
 				col = 0
 			case "tc":
 				skipCell = attr(t, "hMerge") == "1" || attr(t, "vMerge") == "1" || attr(t, "hMerge") == "true" || attr(t, "vMerge") == "true"
-				cur = &cell{colspan: max(1, min(repeatAttr(t, "gridSpan"), 1000)), rowspan: max(1, min(repeatAttr(t, "rowSpan"), 100000)), col: col, header: len(g.rows) == 1}
+				cur = &cell{colspan: max(1, min(repeatAttr(t, "gridSpan"), 1000)), rowspan: max(1, min(repeatAttr(t, "rowSpan"), 100000)), col: col, header: firstRow && len(g.rows) == 1}
 				text.Reset()
 			case "t":
 				txt, err := innerText(d)
@@ -314,13 +316,13 @@ func frameTable(d *XMLDecoder, out *[]block) error {
 				if cur == nil || len(g.rows) == 0 {
 					continue
 				}
+				// Every grid column has an a:tc (continuations carry
+				// hMerge/vMerge), so a cell is one column of XML order.
 				if !skipCell {
 					cur.text = strings.TrimSpace(text.String())
 					g.rows[len(g.rows)-1] = append(g.rows[len(g.rows)-1], cur)
-					col += cur.colspan
-				} else {
-					col++
 				}
+				col++
 				cur = nil
 			}
 		}

@@ -1,0 +1,110 @@
+package convert
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestODTGolden(t *testing.T) {
+	c := testConverter(t)
+	doc := convertFixture(t, c, "pandoc.odt")
+	if doc.FileType != "odt" || doc.PageCount != 3 {
+		t.Fatalf("file_type %q, page_count %d; want odt, 3", doc.FileType, doc.PageCount)
+	}
+	wantInOrder(t, "headings", headings(doc), "0 Introduction", "1 Lists", "1 Table", "1 Code", "1 Image", "0 Conclusion")
+	if d := listDepths(doc); len(d) < 5 || d[2] != 1 || d[3] != 2 || d[4] != 0 {
+		t.Errorf("list depths %v", d)
+	}
+	// pandoc writes no covered-table-cell after a spanned cell; the grid
+	// must still line up.
+	if !anyTableHTML(doc, `<td colspan="2">Total (merged)</td><td>39</td>`) {
+		t.Errorf("merged cell lost:\n%s", structure(doc))
+	}
+	if !embeddedImage(doc) {
+		t.Errorf("no embedded image:\n%s", structure(doc))
+	}
+	if code := elementsOf(doc, "CodeSnippet"); len(code) != 1 || !strings.Contains(code[0].Text, "def greet(name):\n    return") {
+		t.Errorf("code %v", code)
+	}
+	if len(elementsOf(doc, "Footer")) != 0 {
+		t.Errorf("a page-number footer is layout, not content:\n%s", structure(doc))
+	}
+	golden(t, "pandoc.odt", doc)
+}
+
+func TestODTNotesMath(t *testing.T) {
+	c := testConverter(t)
+	doc := convertFixture(t, c, "pandoc-notes.odt")
+	s := structure(doc)
+	if !strings.Contains(s, `"Body text with a footnote.[1]`) || !strings.Contains(s, `NarrativeText "[1] The footnote text."`) {
+		t.Errorf("footnote:\n%s", s)
+	}
+	if f := elementsOf(doc, "Formula"); len(f) != 1 || f[0].Text != "E=mc2" {
+		t.Errorf("formula %v", f)
+	}
+	if e := elementsOf(doc, "EmailAddress"); len(e) != 1 || e[0].Text != "editor@example.com" {
+		t.Errorf("email %v", e)
+	}
+}
+
+// soffice.ods is LibreOffice's conversion of openpyxl.xlsx: two sheets,
+// a column span and a row span, covered cells written out.
+func TestODSGolden(t *testing.T) {
+	c := testConverter(t)
+	doc := convertFixture(t, c, "soffice.ods")
+	if doc.FileType != "ods" || doc.PageCount != 2 || doc.Pages[0].Title != "Sales" || doc.Pages[1].Title != "Notes" {
+		t.Fatalf("file_type %q, pages %d:\n%s", doc.FileType, doc.PageCount, structure(doc))
+	}
+	if !anyTableHTML(doc, `<td colspan="3">All regions</td><td>39</td>`) || !anyTableHTML(doc, `<td rowspan="2">Merged note spanning two rows</td><td>x</td></tr><tr><td>y</td>`) {
+		t.Errorf("spans:\n%s", structure(doc))
+	}
+	golden(t, "soffice.ods", doc)
+}
+
+// soffice.odp is LibreOffice Impress's conversion of pandoc.pptx.
+func TestODPGolden(t *testing.T) {
+	c := testConverter(t)
+	doc := convertFixture(t, c, "soffice.odp")
+	if doc.FileType != "odp" || doc.PageCount != 5 {
+		t.Fatalf("file_type %q, page_count %d:\n%s", doc.FileType, doc.PageCount, structure(doc))
+	}
+	wantInOrder(t, "headings", headings(doc), "0 Fixture Corpus", "0 Introduction", "0 Conclusion")
+	if len(elementsOf(doc, "Table")) != 1 || !embeddedImage(doc) || len(elementsOf(doc, "CodeSnippet")) != 1 {
+		t.Errorf("table, image or code missing:\n%s", structure(doc))
+	}
+	golden(t, "soffice.odp", doc)
+}
+
+// ODF spans, repeated rows and hand-written structure (lists, notes).
+func TestODSRepeatedRowsCapped(t *testing.T) {
+	content := `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:spreadsheet>` +
+		`<table:table table:name="S"><table:table-row table:number-rows-repeated="2000000"><table:table-cell office:value-type="string"><text:p>x</text:p></table:table-cell></table:table-row></table:table>` +
+		`</office:spreadsheet></office:body></office:document-content>`
+	empty := strings.Replace(content, `<text:p>x</text:p>`, ``, 1)
+	runHostile(t, []hostileCase{{"rows.ods", odfZip(t, "application/vnd.oasis.opendocument.spreadsheet", content), "cell count on sheet 0 over the limit"}})
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	doc, err := convertBytes(t, c, "empty.ods", odfZip(t, "application/vnd.oasis.opendocument.spreadsheet", empty))
+	if err != nil || doc.PageCount != 1 {
+		t.Fatalf("a million empty rows: %v", err)
+	}
+}
+
+func odfZip(t *testing.T, mimetype, content string) []byte {
+	return zipOf(t, "mimetype", mimetype, "content.xml", content)
+}
+
+func TestODFHostile(t *testing.T) {
+	const ns = `xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"`
+	deep := `<?xml version="1.0"?><office:document-content ` + ns + `><office:body><office:text>` + strings.Repeat("<text:section>", 400) + strings.Repeat("</text:section>", 400) + `</office:text></office:body></office:document-content>`
+	var cases []hostileCase
+	for _, k := range []struct{ ext, mt string }{{"odt", "application/vnd.oasis.opendocument.text"}, {"ods", "application/vnd.oasis.opendocument.spreadsheet"}, {"odp", "application/vnd.oasis.opendocument.presentation"}} {
+		cases = append(cases,
+			hostileCase{"bomb." + k.ext, bombZip(t, "content.xml", 64<<20, "mimetype", k.mt), "decompressed size over the limit"},
+			hostileCase{"laughs." + k.ext, odfZip(t, k.mt, laughs+`<office:document-content `+ns+`><office:body><office:text><text:p>&lol9;</text:p></office:text></office:body></office:document-content>`), "entities"},
+			hostileCase{"nocontent." + k.ext, zipOf(t, "mimetype", k.mt, "styles.xml", "<x/>"), "no content.xml"},
+		)
+	}
+	cases = append(cases, hostileCase{"deep.odt", odfZip(t, "application/vnd.oasis.opendocument.text", deep), "nesting depth over the limit"})
+	runHostile(t, cases)
+}
