@@ -320,15 +320,15 @@ func (r *odfReader) walk(ctx context.Context, fn func(d *XMLDecoder, se xml.Star
 // odfText is the text of one paragraph-level element with the objects
 // found inside it.
 type odfText struct {
-	text     strings.Builder
+	text strings.Builder
 	// chars and monoChars count non-space text bytes, all and inside
 	// monospace spans: all monospace is code.
 	chars, monoChars int
-	images   []block
-	formulas []string
-	emails   []string
-	urls     []string
-	brk      bool
+	images           []block
+	formulas         []string
+	emails           []string
+	urls             []string
+	brk              bool
 }
 
 // inline reads the content of a text:p / text:h / text:span just started.
