@@ -128,10 +128,10 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 	if op.Kind != dpe.KindDocument {
 		switch format {
 		case "json":
-			return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(dpe.RedactURI(op.Access.URI)), kindName(op.Kind))
+			return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(sanitize.URL(op.Access.URI)), kindName(op.Kind))
 		default:
 			if op.Kind == dpe.KindBinary {
-				return fmt.Errorf("content at %s is binary (%s, %d bytes); save it with the TUI", sanitize.Line(dpe.RedactURI(op.Access.URI)), sanitize.Line(op.MimeType), len(op.Body))
+				return fmt.Errorf("content at %s is binary (%s, %d bytes); save it with the TUI", sanitize.Line(sanitize.URL(op.Access.URI)), sanitize.Line(op.MimeType), len(op.Body))
 			}
 			_, err := io.WriteString(w, sanitize.Text(string(op.Body)))
 			return err
