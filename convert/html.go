@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"io"
 	"net/url"
 	"strconv"
 	"strings"
@@ -65,12 +66,20 @@ type htmlTitle struct {
 
 // parseHTML parses with the declared (or sniffed) charset.
 func parseHTML(data []byte) (*xhtml.Node, error) {
-	r, err := charset.NewReader(bytes.NewReader(data), "text/html")
-	if err != nil {
-		return xhtml.Parse(bytes.NewReader(data))
+	var in io.Reader = bytes.NewReader(data)
+	if r, err := charset.NewReader(bytes.NewReader(data), "text/html"); err == nil {
+		in = r
 	}
-	return xhtml.Parse(r)
+	n, err := xhtml.Parse(in)
+	if err != nil && strings.Contains(err.Error(), "open stack of elements exceeds") {
+		// The parser's own nesting cap; say it as the limit it is.
+		return nil, limitErr("nesting depth", htmlParserDepth, htmlParserDepth+1)
+	}
+	return n, err
 }
+
+// htmlParserDepth is x/net/html's cap on open elements.
+const htmlParserDepth = 512
 
 // convert adds the elements of one HTML document and returns what its
 // head says (title, keywords).

@@ -1,0 +1,134 @@
+package convert
+
+import (
+	"encoding/base64"
+	"net"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestHTMLGolden(t *testing.T) {
+	c := testConverter(t)
+	doc := convertFixture(t, c, "pandoc.html")
+	if doc.FileType != "html" || doc.Title != "Fixture Corpus" {
+		t.Fatalf("file_type %q, title %q", doc.FileType, doc.Title)
+	}
+	// A page per h1/h2 section: the title block (this file, made by pandoc
+	// from pandoc's own HTML, has two "Fixture Corpus" h1s), Introduction,
+	// its four h2 sections, Conclusion.
+	var titles []string
+	for _, p := range doc.Pages {
+		titles = append(titles, p.Title)
+	}
+	if want := "Fixture Corpus|Fixture Corpus|Introduction|Lists|Table|Code|Image|Conclusion"; strings.Join(titles, "|") != want {
+		t.Errorf("pages %q, want %s", titles, want)
+	}
+	wantInOrder(t, "headings", headings(doc), "0 Introduction", "1 Lists", "1 Table", "1 Code", "1 Image", "0 Conclusion")
+	if d := listDepths(doc); len(d) < 5 || d[0] != 0 || d[2] != 1 || d[3] != 2 || d[4] != 0 {
+		t.Errorf("list depths %v", d)
+	}
+	if !anyTableHTML(doc, `<td colspan="2">Total (merged)</td><td>39</td>`) {
+		t.Errorf("merged cell lost:\n%s", structure(doc))
+	}
+	if !embeddedImage(doc) {
+		t.Errorf("the data: image is not embedded:\n%s", structure(doc))
+	}
+	code := elementsOf(doc, "CodeSnippet")
+	if len(code) != 1 || metaString(code[0], "language") != "python" {
+		t.Errorf("code %v", code)
+	}
+	if len(elementsOf(doc, "FigureCaption")) != 1 {
+		t.Errorf("figcaption:\n%s", structure(doc))
+	}
+	golden(t, "pandoc.html", doc)
+}
+
+// Everything the HTML reader maps, and what it must not do: run or keep
+// scripts, or fetch a remote image.
+func TestHTMLElements(t *testing.T) {
+	// A listener that fails the test if anything connects: the remote
+	// image points at it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	fetched := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			fetched <- struct{}{}
+			c.Close()
+		}
+	}()
+	png, err := os.ReadFile("testdata/src/figure.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := `<!doctype html><html><head><title>T</title><meta name="keywords" content="a, b"><style>p{color:red}</style><script>alert("x")</script></head><body>
+<h1>One</h1><p>Hello <a href="mailto:me@example.com?subject=x">write</a> now.</p>
+<pre><code class="language-go">package main</code></pre>
+<figure><img src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `" alt="fig"><figcaption>The figure</figcaption></figure>
+<img src="http://` + ln.Addr().String() + `/remote.png" alt="remote">
+<address>1 Main St, Springfield</address>
+<ol><li>a<ul><li>b</li></ul></li></ol>
+<table><tr><th rowspan="2">r</th><th>x</th></tr><tr><td>y</td></tr></table>
+<math><mi>x</mi><mo>=</mo><mn>1</mn><annotation encoding="application/x-tex">x=1</annotation></math>
+<h2>Two</h2><p>second page</p><script>document.write("gone")</script></body></html>`
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	doc, err := convertBytes(t, c, "page.html", []byte(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := structure(doc)
+	for _, want := range []string{
+		`file_type=html page_count=2 title="T" keywords=["a" "b"]`,
+		`NarrativeText "Hello write now."`, `EmailAddress "me@example.com"`,
+		`CodeSnippet language=go "package main"`, `Image mime=image/png embedded=true "fig"`, `FigureCaption "The figure"`,
+		`Address "1 Main St, Springfield"`, `ListItem depth=0 "a"`, `ListItem depth=1 "b"`,
+		`html=<table><tr><th rowspan="2">r</th><th>x</th></tr><tr><td>y</td></tr></table>`, `Formula "x=1"`,
+		`page 1 "Two"`,
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %s in:\n%s", want, s)
+		}
+	}
+	for _, bad := range []string{"alert", "gone", "color:red"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("script/style text %q leaked:\n%s", bad, s)
+		}
+	}
+	var remote bool
+	for _, el := range elementsOf(doc, "Image") {
+		if strings.HasSuffix(metaString(el, "image_path"), "/remote.png") && metaString(el, "image_base64") == "" {
+			remote = true
+		}
+	}
+	if !remote {
+		t.Errorf("remote image should be an Image with its url only:\n%s", s)
+	}
+	select {
+	case <-fetched:
+		t.Error("the converter fetched a remote image")
+	default:
+	}
+}
+
+func TestHTMLHostile(t *testing.T) {
+	deep := "<html><body>" + strings.Repeat("<div>", 5000) + "x" + strings.Repeat("</div>", 5000) + "</body></html>"
+	runHostile(t, []hostileCase{{"deep.html", []byte(deep), "nesting depth over the limit"}})
+	// HTML has no DTD entities: a billion-laughs document stays small text.
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	lol := strings.Replace(laughs, `<?xml version="1.0"?>`, "", 1) + "<html><body><p>&lol9;</p></body></html>"
+	doc, err := convertBytes(t, c, "laughs.html", []byte(lol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, el := range elementsOf(doc, "NarrativeText") {
+		if len(el.Text) > 1000 {
+			t.Errorf("entity expanded to %d bytes", len(el.Text))
+		}
+	}
+}
