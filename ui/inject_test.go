@@ -277,3 +277,32 @@ func clipboardOf(t *testing.T, cmd tea.Cmd) string {
 	}
 	return s
 }
+
+// Keys of ele_metadata reach the inspector as labels. The element here has
+// short values, so every key is on screen within a few pages; the check
+// walks every page of the inspector, so a key printed raw anywhere in it
+// fails the test.
+func TestInjection_HostileMetadataKeysInTheInspector(t *testing.T) {
+	meta := map[string]any{}
+	for i, p := range payloads {
+		meta[fmt.Sprintf("%s%d", p, i)] = i
+	}
+	raw, err := json.Marshal(map[string]any{"doc_ref": "d", "page_count": 1, "pages": []any{map[string]any{"page_index": 0,
+		"elements": []any{map[string]any{"element_id": "e", "category": "NarrativeText", "text": "short", "ele_metadata": meta}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := decodedDoc(t, raw)
+	if n := len(op.Doc.Pages[0].Elements[0].Metadata); n != len(payloads) {
+		t.Fatalf("the decoder kept %d of %d hostile keys; the test needs them raw", n, len(payloads))
+	}
+	m := openImages(t, nil, op)
+	press(t, m, "enter")
+	for range 40 {
+		checkOnlyOwnSGR(t, "inspector", m.view().Content)
+		press(t, m, "pgdown")
+	}
+	if !strings.Contains(frame(m), "Raw JSON") {
+		t.Fatalf("paging did not reach the end of the inspector:\n%s", frame(m))
+	}
+}
