@@ -62,6 +62,10 @@ const (
 	RuleDocRefResolved  = "doc-ref-resolved"
 	RuleFileTypeCase    = "file-type-lowercase"
 	RuleLastModified    = "last-modified-resource"
+	// The dpe1 identity rules are checked by package dpe/identity (which
+	// imports dpe) and reach Check through CheckOptions.Extra.
+	RuleDPE1PageNumber  = "dpe1-page-number-unique"
+	RuleDPE1SafeInteger = "dpe1-safe-integer"
 	// RuleTruncated is the summary left when one rule fired more often
 	// than a report keeps (MaxFindingsPerRule); not a conformance rule.
 	RuleTruncated = "truncated"
@@ -70,6 +74,7 @@ const (
 // Sections cited by the rules.
 const (
 	srcDocJSON   = "dpe.md §DPE 内容标准格式 › Document JSON"
+	srcHash      = "dpe-protocol spec/hash-contract-1.md (dpe1, 0ac17ca)"
 	srcPage      = "dpe.md §DPE 内容标准格式 › Page 对象"
 	srcElement   = "dpe.md §DPE 内容标准格式 › Element 对象"
 	srcURI       = "dpe.md §dpe:// URI 规范 › 校验规则"
@@ -136,6 +141,8 @@ func rules() []Rule {
 		{"DPE-E045", RuleDocRefResolved, Violation, "doc_ref and uri agree with the dpe:// URI that was resolved", srcDocJSON + "; " + srcURI},
 		{"DPE-E046", RuleFileTypeCase, Warning, "file_type is lowercase", srcResMeta + " (rule 3)"},
 		{"DPE-E047", RuleLastModified, Warning, "last_modified agrees with the resource's annotations.lastModified", srcResMeta + "; " + srcDocJSON},
+		{"DPE-E048", RuleDPE1PageNumber, Violation, "page numbers (number) are unique: they pair pages in a diff", srcHash + " §5"},
+		{"DPE-E049", RuleDPE1SafeInteger, Violation, "integers lie within ±(2^53−1)", srcHash + "; dpe-protocol spec/core.md §2.6"},
 	}
 }
 

@@ -80,6 +80,10 @@ type CheckOptions struct {
 	// RulePageLoad findings of LoadManifestPages): they are ignored,
 	// made strict, ordered and capped with the rest.
 	Loaded []Finding
+	// Extra are findings of checks that live outside this package (the
+	// dpe1 identity rules of dpe/identity, which imports dpe): they are
+	// ignored, made strict, ordered and capped with the rest.
+	Extra []Finding
 }
 
 // ResourceHints are the resource's declarations (dpe.md §DPE Resource 元数据).
@@ -103,6 +107,7 @@ func Check(d *Document, opt CheckOptions) []Finding {
 	c.document()
 	c.pages()
 	c.out = append(c.out, opt.Loaded...)
+	c.out = append(c.out, opt.Extra...)
 	return c.finish()
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -99,7 +100,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	findings := opener.Check(op, dpe.CheckOptions{Ignore: ignore, Strict: f.Strict, Loaded: loaded})
+	findings := opener.Check(op, dpe.CheckOptions{Ignore: ignore, Strict: f.Strict, Loaded: loaded, Extra: identity.Check(op.Body)})
 	return writeReport(stdout, op.Doc, findings, f.JSON)
 }
 
@@ -109,7 +110,7 @@ func printCheck(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, w io.Wr
 		return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(dpe.RedactURI(op.Access.URI)), kindName(op.Kind))
 	}
 	loaded := opener.LoadManifestPages(ctx, op, dpe.DefaultFetchWorkers, nil)
-	return writeReport(w, op.Doc, opener.Check(op, dpe.CheckOptions{Loaded: loaded}), false)
+	return writeReport(w, op.Doc, opener.Check(op, dpe.CheckOptions{Loaded: loaded, Extra: identity.Check(op.Body)}), false)
 }
 
 // checkLine is one finding of `check --json`.

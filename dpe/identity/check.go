@@ -10,8 +10,8 @@ import (
 
 // Rules of the findings Check returns.
 const (
-	RulePageNumberUnique = "dpe1-page-number-unique"
-	RuleSafeInteger      = "dpe1-safe-integer"
+	RulePageNumberUnique = dpe.RuleDPE1PageNumber
+	RuleSafeInteger      = dpe.RuleDPE1SafeInteger
 )
 
 // Check reports the identity problems of a document JSON as conformance
@@ -29,12 +29,10 @@ func Check(body []byte) []dpe.Finding {
 	if json.Unmarshal(top["pages"], &pages) == nil {
 		seen := map[string]string{}
 		for i, p := range pages {
-			key := "number"
+			// A v0.2 page without "number" is paired by page_index, whose
+			// uniqueness dpe's own page-index rule already reports.
+			const key = "number"
 			raw, ok := p[key]
-			if !ok {
-				key = "page_index"
-				raw, ok = p[key]
-			}
 			if !ok {
 				continue
 			}
