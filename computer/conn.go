@@ -80,7 +80,7 @@ func (cn *conn) listen() {
 	// The server routes every client:* event here; answer the ones this
 	// Computer does not implement instead of letting the agent time out.
 	cn.sc.OnAny(func(args ...any) {
-		ev, _ := argAt[string](args, 0)
+		ev, _ := sioconn.ArgAt[string](args, 0)
 		if !strings.HasPrefix(ev, protocol.ClientPrefix) || handled[ev] {
 			return
 		}
@@ -89,15 +89,6 @@ func (cn *conn) listen() {
 				Message: fmt.Sprintf("computer %s does not implement %s", cn.c.opt.Name, ev)}}, nil)
 		}
 	})
-}
-
-func argAt[T any](args []any, i int) (T, bool) {
-	var zero T
-	if i >= len(args) {
-		return zero, false
-	}
-	v, ok := args[i].(T)
-	return v, ok
 }
 
 type handlerFunc func(ctx context.Context, req json.RawMessage) any

@@ -313,8 +313,8 @@ func (c *Conn) listen() {
 		c.spawn(func() { c.onConnectError(err) })
 	})
 	_ = c.sock.On("disconnect", func(args ...any) {
-		reason, _ := argAt[string](args, 0)
-		desc, _ := argAt[error](args, 1)
+		reason, _ := ArgAt[string](args, 0)
+		desc, _ := ArgAt[error](args, 1)
 		c.mu.Lock()
 		select {
 		case <-c.lost:
@@ -610,7 +610,8 @@ func firstArg(args []any) any {
 	return args[0]
 }
 
-func argAt[T any](args []any, i int) (T, bool) {
+// ArgAt is args[i] as a T, for listener arguments.
+func ArgAt[T any](args []any, i int) (T, bool) {
 	var zero T
 	if i >= len(args) {
 		return zero, false
