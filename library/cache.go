@@ -62,3 +62,14 @@ func (c *docCache) put(uri string, data []byte) {
 		c.bytes -= len(ent.data)
 	}
 }
+
+// drop forgets uri (its file changed).
+func (c *docCache) drop(uri string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.byURI[uri]; ok {
+		c.order.Remove(e)
+		delete(c.byURI, uri)
+		c.bytes -= len(e.Value.(*cacheEntry).data)
+	}
+}

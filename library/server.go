@@ -2,6 +2,8 @@ package library
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -66,6 +69,9 @@ type Options struct {
 	MaxFileBytes int64
 	// Logger receives WARNs for files that cannot be converted; nil discards.
 	Logger *slog.Logger
+	// Finder, when set, adds the Finder tools (find, list_documents) over
+	// a full-text index of every document served. Only Open accepts it.
+	Finder *FinderOptions
 }
 
 // source is one listed resource and how to produce its content.
@@ -73,12 +79,26 @@ type source struct {
 	res  *mcp.Resource
 	load func() ([]byte, error) // Document JSON (or text for non-dpe)
 	mime string
+	key  string   // content key (hash of the file bytes) for Finder
+	info *docInfo // listing metadata of a dpe document
+	path string   // folder path, for files of the folder
+	stamp stamp
+}
+
+// stamp is what a rescan compares to decide a file is unchanged without
+// reading it.
+type stamp struct {
+	size int64
+	mod  int64
 }
 
 // library is the state behind the resource handler.
 type library struct {
+	mu      sync.RWMutex // sources: a rescan replaces folder documents
 	sources map[string]*source
 	cache   *docCache
+	files   *folder
+	opt     Options
 }
 
 // New builds the MCP server. It walks the FS once, converting each document
@@ -86,6 +106,19 @@ type library struct {
 // on read, behind a small cache), and registers one resource per document
 // plus window://<host>/status.
 func New(opt Options) (*mcp.Server, error) {
+	if opt.Finder != nil {
+		return nil, errors.New("library: Options.Finder needs Open (its index must be closed)")
+	}
+	l, err := Open(opt)
+	if err != nil {
+		return nil, err
+	}
+	return l.srv, nil
+}
+
+// Open is New returning the Library, which also runs Finder when
+// Options.Finder is set; Close stops it.
+func Open(opt Options) (*Library, error) {
 	if opt.Host == "" {
 		opt.Host = DefaultHost
 	}
@@ -138,8 +171,8 @@ func New(opt Options) (*mcp.Server, error) {
 		opt.FileRoot = "/"
 	}
 
-	lib := &library{sources: make(map[string]*source, max(opt.Generated, 0)+64), cache: newDocCache(opt.CacheSize)}
-	if err := lib.walk(files, opt); err != nil {
+	lib := &library{sources: make(map[string]*source, max(opt.Generated, 0)+64), cache: newDocCache(opt.CacheSize), files: files, opt: opt}
+	if err := lib.walk(files, opt, nil, lib.sources); err != nil {
 		return nil, err
 	}
 	if builtin {
@@ -155,13 +188,23 @@ func New(opt Options) (*mcp.Server, error) {
 	for _, s := range lib.sources {
 		srv.AddResource(s.res, lib.read)
 	}
-	return srv, nil
+	out := &Library{srv: srv, lib: lib}
+	if opt.Finder != nil {
+		if err := out.startFinder(builtin); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // walk visits the folder in lexical order (fs.WalkDir), skipping hidden
 // entries and files that are not documents. Symlinks are resolved through
 // the folder (inside the root only) and never descended into.
-func (l *library) walk(files *folder, opt Options) error {
+//
+// prev, when set, holds the sources of an earlier walk by path: a file
+// whose size and modification time are unchanged is taken from it without
+// being read again. Sources go into out.
+func (l *library) walk(files *folder, opt Options, prev map[string]*source, out map[string]*source) error {
 	return fs.WalkDir(files.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			opt.Logger.Warn("library: skip unreadable path", "path", p, "err", err)
@@ -193,6 +236,12 @@ func (l *library) walk(files *folder, opt Options) error {
 			return nil
 		}
 		ref := sourceRef{files: files, path: p, uri: escapeDocRef(opt.Host, p), fileURI: fileURIOf(opt.FileRoot, p)}
+		if old := prev[p]; old != nil {
+			if fi, err := files.stat(p); err == nil && (stamp{fi.Size(), fi.ModTime().UnixNano()}) == old.stamp {
+				out[old.res.URI] = old
+				return nil
+			}
+		}
 		data, info, err := files.read(p, opt.MaxFileBytes)
 		if err != nil {
 			opt.Logger.Warn("library: skip file", "path", p, "reason", err.Error())
@@ -216,7 +265,10 @@ func (l *library) walk(files *folder, opt Options) error {
 			}
 			return c.JSON, nil
 		}
-		l.add(ref.uri, p, c.Info, ref.fileURI, int64(len(c.JSON)), load)
+		sum := sha256.Sum256(data)
+		s := newSource(ref.uri, p, c.Info, ref.fileURI, int64(len(c.JSON)), load)
+		s.key, s.path, s.stamp = hex.EncodeToString(sum[:]), p, stamp{info.Size(), info.ModTime().UnixNano()}
+		out[ref.uri] = s
 		return nil
 	})
 }
@@ -247,7 +299,13 @@ func (l *library) followLink(files *folder, p string, opt Options) bool {
 
 // add registers a dpe document with the listing metadata of seed 000
 // §DPE Resource 元数据.
-func (l *library) add(uri, name string, info docInfo, fileURI string, size int64, load func() ([]byte, error)) {
+func (l *library) add(uri, name string, info docInfo, fileURI string, size int64, load func() ([]byte, error)) *source {
+	s := newSource(uri, name, info, fileURI, size, load)
+	l.sources[uri] = s
+	return s
+}
+
+func newSource(uri, name string, info docInfo, fileURI string, size int64, load func() ([]byte, error)) *source {
 	desc := info.Summary
 	if desc == "" {
 		desc = fmt.Sprintf("%s document, %d page(s)", info.FileType, info.PageCount)
@@ -256,9 +314,10 @@ func (l *library) add(uri, name string, info docInfo, fileURI string, size int64
 	if kws == nil {
 		kws = []string{}
 	}
-	l.sources[uri] = &source{
+	return &source{
 		mime: protocol.MimeDPEInline,
 		load: load,
+		info: &info,
 		res: &mcp.Resource{
 			URI:         uri,
 			Name:        name,
@@ -281,7 +340,9 @@ func (l *library) add(uri, name string, info docInfo, fileURI string, size int64
 // mimeType application/vnd.a2c.dpe-inline+json (dpe.md §DPE 文档读取的两种形态).
 func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
+	l.mu.RLock()
 	s, ok := l.sources[uri]
+	l.mu.RUnlock()
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

@@ -1,0 +1,444 @@
+package finder
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Bounds of one answer.
+const (
+	DefaultLimit  = 20
+	MaxLimit      = 100
+	maxOffset     = 10000
+	snippetRunes  = 200
+	maxTitleRunes = 300
+	maxQueryBytes = 4096
+)
+
+// FindParams are the arguments of find.
+type FindParams struct {
+	Query          string   `json:"query" jsonschema:"bleve query string: words, \"a phrase\", +must, -not, field:value (fields: title, category, element_id)"`
+	FileType       string   `json:"file_type,omitempty" jsonschema:"only documents of this file_type (pdf, markdown, csv …)"`
+	Keywords       []string `json:"keywords,omitempty" jsonschema:"only documents that have every one of these keywords"`
+	ModifiedAfter  string   `json:"modified_after,omitempty" jsonschema:"only documents last modified at or after this time (RFC 3339 or YYYY-MM-DD)"`
+	ModifiedBefore string   `json:"modified_before,omitempty" jsonschema:"only documents last modified before this time (RFC 3339 or YYYY-MM-DD)"`
+	Limit          int      `json:"limit,omitempty" jsonschema:"hits per page, 1-100 (default 20)"`
+	Cursor         string   `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+// Span is a match inside a snippet, in runes, end exclusive.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Hit is one matching element.
+type Hit struct {
+	URI       string  `json:"uri" jsonschema:"dpe:// URI of the document"`
+	Title     string  `json:"title"`
+	Page      int     `json:"page" jsonschema:"1-based page number"`
+	ElementID string  `json:"element_id"`
+	Category  string  `json:"category"`
+	Snippet   string  `json:"snippet"`
+	Match     []Span  `json:"match,omitempty" jsonschema:"matched ranges of the snippet, in runes"`
+	Score     float64 `json:"score"`
+}
+
+// FindResult is the answer of find.
+type FindResult struct {
+	Hits       []Hit  `json:"hits"`
+	Total      int    `json:"total" jsonschema:"matching elements in the part indexed so far"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	Indexed    Status `json:"indexed"`
+}
+
+// SyntaxError is a query the engine rejects.
+type SyntaxError struct{ Err error }
+
+func (e *SyntaxError) Error() string { return "query syntax: " + oneLine(e.Err.Error()) }
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// cursor is opaque to callers: the offset of the next page and a hash of
+// the request it belongs to, so a cursor is not replayed on another query.
+type cursor struct {
+	Offset int    `json:"o"`
+	Hash   uint64 `json:"h"`
+}
+
+func encodeCursor(c cursor) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string, hash uint64) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	var c cursor
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Offset < 0 || c.Offset > maxOffset {
+		return 0, errors.New("invalid cursor")
+	}
+	if c.Hash != hash {
+		return 0, errors.New("cursor belongs to another request")
+	}
+	return c.Offset, nil
+}
+
+func hashOf(parts ...string) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// Find searches the part of the index built so far.
+func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
+	q := strings.TrimSpace(p.Query)
+	switch {
+	case q == "":
+		return nil, errors.New("query is empty")
+	case len(q) > maxQueryBytes:
+		return nil, fmt.Errorf("query is %d bytes, the limit is %d", len(q), maxQueryBytes)
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+	parsed, err := query.NewQueryStringQuery(q).Parse()
+	if err != nil {
+		return nil, &SyntaxError{Err: err}
+	}
+	expand(parsed)
+	conj := []query.Query{parsed}
+	if p.FileType != "" {
+		conj = append(conj, term("file_type", lower(p.FileType)))
+	}
+	for _, k := range p.Keywords {
+		conj = append(conj, term("keywords", lower(k)))
+	}
+	after, err := parseTime("modified_after", p.ModifiedAfter)
+	if err != nil {
+		return nil, err
+	}
+	before, err := parseTime("modified_before", p.ModifiedBefore)
+	if err != nil {
+		return nil, err
+	}
+	if after != nil || before != nil {
+		incl, excl := true, false
+		r := query.NewNumericRangeInclusiveQuery(after, before, &incl, &excl)
+		r.SetField("modified")
+		conj = append(conj, r)
+	}
+	hash := hashOf(q, lower(p.FileType), strings.Join(p.Keywords, "\x01"), p.ModifiedAfter, p.ModifiedBefore)
+	offset, err := decodeCursor(p.Cursor, hash)
+	if err != nil {
+		return nil, err
+	}
+	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(conj), limit, offset, false)
+	req.Fields = []string{"std", "title", "uri", "element_id", "category", "page_no"}
+	req.IncludeLocations = true
+	req.SortBy([]string{"-_score", "_id"})
+	st := f.Status()
+	res, err := f.idx.SearchInContext(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// Errors that surface only when the query runs (a bad regexp,
+		// a fuzziness out of range) are syntax problems too.
+		return nil, &SyntaxError{Err: err}
+	}
+	out := &FindResult{Hits: make([]Hit, 0, len(res.Hits)), Total: int(res.Total), Indexed: st}
+	for _, h := range res.Hits {
+		out.Hits = append(out.Hits, toHit(h))
+	}
+	if next := offset + len(res.Hits); len(res.Hits) == limit && uint64(next) < res.Total && next <= maxOffset {
+		out.NextCursor = encodeCursor(cursor{Offset: next, Hash: hash})
+	}
+	return out, nil
+}
+
+func term(field, v string) query.Query {
+	t := query.NewTermQuery(v)
+	t.SetField(field)
+	return t
+}
+
+func parseTime(name, s string) (*float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			v := float64(t.Unix())
+			return &v, nil
+		}
+	}
+	return nil, fmt.Errorf("%s %q: want RFC 3339 or YYYY-MM-DD", name, clip(s, 64))
+}
+
+// textFields are the fields an unqualified term is searched in, each with
+// its own analyzer (see the package comment).
+var textFields = [...]string{"en", "cjk", "std"}
+
+// expand rewrites, in place, every match and phrase query without a field
+// into a disjunction over the three text fields.
+func expand(q query.Query) {
+	switch q := q.(type) {
+	case *query.BooleanQuery:
+		q.Must = expandOne(q.Must)
+		q.Should = expandOne(q.Should)
+		q.MustNot = expandOne(q.MustNot)
+		q.Filter = expandOne(q.Filter)
+	case *query.ConjunctionQuery:
+		for i, c := range q.Conjuncts {
+			q.Conjuncts[i] = expandOne(c)
+		}
+	case *query.DisjunctionQuery:
+		for i, c := range q.Disjuncts {
+			q.Disjuncts[i] = expandOne(c)
+		}
+	}
+}
+
+func expandOne(q query.Query) query.Query {
+	switch m := q.(type) {
+	case nil:
+		return nil
+	case *query.MatchQuery:
+		if m.FieldVal != "" {
+			return m
+		}
+		ds := make([]query.Query, 0, len(textFields))
+		for _, f := range textFields {
+			c := *m
+			c.FieldVal = f
+			ds = append(ds, &c)
+		}
+		return query.NewDisjunctionQuery(ds)
+	case *query.MatchPhraseQuery:
+		if m.FieldVal != "" {
+			return m
+		}
+		ds := make([]query.Query, 0, len(textFields))
+		for _, f := range textFields {
+			c := *m
+			c.FieldVal = f
+			ds = append(ds, &c)
+		}
+		return query.NewDisjunctionQuery(ds)
+	}
+	expand(q)
+	return q
+}
+
+func toHit(h *search.DocumentMatch) Hit {
+	str := func(k string) string { s, _ := h.Fields[k].(string); return s }
+	page, _ := h.Fields["page_no"].(float64)
+	text := str("std")
+	var spans [][2]int
+	for _, field := range textFields {
+		for _, locs := range h.Locations[field] {
+			for _, l := range locs {
+				if int(l.End) <= len(text) && l.Start < l.End {
+					spans = append(spans, [2]int{int(l.Start), int(l.End)})
+				}
+			}
+		}
+	}
+	snip, match := snippet(text, spans)
+	return Hit{
+		URI: str("uri"), Title: clipRunes(str("title"), maxTitleRunes), Page: int(page),
+		ElementID: str("element_id"), Category: str("category"),
+		Snippet: snip, Match: match, Score: h.Score,
+	}
+}
+
+// snippet cuts a window of about snippetRunes around the first match and
+// returns the matches inside it as rune offsets. Whitespace runs are
+// folded to one space (tables are tab-separated), so offsets are computed
+// after folding.
+func snippet(text string, spans [][2]int) (string, []Span) {
+	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	start := 0
+	if len(spans) > 0 {
+		start = spans[0][0]
+		// Back up about a third of the window, to a rune boundary.
+		back := 0
+		for start > 0 && back < snippetRunes/3 {
+			_, sz := utf8.DecodeLastRuneInString(text[:start])
+			start -= sz
+			back++
+		}
+	}
+	var b strings.Builder
+	var out []Span
+	runes, inSpace := 0, false
+	si := 0
+	cur := -1
+	if start > 0 {
+		b.WriteString("…")
+		runes++
+	}
+	for i, r := range text[start:] {
+		pos := start + i
+		for si < len(spans) && spans[si][1] <= pos {
+			if cur >= 0 {
+				out = append(out, Span{cur, runes})
+				cur = -1
+			}
+			si++
+		}
+		if si < len(spans) && pos == spans[si][0] && cur < 0 {
+			cur = runes
+		}
+		if runes >= snippetRunes {
+			b.WriteString("…")
+			break
+		}
+		if r == '\t' || r == '\n' || r == '\r' || r == ' ' {
+			if inSpace {
+				continue
+			}
+			r, inSpace = ' ', true
+		} else {
+			inSpace = false
+		}
+		b.WriteRune(r)
+		runes++
+	}
+	if cur >= 0 {
+		out = append(out, Span{cur, runes})
+	}
+	return b.String(), out
+}
+
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+func lower(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ListParams are the arguments of list_documents.
+type ListParams struct {
+	Filter   string `json:"filter,omitempty" jsonschema:"case-insensitive substring of the name, title or URI"`
+	FileType string `json:"file_type,omitempty" jsonschema:"only documents of this file_type"`
+	Sort     string `json:"sort,omitempty" jsonschema:"name (default), lastModified or page_count"`
+	Order    string `json:"order,omitempty" jsonschema:"asc (default) or desc"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"documents per page, 1-100 (default 20)"`
+	Cursor   string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+// DocInfo is one listed document.
+type DocInfo struct {
+	URI          string   `json:"uri"`
+	Name         string   `json:"name"`
+	Title        string   `json:"title"`
+	FileType     string   `json:"file_type"`
+	PageCount    int      `json:"page_count"`
+	LastModified string   `json:"last_modified,omitempty"`
+	Keywords     []string `json:"keywords"`
+}
+
+// ListResult is the answer of list_documents.
+type ListResult struct {
+	Documents  []DocInfo `json:"documents"`
+	Total      int       `json:"total" jsonschema:"documents that pass the filter"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+	Indexed    Status    `json:"indexed"`
+}
+
+// ListDocuments filters and sorts every document of the last listing.
+func (f *Finder) ListDocuments(_ context.Context, p ListParams) (*ListResult, error) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+	var less func(a, b *Doc) int
+	switch p.Sort {
+	case "", "name":
+		less = func(a, b *Doc) int { return strings.Compare(a.Name, b.Name) }
+	case "lastModified", "last_modified":
+		less = func(a, b *Doc) int { return strings.Compare(a.LastModified, b.LastModified) }
+	case "page_count":
+		less = func(a, b *Doc) int { return a.PageCount - b.PageCount }
+	default:
+		return nil, fmt.Errorf("sort %q: want name, lastModified or page_count", clip(p.Sort, 64))
+	}
+	desc := false
+	switch p.Order {
+	case "", "asc":
+	case "desc":
+		desc = true
+	default:
+		return nil, fmt.Errorf("order %q: want asc or desc", clip(p.Order, 64))
+	}
+	hash := hashOf("list", p.Filter, lower(p.FileType), p.Sort, p.Order)
+	offset, err := decodeCursor(p.Cursor, hash)
+	if err != nil {
+		return nil, err
+	}
+	st := f.Status()
+	needle := strings.ToLower(p.Filter)
+	var sel []Doc
+	for _, d := range f.Documents() {
+		if p.FileType != "" && lower(d.FileType) != lower(p.FileType) {
+			continue
+		}
+		if needle != "" && !strings.Contains(strings.ToLower(d.Name+"\x00"+d.Title+"\x00"+d.URI), needle) {
+			continue
+		}
+		sel = append(sel, d)
+	}
+	sort.SliceStable(sel, func(i, j int) bool {
+		c := less(&sel[i], &sel[j])
+		if c == 0 {
+			c = strings.Compare(sel[i].URI, sel[j].URI)
+			return c < 0
+		}
+		if desc {
+			return c > 0
+		}
+		return c < 0
+	})
+	out := &ListResult{Documents: []DocInfo{}, Total: len(sel), Indexed: st}
+	for i := offset; i < len(sel) && i < offset+limit; i++ {
+		d := sel[i]
+		kws := d.Keywords
+		if kws == nil {
+			kws = []string{}
+		}
+		out.Documents = append(out.Documents, DocInfo{URI: d.URI, Name: d.Name, Title: clipRunes(d.Title, maxTitleRunes),
+			FileType: d.FileType, PageCount: d.PageCount, LastModified: d.LastModified, Keywords: kws})
+	}
+	if next := offset + limit; next < len(sel) {
+		out.NextCursor = encodeCursor(cursor{Offset: next, Hash: hash})
+	}
+	return out, nil
+}

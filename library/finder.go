@@ -1,0 +1,169 @@
+package library
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/finder"
+)
+
+// FinderOptions configures the Finder a library runs.
+type FinderOptions struct {
+	// IndexDir is where the index is kept. Empty: a folder served with Dir
+	// keeps it under the XDG cache dir, keyed by the folder's absolute
+	// path and the host (finder.CacheDir), so a restart does not rebuild
+	// it; the embedded corpus and a caller's fs.FS are indexed in memory.
+	IndexDir string
+	// Memory keeps the index in memory whatever IndexDir says.
+	Memory bool
+	// Rescan is how often a folder served with Dir is walked again for
+	// added, changed and removed files (default 10s; negative: never).
+	Rescan time.Duration
+}
+
+// DefaultRescan is FinderOptions.Rescan's default.
+const DefaultRescan = 10 * time.Second
+
+// Library is a running library server, with its Finder when enabled.
+type Library struct {
+	srv    *mcp.Server
+	lib    *library
+	finder *finder.Finder
+}
+
+// Server is the MCP server to connect to a transport or a computer.
+func (l *Library) Server() *mcp.Server { return l.srv }
+
+// Finder is the Finder, nil unless Options.Finder was set.
+func (l *Library) Finder() *finder.Finder { return l.finder }
+
+// Close stops the Finder and closes the folder.
+func (l *Library) Close() error {
+	var err error
+	if l.finder != nil {
+		err = l.finder.Close()
+	}
+	if l.lib.files.root != nil {
+		_ = l.lib.files.root.Close()
+	}
+	return err
+}
+
+func (l *Library) startFinder(builtin bool) error {
+	fo := *l.lib.opt.Finder
+	dir := fo.IndexDir
+	if dir == "" && l.lib.opt.Dir != "" {
+		abs, _ := filepath.Abs(l.lib.opt.Dir)
+		d, err := finder.CacheDir("dir:" + abs + "\x00host:" + l.lib.opt.Host)
+		if err != nil {
+			l.lib.opt.Logger.Warn("library: Finder index kept in memory", "err", err)
+		} else {
+			dir = d
+		}
+	}
+	if fo.Memory || (builtin && fo.IndexDir == "") {
+		dir = ""
+	}
+	rescan := fo.Rescan
+	switch {
+	case l.lib.opt.Dir == "" || rescan < 0:
+		rescan = 0 // an embedded or caller's FS does not change
+	case rescan == 0:
+		rescan = DefaultRescan
+	}
+	first := true
+	f, err := finder.New(finder.Options{
+		Dir: dir, Rescan: rescan, Logger: l.lib.opt.Logger.With("component", "finder"),
+		Source: func(ctx context.Context) ([]finder.Doc, error) {
+			if !first && l.lib.opt.Dir != "" {
+				l.rescan()
+			}
+			first = false
+			return l.lib.finderDocs(), nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	l.finder = f
+	f.AddTools(l.srv)
+	return nil
+}
+
+// rescan walks the folder again and brings the listed resources in line:
+// new files are added, removed files are removed (the SDK notifies
+// clients with resources/list_changed), changed files are replaced.
+func (l *Library) rescan() {
+	lib := l.lib
+	lib.mu.RLock()
+	prev := make(map[string]*source, len(lib.sources))
+	for _, s := range lib.sources {
+		if s.path != "" {
+			prev[s.path] = s
+		}
+	}
+	lib.mu.RUnlock()
+	next := map[string]*source{}
+	if err := lib.walk(lib.files, lib.opt, prev, next); err != nil {
+		lib.opt.Logger.Warn("library: rescan", "err", err)
+		return
+	}
+	var gone []string
+	lib.mu.Lock()
+	for uri, s := range lib.sources {
+		if s.path == "" {
+			continue
+		}
+		if n, ok := next[uri]; !ok {
+			delete(lib.sources, uri)
+			gone = append(gone, uri)
+		} else if n != s {
+			lib.cache.drop(uri)
+		}
+	}
+	var added []*source
+	for uri, s := range next {
+		if old, ok := lib.sources[uri]; !ok || old != s {
+			lib.sources[uri] = s
+			if !ok {
+				added = append(added, s)
+			}
+		}
+	}
+	lib.mu.Unlock()
+	if len(gone) > 0 {
+		l.srv.RemoveResources(gone...)
+	}
+	for _, s := range added {
+		l.srv.AddResource(s.res, lib.read)
+	}
+}
+
+// finderDocs lists the dpe documents served, sorted by URI.
+func (l *library) finderDocs() []finder.Doc {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	out := make([]finder.Doc, 0, len(l.sources))
+	for uri, s := range l.sources {
+		if s.info == nil {
+			continue
+		}
+		key := s.key
+		if key == "" {
+			// Generated members are fixed by this program's version.
+			key = "generated:" + uri
+		}
+		load := s.load
+		out = append(out, finder.Doc{
+			URI: uri, Name: s.res.Name, Title: s.info.Title, FileType: s.info.FileType,
+			Keywords: s.info.Keywords, LastModified: s.info.LastModified, PageCount: max(s.info.PageCount, 1),
+			Key: key, Load: load,
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
+	return out
+}
