@@ -76,12 +76,12 @@ type Options struct {
 
 // source is one listed resource and how to produce its content.
 type source struct {
-	res  *mcp.Resource
-	load func() ([]byte, error) // Document JSON (or text for non-dpe)
-	mime string
-	key  string   // content key (hash of the file bytes) for Finder
-	info *docInfo // listing metadata of a dpe document
-	path string   // folder path, for files of the folder
+	res   *mcp.Resource
+	load  func() ([]byte, error) // Document JSON (or text for non-dpe)
+	mime  string
+	key   string   // content key (hash of the file bytes) for Finder
+	info  *docInfo // listing metadata of a dpe document
+	path  string   // folder path, for files of the folder
 	stamp stamp
 }
 
