@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/klippa-app/go-pdfium"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/responses"
 	"github.com/klippa-app/go-pdfium/webassembly"
@@ -212,40 +214,9 @@ type pdfRun struct {
 }
 
 func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
-	if p.inst == nil {
-		return errors.New("document is closed")
-	}
-	sz, err := p.inst.FPDF_GetPageSizeByIndexF(&requests.FPDF_GetPageSizeByIndexF{Document: p.doc.Document, Index: i})
+	runs, w, h, err := p.pageRuns(i)
 	if err != nil {
-		return fmt.Errorf("page size: %w", err)
-	}
-	w, h := float64(sz.Size.Width), float64(sz.Size.Height)
-	st, err := p.inst.GetPageTextStructured(&requests.GetPageTextStructured{
-		Page:                   requests.Page{ByIndex: &requests.PageByIndex{Document: p.doc.Document, Index: i}},
-		Mode:                   requests.GetPageTextStructuredModeRects,
-		CollectFontInformation: true,
-	})
-	if err != nil {
-		return fmt.Errorf("text: %w", err)
-	}
-	runs := make([]pdfRun, 0, len(st.Rects))
-	for _, r := range st.Rects {
-		t := strings.TrimSpace(strings.Map(pdfCleanRune, r.Text))
-		if t == "" {
-			continue
-		}
-		run := pdfRun{text: t, left: r.PointPosition.Left, right: r.PointPosition.Right,
-			top: math.Max(r.PointPosition.Top, r.PointPosition.Bottom), bottom: math.Min(r.PointPosition.Top, r.PointPosition.Bottom)}
-		if fi := r.FontInformation; fi != nil {
-			run.size = fi.RenderedSize
-			if run.size <= 0 {
-				run.size = fi.Size
-			}
-		}
-		if run.size <= 0 || run.size > 4*(run.top-run.bottom)+1 {
-			run.size = run.top - run.bottom
-		}
-		runs = append(runs, run)
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -254,12 +225,142 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	return nil
 }
 
+// pageRuns reads page i's text as words (the runs) and the page size.
+//
+// Words are built from PDFium's characters the way poppler's pdftotext
+// builds them, so both tools agree on what a word is: each character's
+// LOOSE box (origin to advance width, font ascent to descent — not the
+// glyph's ink, whose side bearings make "<!DOCTYPE" in a monospaced font
+// look like two words), and a new word at a space (PDFium's generated ones
+// included), at a horizontal gap over 0.1 em, at an overlap back over
+// 0.2 em, at a baseline change over 0.5 pt and at a change of font size.
+func (p *pdfPages) pageRuns(i int) (runs []pdfRun, w, h float64, err error) {
+	if p.inst == nil {
+		return nil, 0, 0, errors.New("document is closed")
+	}
+	sz, err := p.inst.FPDF_GetPageSizeByIndexF(&requests.FPDF_GetPageSizeByIndexF{Document: p.doc.Document, Index: i})
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("page size: %w", err)
+	}
+	w, h = float64(sz.Size.Width), float64(sz.Size.Height)
+	tp, err := p.inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{
+		Page: requests.Page{ByIndex: &requests.PageByIndex{Document: p.doc.Document, Index: i}},
+	})
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("text: %w", err)
+	}
+	defer p.inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	n, err := p.inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("text: %w", err)
+	}
+	var (
+		cur     *pdfRun
+		sb      strings.Builder
+		base    float64 // the current word's baseline
+		lastR   float64 // the previous character's right edge
+		lastL   float64
+		lastH   float64 // the previous character's loose-box height
+		wordEnd = func() {
+			if cur != nil {
+				cur.text = sb.String()
+				if strings.TrimSpace(cur.text) != "" {
+					runs = append(runs, *cur)
+				}
+			}
+			cur = nil
+			sb.Reset()
+		}
+	)
+	for c := 0; c < n.Count; c++ {
+		u, err := p.inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: c})
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("text: %w", err)
+		}
+		r := pdfCleanRune(rune(u.Unicode))
+		if r < 0 {
+			continue
+		}
+		if r == 0 || unicode.IsSpace(r) {
+			wordEnd()
+			continue
+		}
+		bx, err := p.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: c})
+		var org *responses.FPDFText_GetCharOrigin
+		if err == nil {
+			org, err = p.inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: c})
+		}
+		if err != nil {
+			// No box: a zero-width mark (a variation selector, a combining
+			// accent) belongs to the word it follows; alone it cannot be
+			// placed.
+			if cur != nil {
+				sb.WriteRune(r)
+			}
+			continue
+		}
+		left, right := float64(min(bx.Rect.Left, bx.Rect.Right)), float64(max(bx.Rect.Left, bx.Rect.Right))
+		bottom, top := float64(min(bx.Rect.Top, bx.Rect.Bottom)), float64(max(bx.Rect.Top, bx.Rect.Bottom))
+		ligature := cur != nil && math.Abs(left-lastL) < 0.01 && math.Abs(right-lastR) < 0.01
+		if cur != nil && !ligature {
+			sp := left - lastR
+			if sp > 0.1*cur.size || sp < -0.2*cur.size || left < lastL-0.2*cur.size || math.Abs(org.Y-base) > 0.5 {
+				wordEnd()
+			}
+		}
+		if cur == nil {
+			cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: p.renderedSize(tp.TextPage, c, top-bottom)}
+			base = org.Y
+		} else if math.Abs((top-bottom)-lastH) > 0.01 {
+			// A size change is a new word too. The loose box's height is
+			// the font's ascent to descent at its size, so PDFium is asked
+			// for the size only when that height changes: two calls fewer
+			// per character.
+			if s := p.renderedSize(tp.TextPage, c, top-bottom); math.Abs(s-cur.size) > 0.01 {
+				wordEnd()
+				cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: s}
+				base = org.Y
+			}
+		}
+		lastH = top - bottom
+		cur.left, cur.right = math.Min(cur.left, left), math.Max(cur.right, right)
+		cur.bottom, cur.top = math.Min(cur.bottom, bottom), math.Max(cur.top, top)
+		sb.WriteRune(r)
+		lastL, lastR = left, right
+	}
+	wordEnd()
+	return runs, w, h, nil
+}
+
+// renderedSize is a character's font size as drawn (the size times the
+// text matrix's vertical scale); fallback when PDFium has none.
+func (p *pdfPages) renderedSize(tp references.FPDF_TEXTPAGE, c int, fallback float64) float64 {
+	fs, err := p.inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp, Index: c})
+	if err != nil || fs.FontSize <= 0 {
+		return fallback
+	}
+	size := fs.FontSize
+	if m, err := p.inst.FPDFText_GetMatrix(&requests.FPDFText_GetMatrix{TextPage: tp, Index: c}); err == nil {
+		if sc := math.Hypot(float64(m.Matrix.C), float64(m.Matrix.D)); sc > 0 {
+			size *= sc
+		}
+	}
+	if size > 4*fallback+1 {
+		return fallback
+	}
+	return size
+}
+
 // pdfCleanRune drops control characters PDFium emits for generated line
 // ends and keeps everything printable.
 func pdfCleanRune(r rune) rune {
 	switch {
 	case r == '\r' || r == '\n' || r == '\t':
 		return ' '
+	case r == 0x02:
+		// PDFium's mark for a hyphen at the end of a line: the hyphen
+		// printed there, kept as printed (poppler keeps it too).
+		return '-'
 	case r == 0xFFFE:
 		return -1
 	case unicode.IsControl(r):
@@ -277,13 +378,11 @@ type pdfLine struct {
 }
 
 func (l *pdfLine) text() string {
+	// Runs are words (see pageRuns), so one space between each.
 	var sb strings.Builder
 	for i, r := range l.runs {
 		if i > 0 {
-			gap := r.left - l.runs[i-1].right
-			if gap > 0.15*math.Max(r.size, 1) || !strings.HasSuffix(sb.String(), " ") && gap > 0.05*r.size {
-				sb.WriteByte(' ')
-			}
+			sb.WriteByte(' ')
 		}
 		sb.WriteString(r.text)
 	}
@@ -297,6 +396,7 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 		return
 	}
 	lines := groupLines(runs)
+	tables, lines := findTables(lines, w)
 	gutter, ok := findGutter(lines, w)
 	for _, l := range lines {
 		switch {
@@ -313,6 +413,14 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 	ordered := readingOrder(lines)
 	body := bodySize(lines)
 	blocks := groupBlocks(ordered, body)
+	for _, t := range tables {
+		t.col = -1
+		if ok && t.right <= gutter {
+			t.col = 0
+		} else if ok && t.left >= gutter {
+			t.col = 1
+		}
+	}
 	headingSizes := distinctHeadingSizes(blocks, body)
 	// List depth is the rank of an item's indent among the distinct list
 	// indents of its column (4 pt tolerance): producers indent levels by
@@ -333,7 +441,14 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 			indents[c] = append(indents[c], bl.left)
 		}
 	}
+	next := 0 // the next table to place
 	for _, bl := range blocks {
+		// A table goes before the first block below its top in its
+		// column (or in any column when it spans both).
+		for next < len(tables) && bl.top < tables[next].top-1 && (tables[next].col < 0 || bl.lines[0].col == tables[next].col || bl.lines[0].col < 0) {
+			emitPDFTable(tables[next], w, h, page, b)
+			next++
+		}
 		depth := 0
 		for _, x := range indents[bl.lines[0].col] {
 			if x < bl.left-4 {
@@ -341,6 +456,9 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 			}
 		}
 		emitPDFBlock(bl, body, headingSizes, depth, w, h, page, b)
+	}
+	for ; next < len(tables); next++ {
+		emitPDFTable(tables[next], w, h, page, b)
 	}
 }
 
@@ -571,11 +689,7 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 	text := blockText(bl)
 	meta := Meta{
 		"page_number": page + 1,
-		"coordinates": Meta{
-			// Corners clockwise from top left, in PDF user space.
-			"points": [][2]float64{{r2(bl.left), r2(bl.top)}, {r2(bl.left), r2(bl.bottom)}, {r2(bl.right), r2(bl.bottom)}, {r2(bl.right), r2(bl.top)}},
-			"system": Meta{"type": "PointSpace", "width": r2(w), "height": r2(h), "orientation": "CARTESIAN"},
-		},
+		"coordinates": pdfCoordinates(bl.left, bl.bottom, bl.right, bl.top, w, h),
 	}
 	cat := "NarrativeText"
 	short := len(text) < 120 && len(bl.lines) <= 2
@@ -647,4 +761,255 @@ func pdfDate(s string) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// pdfTable is a grid of text found on a page: rows of cells whose left
+// edges line up in columns. It reads row by row (a Table element), where
+// poppler's flow analysis reads such a grid column by column.
+type pdfTable struct {
+	rows                     [][]pdfCell
+	anchors                  []float64 // column left edges, left to right
+	left, bottom, right, top float64
+	col                      int // as pdfLine.col
+}
+
+type pdfCell struct {
+	text      string
+	col, span int
+}
+
+// pdfRow is the segments (lines split at wide gaps) sharing a baseline.
+type pdfRow struct {
+	segs        []*pdfLine
+	top, bottom float64
+}
+
+// findTables takes the grids out of lines and returns them with the lines
+// left over. A grid is three or more consecutive rows (two when every row
+// has three cells or more) of two or more segments each whose left edges
+// fall on shared column positions. Two columns of running text line up
+// too; they are told apart by width: in a grid at least one column is
+// narrow (its typical segment under a fifth of the page).
+func findTables(lines []*pdfLine, w float64) ([]*pdfTable, []*pdfLine) {
+	if len(lines) < 4 || w <= 0 {
+		return nil, lines
+	}
+	sorted := append([]*pdfLine(nil), lines...)
+	sort.SliceStable(sorted, func(a, c int) bool { return sorted[a].top > sorted[c].top })
+	var rows []*pdfRow
+	for _, l := range sorted {
+		if n := len(rows); n > 0 {
+			r := rows[n-1]
+			ov := math.Min(r.top, l.top) - math.Max(r.bottom, l.bottom)
+			if ov > 0.5*math.Min(r.top-r.bottom, l.top-l.bottom) {
+				r.segs = append(r.segs, l)
+				r.top, r.bottom = math.Max(r.top, l.top), math.Min(r.bottom, l.bottom)
+				continue
+			}
+		}
+		rows = append(rows, &pdfRow{segs: []*pdfLine{l}, top: l.top, bottom: l.bottom})
+	}
+	for _, r := range rows {
+		sort.SliceStable(r.segs, func(a, c int) bool { return r.segs[a].left < r.segs[c].left })
+	}
+	var tables []*pdfTable
+	taken := map[*pdfLine]bool{}
+	for i := 0; i < len(rows); {
+		if len(rows[i].segs) < 2 {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(rows) && len(rows[j].segs) >= 2 {
+			prev := rows[j-1]
+			lh := prev.top - prev.bottom
+			if prev.bottom-rows[j].top > 1.5*lh {
+				break // a wide vertical gap ends the grid
+			}
+			j++
+		}
+		if t := gridOf(rows[i:j], w); t != nil {
+			tables = append(tables, t)
+			for _, r := range rows[i:j] {
+				for _, sg := range r.segs {
+					taken[sg] = true
+				}
+			}
+		}
+		i = j
+	}
+	if len(tables) == 0 {
+		return nil, lines
+	}
+	rest := lines[:0:0]
+	for _, l := range lines {
+		if !taken[l] {
+			rest = append(rest, l)
+		}
+	}
+	return tables, rest
+}
+
+// gridOf makes a table of rows whose segments align, or nil.
+func gridOf(rows []*pdfRow, w float64) *pdfTable {
+	if len(rows) < 2 {
+		return nil
+	}
+	// Column anchors: left edges within 4 pt are one column; an anchor
+	// must be used by two rows at least.
+	var lefts []float64
+	for _, r := range rows {
+		for _, sg := range r.segs {
+			lefts = append(lefts, sg.left)
+		}
+	}
+	sort.Float64s(lefts)
+	var anchors []float64
+	for k := 0; k < len(lefts); {
+		e := k
+		for e+1 < len(lefts) && lefts[e+1]-lefts[k] < 4 {
+			e++
+		}
+		if e-k+1 >= 2 {
+			anchors = append(anchors, lefts[k])
+		}
+		k = e + 1
+	}
+	if len(anchors) < 2 {
+		return nil
+	}
+	// A cell whose gap to the next was too narrow to split the line
+	// still starts at a column: split segments where a word starts on an
+	// anchor after a gap.
+	for _, r := range rows {
+		var segs []*pdfLine
+		for _, sg := range r.segs {
+			segs = append(segs, splitAtAnchors(sg, anchors)...)
+		}
+		r.segs = segs
+	}
+	col := func(x float64) int {
+		c := -1
+		for k, a := range anchors {
+			if x >= a-4 {
+				c = k
+			}
+		}
+		return c
+	}
+	widths := make([][]float64, len(anchors))
+	t := &pdfTable{anchors: anchors, left: math.Inf(1), bottom: math.Inf(1), right: math.Inf(-1), top: math.Inf(-1)}
+	maxCells := 0
+	for _, r := range rows {
+		var cells []pdfCell
+		for k, sg := range r.segs {
+			c := col(sg.left)
+			if c < 0 || len(cells) > 0 && cells[len(cells)-1].col >= c {
+				return nil // left of the grid, or two segments in one column
+			}
+			// A cell spans the columns up to the next cell (a merged
+			// cell); the last one covers its own column.
+			span := 1
+			if k+1 < len(r.segs) {
+				span = max(1, col(r.segs[k+1].left)-c)
+			}
+			cells = append(cells, pdfCell{text: sg.text(), col: c, span: span})
+			widths[c] = append(widths[c], sg.right-sg.left)
+			t.left, t.right = math.Min(t.left, sg.left), math.Max(t.right, sg.right)
+			t.bottom, t.top = math.Min(t.bottom, sg.bottom), math.Max(t.top, sg.top)
+		}
+		maxCells = max(maxCells, len(cells))
+		t.rows = append(t.rows, cells)
+	}
+	if len(rows) < 3 && maxCells < 3 {
+		return nil
+	}
+	narrow := false
+	for _, ws := range widths {
+		if len(ws) == 0 {
+			continue
+		}
+		sort.Float64s(ws)
+		if ws[len(ws)/2] < 0.2*w {
+			narrow = true
+		}
+	}
+	if !narrow {
+		return nil
+	}
+	return t
+}
+
+// splitAtAnchors splits a segment before each word (after the first)
+// that starts within 2 pt of a column anchor after a gap of 0.3 em.
+func splitAtAnchors(sg *pdfLine, anchors []float64) []*pdfLine {
+	var out []*pdfLine
+	cur := &pdfLine{}
+	for k, r := range sg.runs {
+		if k > 0 && r.left-sg.runs[k-1].right > 0.3*math.Max(r.size, 1) {
+			for _, a := range anchors {
+				if math.Abs(r.left-a) < 2 {
+					out = append(out, cur)
+					cur = &pdfLine{}
+					break
+				}
+			}
+		}
+		if len(cur.runs) == 0 {
+			cur.left, cur.right, cur.top, cur.bottom = r.left, r.right, r.top, r.bottom
+		}
+		cur.runs = append(cur.runs, r)
+		cur.left, cur.right = math.Min(cur.left, r.left), math.Max(cur.right, r.right)
+		cur.top, cur.bottom = math.Max(cur.top, r.top), math.Min(cur.bottom, r.bottom)
+		cur.size = math.Max(cur.size, r.size)
+		cur.col = sg.col
+	}
+	return append(out, cur)
+}
+
+// emitPDFTable adds a Table element: text row by row (cells separated by
+// tabs), text_as_html with a cell spanning the columns it covers.
+func emitPDFTable(t *pdfTable, w, h float64, page int, b *PageBuilder) {
+	var hb, tb strings.Builder
+	hb.WriteString("<table>")
+	for i, r := range t.rows {
+		hb.WriteString("<tr>")
+		at := 0
+		for k, c := range r {
+			for ; at < c.col; at++ {
+				hb.WriteString("<td></td>")
+			}
+			if c.span > 1 {
+				fmt.Fprintf(&hb, `<td colspan="%d">`, c.span)
+			} else {
+				hb.WriteString("<td>")
+			}
+			hb.WriteString(html.EscapeString(c.text))
+			hb.WriteString("</td>")
+			at = c.col + max(c.span, 1)
+			if k > 0 {
+				tb.WriteByte('\t')
+			}
+			tb.WriteString(c.text)
+		}
+		hb.WriteString("</tr>")
+		if i < len(t.rows)-1 {
+			tb.WriteByte('\n')
+		}
+	}
+	hb.WriteString("</table>")
+	b.Add("Table", tb.String(), Meta{
+		"page_number":  page + 1,
+		"text_as_html": hb.String(),
+		"coordinates":  pdfCoordinates(t.left, t.bottom, t.right, t.top, w, h),
+	})
+}
+
+// pdfCoordinates is ele_metadata.coordinates for a box in PDF user space:
+// corners clockwise from top left.
+func pdfCoordinates(left, bottom, right, top, w, h float64) Meta {
+	return Meta{
+		"points": [][2]float64{{r2(left), r2(top)}, {r2(left), r2(bottom)}, {r2(right), r2(bottom)}, {r2(right), r2(top)}},
+		"system": Meta{"type": "PointSpace", "width": r2(w), "height": r2(h), "orientation": "CARTESIAN"},
+	}
 }
