@@ -98,6 +98,7 @@ func (s *Server) onConnection(sock *socket.Socket) {
 func (s *Server) onDisconnect(m *member, reason string) {
 	office, name := s.offices.where(m)
 	notices := s.offices.remove(m)
+	s.cluster.release(m.sid, office)
 	s.failPending(m, fmt.Sprintf("computer %s disconnected before answering", name))
 	s.deliver(notices)
 	s.log.Info("disconnected", "sid", m.sid, "role", m.role, "name", name, "office", office, "reason", reason)
@@ -117,12 +118,45 @@ func (s *Server) onJoin(m *member, args []any) {
 		reply(false, "server:join_office: "+err.Error())
 		return
 	}
-	notices, err := s.offices.join(m, req)
-	if err != nil {
+	refused := func(err error) {
 		s.log.Warn("refused join", "sid", m.sid, "role", m.role, "name", truncate(req.Name, 64),
 			"office", truncate(req.OfficeID, 64), "reason", err.Error())
 		reply(false, err.Error())
+	}
+	oldOffice, oldName := s.offices.where(m)
+	// In a cluster the room rules are decided in Redis first, atomically
+	// across nodes; the local check below still runs (it is the only one
+	// while Redis is down).
+	claimed := false
+	if s.cluster.isUp() && validJoin(m, req) && (oldOffice != req.OfficeID || oldName != req.Name) {
+		err := s.cluster.claim(m, req.OfficeID, req.Name)
+		var conflict errConflict
+		switch {
+		case errors.As(err, &conflict):
+			refused(err)
+			return
+		case err != nil:
+			s.cluster.fail(err)
+		default:
+			claimed = true
+		}
+	}
+	notices, err := s.offices.join(m, req)
+	if err != nil {
+		if claimed {
+			s.cluster.release(m.sid, req.OfficeID)
+		}
+		refused(err)
 		return
+	}
+	if oldOffice != "" && oldOffice != req.OfficeID {
+		s.cluster.release(m.sid, oldOffice)
+	}
+	if sk, ok := m.conn.(*socket.Socket); ok && oldOffice != req.OfficeID {
+		if oldOffice != "" {
+			sk.Leave(officeRoom(oldOffice))
+		}
+		sk.Join(officeRoom(req.OfficeID))
 	}
 	reply(true, nil)
 	s.deliver(notices)
@@ -151,6 +185,10 @@ func (s *Server) onLeave(m *member, args []any) {
 		reply(false, err.Error())
 		return
 	}
+	s.cluster.release(m.sid, office)
+	if sk, ok := m.conn.(*socket.Socket); ok {
+		sk.Leave(officeRoom(office))
+	}
 	s.deliver(notices)
 	reply(true, nil)
 	s.log.Info("left", "sid", m.sid, "role", m.role, "name", name, "office", office)
@@ -177,7 +215,7 @@ func (s *Server) onListRoom(m *member, args []any) {
 		return
 	}
 	if ack != nil {
-		ack([]any{wire(protocol.ListRoomRet{Sessions: s.offices.sessions(office), ReqID: req.ReqID})}, nil)
+		ack([]any{wire(protocol.ListRoomRet{Sessions: s.sessions(office), ReqID: req.ReqID})}, nil)
 	}
 }
 
@@ -193,7 +231,7 @@ func (s *Server) onComputerUpdate(m *member, ev, notify string, args []any) {
 		s.refuse(m, ev, ack, protocol.CodeNotInRoom, "join an office before "+ev)
 		return
 	}
-	s.deliver([]notice{{event: notify, payload: protocol.ComputerNotification{Computer: name}, to: to}})
+	s.deliver([]notice{{event: notify, payload: protocol.ComputerNotification{Computer: name}, to: to, office: office, except: m.sid}})
 	if ack != nil {
 		ack([]any{}, nil)
 	}
@@ -218,7 +256,7 @@ func (s *Server) onToolCallCancel(m *member, args []any) {
 		return
 	}
 	s.deliver([]notice{{event: protocol.NotifyToolCallCancel,
-		payload: protocol.AgentCallData{Agent: name, ReqID: req.ReqID}, to: to}})
+		payload: protocol.AgentCallData{Agent: name, ReqID: req.ReqID}, to: to, office: office, except: m.sid}})
 	if ack != nil {
 		ack([]any{}, nil)
 	}
@@ -234,9 +272,17 @@ func (s *Server) refuse(m *member, ev string, ack ackFunc, code int, msg string)
 }
 
 // deliver sends notices outside the offices lock.
+// In a cluster with Redis up, a notice goes to the office's Socket.IO room
+// through the Redis adapter, which reaches its members on every node;
+// otherwise to this node's members directly.
 func (s *Server) deliver(notices []notice) {
+	clustered := s.cluster.isUp()
 	for _, n := range notices {
 		payload := wire(n.payload)
+		if clustered && n.office != "" {
+			_ = s.nsp.To(officeRoom(n.office)).Except(socket.Room(n.except)).Emit(n.event, payload)
+			continue
+		}
 		for _, to := range n.to {
 			if to.conn != nil {
 				_ = to.conn.Emit(n.event, payload)

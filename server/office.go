@@ -36,7 +36,10 @@ const maxIDLen = 256
 type notice struct {
 	event   string
 	payload any
-	to      []*member
+	to      []*member // this node's recipients
+	// office and except address the same recipients on every node: the
+	// office's Socket.IO room without the sender's socket.
+	office, except string
 }
 
 // offices is the room state. All decisions (one agent per office, unique
@@ -68,19 +71,8 @@ func (o *offices) add(m *member) bool {
 // returns the notices to send: leave for the old office (if m switches)
 // and enter for the new one. On failure m is left where it was.
 func (o *offices) join(m *member, req protocol.EnterOfficeReq) ([]notice, error) {
-	switch {
-	case req.Role != protocol.RoleAgent && req.Role != protocol.RoleComputer:
-		return nil, fmt.Errorf("role must be %q or %q, got %q", protocol.RoleAgent, protocol.RoleComputer, req.Role)
-	case req.Role != m.role:
-		return nil, fmt.Errorf("role %q does not match the connection's auth.role %q", req.Role, m.role)
-	case req.Name == "":
-		return nil, fmt.Errorf("name is required")
-	case req.OfficeID == "":
-		return nil, fmt.Errorf("office_id is required")
-	case len(req.Name) > maxIDLen:
-		return nil, fmt.Errorf("name is %d bytes long, at most %d allowed", len(req.Name), maxIDLen)
-	case len(req.OfficeID) > maxIDLen:
-		return nil, fmt.Errorf("office_id is %d bytes long, at most %d allowed", len(req.OfficeID), maxIDLen)
+	if err := checkJoin(m, req); err != nil {
+		return nil, err
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -116,6 +108,8 @@ func (o *offices) join(m *member, req protocol.EnterOfficeReq) ([]notice, error)
 		event:   protocol.NotifyEnterOffice,
 		payload: officeNotification(m),
 		to:      o.othersLocked(m),
+		office:  m.office,
+		except:  m.sid,
 	})
 	return out, nil
 }
@@ -148,7 +142,8 @@ func (o *offices) remove(m *member) []notice {
 // leaveLocked notifies the others before removing m (room-model.md §离开流程:
 // the broadcast happens "离开前"; the recipients are computed first).
 func (o *offices) leaveLocked(m *member) notice {
-	n := notice{event: protocol.NotifyLeaveOffice, payload: officeNotification(m), to: o.othersLocked(m)}
+	n := notice{event: protocol.NotifyLeaveOffice, payload: officeNotification(m), to: o.othersLocked(m),
+		office: m.office, except: m.sid}
 	if room := o.byOffice[m.office]; room != nil {
 		delete(room, m.sid)
 		if len(room) == 0 {
@@ -192,6 +187,11 @@ func (o *offices) sessions(office string) []protocol.SessionInfo {
 	for _, m := range o.byOffice[office] {
 		out = append(out, protocol.SessionInfo{SID: m.sid, Name: m.name, Role: m.role, OfficeID: m.office, A2CVersion: m.version})
 	}
+	sortSessions(out)
+	return out
+}
+
+func sortSessions(out []protocol.SessionInfo) {
 	slices.SortFunc(out, func(a, b protocol.SessionInfo) int {
 		if a.Role != b.Role {
 			if a.Role == protocol.RoleAgent {
@@ -203,7 +203,6 @@ func (o *offices) sessions(office string) []protocol.SessionInfo {
 		}
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.SID, b.SID))
 	})
-	return out
 }
 
 // lookupResult says where a computer name was found.
@@ -254,3 +253,24 @@ func officeNotification(m *member) protocol.OfficeNotification {
 	}
 	return n
 }
+
+// checkJoin validates a join request on its own (no room state).
+func checkJoin(m *member, req protocol.EnterOfficeReq) error {
+	switch {
+	case req.Role != protocol.RoleAgent && req.Role != protocol.RoleComputer:
+		return fmt.Errorf("role must be %q or %q, got %q", protocol.RoleAgent, protocol.RoleComputer, req.Role)
+	case req.Role != m.role:
+		return fmt.Errorf("role %q does not match the connection's auth.role %q", req.Role, m.role)
+	case req.Name == "":
+		return fmt.Errorf("name is required")
+	case req.OfficeID == "":
+		return fmt.Errorf("office_id is required")
+	case len(req.Name) > maxIDLen:
+		return fmt.Errorf("name is %d bytes long, at most %d allowed", len(req.Name), maxIDLen)
+	case len(req.OfficeID) > maxIDLen:
+		return fmt.Errorf("office_id is %d bytes long, at most %d allowed", len(req.OfficeID), maxIDLen)
+	}
+	return nil
+}
+
+func validJoin(m *member, req protocol.EnterOfficeReq) bool { return checkJoin(m, req) == nil }

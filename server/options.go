@@ -33,6 +33,18 @@ type Options struct {
 	// a larger message is closed before the payload is read (logged once);
 	// a larger polling POST is answered 413 unread.
 	MaxMessageBytes int64
+	// Redis, when set (redis://HOST:PORT/N), makes this server one node of
+	// a cluster: every node given the same Redis (and RedisPrefix) serves
+	// the same offices. Offices keep working on each node while Redis is
+	// unreachable, for the sessions connected to that node.
+	Redis string
+	// RedisPrefix namespaces the registry keys and adapter channels, so
+	// that several clusters can share one Redis; default "dpe-tui".
+	RedisPrefix string
+	// NodeTTL is how long a node that stops heartbeating (crashed, cut off)
+	// stays visible to the others: its sessions leave every office within
+	// NodeTTL plus a third of it. Default 10s.
+	NodeTTL time.Duration
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -89,6 +101,20 @@ func (o Options) maxMessageBytes() int64 {
 		return o.MaxMessageBytes
 	}
 	return defaultMaxMessageBytes
+}
+
+func (o Options) nodeTTL() time.Duration {
+	if o.NodeTTL > 0 {
+		return o.NodeTTL
+	}
+	return defaultNodeTTL
+}
+
+func (o Options) redisPrefix() string {
+	if p := strings.TrimSpace(o.RedisPrefix); p != "" {
+		return p
+	}
+	return defaultRedisPrefix
 }
 
 func (o Options) logger() *slog.Logger {

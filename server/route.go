@@ -7,6 +7,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
+	"github.com/zishang520/socket.io/servers/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -39,6 +43,15 @@ func (s *Server) route(m *member, ev string, args []any) {
 		return
 	}
 	target, found := s.offices.computer(office, name)
+	if found != computerHere && s.cluster.isUp() {
+		e, ok, err := s.cluster.remoteComputer(office, name)
+		if err != nil {
+			s.cluster.fail(err)
+		} else if ok {
+			s.routeRemote(m, ev, office, e, payload, data, ack)
+			return
+		}
+	}
 	switch found {
 	case computerElsewhere:
 		s.refuse(m, ev, ack, protocol.CodeCrossRoom,
@@ -66,14 +79,7 @@ func (s *Server) route(m *member, ev string, args []any) {
 			fmt.Sprintf("%s: too many pending requests (limit %d); wait for answers before sending more", ev, s.opt.maxPending()))
 		return
 	}
-	timeout, asked := s.timeoutFor(payload)
-	if asked > 0 {
-		// The computer sees the clamped value: it bounds its own work by it.
-		clamped := maps.Clone(payload)
-		clamped["timeout"] = asked.Seconds()
-		data = slices.Clone(data)
-		data[0] = clamped
-	}
+	timeout, data := s.clampTimeout(payload, data)
 	p := &pendingRequest{reply: ack, quota: &m.asked}
 	if !target.pending.add(p) {
 		m.asked.release()
@@ -96,6 +102,76 @@ func (s *Server) route(m *member, ev string, args []any) {
 		}
 	})
 	_ = target.conn.Emit(ev, fwd...)
+}
+
+// clampTimeout returns how long to wait for the computer, and the event
+// arguments to forward: the computer sees the clamped "timeout" and bounds
+// its own work by it.
+func (s *Server) clampTimeout(payload map[string]any, data []any) (time.Duration, []any) {
+	timeout, asked := s.timeoutFor(payload)
+	if asked > 0 {
+		clamped := maps.Clone(payload)
+		clamped["timeout"] = asked.Seconds()
+		data = slices.Clone(data)
+		data[0] = clamped
+	}
+	return timeout, data
+}
+
+// routeRemote forwards a request to a computer connected to another node:
+// a server-side emit with ack to the room of its socket id, which the
+// Redis adapter delivers on that node and whose ack it brings back (all
+// the ack's arguments). Timeouts, the pending cap and shutdown behave as
+// for a local computer; a computer that disconnects from its node before
+// answering is answered by the timeout (its node does not know the asking
+// agent's pending requests).
+func (s *Server) routeRemote(m *member, ev, office string, target entry, payload map[string]any, data []any, ack ackFunc) {
+	name := target.Name
+	room := socket.Room(target.SID)
+	if ack == nil {
+		_ = s.nsp.To(room).Emit(ev, data...)
+		return
+	}
+	if !m.asked.acquire(s.opt.maxPending()) {
+		s.refuse(m, ev, ack, protocol.CodeForbidden,
+			fmt.Sprintf("%s: too many pending requests (limit %d); wait for answers before sending more", ev, s.opt.maxPending()))
+		return
+	}
+	timeout, data := s.clampTimeout(payload, data)
+	p := &pendingRequest{reply: ack, quota: &m.asked}
+	if !s.remote.add(p) {
+		m.asked.release()
+		s.refuse(m, ev, ack, protocol.CodeInternal, "server shutting down")
+		return
+	}
+	start := time.Now()
+	p.start(timeout, func() {
+		msg := fmt.Sprintf("computer %s did not answer %s within %s", truncate(name, 64), ev, timeout)
+		if p.finish([]any{wire(&protocol.Error{Code: protocol.CodeTimeout, Message: msg})}) {
+			s.log.Warn("routed request timed out", "event", ev, "computer", name, "office", office, "node", target.Node, "timeout", timeout)
+		}
+	})
+	// The adapter's BroadcastWithAck is called directly rather than through
+	// BroadcastOperator.EmitWithAck: the operator answers only once every
+	// node has reported its client count, and in adapter v3.0.0 the
+	// requesting node can receive its own request before it has recorded
+	// it (it publishes first), count itself twice and never complete; the
+	// ack then only surfaces with the operator's timeout error. The
+	// adapter's per-client ack callback has no such wait: the one socket
+	// of this id answers once, and that answer is relayed. Its timeout flag
+	// bounds how long the adapter keeps the request; ours answers first.
+	limit := timeout + time.Second
+	packet := &parser.Packet{Type: parser.EVENT, Nsp: protocol.Namespace, Data: append([]any{ev}, data...)}
+	opts := &socket.BroadcastOptions{Rooms: types.NewSet(room), Except: types.NewSet[socket.Room](),
+		Flags: &socket.BroadcastFlags{Timeout: &limit}}
+	s.nsp.Adapter().BroadcastWithAck(packet, opts, func(uint64) {}, func(reply []any, err error) {
+		if err != nil {
+			return
+		}
+		if p.finish(reply) {
+			s.log.Debug("routed", "event", ev, "computer", name, "office", office, "node", target.Node, "took", time.Since(start))
+		}
+	})
 }
 
 // timeoutFor is the request's own "timeout" (seconds, at most

@@ -31,6 +31,9 @@ type Server struct {
 	http    *http.Server
 	offices *offices
 	gates   *gates
+	nsp     socket.Namespace
+	cluster *cluster   // nil unless Options.Redis
+	remote  pendingSet // requests routed to computers on other nodes
 
 	mu     sync.Mutex
 	closed bool
@@ -64,6 +67,14 @@ func New(opt Options) (*Server, error) {
 	// cap is the websocket read limit (checked from the frame header, before
 	// the payload is read) and the polling body limit.
 	sopt.SetMaxHttpBufferSize(opt.maxMessageBytes())
+	if opt.Redis != "" {
+		c, err := newCluster(s, opt)
+		if err != nil {
+			return nil, err
+		}
+		s.cluster = c
+		sopt.SetAdapter(c.adapterBuilder())
+	}
 	s.io = socket.NewServer(nil, sopt)
 
 	// The default namespace carries nothing in SMCP (events.md §命名空间).
@@ -72,7 +83,10 @@ func New(opt Options) (*Server, error) {
 		// Data must not be nil: the Go client rejects a connect_error without it.
 		next(socket.NewExtendedError(e.Message, wire(e)))
 	})
+	// The namespace exists from the start on every node: the Redis adapter
+	// of a node only hears broadcasts for namespaces it has created.
 	nsp := s.io.Of(protocol.Namespace, nil)
+	s.nsp = nsp
 	nsp.Use(s.authenticate)
 	if err := nsp.On("connection", func(args ...any) {
 		if sock, ok := args[0].(*socket.Socket); ok {
@@ -89,6 +103,9 @@ func New(opt Options) (*Server, error) {
 		mux.Handle(p, engine)
 	}
 	s.handler = mux
+	if s.cluster != nil {
+		s.cluster.start()
+	}
 	s.http = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -141,6 +158,12 @@ func (s *Server) Close() error {
 	s.io.Close(nil)
 	for _, m := range s.offices.all() {
 		s.failPending(m, "server shutting down")
+	}
+	for _, p := range s.remote.close() {
+		p.finish([]any{wire(&protocol.Error{Code: protocol.CodeInternal, Message: "server shutting down"})})
+	}
+	if s.cluster != nil {
+		s.cluster.close()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()

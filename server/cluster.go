@@ -1,0 +1,501 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	sioredis "github.com/zishang520/socket.io/adapters/redis/v3"
+	"github.com/zishang520/socket.io/adapters/redis/v3/adapter"
+	"github.com/zishang520/socket.io/servers/socket/v3"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// A cluster is this node's part of a multi-node deployment sharing offices
+// through Redis. Two mechanisms work together:
+//
+//   - The Socket.IO Redis adapter carries the traffic: notifications are
+//     broadcast to the office's Socket.IO room and reach its members on
+//     every node, and a request for a computer on another node is a
+//     server-side emit with ack to the room of that computer's socket id,
+//     whose ack the adapter brings back. No home-made relay stands in for it.
+//   - A registry in Redis holds who is in which office, so that the room
+//     rules (one agent per office, unique names) are decided atomically
+//     across nodes (a Lua script), and so that list_room and routing find
+//     remote members without a FetchSockets round trip to every node (which
+//     waits the adapter's requests timeout when a node is gone). Each node
+//     heartbeats a key with an expiry; entries of a node whose key expired
+//     are ignored at once and then reaped, with leave notifications, by
+//     whichever node claims them first.
+//
+// The node keeps its own members in offices as before: they are the truth
+// for this node. When Redis is unreachable the node serves its own members
+// only (single-node offices), logs that once, and re-registers them when
+// Redis returns.
+type cluster struct {
+	s      *Server
+	log    *slog.Logger
+	rdb    *redis.Client
+	rc     *sioredis.RedisClient
+	node   string
+	prefix string
+	ttl    time.Duration
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu        sync.Mutex
+	up        bool
+	everUp    bool
+	abandoned bool // test hook: behave as a crashed node (no clean-up in Redis)
+}
+
+// entry is one registered session.
+type entry struct {
+	SID     string `json:"sid"`
+	Name    string `json:"name"`
+	Role    string `json:"role"`
+	Office  string `json:"office"`
+	Version string `json:"version"`
+	Node    string `json:"node"`
+}
+
+const (
+	defaultNodeTTL     = 10 * time.Second
+	defaultRedisPrefix = "dpe-tui"
+	// redisOpTimeout bounds one registry operation; the go-redis dial,
+	// read and write timeouts are the same, so that an unreachable Redis
+	// costs an event handler at most this long before the node falls back
+	// to single-node service.
+	redisOpTimeout = time.Second
+	// maxRemoteEntries bounds how many registry entries one office listing
+	// reads: the registry is written by other nodes, not by this one.
+	maxRemoteEntries = 100_000
+)
+
+// claimScript registers a session in an office unless the room rules
+// refuse it. Entries of nodes whose heartbeat expired are dropped on the
+// way. It runs atomically in Redis, so two nodes racing to admit two agents
+// into one office cannot both win.
+//
+// KEYS[1] office hash (sid → entry), KEYS[2] this node's member hash.
+// ARGV: sid, role, name, entry JSON, node key prefix.
+var claimScript = redis.NewScript(`
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  local sid = all[i]
+  if sid ~= ARGV[1] then
+    local ok, e = pcall(cjson.decode, all[i+1])
+    if (not ok) or type(e) ~= 'table' or redis.call('EXISTS', ARGV[5] .. tostring(e.node)) == 0 then
+      redis.call('HDEL', KEYS[1], sid)
+    else
+      if ARGV[2] == 'agent' and e.role == 'agent' then return 'agent' end
+      if e.name == ARGV[3] then return 'name' end
+    end
+  end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+return 'ok'
+`)
+
+// errConflict is a room rule refusal decided in Redis.
+type errConflict struct{ msg string }
+
+func (e errConflict) Error() string { return e.msg }
+
+func newCluster(s *Server, opt Options) (*cluster, error) {
+	ro, err := redis.ParseURL(opt.Redis)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	ro.DialTimeout = redisOpTimeout
+	ro.ReadTimeout = redisOpTimeout
+	ro.WriteTimeout = redisOpTimeout
+	ro.PoolTimeout = redisOpTimeout
+	ro.MaxRetries = -1 // the supervisor retries; a handler must not wait for retries
+	ro.ContextTimeoutEnabled = true
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, fmt.Errorf("node id: %w", err)
+	}
+	c := &cluster{
+		s:      s,
+		log:    s.log.With("node", hex.EncodeToString(id[:])),
+		rdb:    redis.NewClient(ro),
+		node:   hex.EncodeToString(id[:]),
+		prefix: opt.redisPrefix(),
+		ttl:    opt.nodeTTL(),
+		done:   make(chan struct{}),
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.rc = sioredis.NewRedisClient(c.ctx, c.rdb)
+	// The adapter reports every failed publish or receive; while Redis is
+	// down that is a stream. The supervisor logs the outage once; these go
+	// to debug.
+	_ = c.rc.On("error", func(args ...any) {
+		c.log.Debug("redis adapter", "err", fmt.Sprint(args...))
+	})
+	return c, nil
+}
+
+// adapterBuilder is the Socket.IO Redis adapter for every namespace.
+func (c *cluster) adapterBuilder() socket.AdapterConstructor {
+	opts := adapter.DefaultRedisAdapterOptions()
+	opts.SetKey(c.prefix + "-socket.io")
+	opts.SetRequestsTimeout(redisOpTimeout * 5)
+	return &adapter.RedisAdapterBuilder{Redis: c.rc, Opts: opts}
+}
+
+func (c *cluster) nodesKey() string               { return c.prefix + ":nodes" }
+func (c *cluster) nodeKeyPrefix() string          { return c.prefix + ":node:" }
+func (c *cluster) nodeKey(n string) string        { return c.nodeKeyPrefix() + n }
+func (c *cluster) membersKey(n string) string     { return c.nodeKeyPrefix() + n + ":members" }
+func (c *cluster) officeKey(office string) string { return c.prefix + ":office:" + office }
+func (c *cluster) reapKey(n string) string        { return c.prefix + ":reap:" + n }
+func officeRoom(office string) socket.Room        { return socket.Room("office:" + office) }
+func (c *cluster) opCtx() (context.Context, func()) {
+	return context.WithTimeout(c.ctx, redisOpTimeout)
+}
+
+// start runs the supervisor: heartbeat, outage detection, re-registration
+// and reaping of dead nodes, every ttl/3.
+func (c *cluster) start() {
+	go func() {
+		defer close(c.done)
+		t := time.NewTicker(c.ttl / 3)
+		defer t.Stop()
+		for {
+			c.tick()
+			select {
+			case <-c.ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (c *cluster) tick() {
+	c.mu.Lock()
+	abandoned := c.abandoned
+	c.mu.Unlock()
+	if abandoned {
+		return
+	}
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	pipe := c.rdb.TxPipeline()
+	pipe.Set(ctx, c.nodeKey(c.node), time.Now().UTC().Format(time.RFC3339), c.ttl)
+	added := pipe.SAdd(ctx, c.nodesKey(), c.node)
+	if _, err := pipe.Exec(ctx); err != nil {
+		c.fail(err)
+		return
+	}
+	// Back after an outage, or reaped by another node while we could not
+	// heartbeat: our registrations may be gone; make them again.
+	if c.setUp() || added.Val() == 1 {
+		c.resync()
+	}
+	c.reap()
+}
+
+// fail marks Redis down; the first failure of an outage is logged.
+func (c *cluster) fail(err error) {
+	if c.ctx.Err() != nil {
+		return
+	}
+	c.mu.Lock()
+	was := c.up
+	c.up = false
+	c.mu.Unlock()
+	if was {
+		c.log.Warn("redis unavailable: serving this node's offices only until it returns", "err", err)
+	}
+}
+
+// setUp marks Redis up and reports whether it was down before.
+func (c *cluster) setUp() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.up {
+		return false
+	}
+	c.up = true
+	if c.everUp {
+		c.log.Info("redis is back: rejoined the cluster")
+	} else {
+		c.log.Info("joined the cluster", "prefix", c.prefix, "node_ttl", c.ttl)
+	}
+	c.everUp = true
+	return true
+}
+
+func (c *cluster) isUp() bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.up && !c.abandoned
+}
+
+func (c *cluster) entryFor(m *member, office, name string) entry {
+	return entry{SID: m.sid, Name: name, Role: m.role, Office: office, Version: m.version, Node: c.node}
+}
+
+// claim registers m as name in office, or returns errConflict when a
+// session on any live node holds the room rule against it.
+func (c *cluster) claim(m *member, office, name string) error {
+	b, err := json.Marshal(c.entryFor(m, office, name))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	res, err := claimScript.Run(ctx, c.rdb, []string{c.officeKey(office), c.membersKey(c.node)},
+		m.sid, m.role, name, string(b), c.nodeKeyPrefix()).Text()
+	if err != nil {
+		return err
+	}
+	switch res {
+	case "ok":
+		return nil
+	case "agent":
+		return errConflict{fmt.Sprintf("office %s already has an agent", office)}
+	case "name":
+		return errConflict{fmt.Sprintf("name %q is already taken in office %s", name, office)}
+	}
+	return fmt.Errorf("claim: unexpected answer %q", res)
+}
+
+// release removes m's registration in office.
+func (c *cluster) release(sid, office string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	skip := c.abandoned
+	c.mu.Unlock()
+	if skip || office == "" || !c.isUp() {
+		return
+	}
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	pipe := c.rdb.TxPipeline()
+	pipe.HDel(ctx, c.officeKey(office), sid)
+	pipe.HDel(ctx, c.membersKey(c.node), sid)
+	if _, err := pipe.Exec(ctx); err != nil {
+		c.fail(err)
+	}
+}
+
+// resync registers every local member again (after an outage). A member
+// that now collides with one admitted elsewhere meanwhile stays served on
+// this node, and the collision is logged: neither session did anything
+// wrong, and disconnecting one would lose its work.
+func (c *cluster) resync() {
+	for _, m := range c.s.offices.all() {
+		office, name := c.s.offices.where(m)
+		if office == "" {
+			continue
+		}
+		err := c.claim(m, office, name)
+		var conflict errConflict
+		switch {
+		case errors.As(err, &conflict):
+			c.log.Warn("after the redis outage a session collides with one on another node; it stays on this node only",
+				"sid", m.sid, "name", name, "office", office, "reason", conflict.msg)
+		case err != nil:
+			c.fail(err)
+			return
+		}
+	}
+}
+
+// live reports, for each node, whether its heartbeat key exists.
+func (c *cluster) live(ctx context.Context, nodes []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(nodes))
+	if len(nodes) == 0 {
+		return out, nil
+	}
+	pipe := c.rdb.Pipeline()
+	cmds := make([]*redis.IntCmd, len(nodes))
+	for i, n := range nodes {
+		cmds[i] = pipe.Exists(ctx, c.nodeKey(n))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	for i, n := range nodes {
+		out[n] = cmds[i].Val() == 1
+	}
+	return out, nil
+}
+
+// remote lists the office's entries registered by other live nodes.
+func (c *cluster) remote(office string) ([]entry, error) {
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	n, err := c.rdb.HLen(ctx, c.officeKey(office)).Result()
+	if err != nil {
+		return nil, err
+	}
+	if n > maxRemoteEntries {
+		return nil, fmt.Errorf("office %s has %d registry entries, more than %d", office, n, maxRemoteEntries)
+	}
+	all, err := c.rdb.HGetAll(ctx, c.officeKey(office)).Result()
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out   []entry
+		nodes []string
+	)
+	for _, raw := range all {
+		var e entry
+		if json.Unmarshal([]byte(raw), &e) != nil || e.Node == c.node || e.Office != office || e.SID == "" {
+			continue
+		}
+		out = append(out, e)
+		if !slices.Contains(nodes, e.Node) {
+			nodes = append(nodes, e.Node)
+		}
+	}
+	alive, err := c.live(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(out, func(e entry) bool { return !alive[e.Node] }), nil
+}
+
+// remoteComputer finds the computer called name in office on another node.
+func (c *cluster) remoteComputer(office, name string) (entry, bool, error) {
+	es, err := c.remote(office)
+	if err != nil {
+		return entry{}, false, err
+	}
+	for _, e := range es {
+		if e.Role == protocol.RoleComputer && e.Name == name {
+			return e, true, nil
+		}
+	}
+	return entry{}, false, nil
+}
+
+// reap removes the registrations of nodes whose heartbeat expired and tells
+// their offices that those sessions left. One node wins the reap of a dead
+// node (SET NX), so each leave is announced once.
+func (c *cluster) reap() {
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	nodes, err := c.rdb.SMembers(ctx, c.nodesKey()).Result()
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	nodes = slices.DeleteFunc(nodes, func(n string) bool { return n == c.node })
+	alive, err := c.live(ctx, nodes)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	for _, n := range nodes {
+		if alive[n] {
+			continue
+		}
+		won, err := c.rdb.SetNX(ctx, c.reapKey(n), c.node, c.ttl).Result()
+		if err != nil || !won {
+			continue
+		}
+		members, err := c.rdb.HGetAll(ctx, c.membersKey(n)).Result()
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		pipe := c.rdb.TxPipeline()
+		var gone []entry
+		for sid, raw := range members {
+			var e entry
+			if json.Unmarshal([]byte(raw), &e) != nil {
+				continue
+			}
+			pipe.HDel(ctx, c.officeKey(e.Office), sid)
+			gone = append(gone, e)
+		}
+		pipe.Del(ctx, c.membersKey(n))
+		pipe.SRem(ctx, c.nodesKey(), n)
+		if _, err := pipe.Exec(ctx); err != nil {
+			c.fail(err)
+			return
+		}
+		c.log.Warn("node stopped heartbeating: its sessions left their offices", "dead_node", n, "sessions", len(gone))
+		for _, e := range gone {
+			n := protocol.OfficeNotification{OfficeID: e.Office}
+			name := e.Name
+			if e.Role == protocol.RoleAgent {
+				n.Agent = &name
+			} else {
+				n.Computer = &name
+			}
+			_ = c.s.nsp.To(officeRoom(e.Office)).Emit(protocol.NotifyLeaveOffice, wire(n))
+		}
+	}
+}
+
+// close leaves the cluster: this node's registrations are removed (its
+// sessions have disconnected by now) and the supervisor stops.
+func (c *cluster) close() {
+	c.mu.Lock()
+	abandoned := c.abandoned
+	c.mu.Unlock()
+	if !abandoned && c.isUp() {
+		ctx, cancel := c.opCtx()
+		pipe := c.rdb.TxPipeline()
+		pipe.Del(ctx, c.nodeKey(c.node), c.membersKey(c.node))
+		pipe.SRem(ctx, c.nodesKey(), c.node)
+		_, _ = pipe.Exec(ctx)
+		cancel()
+	}
+	c.cancel()
+	<-c.done
+	_ = c.rdb.Close()
+}
+
+// abandon makes the node behave as if its process died: it stops
+// heartbeating and touches Redis no more, leaving its registrations for
+// the other nodes to expire and reap. Tests use it to kill a node.
+func (c *cluster) abandon() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.abandoned = true
+}
+
+// sessions lists an office: this node's members, and in a cluster with
+// Redis up the members registered by the other live nodes.
+func (s *Server) sessions(office string) []protocol.SessionInfo {
+	out := s.offices.sessions(office)
+	if !s.cluster.isUp() {
+		return out
+	}
+	es, err := s.cluster.remote(office)
+	if err != nil {
+		s.cluster.fail(err)
+		return out
+	}
+	for _, e := range es {
+		out = append(out, protocol.SessionInfo{SID: e.SID, Name: e.Name, Role: e.Role, OfficeID: e.Office, A2CVersion: e.Version})
+	}
+	sortSessions(out)
+	return out
+}
