@@ -71,7 +71,13 @@ type Options struct {
 	MaxPendingPerAgent int
 	MaxRequestTimeout  time.Duration
 	MaxMessageBytes    int64
-	Logger             *slog.Logger
+	// Redis makes the server one node of a cluster (server.Options.Redis);
+	// NodeTTL is its heartbeat expiry (server.Options.NodeTTL).
+	Redis   string
+	NodeTTL time.Duration
+	// NoComputers runs only the server node, without the demo computers.
+	NoComputers bool
+	Logger      *slog.Logger
 }
 
 // Stack is a running deployment.
@@ -148,7 +154,8 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	}()
 
 	srv, err := server.New(server.Options{APIKey: opt.APIKey, Logger: log.With("component", "server"),
-		MaxPendingPerAgent: opt.MaxPendingPerAgent, MaxRequestTimeout: opt.MaxRequestTimeout, MaxMessageBytes: opt.MaxMessageBytes})
+		MaxPendingPerAgent: opt.MaxPendingPerAgent, MaxRequestTimeout: opt.MaxRequestTimeout, MaxMessageBytes: opt.MaxMessageBytes,
+		Redis: opt.Redis, NodeTTL: opt.NodeTTL})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -164,6 +171,9 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	}()
 	st.closers = append(st.closers, srv.Close)
 	st.URL = "http://" + ln.Addr().String()
+	if opt.NoComputers {
+		return st, nil
+	}
 
 	resolver, err := st.newResolver(opt, log)
 	if err != nil {
