@@ -78,6 +78,9 @@ type Options struct {
 	// NoComputers runs only the server node, without the demo computers.
 	NoComputers bool
 	Logger      *slog.Logger
+	// FinderDir keeps the library's Finder index there; empty: under the
+	// XDG cache dir for DocsDir, in memory for the embedded corpus.
+	FinderDir string
 }
 
 // Stack is a running deployment.
@@ -203,8 +206,10 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 		}
 	}
 	alpha := st.newComputer(opt, ComputerAlpha, resolver, log, inputs)
-	if err := addLibrary(ctx, alpha, ServerLibrary, library.Options{Dir: opt.DocsDir, Host: HostLibrary, PageSize: PageSize, Name: ServerLibrary,
-		Logger: log.With("component", "library")}); err != nil {
+	// The library and the archive carry Finder (find, list_documents);
+	// one per computer, since tool_call routes a tool name to one server.
+	if err := st.addLibrary(ctx, alpha, ServerLibrary, library.Options{Dir: opt.DocsDir, Host: HostLibrary, PageSize: PageSize, Name: ServerLibrary,
+		Logger: log.With("component", "library"), Finder: &library.FinderOptions{IndexDir: opt.FinderDir}}); err != nil {
 		return nil, err
 	}
 	if err := addLibrary(ctx, alpha, ServerNotes, library.Options{FS: emptyFS{}, Host: HostNotes, PageSize: PageSize, Name: ServerNotes, Generated: NotesCount}); err != nil {
@@ -230,7 +235,8 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// beta: a small archive on another host, so the office has two computers
 	// whose dpe hosts differ (exercises choosing a computer for a typed URI).
 	beta := st.newComputer(opt, ComputerBeta, resolver, log, nil)
-	if err := addLibrary(ctx, beta, ServerArchive, library.Options{FS: emptyFS{}, Host: HostArchive, PageSize: PageSize, Name: ServerArchive, Generated: 12}); err != nil {
+	if err := st.addLibrary(ctx, beta, ServerArchive, library.Options{FS: emptyFS{}, Host: HostArchive, PageSize: PageSize, Name: ServerArchive, Generated: 12,
+		Finder: &library.FinderOptions{}}); err != nil {
 		return nil, err
 	}
 
@@ -279,10 +285,17 @@ func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log 
 }
 
 func addLibrary(ctx context.Context, c *computer.Computer, name string, opt library.Options) error {
-	srv, err := library.New(opt)
+	return (&Stack{}).addLibrary(ctx, c, name, opt)
+}
+
+// addLibrary opens a library (and its Finder, closed with the stack).
+func (st *Stack) addLibrary(ctx context.Context, c *computer.Computer, name string, opt library.Options) error {
+	lib, err := library.Open(opt)
 	if err != nil {
 		return fmt.Errorf("library %s: %w", name, err)
 	}
+	st.closers = append(st.closers, lib.Close)
+	srv := lib.Server()
 	cfg := protocol.MCPServerConfig{
 		Name: name, Type: protocol.ServerTypeStdio, ForbiddenTools: []string{}, ToolMeta: map[string]protocol.ToolMeta{},
 		ServerParameters: []byte(`{"command":"(in-process)","args":[],"env":null,"cwd":null,"encoding":"utf-8","encoding_error_handler":"strict"}`),
