@@ -53,6 +53,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = runGet(ctx, rest, stdout, stderr, false)
 	case "check":
 		err = runCheck(ctx, rest, stdout, stderr)
+	case "find":
+		err = runFind(ctx, rest, stdout, stderr)
+	case "mcp":
+		err = runMCP(ctx, rest, os.Stdin, stdout, stderr)
 	case "hash":
 		err = runHash(ctx, rest, os.Stdin, stdout, stderr)
 	case "diff":
@@ -75,6 +79,8 @@ Usage:
   dpe-tui ls computers|servers|resources [flags]
   dpe-tui get URI|FILE|URL [--page N] [--format md|text|json] [flags]
   dpe-tui check URI|FILE|URL [flags]    conformance report; exit 1 on violations
+  dpe-tui find QUERY [--computer C] [--type T] [--limit N] [--json]   search every computer's Finder
+  dpe-tui mcp [--docs DIR] [--http ADDR]                              library + Finder as an MCP server
   dpe-tui hash URI|FILE|URL|- [--json] [--elements]   dpe1 doc/page/element hashes
   dpe-tui diff A B [--format text|md|json]            what changed; exit 5 when they differ
 

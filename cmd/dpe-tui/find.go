@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dpe-tui/dpe-tui/sanitize"
+	"github.com/dpe-tui/dpe-tui/search"
+)
+
+type findFlags struct {
+	globalFlags
+	Computer string
+	Type     string
+	Limit    int
+	JSON     bool
+}
+
+// runFind searches every computer's Finder (client:get_tools, then
+// client:tool_call in parallel) and prints the merged hits: one line each,
+// or JSON Lines. Per-computer states go to stderr as they arrive, so fast
+// computers are reported first and a silent one only when it times out.
+func runFind(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f findFlags
+	fs := flag.NewFlagSet("find", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.StringVar(&f.Computer, "computer", "", "search only this computer (default: every computer)")
+	fs.StringVar(&f.Type, "type", "", "only documents of this file_type (pdf, md, csv …)")
+	fs.IntVar(&f.Limit, "limit", 20, "at most N hits (1-100)")
+	fs.BoolVar(&f.JSON, "json", false, "one JSON object per hit")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	if len(pos) == 0 || strings.TrimSpace(strings.Join(pos, " ")) == "" {
+		return usageErrorf("find needs a QUERY")
+	}
+	if f.Limit < 1 || f.Limit > 100 {
+		return usageErrorf("--limit must be 1-100")
+	}
+	log, closeLog, err := f.logger()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	t, err := resolveTarget(ctx, &f.globalFlags, log)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	c, err := dial(ctx, &f.globalFlags, t, log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	q := search.Query{Text: strings.Join(pos, " "), FileType: f.Type, Limit: f.Limit}
+	if f.Computer != "" {
+		q.Computers = []string{f.Computer}
+	}
+	results, err := search.Run(ctx, c, q, func(r search.Result) { printState(stderr, r) })
+	if err != nil {
+		return err
+	}
+	if se := search.Syntax(results); se != nil {
+		return usageErrorf("%s", se.Msg)
+	}
+	hits := search.Merge(results, f.Limit)
+	enc := json.NewEncoder(stdout)
+	for _, h := range hits {
+		if f.JSON {
+			h.URI, h.Title, h.Snippet = sanitize.Line(h.URI), sanitize.Line(h.Title), sanitize.Line(h.Snippet)
+			h.Computer, h.ElementID, h.Category = sanitize.Line(h.Computer), sanitize.Line(h.ElementID), sanitize.Line(h.Category)
+			if err := enc.Encode(h); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(stdout, "%s\t%s\tp.%d\t%s\t%s\t%s\n", sanitize.Line(h.Computer), sanitize.Line(h.URI), h.Page,
+			sanitize.Line(h.ElementID), sanitize.Line(h.Title), sanitize.Line(h.Snippet))
+	}
+	finders := 0
+	for _, r := range results {
+		if r.State == search.OK {
+			finders++
+		}
+	}
+	if finders == 0 {
+		return errors.New("no computer answered with a Finder")
+	}
+	return nil
+}
+
+func printState(w io.Writer, r search.Result) {
+	name := sanitize.Line(r.Computer)
+	switch r.State {
+	case search.OK:
+		fmt.Fprintf(w, "%s: %d hit(s) of %d; %s\n", name, len(r.Hits), r.Total, sanitize.Line(r.Indexed))
+	case search.NoFinder:
+		fmt.Fprintf(w, "%s: no Finder\n", name)
+	case search.Failed:
+		var se *search.SyntaxError
+		if errors.As(r.Err, &se) {
+			return // reported once for all computers
+		}
+		fmt.Fprintf(w, "%s: error: %s\n", name, sanitize.Line(sanitize.URLsIn(r.Err.Error())))
+	}
+}
