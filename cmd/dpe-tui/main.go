@@ -47,6 +47,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = runOpen(ctx, rest, stdout, stderr)
 	case "serve":
 		err = runServe(ctx, rest, stdout, stderr)
+	case "computer":
+		err = runComputer(ctx, rest, stdout, stderr)
 	case "ls":
 		err = runLs(ctx, rest, stdout, stderr)
 	case "get":
@@ -76,6 +78,8 @@ Usage:
   dpe-tui [flags]                       open the TUI (embedded demo unless --url)
   dpe-tui open FILE|URL [flags]         open a DPE JSON file or URL in the TUI
   dpe-tui serve [serve flags]           run server and computers headless
+  dpe-tui computer --url U --office O --name N [--docs DIR] [--mcp-config FILE] [--resolver file|http]
+                                        run one Computer against any SMCP server
   dpe-tui ls computers|servers|resources [flags]
   dpe-tui get URI|FILE|URL [--page N] [--format md|text|json] [flags]
   dpe-tui check URI|FILE|URL [flags]    conformance report; exit 1 on violations

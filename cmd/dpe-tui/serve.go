@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/stack"
@@ -31,6 +33,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&opt.MaxPendingPerAgent, "max-pending", 256, "routed requests one agent may have waiting for a computer; more are refused at once (403)")
 	fs.DurationVar(&opt.MaxRequestTimeout, "max-request-timeout", 120*time.Second, "largest per-request timeout a client may ask for; larger ones are lowered to it")
 	fs.Int64Var(&opt.MaxMessageBytes, "max-message-bytes", 64<<20, "largest engine.io message accepted; a connection sending more is closed")
+	fs.StringVar(&opt.Redis, "redis", envOr("DPE_TUI_REDIS", ""), "redis://HOST:PORT/N: run as one node of a cluster sharing offices through Redis")
+	fs.DurationVar(&opt.NodeTTL, "node-ttl", 10*time.Second, "with --redis: a node that stops heartbeating leaves every office within this (plus a third)")
+	fs.BoolVar(&opt.NoComputers, "no-computers", false, "run only the server node, without the demo computers")
 	fs.StringVar(&logFile, "log", "", "write logs to FILE instead of stderr")
 	fs.BoolVar(&verbose, "v", false, "debug logging")
 	pos, err := parseFlags(fs, args)
@@ -47,6 +52,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageErrorf("--max-request-timeout must be > 0, not %s", opt.MaxRequestTimeout)
 	case opt.MaxMessageBytes <= 0:
 		return usageErrorf("--max-message-bytes must be > 0, not %d", opt.MaxMessageBytes)
+	case opt.NodeTTL < 300*time.Millisecond:
+		return usageErrorf("--node-ttl must be at least 300ms, not %s", opt.NodeTTL)
+	}
+	if opt.Redis != "" && !strings.HasPrefix(opt.Redis, "redis://") && !strings.HasPrefix(opt.Redis, "rediss://") {
+		return usageErrorf("--redis must be a redis:// or rediss:// URL, not %q", opt.Redis)
 	}
 	if opt.APIKey == "" {
 		opt.APIKey = os.Getenv("DPE_TUI_API_KEY")
@@ -77,9 +87,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer st.Close()
 	fmt.Fprintf(stdout, "dpe-tui serve: listening on %s\n", st.URL)
+	if opt.Redis != "" {
+		fmt.Fprintf(stdout, "cluster node: offices shared through %s\n", redactURL(opt.Redis))
+	}
 	fmt.Fprintf(stdout, "office: %s\ncomputers: %v\n", st.Office, st.ComputerNames())
 	fmt.Fprintf(stdout, "connect with: dpe-tui --url %s --office %s\n", st.URL, st.Office)
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "dpe-tui serve: shutting down")
 	return nil
+}
+
+// redactURL drops a password from a URL before it is printed.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }

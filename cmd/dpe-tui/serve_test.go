@@ -5,15 +5,21 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // TestServe_MCPConfigFrontsServerEverything: `serve --mcp-config` starts
@@ -193,4 +199,231 @@ func TestServe_LimitFlagsMustBePositive(t *testing.T) {
 			t.Errorf("serve %v: exit %d, %q; want usage error naming the flag", args, code, errOut)
 		}
 	}
+}
+
+// TestMain lets a test run the real command in a child process (the
+// multi-node test kills a node with SIGKILL): with DPE_TUI_TEST_MAIN=1 the
+// test binary is dpe-tui.
+func TestMain(m *testing.M) {
+	if os.Getenv("DPE_TUI_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// startRedis runs a real redis-server on a free loopback port, without
+// persistence, in a temp dir; stop takes it away, start gives it back on
+// the same port.
+type redisProc struct {
+	t    *testing.T
+	bin  string
+	dir  string
+	port int
+	cmd  *exec.Cmd
+}
+
+func startRedis(t *testing.T) *redisProc {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if _, serr := os.Stat("/usr/bin/redis-server"); serr != nil {
+			interoptest.Need(t, "redis-server not installed (Debian package redis-server)")
+		}
+		bin = "/usr/bin/redis-server"
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	r := &redisProc{t: t, bin: bin, dir: t.TempDir(), port: port}
+	r.start()
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *redisProc) url() string { return fmt.Sprintf("redis://127.0.0.1:%d/0", r.port) }
+
+func (r *redisProc) start() {
+	r.t.Helper()
+	r.cmd = exec.Command(r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", r.dir)
+	r.cmd.Dir = r.dir
+	if err := r.cmd.Start(); err != nil {
+		r.t.Fatalf("redis-server: %v", err)
+	}
+	waitFor(r.t, "redis-server listening", func() bool {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", r.port), 200*time.Millisecond)
+		if err == nil {
+			_ = c.Close()
+		}
+		return err == nil
+	})
+}
+
+func (r *redisProc) stop() {
+	if r.cmd != nil {
+		_ = r.cmd.Process.Kill()
+		_ = r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+// waitFor polls cond; the bound is a deadlock guard, not a timing assertion.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 20s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startChildServe runs `dpe-tui serve` in a child process and returns its
+// URL and the process (to kill).
+func startChildServe(t *testing.T, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), "DPE_TUI_TEST_MAIN=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "dpe-tui serve: listening on "); ok {
+				urls <- u
+			}
+		}
+	}()
+	select {
+	case u := <-urls:
+		return u, cmd
+	case <-time.After(30 * time.Second):
+		t.Fatal("child serve printed no URL")
+	}
+	return "", nil
+}
+
+func lsComputers(t *testing.T, url string) (int, []string, string) {
+	t.Helper()
+	code, out, errOut := runCLI(t, "ls", "computers", "--url="+url, "--json")
+	var names []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil {
+			if n, ok := m["name"].(string); ok {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	return code, names, errOut
+}
+
+// Two serve nodes sharing the office through a real Redis: an agent on
+// node 1 (server only) works with the computers of node 2; notifications
+// cross; a second agent on node 2 is refused; SIGKILL of node 2 drops its
+// computers from node 1 within the node TTL and they rejoin via node 1;
+// Redis going away keeps node 1 serving, and it rejoins when Redis returns.
+func TestServe_RedisTwoNodes(t *testing.T) {
+	rds := startRedis(t)
+	ttl := "1500ms"
+	url1 := startServe(t, "--redis", rds.url(), "--no-computers", "--node-ttl", ttl)
+	url2, node2 := startChildServe(t, "--redis", rds.url(), "--node-ttl", ttl)
+
+	code, names, errOut := lsComputers(t, url1)
+	if code != 0 || !slices.Equal(names, []string{"alpha", "beta"}) {
+		t.Fatalf("ls computers on node 1: exit %d %v %s", code, names, errOut)
+	}
+	code, out, errOut := runCLI(t, "ls", "resources", "--url="+url1, "--computer", "beta", "--server", "archive", "--json")
+	if code != 0 || strings.Count(out, "dpe://") < 12 {
+		t.Fatalf("ls resources of node 2's beta via node 1: exit %d\n%s\n%s", code, out, errOut)
+	}
+	uri := firstLibraryURI(t, url1, "dpe://")
+	code, out, errOut = runCLI(t, "get", uri, "--url="+url1, "--computer", "alpha", "--format", "text")
+	if code != 0 || len(strings.TrimSpace(out)) == 0 {
+		t.Fatalf("get %s via node 1: exit %d %s", uri, code, errOut)
+	}
+
+	// A held agent on node 1: notifications from node 2's side reach it,
+	// and a second agent for the office on node 2 is refused.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	agent, err := client.Dial(ctx, client.Options{URL: url1, Office: "demo", Name: "watcher"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close()
+	code, _, errOut = runCLI(t, "ls", "computers", "--url="+url2, "--name", "intruder")
+	if code == 0 || !strings.Contains(errOut, "already has an agent") {
+		t.Errorf("second agent on node 2: exit %d %q", code, errOut)
+	}
+
+	// Node 2 is killed: alpha and beta leave node 1's office (notified)...
+	if err := node2.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	left := map[string]bool{}
+	for len(left) < 2 {
+		select {
+		case ev := <-agent.Events():
+			if n, ok := ev.(client.NotifyEvent); ok && n.Name == protocol.NotifyLeaveOffice {
+				left[n.Computer] = true
+			}
+		case <-ctx.Done():
+			t.Fatalf("leave notifications after the kill: %v", left)
+		}
+	}
+	if took := time.Since(killed); took > 1500*time.Millisecond+500*time.Millisecond+5*time.Second {
+		t.Errorf("computers dropped after %s", took)
+	}
+	if cs, err := agent.Computers(ctx); err != nil || len(cs) != 0 {
+		t.Fatalf("node 1's list_room after the kill: %v %v", cs, err)
+	}
+	// ...and rejoin through node 1. The computer's connection takes one
+	// URL today, so the rejoin is a computer started against node 1.
+	docs := t.TempDir()
+	if err := os.WriteFile(filepath.Join(docs, "note.md"), []byte("# Rejoined\n\nBack through node 1.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cctx, ccancel := context.WithCancel(context.Background())
+	cdone := make(chan int, 1)
+	go func() {
+		cdone <- runContext(cctx, []string{"computer", "--url", url1, "--office", "demo", "--name", "alpha", "--docs", docs}, io.Discard, io.Discard)
+	}()
+	defer func() {
+		ccancel()
+		<-cdone
+	}()
+	waitFor(t, "alpha rejoins via node 1", func() bool {
+		cs, err := agent.Computers(ctx)
+		return err == nil && len(cs) == 1 && cs[0].Name == "alpha"
+	})
+
+	// Redis goes away: node 1 keeps its office; routed requests still work.
+	agent.Close()
+	rds.stop()
+	time.Sleep(time.Second) // let node 1 see the outage (it also works before it does)
+	code, out, errOut = runCLI(t, "ls", "resources", "--url="+url1, "--computer", "alpha", "--server", "library", "--json")
+	if code != 0 || !strings.Contains(out, "dpe://") {
+		t.Fatalf("ls during the Redis outage: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// Redis returns: a new node sees node 1's computer again.
+	rds.start()
+	url3 := startServe(t, "--redis", rds.url(), "--no-computers", "--node-ttl", ttl)
+	waitFor(t, "node 3 lists node 1's computer after the outage", func() bool {
+		code, names, _ := lsComputers(t, url3)
+		return code == 0 && slices.Equal(names, []string{"alpha"})
+	})
 }
