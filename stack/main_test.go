@@ -17,6 +17,10 @@ import (
 //     backoff, ping timeout) is a goroutine waiting for its timer or stop
 //     channel; one armed by a reconnect that races Close ends when it fires.
 //
+// and bleve's four analysis workers, which its package init starts for the
+// process-wide default configuration (bleve.Config); the library's search
+// index links bleve into every binary that serves the corpus.
+//
 // A failure naming server.(*gatedDecoder).Destroy is not a test bug: it is
 // the server's self-deadlock on a packet for a namespace the peer is not
 // connected to, which a peer racing a disconnect can send at teardown.
@@ -26,5 +30,6 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
 		goleak.IgnoreTopFunction("github.com/zishang520/socket.io/v3/pkg/utils.SetInterval.func1"),
 		goleak.IgnoreTopFunction("github.com/zishang520/socket.io/v3/pkg/utils.SetTimeout.func1"),
+		goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"),
 	)
 }
