@@ -732,6 +732,14 @@ func addLinks(m Meta, p *para) {
 // nested table is flattened into its cell's text.
 func (r *docxReader) table(d *XMLDecoder) (*grid, error) {
 	g := &grid{}
+	// owner[col] is the latest origin cell starting a vertical run in
+	// that grid column (a lookup, not a scan: merges may run for
+	// thousands of rows).
+	type origin struct {
+		c   *cell
+		row int
+	}
+	owner := map[int]origin{}
 	var cur *cell
 	col := 0
 	vcont := false
@@ -784,8 +792,8 @@ func (r *docxReader) table(d *XMLDecoder) (*grid, error) {
 			if t.Name.Local == "tc" && cur != nil && len(g.rows) > 0 {
 				row := len(g.rows) - 1
 				if vcont {
-					if up := g.above(row, cur.col); up != nil {
-						up.rowspan = row - rowOf(g, up) + 1
+					if up, ok := owner[cur.col]; ok && up.row+up.c.rowspan >= row {
+						up.c.rowspan = row - up.row + 1
 						col += cur.colspan
 						cur = nil
 						continue
@@ -793,22 +801,13 @@ func (r *docxReader) table(d *XMLDecoder) (*grid, error) {
 				}
 				cur.text = strings.TrimSpace(strings.Join(cellText, "\n"))
 				g.rows[row] = append(g.rows[row], cur)
+				for k := cur.col; k < cur.col+cur.colspan; k++ {
+					owner[k] = origin{cur, row}
+				}
 				col += cur.colspan
 				cur = nil
 			}
 		}
 	}
 	return g, nil
-}
-
-// rowOf is the row index holding origin cell c.
-func rowOf(g *grid, c *cell) int {
-	for i, r := range g.rows {
-		for _, x := range r {
-			if x == c {
-				return i
-			}
-		}
-	}
-	return 0
 }

@@ -159,19 +159,6 @@ func (g *grid) cols() int {
 	return n
 }
 
-// above finds the origin cell covering grid column col in the rows above
-// row (for a vertical merge continuing downwards).
-func (g *grid) above(row, col int) *cell {
-	for r := row - 1; r >= 0; r-- {
-		for _, c := range g.rows[r] {
-			if c.col <= col && col < c.col+c.colspan && r+c.rowspan >= row {
-				return c
-			}
-		}
-	}
-	return nil
-}
-
 // html is text_as_html: merged cells keep rowspan/colspan.
 func (g *grid) html() string {
 	var sb strings.Builder
