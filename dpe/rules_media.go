@@ -196,14 +196,14 @@ func tableHTMLProblem(s string) string {
 // source of the picture at all (appendix B: image_path, image_base64).
 func (e *elemCheck) image() {
 	var b64 string
-	if raw, ok := e.meta("image_base64"); ok {
+	if raw, ok := e.meta(mImageBase64); ok {
 		if json.Unmarshal(raw, &b64) != nil {
 			e.report("ele_metadata.image_base64", RuleFieldType, Violation, string(raw), "image_base64 is %s, want a string", jsonKind(raw))
 			return
 		}
 	}
 	if strings.TrimSpace(b64) == "" {
-		for _, k := range []string{"image_path", "image_url", "image_uri", "url"} {
+		for _, k := range []int{mImagePath, mImageURL, mImageURI, mURL} {
 			var s string
 			if raw, ok := e.meta(k); ok && json.Unmarshal(raw, &s) == nil && s != "" {
 				return
@@ -218,7 +218,7 @@ func (e *elemCheck) image() {
 		return
 	}
 	var declared string
-	if raw, ok := e.meta("image_mime_type"); ok {
+	if raw, ok := e.meta(mImageMimeType); ok {
 		_ = json.Unmarshal(raw, &declared)
 	}
 	if declared == "" {

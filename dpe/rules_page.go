@@ -31,9 +31,18 @@ type elemInfo struct {
 
 func (e *elemInfo) path() string { return fmt.Sprintf("$.pages[%d].elements[%d]", e.pos, e.elem) }
 
+// ruleSet is a set of rule names.
+type ruleSet map[string]bool
+
 // checkPage runs the rules that need one page only. It reads p and never
-// writes it, so pages are checked concurrently.
-func checkPage(p *Page, i int, lim Limits) pageResult {
+// writes it, so pages are checked concurrently. An undecoded inline page
+// is scanned, not decoded: its elements are read once into an elemView
+// each, and nothing is built for an element that draws no finding.
+// Findings of a rule in skip are certainly past the per-rule cap (earlier
+// pages already have MaxFindingsPerRule of them): only a placeholder with
+// the rule and place is kept, so finish counts them without their
+// message ever being formatted; rules in ignore are not reported at all.
+func checkPage(p *Page, i int, lim Limits, skip, ignore ruleSet) pageResult {
 	var r pageResult
 	path := fmt.Sprintf("$.pages[%d]", p.pos)
 	add := func(f Finding) {
@@ -55,23 +64,73 @@ func checkPage(p *Page, i int, lim Limits) pageResult {
 				Message: "\"keywords\" is not an array of strings"})
 		}
 	}
-	elems := p.Elements
-	if !p.Decoded {
-		if !p.hasElements {
-			r.notLoaded = true
-			return r
+	if !p.Decoded && !p.hasElements {
+		r.notLoaded = true
+		return r
+	}
+
+	pc := &pageCheck{pos: p.pos, skip: skip, ignore: ignore, add: add}
+	var idBuf []byte
+	var idEnd []int
+	each := func(j int, v *elemView) error {
+		r.elems = append(r.elems, elemInfo{category: v.category, norm: normCategory(v.category), depth: -1, page: i, pos: p.pos, elem: j})
+		idBuf = v.appendID(idBuf)
+		idEnd = append(idEnd, len(idBuf))
+		ec := elemCheck{v: v, info: &r.elems[len(r.elems)-1], j: j, pc: pc}
+		ec.run()
+		return nil
+	}
+	n := 0
+	if p.Decoded {
+		var v elemView
+		for j, el := range p.Elements {
+			v.fromElement(el)
+			_ = each(j, &v)
 		}
-		q, err := decodeInline(p, lim)
+		n = len(p.Elements)
+	} else {
+		mark := len(r.findings)
+		r.elems = make([]elemInfo, 0, p.nElements)
+		problem := func(j int, key []byte, kind, want string) {
+			if ignore[RuleFieldType] {
+				return
+			}
+			f := Finding{Rule: RuleFieldType, Severity: Violation, Element: j}
+			if !skip[RuleFieldType] {
+				f.Path = fmt.Sprintf("%s.elements[%d].%s", path, j, key)
+				f.Message = fmt.Sprintf("%q is %s, want %s", key, kind, want)
+			}
+			add(f)
+		}
+		err := scanPage(p, lim, each, problem)
+		if err == errRescan {
+			// A shape scanPage does not mirror: decode the page instead.
+			r.findings, r.elems, idBuf, idEnd = r.findings[:mark], nil, nil, nil
+			var q *Page
+			if q, err = decodeInline(p, lim); err == nil {
+				for _, f := range q.problems {
+					add(f)
+				}
+				var v elemView
+				for j, el := range q.Elements {
+					v.fromElement(el)
+					_ = each(j, &v)
+				}
+			}
+		}
 		if err != nil {
+			r.findings, r.elems = r.findings[:mark], nil
 			add(Finding{Path: path + ".elements", Rule: RulePageDecode, Severity: Violation, Element: -1, Message: err.Error()})
 			return r
 		}
-		for _, f := range q.problems {
-			add(f)
-		}
-		elems = q.Elements
+		n = len(r.elems)
 	}
-	if p.ElementCount >= 0 && p.hasElements && p.ElementCount != len(elems) {
+	ids, from := string(idBuf), 0
+	for k := range r.elems {
+		r.elems[k].id = ids[from:idEnd[k]]
+		from = idEnd[k]
+	}
+	if p.ElementCount >= 0 && p.hasElements && p.ElementCount != n {
 		rule, sev := RuleElementCount, Warning
 		if p.URI != "" {
 			// Inline elements and a uri: readers that follow the uri and
@@ -79,68 +138,78 @@ func checkPage(p *Page, i int, lim Limits) pageResult {
 			rule, sev = RulePageBothCount, Violation
 		}
 		add(Finding{Path: path + ".element_count", Rule: rule, Severity: sev, Element: -1, Value: strconv.Itoa(p.ElementCount),
-			Message: fmt.Sprintf("element_count is %d but the page has %d elements", p.ElementCount, len(elems))})
-	}
-	r.elems = make([]elemInfo, len(elems))
-	for j, el := range elems {
-		info := &r.elems[j]
-		*info = elemInfo{id: el.ID, category: el.Category, depth: -1, page: i, pos: p.pos, elem: j}
-		info.norm, _ = normalizeCategory(el.Category)
-		if !IsKnownCategory(el.Category) {
-			info.norm = ""
-		}
-		ec := elemCheck{el: el, info: info, path: fmt.Sprintf("%s.elements[%d]", path, j), add: func(f Finding) {
-			f.Element = j
-			f.ElementID = el.ID
-			add(f)
-		}}
-		ec.run()
+			Message: fmt.Sprintf("element_count is %d but the page has %d elements", p.ElementCount, n)})
 	}
 	return r
 }
 
-// elemCheck runs the one-element rules on el.
+// pageCheck is what the element checks of one page share.
+type pageCheck struct {
+	pos          int // source position of the page
+	skip, ignore ruleSet
+	add          func(Finding)
+}
+
+// elemCheck runs the one-element rules on one element.
 type elemCheck struct {
-	el   *Element
+	v    *elemView
 	info *elemInfo
-	path string
-	add  func(Finding)
+	j    int // index of the element in its page
+	pc   *pageCheck
+}
+
+// skipped reports whether a finding of rule need not be built (ignored,
+// or past the cap: then a placeholder is recorded in its place).
+func (e *elemCheck) skipped(rule string, sev Severity) bool {
+	if e.pc.ignore[rule] {
+		return true
+	}
+	if e.pc.skip[rule] {
+		e.pc.add(Finding{Rule: rule, Severity: sev, Element: e.j})
+		return true
+	}
+	return false
 }
 
 func (e *elemCheck) report(sub, rule string, sev Severity, value string, format string, a ...any) {
-	p := e.path
+	if e.skipped(rule, sev) {
+		return
+	}
+	p := fmt.Sprintf("$.pages[%d].elements[%d]", e.pc.pos, e.j)
 	if sub != "" {
 		p += "." + sub
 	}
-	e.add(Finding{Path: p, Rule: rule, Severity: sev, Value: value, Message: fmt.Sprintf(format, a...)})
+	e.pc.add(Finding{Path: p, Rule: rule, Severity: sev, Value: value, Message: fmt.Sprintf(format, a...),
+		Element: e.j, ElementID: e.v.idString()})
 }
 
-func (e *elemCheck) meta(k string) (json.RawMessage, bool) {
-	raw, ok := e.el.Metadata[k]
-	if !ok || string(raw) == "null" {
+// meta is ele_metadata[slot] when present and not null.
+func (e *elemCheck) meta(slot int) (json.RawMessage, bool) {
+	raw := e.v.meta[slot]
+	if raw == nil || string(raw) == "null" {
 		return nil, false
 	}
 	return raw, true
 }
 
 func (e *elemCheck) run() {
-	el := e.el
-	if el.ID == "" {
+	v := e.v
+	if !v.hasID() {
 		e.report("", RuleElementIDAbsent, Warning, "", "element has no element_id")
 	}
-	if raw, ok := e.meta("last_modified"); ok {
-		var v string
-		if json.Unmarshal(raw, &v) == nil && v != "" && !isISO8601(v) {
-			e.report("ele_metadata.last_modified", RuleDate, Violation, v, "%q is not an ISO 8601 date", v)
+	if raw, ok := e.meta(mLastModified); ok {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" && !isISO8601(s) {
+			e.report("ele_metadata.last_modified", RuleDate, Violation, s, "%q is not an ISO 8601 date", s)
 		}
 	}
 	e.structure()
-	if raw, ok := e.meta("coordinates"); ok {
+	if raw, ok := e.meta(mCoordinates); ok {
 		e.coordinates(raw)
 	}
 	e.category()
 	e.text()
-	if raw, ok := e.meta("languages"); ok {
+	if raw, ok := e.meta(mLanguages); ok {
 		e.languages(raw)
 	}
 }
@@ -148,14 +217,14 @@ func (e *elemCheck) run() {
 // structure: parent_id, related_ids, category_depth, is_continuation
 // (proposal §3.4 结构关系).
 func (e *elemCheck) structure() {
-	if raw, ok := e.meta("parent_id"); ok {
+	if raw, ok := e.meta(mParentID); ok {
 		if id, ok := jsonID(raw); ok {
 			e.info.parent, e.info.hasParent = id, true
 		} else {
 			e.report("ele_metadata.parent_id", RuleFieldType, Violation, string(raw), "parent_id is %s, want an element_id string", jsonKind(raw))
 		}
 	}
-	if raw, ok := e.meta("related_ids"); ok {
+	if raw, ok := e.meta(mRelatedIDs); ok {
 		var ids []json.RawMessage
 		if json.Unmarshal(raw, &ids) != nil {
 			e.report("ele_metadata.related_ids", RuleFieldType, Violation, string(raw), "related_ids is %s, want an array of element_id strings", jsonKind(raw))
@@ -170,7 +239,7 @@ func (e *elemCheck) structure() {
 			}
 		}
 	}
-	if raw, ok := e.meta("category_depth"); ok {
+	if raw, ok := e.meta(mCategoryDepth); ok {
 		n, err := strconv.Atoi(string(raw))
 		if err != nil || n < 0 {
 			e.report("ele_metadata.category_depth", RuleDepthType, Violation, string(raw), "category_depth is %s, want a non-negative integer", describe(raw))
@@ -178,14 +247,14 @@ func (e *elemCheck) structure() {
 			e.info.depth = n
 		}
 	}
-	if raw, ok := e.meta("is_continuation"); ok && string(raw) != "true" && string(raw) != "false" {
+	if raw, ok := e.meta(mIsContinuation); ok && string(raw) != "true" && string(raw) != "false" {
 		e.report("ele_metadata.is_continuation", RuleContinuation, Violation, string(raw), "is_continuation is %s, want true or false", describe(raw))
 	}
 }
 
 // category: what appendix B says each category carries.
 func (e *elemCheck) category() {
-	html, hasHTML := e.meta("text_as_html")
+	html, hasHTML := e.meta(mTextAsHTML)
 	switch e.info.norm {
 	case CategoryTable:
 		if !hasHTML {
@@ -203,17 +272,17 @@ func (e *elemCheck) category() {
 		// were; HTML is its content there, not a second rendering.
 	default:
 		if hasHTML {
-			e.report("ele_metadata.text_as_html", RuleHTMLCategory, Warning, string(html), "text_as_html on a %s element (only Table, TableChunk and the generic Text use it)", e.el.Category)
+			e.report("ele_metadata.text_as_html", RuleHTMLCategory, Warning, string(html), "text_as_html on a %s element (only Table, TableChunk and the generic Text use it)", e.v.category)
 		}
 	}
 	switch e.info.norm {
 	case CategoryImage:
 		e.image()
 	case CategoryCheckBox:
-		raw, ok := e.meta("checked")
+		raw, ok := e.meta(mChecked)
 		where := "ele_metadata.checked"
 		if !ok {
-			raw, ok = topLevel(e.el.Raw, "checked")
+			raw, ok = topLevel(e.v.raw, "checked")
 			where = "checked"
 		}
 		switch {
@@ -223,7 +292,7 @@ func (e *elemCheck) category() {
 			e.report(where, RuleCheckBox, Violation, string(raw), "checked is %s, want true or false", describe(raw))
 		}
 	case CategoryCodeSnippet:
-		for _, k := range []string{"language", "code_language", "programming_language"} {
+		for _, k := range []int{mLanguage, mCodeLanguage, mProgrammingLanguage} {
 			if raw, ok := e.meta(k); ok && string(raw) != `""` {
 				return
 			}
@@ -246,11 +315,21 @@ func isTextCategory(norm string) bool {
 }
 
 func (e *elemCheck) text() {
-	t := e.el.Text
-	if isTextCategory(e.info.norm) && strings.TrimSpace(t) == "" {
-		e.report("text", RuleTextEmpty, Warning, t, "%s element has %s text", e.el.Category, map[bool]string{true: "no", false: "whitespace-only"}[t == ""])
+	v := e.v
+	blankMatters := isTextCategory(e.info.norm)
+	if v.textRaw != nil && !v.hasText {
+		if textClear(v.textRaw[1:len(v.textRaw)-1], true, blankMatters) {
+			return
+		}
+	} else if textClear(v.getText(), false, blankMatters) {
+		return
 	}
-	if strings.ContainsRune(t, utf8.RuneError) && !utf8.Valid(e.el.Raw) {
+	// Something to look at: the exact rules, on the decoded text.
+	t := v.getText()
+	if isTextCategory(e.info.norm) && strings.TrimSpace(t) == "" {
+		e.report("text", RuleTextEmpty, Warning, t, "%s element has %s text", e.v.category, map[bool]string{true: "no", false: "whitespace-only"}[t == ""])
+	}
+	if strings.ContainsRune(t, utf8.RuneError) && !utf8.Valid(v.raw) {
 		e.report("text", RuleTextInvalid, Violation, t, "text is not valid UTF-8")
 		return
 	}

@@ -270,9 +270,47 @@ func (c *checker) pages() {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, max(1, len(d.Pages)))
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
+	ignore := c.ignored()
+	// Pages are claimed in order, so the pages before the first one not
+	// done yet are a prefix every later page follows in the report. Once
+	// that prefix holds MaxFindingsPerRule findings of a rule, later
+	// findings of it are certainly not listed: checkPage only counts them.
+	var (
+		next, prefix int
+		mu           sync.Mutex
+		wg           sync.WaitGroup
+		done         = make([]bool, len(d.Pages))
+		count        = map[string]int{} // built findings by rule, on the prefix
+		capped       = ruleSet{}        // replaced, never written once shared
+	)
+	finished := func(i int) {
+		done[i] = true
+		var grown ruleSet
+		for ; prefix < len(done) && done[prefix]; prefix++ {
+			for _, f := range res[prefix].findings {
+				if f.Path == "" { // a placeholder: not listed
+					continue
+				}
+				count[f.Rule]++
+				if count[f.Rule] >= MaxFindingsPerRule && !capped[f.Rule] && !grown[f.Rule] {
+					if grown == nil {
+						grown = ruleSet{}
+					}
+					grown[f.Rule] = true
+				}
+			}
+		}
+		if grown != nil {
+			next := make(ruleSet, len(capped)+len(grown))
+			for r := range capped {
+				next[r] = true
+			}
+			for r := range grown {
+				next[r] = true
+			}
+			capped = next
+		}
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -281,11 +319,15 @@ func (c *checker) pages() {
 				mu.Lock()
 				i := next
 				next++
+				skip := capped
 				mu.Unlock()
 				if i >= len(d.Pages) {
 					return
 				}
-				res[i] = checkPage(d.Pages[i], i, c.lim)
+				res[i] = checkPage(d.Pages[i], i, c.lim, skip, ignore)
+				mu.Lock()
+				finished(i)
+				mu.Unlock()
 			}
 		}()
 	}
@@ -315,6 +357,17 @@ func (c *checker) pages() {
 	}
 }
 
+// ignored is the set of rule names CheckOptions.Ignore silences.
+func (c *checker) ignored() ruleSet {
+	ignore := ruleSet{}
+	for _, id := range c.opt.Ignore {
+		if r, ok := RuleByID(strings.TrimSpace(id)); ok {
+			ignore[r.Name] = true
+		}
+	}
+	return ignore
+}
+
 // finish applies Ignore and Strict, orders the findings, fills the places
 // and caps each rule at MaxFindingsPerRule.
 func (c *checker) finish() []Finding {
@@ -323,10 +376,8 @@ func (c *checker) finish() []Finding {
 		ids[r.Name] = r.ID
 	}
 	ignore := map[string]bool{}
-	for _, id := range c.opt.Ignore {
-		if r, ok := RuleByID(strings.TrimSpace(id)); ok {
-			ignore[r.ID] = true
-		}
+	for name := range c.ignored() {
+		ignore[ids[name]] = true
 	}
 	kept := c.out[:0]
 	for _, f := range c.out {
@@ -339,12 +390,15 @@ func (c *checker) finish() []Finding {
 		}
 		kept = append(kept, f)
 	}
-	sort.SliceStable(kept, func(a, b int) bool {
+	less := func(a, b int) bool {
 		if kept[a].Page != kept[b].Page {
 			return kept[a].Page < kept[b].Page
 		}
 		return kept[a].Element < kept[b].Element
-	})
+	}
+	if !sort.SliceIsSorted(kept, less) {
+		sort.SliceStable(kept, less)
+	}
 	count := map[string]int{} // by rule name
 	var order []string
 	out := kept[:0]
