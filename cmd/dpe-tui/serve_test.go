@@ -422,8 +422,15 @@ func TestServe_RedisTwoNodes(t *testing.T) {
 	// Redis returns: a new node sees node 1's computer again.
 	rds.start()
 	url3 := startServe(t, "--redis", rds.url(), "--no-computers", "--node-ttl", ttl)
+	var last string
+	defer func() {
+		if t.Failed() {
+			t.Logf("last ls computers on node 3: %s", last)
+		}
+	}()
 	waitFor(t, "node 3 lists node 1's computer after the outage", func() bool {
-		code, names, _ := lsComputers(t, url3)
+		code, names, errOut := lsComputers(t, url3)
+		last = fmt.Sprintf("exit %d %v %s", code, names, errOut)
 		return code == 0 && slices.Equal(names, []string{"alpha"})
 	})
 }
