@@ -416,11 +416,16 @@ func (r *docxReader) bodyTokens(ctx context.Context, f *flow) error {
 			}
 			code = r.emit(f, p, code)
 		case "tbl":
-			g, err := r.table(d)
+			var pics []block
+			g, err := r.table(d, &pics)
 			if err != nil {
 				return err
 			}
 			f.add(g.block())
+			// Pictures in cells follow the table (a grid cell holds text).
+			for _, p := range pics {
+				f.add(p)
+			}
 			code = nil
 		case "sectPr":
 			if err := r.sectPr(d); err != nil {
@@ -730,7 +735,7 @@ func addLinks(m Meta, p *para) {
 // table reads a w:tbl. gridSpan widens a cell; vMerge without "restart"
 // continues the cell above (its rowspan grows, no cell is emitted). A
 // nested table is flattened into its cell's text.
-func (r *docxReader) table(d *XMLDecoder) (*grid, error) {
+func (r *docxReader) table(d *XMLDecoder, pics *[]block) (*grid, error) {
 	g := &grid{}
 	// owner[col] is the latest origin cell starting a vertical run in
 	// that grid column (a lookup, not a scan: merges may run for
@@ -779,8 +784,9 @@ func (r *docxReader) table(d *XMLDecoder) (*grid, error) {
 				}
 				depth--
 				cellText = append(cellText, strings.TrimSpace(p.text.String()))
+				*pics = append(*pics, p.images...)
 			case "tbl":
-				inner, err := r.table(d)
+				inner, err := r.table(d, pics)
 				if err != nil {
 					return nil, err
 				}

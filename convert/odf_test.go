@@ -108,3 +108,29 @@ func TestODFHostile(t *testing.T) {
 	cases = append(cases, hostileCase{"deep.odt", odfZip(t, "application/vnd.oasis.opendocument.text", deep), "nesting depth over the limit"})
 	runHostile(t, cases)
 }
+
+// Master-page headers and footers repeat on every page; their page
+// number fields do not count as text.
+func TestODTHeaderFooterAndBreaks(t *testing.T) {
+	const ns = `xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"`
+	styles := `<?xml version="1.0"?><office:document-styles ` + ns + `><office:master-styles><style:master-page style:name="Standard"><style:header><text:p>Running head</text:p></style:header><style:footer><text:p>Page <text:page-number>1</text:page-number> · ACME</text:p></style:footer></style:master-page></office:master-styles></office:document-styles>`
+	content := `<?xml version="1.0"?><office:document-content ` + ns + `><office:automatic-styles><style:style style:name="P1" style:family="paragraph"><style:paragraph-properties fo:break-before="page"/></style:style></office:automatic-styles><office:body><office:text>` +
+		`<text:p>first</text:p><text:p text:style-name="P1">second</text:p></office:text></office:body></office:document-content>`
+	data := zipOf(t, "mimetype", "application/vnd.oasis.opendocument.text", "content.xml", content, "styles.xml", styles)
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	doc, err := convertBytes(t, c, "hf.odt", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := structure(doc)
+	if doc.PageCount != 2 {
+		t.Fatalf("page_count %d, want 2 (split at the page break):\n%s", doc.PageCount, s)
+	}
+	for _, p := range doc.Pages {
+		n := len(p.Elements)
+		if n < 3 || p.Elements[0].Text != "Running head" || p.Elements[0].Category != "Header" || p.Elements[n-1].Text != "Page  · ACME" || p.Elements[n-1].Category != "Footer" {
+			t.Errorf("page %d:\n%s", p.Index, s)
+		}
+	}
+}
