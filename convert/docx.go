@@ -475,6 +475,7 @@ func (r *docxReader) sectPr(d *XMLDecoder) error {
 // para is one parsed w:p.
 type para struct {
 	style              string
+	outline            int // direct w:outlineLvl + 1; 0 none
 	numbered           bool
 	numID              string
 	ilvl               int
@@ -505,6 +506,11 @@ func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
 			switch t.Name.Local {
 			case "pStyle":
 				p.style = attr(t, "val")
+			case "outlineLvl":
+				// Direct formatting can make any paragraph a heading.
+				if n, err := strconv.Atoi(attr(t, "val")); err == nil && n >= 0 && n < 9 {
+					p.outline = n + 1
+				}
 			case "numId":
 				p.numID = attr(t, "val")
 				p.numbered = p.numID != "0"
@@ -648,6 +654,9 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 		f.add(block{brk: true})
 	}
 	st := r.style(p.style)
+	if p.outline > 0 {
+		st.outline = p.outline
+	}
 	lname := strings.ToLower(st.name)
 	txt := p.text.String()
 	trimmed := strings.TrimSpace(txt)

@@ -87,7 +87,7 @@ func docxWith(t *testing.T, body string, extra ...string) []byte {
 
 // Vertical merges, headers/footers and page breaks without headings.
 func TestDOCXMergesHeadersBreaks(t *testing.T) {
-	body := `<w:p><w:r><w:t>one</w:t></w:r></w:p>` +
+	body := `<w:p><w:r><w:t>one</w:t></w:r></w:p><w:p><w:pPr><w:outlineLvl w:val="1"/></w:pPr><w:r><w:t>Direct</w:t></w:r></w:p>` +
 		`<w:tbl><w:tr><w:tc><w:tcPr><w:vMerge w:val="restart"/></w:tcPr><w:p><w:r><w:t>tall</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>x</w:t></w:r></w:p></w:tc></w:tr>` +
 		`<w:tr><w:tc><w:tcPr><w:vMerge/></w:tcPr><w:p/></w:tc><w:tc><w:p><w:r><w:t>y</w:t></w:r></w:p></w:tc></w:tr></w:tbl>` +
 		`<w:p><w:r><w:br w:type="page"/></w:r></w:p><w:p><w:r><w:t>two</w:t></w:r></w:p>` +
@@ -105,6 +105,9 @@ func TestDOCXMergesHeadersBreaks(t *testing.T) {
 	s := structure(doc)
 	if doc.PageCount != 2 {
 		t.Fatalf("page_count %d, want 2 (split at the page break):\n%s", doc.PageCount, s)
+	}
+	if !strings.Contains(s, `Title depth=1 "Direct"`) {
+		t.Errorf("direct outline level:\n%s", s)
 	}
 	if !anyTableHTML(doc, `<td rowspan="2">tall</td><td>x</td></tr><tr><td>y</td>`) {
 		t.Errorf("vertical merge:\n%s", s)

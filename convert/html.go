@@ -36,6 +36,9 @@ func openHTML(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	if err != nil {
 		return nil, err
 	}
+	if info.Title == "" {
+		info.Title = h.first
+	}
 	if err := bk.Err(); err != nil {
 		return nil, err
 	}
