@@ -103,8 +103,10 @@ func (f *Fetcher) fetch(ctx context.Context, accessURI string, ownComputer bool)
 		out, err = f.fetchHTTP(ctx, u)
 	case "file":
 		out, err = f.fetchFile(ctx, u, ownComputer)
+	case "s3":
+		out, err = f.fetchS3(ctx, u) // dpe/s3.go
 	default:
-		err = fmt.Errorf("%w %q (want http, https or file)", ErrUnsupportedURI, u.Scheme)
+		err = fmt.Errorf("%w %q (want http, https, file or s3)", ErrUnsupportedURI, u.Scheme)
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
