@@ -101,9 +101,11 @@ type Finder struct {
 	complete bool
 	done     chan struct{} // closed when the first build ends
 
-	rescan chan struct{}
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	rescan    chan struct{}
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // CacheDir is where the index of the folder named by key lives:
@@ -234,11 +236,15 @@ func openIndex(dir string, log *slog.Logger) (bleve.Index, error) {
 	return idx, nil
 }
 
-// Close stops the builder and closes the index.
+// Close stops the builder and closes the index. It may be called more
+// than once (bleve panics on a second Close of a scorch index).
 func (f *Finder) Close() error {
-	f.cancel()
-	f.wg.Wait()
-	return f.idx.Close()
+	f.closeOnce.Do(func() {
+		f.cancel()
+		f.wg.Wait()
+		f.closeErr = f.idx.Close()
+	})
+	return f.closeErr
 }
 
 // Wait blocks until the first build is complete or ctx ends.

@@ -180,19 +180,17 @@ func Run(ctx context.Context, c Caller, q Query, each func(Result)) ([]Result, e
 	return out, nil
 }
 
-// Syntax reports a query rejected for its syntax by every Finder that
-// answered, nil otherwise.
+// Syntax reports a query rejected for its syntax: no Finder answered it
+// and at least one rejected its syntax (a computer that is down or has no
+// Finder does not hide the reason from the user). Nil otherwise.
 func Syntax(results []Result) *SyntaxError {
 	var msg string
 	for _, r := range results {
-		switch {
-		case r.State == OK:
+		if r.State == OK {
 			return nil
-		case r.State == Failed:
-			var se *SyntaxError
-			if !errors.As(r.Err, &se) {
-				return nil
-			}
+		}
+		var se *SyntaxError
+		if r.State == Failed && msg == "" && errors.As(r.Err, &se) {
 			msg = se.Msg
 		}
 	}
@@ -414,10 +412,20 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // OpenError explains why a hit cannot be opened: a server that answers
 // client:get_dpe with an empty ack (the python-sdk reference server,
 // A2C-SMCP 0.3) does not route it, so hits are found but not opened here.
+// Other errors are returned unchanged.
 func OpenError(err error) error {
 	if errors.Is(err, client.ErrNotRouted) {
-		return fmt.Errorf("cannot open the hit: this server does not route client:get_dpe (the python-sdk reference server and A2C-SMCP 0.3 do not); search works through client:tool_call, opening needs get_dpe: %w", err)
+		return &notRoutedOpen{err: err}
 	}
 	return err
 }
 
+// notRoutedOpen says the whole story in one line; the empty-ack error it
+// wraps would only repeat "did not route client:get_dpe".
+type notRoutedOpen struct{ err error }
+
+func (e *notRoutedOpen) Error() string {
+	return "cannot open the hit: this server does not route client:get_dpe (the python-sdk reference server and A2C-SMCP 0.3 do not); search works through client:tool_call, opening needs get_dpe"
+}
+
+func (e *notRoutedOpen) Unwrap() error { return e.err }
