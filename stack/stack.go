@@ -53,8 +53,11 @@ type Options struct {
 	APIKey    string // required from clients when set
 	DocsDir   string // serve this folder as the library instead of the corpus
 	MCPConfig string // extra MCP servers for computer alpha
-	Resolver  string // "http" (default) or "file"
+	Resolver  string // "http" (default), "file" or "s3"
 	CacheDir  string // file resolver cache; default a temp dir removed on Close
+	// S3 configures the s3 resolver (endpoint, bucket, prefix, presign
+	// expiry; credentials come from the AWS_* environment variables).
+	S3 computer.S3ResolverOptions
 	// ResolverTTL overrides the http resolver's URL lifetime (tests of expiry).
 	ResolverTTL time.Duration
 	// Now overrides the clock of the http resolver (tests of expiry).
@@ -269,8 +272,18 @@ func (st *Stack) newResolver(opt Options, log *slog.Logger) (computer.Resolver, 
 		st.HTTP = h
 		st.closers = append(st.closers, h.Close)
 		return h, nil
+	case "s3":
+		s3opt := opt.S3
+		if s3opt.Logger == nil {
+			s3opt.Logger = log.With("component", "s3-resolver")
+		}
+		r, err := computer.NewS3Resolver(context.Background(), s3opt) // bounded inside
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
-	return nil, fmt.Errorf("unknown resolver %q (want file or http)", opt.Resolver)
+	return nil, fmt.Errorf("unknown resolver %q (want file, http or s3)", opt.Resolver)
 }
 
 func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log *slog.Logger, inputs []protocol.MCPServerInput) *computer.Computer {
