@@ -824,5 +824,5 @@ func (r *docxReader) table(d *XMLDecoder, pics *[]block) (*grid, error) {
 			}
 		}
 	}
-	return g, nil
+	return g, g.check()
 }

@@ -300,6 +300,9 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 	case atom.Table:
 		h.flush()
 		g := htmlTable(n, h.env.Limits.MaxDepth)
+		if err := g.check(); err != nil {
+			return err
+		}
 		b := g.block()
 		m := h.meta()
 		for k, v := range b.meta {
@@ -534,6 +537,7 @@ func htmlTable(t *xhtml.Node, maxDepth int) *grid {
 	}
 	collect(t, 0)
 	const maxSpan = 1000
+	marked := 0
 	for ri, tr := range rows {
 		for len(occupied) <= ri {
 			occupied = append(occupied, map[int]bool{})
@@ -549,6 +553,11 @@ func htmlTable(t *xhtml.Node, maxDepth int) *grid {
 			}
 			cs := min(max(1, atoiOr(getAttr(td, "colspan"), 1)), maxSpan)
 			rs := min(max(1, atoiOr(getAttr(td, "rowspan"), 1)), len(rows)-ri)
+			if marked += cs * rs; marked > maxTableArea {
+				// Spans past the table size cap are not honoured; the grid
+				// check then reports the table.
+				cs, rs = 1, 1
+			}
 			c := &cell{text: strings.Join(strings.Fields(textOf(td)), " "), colspan: cs, rowspan: rs, col: col, header: td.DataAtom == atom.Th}
 			row = append(row, c)
 			for r := ri + 1; r < ri+rs; r++ {

@@ -132,3 +132,10 @@ func TestHTMLHostile(t *testing.T) {
 		}
 	}
 }
+
+// A few bytes of colspan must not become gigabytes of padded grid.
+func TestHTMLTableAreaCapped(t *testing.T) {
+	row := `<tr><td colspan="1000">x</td></tr>`
+	page := "<table>" + strings.Repeat(row, 5000) + "</table>"
+	runHostile(t, []hostileCase{{"wide.html", []byte(page), "table grid cells over the limit"}})
+}

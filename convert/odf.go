@@ -790,7 +790,7 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 			}
 		}
 	}
-	return g, nil
+	return g, g.check()
 }
 
 // repeatAttr reads a positive count attribute (default 1).

@@ -159,6 +159,20 @@ func (g *grid) cols() int {
 	return n
 }
 
+// maxTableArea caps the grid positions of one table (rows × columns as
+// spans reach): its plain text pads every row to the grid, so a few
+// bytes of colspan could otherwise ask for gigabytes.
+const maxTableArea = 1 << 22
+
+// check reports a table whose grid is over maxTableArea.
+func (g *grid) check() error {
+	w := g.cols()
+	if area := int64(w) * int64(len(g.rows)); area > maxTableArea {
+		return limitErr("table grid cells", maxTableArea, area)
+	}
+	return nil
+}
+
 // html is text_as_html: merged cells keep rowspan/colspan.
 func (g *grid) html() string {
 	var sb strings.Builder

@@ -327,8 +327,12 @@ func frameTable(d *XMLDecoder, out *[]block) error {
 			}
 		}
 	}
-	if found {
-		*out = append(*out, g.block())
+	if !found {
+		return nil
 	}
+	if err := g.check(); err != nil {
+		return err
+	}
+	*out = append(*out, g.block())
 	return nil
 }
