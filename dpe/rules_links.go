@@ -10,11 +10,15 @@ import (
 // parent cycles.
 func (c *checker) links(res []pageResult) {
 	type loc struct{ page, elem int }
-	first := map[string]loc{}
+	n := 0
+	for pi := range res {
+		n += len(res[pi].elems)
+	}
+	first := make(map[string]loc, n)
 	unknown := map[string]int{} // category → count
 	firstUnknown := map[string]int{}
 	prevTitle, prevList := -1, -1 // depth of the Title before, ListItem run's last depth
-	var all []*elemInfo
+	all := make([]*elemInfo, 0, n)
 	for pi := range res {
 		for j := range res[pi].elems {
 			e := &res[pi].elems[j]
@@ -101,6 +105,9 @@ func (c *checker) links(res []pageResult) {
 		onWalk
 		done
 	)
+	if len(parent) == 0 {
+		return // no links, no cycle
+	}
 	state := make(map[string]int, len(parent))
 	for _, e := range all {
 		if e.id == "" || state[e.id] != unseen {

@@ -67,7 +67,7 @@ func (e *elemCheck) coordinates(raw json.RawMessage) {
 	case len(system) == 0 || string(system) == "null":
 		e.report(at, RuleCoordNoSystem, Violation, string(raw), "coordinates have no system (PixelSpace, PointSpace or RelativeCoordinateSystem)")
 	case system[0] == '"':
-		sys = decodeString(system)
+		sys = systemName(system)
 	case system[0] == '{':
 		ss := &jscan{data: system, maxDepth: DefaultMaxDepth}
 		name := ""
@@ -79,10 +79,10 @@ func (e *elemCheck) coordinates(raw json.RawMessage) {
 			switch k := string(key); {
 			case (k == "type" || k == "name") && system[v] == '"':
 				if k == "type" || sys == "" {
-					sys = decodeString(system[v:end])
+					sys = systemName(system[v:end])
 				}
 				if k == "name" {
-					name = decodeString(system[v:end])
+					name = systemName(system[v:end])
 				}
 			case (k == "width" || k == "height") && system[v] != 'n':
 				x, err := strconv.ParseFloat(string(system[v:end]), 64)
@@ -122,7 +122,28 @@ func (e *elemCheck) coordinates(raw json.RawMessage) {
 		e.report(at+".system", RuleCoordSystem, Violation, sys, "coordinate system %q is not PixelSpace, PointSpace or RelativeCoordinateSystem", sys)
 	}
 	if sys == "PointSpace" && (w == nil || h == nil) {
-		e.report(at+".system", RuleCoordSize, Warning, string(c.System), "PointSpace coordinates without width and height: points cannot be placed on the page")
+		if !e.skipped(RuleCoordSize, Warning) { // on every element of some documents
+			e.report(at+".system", RuleCoordSize, Warning, string(c.System), "PointSpace coordinates without width and height: points cannot be placed on the page")
+		}
+	}
+	var buf [8][2]float64
+	if pts, ok := pairs(c.Points, &buf); ok {
+		// The common shape, read without allocating: same checks as below.
+		if len(pts) < 2 {
+			e.report(at+".points", RuleCoordPoints, Violation, string(c.Points), "coordinates have %d point(s), want at least 2", len(pts))
+			return
+		}
+		if !known || w == nil || h == nil {
+			return
+		}
+		for k, p := range pts {
+			if p[0] < 0 || p[1] < 0 || p[0] > *w || p[1] > *h {
+				e.report(fmt.Sprintf("%s.points[%d]", at, k), RuleCoordBounds, Violation, fmt.Sprintf("[%g, %g]", p[0], p[1]),
+					"point %d (%g, %g) lies outside the %s's %g × %g", k, p[0], p[1], sys, *w, *h)
+				return
+			}
+		}
+		return
 	}
 	pts, ok := parsePoints(c.Points)
 	if !ok {
@@ -149,6 +170,20 @@ func (e *elemCheck) coordinates(raw json.RawMessage) {
 			return
 		}
 	}
+}
+
+// systemName decodes a coordinate system name token; the three known
+// names (on every element of many documents) need no allocation.
+func systemName(tok []byte) string {
+	switch string(tok) {
+	case `"PixelSpace"`:
+		return "PixelSpace"
+	case `"PointSpace"`:
+		return "PointSpace"
+	case `"RelativeCoordinateSystem"`:
+		return "RelativeCoordinateSystem"
+	}
+	return decodeString(tok)
 }
 
 func describeOrMissing(raw json.RawMessage) string {
@@ -282,6 +317,86 @@ func mimeAgrees(declared, sniffed string, data []byte) bool {
 		return true
 	}
 	return d == sniffed
+}
+
+// pairs reads points of the shape [[x, y], ...] (at most len(buf) of
+// them, plain JSON numbers) into buf; ok is false for anything else, which
+// parsePoints then reads.
+func pairs(raw json.RawMessage, buf *[8][2]float64) ([][2]float64, bool) {
+	n, i := 0, 0
+	ws := func() {
+		for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+			i++
+		}
+	}
+	num := func() (float64, bool) {
+		ws()
+		j := i
+		for j < len(raw) && (raw[j] == '-' || raw[j] == '+' || raw[j] == '.' || raw[j] == 'e' || raw[j] == 'E' || (raw[j] >= '0' && raw[j] <= '9')) {
+			j++
+		}
+		if j == i {
+			return 0, false
+		}
+		if j-i <= 15 { // digits only: exact as a float64, no parsing
+			x, digits := 0.0, true
+			for _, c := range raw[i:j] {
+				if c < '0' || c > '9' {
+					digits = false
+					break
+				}
+				x = x*10 + float64(c-'0')
+			}
+			if digits {
+				i = j
+				ws()
+				return x, true
+			}
+		}
+		x, err := strconv.ParseFloat(string(raw[i:j]), 64)
+		i = j
+		ws()
+		return x, err == nil
+	}
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, false
+	}
+	i = 1
+	ws()
+	if i < len(raw) && raw[i] == ']' {
+		return buf[:0], i == len(raw)-1
+	}
+	for {
+		if n == len(buf) || i >= len(raw) || raw[i] != '[' {
+			return nil, false
+		}
+		i++
+		x, ok := num()
+		if !ok || i >= len(raw) || raw[i] != ',' {
+			return nil, false
+		}
+		i++
+		y, ok := num()
+		if !ok || i >= len(raw) || raw[i] != ']' {
+			return nil, false
+		}
+		i++
+		buf[n] = [2]float64{x, y}
+		n++
+		ws()
+		if i >= len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case ',':
+			i++
+			ws()
+		case ']':
+			return buf[:n], i == len(raw)-1
+		default:
+			return nil, false
+		}
+	}
 }
 
 // parsePoints reads [[x, y], ...]; ok is false when it is not an array of

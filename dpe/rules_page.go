@@ -15,6 +15,7 @@ type pageResult struct {
 	findings  []Finding
 	elems     []elemInfo
 	notLoaded bool
+	extra     map[string]int // findings past the cap not even kept as a placeholder, by rule
 }
 
 // elemInfo is one element as the cross-page rules see it.
@@ -95,17 +96,17 @@ func checkPage(p *Page, i int, lim Limits, skip, ignore ruleSet) pageResult {
 			if ignore[RuleFieldType] {
 				return
 			}
-			f := Finding{Rule: RuleFieldType, Severity: Violation, Element: j}
-			if !skip[RuleFieldType] {
-				f.Path = fmt.Sprintf("%s.elements[%d].%s", path, j, key)
-				f.Message = fmt.Sprintf("%q is %s, want %s", key, kind, want)
+			if skip[RuleFieldType] {
+				pc.placeholder(RuleFieldType, Violation, j)
+				return
 			}
-			add(f)
+			add(Finding{Path: fmt.Sprintf("%s.elements[%d].%s", path, j, key), Rule: RuleFieldType, Severity: Violation, Element: j,
+				Message: fmt.Sprintf("%q is %s, want %s", key, kind, want)})
 		}
 		err := scanPage(p, lim, each, problem)
 		if err == errRescan {
 			// A shape scanPage does not mirror: decode the page instead.
-			r.findings, r.elems, idBuf, idEnd = r.findings[:mark], nil, nil, nil
+			r.findings, r.elems, idBuf, idEnd, pc.extra = r.findings[:mark], nil, nil, nil, nil
 			var q *Page
 			if q, err = decodeInline(p, lim); err == nil {
 				for _, f := range q.problems {
@@ -119,12 +120,13 @@ func checkPage(p *Page, i int, lim Limits, skip, ignore ruleSet) pageResult {
 			}
 		}
 		if err != nil {
-			r.findings, r.elems = r.findings[:mark], nil
+			r.findings, r.elems, pc.extra = r.findings[:mark], nil, nil
 			add(Finding{Path: path + ".elements", Rule: RulePageDecode, Severity: Violation, Element: -1, Message: err.Error()})
 			return r
 		}
 		n = len(r.elems)
 	}
+	r.extra = pc.extra
 	ids, from := string(idBuf), 0
 	for k := range r.elems {
 		r.elems[k].id = ids[from:idEnd[k]]
@@ -148,6 +150,8 @@ type pageCheck struct {
 	pos          int // source position of the page
 	skip, ignore ruleSet
 	add          func(Finding)
+	extra        map[string]int // findings past the cap beyond the placeholder, by rule
+	langsOK      []byte         // a languages value that drew no finding
 }
 
 // elemCheck runs the one-element rules on one element.
@@ -165,10 +169,25 @@ func (e *elemCheck) skipped(rule string, sev Severity) bool {
 		return true
 	}
 	if e.pc.skip[rule] {
-		e.pc.add(Finding{Rule: rule, Severity: sev, Element: e.j})
+		e.pc.placeholder(rule, sev, e.j)
 		return true
 	}
 	return false
+}
+
+// placeholder stands for a finding past the cap: the first one of a rule
+// on the page is kept (with no path or message) so finish sees where the
+// rule overflowed; later ones are only counted.
+func (pc *pageCheck) placeholder(rule string, sev Severity, elem int) {
+	if n, ok := pc.extra[rule]; ok {
+		pc.extra[rule] = n + 1
+		return
+	}
+	if pc.extra == nil {
+		pc.extra = map[string]int{}
+	}
+	pc.extra[rule] = 0
+	pc.add(Finding{Rule: rule, Severity: sev, Element: elem})
 }
 
 func (e *elemCheck) report(sub, rule string, sev Severity, value string, format string, a ...any) {
@@ -317,7 +336,11 @@ func isTextCategory(norm string) bool {
 func (e *elemCheck) text() {
 	v := e.v
 	blankMatters := isTextCategory(e.info.norm)
-	if v.textRaw != nil && !v.hasText {
+	if v.textScanned && !v.hasText {
+		if v.textClear && (v.textNonBlank || !blankMatters) {
+			return
+		}
+	} else if v.textRaw != nil && !v.hasText {
 		if textClear(v.textRaw[1:len(v.textRaw)-1], true, blankMatters) {
 			return
 		}
@@ -342,13 +365,24 @@ func (e *elemCheck) text() {
 }
 
 func (e *elemCheck) languages(raw json.RawMessage) {
+	if bytes.Equal(raw, e.pc.langsOK) {
+		return // most documents repeat one languages value throughout
+	}
+	found := false
+	defer func() {
+		if !found {
+			e.pc.langsOK = raw
+		}
+	}()
 	langs, ok := stringArray(raw)
 	if !ok {
+		found = true
 		e.report("ele_metadata.languages", RuleFieldType, Violation, string(raw), "languages is %s, want an array of ISO 639-3 codes", jsonKind(raw))
 		return
 	}
 	for k, l := range langs {
 		if !IsISO6393(l) {
+			found = true
 			e.report(fmt.Sprintf("ele_metadata.languages[%d]", k), RuleLanguages, Warning, l, "%q is not an ISO 639-3 language code", l)
 		}
 	}

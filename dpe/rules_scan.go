@@ -91,6 +91,9 @@ type elemView struct {
 	hasText  bool   // text is set
 	raw      []byte // the element object
 	meta     [nMetaKeys]json.RawMessage
+	// textScanned: textClear and textNonBlank say what textClear would
+	// of textRaw (computed while scanning it).
+	textScanned, textClear, textNonBlank bool
 }
 
 // fromElement fills v from a decoded element.
@@ -284,7 +287,15 @@ func scanElement(s *jscan, ev, depth, n int, v *elemView, problem func(n int, ke
 			}
 			return end, err
 		case "text":
-			return str(key, at, &v.textRaw)
+			if d[at] != '"' {
+				return str(key, at, &v.textRaw)
+			}
+			end, clear, nonBlank, err := s.textStr(at)
+			if err != nil {
+				return 0, err
+			}
+			v.textRaw, v.textScanned, v.textClear, v.textNonBlank = d[at:end], true, clear, nonBlank
+			return end, nil
 		case "doc_ref":
 			var ignored []byte
 			return str(key, at, &ignored)
@@ -374,6 +385,11 @@ func textClear[T string | []byte](t T, jsonBody, blankMatters bool) bool {
 	nonBlank := false
 	for i := 0; i < len(t); {
 		c := t[i]
+		if c >= 0x20 && c < 0x7f && (c != '\\' || !jsonBody) { // printable ASCII
+			nonBlank = nonBlank || c != ' '
+			i++
+			continue
+		}
 		var r rune
 		switch {
 		case c == '\\' && jsonBody:
@@ -427,3 +443,90 @@ func textClear[T string | []byte](t T, jsonBody, blankMatters bool) bool {
 }
 
 func utf16IsSurrogate(r rune) bool { return r >= 0xd800 && r < 0xe000 }
+
+// textStr is str for an element's text, which is most of a document's
+// bytes: it validates the string at s.data[i] == '"' exactly as str does
+// (any problem is left to str, for the same error) and, in the same pass,
+// reports what textClear would: clear (valid UTF-8, no U+FFFD, no control
+// character but \t \n \r) and nonBlank.
+func (s *jscan) textStr(i int) (end int, clear, nonBlank bool, err error) {
+	d := s.data
+	clear = true
+	j := i + 1
+	for j < len(d) {
+		// A run of plain printable ASCII: the bulk of most texts.
+		k := j
+		for j < len(d) {
+			if c := d[j]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+				break
+			}
+			j++
+		}
+		if !nonBlank {
+			for _, c := range d[k:j] {
+				if c != ' ' {
+					nonBlank = true
+					break
+				}
+			}
+		}
+		if j >= len(d) {
+			break
+		}
+		c := d[j]
+		switch {
+		case c == '"':
+			return j + 1, clear, nonBlank, nil
+		case c == '\\' && j+1 < len(d):
+			switch d[j+1] {
+			case '"', '\\', '/':
+				nonBlank = true
+				j += 2
+				continue
+			case 'n', 'r', 't':
+				j += 2
+				continue
+			case 'b', 'f':
+				clear = false
+				j += 2
+				continue
+			case 'u':
+				if j+6 > len(d) {
+					break
+				}
+				var r rune
+				ok := true
+				for k := j + 2; k < j+6; k++ {
+					h, hok := unhex(d[k])
+					ok = ok && hok
+					r = r<<4 | rune(h)
+				}
+				if !ok {
+					break
+				}
+				j += 6
+				switch {
+				case utf16IsSurrogate(r), r == utf8.RuneError,
+					(r < 0x20 && r != '\n' && r != '\t' && r != '\r') || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+					clear = false
+				case !nonBlank && !unicode.IsSpace(r):
+					nonBlank = true
+				}
+				continue
+			}
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(d[j:])
+			j += size
+			switch {
+			case r == utf8.RuneError, r >= 0x80 && r <= 0x9f:
+				clear = false
+			case !nonBlank && !unicode.IsSpace(r):
+				nonBlank = true
+			}
+			continue
+		}
+		break // a control byte, a bad escape or the end: str says what
+	}
+	end, err = s.str(i)
+	return end, false, false, err
+}

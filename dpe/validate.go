@@ -116,6 +116,9 @@ type checker struct {
 	opt CheckOptions
 	lim Limits
 	out []Finding
+	// extra counts findings past the cap that are not in out at all (out
+	// has a placeholder before them), by rule.
+	extra map[string]int
 }
 
 func (c *checker) add(f Finding) { c.out = append(c.out, f) }
@@ -342,6 +345,12 @@ func (c *checker) pages() {
 	notLoaded, firstNotLoaded := 0, -1
 	for i := range res {
 		c.out = append(c.out, res[i].findings...)
+		for r, n := range res[i].extra {
+			if c.extra == nil {
+				c.extra = map[string]int{}
+			}
+			c.extra[r] += n
+		}
 		if res[i].notLoaded && !failed[i] {
 			notLoaded++
 			if firstNotLoaded < 0 {
@@ -420,6 +429,9 @@ func (c *checker) finish() []Finding {
 		}
 		f.Value = truncValue(f.Value)
 		out = append(out, f)
+	}
+	for r, n := range c.extra {
+		count[r] += n
 	}
 	for _, r := range order {
 		out = append(out, Finding{Path: "$", Rule: RuleTruncated, ID: truncatedRule().ID, Severity: Note, Page: -1, Element: -1, PageIndex: -1, Value: ids[r],
