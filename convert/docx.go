@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // DOCX (WordprocessingML) reader: archive/zip + an encoding/xml token
@@ -70,14 +71,15 @@ func openDOCX(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	if err := r.body(ctx, f); err != nil {
 		return nil, err
 	}
-	for _, id := range r.headerIDs {
+	// Headers and footers repeat on every page: a few short ones.
+	for _, id := range r.headerIDs[:min(len(r.headerIDs), maxRunning)] {
 		if t := r.partText(id); t != "" {
-			f.headers = append(f.headers, t)
+			f.headers = append(f.headers, trunc(t, maxRunningText))
 		}
 	}
-	for _, id := range r.footerIDs {
+	for _, id := range r.footerIDs[:min(len(r.footerIDs), maxRunning)] {
 		if t := r.partText(id); t != "" {
-			f.footers = append(f.footers, t)
+			f.footers = append(f.footers, trunc(t, maxRunningText))
 		}
 	}
 	for _, n := range r.used {
@@ -86,6 +88,24 @@ func openDOCX(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	var info Info
 	coreProps(env, z, &info)
 	return f.pages(env, info), nil
+}
+
+// maxRunning and maxRunningText bound the headers/footers (count, bytes)
+// that are repeated on every page.
+const (
+	maxRunning     = 3
+	maxRunningText = 2048
+)
+
+// trunc cuts s to at most n bytes at a rune boundary.
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 type docxStyle struct {

@@ -108,6 +108,7 @@ type odfReader struct {
 	styles map[string]odfStyle
 	notes  []string
 	code   *block // open CodeSnippet (ODT)
+	spaces int    // spaces written for text:s so far
 	f      *flow
 }
 
@@ -227,7 +228,7 @@ func (r *odfReader) masterText() (headers, footers []string) {
 	}
 	_ = r.readStyles("styles.xml", func(d *XMLDecoder, se xml.StartElement) error {
 		txt, err := textWithout(d, "page-number", "page-count", "date", "time")
-		if txt = strings.TrimSpace(txt); txt != "" {
+		if txt = trunc(strings.TrimSpace(txt), maxRunningText); txt != "" && len(headers)+len(footers) < 2*maxRunning {
 			if se.Name.Local == "header" {
 				headers = append(headers, txt)
 			} else {
@@ -350,7 +351,11 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 				if err != nil || n < 1 {
 					n = 1
 				}
-				out.text.WriteString(strings.Repeat(" ", min(n, 1000)))
+				// A 20-byte element may ask for any number of spaces:
+				// runs are capped, and so is their sum per document.
+				n = min(n, 1000, max(1, maxODFSpaces-r.spaces))
+				r.spaces += n
+				out.text.WriteString(strings.Repeat(" ", n))
 			case "tab":
 				out.text.WriteByte('\t')
 			case "line-break":
@@ -650,6 +655,9 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		r.code = nil
 	}
 }
+
+// maxODFSpaces caps the spaces text:s elements expand to in one document.
+const maxODFSpaces = 1 << 20
 
 // maxSheetCells caps the cells one table may expand to: ODS repeats rows
 // and columns by count (an empty sheet declares a million rows).

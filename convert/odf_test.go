@@ -134,3 +134,20 @@ func TestODTHeaderFooterAndBreaks(t *testing.T) {
 		}
 	}
 }
+
+// text:s asks for spaces by count; their sum is capped per document.
+func TestODTSpacesCapped(t *testing.T) {
+	const ns = `xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"`
+	para := `<text:p>a` + strings.Repeat(`<text:s text:c="1000000"/>`, 5000) + `b</text:p>`
+	content := `<?xml version="1.0"?><office:document-content ` + ns + `><office:body><office:text>` + para + `</office:text></office:body></office:document-content>`
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	doc, err := convertBytes(t, c, "spaces.odt", odfZip(t, "application/vnd.oasis.opendocument.text", content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := elementsOf(doc, "NarrativeText")
+	if len(n) != 1 || len(n[0].Text) > maxODFSpaces+5000+2 || !strings.HasSuffix(n[0].Text, "b") {
+		t.Fatalf("%d elements, text of %d bytes", len(n), len(n[0].Text))
+	}
+}

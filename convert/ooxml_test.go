@@ -49,13 +49,6 @@ func structure(doc *dpe.Document) string {
 	return sb.String()
 }
 
-func trunc(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
-
 func metaString(el *dpe.Element, key string) string {
 	var s string
 	json.Unmarshal(el.Metadata[key], &s)
