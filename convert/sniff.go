@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 )
 
@@ -98,7 +99,11 @@ func SniffBytes(name string, data []byte) (Kind, error) {
 }
 
 func describeExt(name string) string {
-	if ext := path.Ext(strings.ToLower(name)); ext != "" {
+	// The extension is shown only when it is a plain one: a name is
+	// untrusted and the message must stay one printable line.
+	if ext := path.Ext(strings.ToLower(name)); len(ext) > 1 && len(ext) <= 16 && strings.IndexFunc(ext[1:], func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-'
+	}) < 0 {
 		return "unknown file type " + ext
 	}
 	return "unknown file type"

@@ -1,14 +1,19 @@
 package convert
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"html"
 	"io"
+	"path"
+	"strconv"
 	"strings"
 
-	"github.com/xuri/excelize/v2"
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // xlsxChunkRows is how many rows go into one TableChunk when a sheet is
@@ -16,205 +21,651 @@ import (
 // one element of megabytes).
 const xlsxChunkRows = 1000
 
-// xlsxPages is an open workbook: a page per sheet, rows streamed.
+// xlsxMaxBlankRun bounds the empty rows written for a gap in a sheet's row
+// numbers (row 1 then row 1,000,000 is two rows and a short run, not a
+// million empty rows).
+const xlsxMaxBlankRun = 100
+
+// xlsxPages is an open workbook: a page per sheet.
+//
+// The reader works on the package's XML directly (zip + encoding/xml
+// tokens) rather than through excelize: excelize formats every cell
+// through its locale tables (40 % of the time on a 100,000-row sheet) and
+// loads a whole worksheet to answer for its merged cells. Here opening
+// reads only the workbook, its relationships, the styles and the document
+// properties; a page streams its own sheet (twice: once for the merged
+// ranges, which come after the rows, once for the rows), so page 1 never
+// waits for other sheets, and shared strings load on the first page.
 type xlsxPages struct {
-	f      *excelize.File
-	sheets []string
+	z      *Zip
+	env    *Env
+	sheets []xlsxSheet
 	info   Info
+
+	date1904 bool
+	fmts     []xlsxFormat // by cell style index (cellXfs)
+	shared   []string
+	sstPath  string
+	sstDone  bool
+}
+
+type xlsxSheet struct{ name, part string }
+
+// xlsxFormat is a cell style's number format.
+type xlsxFormat struct {
+	code string
+	date bool
 }
 
 func openXLSX(ctx context.Context, src *Source, env *Env) (Pages, error) {
-	// excelize reads the whole zip; its size caps are the decompressed-size
-	// limit (the bomb guard), so it never inflates more than we allow.
-	zr, err := env.OpenZip(src)
+	z, err := env.OpenZip(src)
 	if err != nil {
 		return nil, err
 	}
+	// Declared sizes are a cheap early answer for a bomb; the budget
+	// reader still counts every byte really inflated.
 	var inflated uint64
-	for _, f := range zr.Reader.File {
+	for _, f := range z.Reader.File {
 		inflated += f.UncompressedSize64
 	}
 	if lim := env.Limits.MaxDecompressed; inflated > uint64(lim) {
 		return nil, limitErr("decompressed size", lim, int64(inflated))
 	}
-	f, err := excelize.OpenReader(&readerAtReader{r: src.ReaderAt, size: src.Size}, excelize.Options{
-		UnzipSizeLimit:    env.Limits.MaxDecompressed,
-		UnzipXMLSizeLimit: min(env.Limits.MaxDecompressed, 16<<20),
-	})
+	p := &xlsxPages{z: z, env: env}
+	wb := "xl/workbook.xml"
+	if rels, err := p.rels("_rels/.rels", ""); err == nil {
+		for _, r := range rels {
+			if strings.HasSuffix(r.typ, "/officeDocument") {
+				wb = r.target
+			}
+		}
+	}
+	if z.File(wb) == nil {
+		return nil, errors.New("not an XLSX workbook (no workbook part)")
+	}
+	rels, err := p.rels(path.Join(path.Dir(wb), "_rels", path.Base(wb)+".rels"), path.Dir(wb))
 	if err != nil {
-		if errors.Is(err, excelize.ErrWorkbookFileFormat) {
-			return nil, errors.New("not an XLSX workbook")
-		}
-		if strings.Contains(err.Error(), "size limit") {
-			return nil, limitErr("decompressed size", env.Limits.MaxDecompressed, int64(inflated))
-		}
 		return nil, fmt.Errorf("damaged XLSX: %w", err)
 	}
-	p := &xlsxPages{f: f, sheets: f.GetSheetList()}
+	byID := map[string]string{}
+	stylesPath := ""
+	for _, r := range rels {
+		byID[r.id] = r.target
+		switch {
+		case strings.HasSuffix(r.typ, "/styles"):
+			stylesPath = r.target
+		case strings.HasSuffix(r.typ, "/sharedStrings"):
+			p.sstPath = r.target
+		}
+	}
+	if err := p.readWorkbook(wb, byID); err != nil {
+		return nil, err
+	}
 	if len(p.sheets) == 0 {
-		f.Close()
 		return nil, errors.New("XLSX workbook has no sheets")
 	}
-	if props, err := f.GetDocProps(); err == nil && props != nil {
-		p.info.Title = strings.TrimSpace(props.Title)
-		p.info.Summary = strings.TrimSpace(props.Description)
-		p.info.Keywords = pdfKeywords(props.Keywords)
-		p.info.LastModified = strings.TrimSpace(props.Modified)
+	if len(p.sheets) > env.Limits.MaxPages {
+		return nil, limitErr("page count", int64(env.Limits.MaxPages), int64(len(p.sheets)))
 	}
-	p.info.PageTitles = append([]string(nil), p.sheets...)
+	if stylesPath != "" {
+		if err := p.readStyles(stylesPath); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.readCore()
+	for _, s := range p.sheets {
+		p.info.PageTitles = append(p.info.PageTitles, s.name)
+	}
 	return p, nil
 }
 
-func (p *xlsxPages) Info() Info { return p.info }
+func (p *xlsxPages) Info() Info   { return p.info }
+func (p *xlsxPages) Close() error { return nil }
 
-func (p *xlsxPages) Close() error { return p.f.Close() }
+type xlsxRel struct{ id, typ, target string }
+
+// rels reads a relationships part; targets are resolved against base.
+func (p *xlsxPages) rels(name, base string) ([]xlsxRel, error) {
+	var out []xlsxRel
+	err := p.scan(name, func(d *XMLDecoder, se xml.StartElement) error {
+		if se.Name.Local == "Relationship" && attr(se, "TargetMode") != "External" {
+			t := attr(se, "Target")
+			if strings.HasPrefix(t, "/") {
+				t = strings.TrimPrefix(t, "/")
+			} else {
+				t = path.Join(base, t)
+			}
+			out = append(out, xlsxRel{attr(se, "Id"), attr(se, "Type"), t})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// scan calls f for each start element of a part.
+func (p *xlsxPages) scan(name string, f func(*XMLDecoder, xml.StartElement) error) error {
+	rc, err := p.z.Open(name)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := p.env.XML(rc)
+	for {
+		t, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if se, ok := t.(xml.StartElement); ok {
+			if err := f(d, se); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (p *xlsxPages) readWorkbook(wb string, byID map[string]string) error {
+	err := p.scan(wb, func(d *XMLDecoder, se xml.StartElement) error {
+		switch se.Name.Local {
+		case "workbookPr":
+			v := attr(se, "date1904")
+			p.date1904 = v == "1" || v == "true"
+		case "sheet":
+			if len(p.sheets) >= p.env.Limits.MaxPages {
+				return limitErr("page count", int64(p.env.Limits.MaxPages), int64(len(p.sheets)+1))
+			}
+			var rid string
+			for _, a := range se.Attr {
+				if a.Name.Local == "id" && a.Name.Space != "" {
+					rid = a.Value
+				}
+			}
+			if part := byID[rid]; part != "" {
+				p.sheets = append(p.sheets, xlsxSheet{name: attr(se, "name"), part: part})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		var le *dpe.LimitError
+		if errors.As(err, &le) {
+			return err
+		}
+		return fmt.Errorf("damaged XLSX: %w", err)
+	}
+	return nil
+}
+
+// builtinNumFmts are the number formats with implicit codes (ECMA-376
+// part 1, 18.8.30) that matter for text.
+var builtinNumFmts = map[int]string{
+	1: "0", 2: "0.00", 3: "#,##0", 4: "#,##0.00", 9: "0%", 10: "0.00%", 11: "0.00E+00",
+	14: "mm-dd-yy", 15: "d-mmm-yy", 16: "d-mmm", 17: "mmm-yy", 18: "h:mm AM/PM", 19: "h:mm:ss AM/PM",
+	20: "h:mm", 21: "h:mm:ss", 22: "m/d/yy h:mm", 37: "#,##0 ;(#,##0)", 38: "#,##0 ;(#,##0)",
+	39: "#,##0.00;(#,##0.00)", 40: "#,##0.00;(#,##0.00)", 45: "mm:ss", 46: "[h]:mm:ss", 47: "mm:ss.0",
+	48: "##0.0E+0", 49: "@",
+}
+
+func (p *xlsxPages) readStyles(name string) error {
+	custom := map[int]string{}
+	var xfNumFmt []int
+	inXfs := false
+	err := p.scan(name, func(d *XMLDecoder, se xml.StartElement) error {
+		switch se.Name.Local {
+		case "numFmt":
+			if id, err := strconv.Atoi(attr(se, "numFmtId")); err == nil && len(custom) < 4096 {
+				custom[id] = attr(se, "formatCode")
+			}
+		case "cellXfs":
+			inXfs = true
+		case "cellStyles", "dxfs":
+			inXfs = false
+		case "xf":
+			if inXfs && len(xfNumFmt) < 1<<16 {
+				id, _ := strconv.Atoi(attr(se, "numFmtId"))
+				xfNumFmt = append(xfNumFmt, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("damaged XLSX: %w", err)
+	}
+	p.fmts = make([]xlsxFormat, len(xfNumFmt))
+	for i, id := range xfNumFmt {
+		code, ok := custom[id]
+		if !ok {
+			code = builtinNumFmts[id]
+		}
+		// 27–36 and 50–58 are the East Asian built-in date formats.
+		date := isDateFormat(code) || code == "" && (id >= 27 && id <= 36 || id >= 50 && id <= 58)
+		if date && code == "" {
+			code = "yyyy-mm-dd"
+		}
+		p.fmts[i] = xlsxFormat{code: code, date: date}
+	}
+	return nil
+}
+
+// readCore reads title, description, keywords and modification time from
+// docProps/core.xml; a missing or broken part leaves them empty.
+func (p *xlsxPages) readCore() {
+	rc, err := p.z.Open("docProps/core.xml")
+	if err != nil {
+		return
+	}
+	defer rc.Close()
+	d := p.env.XML(rc)
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return
+		}
+		se, ok := t.(xml.StartElement)
+		if !ok || d.Depth() != 2 {
+			continue // the properties are the root's children
+		}
+		var s string
+		if d.DecodeElement(&s, &se) != nil {
+			return
+		}
+		d.depth-- // DecodeElement consumed the end element
+		s = strings.TrimSpace(s)
+		switch se.Name.Local {
+		case "title":
+			p.info.Title = s
+		case "description":
+			p.info.Summary = s
+		case "keywords":
+			p.info.Keywords = pdfKeywords(s)
+		case "modified":
+			p.info.LastModified = s
+		}
+	}
+}
+
+// loadShared reads the shared string table once.
+func (p *xlsxPages) loadShared() error {
+	if p.sstDone || p.sstPath == "" || p.z.File(p.sstPath) == nil {
+		p.sstDone = true
+		return nil
+	}
+	rc, err := p.z.Open(p.sstPath)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := p.env.XML(rc)
+	var sb strings.Builder
+	inT, inPh := false, 0
+	for {
+		t, err := d.RawToken()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("shared strings: %w", err)
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "si":
+				sb.Reset()
+			case "t":
+				inT = true
+			case "rPh":
+				inPh++ // phonetic guide: not the cell's text
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "si":
+				p.shared = append(p.shared, sb.String())
+			case "t":
+				inT = false
+			case "rPh":
+				inPh--
+			}
+		case xml.CharData:
+			if inT && inPh == 0 {
+				sb.Write(t)
+			}
+		}
+	}
+	p.sstDone = true
+	return nil
+}
 
 // span is a merged range's anchor (top-left) size.
 type span struct{ rows, cols int }
 
-func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
-	sheet := p.sheets[i]
-	// Merged cells: the anchor gets rowspan/colspan, the rest are skipped.
+// merges finds the sheet's merged ranges: a byte search for the
+// mergeCells element (it follows the rows), then a decoder from there.
+func (p *xlsxPages) merges(part string) (map[[2]int]span, map[[2]int]bool, error) {
+	rc, err := p.z.Open(part)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, 64<<10)
+	needle := []byte("mergeCells")
+	var carry []byte
+	buf := make([]byte, 64<<10)
+	var rest io.Reader
+	for rest == nil {
+		n, err := br.Read(buf)
+		win := append(carry, buf[:n]...)
+		if k := bytes.Index(win, needle); k >= 0 {
+			start := bytes.LastIndexByte(win[:k], '<')
+			if start < 0 {
+				start = k
+			}
+			rest = io.MultiReader(bytes.NewReader(append([]byte(nil), win[start:]...)), br)
+			break
+		}
+		if err == io.EOF {
+			return nil, nil, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		carry = append(carry[:0], win[max(0, len(win)-64):]...)
+	}
 	anchors := map[[2]int]span{}
 	covered := map[[2]int]bool{}
-	if mcs, err := p.f.GetMergeCells(sheet); err == nil {
-		for _, mc := range mcs {
-			c1, r1, err1 := excelize.CellNameToCoordinates(mc.GetStartAxis())
-			c2, r2, err2 := excelize.CellNameToCoordinates(mc.GetEndAxis())
-			if err1 != nil || err2 != nil || r2 < r1 || c2 < c1 || (r2-r1+1)*(c2-c1+1) > 1<<20 {
-				continue
+	d := p.env.XML(rest)
+	for {
+		t, err := d.RawToken()
+		if err != nil {
+			break // the tail after the element is not a document: stop there
+		}
+		if ee, ok := t.(xml.EndElement); ok && ee.Name.Local == "mergeCells" {
+			break
+		}
+		se, ok := t.(xml.StartElement)
+		if !ok || se.Name.Local != "mergeCell" {
+			continue
+		}
+		a, b, ok := strings.Cut(attr(se, "ref"), ":")
+		if !ok {
+			continue
+		}
+		r1, c1, ok1 := cellRef(a)
+		r2, c2, ok2 := cellRef(b)
+		if !ok1 || !ok2 || r2 < r1 || c2 < c1 || (r2-r1+1)*(c2-c1+1) > 1<<20 || len(covered) > 4<<20 {
+			continue
+		}
+		anchors[[2]int{r1, c1}] = span{r2 - r1 + 1, c2 - c1 + 1}
+		for r := r1; r <= r2; r++ {
+			for c := c1; c <= c2; c++ {
+				if r != r1 || c != c1 {
+					covered[[2]int{r, c}] = true
+				}
 			}
-			anchors[[2]int{r1, c1}] = span{r2 - r1 + 1, c2 - c1 + 1}
-			for r := r1; r <= r2; r++ {
-				for c := c1; c <= c2; c++ {
-					if r != r1 || c != c1 {
-						covered[[2]int{r, c}] = true
+		}
+	}
+	return anchors, covered, nil
+}
+
+// cellRef parses "B12" into row 12, column 2 (both from 1).
+func cellRef(s string) (row, col int, ok bool) {
+	i := 0
+	for i < len(s) && i < 4 {
+		ch := s[i] | 0x20
+		if ch < 'a' || ch > 'z' {
+			break
+		}
+		col = col*26 + int(ch-'a'+1)
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return 0, 0, false
+	}
+	row, err := strconv.Atoi(strings.TrimPrefix(s[i:], "$"))
+	if err != nil || row < 1 || row > 1<<20 || col > 1<<14 {
+		return 0, 0, false
+	}
+	return row, col, true
+}
+
+func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
+	sh := p.sheets[i]
+	if err := p.loadShared(); err != nil {
+		return err
+	}
+	anchors, covered, err := p.merges(sh.part)
+	if err != nil {
+		return fmt.Errorf("sheet %s: %w", sh.name, err)
+	}
+	rc, err := p.z.Open(sh.part)
+	if err != nil {
+		return fmt.Errorf("sheet %s: %w", sh.name, err)
+	}
+	defer rc.Close()
+	t := &xlsxTable{b: b, sheet: sh.name, page: i, anchors: anchors, covered: covered}
+	d := p.env.XML(bufio.NewReaderSize(rc, 64<<10))
+	var (
+		row, col     int // current row and the next cell's column
+		cells        []string
+		cellCol      int
+		typ, style   string
+		val          strings.Builder
+		inV, inIS    bool
+		inT, inPh    int
+		hasV         bool
+		depth        int
+		inSheetData  bool
+		sinceCtxTest int
+	)
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("sheet %s: %w", sh.name, err)
+		}
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			if depth++; depth > p.env.Limits.MaxDepth {
+				return limitErr("nesting depth", int64(p.env.Limits.MaxDepth), int64(depth))
+			}
+			switch tk.Name.Local {
+			case "sheetData":
+				inSheetData = true
+			case "row":
+				if !inSheetData {
+					continue
+				}
+				r := row + 1
+				if v, err := strconv.Atoi(attr(tk, "r")); err == nil && v > row {
+					r = v
+				}
+				for k := row + 1; k < r && k-row <= xlsxMaxBlankRun; k++ {
+					t.addRow(k, nil)
+				}
+				row, col, cells = r, 1, cells[:0]
+				if sinceCtxTest++; sinceCtxTest >= 256 {
+					sinceCtxTest = 0
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+			case "c":
+				if row == 0 {
+					continue
+				}
+				cellCol = col
+				if _, c, ok := cellRef(attr(tk, "r")); ok && c >= col {
+					cellCol = c
+				}
+				typ, style = attr(tk, "t"), attr(tk, "s")
+				val.Reset()
+				hasV = false
+			case "v":
+				inV, hasV = true, true
+			case "is":
+				inIS, hasV = true, true
+			case "t":
+				inT++
+			case "rPh":
+				inPh++
+			}
+		case xml.EndElement:
+			depth--
+			switch tk.Name.Local {
+			case "sheetData":
+				inSheetData = false
+			case "v":
+				inV = false
+			case "is":
+				inIS = false
+			case "t":
+				inT--
+			case "rPh":
+				inPh--
+			case "c":
+				if row == 0 {
+					continue
+				}
+				for len(cells) < cellCol-1 {
+					cells = append(cells, "")
+				}
+				text := ""
+				if hasV {
+					text = p.cellText(typ, style, val.String())
+				}
+				if len(cells) < cellCol {
+					cells = append(cells, text)
+				}
+				col = cellCol + 1
+			case "row":
+				if row > 0 && inSheetData {
+					for len(cells) > 0 && cells[len(cells)-1] == "" {
+						cells = cells[:len(cells)-1]
+					}
+					t.addRow(row, cells)
+					if b.Err() != nil {
+						return nil
 					}
 				}
 			}
-		}
-	}
-	rows, err := p.f.Rows(sheet)
-	if err != nil {
-		return fmt.Errorf("sheet %s: %w", sheet, err)
-	}
-	defer rows.Close()
-	var (
-		htmlB, textB strings.Builder
-		header       []string
-		n, chunk     int
-		chunkStart   = 1
-		chunked      bool
-	)
-	flush := func(last bool) {
-		if n == 0 && !last {
-			return
-		}
-		cat := "Table"
-		meta := Meta{"page_name": sheet, "page_number": i + 1}
-		if chunked || !last {
-			cat = "TableChunk"
-			chunked = true
-			meta["chunk_index"] = chunk
-			meta["row_start"] = chunkStart
-		}
-		if header != nil {
-			meta["header_info"] = header
-		}
-		meta["text_as_html"] = "<table>" + htmlB.String() + "</table>"
-		if n > 0 || !chunked {
-			b.Add(cat, strings.TrimRight(textB.String(), "\n"), meta)
-		}
-		htmlB.Reset()
-		textB.Reset()
-		chunk++
-		n = 0
-	}
-	r := 0
-	for rows.Next() {
-		r++
-		if r%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+		case xml.CharData:
+			if inV || inIS && inT > 0 && inPh == 0 {
+				val.Write(tk)
 			}
 		}
-		cols, err := rows.Columns()
-		if err != nil {
-			return fmt.Errorf("sheet %s row %d: %w", sheet, r, err)
-		}
-		if len(cols) == 0 && n == 0 && r > 1 {
-			// A run of blank rows at a chunk start carries nothing.
-		}
-		if r == 1 {
-			header = append([]string(nil), cols...)
-		}
-		if n == 0 {
-			chunkStart = r
-		}
-		htmlB.WriteString("<tr>")
-		var line []string
-		for c, v := range cols {
-			key := [2]int{r, c + 1}
-			if covered[key] {
-				continue
-			}
-			tag := "td"
-			if r == 1 {
-				tag = "th"
-			}
-			attrs := ""
-			if s, ok := anchors[key]; ok {
-				if s.rows > 1 {
-					attrs += fmt.Sprintf(` rowspan="%d"`, s.rows)
-				}
-				if s.cols > 1 {
-					attrs += fmt.Sprintf(` colspan="%d"`, s.cols)
-				}
-			}
-			fmt.Fprintf(&htmlB, "<%s%s>%s</%s>", tag, attrs, html.EscapeString(v), tag)
-			line = append(line, v)
-		}
-		htmlB.WriteString("</tr>")
-		textB.WriteString(strings.Join(line, "\t"))
-		textB.WriteByte('\n')
-		n++
-		if n >= xlsxChunkRows {
-			flush(false)
-		}
-		if b.Err() != nil {
-			return nil
-		}
 	}
-	if err := rows.Error(); err != nil {
-		return fmt.Errorf("sheet %s: %w", sheet, err)
-	}
-	flush(true)
+	t.flush(true)
 	return nil
 }
 
-// readerAtReader reads a ReaderAt from the start (excelize wants an
-// io.Reader).
-type readerAtReader struct {
-	r interface {
-		ReadAt([]byte, int64) (int, error)
+// cellText is a cell's value as shown: shared and inline strings, booleans,
+// errors, and numbers through their style's number format.
+func (p *xlsxPages) cellText(typ, style, v string) string {
+	switch typ {
+	case "s":
+		k, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || k < 0 || k >= len(p.shared) {
+			return ""
+		}
+		return p.shared[k]
+	case "inlineStr", "str", "e", "d":
+		return v
+	case "b":
+		if strings.TrimSpace(v) == "1" {
+			return "TRUE"
+		}
+		return "FALSE"
 	}
-	size int64
-	off  int64
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		return v
+	}
+	var nf xlsxFormat
+	if s, err := strconv.Atoi(style); err == nil && s >= 0 && s < len(p.fmts) {
+		nf = p.fmts[s]
+	}
+	return formatNumber(f, nf, p.date1904)
 }
 
-func (r *readerAtReader) Read(p []byte) (int, error) {
-	if r.off >= r.size {
-		return 0, io.EOF
+// xlsxTable writes a sheet's rows as one Table, or as TableChunks of
+// xlsxChunkRows rows when the sheet is longer.
+type xlsxTable struct {
+	b                *PageBuilder
+	sheet            string
+	page             int
+	anchors          map[[2]int]span
+	covered          map[[2]int]bool
+	htmlB, textB     strings.Builder
+	header           []string
+	n, chunk, start  int
+	chunked, started bool
+}
+
+func (t *xlsxTable) addRow(r int, cols []string) {
+	if !t.started {
+		t.started = true
+		t.header = append([]string(nil), cols...)
 	}
-	if rem := r.size - r.off; int64(len(p)) > rem {
-		p = p[:rem]
+	if t.n == 0 {
+		t.start = r
 	}
-	n, err := r.r.ReadAt(p, r.off)
-	r.off += int64(n)
-	if err == io.EOF && r.off < r.size {
-		err = io.ErrUnexpectedEOF
-	} else if err == io.EOF {
-		err = nil
+	t.htmlB.WriteString("<tr>")
+	line := make([]string, 0, len(cols))
+	tag := "td"
+	if r == 1 {
+		tag = "th"
 	}
-	return n, err
+	for c, v := range cols {
+		key := [2]int{r, c + 1}
+		if t.covered[key] {
+			continue
+		}
+		attrs := ""
+		if s, ok := t.anchors[key]; ok {
+			if s.rows > 1 {
+				attrs += fmt.Sprintf(` rowspan="%d"`, s.rows)
+			}
+			if s.cols > 1 {
+				attrs += fmt.Sprintf(` colspan="%d"`, s.cols)
+			}
+		}
+		fmt.Fprintf(&t.htmlB, "<%s%s>%s</%s>", tag, attrs, html.EscapeString(v), tag)
+		line = append(line, v)
+	}
+	t.htmlB.WriteString("</tr>")
+	t.textB.WriteString(strings.Join(line, "\t"))
+	t.textB.WriteByte('\n')
+	t.n++
+	if t.n >= xlsxChunkRows {
+		t.flush(false)
+	}
+}
+
+func (t *xlsxTable) flush(last bool) {
+	if t.n == 0 && (!last || t.chunked) {
+		return
+	}
+	cat := "Table"
+	meta := Meta{"page_name": t.sheet, "page_number": t.page + 1}
+	if t.chunked || !last {
+		cat = "TableChunk"
+		t.chunked = true
+		meta["chunk_index"] = t.chunk
+		meta["row_start"] = t.start
+	}
+	if t.header != nil {
+		meta["header_info"] = t.header
+	}
+	meta["text_as_html"] = "<table>" + t.htmlB.String() + "</table>"
+	t.b.Add(cat, strings.TrimRight(t.textB.String(), "\n"), meta)
+	t.htmlB.Reset()
+	t.textB.Reset()
+	t.chunk++
+	t.n = 0
 }

@@ -108,3 +108,81 @@ func TestXLSXChunksBigSheet(t *testing.T) {
 		t.Fatalf("%d elements, first %s; want 101 TableChunks", len(p.Elements), p.Elements[0].Category)
 	}
 }
+
+func TestXLSXNumberFormats(t *testing.T) {
+	cases := []struct {
+		v    float64
+		code string
+		want string
+	}{
+		{45383, "yyyy-mm-dd", "2024-04-01"},
+		{45383, `yyyy\-mm\-dd`, "2024-04-01"},
+		{45474.395833333336, `yyyy\-mm\-dd\ hh:mm`, "2024-07-01 09:30"},
+		{45383, "mm-dd-yy", "04-01-24"},
+		{45383, "d-mmm-yy", "1-Apr-24"},
+		{45383, "dddd, mmmm d", "Monday, April 1"},
+		{0.75, "h:mm AM/PM", "6:00 PM"},
+		{1.5, "[h]:mm:ss", "36:00:00"},
+		{1234.5, "#,##0.00", "1,234.50"},
+		{-1234.5, "#,##0.00;(#,##0.00)", "(1,234.50)"},
+		{0.125, "0.0%", "12.5%"},
+		{1500, "0.00E+00", "1.50E+03"},
+		{7, `"No. "0`, "No. 7"},
+		{3.14159, "0.00", "3.14"},
+		{0.1 + 0.2, "General", "0.3"},
+		{100000, "General", "100000"},
+	}
+	for _, c := range cases {
+		nf := xlsxFormat{code: c.code, date: isDateFormat(c.code)}
+		if got := formatNumber(c.v, nf, false); got != c.want {
+			t.Errorf("%v as %q: %q, want %q", c.v, c.code, got, c.want)
+		}
+	}
+}
+
+// FuzzXLSX drives the XLSX reader itself (not the registry, which would
+// hand mutated "%PDF-" inputs to PDFium): any bytes give pages or an
+// error, never a panic or a hang, within the fuzz limits.
+func FuzzXLSX(f *testing.F) {
+	for _, name := range []string{"openpyxl.xlsx", "openpyxl-nocache.xlsx", "soffice.xlsx"} {
+		data, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		runReader(t, "fuzz.xlsx", data, openXLSX)
+	})
+}
+
+// FuzzXLSXSheet mutates the sheet XML inside a valid workbook, where
+// the row and cell parser (not the zip checksum) meets the bytes.
+func FuzzXLSXSheet(f *testing.F) {
+	fuzzPart(f, "openpyxl.xlsx", "xl/worksheets/sheet1.xml", "fuzz.xlsx", openXLSX)
+}
+
+// FuzzXLSXStyles does the same for the number formats.
+func FuzzXLSXStyles(f *testing.F) {
+	fuzzPart(f, "openpyxl.xlsx", "xl/styles.xml", "fuzz.xlsx", openXLSX)
+}
+
+// A sheet whose XML is one element nested deeper than the limit fails on
+// the nesting depth, in the sheet's own page.
+func TestXLSXDeepNesting(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	put := func(n, s string) { w, _ := zw.Create(n); w.Write([]byte(s)) }
+	put("[Content_Types].xml", `<Types/>`)
+	put("xl/workbook.xml", `<workbook xmlns:r="r"><sheets><sheet name="Deep" r:id="rId1"/></sheets></workbook>`)
+	put("xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Type="x/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`)
+	put("xl/worksheets/sheet1.xml", "<worksheet><sheetData>"+strings.Repeat("<row>", 5000)+"</sheetData></worksheet>")
+	zw.Close()
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	_, err := c.Convert(context.Background(), BytesSource("deep.xlsx", buf.Bytes()))
+	var le *dpe.LimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "deep.xlsx: page 1: nesting depth over the limit") {
+		t.Fatalf("error %v, want the nesting depth limit", err)
+	}
+}

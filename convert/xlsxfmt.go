@@ -1,0 +1,409 @@
+package convert
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Number formats (ECMA-376 part 1, 18.8.31), the part that decides what a
+// cell shows as text: dates and times, decimals, thousands separators,
+// percentages, scientific notation, literal text. Colours, conditions,
+// padding (_x) and fills (*x) have no text and are dropped; fractions
+// fall back to the general format.
+
+// fmtSections splits a format code at unquoted, unescaped semicolons.
+func fmtSections(code string) []string {
+	var out []string
+	start, q := 0, false
+	for i := 0; i < len(code); i++ {
+		switch c := code[i]; {
+		case c == '"':
+			q = !q
+		case c == '\\' && !q:
+			i++
+		case c == ';' && !q:
+			out = append(out, code[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, code[start:])
+}
+
+// fmtBare is a section without quoted text, escapes and [...] parts, for
+// classifying it.
+func fmtBare(sec string) string {
+	var sb strings.Builder
+	q := false
+	for i := 0; i < len(sec); i++ {
+		c := sec[i]
+		switch {
+		case c == '"':
+			q = !q
+		case q:
+		case c == '\\' || c == '_' || c == '*':
+			i++
+		case c == '[':
+			j := strings.IndexByte(sec[i:], ']')
+			if j < 0 {
+				return sb.String()
+			}
+			inner := strings.ToLower(sec[i+1 : i+j])
+			if inner == "h" || inner == "hh" || inner == "m" || inner == "mm" || inner == "s" || inner == "ss" {
+				sb.WriteString(inner) // elapsed time
+			}
+			i += j
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
+}
+
+// isDateFormat: the code's first section has date or time letters.
+func isDateFormat(code string) bool {
+	if code == "" || strings.EqualFold(code, "General") {
+		return false
+	}
+	bare := strings.ToLower(fmtBare(fmtSections(code)[0]))
+	return strings.ContainsAny(bare, "ydhs") || strings.Contains(bare, "m") && !strings.ContainsAny(bare, "0#?")
+}
+
+var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+var dayNames = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+
+// serialTime turns a spreadsheet serial date into a time (1900 system with
+// its phantom 29 February 1900, or the 1904 system), rounded to the second.
+func serialTime(v float64, date1904 bool) (time.Time, bool) {
+	if math.IsNaN(v) || v < 0 || v > 2958466 { // after 9999-12-31
+		return time.Time{}, false
+	}
+	base := time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
+	if date1904 {
+		base = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)
+	} else if v < 61 {
+		base = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC)
+	}
+	days := math.Floor(v)
+	secs := math.Round((v - days) * 86400)
+	return base.AddDate(0, 0, int(days)).Add(time.Duration(secs) * time.Second), true
+}
+
+// formatNumber renders v with its cell's number format.
+func formatNumber(v float64, nf xlsxFormat, date1904 bool) string {
+	code := nf.code
+	if code == "" || strings.EqualFold(code, "General") || code == "@" {
+		return generalNumber(v)
+	}
+	secs := fmtSections(code)
+	sec := secs[0]
+	if v < 0 && len(secs) > 1 && strings.TrimSpace(secs[1]) != "" {
+		sec, v = secs[1], -v // the negative section shows its own sign
+	} else if v == 0 && len(secs) > 2 {
+		sec = secs[2]
+	}
+	if nf.date {
+		t, ok := serialTime(v, date1904)
+		if !ok {
+			return generalNumber(v)
+		}
+		return formatDate(t, v, sec)
+	}
+	return formatDecimal(v, sec)
+}
+
+// generalNumber is Excel's General format: up to 15 significant digits,
+// no exponent for ordinary magnitudes.
+func generalNumber(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 15, 64), 64)
+	if a := math.Abs(r); a != 0 && (a < 1e-9 || a >= 1e21) {
+		return strconv.FormatFloat(r, 'E', -1, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// formatDate writes t through a date/time section.
+func formatDate(t time.Time, serial float64, sec string) string {
+	lower := strings.ToLower(sec)
+	ampm := strings.Contains(lower, "am/pm") || strings.Contains(lower, "a/p")
+	var sb strings.Builder
+	lastWasHour := false
+	for i := 0; i < len(sec); {
+		c := sec[i]
+		lc := c | 0x20
+		run := 1
+		for i+run < len(sec) && sec[i+run]|0x20 == lc {
+			run++
+		}
+		switch {
+		case c == '"':
+			j := strings.IndexByte(sec[i+1:], '"')
+			if j < 0 {
+				j = len(sec) - i - 1
+			}
+			sb.WriteString(sec[i+1 : i+1+j])
+			i += j + 2
+			continue
+		case c == '\\':
+			if i+1 < len(sec) {
+				sb.WriteByte(sec[i+1])
+			}
+			i += 2
+			continue
+		case c == '_' || c == '*':
+			i += 2
+			continue
+		case c == '[':
+			j := strings.IndexByte(sec[i:], ']')
+			if j < 0 {
+				return sb.String()
+			}
+			switch strings.ToLower(sec[i+1 : i+j]) {
+			case "h", "hh":
+				sb.WriteString(strconv.Itoa(int(math.Round(serial*86400)) / 3600))
+				lastWasHour = true
+			case "m", "mm":
+				sb.WriteString(pad2(int(math.Round(serial*86400))/60, 2))
+			case "s", "ss":
+				sb.WriteString(pad2(int(math.Round(serial*86400)), 2))
+			}
+			i += j + 1
+			continue
+		case strings.HasPrefix(strings.ToLower(sec[i:]), "am/pm"):
+			if t.Hour() < 12 {
+				sb.WriteString("AM")
+			} else {
+				sb.WriteString("PM")
+			}
+			i += 5
+			continue
+		case strings.HasPrefix(strings.ToLower(sec[i:]), "a/p"):
+			if t.Hour() < 12 {
+				sb.WriteString("A")
+			} else {
+				sb.WriteString("P")
+			}
+			i += 3
+			continue
+		case lc == 'y':
+			if run <= 2 {
+				sb.WriteString(pad2(t.Year()%100, 2))
+			} else {
+				sb.WriteString(pad2(t.Year(), 4))
+			}
+		case lc == 'm':
+			// Minutes after an hour or before seconds, else the month.
+			minute := lastWasHour || nextIsSeconds(sec[i+run:])
+			switch {
+			case minute:
+				sb.WriteString(pad2(t.Minute(), run))
+			case run == 1 || run == 2:
+				sb.WriteString(pad2(int(t.Month()), run))
+			case run == 3:
+				sb.WriteString(monthNames[t.Month()-1][:3])
+			case run == 5:
+				sb.WriteString(monthNames[t.Month()-1][:1])
+			default:
+				sb.WriteString(monthNames[t.Month()-1])
+			}
+			lastWasHour = false
+		case lc == 'd':
+			switch {
+			case run <= 2:
+				sb.WriteString(pad2(t.Day(), run))
+			case run == 3:
+				sb.WriteString(dayNames[t.Weekday()][:3])
+			default:
+				sb.WriteString(dayNames[t.Weekday()])
+			}
+		case lc == 'h':
+			h := t.Hour()
+			if ampm {
+				h %= 12
+				if h == 0 {
+					h = 12
+				}
+			}
+			sb.WriteString(pad2(h, min(run, 2)))
+			lastWasHour = true
+			i += run
+			continue
+		case lc == 's':
+			sb.WriteString(pad2(t.Second(), min(run, 2)))
+		case c == '0' || c == '.' && i+1 < len(sec) && sec[i+1] == '0':
+			// Fractions of a second: the time is already rounded.
+			i += run
+			continue
+		default:
+			sb.WriteString(sec[i : i+run])
+		}
+		if lc != 'm' && lc != ' ' && lc != ':' {
+			lastWasHour = false
+		}
+		i += run
+	}
+	return sb.String()
+}
+
+func nextIsSeconds(rest string) bool {
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] | 0x20 {
+		case 's':
+			return true
+		case ':', ' ', '.', '0':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func pad2(n, width int) string {
+	s := strconv.Itoa(n)
+	for len(s) < width {
+		s = "0" + s
+	}
+	return s
+}
+
+// formatDecimal writes v through a numeric section: literal text around
+// one number pattern of 0 # ? , . % E+.
+func formatDecimal(v float64, sec string) string {
+	var prefix, suffix, pat strings.Builder
+	inPat, done := false, false
+	for i := 0; i < len(sec); i++ {
+		c := sec[i]
+		lit := ""
+		switch {
+		case c == '"':
+			j := strings.IndexByte(sec[i+1:], '"')
+			if j < 0 {
+				j = len(sec) - i - 1
+			}
+			lit = sec[i+1 : i+1+j]
+			i += j + 1
+		case c == '\\':
+			if i+1 < len(sec) {
+				lit = sec[i+1 : i+2]
+			}
+			i++
+		case c == '_' || c == '*':
+			if c == '_' {
+				lit = " "
+			}
+			i++
+		case c == '[':
+			j := strings.IndexByte(sec[i:], ']')
+			if j < 0 {
+				i = len(sec)
+				continue
+			}
+			i += j
+			continue
+		case strings.IndexByte("0#?,.%", c) >= 0 || (c == 'E' || c == 'e') && i+1 < len(sec) && (sec[i+1] == '+' || sec[i+1] == '-'):
+			if done {
+				if c == '%' {
+					suffix.WriteByte('%')
+				}
+				continue
+			}
+			inPat = true
+			pat.WriteByte(c)
+			if c == 'E' || c == 'e' {
+				pat.WriteByte(sec[i+1])
+				i++
+			}
+			continue
+		case c == '/':
+			return generalNumber(v) // fractions
+		default:
+			lit = sec[i : i+1]
+		}
+		if inPat {
+			done = true
+		}
+		if done {
+			suffix.WriteString(lit)
+		} else {
+			prefix.WriteString(lit)
+		}
+	}
+	p := pat.String()
+	if p == "" {
+		return prefix.String() + suffix.String()
+	}
+	for _, c := range p + suffix.String() {
+		if c == '%' {
+			v *= 100
+		}
+	}
+	neg := v < 0
+	v = math.Abs(v)
+	var num string
+	if k := strings.IndexAny(p, "Ee"); k >= 0 {
+		mant := p[:k]
+		decs := 0
+		if d := strings.IndexByte(mant, '.'); d >= 0 {
+			decs = strings.Count(mant[d:], "0") + strings.Count(mant[d:], "#")
+		}
+		num = strconv.FormatFloat(v, 'E', decs, 64)
+		// Excel writes the exponent with at least two digits: 1.5E+03.
+		if m, e, ok := strings.Cut(num, "E"); ok {
+			sign := e[:1]
+			digits := strings.TrimLeft(e[1:], "0")
+			for len(digits) < 2 {
+				digits = "0" + digits
+			}
+			num = m + "E" + sign + digits
+		}
+	} else {
+		intPat, fracPat, _ := strings.Cut(strings.TrimRight(p, "%"), ".")
+		// Trailing commas scale by thousands.
+		for strings.HasSuffix(intPat, ",") {
+			intPat = intPat[:len(intPat)-1]
+			v /= 1000
+		}
+		fracPat = strings.Trim(fracPat, "%,")
+		decs := len(fracPat)
+		num = strconv.FormatFloat(v, 'f', decs, 64)
+		ip, fp, _ := strings.Cut(num, ".")
+		// Optional decimals (#) drop trailing zeros.
+		req := strings.Count(fracPat, "0")
+		for len(fp) > req && strings.HasSuffix(fp, "0") {
+			fp = fp[:len(fp)-1]
+		}
+		minInt := strings.Count(intPat, "0")
+		if ip == "0" && minInt == 0 {
+			ip = ""
+		}
+		for len(ip) < minInt {
+			ip = "0" + ip
+		}
+		if strings.Contains(intPat, ",") && len(ip) > 3 {
+			var sb strings.Builder
+			for k, d := range ip {
+				if k > 0 && (len(ip)-k)%3 == 0 {
+					sb.WriteByte(',')
+				}
+				sb.WriteRune(d)
+			}
+			ip = sb.String()
+		}
+		num = ip
+		if fp != "" || strings.Contains(p, ".") && req > 0 {
+			num += "." + fp
+		}
+		if num == "" {
+			num = "0"
+		}
+	}
+	if neg {
+		num = "-" + num
+	}
+	// A % inside the pattern ("0.0%") is printed where it stands.
+	return prefix.String() + num + strings.Repeat("%", strings.Count(p, "%")) + suffix.String()
+}
