@@ -127,10 +127,11 @@ func NewS3Client(cfg S3Config) (*minio.Client, error) {
 // the environment only.
 func ParseS3Endpoint(s string) (host string, secure bool, err error) {
 	u, err := url.Parse(s)
-	if err != nil {
-		return "", false, fmt.Errorf("endpoint %q is not a URL", RedactURI(s))
+	scheme := ""
+	if err == nil {
+		scheme = strings.ToLower(u.Scheme)
 	}
-	switch strings.ToLower(u.Scheme) {
+	switch scheme {
 	case "http":
 	case "https":
 		secure = true
