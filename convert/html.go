@@ -348,8 +348,8 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 		if err := h.walk(ctx, n, depth, listDepth); err != nil {
 			return err
 		}
-		if addr, ok := strings.CutPrefix(strings.ToLower(href), "mailto:"); ok {
-			addr, _, _ = strings.Cut(href[len("mailto:"):], "?")
+		if strings.HasPrefix(strings.ToLower(href), "mailto:") {
+			addr, _, _ := strings.Cut(href[len("mailto:"):], "?")
 			if u, err := url.PathUnescape(addr); err == nil {
 				addr = u
 			}

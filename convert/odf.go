@@ -109,7 +109,6 @@ type odfReader struct {
 	notes  []string
 	code   *block // open CodeSnippet (ODT)
 	spaces int    // spaces written for text:s so far
-	f      *flow
 }
 
 func newODF(src *Source, env *Env, body string) (*odfReader, error) {
@@ -329,7 +328,6 @@ type odfText struct {
 	formulas         []string
 	emails           []string
 	urls             []string
-	brk              bool
 }
 
 // inline reads the content of a text:p / text:h / text:span just started.
