@@ -151,3 +151,30 @@ func TestODTSpacesCapped(t *testing.T) {
 		t.Fatalf("%d elements, text of %d bytes", len(n), len(n[0].Text))
 	}
 }
+
+// ODP: title frame, outline lists by nesting, speaker notes.
+func TestODPListsAndNotes(t *testing.T) {
+	const ns = `xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0"`
+	content := `<?xml version="1.0"?><office:document-content ` + ns + `><office:body><office:presentation>` +
+		`<draw:page draw:name="s1"><draw:frame presentation:class="title"><draw:text-box><text:p>Plan</text:p></draw:text-box></draw:frame>` +
+		`<draw:frame presentation:class="outline"><draw:text-box><text:list><text:list-item><text:p>top</text:p><text:list><text:list-item><text:p>inner</text:p></text:list-item></text:list></text:list-item></text:list></draw:text-box></draw:frame>` +
+		`<presentation:notes><draw:frame presentation:class="notes"><draw:text-box><text:p>Speak slowly.</text:p></draw:text-box></draw:frame></presentation:notes></draw:page>` +
+		`<draw:page draw:name="s2"><draw:frame presentation:class="title"><draw:text-box><text:p>Next</text:p></draw:text-box></draw:frame></draw:page>` +
+		`</office:presentation></office:body></office:document-content>`
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	doc, err := convertBytes(t, c, "plan.odp", odfZip(t, "application/vnd.oasis.opendocument.presentation", content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := structure(doc)
+	for _, want := range []string{`page 0 "Plan"`, `Title depth=0 "Plan"`, `ListItem depth=0 "top"`, `ListItem depth=1 "inner"`, `page 1 "Next"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %s:\n%s", want, s)
+		}
+	}
+	n := elementsOf(doc, "NarrativeText")
+	if len(n) != 1 || n[0].Text != "Speak slowly." || string(n[0].Metadata["slide_notes"]) != "true" {
+		t.Errorf("notes:\n%s", s)
+	}
+}
