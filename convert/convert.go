@@ -216,9 +216,17 @@ func (c *Converter) Open(ctx context.Context, src Source) (d *Document, err erro
 	}
 	uri := src.URI
 	if uri == "" {
-		segs := strings.Split(strings.TrimPrefix(docRef, "/"), "/")
-		for i, s := range segs {
-			segs[i] = url.PathEscape(s)
+		// Empty, "." and ".." segments are not allowed in a dpe:// URI
+		// (a relative "../x.pdf" is common on a command line): they are
+		// left out; doc_ref keeps the name as given.
+		var segs []string
+		for _, s := range strings.Split(docRef, "/") {
+			if s != "" && s != "." && s != ".." {
+				segs = append(segs, url.PathEscape(s))
+			}
+		}
+		if len(segs) == 0 {
+			segs = []string{"document"}
 		}
 		uri = "dpe://local/" + strings.Join(segs, "/")
 	}

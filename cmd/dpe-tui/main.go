@@ -63,6 +63,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = runHash(ctx, rest, os.Stdin, stdout, stderr)
 	case "diff":
 		return runDiff(ctx, rest, os.Stdin, stdout, stderr)
+	case "convert":
+		err = runConvert(ctx, rest, os.Stdin, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -87,6 +89,7 @@ Usage:
   dpe-tui mcp [--docs DIR] [--http ADDR]                              library + Finder as an MCP server
   dpe-tui hash URI|FILE|URL|- [--json] [--elements]   dpe1 doc/page/element hashes
   dpe-tui diff A B [--format text|md|json]            what changed; exit 5 when they differ
+  dpe-tui convert FILE|- [-o OUT.dpe.json]            a PDF, Office, ODF, HTML, EPUB, e-mail or image file as DPE JSON
 
 Run 'dpe-tui COMMAND -h' for a command's flags.
 Exit codes: 0 ok, 1 runtime or network error, 2 usage, 3 protocol error.

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+)
+
+// convertFixture is a file of the convert package's corpus.
+func convertFixture(name string) string {
+	return filepath.Join("..", "..", "convert", "testdata", name)
+}
+
+// decodeConverted checks the output is a valid DPE document and returns it.
+func decodeConverted(t *testing.T, data []byte) *dpe.Document {
+	t.Helper()
+	doc, err := dpe.Decode(data, dpe.Limits{})
+	if err != nil {
+		t.Fatalf("output is not a DPE document: %v\n%.400s", err, data)
+	}
+	for i := range doc.Pages {
+		if err := doc.EnsurePage(i, dpe.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range dpe.Validate(doc) {
+		if f.Severity == dpe.Violation {
+			t.Errorf("violation: %v", f)
+		}
+	}
+	return doc
+}
+
+func TestConvertPDFToStdout(t *testing.T) {
+	code, out, errOut := runCLI(t, "convert", convertFixture("soffice.pdf"))
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	doc := decodeConverted(t, []byte(out))
+	if doc.FileType != "pdf" || doc.PageCount != 1 || !strings.HasPrefix(doc.FileURI, "file:///") {
+		t.Fatalf("file_type %q, page_count %d, file_uri %q", doc.FileType, doc.PageCount, doc.FileURI)
+	}
+	var titles, tables int
+	for _, el := range doc.Pages[0].Elements {
+		switch el.Category {
+		case "Title":
+			titles++
+		case "Table":
+			tables++
+		}
+	}
+	if titles < 5 || tables != 1 {
+		t.Errorf("%d titles, %d tables; want ≥ 5 and 1", titles, tables)
+	}
+}
+
+func TestConvertXLSXToFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sales.dpe.json")
+	code, stdout, errOut := runCLI(t, "convert", convertFixture("openpyxl.xlsx"), "-o", out)
+	if code != exitOK || errOut != "" || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := decodeConverted(t, data)
+	if doc.FileType != "xlsx" || doc.PageCount != 2 || doc.Title != "Quarterly sales" {
+		t.Fatalf("file_type %q, page_count %d, title %q", doc.FileType, doc.PageCount, doc.Title)
+	}
+	var html string
+	json.Unmarshal(doc.Pages[0].Elements[0].Metadata["text_as_html"], &html)
+	if !strings.Contains(html, `<td colspan="3">All regions</td>`) || !strings.Contains(html, "<td>2024-03-31</td>") {
+		t.Errorf("sheet table: %s", html)
+	}
+	// No temporary file is left beside the output.
+	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 1 {
+		t.Errorf("%d files in the output directory, want 1", len(ents))
+	}
+}
+
+func TestConvertStdin(t *testing.T) {
+	f, err := os.Open(convertFixture("openpyxl.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = saved }()
+	code, out, errOut := runCLI(t, "convert", "-")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if doc := decodeConverted(t, []byte(out)); doc.FileType != "xlsx" || doc.PageCount != 2 {
+		t.Fatalf("file_type %q, page_count %d", doc.FileType, doc.PageCount)
+	}
+}
+
+func TestConvertErrors(t *testing.T) {
+	dir := t.TempDir()
+	// An OLE2 compound file with a WordDocument stream name (UTF-16LE),
+	// the shape of every Word 97–2003 file.
+	ole := append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 504)...)
+	for _, r := range "WordDocument" {
+		ole = append(ole, byte(r), 0)
+	}
+	legacy := filepath.Join(dir, "report.doc")
+	os.WriteFile(legacy, ole, 0o600)
+	broken := filepath.Join(dir, "broken.pdf")
+	os.WriteFile(broken, []byte("%PDF-1.7\n"+strings.Repeat("x", 300)), 0o600)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"convert", legacy}, exitRuntime, "dpe-tui: " + legacy + ": unsupported format: legacy Word binary; convert it to .docx first\n"},
+		{[]string{"convert", broken}, exitRuntime, "dpe-tui: " + broken + ": damaged or truncated PDF"},
+		{[]string{"convert", filepath.Join(dir, "missing.pdf")}, exitRuntime, "missing.pdf: no such file or directory\n"},
+		{[]string{"convert"}, exitUsage, "convert needs exactly one file"},
+		{[]string{"convert", legacy, "-o", filepath.Join(dir, "x.json")}, exitRuntime, "unsupported format"},
+		{[]string{"convert", convertFixture("soffice.pdf"), "-o", filepath.Join(dir, "no", "such", "x.json")}, exitRuntime, filepath.Join(dir, "no", "such")},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(t, c.args...)
+		if code != c.code || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, errOut, c.code, c.want)
+		}
+		if first, _, _ := strings.Cut(errOut, "\n"); c.code == exitRuntime && strings.TrimSpace(errOut) != first {
+			t.Errorf("%q: stderr is more than one line: %q", c.args, errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
+		t.Error("an output file was written for a failed conversion")
+	}
+}
