@@ -261,6 +261,7 @@ func (p *pdfPages) pageRuns(i int) (runs []pdfRun, w, h float64, err error) {
 		lastR   float64 // the previous character's right edge
 		lastL   float64
 		lastH   float64 // the previous character's loose-box height
+		lastB   float64 // and its bottom
 		wordEnd = func() {
 			if cur != nil {
 				cur.text = sb.String()
@@ -286,10 +287,6 @@ func (p *pdfPages) pageRuns(i int) (runs []pdfRun, w, h float64, err error) {
 			continue
 		}
 		bx, err := p.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: c})
-		var org *responses.FPDFText_GetCharOrigin
-		if err == nil {
-			org, err = p.inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: c})
-		}
 		if err != nil {
 			// No box: a zero-width mark (a variation selector, a combining
 			// accent) belongs to the word it follows; alone it cannot be
@@ -301,16 +298,32 @@ func (p *pdfPages) pageRuns(i int) (runs []pdfRun, w, h float64, err error) {
 		}
 		left, right := float64(min(bx.Rect.Left, bx.Rect.Right)), float64(max(bx.Rect.Left, bx.Rect.Right))
 		bottom, top := float64(min(bx.Rect.Top, bx.Rect.Bottom)), float64(max(bx.Rect.Top, bx.Rect.Bottom))
+		// The baseline (the character's origin) costs a call; a character
+		// whose loose box has the previous one's bottom and height sits
+		// on the previous one's baseline, so it is asked only otherwise
+		// and at a word's start.
+		originY, haveY := 0.0, false
+		baseline := func() float64 {
+			if !haveY {
+				haveY = true
+				originY = bottom
+				if o, err := p.inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: c}); err == nil {
+					originY = o.Y
+				}
+			}
+			return originY
+		}
+		sameBase := math.Abs(bottom-lastB) < 0.01 && math.Abs((top-bottom)-lastH) < 0.01
 		ligature := cur != nil && math.Abs(left-lastL) < 0.01 && math.Abs(right-lastR) < 0.01
 		if cur != nil && !ligature {
 			sp := left - lastR
-			if sp > 0.1*cur.size || sp < -0.2*cur.size || left < lastL-0.2*cur.size || math.Abs(org.Y-base) > 0.5 {
+			if sp > 0.1*cur.size || sp < -0.2*cur.size || left < lastL-0.2*cur.size || !sameBase && math.Abs(baseline()-base) > 0.5 {
 				wordEnd()
 			}
 		}
 		if cur == nil {
 			cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: p.renderedSize(tp.TextPage, c, top-bottom)}
-			base = org.Y
+			base = baseline()
 		} else if math.Abs((top-bottom)-lastH) > 0.01 {
 			// A size change is a new word too. The loose box's height is
 			// the font's ascent to descent at its size, so PDFium is asked
@@ -319,9 +332,10 @@ func (p *pdfPages) pageRuns(i int) (runs []pdfRun, w, h float64, err error) {
 			if s := p.renderedSize(tp.TextPage, c, top-bottom); math.Abs(s-cur.size) > 0.01 {
 				wordEnd()
 				cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: s}
-				base = org.Y
+				base = baseline()
 			}
 		}
+		lastB = bottom
 		lastH = top - bottom
 		cur.left, cur.right = math.Min(cur.left, left), math.Max(cur.right, right)
 		cur.bottom, cur.top = math.Min(cur.bottom, bottom), math.Max(cur.top, top)
