@@ -12,7 +12,7 @@ import (
 
 // Benchmark corpus: 1,000 generated documents of 10 pages (20 elements of
 // about 300 bytes each, a table every 4th page), each with one rare word
-// on page 7.
+// on page 7 (dpegen counts pages from 0).
 const (
 	benchDocs  = 1000
 	benchPages = 10
@@ -23,7 +23,7 @@ func benchCorpus() []Doc {
 	for i := range docs {
 		ref := fmt.Sprintf("gen-%04d", i)
 		o := dpegen.Options{Pages: benchPages, Seed: uint64(i), DocRef: ref, Host: "bench.example",
-			TableEvery: 4, RareWord: fmt.Sprintf("zephyr%04d", i), RarePage: 7}
+			TableEvery: 4, RareWord: fmt.Sprintf("zephyr%04d", i), RarePage: 6}
 		data := dpegen.Document(o)
 		docs[i] = Doc{URI: "dpe://bench.example/" + ref, Name: ref, Title: "Generated " + ref, FileType: "pdf",
 			PageCount: benchPages, Key: ref, Load: func() ([]byte, error) { return data, nil }}

@@ -63,6 +63,8 @@ type Hit struct {
 	// Rank is Score over the best score of the same computer: scores of
 	// two indexes are not comparable, ranks are.
 	Rank float64 `json:"rank"`
+	// pos is the hit's place in its computer's answer (0 first).
+	pos int
 }
 
 // State is how a computer's search ended.
@@ -200,8 +202,11 @@ func Syntax(results []Result) *SyntaxError {
 	return &SyntaxError{Msg: msg}
 }
 
-// Merge ranks the hits of every result: by Rank, then Score, then
-// computer, URI, page and element, and keeps limit of them.
+// Merge ranks the hits of every result and keeps limit of them: by Rank,
+// then by place in their computer's answer, then computer, URI, page and
+// element. Raw scores of two indexes are not compared: ties in rank (a
+// library whose hits all score alike) interleave the computers instead of
+// letting one index's scale crowd out the others.
 func Merge(results []Result, limit int) []Hit {
 	var all []Hit
 	for _, r := range results {
@@ -212,8 +217,8 @@ func Merge(results []Result, limit int) []Hit {
 		switch {
 		case a.Rank != b.Rank:
 			return a.Rank > b.Rank
-		case a.Score != b.Score:
-			return a.Score > b.Score
+		case a.pos != b.pos:
+			return a.pos < b.pos
 		case a.Computer != b.Computer:
 			return a.Computer < b.Computer
 		case a.URI != b.URI:
@@ -373,7 +378,7 @@ func decode(raw json.RawMessage, r *Result) error {
 		}
 		best = max(best, h.Score)
 	}
-	for _, h := range w.Structured.Hits {
+	for i, h := range w.Structured.Hits {
 		snip := clip(h.Snippet, maxSnippet)
 		n := utf8.RuneCountInString(snip)
 		var spans []Span
@@ -383,7 +388,7 @@ func decode(raw json.RawMessage, r *Result) error {
 			}
 		}
 		hit := Hit{Computer: r.Computer, URI: clip(h.URI, maxField), Title: clip(h.Title, maxField), Page: h.Page,
-			ElementID: clip(h.ElementID, maxField), Category: clip(h.Category, 64), Snippet: snip, Match: spans, Score: h.Score}
+			ElementID: clip(h.ElementID, maxField), Category: clip(h.Category, 64), Snippet: snip, Match: spans, Score: h.Score, pos: i}
 		if best > 0 {
 			hit.Rank = h.Score / best
 		}

@@ -153,14 +153,14 @@ func TestRun_StatesAndArrivalOrder(t *testing.T) {
 		}
 	}
 
-	// Ranks are per computer: gamma's 100 and alpha's 4 are both rank 1;
-	// ties go by score, then computer.
+	// Ranks are per computer: gamma's 100, alpha's 4 and beta's 0.5 are
+	// all rank 1; ties go by place in the answer, then computer.
 	merged := Merge(results, 10)
 	var got []string
 	for _, h := range merged {
 		got = append(got, fmt.Sprintf("%s:%s:%.2f", h.Computer, h.URI, h.Rank))
 	}
-	want := []string{"gamma:dpe://g.x/four:1.00", "alpha:dpe://a.x/one:1.00", "beta:dpe://b.x/three:1.00", "alpha:dpe://a.x/two:0.50"}
+	want := []string{"alpha:dpe://a.x/one:1.00", "beta:dpe://b.x/three:1.00", "gamma:dpe://g.x/four:1.00", "alpha:dpe://a.x/two:0.50"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("merge:\n got %v\nwant %v", got, want)
 	}
@@ -169,23 +169,42 @@ func TestRun_StatesAndArrivalOrder(t *testing.T) {
 	}
 }
 
+// TestMerge_Ties: equal ranks interleave the computers by place in their
+// answers; raw scores of different indexes are not compared.
 func TestMerge_Ties(t *testing.T) {
-	rs := []Result{
-		{Computer: "b", Hits: []Hit{{Computer: "b", URI: "dpe://x/a", Page: 2, ElementID: "e2", Rank: 1, Score: 1}}},
-		{Computer: "a", Hits: []Hit{
-			{Computer: "a", URI: "dpe://x/b", Page: 1, ElementID: "e1", Rank: 1, Score: 1},
-			{Computer: "a", URI: "dpe://x/a", Page: 3, ElementID: "e1", Rank: 1, Score: 1},
-			{Computer: "a", URI: "dpe://x/a", Page: 2, ElementID: "e9", Rank: 1, Score: 1},
-			{Computer: "a", URI: "dpe://x/a", Page: 2, ElementID: "e1", Rank: 1, Score: 1},
-			{Computer: "a", URI: "dpe://x/a", Page: 1, ElementID: "e1", Rank: 0.9, Score: 9},
-		}},
+	body := func(hits ...string) string { return findResult(len(hits), hits...) }
+	f := &fake{
+		computers: []string{"a", "b"},
+		tools:     map[string][]protocol.SMCPTool{"a": {tool("find", finderSchema)}, "b": {tool("find", finderSchema)}},
+		results: map[string]string{
+			// a's index scores everything 9; b's scores 1.
+			"a": body(hit("dpe://x/a1", 1, "e1", 9), hit("dpe://x/a2", 1, "e1", 9), hit("dpe://x/a3", 1, "e1", 9), hit("dpe://x/a4", 2, "e1", 4.5)),
+			"b": body(hit("dpe://x/b1", 1, "e1", 1), hit("dpe://x/b2", 1, "e1", 1)),
+		},
+	}
+	results, err := Run(context.Background(), f, Query{Text: "x"}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var got []string
+	for _, h := range Merge(results, 0) {
+		got = append(got, h.URI[len("dpe://x/"):])
+	}
+	if want := "a1 b1 a2 b2 a3 a4"; strings.Join(got, " ") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+	rs := []Result{{Hits: []Hit{
+		{Computer: "a", URI: "dpe://x/b", Page: 1, ElementID: "e1", Rank: 1},
+		{Computer: "a", URI: "dpe://x/a", Page: 3, ElementID: "e1", Rank: 1},
+		{Computer: "a", URI: "dpe://x/a", Page: 2, ElementID: "e9", Rank: 1},
+		{Computer: "a", URI: "dpe://x/a", Page: 2, ElementID: "e1", Rank: 1},
+		{Computer: "0", URI: "dpe://x/z", Page: 9, ElementID: "e1", Rank: 1},
+	}}}
+	got = nil
 	for _, h := range Merge(rs, 0) {
 		got = append(got, fmt.Sprintf("%s%s/%d/%s", h.Computer, h.URI[len("dpe://x"):], h.Page, h.ElementID))
 	}
-	want := "a/a/2/e1 a/a/2/e9 a/a/3/e1 a/b/1/e1 b/a/2/e2 a/a/1/e1"
-	if strings.Join(got, " ") != want {
+	if want := "0/z/9/e1 a/a/2/e1 a/a/2/e9 a/a/3/e1 a/b/1/e1"; strings.Join(got, " ") != want {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
 }

@@ -1,0 +1,248 @@
+package stack
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/library"
+	"github.com/dpe-tui/dpe-tui/search"
+)
+
+// finderQuery matches the demo on both computers: "valve" in alpha's
+// library, "generated" in every generated note (beta's archive, gamma).
+const finderQuery = "valve OR generated"
+
+// gate is what gamma's Finder waits for; a test arms a new one.
+type gate struct {
+	mu  sync.Mutex
+	ch  chan struct{}
+	rel func()
+}
+
+// arm replaces the gate with a closed-later one and returns its release.
+func (g *gate) arm() func() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ch := make(chan struct{})
+	g.ch, g.rel = ch, sync.OnceFunc(func() { close(ch) })
+	return g.rel
+}
+
+// release opens the current gate.
+func (g *gate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.rel()
+}
+
+func (g *gate) wait() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ch
+}
+
+// gatedLibrary is a library with Finder whose tools/call waits for the
+// gate (or the call's end): a slow Finder made slow at the MCP layer, so
+// the computer and the server in between are the real ones.
+func gatedLibrary(t *testing.T, host string, g *gate) *mcp.Server {
+	t.Helper()
+	lib, err := library.Open(library.Options{FS: emptyFS{}, Host: host, Name: "shelf", Generated: 4, PageSize: PageSize,
+		Finder: &library.FinderOptions{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lib.Close() })
+	srv := lib.Server()
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				select {
+				case <-g.wait():
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return srv
+}
+
+// plainLibrary is a library without Finder.
+func plainLibrary(t *testing.T, host string) *mcp.Server {
+	t.Helper()
+	lib, err := library.Open(library.Options{FS: emptyFS{}, Host: host, Name: "plain", Generated: 3, PageSize: PageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lib.Close() })
+	return lib.Server()
+}
+
+// finderOffice is the demo plus gamma (a Finder that answers when the
+// gate is released) and delta (no Finder).
+func finderOffice(t *testing.T) (*Stack, *gate) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	st, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	g := &gate{}
+	g.arm()
+	startExtraComputer(t, st, st.Office, "gamma", nil, map[string]*mcp.Server{"shelf": gatedLibrary(t, "io.github.dpetui.gamma", g)})
+	startExtraComputer(t, st, st.Office, "delta", nil, map[string]*mcp.Server{"plain": plainLibrary(t, "io.github.dpetui.delta")})
+	// Runs before the computers close: a call still waiting ends now.
+	t.Cleanup(g.release)
+	return st, g
+}
+
+// waitIndexed waits until alpha's and beta's Finders report a complete
+// index (they build in the background from start-up).
+func waitIndexed(t *testing.T, c *client.Client) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		rs, err := search.Run(ctx, c, search.Query{Text: "valve", Computers: []string{ComputerAlpha, ComputerBeta}}, nil)
+		cancel()
+		complete := err == nil && len(rs) == 2
+		for _, r := range rs {
+			complete = complete && r.State == search.OK && r.Complete
+		}
+		if complete {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Finder indexes not complete: %v %+v", err, rs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestFinder_AcrossComputers: the office's four computers are searched in
+// parallel; gamma's Finder answers only once the other three have been
+// reported, and delta is "no Finder" without delaying anyone. Then gamma
+// never answers and fails alone with the request timeout.
+func TestFinder_AcrossComputers(t *testing.T) {
+	st, g := finderOffice(t)
+	t.Run("slow one last", func(t *testing.T) { testSlowOneLast(t, st, g) })
+	// The office's one agent has left; the next joins with a short timeout.
+	t.Run("silent one bounded", func(t *testing.T) { testSilentBounded(t, st, g) })
+}
+
+func testSlowOneLast(t *testing.T, st *Stack, g *gate) {
+	release := g.arm()
+	agent := dialAgent(t, st.URL, st.Office, "finder-agent", 30*time.Second)
+	waitIndexed(t, agent)
+	var order []string
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	results, err := search.Run(ctx, agent, search.Query{Text: finderQuery, Limit: 50}, func(r search.Result) {
+		order = append(order, r.Computer)
+		if len(order) == 3 {
+			release()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 4 || order[3] != "gamma" {
+		t.Fatalf("arrival order %v, want alpha, beta and delta before gamma", order)
+	}
+	states := map[string]search.Result{}
+	for _, r := range results {
+		states[r.Computer] = r
+	}
+	for _, name := range []string{ComputerAlpha, ComputerBeta, "gamma"} {
+		if r := states[name]; r.State != search.OK || len(r.Hits) == 0 || !strings.HasPrefix(r.Indexed, "indexed: ") {
+			t.Errorf("%s: state %v, %d hits, %q, err %v", name, r.State, len(r.Hits), r.Indexed, r.Err)
+		}
+	}
+	if r := states["delta"]; r.State != search.NoFinder {
+		t.Errorf("delta: state %v (err %v), want NoFinder", r.State, r.Err)
+	}
+	hosts := map[string]string{ComputerAlpha: HostLibrary, ComputerBeta: HostArchive, "gamma": "io.github.dpetui.gamma"}
+	merged := search.Merge(results, 20)
+	from := map[string]bool{}
+	for _, h := range merged {
+		from[h.Computer] = true
+		if !strings.HasPrefix(h.URI, "dpe://"+hosts[h.Computer]+"/") {
+			t.Errorf("hit %s from %s: not on that computer's host", h.URI, h.Computer)
+		}
+	}
+	if !from[ComputerAlpha] || !from[ComputerBeta] || !from["gamma"] {
+		t.Errorf("merged hits come from %v, want alpha, beta and gamma", from)
+	}
+
+	// A hit opens at its page and element through the normal get_dpe path.
+	var h search.Hit
+	for _, x := range merged {
+		if x.Computer == ComputerBeta {
+			h = x
+			break
+		}
+	}
+	opener := &dpe.Opener{Resolver: agent.Resolver(h.Computer), Fetcher: &dpe.Fetcher{MaxBytes: 1 << 20, Timeout: 30 * time.Second},
+		Limits: dpe.DefaultLimits()}
+	op, err := opener.Open(ctx, h.URI)
+	if err != nil {
+		t.Fatalf("open %s: %v", h.URI, err)
+	}
+	doc := op.Doc
+	if doc == nil || h.Page > len(doc.Pages) {
+		t.Fatalf("open %s: no page %d", h.URI, h.Page)
+	}
+	if err := opener.LoadPage(ctx, op, h.Page-1); err != nil {
+		t.Fatalf("open %s page %d: %v", h.URI, h.Page, err)
+	}
+	found := false
+	for _, e := range doc.Pages[h.Page-1].Elements {
+		found = found || e.ID == h.ElementID
+	}
+	if !found {
+		var ids []string
+		for _, e := range doc.Pages[h.Page-1].Elements {
+			ids = append(ids, e.ID)
+		}
+		t.Logf("page %d decoded=%v ids %v", h.Page, doc.Pages[h.Page-1].Decoded, ids)
+		t.Fatalf("element %s is not on page %d of %s", h.ElementID, h.Page, h.URI)
+	}
+}
+
+// testSilentBounded: gamma never answers; it fails with the request
+// timeout while the others' results arrive first.
+func testSilentBounded(t *testing.T, st *Stack, g *gate) {
+	g.arm() // never released by this test
+	agent := dialAgent(t, st.URL, st.Office, "finder-agent-2", 2*time.Second)
+	var order []string
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	results, err := search.Run(ctx, agent, search.Query{Text: finderQuery}, func(r search.Result) { order = append(order, r.Computer) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 4 || order[3] != "gamma" {
+		t.Fatalf("arrival order %v, want gamma last", order)
+	}
+	if elapsed := time.Since(start); elapsed > 30*time.Second {
+		t.Fatalf("search took %s with a 2s request timeout", elapsed)
+	}
+	last := results[3]
+	if last.State != search.Failed || last.Err == nil || !strings.Contains(last.Err.Error(), "no answer within") {
+		t.Fatalf("gamma: state %v, err %v; want a timeout", last.State, last.Err)
+	}
+	if hits := search.Merge(results, 0); len(hits) == 0 || hits[0].Computer == "gamma" {
+		t.Fatalf("merged hits %+v", hits)
+	}
+}
