@@ -463,3 +463,37 @@ func (m *Matcher) Find(text string, from int) (start, end int) {
 	}
 	return m.m.find(text, from)
 }
+
+// PageCopy decodes inline page i into a new Page and leaves d untouched,
+// so callers that read d from several goroutines (the UI's search and page
+// loader) need no lock: the UI installs the copy in its own state. The
+// copy keeps the page's title, raw JSON and decode findings. A manifest
+// page gives an error wrapping ErrManifestPage (it needs a fetch).
+func (d *Document) PageCopy(i int, lim Limits) (*Page, error) {
+	if i < 0 || i >= len(d.Pages) {
+		return nil, fmt.Errorf("page %d out of range (document has %d pages)", i, len(d.Pages))
+	}
+	p := d.Pages[i]
+	if !p.hasElements {
+		if p.URI != "" {
+			return nil, fmt.Errorf("page %d: %w", p.Index, ErrManifestPage)
+		}
+		return nil, fmt.Errorf("page %d has neither \"elements\" nor \"uri\"", p.Index)
+	}
+	if p.Decoded {
+		q := &Page{Index: p.Index, Title: p.Title, DocRef: p.DocRef, ElementCount: p.ElementCount, Elements: p.Elements,
+			Decoded: true, Raw: p.Raw, Extra: p.Extra, pos: p.pos, hasIndex: p.hasIndex, hasElements: true, nElements: len(p.Elements)}
+		return q, nil
+	}
+	q, err := decodeInline(p, lim)
+	if err != nil {
+		return nil, err
+	}
+	q.Title, q.DocRef, q.Raw, q.Extra = p.Title, p.DocRef, p.Raw, p.Extra
+	q.hasIndex, q.hasElements, q.nElements, q.Decoded = p.hasIndex, true, len(q.Elements), true
+	return q, nil
+}
+
+// Inline reports whether the page arrived with its "elements" array, so
+// PageCopy can decode it without I/O (a manifest page needs a fetch).
+func (p *Page) Inline() bool { return p.hasElements }

@@ -20,7 +20,7 @@ import (
 func codeLexer(el *dpe.Element, code string) (chroma.Lexer, string) {
 	var cands []string
 	for _, k := range []string{"language", "code_language", "programming_language"} {
-		if v := metaString(el, k); v != "" {
+		if v := el.MetaString(k); v != "" {
 			cands = append(cands, v)
 		}
 	}

@@ -221,7 +221,7 @@ func (r *Renderer) link(el *dpe.Element, width int) []string {
 func (r *Renderer) media(el *dpe.Element, width int) []string {
 	parts := []string{"▶ " + r.line(el.Category)}
 	for _, k := range []string{"mime_type", "duration", "url", "uri", "path"} {
-		if v := metaString(el, k); v != "" {
+		if v := el.MetaString(k); v != "" {
 			parts = append(parts, r.line(v))
 		}
 	}

@@ -164,11 +164,11 @@ func exportImage(el *dpe.Element, md bool) string {
 		caption = strings.TrimSpace(sanitize.Line(el.Text))
 	}
 	desc := "image"
-	if m := sanitize.Line(metaString(el, "image_mime_type")); m != "" {
+	if m := sanitize.Line(el.MetaString("image_mime_type")); m != "" {
 		desc += " " + m
 	}
 	if md {
-		if p := sanitize.Line(metaString(el, "image_path")); p != "" && !strings.ContainsAny(p, " ()") {
+		if p := sanitize.Line(el.MetaString("image_path")); p != "" && !strings.ContainsAny(p, " ()") {
 			return "![" + caption + "](" + p + ")"
 		}
 		if caption != "" {

@@ -53,7 +53,7 @@ func ParseTableLimits(el *dpe.Element, lim TableLimits) (*Grid, error) {
 	if el == nil {
 		return nil, ErrNoTable
 	}
-	if h := metaString(el, "text_as_html"); strings.Contains(strings.ToLower(h), "<t") {
+	if h := el.MetaString("text_as_html"); strings.Contains(strings.ToLower(h), "<t") {
 		if g, err := ParseHTMLTable(h, lim); err == nil {
 			return g, nil
 		}

@@ -25,7 +25,7 @@ const (
 
 func imageCaptionFromMeta(el *dpe.Element) string {
 	for _, k := range []string{"caption", "image_caption", "alt", "alt_text"} {
-		if v := metaString(el, k); v != "" {
+		if v := el.MetaString(k); v != "" {
 			return v
 		}
 	}
@@ -43,7 +43,7 @@ func ImageData(el *dpe.Element, maxBytes int) ([]byte, string, error) {
 	if err != nil || len(data) == 0 {
 		return nil, "", err
 	}
-	mime := strings.TrimSpace(sanitize.Line(metaString(el, "image_mime_type")))
+	mime := strings.TrimSpace(sanitize.Line(el.MetaString("image_mime_type")))
 	if mime == "" {
 		mime = http.DetectContentType(data)
 	}
@@ -53,7 +53,7 @@ func ImageData(el *dpe.Element, maxBytes int) ([]byte, string, error) {
 // imageData decodes ele_metadata.image_base64 (a data: URI prefix is
 // tolerated). It refuses data whose encoded size already exceeds the limit.
 func imageData(el *dpe.Element, maxBytes int) ([]byte, error) {
-	b64 := metaString(el, "image_base64")
+	b64 := el.MetaString("image_base64")
 	if b64 == "" {
 		return nil, nil
 	}
@@ -100,7 +100,7 @@ func (r *Renderer) image(el *dpe.Element, width int, pageCaption string) []strin
 	if r.deferImages {
 		var ok bool
 		if p, ok = r.PreviewOf(el); !ok {
-			p = Preview{Mime: metaString(el, "image_mime_type"), Pending: true}
+			p = Preview{Mime: el.MetaString("image_mime_type"), Pending: true}
 		}
 	} else {
 		p = ProbeImage(el, r.lim)
@@ -125,9 +125,9 @@ func (r *Renderer) image(el *dpe.Element, width int, pageCaption string) []strin
 	}
 	problem := p.Problem
 	img := p.Thumb
-	if p := metaString(el, "image_path"); p != "" {
+	if p := el.MetaString("image_path"); p != "" {
 		parts = append(parts, r.line(p))
-	} else if u := metaString(el, "image_url"); u != "" {
+	} else if u := el.MetaString("image_url"); u != "" {
 		parts = append(parts, r.line(u))
 	}
 	lines := styleLines(r.theme.Dim, hanging("", strings.Join(parts, " · "), width))
@@ -155,8 +155,8 @@ func (r *Renderer) image(el *dpe.Element, width int, pageCaption string) []strin
 
 func metaDims(el *dpe.Element) (int, int) {
 	for _, k := range [][2]string{{"image_width", "image_height"}, {"width", "height"}} {
-		w, ok1 := metaInt(el, k[0])
-		h, ok2 := metaInt(el, k[1])
+		w, ok1 := el.MetaInt(k[0])
+		h, ok2 := el.MetaInt(k[1])
 		if ok1 && ok2 {
 			return w, h
 		}

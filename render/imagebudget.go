@@ -96,7 +96,7 @@ type previewEntry struct {
 // it base64-decodes the element's data.
 func ProbeImage(el *dpe.Element, lim Limits) Preview {
 	lim = lim.withDefaults()
-	p := Preview{Mime: metaString(el, "image_mime_type")}
+	p := Preview{Mime: el.MetaString("image_mime_type")}
 	data, err := imageData(el, lim.MaxImageBytes)
 	if p.Mime == "" && len(data) > 0 {
 		p.Mime = http.DetectContentType(data)

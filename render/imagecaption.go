@@ -25,7 +25,7 @@ func newCaptionIndex(p *dpe.Page) *captionIndex {
 		if ci == nil {
 			ci = &captionIndex{byParent: map[string][]int{}, byRelated: map[string][]int{}, byID: map[string][]int{}}
 		}
-		if id := metaString(el, "parent_id"); id != "" {
+		if id := el.MetaString("parent_id"); id != "" {
 			ci.byParent[id] = append(ci.byParent[id], j)
 		}
 		for _, id := range metaStrings(el, "related_ids") {

@@ -68,6 +68,17 @@ func (l Limits) withDefaults() Limits {
 type TableView struct {
 	XOffset       int
 	ColWidthBonus int
+	// Scroll lays the table out at natural widths with a fixed first
+	// column, scrolling by XOffset, even where squeezing would fit it: a
+	// squeezed column hides part of its cells.
+	Scroll bool
+	// WideCol (1-based; 0: every column) is the column ColWidthBonus
+	// widens.
+	WideCol int
+	// Cursor marks cell (Row, Col) of the body (Row counts header rows
+	// too), so the UI can show which cell enter opens.
+	Cursor   bool
+	Row, Col int
 }
 
 // Block is one element's rendered lines within a page.
@@ -336,7 +347,7 @@ func relatedCaption(p *dpe.Page, i int) string {
 		if !isCaption(el) || j == i+1 {
 			continue
 		}
-		if img.ID != "" && (metaString(el, "parent_id") == img.ID || contains(metaStrings(el, "related_ids"), img.ID)) {
+		if img.ID != "" && (el.MetaString("parent_id") == img.ID || contains(metaStrings(el, "related_ids"), img.ID)) {
 			return el.Text
 		}
 		if el.ID != "" && related[el.ID] {

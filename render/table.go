@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -65,8 +66,11 @@ type TableInfo struct {
 	// after the fixed first column.
 	FirstCol, LastCol int
 	MaxXOffset        int
-	Clipped           bool   // some columns are off screen
-	Truncated         string // a parse limit that was hit, "" if none
+	Clipped           bool // some columns are off screen
+	// Squeezed is true when some column is narrower than its content
+	// (capped or squeezed): scrolling by column shows it whole.
+	Squeezed  bool
+	Truncated string // a parse limit that was hit, "" if none
 }
 
 type tableLayout struct {
@@ -81,15 +85,21 @@ type tableLayout struct {
 // colMinSqueeze; else the first column stays and the rest scroll by
 // XOffset.
 func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
+	lay := tableLayout{info: TableInfo{Rows: len(g.Rows), Cols: g.Cols, HeaderRows: g.HeaderRows, FirstCol: min(1, g.Cols-1), LastCol: g.Cols - 1, Truncated: g.Truncated}}
 	n := g.Cols
-	capW := colCap + max(v.ColWidthBonus, 0)
 	nat := make([]int, n)
 	total := colSepWidth * (n - 1)
 	for i := range n {
+		capW := colCap
+		if v.WideCol == 0 || v.WideCol == i+1 {
+			capW += max(v.ColWidthBonus, 0)
+		}
 		nat[i] = min(max(natural[i], 1), capW)
 		total += nat[i]
+		if natural[i] > nat[i] {
+			lay.info.Squeezed = true
+		}
 	}
-	lay := tableLayout{info: TableInfo{Rows: len(g.Rows), Cols: n, HeaderRows: g.HeaderRows, FirstCol: min(1, n-1), LastCol: n - 1, Truncated: g.Truncated}}
 	all := func(ws []int) tableLayout {
 		for i := range n {
 			lay.cols = append(lay.cols, i)
@@ -100,13 +110,14 @@ func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
 	if total <= width {
 		return all(nat)
 	}
+	lay.info.Squeezed = true
 	minTotal := colSepWidth * (n - 1)
 	for i := range n {
 		minTotal += min(nat[i], colMinSqueeze)
 	}
-	if minTotal <= width && n > 1 {
+	if minTotal <= width && n > 1 && !v.Scroll {
 		// Largest level L such that every column capped at L fits.
-		lo, hi := colMinSqueeze, capW
+		lo, hi := colMinSqueeze, slices.Max(nat)
 		sum := func(l int) int {
 			s := colSepWidth * (n - 1)
 			for _, w := range nat {
@@ -312,4 +323,61 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 		i = j
 	}
 	return sb.String()
+}
+
+// TableFind is the first cell, in reading order, whose text contains
+// query (case-insensitively): row counts the header rows too.
+func (r *Renderer) TableFind(el *dpe.Element, query string) (row, col int, ok bool) {
+	e := r.grid(el)
+	if e.err != nil || query == "" {
+		return 0, 0, false
+	}
+	q := strings.ToLower(query)
+	for ri, cells := range e.grid.Rows {
+		for ci, c := range cells {
+			if strings.Contains(strings.ToLower(c), q) {
+				return ri, ci, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// TableCell is the text of cell (row, col) and of its header cell, and
+// the whole row as (header, value) pairs, for the cell view.
+func (r *Renderer) TableCell(el *dpe.Element, row, col int) (cell string, pairs [][2]string, ok bool) {
+	e := r.grid(el)
+	if e.err != nil || row < 0 || row >= len(e.grid.Rows) || col < 0 || col >= e.grid.Cols {
+		return "", nil, false
+	}
+	g := e.grid
+	for c, v := range g.Rows[row] {
+		h := fmt.Sprintf("column %d", c+1)
+		if g.HeaderRows > 0 && row >= g.HeaderRows && g.Rows[0][c] != "" {
+			h = g.Rows[0][c]
+		}
+		pairs = append(pairs, [2]string{h, v})
+	}
+	return g.Rows[row][col], pairs, true
+}
+
+// TableRowLine is the line, within the lines Table renders at width and
+// v, of grid row row (header rows included), or -1.
+func (r *Renderer) TableRowLine(el *dpe.Element, width int, v TableView, row int) int {
+	e := r.grid(el)
+	if e.err != nil || row < 0 || row >= len(e.grid.Rows) {
+		return -1
+	}
+	lay := layoutTable(e.grid, e.natural, max(width, 1), v)
+	sticky := 0
+	if lay.info.Clipped {
+		sticky++
+	}
+	if row < e.grid.HeaderRows {
+		return sticky + row
+	}
+	if e.grid.HeaderRows > 0 {
+		sticky += e.grid.HeaderRows + 1
+	}
+	return sticky + row - e.grid.HeaderRows
 }

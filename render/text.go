@@ -3,7 +3,6 @@ package render
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -199,41 +198,6 @@ func metaRaw(el *dpe.Element, key string) (json.RawMessage, bool) {
 	return v, true
 }
 
-// metaString returns a metadata value as a string: JSON strings decoded,
-// anything else as its compact JSON text. Not sanitized.
-func metaString(el *dpe.Element, key string) string {
-	v, ok := metaRaw(el, key)
-	if !ok {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	return strings.TrimSpace(string(v))
-}
-
-func metaInt(el *dpe.Element, key string) (int, bool) {
-	v, ok := metaRaw(el, key)
-	if !ok {
-		return 0, false
-	}
-	var f float64
-	if json.Unmarshal(v, &f) == nil {
-		if f > 1e6 || f < -1e6 {
-			return 0, false
-		}
-		return int(f), true
-	}
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-			return n, true
-		}
-	}
-	return 0, false
-}
-
 func metaBool(el *dpe.Element, key string) (value, ok bool) {
 	v, ok := metaRaw(el, key)
 	if !ok {
@@ -268,7 +232,7 @@ func metaStrings(el *dpe.Element, key string) []string {
 	if json.Unmarshal(v, &ss) == nil {
 		return ss
 	}
-	if s := metaString(el, key); s != "" {
+	if s := el.MetaString(key); s != "" {
 		return []string{s}
 	}
 	return nil
@@ -277,7 +241,7 @@ func metaStrings(el *dpe.Element, key string) []string {
 // depth is category_depth clamped to something that cannot push text off
 // the screen.
 func depth(el *dpe.Element) int {
-	d, _ := metaInt(el, "category_depth")
+	d, _ := el.MetaInt("category_depth")
 	return min(max(d, 0), 8)
 }
 

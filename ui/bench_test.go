@@ -45,9 +45,9 @@ func bigTableDoc(tb testing.TB, rows int) *dpe.Opened {
 func openForBench(tb testing.TB, w, h int, op *dpe.Opened) *model {
 	opt := Options{Theme: "dark", Width: w, Height: h, Now: func() time.Time { return fixedNow }, StatusTimeout: -1, OpenTarget: "big.json"}
 	m := New(opt).m
-	o := m.ops.add("open", 0)
-	m.update(openedMsg{opID: o.id, opened: op, uri: "big.json", opener: &dpe.Opener{}, trace: newTraceLog("big.json", "")})
-	if m.doc == nil {
+	o := m.e.ops.add("open", 0)
+	m.update(openedFor(m, o.id, op, "big.json"))
+	if m.docS() == nil {
 		tb.Fatal("document not open")
 	}
 	return m
@@ -97,19 +97,20 @@ func BenchmarkResourcesFilterHostile(b *testing.B) {
 	f := newFakeAgent(b)
 	f.noEvents = true
 	m := New(testOptions(f)).m
-	m.screen = screenResources
-	m.res = newResourcesView("laptop", "big")
+	r := newResourcesScreen(m.e, "laptop", "big")
+	m.stack = append(m.stack, r)
 	page := &client.ResourcePage{}
 	long := strings.Repeat("x", 10000)
 	for i := 0; i < 10000; i++ {
 		page.Resources = append(page.Resources, res(fmt.Sprintf("dpe://h/%d", i), fmt.Sprintf("%d%s", i, long), "", nil))
 	}
-	o := m.ops.add("get_resources", 0)
-	m.update(resourcesPageMsg{opID: o.id, computer: "laptop", server: "big", page: page})
+	o := m.e.ops.add("get_resources", 0)
+	r.loadOp = o.id
+	m.update(resourcesPageMsg{id: o.id, computer: "laptop", server: "big", page: page})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.res.filter = "x9"
-		m.res.refilter()
+		m.resS().filter = "x9"
+		m.resS().refilter()
 		_ = m.view()
 	}
 }

@@ -33,12 +33,11 @@ func TestResources_LoadAllStopsAtTheResourceBudget(t *testing.T) {
 	f := newFakeAgent(t)
 	f.resourcesFn = endlessCursors(10, 0)
 	m := newTestModel(t, f)
-	m.opt.MaxListedResources = 50
-	m.screen = screenResources
-	m.res = newResourcesView("laptop", "endless")
+	m.e.opt.MaxListedResources = 50
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "endless"))
 	press(t, m, "M")
-	if want := "listing budget reached: 50 resources (limit 50); stopped"; m.res.stop != want {
-		t.Fatalf("stop = %q, want %q", m.res.stop, want)
+	if want := "listing budget reached: 50 resources (limit 50); stopped"; m.resS().stop != want {
+		t.Fatalf("stop = %q, want %q", m.resS().stop, want)
 	}
 	if f.resourceCalls != 5 {
 		t.Fatalf("%d get_resources calls, want 5 (10 a page up to 50)", f.resourceCalls)
@@ -56,12 +55,11 @@ func TestResources_LoadAllStopsAtTheByteBudget(t *testing.T) {
 	f := newFakeAgent(t)
 	f.resourcesFn = endlessCursors(1, 64<<10) // 64 KiB acks
 	m := newTestModel(t, f)
-	m.opt.MaxListedBytes = 1 << 20
-	m.screen = screenResources
-	m.res = newResourcesView("laptop", "endless")
+	m.e.opt.MaxListedBytes = 1 << 20
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "endless"))
 	press(t, m, "M")
-	if want := "listing budget reached: 1.0 MiB listed (limit 1.0 MiB); stopped"; m.res.stop != want {
-		t.Fatalf("stop = %q, want %q", m.res.stop, want)
+	if want := "listing budget reached: 1.0 MiB listed (limit 1.0 MiB); stopped"; m.resS().stop != want {
+		t.Fatalf("stop = %q, want %q", m.resS().stop, want)
 	}
 	if f.resourceCalls != 16 {
 		t.Fatalf("%d get_resources calls, want 16 (64 KiB each up to 1 MiB)", f.resourceCalls)
@@ -72,11 +70,10 @@ func TestResources_DefaultBudgetBoundsEndlessCursors(t *testing.T) {
 	f := newFakeAgent(t)
 	f.resourcesFn = endlessCursors(500, 0)
 	m := newTestModel(t, f)
-	m.screen = screenResources
-	m.res = newResourcesView("laptop", "endless")
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "endless"))
 	press(t, m, "M")
-	if want := "listing budget reached: 200000 resources (limit 200000); stopped"; m.res.stop != want {
-		t.Fatalf("stop = %q, want %q", m.res.stop, want)
+	if want := "listing budget reached: 200000 resources (limit 200000); stopped"; m.resS().stop != want {
+		t.Fatalf("stop = %q, want %q", m.resS().stop, want)
 	}
 	if f.resourceCalls != 400 {
 		t.Fatalf("%d calls, want 400", f.resourceCalls)

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -24,22 +23,31 @@ const (
 	barSaveContent
 )
 
-// cmdBar is the one-line prompt at the bottom: open by URI (validated as you
-// type), `:N` page jumps, filter, search and file names.
+// cmdBar is the one-line prompt at the bottom: open by URI (validated as
+// you type), `:N` page jumps, filter, search and file names. It keeps a
+// history per mode (↑/↓).
 type cmdBar struct {
 	active bool
 	mode   barMode
 	input  textinput.Model
 	// hint is the live validation result shown after the input.
-	hint   string
-	hintOK bool
+	hint     string
+	hintOK   bool
+	validate func(string) (string, bool)
+	history  map[barMode][]string
+	// hist is the history entry shown (-1: the line being typed).
+	hist    int
+	editing string
 }
+
+// maxHistory bounds each mode's history.
+const maxHistory = 50
 
 func newCmdBar() cmdBar {
 	ti := textinput.New()
 	ti.SetVirtualCursor(false)
 	ti.CharLimit = 4096
-	return cmdBar{input: ti}
+	return cmdBar{input: ti, history: map[barMode][]string{}}
 }
 
 func (b *cmdBar) prompt() string {
@@ -64,23 +72,25 @@ func (b *cmdBar) prompt() string {
 	return "> "
 }
 
-func (b *cmdBar) open(m *model, mode barMode, value string) tea.Cmd {
+func (b *cmdBar) open(m *model, req promptMsg) tea.Cmd {
 	b.active = true
-	b.mode = mode
+	b.mode = req.mode
+	b.validate = req.validate
+	b.hist = -1
 	b.input.Prompt = b.prompt()
-	b.input.SetStyles(barStyles(m))
-	b.input.SetValue(value)
+	b.input.SetStyles(barStyles(m.e))
+	b.input.SetValue(req.value)
 	b.input.CursorEnd()
 	// leave room for the live hint after the input
-	b.input.SetWidth(max(20, (m.width-len(b.input.Prompt))*55/100))
-	b.validate(m)
+	b.input.SetWidth(max(20, (m.e.width-len(b.input.Prompt))*55/100))
+	b.refresh()
 	return b.input.Focus()
 }
 
-func barStyles(m *model) textinput.Styles {
-	s := textinput.DefaultStyles(m.theme != "light")
-	s.Focused.Prompt = m.st.barPrompt
-	s.Blurred.Prompt = m.st.barPrompt
+func barStyles(e *env) textinput.Styles {
+	s := textinput.DefaultStyles(e.theme != "light")
+	s.Focused.Prompt = e.st.barPrompt
+	s.Blurred.Prompt = e.st.barPrompt
 	return s
 }
 
@@ -90,47 +100,45 @@ func (b *cmdBar) close() {
 	b.hint = ""
 }
 
-// validate refreshes the hint: dpe.ParseURI's reason for URIs, the page
-// range for `:N`, the match count for the filter.
-func (b *cmdBar) validate(m *model) {
+// refresh recomputes the hint: the caller's validation, else
+// dpe.ParseURI's reason for URIs.
+func (b *cmdBar) refresh() {
 	v := strings.TrimSpace(b.input.Value())
 	b.hint, b.hintOK = "", false
-	switch b.mode {
-	case barOpen, barCommand:
-		if b.mode == barCommand && isDigits(v) {
-			if m.doc == nil || m.screen != screenDocument {
-				b.hint = "page jumps work in the document view"
-				return
-			}
-			n, _ := strconv.Atoi(v)
-			if n < 1 || n > len(m.doc.pages) {
-				b.hint = "no such page (1–" + strconv.Itoa(len(m.doc.pages)) + ")"
-				return
-			}
-			b.hint, b.hintOK = "enter: go to page "+v, true
-			return
-		}
-		if v == "" {
-			if b.mode == barCommand {
-				b.hint = "type a page number or a dpe:// URI"
-			} else {
-				b.hint = "type or paste a dpe:// URI"
-			}
-			return
-		}
-		if _, err := dpe.ParseURI(v); err != nil {
-			var ue *dpe.URIError
-			if errors.As(err, &ue) {
-				b.hint = ue.Reason
-			} else {
-				b.hint = oneLine(err)
-			}
-			return
-		}
-		b.hint, b.hintOK = "✓ valid dpe URI · enter opens", true
-	case barFilter:
-		b.hint, b.hintOK = strconv.Itoa(len(m.res.visible))+" match", true
+	if b.validate != nil {
+		b.hint, b.hintOK = b.validate(v)
+		return
 	}
+	if b.mode == barOpen {
+		b.hint, b.hintOK = uriHint(v, "type or paste a dpe:// URI")
+	}
+}
+
+func uriHint(v, empty string) (string, bool) {
+	if v == "" {
+		return empty, false
+	}
+	if _, err := dpe.ParseURI(v); err != nil {
+		var ue *dpe.URIError
+		if errors.As(err, &ue) {
+			return ue.Reason, false
+		}
+		return oneLine(err), false
+	}
+	return "✓ valid dpe URI · enter opens", true
+}
+
+// commandHint validates `:` input: a page number on the document screen,
+// else a URI.
+func (m *model) commandHint(v string) (string, bool) {
+	if isDigits(v) {
+		d, ok := m.top().(*documentScreen)
+		if !ok {
+			return "page jumps work in the document view", false
+		}
+		return d.pageHint(v)
+	}
+	return uriHint(v, "type a page number or a dpe:// URI")
 }
 
 func isDigits(s string) bool {
@@ -146,83 +154,105 @@ func isDigits(s string) bool {
 }
 
 func (b *cmdBar) update(m *model, msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch k.String() {
-		case "esc":
-			if b.mode == barFilter {
-				// esc on the filter clears it, as in bubbles/list
-				m.res.filter = ""
-				m.res.refilter()
-			}
+	k := m.e.keys
+	if key, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case matches(key, k.Cancel):
+			mode := b.mode
 			b.close()
-			return nil
-		case "enter":
+			return m.toTopScreen(promptDoneMsg{mode: mode, cancelled: true})
+		case matches(key, k.Enter):
 			return b.submit(m)
+		case matches(key, k.HistPrev, k.HistNext):
+			b.browse(matches(key, k.HistPrev))
+			b.changed(m)
+			return nil
 		}
 	}
 	var cmd tea.Cmd
 	b.input, cmd = b.input.Update(msg)
-	if b.mode == barFilter {
-		m.res.filter = b.input.Value()
-		m.res.refilter()
+	return tea.Batch(cmd, b.changed(m))
+}
+
+// browse moves through the history: ↑ older, ↓ newer, back to the line
+// being typed.
+func (b *cmdBar) browse(older bool) {
+	h := b.history[b.mode]
+	if len(h) == 0 {
+		return
 	}
-	b.validate(m)
+	if b.hist < 0 {
+		b.editing = b.input.Value()
+	}
+	switch {
+	case older && b.hist < len(h)-1:
+		b.hist++
+	case !older && b.hist >= 0:
+		b.hist--
+	}
+	if b.hist < 0 {
+		b.input.SetValue(b.editing)
+	} else {
+		b.input.SetValue(h[len(h)-1-b.hist])
+	}
+	b.input.CursorEnd()
+}
+
+func (b *cmdBar) changed(m *model) tea.Cmd {
+	var cmd tea.Cmd
+	if b.mode == barFilter {
+		cmd = m.toTopScreen(promptChangedMsg{mode: b.mode, value: b.input.Value()})
+	}
+	b.refresh()
 	return cmd
 }
 
+func (b *cmdBar) remember(v string) {
+	if v == "" {
+		return
+	}
+	h := b.history[b.mode]
+	if len(h) > 0 && h[len(h)-1] == v {
+		return
+	}
+	h = append(h, v)
+	if len(h) > maxHistory {
+		h = h[len(h)-maxHistory:]
+	}
+	b.history[b.mode] = h
+}
+
 func (b *cmdBar) submit(m *model) tea.Cmd {
-	v := strings.TrimSpace(b.input.Value())
+	raw := b.input.Value()
+	v := strings.TrimSpace(raw)
 	mode := b.mode
 	switch mode {
 	case barOpen, barCommand:
 		if !b.hintOK {
 			return nil // keep the bar open with the reason showing
 		}
+		b.remember(v)
 		b.close()
 		if mode == barCommand && isDigits(v) {
-			n, _ := strconv.Atoi(v)
-			return m.doc.gotoPage(m, n-1, 0)
+			return m.toTopScreen(promptDoneMsg{mode: mode, value: v})
 		}
-		return m.openDPE(v, nil)
-	case barFilter:
-		b.close()
-		return nil
-	case barSearch:
-		b.close()
-		if m.doc == nil {
-			return nil
-		}
-		return m.doc.startSearch(m, v)
-	case barExportDoc, barExportPage:
-		b.close()
-		if v == "" {
-			return m.setStatus(statusInfo, "export cancelled: no file name")
-		}
-		return m.export(v, mode == barExportPage)
-	case barSaveImage:
-		b.close()
-		if v == "" {
-			return m.setStatus(statusInfo, "save cancelled: no file name")
-		}
-		return m.saveImage(v)
-	case barSaveContent:
-		b.close()
-		if v == "" {
-			return m.setStatus(statusInfo, "save cancelled: no file name")
-		}
-		return m.saveContent(v)
+		return m.openDPE(openURIMsg{uri: v})
 	}
+	b.remember(v)
 	b.close()
-	return nil
+	if mode == barSearch {
+		v = raw
+	}
+	return m.toTopScreen(promptDoneMsg{mode: mode, value: v})
 }
 
 // view is the prompt line; the real terminal cursor is placed by View.
 func (b *cmdBar) view(m *model, w int) (string, *tea.Cursor) {
 	line := b.input.View()
 	if b.hint != "" {
-		style := m.st.barErr
+		style := m.e.st.barErr
 		if b.hintOK {
-			style = m.st.barOK
+			style = m.e.st.barOK
 		}
 		line += "  " + style.Render(sanitizeLine(b.hint))
 	}

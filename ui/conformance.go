@@ -8,50 +8,56 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
-// conformanceView lists dpe.Validate findings; enter jumps to the page and
-// element a finding names.
-type conformanceView struct {
-	list listCursor
+// conformanceOverlay lists dpe.Validate findings; enter jumps to the page
+// and element a finding names.
+type conformanceOverlay struct {
+	e    *env
+	d    *documentScreen
+	list scroller
 }
 
-func (v *conformanceView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
-	if m.doc == nil {
-		return nil
-	}
-	f := m.doc.findings
-	if m.navKey(&v.list, msg.String(), len(f), m.bodyHeight()-2) {
-		return nil
-	}
-	switch msg.String() {
-	case "c":
-		m.overlay = overlayNone
-	case "enter":
-		if v.list.cur >= len(f) {
-			return nil
-		}
-		x := f[v.list.cur]
-		if x.Page < 0 || x.Page >= len(m.doc.pages) {
-			return m.setStatus(statusInfo, "this finding is about the document as a whole: "+sanitizeLine(x.Path))
-		}
-		m.overlay = overlayNone
-		return m.doc.gotoPage(m, x.Page, max(0, x.Element))
-	}
-	return nil
+func newConformance(e *env, d *documentScreen) *conformanceOverlay {
+	return &conformanceOverlay{e: e, d: d}
 }
 
-func (v *conformanceView) view(m *model, w, h int) []string {
-	st := m.st
-	d := m.doc
-	if d == nil {
-		return box([]string{"", st.dim.Render("  open a document to check its conformance")}, w, h)
+func (v *conformanceOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
+	e := v.e
+	k := e.keys
+	f := v.d.findings
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		if v.list.nav(k, msg, len(f), e.bodyHeight()-2) {
+			return v, nil
+		}
+		switch {
+		case matches(msg, k.Back, k.Conformance):
+			return v, v.e.ask(closeOverlayMsg{})
+		case matches(msg, k.Enter):
+			if v.list.cur >= len(f) {
+				return v, nil
+			}
+			x := f[v.list.cur]
+			if x.Page < 0 || x.Page >= len(v.d.pages) {
+				return v, e.info("this finding is about the document as a whole: " + sanitizeLine(x.Path))
+			}
+			return v, tea.Batch(v.e.ask(closeOverlayMsg{}), v.e.ask(jumpMsg{page: x.Page, el: max(0, x.Element)}))
+		}
+	case tea.MouseWheelMsg:
+		v.list.wheel(msg.Button == tea.MouseWheelUp, len(f), e.bodyHeight()-2)
 	}
+	return v, nil
+}
+
+func (v *conformanceOverlay) View(w, h int) []string {
+	st := v.e.st
+	d := v.d
 	if !d.validated {
-		return box([]string{"", "  " + m.spin.View() + " validating…"}, w, h)
+		return []string{"", "  " + v.e.spin.View() + " validating…"}
 	}
 	vio, warn := countFindings(d.findings)
 	head := fmt.Sprintf(" Conformance · %d violations · %d warnings", vio, warn)
 	if len(d.findings) == 0 {
-		return box([]string{st.title.Render(head), "", "  " + st.okText.Render("✓ the document conforms to the DPE content format")}, w, h)
+		return []string{st.title.Render(head), "", "  " + st.okText.Render("✓ the document conforms to the DPE content format")}
 	}
 	cols := []column{{"", 1}, {"RULE", 0}, {"WHERE", 0}, {"MESSAGE", 0}}
 	rest := w - 2 - 1 - 3*2
@@ -81,5 +87,15 @@ func (v *conformanceView) view(m *model, w, h int) []string {
 			out = append(out, " "+sev+" "+clip(row, w-3))
 		}
 	}
-	return box(out, w, h)
+	return out
 }
+
+func (v *conformanceOverlay) Keys() screenKeys {
+	k := v.e.keys
+	return screenKeys{
+		short: []key2{withHelp(k.Enter, "jump"), k.Up, k.Down, withHelp(k.Back, "close")},
+		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "jump to finding")}, k.globalKeys()},
+	}
+}
+
+func (v *conformanceOverlay) Crumb() string { return "conformance" }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -16,23 +15,25 @@ import (
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
-// contentView shows what an access URI served when it was not a DPE
-// document: Markdown through Glamour (fixed standard style), text as is
+// contentScreen shows what an access URI served when it was not a DPE
+// document: Markdown through Glamour (the theme's style), text as is
 // (sanitized), binary as a summary with an offer to save it.
-type contentView struct {
+type contentScreen struct {
+	e     *env
 	op    *dpe.Opened
 	uri   string
 	trace *traceLog
 	lines []string
 	width int
-	yoff  int
+	sc    scroller
+	renOp int
 }
 
-func newContentView(msg openedMsg, now func() time.Time) *contentView {
-	return &contentView{op: msg.opened, uri: msg.uri, trace: msg.trace}
+func newContentScreen(e *env, msg openedMsg, tl *traceLog) *contentScreen {
+	return &contentScreen{e: e, op: msg.opened, uri: msg.uri, trace: tl, sc: scroller{lines: true}}
 }
 
-func (c *contentView) kindName() string {
+func (c *contentScreen) kindName() string {
 	switch c.op.Kind {
 	case dpe.KindMarkdown:
 		return "Markdown"
@@ -44,17 +45,19 @@ func (c *contentView) kindName() string {
 	return "binary"
 }
 
-// renderContent formats the body off the loop: Glamour can be slow on a
-// large file.
-func (m *model) renderContent() tea.Cmd {
-	c := m.content
-	if c == nil || m.width == 0 {
+// render formats the body off the loop: Glamour can be slow on a large
+// file.
+func (c *contentScreen) render() tea.Cmd {
+	e := c.e
+	if e.width == 0 {
 		return nil
 	}
-	body, kind, w, theme := c.op.Body, c.op.Kind, m.width-2, m.theme
-	return m.start("formatting content", 0, func(ctx context.Context, id int) tea.Msg {
-		return contentRenderedMsg{opID: id, lines: formatContent(body, kind, w, theme), width: w}
+	body, kind, w, theme := c.op.Body, c.op.Kind, e.width-2, e.theme
+	id, cmd := e.start("formatting content", 0, func(ctx context.Context, id int) tea.Msg {
+		return contentRenderedMsg{id: id, lines: formatContent(body, kind, w, theme), width: w}
 	})
+	c.renOp = id
+	return cmd
 }
 
 // maxContentShown bounds how much of a non-document body is formatted.
@@ -66,15 +69,9 @@ func formatContent(body []byte, kind dpe.ContentKind, w int, theme string) []str
 	}
 	switch kind {
 	case dpe.KindMarkdown:
-		style := "dark"
-		switch theme {
-		case "light":
-			style = "light"
-		case "notty":
-			style = "notty"
-		}
+		style := render.NewTheme(theme).Glamour
 		// Sanitize first: Glamour must never see a raw escape sequence.
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(20, w)))
+		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(20, min(w, readingWidth))))
 		if err == nil {
 			if out, err := r.Render(sanitize.Text(string(body))); err == nil {
 				// Glamour wraps links in OSC 8 hyperlinks to targets the
@@ -101,34 +98,58 @@ func formatContent(body []byte, kind dpe.ContentKind, w int, theme string) []str
 	return nil
 }
 
-func (c *contentView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
-	h := m.bodyHeight() - 2
-	switch msg.String() {
-	case "up", "k":
-		c.yoff--
-	case "down", "j":
-		c.yoff++
-	case "pgup", "ctrl+b", "ctrl+u":
-		c.yoff -= h - 1
-	case "pgdown", "ctrl+f", "ctrl+d", "space":
-		c.yoff += h - 1
-	case "g", "home":
-		c.yoff = 0
-	case "G", "end":
-		c.yoff = len(c.lines)
-	case "s":
-		return m.bar.open(m, barSaveContent, dpe.SuggestFileName(c.nameSource(), c.op.MimeType))
-	case "x":
-		m.trace = traceView{}
-		m.overlay = overlayTrace
-	case "y":
-		m.copyMenu = true
+func (c *contentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	e := c.e
+	k := e.keys
+	h := e.bodyHeight() - 2
+	switch msg := msg.(type) {
+	case contentRenderedMsg:
+		if msg.id == c.renOp {
+			c.lines, c.width, c.renOp = msg.lines, msg.width, 0
+		}
+	case tea.WindowSizeMsg, themeChangedMsg:
+		return c, c.render()
+	case promptDoneMsg:
+		if msg.mode == barSaveContent && !msg.cancelled {
+			if strings.TrimSpace(msg.value) == "" {
+				return c, e.info("save cancelled: no file name")
+			}
+			body := c.op.Body
+			return c, writeFile(e, "content", msg.value, func() ([]byte, error) { return body, nil })
+		}
+	case tea.KeyPressMsg:
+		if c.sc.nav(k, msg, len(c.lines), h) {
+			return c, nil
+		}
+		switch {
+		case matches(msg, k.Back):
+			return c, c.e.ask(popMsg{})
+		case matches(msg, k.SaveImage):
+			return c, c.e.ask(promptMsg{mode: barSaveContent, value: dpe.SuggestFileName(c.nameSource(), c.op.MimeType)})
+		case matches(msg, k.Trace):
+			return c, c.e.ask(overlayMsg{s: newTraceOverlay(e, c.trace)})
+		case matches(msg, k.Copy):
+			return c, c.e.ask(copyMenuMsg{resURI: c.uri, access: c.op.Access.URI})
+		}
+	case tea.MouseWheelMsg:
+		c.sc.wheel(msg.Button == tea.MouseWheelUp, len(c.lines), h)
 	}
-	c.yoff = max(0, min(c.yoff, len(c.lines)-h))
-	return nil
+	return c, nil
 }
 
-func (c *contentView) nameSource() string {
+func (c *contentScreen) Keys() screenKeys {
+	k := c.e.keys
+	return screenKeys{
+		short: []key2{withHelp(k.SaveImage, "save"), k.Trace, k.Back, k.Up, k.Down},
+		full:  [][]key2{k.navKeys(), {withHelp(k.SaveImage, "save to file"), k.Trace, k.Copy}, k.globalKeys()},
+	}
+}
+
+func (c *contentScreen) Crumb() string {
+	return sanitizeTrunc(c.uri, 50)
+}
+
+func (c *contentScreen) nameSource() string {
 	if len(c.op.DPE.Segments) > 0 {
 		return c.op.DPE.String()
 	}
@@ -138,8 +159,8 @@ func (c *contentView) nameSource() string {
 	return c.uri
 }
 
-func (c *contentView) view(m *model, w, h int) []string {
-	st := m.st
+func (c *contentScreen) View(w, h int) []string {
+	st := c.e.st
 	mime := c.op.MimeType
 	if mime == "" {
 		mime = "no mime type"
@@ -152,12 +173,11 @@ func (c *contentView) view(m *model, w, h int) []string {
 		return box(out, w, h)
 	}
 	if c.lines == nil {
-		out = append(out, "", "  "+m.spin.View()+" formatting…")
+		out = append(out, "", "  "+c.e.spin.View()+" formatting…")
 		return box(out, w, h)
 	}
-	body := h - 2
-	c.yoff = max(0, min(c.yoff, len(c.lines)-body))
-	for _, l := range c.lines[min(c.yoff, len(c.lines)):] {
+	c.sc.clamp(len(c.lines), h-2)
+	for _, l := range c.lines[min(c.sc.top, len(c.lines)):] {
 		if len(out) >= h {
 			break
 		}

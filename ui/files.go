@@ -3,12 +3,12 @@ package ui
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -36,15 +36,15 @@ const (
 	clipURI
 )
 
-// copy is the one way anything reaches the clipboard (OSC 52): what is
-// pasted is what was shown, never raw peer text that could end a
+// copyText is the one way anything reaches the clipboard (OSC 52): what
+// is pasted is what was shown, never raw peer text that could end a
 // bracketed paste or hide a command in an escape payload.
-func (m *model) copy(what string, kind clipKind, s string) tea.Cmd {
+func copyText(e *env, what string, kind clipKind, s string) tea.Cmd {
 	s = clipboardText(kind, s)
 	if s == "" {
-		return m.setStatus(statusInfo, "nothing to copy: no "+what)
+		return e.info("nothing to copy: no " + what)
 	}
-	return tea.Batch(tea.SetClipboard(s), m.setStatus(statusOK, fmt.Sprintf("copied %s (%s) to the clipboard", what, humanBytes(int64(len(s))))))
+	return tea.Batch(tea.SetClipboard(s), e.setStatus(statusOK, fmt.Sprintf("copied %s (%s) to the clipboard", what, humanBytes(int64(len(s))))))
 }
 
 func clipboardText(kind clipKind, s string) string {
@@ -104,49 +104,36 @@ func isBidiOrInvisible(r rune) bool {
 
 // copyChoice is the key after y: u resource URI, a access URI, t element
 // text, j element JSON.
-func (m *model) copyChoice(k string) tea.Cmd {
-	var resURI, access string
-	if t := m.currentTrace(); t != nil {
-		resURI = t.uri
-	}
-	if m.doc != nil && m.screen == screenDocument {
-		access = m.doc.op.Access.URI
-		resURI = m.doc.uri
-	} else if m.content != nil && m.screen == screenContent {
-		access = m.content.op.Access.URI
-		resURI = m.content.uri
-	}
-	switch k {
-	case "u":
-		return m.copy("resource URI", clipURI, resURI)
-	case "a":
-		return m.copy("access URI", clipURI, access)
-	case "t", "j":
-		var el *dpe.Element
-		if m.doc != nil {
-			el = m.doc.selected()
+func (m *model) copyChoice(c copyMenuMsg, msg tea.KeyPressMsg) tea.Cmd {
+	e := m.e
+	k := e.keys
+	switch {
+	case matches(msg, k.CopyRes):
+		return copyText(e, "resource URI", clipURI, c.resURI)
+	case matches(msg, k.CopyAccess):
+		return copyText(e, "access URI", clipURI, c.access)
+	case matches(msg, k.CopyText), matches(msg, k.CopyJSON):
+		if c.json == "" {
+			return e.info("no element selected")
 		}
-		if el == nil {
-			return m.setStatus(statusInfo, "no element selected")
+		if matches(msg, k.CopyText) {
+			return copyText(e, "element text", clipText, c.text)
 		}
-		if k == "t" {
-			return m.copy("element text", clipText, el.Text)
-		}
-		return m.copy("element JSON", clipJSON, string(el.Raw))
-	case "esc":
+		return copyText(e, "element JSON", clipJSON, c.json)
+	case matches(msg, k.Cancel):
 		return nil
 	}
-	return m.setStatus(statusInfo, "copy: unknown choice "+sanitizeLine(k)+" (u resource URI · a access URI · t text · j JSON)")
+	return e.info("copy: unknown choice " + sanitizeLine(msg.String()) + " (u resource URI · a access URI · t text · j JSON)")
 }
 
 // resolvePath makes a typed name absolute under SaveDir.
-func (m *model) resolvePath(name string) (string, error) {
+func resolvePath(opt Options, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return "", errors.New("no file name")
 	}
 	if !filepath.IsAbs(name) {
-		dir := m.opt.SaveDir
+		dir := opt.SaveDir
 		if dir == "" {
 			wd, err := os.Getwd()
 			if err != nil {
@@ -176,60 +163,74 @@ func writeNew(path string, data []byte) error {
 	return f.Close()
 }
 
-func (m *model) writeFileCmd(what, name string, data func() ([]byte, error)) tea.Cmd {
-	path, err := m.resolvePath(name)
+// writeFile writes what data returns to a new file, off the loop. data
+// runs in the command: it must only read values Update handed it.
+func writeFile(e *env, what, name string, data func() ([]byte, error)) tea.Cmd {
+	path, err := resolvePath(e.opt, name)
 	if err != nil {
-		return m.setErr(what, err)
+		return e.setErr(what, err)
 	}
-	var mu interface {
-		Lock()
-		Unlock()
-	}
-	if m.doc != nil {
-		mu = m.doc.mu
-	}
-	return m.start("writing "+sanitizeLine(filepath.Base(path)), 0, func(ctx context.Context, id int) tea.Msg {
-		if mu != nil {
-			mu.Lock()
-			defer mu.Unlock()
-		}
+	_, cmd := e.start("writing "+sanitizeLine(filepath.Base(path)), 0, func(ctx context.Context, id int) tea.Msg {
 		b, err := data()
 		if err != nil {
-			return errMsg{opID: id, what: what, err: err}
+			return errMsg{id: id, what: what, err: err}
 		}
 		if err := writeNew(path, b); err != nil {
-			return errMsg{opID: id, what: what, err: err}
+			return errMsg{id: id, what: what, err: err}
 		}
-		return savedMsg{opID: id, path: path, what: what}
+		return savedMsg{id: id, path: path, what: what}
 	})
+	return cmd
 }
 
-// export writes the document or the current page as Markdown, or as JSON
-// when the name ends in .json.
-func (m *model) export(name string, pageOnly bool) tea.Cmd {
-	d := m.doc
-	if d == nil {
-		return nil
-	}
+// export writes the current page, or the whole document (every page
+// loaded first: exportDoc), as Markdown, or as JSON when the name ends in
+// .json.
+func (d *documentScreen) export(name string, pageOnly bool) tea.Cmd {
 	asJSON := strings.EqualFold(filepath.Ext(name), ".json")
-	if pageOnly {
-		p := d.curPage()
-		if p == nil {
-			return m.setStatus(statusInfo, "the page is not loaded yet")
-		}
-		if asJSON {
-			return m.writeFileCmd("page JSON", name, func() ([]byte, error) { return indentJSON(p.Raw), nil })
-		}
-		return m.writeFileCmd("page Markdown", name, func() ([]byte, error) { return []byte(render.PageMarkdown(p)), nil })
+	if !pageOnly {
+		return d.exportDoc(name, asJSON)
+	}
+	p := d.curPage()
+	if p == nil {
+		return d.e.info("the page is not loaded yet")
 	}
 	if asJSON {
-		if body := d.op.Body; len(body) > 0 {
-			return m.writeFileCmd("document JSON", name, func() ([]byte, error) { return body, nil })
-		}
-		return m.writeFileCmd("document JSON", name, func() ([]byte, error) { return documentJSON(d), nil })
+		raw := pageJSON(d, d.page, d.doc().Pages[d.page])
+		return writeFile(d.e, "page JSON", name, func() ([]byte, error) { return indentJSON(raw), nil })
 	}
-	doc := d.doc()
-	return m.writeFileCmd("document Markdown", name, func() ([]byte, error) { return []byte(render.Markdown(doc)), nil })
+	return writeFile(d.e, "page Markdown", name, func() ([]byte, error) { return []byte(render.PageMarkdown(p)), nil })
+}
+
+// writeExport writes the whole document from the pages the UI holds: a
+// snapshot built here, in Update, that the command only reads.
+func (d *documentScreen) writeExport(name string, asJSON bool, failed []int) tea.Cmd {
+	e := d.e
+	var cmd tea.Cmd
+	if len(failed) > 0 {
+		sort.Ints(failed)
+		cmd = e.setStatus(statusErr, fmt.Sprintf("%d pages could not be loaded (first: page %d); they are marked in the export", len(failed), failed[0]+1))
+	}
+	if asJSON {
+		var body []byte
+		if len(d.op.Body) > 0 && !d.hasManifestPages() {
+			body = d.op.Body
+		} else {
+			body = documentJSON(d)
+		}
+		return tea.Batch(cmd, writeFile(e, "document JSON", name, func() ([]byte, error) { return body, nil }))
+	}
+	src := d.doc()
+	snap := &dpe.Document{DocRef: src.DocRef, URI: src.URI, FileURI: src.FileURI, FileType: src.FileType, Title: src.Title,
+		Summary: src.Summary, PageCount: src.PageCount, Keywords: src.Keywords, LastModified: src.LastModified}
+	for i, p := range src.Pages {
+		if q := d.pages[i].p; q != nil {
+			snap.Pages = append(snap.Pages, q)
+		} else {
+			snap.Pages = append(snap.Pages, &dpe.Page{Index: p.Index, Title: p.Title, ElementCount: -1})
+		}
+	}
+	return tea.Batch(cmd, writeFile(e, "document Markdown", name, func() ([]byte, error) { return []byte(render.Markdown(snap)), nil }))
 }
 
 func indentJSON(raw []byte) []byte {
@@ -278,34 +279,11 @@ func safeFileName(s string) string {
 	return s
 }
 
-// imageData decodes an Image element's image_base64 (proposal §3.4).
-func imageData(el *dpe.Element) ([]byte, string, error) {
-	b64 := metaString(el, "image_base64")
-	mime := metaString(el, "image_mime_type")
-	if b64 == "" {
-		return nil, mime, errors.New("this image has no image_base64 data")
-	}
-	if i := strings.Index(b64, ","); strings.HasPrefix(b64, "data:") && i > 0 {
-		if mime == "" {
-			mime = strings.TrimSuffix(strings.TrimPrefix(b64[:i], "data:"), ";base64")
-		}
-		b64 = b64[i+1:]
-	}
-	data, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
-	if err != nil {
-		data, err = base64.RawStdEncoding.DecodeString(strings.TrimSpace(b64))
-	}
-	if err != nil {
-		return nil, mime, fmt.Errorf("image_base64 is not valid base64: %w", err)
-	}
-	return data, mime, nil
-}
-
 // imageName is the URI the saved name is taken from: the image's own URL
 // when it has one, else the document URI plus the element id.
-func imageName(d *documentView, el *dpe.Element) string {
+func imageName(d *documentScreen, el *dpe.Element) string {
 	for _, k := range []string{"image_url", "image_path", "url", "uri"} {
-		if s := metaString(el, k); s != "" {
+		if s := el.MetaString(k); s != "" {
 			return s
 		}
 	}
@@ -317,25 +295,19 @@ func imageName(d *documentView, el *dpe.Element) string {
 	return strings.TrimRight(base, "/") + "/" + id
 }
 
-func (m *model) saveImage(name string) tea.Cmd {
-	if m.doc == nil {
-		return nil
-	}
-	el := m.doc.selected()
+// saveImage writes the selected image's bytes (render.ImageData decodes
+// and bounds them).
+func (d *documentScreen) saveImage(name string) tea.Cmd {
+	el := d.selected()
 	if el == nil {
 		return nil
 	}
-	data, _, err := imageData(el)
+	data, _, err := render.ImageData(el, d.e.renderer.Limits().MaxImageBytes)
 	if err != nil {
-		return m.setErr("save image", err)
+		return d.e.setErr("save image", err)
 	}
-	return m.writeFileCmd("image", name, func() ([]byte, error) { return data, nil })
-}
-
-func (m *model) saveContent(name string) tea.Cmd {
-	if m.content == nil {
-		return nil
+	if len(data) == 0 {
+		return d.e.info("this image has no image_base64 data")
 	}
-	body := m.content.op.Body
-	return m.writeFileCmd("content", name, func() ([]byte, error) { return body, nil })
+	return writeFile(d.e, "image", name, func() ([]byte, error) { return data, nil })
 }

@@ -218,7 +218,7 @@ func TestGolden(t *testing.T) {
 		}},
 		{name: "inspector", drive: func(s *session) {
 			s.toDocument()
-			s.keys("t", "enter")
+			s.keys("t", ".")
 			s.waitFor("ele_metadata")
 		}},
 		{name: "raw", drive: func(s *session) {

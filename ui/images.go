@@ -65,7 +65,7 @@ type imageDecodedMsg struct {
 
 // reset starts over for a new document (or none): in-flight work for the
 // old one is cancelled and its results will not match.
-func (l *imageLoader) reset(m *model) {
+func (l *imageLoader) reset(r *render.Renderer) {
 	if l.cancel != nil {
 		l.cancel()
 	}
@@ -73,7 +73,7 @@ func (l *imageLoader) reset(m *model) {
 	*l = imageLoader{gen: gen, probing: map[int]bool{}, probed: map[int]map[int]render.Preview{},
 		started: map[imgKey]bool{}, pageUsed: map[int]int64{}}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
-	m.renderer.DropPreviews()
+	r.DropPreviews()
 }
 
 func (l *imageLoader) stop() {
@@ -83,8 +83,8 @@ func (l *imageLoader) stop() {
 	}
 }
 
-func (m *model) imageBudgets() (page, doc int64, decoders int) {
-	page, doc, decoders = m.opt.ImagePagePixels, m.opt.ImageDocPixels, m.opt.ImageDecoders
+func imageBudgets(opt Options) (page, doc int64, decoders int) {
+	page, doc, decoders = opt.ImagePagePixels, opt.ImageDocPixels, opt.ImageDecoders
 	if page <= 0 {
 		page = defaultImagePagePixels
 	}
@@ -97,13 +97,14 @@ func (m *model) imageBudgets() (page, doc int64, decoders int) {
 	return page, doc, decoders
 }
 
-// scheduleImages is run after every message: it starts the probe of the
-// page on screen, then decodes for the images in view, within the budgets
-// and the concurrency bound. It only starts commands.
-func (m *model) scheduleImages() tea.Cmd {
-	l := &m.images
-	d := m.doc
-	if l.stopped || l.ctx == nil || d == nil || m.screen != screenDocument {
+// schedule is run after every message the document screen handles: it
+// starts the probe of the page on screen, then decodes for the images in
+// view, within the budgets and the concurrency bound. It only starts
+// commands.
+func (d *documentScreen) schedule() tea.Cmd {
+	e := d.e
+	l := &d.images
+	if l.stopped || l.ctx == nil || e.opt.Images == "off" {
 		return nil
 	}
 	p := d.curPage()
@@ -113,21 +114,21 @@ func (m *model) scheduleImages() tea.Cmd {
 	page := d.page
 	if !l.probing[page] {
 		l.probing[page] = true
-		return m.probeImages(page, p)
+		return d.probeImages(page, p)
 	}
 	probed := l.probed[page]
-	if len(probed) == 0 || !m.renderer.Theme().Color {
+	if len(probed) == 0 || !e.renderer.Theme().Color {
 		return nil
 	}
-	pageBudget, docBudget, decoders := m.imageBudgets()
+	pageBudget, docBudget, decoders := imageBudgets(e.opt)
 	if l.inflight >= decoders {
 		return nil
 	}
-	_, cw := docLayout(m.width)
-	d.ensureBlocks(m, cw)
+	_, cw := d.layout(e.width)
+	d.ensureBlocks(cw)
 	h := d.h
 	if h <= 0 {
-		h = m.bodyHeight() - 1
+		h = e.bodyHeight() - 1
 	}
 	blocks := d.cache.blocks
 	if len(blocks) == 0 {
@@ -157,10 +158,10 @@ func (m *model) scheduleImages() tea.Cmd {
 			l.docUsed += px
 			l.inflight++
 			l.decodes++
-			cmds = append(cmds, m.decodeImage(page, idx, el))
+			cmds = append(cmds, d.decodeImage(page, idx, el))
 			continue
 		}
-		m.renderer.SetPreview(el, pr)
+		e.renderer.SetPreview(el, pr)
 		changed = true
 	}
 	if changed {
@@ -180,12 +181,12 @@ func megapixels(n int64) string {
 }
 
 // probeImages reads the headers of every image on a page in one command.
-func (m *model) probeImages(page int, p *dpe.Page) tea.Cmd {
-	l := &m.images
+func (d *documentScreen) probeImages(page int, p *dpe.Page) tea.Cmd {
+	l := &d.images
 	ctx, gen := l.ctx, l.gen
-	lim := m.renderer.Limits()
+	lim := d.e.renderer.Limits()
 	els := p.Elements
-	return m.safe(0, func() tea.Msg {
+	return d.e.safe(0, func() tea.Msg {
 		msg := imagesProbedMsg{gen: gen, page: page}
 		for i, el := range els {
 			if ctx.Err() != nil {
@@ -204,12 +205,13 @@ func (m *model) probeImages(page int, p *dpe.Page) tea.Cmd {
 	})
 }
 
-func (m *model) onImagesProbed(msg imagesProbedMsg) {
-	l := &m.images
-	if msg.gen != l.gen || m.doc == nil || msg.page >= len(m.doc.doc().Pages) {
+func (d *documentScreen) onImagesProbed(msg imagesProbedMsg) {
+	l := &d.images
+	if msg.gen != l.gen || msg.page >= len(d.pages) || d.pages[msg.page].p == nil {
 		return
 	}
-	p := m.doc.doc().Pages[msg.page]
+	r := d.e.renderer
+	p := d.pages[msg.page].p
 	byIdx := map[int]render.Preview{}
 	for i, el := range msg.els {
 		idx := msg.idx[i]
@@ -217,38 +219,38 @@ func (m *model) onImagesProbed(msg imagesProbedMsg) {
 			continue // the page changed under the probe
 		}
 		pr := msg.previews[i]
-		if !m.renderer.Theme().Color {
+		if !r.Theme().Color {
 			pr.Pending = false
 		}
 		byIdx[idx] = pr
-		m.renderer.SetPreview(el, pr)
+		r.SetPreview(el, pr)
 	}
 	l.probed[msg.page] = byIdx
-	if msg.page == m.doc.page {
-		m.doc.invalidate()
+	if msg.page == d.page {
+		d.invalidate()
 	}
 }
 
-func (m *model) decodeImage(page, idx int, el *dpe.Element) tea.Cmd {
-	l := &m.images
+func (d *documentScreen) decodeImage(page, idx int, el *dpe.Element) tea.Cmd {
+	l := &d.images
 	ctx, gen := l.ctx, l.gen
-	lim := m.renderer.Limits()
-	return m.safe(0, func() tea.Msg {
+	lim := d.e.renderer.Limits()
+	return d.e.safe(0, func() tea.Msg {
 		img, err := render.DecodePreview(ctx, el, lim)
 		return imageDecodedMsg{gen: gen, page: page, el: idx, ptr: el, img: img, err: err}
 	})
 }
 
-func (m *model) onImageDecoded(msg imageDecodedMsg) {
-	l := &m.images
+func (d *documentScreen) onImageDecoded(msg imageDecodedMsg) {
+	l := &d.images
 	if msg.gen != l.gen {
 		return
 	}
 	l.inflight = max(0, l.inflight-1)
-	if m.doc == nil || msg.page >= len(m.doc.doc().Pages) {
+	if msg.page >= len(d.pages) || d.pages[msg.page].p == nil {
 		return
 	}
-	p := m.doc.doc().Pages[msg.page]
+	p := d.pages[msg.page].p
 	if msg.el >= len(p.Elements) || p.Elements[msg.el] != msg.ptr {
 		return
 	}
@@ -263,8 +265,8 @@ func (m *model) onImageDecoded(msg imageDecodedMsg) {
 		pr.Thumb = msg.img
 	}
 	l.probed[msg.page][msg.el] = pr
-	m.renderer.SetPreview(msg.ptr, pr)
-	if msg.page == m.doc.page {
-		m.doc.invalidate()
+	d.e.renderer.SetPreview(msg.ptr, pr)
+	if msg.page == d.page {
+		d.invalidate()
 	}
 }

@@ -96,7 +96,7 @@ func TestImages_TwoThousandImagePageQuitsAtOnce(t *testing.T) {
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(countingModel)
 	// q is the next message after whatever was already queued: at most the
 	// decodes in flight (the concurrency bound) answer before it.
-	_, _, decoders := fm.m.imageBudgets()
+	_, _, decoders := imageBudgets(fm.m.e.opt)
 	if n := c.afterQ.Load(); n > int64(2+decoders) {
 		t.Fatalf("%d messages handled from q to the end, want q, the quit and at most %d decode results", n, decoders)
 	}
@@ -104,7 +104,7 @@ func TestImages_TwoThousandImagePageQuitsAtOnce(t *testing.T) {
 		t.Fatalf("%d messages in all for one page: decoding is not bounded", n)
 	}
 	// Every image declares 16.7 MP; the 64 MP page budget lets 3 decode.
-	if got := fm.m.images.decodes; got > 3 {
+	if got := fm.m.docS().images.decodes; got > 3 {
 		t.Fatalf("%d decodes started, want at most 3 (page budget)", got)
 	}
 }
@@ -112,7 +112,7 @@ func TestImages_TwoThousandImagePageQuitsAtOnce(t *testing.T) {
 func TestImages_PageBudgetPlaceholderSaysWhy(t *testing.T) {
 	m := openImages(t, nil, decodedDoc(t, imagePageDoc(t, 20, bombPNG(t))))
 	// Only images in view (plus a small lookahead) were even considered.
-	if n := len(m.images.started); n >= 20 {
+	if n := len(m.docS().images.started); n >= 20 {
 		t.Fatalf("%d of 20 images handled at once: off-screen ones must wait", n)
 	}
 	press(t, m, "G") // the end of the page: past the three that fit
@@ -120,25 +120,25 @@ func TestImages_PageBudgetPlaceholderSaysWhy(t *testing.T) {
 	if !strings.Contains(out, "image not previewed: page pixel budget 64 MP reached") {
 		t.Fatalf("no budget placeholder on screen:\n%s", out)
 	}
-	if m.images.decodes != 3 {
-		t.Fatalf("decodes = %d, want 3 (3×16.7 MP fit in 64 MP)", m.images.decodes)
+	if m.docS().images.decodes != 3 {
+		t.Fatalf("decodes = %d, want 3 (3×16.7 MP fit in 64 MP)", m.docS().images.decodes)
 	}
 }
 
 func TestImages_DocumentBudgetAndStaleResultsDropped(t *testing.T) {
 	m := openImages(t, func(o *Options) { o.ImageDocPixels = 40 }, // the tiny PNG is 8×4: one fits
 		decodedDoc(t, imagePageDoc(t, 4, tinyPNG(t))))
-	if m.images.decodes != 1 {
-		t.Fatalf("decodes = %d, want 1 within a 40-pixel document budget", m.images.decodes)
+	if m.docS().images.decodes != 1 {
+		t.Fatalf("decodes = %d, want 1 within a 40-pixel document budget", m.docS().images.decodes)
 	}
 	if out := frame(m); !strings.Contains(out, "image not previewed: document pixel budget 40 pixels reached") {
 		t.Fatalf("no document budget placeholder:\n%s", out)
 	}
 	// A result from an older document generation is dropped.
-	el := m.doc.doc().Pages[0].Elements[0]
-	before, _ := m.renderer.PreviewOf(el)
-	m.update(imageDecodedMsg{gen: m.images.gen - 1, page: 0, el: 0, ptr: el, err: context.Canceled})
-	after, _ := m.renderer.PreviewOf(el)
+	el := m.docS().pages[0].p.Elements[0]
+	before, _ := m.e.renderer.PreviewOf(el)
+	m.update(imageDecodedMsg{gen: m.docS().images.gen - 1, page: 0, el: 0, ptr: el, err: context.Canceled})
+	after, _ := m.e.renderer.PreviewOf(el)
 	if before.Problem != after.Problem || (before.Thumb == nil) != (after.Thumb == nil) {
 		t.Fatal("a stale decode result changed the preview")
 	}
@@ -153,8 +153,8 @@ func openImages(t *testing.T, tweak func(*Options), op *dpe.Opened) *model {
 		tweak(&opt)
 	}
 	m := New(opt).m
-	o := m.ops.add("open", 0)
-	run(t, m, m.update(openedMsg{opID: o.id, opened: op, uri: "img.json", opener: &dpe.Opener{}, trace: newTraceLog("img.json", "")}))
+	o := m.e.ops.add("open", 0)
+	run(t, m, m.update(openedFor(m, o.id, op, "img.json")))
 	return m
 }
 
@@ -196,12 +196,12 @@ func BenchmarkKeyToFrameWhileImagesDecode(b *testing.B) {
 			}
 		}()
 	}
-	o := m.ops.add("open", 0)
+	o := m.e.ops.add("open", 0)
 	op := decodedDoc(b, imagePageDoc(b, 2000, bombPNG(b)))
-	runCmd(m.update(openedMsg{opID: o.id, opened: op, uri: "img.json", opener: &dpe.Opener{}, trace: newTraceLog("img.json", "")}))
+	runCmd(m.update(openedFor(m, o.id, op, "img.json")))
 	// Wait for the header probe, so that decodes are running when timing
 	// starts.
-	for m.images.probed[0] == nil {
+	for m.docS().images.probed[0] == nil {
 		runCmd(m.update(<-results))
 	}
 	_ = m.view()
@@ -221,5 +221,5 @@ func BenchmarkKeyToFrameWhileImagesDecode(b *testing.B) {
 		_ = m.view()
 		i++
 	}
-	b.ReportMetric(float64(m.images.decodes), "decodes")
+	b.ReportMetric(float64(m.docS().images.decodes), "decodes")
 }

@@ -111,27 +111,23 @@ func TestInjection_EveryScreenAndOverlayShowsOnlyOwnSGR(t *testing.T) {
 	r.Annotations = json.RawMessage(`{"` + jsonEsc(hostile) + `":"` + jsonEsc(hostile) + `"}`)
 	f.pages[hostile] = map[string]*client.ResourcePage{"": {Resources: []client.Resource{r}}}
 	m := newTestModel(t, f)
-	run(t, m, m.loadComputers())
+	listOffice(t, m)
 	check := func(where string) {
 		t.Helper()
 		checkOnlyOwnSGR(t, where, m.view().Content)
 	}
 	check("office")
-	m.servers = serversView{computer: hostile}
-	m.screen = screenServers
-	run(t, m, m.loadConfig(hostile))
+	pushServers(t, m, hostile)
 	check("servers")
-	m.screen = screenResources
-	m.res = newResourcesView(hostile, hostile)
-	run(t, m, m.res.loadNext(m, false))
-	m.res.showAll, m.res.detail = true, true
-	m.res.refilter()
+	pushResources(t, m, hostile, hostile)
+	m.resS().showAll, m.resS().detail = true, true
+	m.resS().refilter()
 	check("resources + detail pane")
 	press(t, m, "d")
 	check("resources + large detail pane")
 
-	o := m.ops.add("open", 0)
-	run(t, m, m.update(openedMsg{opID: o.id, opened: hostileDoc(t), uri: "dpe://h/" + hostile, opener: &dpe.Opener{}, trace: newTraceLog("dpe://h/"+hostile, "")}))
+	o := m.e.ops.add("open", 0)
+	run(t, m, m.update(openedFor(m, o.id, hostileDoc(t), "dpe://h/"+hostile)))
 	check("document")
 	for i := range 8 {
 		press(t, m, "enter")
@@ -149,20 +145,20 @@ func TestInjection_EveryScreenAndOverlayShowsOnlyOwnSGR(t *testing.T) {
 			press(t, m, "j")
 		}
 	}
-	run(t, m, m.setErr("get_dpe", errors.New(hostile+" http://alice:pw@host/?token=x")))
+	run(t, m, m.e.setErr("get_dpe", errors.New(hostile+" http://alice:pw@host/?token=x")))
 	check("status line")
 
 	md := "[site](http://evil.example/x) and <http://evil.example/y>\n\n# " + hostile + "\n\n[" + hostile + "](http://evil.example/" + hostile + ")\n"
-	o = m.ops.add("open", 0)
-	run(t, m, m.update(openedMsg{opID: o.id, opened: &dpe.Opened{Kind: dpe.KindMarkdown, MimeType: "text/markdown", Body: []byte(md)}, uri: "dpe://h/md", opener: &dpe.Opener{}, trace: newTraceLog("dpe://h/md", "")}))
+	o = m.e.ops.add("open", 0)
+	run(t, m, m.update(openedFor(m, o.id, &dpe.Opened{Kind: dpe.KindMarkdown, MimeType: "text/markdown", Body: []byte(md)}, "dpe://h/md")))
 	out := m.view().Content
 	if !strings.Contains(out, "evil.example") {
 		t.Fatalf("the Markdown view should show the link target as text:\n%s", ansi.Strip(out)[:min(len(out), 2000)])
 	}
 	check("content (Markdown with links)")
-	o = m.ops.add("connect", 0)
-	m.update(connectFailedMsg{opID: o.id, err: errors.New("dial --url http://alice:pw@host/?token=x: " + hostile)})
-	if m.screen != screenError {
+	o = m.e.ops.add("connect", 0)
+	m.update(connectFailedMsg{id: o.id, err: errors.New("dial --url http://alice:pw@host/?token=x: " + hostile)})
+	if m.errorS() == nil {
 		t.Fatal("no error screen")
 	}
 	check("error screen")
@@ -182,7 +178,7 @@ func TestClipboard_CopiesWhatWasShown(t *testing.T) {
 	m := openImages(t, nil, decodedDoc(t, raw))
 	press(t, m, "enter") // the inspector shows the text field
 	shown := textShownInInspector(t, m)
-	m.overlay = overlayNone
+	m.overlay = nil
 	cmd := m.update(keyMsg("y"))
 	run(t, m, cmd)
 	got := clipboardOf(t, m.update(keyMsg("t")))
@@ -213,7 +209,7 @@ func TestClipboard_CopiesWhatWasShown(t *testing.T) {
 // textShownInInspector joins the inspector's "text" rows as displayed.
 func textShownInInspector(t *testing.T, m *model) string {
 	t.Helper()
-	lines := m.insp.lines(m, m.width)
+	lines := m.overlay.(*inspector).lines(m.e.width)
 	var rows []string
 	in := false
 	for _, l := range lines {

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -13,68 +12,141 @@ import (
 	"github.com/dpe-tui/dpe-tui/render"
 )
 
-// inspectorView shows everything about one element: category, ids,
-// structure, coordinates, every ele_metadata field (complete, not
-// truncated) and the element's raw JSON.
-type inspectorView struct {
-	yoff  int
+// inspector shows everything about one element: category, ids, structure
+// (with links both ways: enter on one jumps there), coordinates as a box,
+// every ele_metadata field (complete, not truncated) and the raw JSON.
+type inspector struct {
+	e     *env
+	d     *documentScreen
+	el    *dpe.Element
+	page  int
+	sel   int
+	list  scroller
 	cache []string
-	key   string
+	links map[int]elemRef
+	w     int
+	gen   int
 }
+
+// elemRef is an element the inspector links to.
+type elemRef struct{ page, el int }
 
 // maxInspect bounds one value in the inspector so a hostile 100 MB string
 // cannot stall the view.
 const maxInspect = 64 << 10
 
-func (v *inspectorView) invalidate() { v.cache = nil }
+// maxLinks bounds the reverse links listed per kind.
+const maxLinks = 200
 
-func (v *inspectorView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
-	n := len(v.lines(m, m.width))
-	h := m.bodyHeight()
-	switch msg.String() {
-	case "up", "k":
-		v.yoff--
-	case "down", "j":
-		v.yoff++
-	case "pgup", "ctrl+b", "ctrl+u":
-		v.yoff -= h - 1
-	case "pgdown", "ctrl+f", "ctrl+d", "space":
-		v.yoff += h - 1
-	case "g", "home":
-		v.yoff = 0
-	case "G", "end":
-		v.yoff = n
-	case "y":
-		m.copyMenu = true
-	case "v":
-		m.raw = newRawView(scopeElement)
-		m.overlay = overlayRaw
-	case "enter":
-		m.overlay = overlayNone
+func newInspector(e *env, d *documentScreen) *inspector {
+	return &inspector{e: e, d: d, el: d.selected(), page: d.page, sel: d.sel}
+}
+
+func (v *inspector) Update(msg tea.Msg) (screen, tea.Cmd) {
+	e := v.e
+	k := e.keys
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		lines := v.lines(e.width)
+		if v.list.nav(k, msg, len(lines), e.bodyHeight()) {
+			return v, nil
+		}
+		switch {
+		case matches(msg, k.Back):
+			return v, v.e.ask(closeOverlayMsg{})
+		case matches(msg, k.Enter):
+			if r, ok := v.links[v.list.cur]; ok {
+				return v, tea.Batch(v.e.ask(closeOverlayMsg{}), v.e.ask(jumpMsg{page: r.page, el: r.el}))
+			}
+			return v, e.info("enter jumps from a linked element line (parent, related, children, referenced by)")
+		case matches(msg, k.Copy):
+			return v, v.e.ask(copyMenuMsg{resURI: v.d.uri, access: v.d.op.Access.URI, text: v.el.Text, json: string(v.el.Raw)})
+		case matches(msg, k.Raw):
+			return v, v.e.ask(overlayMsg{s: newRawOverlay(e, v.d, scopeElement)})
+		}
+	case tea.MouseWheelMsg:
+		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.lines(e.width)), e.bodyHeight())
 	}
-	v.yoff = max(0, min(v.yoff, n-h))
+	return v, nil
+}
+
+// find locates an element by id: this page first, then the other loaded
+// pages.
+func (v *inspector) find(id string) (elemRef, bool) {
+	if id == "" {
+		return elemRef{}, false
+	}
+	order := []int{v.page}
+	for i := range v.d.pages {
+		if i != v.page {
+			order = append(order, i)
+		}
+	}
+	for _, pi := range order {
+		p := v.d.pages[pi].p
+		if p == nil {
+			continue
+		}
+		for j, el := range p.Elements {
+			if el.ID == id {
+				return elemRef{pi, j}, true
+			}
+		}
+	}
+	return elemRef{}, false
+}
+
+// reverse lists the elements on this page whose parent_id is the element
+// (children) and whose related_ids name it (referenced by).
+func (v *inspector) reverse() (children, refs []elemRef) {
+	id := v.el.ID
+	p := v.d.pages[v.page].p
+	if id == "" || p == nil {
+		return nil, nil
+	}
+	for j, el := range p.Elements {
+		if j == v.sel {
+			continue
+		}
+		if el.MetaString("parent_id") == id && len(children) < maxLinks {
+			children = append(children, elemRef{v.page, j})
+		}
+		for _, r := range metaStrings(el, "related_ids") {
+			if r == id && len(refs) < maxLinks {
+				refs = append(refs, elemRef{v.page, j})
+				break
+			}
+		}
+	}
+	return children, refs
+}
+
+func metaStrings(el *dpe.Element, k string) []string {
+	raw, ok := el.Metadata[k]
+	if !ok {
+		return nil
+	}
+	var ss []string
+	if json.Unmarshal(raw, &ss) == nil {
+		return ss
+	}
+	if s := el.MetaString(k); s != "" {
+		return []string{s}
+	}
 	return nil
 }
 
-func (v *inspectorView) lines(m *model, w int) []string {
-	d := m.doc
-	if d == nil {
-		return nil
-	}
-	el := d.selected()
-	if el == nil {
-		return []string{"", m.st.dim.Render("  no element selected")}
-	}
-	key := fmt.Sprintf("%p/%d/%s", el, w, m.theme)
-	if v.cache != nil && v.key == key {
+func (v *inspector) lines(w int) []string {
+	if v.cache != nil && v.w == w && v.gen == v.e.themeGen {
 		return v.cache
 	}
-	st := m.st
+	st := v.e.st
+	el := v.el
 	var out []string
+	links := map[int]elemRef{}
 	kv := func(k, val string) {
 		// ele_metadata keys are peer text too: sanitized before fit.
 		k = sanitizeLine(k)
-		// complete value, wrapped over lines; sanitized, never truncated
 		more := 0
 		if len(val) > maxInspect {
 			// complete up to a generous cap; y t / y j copy the whole value
@@ -100,11 +172,19 @@ func (v *inspectorView) lines(m *model, w int) []string {
 			out = append(out, "  "+st.label.Render(fit(k, 18)))
 		}
 	}
-	section := func(s string) {
-		out = append(out, "", " "+st.title.Render(s))
+	link := func(label string, r elemRef, ok bool, id string) {
+		if !ok {
+			kv(label, id+"  (not on a loaded page)")
+			return
+		}
+		t := v.d.pages[r.page].p.Elements[r.el]
+		desc := fmt.Sprintf("%s → p%d e%d %s: %s", id, r.page+1, r.el+1, dpe.NormalizeCategory(t.Category), firstLine(t.Text))
+		links[len(out)] = r
+		out = append(out, "  "+st.label.Render(fit(sanitizeLine(label), 18))+" "+st.key.Render("↪ ")+clip(sanitizeLine(desc), max(10, w-24)))
 	}
+	section := func(s string) { out = append(out, "", " "+st.title.Render(s)) }
 	cat := dpe.NormalizeCategory(el.Category)
-	out = append(out, " "+st.title.Render(fmt.Sprintf("Element %d of page %d", d.sel+1, d.page+1)))
+	out = append(out, " "+st.title.Render(fmt.Sprintf("Element %d of page %d", v.sel+1, v.page+1)))
 	catLine := cat
 	if cat != el.Category {
 		catLine += "  (as sent: " + el.Category + ")"
@@ -117,11 +197,46 @@ func (v *inspectorView) lines(m *model, w int) []string {
 	kv("doc_ref", orDash(el.DocRef))
 	kv("page_index", fmt.Sprint(el.PageIndex))
 	section("Structure")
-	kv("parent_id", orDash(metaText(el, "parent_id")))
-	kv("related_ids", orDash(metaText(el, "related_ids")))
-	kv("category_depth", orDash(metaText(el, "category_depth")))
+	if pid := el.MetaString("parent_id"); pid != "" {
+		r, ok := v.find(pid)
+		link("parent_id", r, ok, pid)
+	} else {
+		kv("parent_id", "—")
+	}
+	if rel := metaStrings(el, "related_ids"); len(rel) > 0 {
+		for i, id := range rel {
+			if i == maxLinks {
+				kv("", fmt.Sprintf("… %d more", len(rel)-maxLinks))
+				break
+			}
+			r, ok := v.find(id)
+			label := ""
+			if i == 0 {
+				label = "related_ids"
+			}
+			link(label, r, ok, id)
+		}
+	} else {
+		kv("related_ids", "—")
+	}
+	kv("category_depth", orDash(el.MetaString("category_depth")))
+	children, refs := v.reverse()
+	for i, r := range children {
+		label := ""
+		if i == 0 {
+			label = "children"
+		}
+		link(label, r, true, v.d.pages[r.page].p.Elements[r.el].ID)
+	}
+	for i, r := range refs {
+		label := ""
+		if i == 0 {
+			label = "referenced by"
+		}
+		link(label, r, true, orDash(v.d.pages[r.page].p.Elements[r.el].ID))
+	}
 	section("Coordinates")
-	kv("coordinates", orDash(metaText(el, "coordinates")))
+	kv("coordinates", coordinatesText(el))
 	section("Text")
 	kv("text", el.Text)
 	section(fmt.Sprintf("ele_metadata (%d fields)", len(el.Metadata)))
@@ -131,38 +246,82 @@ func (v *inspectorView) lines(m *model, w int) []string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		val := metaText(el, k)
+		val := el.MetaString(k)
 		if k == "image_base64" && len(val) > 120 {
 			val = fmt.Sprintf("%s… (%d base64 chars; s saves the image)", val[:80], len(val))
 		}
 		kv(k, val)
 	}
 	section("Raw JSON")
-	out = append(out, render.JSON(el.Raw, w-2, render.NewTheme(m.theme), nil)...)
-	v.cache, v.key = out, key
+	out = append(out, render.JSON(el.Raw, w-2, render.NewTheme(v.e.theme), nil)...)
+	v.cache, v.links, v.w, v.gen = out, links, w, v.e.themeGen
 	return out
 }
 
-// metaText shows one ele_metadata field: strings unquoted, the rest as
-// compact JSON.
-func metaText(el *dpe.Element, k string) string {
-	raw, ok := el.Metadata[k]
+// coordinatesText shows ele_metadata.coordinates as a box: the points,
+// their bounding box, the coordinate system and the layout size.
+func coordinatesText(el *dpe.Element) string {
+	raw, ok := el.Metadata["coordinates"]
 	if !ok {
-		return ""
+		return "—"
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
+	var c struct {
+		Points       [][]float64 `json:"points"`
+		System       string      `json:"system"`
+		LayoutWidth  *float64    `json:"layout_width"`
+		LayoutHeight *float64    `json:"layout_height"`
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err == nil {
-		return buf.String()
+	if json.Unmarshal(raw, &c) != nil || len(c.Points) == 0 {
+		return el.MetaString("coordinates")
 	}
-	return string(raw)
+	minX, minY, maxX, maxY := c.Points[0][0], 0.0, 0.0, 0.0
+	var pts []string
+	for i, p := range c.Points {
+		if len(p) < 2 {
+			continue
+		}
+		if i == 0 {
+			minX, minY, maxX, maxY = p[0], p[1], p[0], p[1]
+		}
+		minX, minY, maxX, maxY = min(minX, p[0]), min(minY, p[1]), max(maxX, p[0]), max(maxY, p[1])
+		if len(pts) < 8 {
+			pts = append(pts, fmt.Sprintf("(%g, %g)", p[0], p[1]))
+		}
+	}
+	out := fmt.Sprintf("box x %g–%g, y %g–%g (%g × %g)", minX, maxX, minY, maxY, maxX-minX, maxY-minY)
+	if c.System != "" {
+		out += "\nsystem " + c.System
+	}
+	if c.LayoutWidth != nil && c.LayoutHeight != nil {
+		out += fmt.Sprintf("\npage %g × %g", *c.LayoutWidth, *c.LayoutHeight)
+	}
+	out += "\npoints " + strings.Join(pts, " ")
+	if len(c.Points) > 8 {
+		out += fmt.Sprintf(" … %d more", len(c.Points)-8)
+	}
+	return out
 }
 
-func (v *inspectorView) view(m *model, w, h int) []string {
-	lines := v.lines(m, w)
-	v.yoff = max(0, min(v.yoff, len(lines)-h))
-	return box(lines[min(v.yoff, len(lines)):], w, h)
+func (v *inspector) View(w, h int) []string {
+	lines := v.lines(w)
+	v.list.clamp(len(lines), h)
+	out := make([]string, 0, h)
+	for i := v.list.top; i < len(lines) && len(out) < h; i++ {
+		l := lines[i]
+		if i == v.list.cur {
+			l = v.e.st.gutter.Render("▌") + strings.TrimPrefix(l, " ")
+		}
+		out = append(out, l)
+	}
+	return box(out, w, h)
 }
+
+func (v *inspector) Keys() screenKeys {
+	k := v.e.keys
+	return screenKeys{
+		short: []key2{withHelp(k.Enter, "follow link"), k.Up, k.Down, k.Raw, k.Copy, withHelp(k.Back, "close")},
+		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "follow link"), k.Raw, k.Copy}, k.globalKeys()},
+	}
+}
+
+func (v *inspector) Crumb() string { return "inspector" }

@@ -1,22 +1,31 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
 
-// keyMap is the one keymap. The footer's short help and the `?` screen are
-// generated from it per screen, so documentation cannot drift from behaviour.
+// keyMap is the one keymap. Every key press is dispatched with key.Matches
+// against it, and the footer and the `?` screen are generated from the
+// same bindings, so what the help says is what the keys do.
 type keyMap struct {
-	Quit, Help, Back, Open, Refresh key.Binding
+	Quit, ForceQuit, Suspend, Help, Back, Cancel, Open, Command, Refresh, Retry key.Binding
 
-	Up, Down, PageUp, PageDown, Top, Bottom, Enter key.Binding
+	Up, Down, HalfUp, HalfDown, PageUp, PageDown, Top, Bottom, Enter, Left, Right key.Binding
 
 	Filter, ToggleScheme, More, All, Detail, CopyURI key.Binding
 
 	NextPage, PrevPage, NextTable, PrevTable, NextTitle, PrevTitle, NextImage, PrevImage key.Binding
-	Left, Right, Widen, Narrow                                                           key.Binding
-	Search, NextHit, PrevHit                                                             key.Binding
-	Raw, Conformance, Trace, Copy, Export, ExportPage, SaveImage, Sidebar                key.Binding
-	Fold, FoldAll, Scope                                                                 key.Binding
-	Retry                                                                                key.Binding
+	ColLeft, ColRight, FirstCol, LastCol, Widen, Narrow, Cell                            key.Binding
+	Search, NextHit, PrevHit, HitList                                                    key.Binding
+	Inspect, Raw, Conformance, Trace, Copy, Export, ExportPage, SaveImage, SideFocus     key.Binding
+	SideToggle, ErrorDetail, Fold, FoldAll, Scope, Expand                                key.Binding
+
+	// The y menu.
+	CopyRes, CopyAccess, CopyText, CopyJSON key.Binding
+	// History in the prompt.
+	HistPrev, HistNext key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -24,20 +33,28 @@ func newKeyMap() keyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
 	}
 	return keyMap{
-		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
-		Help:    b([]string{"?"}, "?", "help"),
-		Back:    b([]string{"esc", "backspace"}, "esc", "back/cancel"),
-		Open:    b([]string{"o", ":"}, "o/:", "open URI"),
-		Refresh: b([]string{"r"}, "r", "refresh"),
-		Retry:   b([]string{"r"}, "r", "retry"),
+		Quit:      b([]string{"q"}, "q", "quit"),
+		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit now"),
+		Suspend:   b([]string{"ctrl+z"}, "ctrl+z", "suspend"),
+		Help:      b([]string{"?"}, "?", "help"),
+		Back:      b([]string{"esc", "backspace"}, "esc", "back"),
+		Cancel:    b([]string{"esc"}, "esc", "cancel"),
+		Open:      b([]string{"o"}, "o", "open URI"),
+		Command:   b([]string{":"}, ":", "page N / URI"),
+		Refresh:   b([]string{"r"}, "r", "refresh"),
+		Retry:     b([]string{"r"}, "r", "retry"),
 
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:   b([]string{"pgup", "ctrl+b", "ctrl+u"}, "pgup", "page up"),
-		PageDown: b([]string{"pgdown", "ctrl+f", "ctrl+d", "space"}, "pgdn", "page down"),
-		Top:      b([]string{"g", "home"}, "g", "top"),
-		Bottom:   b([]string{"G", "end"}, "G", "bottom"),
+		HalfUp:   b([]string{"ctrl+u"}, "ctrl+u", "½ page up"),
+		HalfDown: b([]string{"ctrl+d"}, "ctrl+d", "½ page down"),
+		PageUp:   b([]string{"pgup", "b", "ctrl+b"}, "b/pgup", "page up"),
+		PageDown: b([]string{"pgdown", "f", "space", "ctrl+f"}, "f/pgdn", "page down"),
+		Top:      b([]string{"g", "home"}, "g/home", "top"),
+		Bottom:   b([]string{"G", "end"}, "G/end", "bottom"),
 		Enter:    b([]string{"enter"}, "enter", "open"),
+		Left:     b([]string{"left", "h"}, "←/h", "back"),
+		Right:    b([]string{"right", "l"}, "→/l", "open"),
 
 		Filter:       b([]string{"/"}, "/", "filter"),
 		ToggleScheme: b([]string{"a"}, "a", "dpe only/all"),
@@ -54,29 +71,46 @@ func newKeyMap() keyMap {
 		PrevTitle: b([]string{"{"}, "{", "prev title"),
 		NextImage: b([]string{"i"}, "i", "next image"),
 		PrevImage: b([]string{"I"}, "I", "prev image"),
-		Left:      b([]string{"left", "h"}, "←/h", "scroll table left"),
-		Right:     b([]string{"right", "l"}, "→/l", "scroll table right"),
-		Widen:     b([]string{"w"}, "w", "widen columns"),
-		Narrow:    b([]string{"W"}, "W", "narrow columns"),
+		ColLeft:   b([]string{"left", "h"}, "←/h", "column left"),
+		ColRight:  b([]string{"right", "l"}, "→/l", "column right"),
+		FirstCol:  b([]string{"0"}, "0", "first column"),
+		LastCol:   b([]string{"$"}, "$", "last column"),
+		Widen:     b([]string{"w"}, "w", "widen column"),
+		Narrow:    b([]string{"W"}, "W", "narrow column"),
+		Cell:      b([]string{"enter"}, "enter", "cell/row"),
 		Search:    b([]string{"/"}, "/", "search"),
 		NextHit:   b([]string{"n"}, "n", "next hit"),
 		PrevHit:   b([]string{"N"}, "N", "prev hit"),
+		HitList:   b([]string{"S", "ctrl+/", "ctrl+_"}, "S", "hit list"),
 
+		Inspect:     b([]string{"enter", "."}, "enter/.", "inspect"),
 		Raw:         b([]string{"v"}, "v", "raw JSON"),
 		Conformance: b([]string{"c"}, "c", "conformance"),
-		Trace:       b([]string{"x"}, "x", "resolver trace"),
+		Trace:       b([]string{"x"}, "x", "trace"),
 		Copy:        b([]string{"y"}, "y", "copy…"),
 		Export:      b([]string{"e"}, "e", "export doc"),
-		ExportPage:  b([]string{"E"}, "E", "export page"),
+		ExportPage:  b([]string{"p"}, "p", "export page"),
 		SaveImage:   b([]string{"s"}, "s", "save image"),
-		Sidebar:     b([]string{"tab"}, "tab", "sidebar"),
+		SideFocus:   b([]string{"tab"}, "tab", "sidebar focus"),
+		SideToggle:  b([]string{"\\"}, "\\", "sidebar on/off"),
+		ErrorDetail: b([]string{"E"}, "E", "error details"),
 		Fold:        b([]string{"enter", "z"}, "enter/z", "fold"),
 		FoldAll:     b([]string{"Z"}, "Z", "unfold all"),
 		Scope:       b([]string{"tab"}, "tab", "element/page/doc"),
+		Expand:      b([]string{"enter"}, "enter", "expand response"),
+
+		CopyRes:    b([]string{"u"}, "u", "resource URI"),
+		CopyAccess: b([]string{"a"}, "a", "access URI"),
+		CopyText:   b([]string{"t"}, "t", "element text"),
+		CopyJSON:   b([]string{"j"}, "j", "element JSON"),
+
+		HistPrev: b([]string{"up"}, "↑", "history"),
+		HistNext: b([]string{"down"}, "↓", "history"),
 	}
 }
 
-// screenKeys adapts the keymap to bubbles/help for one screen.
+// screenKeys adapts the keymap to bubbles/help for one screen. short is
+// in priority order: the footer drops from the end when space is short.
 type screenKeys struct {
 	short []key.Binding
 	full  [][]key.Binding
@@ -85,78 +119,52 @@ type screenKeys struct {
 func (s screenKeys) ShortHelp() []key.Binding  { return s.short }
 func (s screenKeys) FullHelp() [][]key.Binding { return s.full }
 
-func (m *model) helpKeys() screenKeys {
-	k := m.keys
-	nav := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
-	global := []key.Binding{k.Open, k.Help, k.Back, k.Quit}
-	ov := m.overlay
-	if ov == overlayHelp {
-		ov = overlayNone
-	}
-	switch ov {
-	case overlayInspector:
-		return screenKeys{
-			short: []key.Binding{k.Up, k.Down, k.Copy, k.Back, k.Quit},
-			full:  [][]key.Binding{nav, {k.Copy}, global},
-		}
-	case overlayRaw:
-		return screenKeys{
-			short: []key.Binding{k.Up, k.Down, k.Fold, k.Scope, k.Back},
-			full:  [][]key.Binding{nav, {k.Fold, k.FoldAll, k.Scope}, global},
-		}
-	case overlayTrace:
-		return screenKeys{
-			short: []key.Binding{k.Up, k.Down, k.Copy, k.Back, k.Quit},
-			full:  [][]key.Binding{nav, {k.Copy}, global},
-		}
-	case overlayConformance:
-		return screenKeys{
-			short: []key.Binding{k.Up, k.Down, withHelp(k.Enter, "jump"), k.Back, k.Quit},
-			full:  [][]key.Binding{nav, {withHelp(k.Enter, "jump to finding")}, global},
-		}
-	}
-	switch m.screen {
-	case screenError:
-		return screenKeys{short: []key.Binding{k.Retry, k.Quit}, full: [][]key.Binding{{k.Retry, k.Quit}}}
-	case screenConnecting:
-		return screenKeys{short: []key.Binding{withHelp(k.Back, "cancel"), k.Quit}, full: [][]key.Binding{{k.Back, k.Quit}}}
-	case screenOffice:
-		return screenKeys{
-			short: []key.Binding{k.Up, k.Down, withHelp(k.Enter, "servers"), k.Refresh, k.Open, k.Help, k.Quit},
-			full:  [][]key.Binding{nav, {withHelp(k.Enter, "servers"), k.Refresh}, global},
-		}
-	case screenServers:
-		return screenKeys{
-			short: []key.Binding{k.Up, k.Down, withHelp(k.Enter, "resources"), k.Refresh, k.Back, k.Help, k.Quit},
-			full:  [][]key.Binding{nav, {withHelp(k.Enter, "resources"), k.Refresh}, global},
-		}
-	case screenResources:
-		return screenKeys{
-			short: []key.Binding{k.Enter, k.Filter, k.ToggleScheme, k.More, k.All, k.Detail, k.Back, k.Help},
-			full: [][]key.Binding{nav, {k.Enter, k.Filter, k.ToggleScheme, k.Detail, k.CopyURI},
-				{k.More, k.All, k.Refresh}, global},
-		}
-	case screenDocument:
-		return screenKeys{
-			short: []key.Binding{k.NextPage, k.PrevPage, k.Search, withHelp(k.Enter, "inspect"), k.Raw, k.Trace, k.Conformance, k.Help},
-			full: [][]key.Binding{
-				append(append([]key.Binding{}, nav...), k.Sidebar, k.Help, k.Back, k.Quit),
-				{k.NextPage, k.PrevPage, withHelp(k.Open, "page N / URI"), k.NextTitle, k.PrevTitle, k.NextTable, k.PrevTable, k.NextImage, k.PrevImage},
-				{k.Left, k.Right, k.Widen, k.Narrow, k.Search, k.NextHit, k.PrevHit},
-				{withHelp(k.Enter, "inspect"), k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage},
-			},
-		}
-	case screenContent:
-		return screenKeys{
-			short: []key.Binding{k.Up, k.Down, withHelp(k.SaveImage, "save"), k.Trace, k.Back, k.Quit},
-			full:  [][]key.Binding{nav, {withHelp(k.SaveImage, "save to file"), k.Trace, k.Copy}, global},
-		}
-	}
-	return screenKeys{short: global, full: [][]key.Binding{global}}
-}
-
 func withHelp(b key.Binding, desc string) key.Binding {
 	h := b.Help()
 	b.SetHelp(h.Key, desc)
 	return b
 }
+
+// navKeys is the navigation column of every help screen.
+func (k keyMap) navKeys() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.HalfUp, k.HalfDown, k.PageUp, k.PageDown, k.Top, k.Bottom}
+}
+
+// globalKeys is the last column of every help screen.
+func (k keyMap) globalKeys() []key.Binding {
+	return []key.Binding{k.Open, k.ErrorDetail, k.Help, k.Back, k.Suspend, k.Quit, k.ForceQuit}
+}
+
+// footer renders short help so that `? help` and `q quit` always show:
+// the screen's hints are dropped from the end until the line fits.
+func footer(k keyMap, hints []key.Binding, st styles, w int) string {
+	tail := []key.Binding{k.Help, k.Quit}
+	item := func(b key.Binding) string {
+		h := b.Help()
+		return st.help.ShortKey.Render(h.Key) + " " + st.help.ShortDesc.Render(h.Desc)
+	}
+	sep := st.help.ShortSeparator.Render(" • ")
+	render := func(bs []key.Binding) string {
+		s := ""
+		for i, b := range bs {
+			if i > 0 {
+				s += sep
+			}
+			s += item(b)
+		}
+		return s
+	}
+	for n := len(hints); n >= 0; n-- {
+		bs := append(append([]key.Binding{}, hints[:n]...), tail...)
+		if s := render(bs); ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	return clip(render(tail), w)
+}
+
+// matches is key.Matches for a key press.
+func matches(msg tea.KeyPressMsg, bs ...key.Binding) bool { return key.Matches(msg, bs...) }
+
+// key2 is a short name for bindings in screen keymaps.
+type key2 = key.Binding

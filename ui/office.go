@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -11,11 +13,18 @@ import (
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
-// officeView lists the computers in the office (issue 4 "Office screen").
-type officeView struct {
+// officeScreen lists the computers in the office, live: computers entering
+// or leaving appear with a status message.
+type officeScreen struct {
+	e      *env
 	rows   []computerRow
-	list   listCursor
+	list   scroller
 	loaded bool
+	filter string
+	// compOp is the list_room in flight (0: none); compQueued asks for
+	// one more when it answers.
+	compOp     int
+	compQueued bool
 }
 
 type computerRow struct {
@@ -25,7 +34,100 @@ type computerRow struct {
 	pending bool // get_config in flight
 }
 
-func (v *officeView) setComputers(m *model, cs []protocol.SessionInfo) tea.Cmd {
+func newOfficeScreen(e *env) *officeScreen { return &officeScreen{e: e} }
+
+// load lists the office (list_room). Refreshes are coalesced: at most one
+// request is in flight and one more is queued, however many notifications
+// ask for one meanwhile; the queued one starts when the first answers, so
+// the list ends current without a request per event.
+func (v *officeScreen) load() tea.Cmd {
+	if v.compOp != 0 {
+		v.compQueued = true
+		return nil
+	}
+	a := v.e.agent
+	if a == nil {
+		return nil
+	}
+	id, cmd := v.e.start("listing computers", v.e.opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
+		cs, err := a.Computers(ctx)
+		if err != nil {
+			return errMsg{id: id, what: "list computers", err: err}
+		}
+		out := cs[:0:0]
+		for _, c := range cs {
+			if c.Role == "" || c.Role == protocol.RoleComputer {
+				out = append(out, c)
+			}
+		}
+		return computersMsg{id: id, computers: out}
+	})
+	v.compOp = id
+	return cmd
+}
+
+// answered notes that the list_room in flight is over and starts the
+// queued refresh, if any.
+func (v *officeScreen) answered(id int) tea.Cmd {
+	if v.compOp == 0 || id != v.compOp {
+		return nil
+	}
+	v.compOp = 0
+	if !v.compQueued {
+		return nil
+	}
+	v.compQueued = false
+	return v.load()
+}
+
+func loadConfig(e *env, computer string) tea.Cmd {
+	a := e.agent
+	if a == nil {
+		return nil
+	}
+	_, cmd := e.start("get_config "+sanitizeLine(computer), e.opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
+		cfg, err := a.Config(ctx, computer)
+		return configMsg{id: id, computer: computer, cfg: cfg, err: err}
+	})
+	return cmd
+}
+
+func (v *officeScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	switch msg := msg.(type) {
+	case computersMsg:
+		again := v.answered(msg.id)
+		return v, tea.Batch(again, v.setComputers(msg.computers))
+	case errMsg:
+		return v, v.answered(msg.id)
+	case cancelledMsg:
+		return v, v.answered(msg.id)
+	case configMsg:
+		v.setConfig(msg.computer, msg.cfg, msg.err)
+	case client.NotifyEvent:
+		return v, v.onNotify(msg)
+	case reconnectedMsg:
+		return v, v.load()
+	case promptChangedMsg:
+		if msg.mode == barFilter {
+			v.filter = msg.value
+		}
+	case promptDoneMsg:
+		if msg.mode == barFilter && msg.cancelled {
+			v.filter = ""
+		}
+	case tea.KeyPressMsg:
+		return v, v.key(msg)
+	case tea.MouseClickMsg:
+		if i := v.list.top + msg.Y - 1; msg.Y >= 1 && i < len(v.visible()) {
+			v.list.cur = i
+		}
+	case tea.MouseWheelMsg:
+		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.visible()), v.e.bodyHeight()-1)
+	}
+	return v, nil
+}
+
+func (v *officeScreen) setComputers(cs []protocol.SessionInfo) tea.Cmd {
 	old := map[string]computerRow{}
 	for _, r := range v.rows {
 		old[r.info.Name] = r
@@ -33,21 +135,19 @@ func (v *officeView) setComputers(m *model, cs []protocol.SessionInfo) tea.Cmd {
 	v.rows = v.rows[:0]
 	var cmds []tea.Cmd
 	for _, c := range cs {
-		r := computerRow{info: c}
+		r := computerRow{info: c, pending: true}
 		if o, ok := old[c.Name]; ok && o.cfg != nil {
 			r.cfg = o.cfg
 		}
-		r.pending = true
-		cmds = append(cmds, m.loadConfig(c.Name))
+		cmds = append(cmds, loadConfig(v.e, c.Name))
 		v.rows = append(v.rows, r)
 	}
 	sort.SliceStable(v.rows, func(i, j int) bool { return v.rows[i].info.Name < v.rows[j].info.Name })
 	v.loaded = true
-	v.list.clamp(len(v.rows), m.bodyHeight()-2)
 	return tea.Batch(cmds...)
 }
 
-func (v *officeView) setConfig(computer string, cfg *client.Config, err error) {
+func (v *officeScreen) setConfig(computer string, cfg *client.Config, err error) {
 	for i := range v.rows {
 		if v.rows[i].info.Name == computer {
 			v.rows[i].pending = false
@@ -60,15 +160,16 @@ func (v *officeView) setConfig(computer string, cfg *client.Config, err error) {
 	}
 }
 
-// onNotify applies notify:* live (issue 4): enter/leave add or remove a row
-// with a transient message; update_config refreshes that computer.
-func (v *officeView) onNotify(m *model, ev client.NotifyEvent) tea.Cmd {
+// onNotify applies notify:* live: enter/leave add or remove a row with a
+// transient message; update_config refreshes that computer.
+func (v *officeScreen) onNotify(ev client.NotifyEvent) tea.Cmd {
+	e := v.e
 	name := sanitizeLine(ev.Computer)
 	switch ev.Name {
 	case protocol.NotifyEnterOffice:
 		if ev.Computer == "" {
 			if ev.Agent != "" {
-				return m.setStatus(statusInfo, "agent "+sanitizeLine(ev.Agent)+" entered the office")
+				return e.info("agent " + sanitizeLine(ev.Agent) + " entered the office")
 			}
 			return nil
 		}
@@ -81,7 +182,7 @@ func (v *officeView) onNotify(m *model, ev client.NotifyEvent) tea.Cmd {
 			sort.SliceStable(v.rows, func(i, j int) bool { return v.rows[i].info.Name < v.rows[j].info.Name })
 		}
 		// list_room fills in a2c_version; get_config the server count.
-		return tea.Batch(m.setStatus(statusOK, "computer "+name+" entered the office"), m.loadComputers())
+		return tea.Batch(e.setStatus(statusOK, "computer "+name+" entered the office"), v.load())
 	case protocol.NotifyLeaveOffice:
 		if ev.Computer == "" {
 			return nil
@@ -92,45 +193,59 @@ func (v *officeView) onNotify(m *model, ev client.NotifyEvent) tea.Cmd {
 				break
 			}
 		}
-		v.list.clamp(len(v.rows), m.bodyHeight()-2)
-		msg := "computer " + name + " left the office"
-		if m.servers.computer == ev.Computer && (m.screen == screenServers || m.screen == screenResources) {
-			msg += "; its servers are gone"
-		}
-		return m.setStatus(statusErr, msg)
+		return e.setStatus(statusErr, "computer "+name+" left the office")
 	case protocol.NotifyUpdateConfig:
 		if ev.Computer == "" {
 			return nil
 		}
-		return tea.Batch(m.setStatus(statusInfo, "computer "+name+" updated its config"), m.loadConfig(ev.Computer))
+		return tea.Batch(e.info("computer "+name+" updated its config"), loadConfig(e, ev.Computer))
 	}
 	return nil
 }
 
-func (v *officeView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
-	h := m.bodyHeight() - 2
-	if m.navKey(&v.list, msg.String(), len(v.rows), h) {
+// visible is the rows the filter keeps, as indexes.
+func (v *officeScreen) visible() []int {
+	out := make([]int, 0, len(v.rows))
+	f := strings.ToLower(v.filter)
+	for i, r := range v.rows {
+		if f == "" || strings.Contains(strings.ToLower(r.info.Name), f) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (v *officeScreen) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := v.e.keys
+	vis := v.visible()
+	if v.list.nav(k, msg, len(vis), v.e.bodyHeight()-1) {
 		return nil
 	}
-	switch msg.String() {
-	case "r":
-		return m.loadComputers()
-	case "enter", "right", "l":
-		if len(v.rows) == 0 {
+	switch {
+	case matches(msg, k.Back):
+		if v.filter != "" {
+			v.filter = ""
 			return nil
 		}
-		r := v.rows[v.list.cur]
-		m.servers = serversView{computer: r.info.Name}
-		m.screen = screenServers
-		if r.cfg != nil {
-			m.servers.set(r.cfg)
+		return v.e.ask(popMsg{})
+	case matches(msg, k.Refresh):
+		return v.load()
+	case matches(msg, k.Filter):
+		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
+			return strconv.Itoa(len(v.visible())) + " match", true
+		}})
+	case matches(msg, k.Enter, k.Right):
+		if len(vis) == 0 || v.list.cur >= len(vis) {
+			return nil
 		}
-		return m.loadConfig(r.info.Name)
+		r := v.rows[vis[v.list.cur]]
+		s := newServersScreen(v.e, r.info.Name, r.cfg)
+		return tea.Batch(v.e.ask(pushMsg{s: s}), loadConfig(v.e, r.info.Name))
 	}
 	return nil
 }
 
-func (v *officeView) columns(w int) []column {
+func (v *officeScreen) columns(w int) []column {
 	cols := []column{{"COMPUTER", 0}, {"A2C VERSION", 11}, {"SERVERS", 7}, {"STATUS", 0}}
 	rest := w - 11 - 7 - 3*2
 	cols[0].width = max(8, rest*55/100)
@@ -138,20 +253,24 @@ func (v *officeView) columns(w int) []column {
 	return cols
 }
 
-func (v *officeView) view(m *model, w, h int) []string {
-	st := m.st
+func (v *officeScreen) View(w, h int) []string {
+	e := v.e
+	st := e.st
 	if !v.loaded {
-		return []string{"", "  " + m.spin.View() + " listing computers in office " + sanitizeLine(m.officeName()) + "…"}
+		return []string{"", "  " + e.spin.View() + " listing computers in office " + sanitizeLine(officeName(e)) + "…"}
 	}
 	cols := v.columns(w - 2)
 	lines := []string{"  " + st.colHead.Render(joinCols(cols, colHeader(cols)))}
 	if len(v.rows) == 0 {
-		lines = append(lines, "", st.dim.Render("  No computers in office "+sanitizeLine(m.officeName())+". Waiting for notify:enter_office…"))
-		return lines
+		return append(lines, "", st.dim.Render("  No computers in office "+sanitizeLine(officeName(e))+". Waiting for notify:enter_office…"))
 	}
-	v.list.clamp(len(v.rows), h-1)
-	for i := v.list.top; i < len(v.rows) && len(lines) < h; i++ {
-		r := v.rows[i]
+	vis := v.visible()
+	if len(vis) == 0 {
+		return append(lines, "", st.dim.Render(fmt.Sprintf("  No computer matches %q.", sanitizeLine(v.filter))))
+	}
+	v.list.clamp(len(vis), h-1)
+	for i := v.list.top; i < len(vis) && len(lines) < h; i++ {
+		r := v.rows[vis[i]]
 		count, status := "…", "loading config"
 		switch {
 		case r.cfgErr != "":
@@ -171,14 +290,30 @@ func (v *officeView) view(m *model, w, h int) []string {
 			ver = "—"
 		}
 		row := joinCols(cols, []string{sanitizeLine(r.info.Name), sanitizeLine(ver), count, status})
-		lines = append(lines, m.listRow(row, i == v.list.cur, false, w))
+		lines = append(lines, listRow(st, row, i == v.list.cur, false, w))
 	}
 	return lines
 }
 
+func (v *officeScreen) Keys() screenKeys {
+	k := v.e.keys
+	return screenKeys{
+		short: []key2{withHelp(k.Enter, "servers"), k.Filter, k.Refresh, k.Open, k.Up, k.Down},
+		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "servers"), k.Filter, k.Refresh}, k.globalKeys()},
+	}
+}
+
+func (v *officeScreen) Crumb() string { return "" }
+
+func (v *officeScreen) statusText(w int) string {
+	if v.filter == "" {
+		return ""
+	}
+	return clip(v.e.st.info.Render(fmt.Sprintf(" filter %q: %d of %d", sanitizeLine(v.filter), len(v.visible()), len(v.rows)))+v.e.st.dim.Render(" · esc clears"), w)
+}
+
 // listRow draws one selectable row with a cursor gutter.
-func (m *model) listRow(row string, selected, dimmed bool, w int) string {
-	st := m.st
+func listRow(st styles, row string, selected, dimmed bool, w int) string {
 	switch {
 	case selected && dimmed:
 		return st.gutter.Render("▌ ") + st.selDim.Render(fit(row, w-2))
@@ -190,9 +325,9 @@ func (m *model) listRow(row string, selected, dimmed bool, w int) string {
 	return "  " + clip(row, w-2)
 }
 
-func (m *model) officeName() string {
-	if m.agent == nil {
+func officeName(e *env) string {
+	if e.agent == nil {
 		return ""
 	}
-	return m.agent.Office()
+	return e.agent.Office()
 }

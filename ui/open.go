@@ -2,83 +2,133 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
-// openTimeout bounds one open (get_dpe + fetch + decode) as a backstop; the
-// fetcher has its own whole-request and idle timeouts.
+// openTimeout bounds one open (get_dpe + fetch + decode) as a backstop;
+// the fetcher has its own whole-request and idle timeouts.
 const openTimeout = 10 * time.Minute
 
-// openDPE resolves and opens a dpe:// URI. res is the listing row it came
-// from (nil when typed), recorded in the trace.
-func (m *model) openDPE(uri string, res *client.Resource) tea.Cmd {
-	if m.agent == nil {
-		return m.setStatus(statusErr, "open "+sanitizeLine(uri)+": no server connection (open mode)")
+var errNoResolver = errors.New("no resolver for this computer")
+
+// openDPE resolves and opens a dpe:// URI. The computer is the one whose
+// listing it came from, or "" to let the agent route by the URI's host.
+func (m *model) openDPE(req openURIMsg) tea.Cmd {
+	e := m.e
+	if e.agent == nil {
+		return e.setStatus(statusErr, "open "+sanitizeLine(req.uri)+": no server connection (open mode)")
 	}
-	computer := ""
-	switch {
-	case res != nil:
-		computer = res.Computer
-	case m.screen == screenResources || m.screen == screenServers:
-		computer = m.servers.computer
+	computer := req.computer
+	if req.res != nil && req.res.Computer != "" {
+		computer = req.res.Computer
 	}
-	tl := newTraceLog(uri, computer)
-	tl.recorded = true
-	if res != nil && res.PageNo > 0 && res.PageNo <= len(m.res.pages) && m.res.server == res.Server {
-		pr := m.res.pages[res.PageNo-1]
-		tl.origin = res
-		tl.originPage = &pr
-	} else if res != nil {
-		tl.origin = res
-	}
-	resolver := recordingResolver{inner: m.agent.Resolver(computer), log: tl, computer: computer, now: m.opt.Now}
-	opener := &dpe.Opener{Resolver: resolver, Fetcher: m.opt.Fetcher, Limits: m.opt.Limits, Now: m.opt.Now, OnTrace: tl.add}
-	m.lastTrace = tl
-	return m.start("opening "+sanitizeLine(uri), openTimeout, func(ctx context.Context, id int) tea.Msg {
-		return doOpen(ctx, id, opener, tl, uri, res, func(ctx context.Context) (*dpe.Opened, error) { return opener.Open(ctx, uri) })
+	tl := newTraceLog(req.uri, computer)
+	tl.origin, tl.originPage = req.res, req.origin
+	e.lastTrace = tl
+	opener := &dpe.Opener{Resolver: recordingResolver{inner: e.agent.Resolver(computer), computer: computer, now: e.opt.Now},
+		Fetcher: e.opt.Fetcher, Limits: e.opt.Limits, Now: e.opt.Now}
+	uri, res, origin := req.uri, req.res, req.origin
+	_, cmd := e.start("opening "+sanitizeLine(uri), openTimeout, func(ctx context.Context, id int) tea.Msg {
+		o, buf := tracedOpener(opener)
+		msg := doOpen(ctx, id, o, buf, uri, func(ctx context.Context) (*dpe.Opened, error) { return o.Open(ctx, uri) })
+		if om, ok := msg.(openedMsg); ok {
+			om.res, om.origin = res, origin
+			return om
+		}
+		return msg
 	})
+	return cmd
 }
 
 // openTarget is `dpe-tui open <file|URL>`: no resolver, straight to fetch.
 func (m *model) openTarget(target string) tea.Cmd {
+	e := m.e
 	access := targetURI(target)
-	tl := newTraceLog(access, "")
-	opener := &dpe.Opener{Fetcher: m.opt.Fetcher, Limits: m.opt.Limits, Now: m.opt.Now, OnTrace: tl.add}
-	m.lastTrace = tl
-	return m.start("opening "+sanitizeLine(target), openTimeout, func(ctx context.Context, id int) tea.Msg {
-		return doOpen(ctx, id, opener, tl, access, nil, func(ctx context.Context) (*dpe.Opened, error) { return opener.OpenAccess(ctx, access) })
+	e.lastTrace = newTraceLog(access, "")
+	opener := &dpe.Opener{Fetcher: e.opt.Fetcher, Limits: e.opt.Limits, Now: e.opt.Now}
+	id, cmd := e.start("opening "+sanitizeLine(target), openTimeout, func(ctx context.Context, id int) tea.Msg {
+		o, buf := tracedOpener(opener)
+		msg := doOpen(ctx, id, o, buf, access, func(ctx context.Context) (*dpe.Opened, error) { return o.OpenAccess(ctx, access) })
+		if om, ok := msg.(openedMsg); ok {
+			om.target = target
+			return om
+		}
+		return msg
 	})
+	if s, ok := m.top().(*openingScreen); ok {
+		s.id = id
+	}
+	return cmd
 }
 
-func doOpen(ctx context.Context, id int, opener *dpe.Opener, tl *traceLog, uri string, res *client.Resource, open func(context.Context) (*dpe.Opened, error)) tea.Msg {
+// tracedOpener is a copy of o for one command: its trace events and
+// get_dpe calls go to a buffer the command owns and hands back in its
+// message, so nothing is shared with the loop while it runs.
+func tracedOpener(o *dpe.Opener) (*dpe.Opener, *traceBuf) {
+	buf := &traceBuf{}
+	c := *o
+	c.OnTrace = buf.event
+	if rr, ok := c.Resolver.(recordingResolver); ok {
+		rr.buf = buf
+		c.Resolver = rr
+	}
+	return &c, buf
+}
+
+func doOpen(ctx context.Context, id int, opener *dpe.Opener, buf *traceBuf, uri string, open func(context.Context) (*dpe.Opened, error)) tea.Msg {
 	now := opener.Now
 	t0 := now()
 	op, err := open(ctx)
 	if err != nil {
-		tl.fail(now(), err)
-		return errMsg{opID: id, what: "open " + sanitizeLine(uri), err: err}
+		return errMsg{id: id, what: "open " + sanitizeLine(uri), err: err, trace: buf.entries}
 	}
+	msg := openedMsg{id: id, opened: op, uri: uri, opener: opener}
 	// Decode the first page here so the document appears in one step.
 	if op.Kind == dpe.KindDocument && op.Doc != nil && len(op.Doc.Pages) > 0 {
-		if err := loadPage(ctx, opener, op, 0); err != nil {
-			tl.fail(now(), err)
-		}
+		msg.first, msg.firstErr = loadPageCopy(ctx, opener, buf, op, 0, isManifest(op.Doc.Pages[0]))
 	}
-	return openedMsg{opID: id, opened: op, res: res, uri: uri, duration: now().Sub(t0), opener: opener, trace: tl}
+	msg.duration = now().Sub(t0)
+	msg.trace = buf.entries
+	return msg
 }
 
-// loadPage makes page i's elements available: dpe.Opener.LoadPage decodes
-// an inline page and fetches a manifest page (re-resolving once on expiry).
-func loadPage(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, i int) error {
-	return opener.LoadPage(ctx, op, i)
+// loadPageCopy returns page i of op decoded, without modifying what the
+// UI shares: an inline page is decoded into a copy; a manifest page is
+// fetched through dpe.Opener.LoadPage (which keeps the page, under the
+// document's own lock, for the re-resolve rules) and handed back as a copy.
+//
+// manifest is what the UI noted when the document opened; it is passed in
+// because a page's uri may be rewritten by a re-resolve while this runs.
+func loadPageCopy(ctx context.Context, opener *dpe.Opener, buf *traceBuf, op *dpe.Opened, i int, manifest bool) (*dpe.Page, error) {
+	p := op.Doc.Pages[i]
+	if !manifest {
+		t0 := time.Now()
+		q, err := op.Doc.PageCopy(i, opener.Limits)
+		ev := dpe.TraceEvent{At: opener.Now(), Kind: dpe.TraceDecode, Detail: "page " + strconv.Itoa(p.Index), Bytes: int64(len(p.Raw)), Duration: time.Since(t0)}
+		if err != nil {
+			ev.Err = err.Error()
+		}
+		buf.event(ev)
+		return q, err
+	}
+	if err := opener.LoadPage(ctx, op, i); err != nil {
+		return nil, err
+	}
+	return &dpe.Page{Index: p.Index, Title: p.Title, DocRef: p.DocRef, ElementCount: p.ElementCount, Elements: p.Elements,
+		Decoded: true, Raw: p.Raw, Extra: p.Extra}, nil
 }
+
+// isManifest reports whether page i must be fetched. Called in Update
+// when the document opens, before any command can touch the page.
+func isManifest(p *dpe.Page) bool { return !p.Inline() }
 
 // targetURI turns a path into a file:// URI; URLs pass through.
 func targetURI(target string) string {
@@ -92,19 +142,44 @@ func targetURI(target string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 }
 
+// onOpened shows what was opened: a document screen, or the content view
+// for anything else. A document opened from a document or content screen
+// replaces it, so back always leads to the list it came from.
 func (m *model) onOpened(msg openedMsg) tea.Cmd {
+	e := m.e
 	op := msg.opened
-	m.overlay = overlayNone
-	m.images.reset(m)
-	if op.Kind != dpe.KindDocument || op.Doc == nil {
-		m.content = newContentView(msg, m.opt.Now)
-		m.screen = screenContent
-		return m.renderContent()
+	m.overlay = nil
+	tl := newTraceLog(msg.uri, "")
+	if e.lastTrace != nil && e.lastTrace.uri == msg.uri {
+		tl = e.lastTrace
 	}
-	m.doc = newDocumentView(msg)
-	m.screen = screenDocument
-	m.conf = conformanceView{}
-	return tea.Batch(m.validate(), m.setStatus(statusOK, "opened "+sanitizeLine(titleOf(op))+" in "+msg.duration.Round(time.Millisecond).String()))
+	tl.add(msg.trace...)
+	e.lastTrace = tl
+	var s screen
+	var cmd tea.Cmd
+	if op.Kind != dpe.KindDocument || op.Doc == nil {
+		c := newContentScreen(e, msg, tl)
+		s, cmd = c, c.render()
+	} else {
+		d := newDocumentScreen(e, msg, tl)
+		s = d
+		cmd = tea.Batch(d.validate(), d.schedule(), e.setStatus(statusOK, "opened "+sanitizeLine(titleOf(op))+" in "+msg.duration.Round(time.Millisecond).String()))
+		if msg.firstErr != nil {
+			cmd = tea.Batch(cmd, e.setErr("page 1", msg.firstErr))
+		}
+	}
+	switch t := m.top().(type) {
+	case *documentScreen, *contentScreen:
+		if st, ok := t.(stopper); ok {
+			st.stop()
+		}
+		m.stack[len(m.stack)-1] = s
+	case *openingScreen, *errorScreen:
+		m.stack = []screen{s}
+	default:
+		m.stack = append(m.stack, s)
+	}
+	return cmd
 }
 
 func titleOf(op *dpe.Opened) string {
@@ -120,27 +195,13 @@ func titleOf(op *dpe.Opened) string {
 	return op.Access.URI
 }
 
-// validate runs the conformance check (dpe.Validate) off the loop.
-func (m *model) validate() tea.Cmd {
-	if m.doc == nil {
-		return nil
-	}
-	opener, op, now, mu := m.doc.opener, m.doc.op, m.opt.Now, m.doc.mu
-	return m.start("validating", 0, func(ctx context.Context, id int) tea.Msg {
-		// Validation reads every page; the lock keeps page loads out.
-		mu.Lock()
-		defer mu.Unlock()
-		t0 := now()
-		f := opener.Validate(op) // traces the validation itself
-		return validatedMsg{opID: id, findings: f, duration: now().Sub(t0)}
-	})
-}
-
-// recordingResolver records every get_dpe call (request and answer) for the
-// trace view, including the re-call after an expired or failed access URI.
+// recordingResolver records every get_dpe call (request and whole answer)
+// in the command's trace buffer, including the re-call after an expired or
+// failed access URI. It is the one record of get_dpe: the opener's own
+// get_dpe events are dropped by the buffer.
 type recordingResolver struct {
 	inner    dpe.Resolver
-	log      *traceLog
+	buf      *traceBuf
 	computer string
 	now      func() time.Time
 }
@@ -148,11 +209,10 @@ type recordingResolver struct {
 func (r recordingResolver) Resolve(ctx context.Context, uri string) (dpe.Access, error) {
 	t0 := r.now()
 	if r.inner == nil {
-		err := errNoResolver
-		r.log.addGetDPE(t0, uri, r.computer, dpe.Access{}, 0, err)
-		return dpe.Access{}, err
+		r.buf.getDPE(t0, uri, r.computer, dpe.Access{}, 0, errNoResolver)
+		return dpe.Access{}, errNoResolver
 	}
 	a, err := r.inner.Resolve(ctx, uri)
-	r.log.addGetDPE(t0, uri, r.computer, a, r.now().Sub(t0), err)
+	r.buf.getDPE(t0, uri, r.computer, a, r.now().Sub(t0), err)
 	return a, err
 }

@@ -22,32 +22,28 @@ func (s rawScope) String() string {
 	return [...]string{"element", "page", "document"}[s]
 }
 
-// rawView is the raw JSON of the element, page or document, syntax coloured
-// and foldable by render.JSON (issue 4 "rendered ⇄ raw JSON").
-type rawView struct {
+// rawOverlay is the raw JSON of the element, page or document, syntax
+// coloured and foldable by render.JSONView.
+type rawOverlay struct {
+	e      *env
+	d      *documentScreen
 	scope  rawScope
-	cur    int
-	yoff   int
+	list   scroller
 	folded map[string]bool
 	cache  []render.JSONLine
 	key    string
 }
 
-func newRawView(s rawScope) rawView {
-	return rawView{scope: s, folded: map[string]bool{}}
+func newRawOverlay(e *env, d *documentScreen, s rawScope) *rawOverlay {
+	return &rawOverlay{e: e, d: d, scope: s, folded: map[string]bool{}}
 }
 
-func (v *rawView) invalidate() { v.cache = nil }
-
-// rawBytes returns the JSON for the current scope. The document's own bytes
-// are not kept after decoding, so the document scope is reassembled from
-// its fields and each page object exactly as it arrived.
-func (m *model) rawBytes(s rawScope) []byte {
-	d := m.doc
-	if d == nil {
-		return nil
-	}
-	switch s {
+// rawBytes returns the JSON for the current scope. The document's own
+// bytes are not kept after decoding a manifest, so the document scope is
+// then reassembled from its fields and each page as the UI holds it.
+func (v *rawOverlay) rawBytes() []byte {
+	d := v.d
+	switch v.scope {
 	case scopeElement:
 		if el := d.selected(); el != nil {
 			return el.Raw
@@ -59,13 +55,43 @@ func (m *model) rawBytes(s rawScope) []byte {
 		}
 		return nil
 	}
-	if len(d.op.Body) > 0 {
+	if len(d.op.Body) > 0 && !d.hasManifestPages() {
 		return d.op.Body
 	}
 	return documentJSON(d)
 }
 
-func documentJSON(d *documentView) []byte {
+func (d *documentScreen) hasManifestPages() bool {
+	for i := range d.pages {
+		if d.pages[i].manifest {
+			return true
+		}
+	}
+	return false
+}
+
+// pageJSON is page i as the UI holds it: the page object as it arrived,
+// or for a loaded manifest page its header with the elements fetched.
+func pageJSON(d *documentScreen, i int, p *dpe.Page) json.RawMessage {
+	pu := d.pages[i]
+	if !pu.manifest || pu.p == nil {
+		if len(p.Raw) > 0 {
+			return p.Raw
+		}
+		return json.RawMessage(`null`)
+	}
+	els := make([]json.RawMessage, 0, len(pu.p.Elements))
+	for _, el := range pu.p.Elements {
+		els = append(els, el.Raw)
+	}
+	b, err := json.Marshal(map[string]any{"page_index": p.Index, "title": p.Title, "elements": els})
+	if err != nil {
+		return json.RawMessage(`null`)
+	}
+	return b
+}
+
+func documentJSON(d *documentScreen) []byte {
 	doc := d.doc()
 	obj := map[string]any{}
 	for k, v := range doc.Extra {
@@ -87,11 +113,7 @@ func documentJSON(d *documentView) []byte {
 	set("last_modified", doc.LastModified, doc.LastModified != "")
 	pages := make([]json.RawMessage, 0, len(doc.Pages))
 	for i, p := range doc.Pages {
-		if len(p.Raw) > 0 && (d.pages == nil || i >= len(d.pages) || !d.pages[i].loading) {
-			pages = append(pages, p.Raw)
-		} else {
-			pages = append(pages, json.RawMessage(`null`))
-		}
+		pages = append(pages, pageJSON(d, i, p))
 	}
 	obj["pages"] = pages
 	b, err := json.MarshalIndent(obj, "", "  ")
@@ -101,120 +123,112 @@ func documentJSON(d *documentView) []byte {
 	return b
 }
 
-func (v *rawView) lines(m *model, w int) []render.JSONLine {
-	key := fmt.Sprintf("%d/%d/%s/%d/%d/%d", v.scope, w, m.theme, m.docPage(), m.docSel(), len(v.folded))
+func (v *rawOverlay) lines(w int) []render.JSONLine {
+	key := fmt.Sprintf("%d/%d/%d/%d/%d/%d", v.scope, w, v.e.themeGen, v.d.page, v.d.sel, len(v.folded))
 	if v.cache != nil && v.key == key {
 		return v.cache
 	}
-	raw := m.rawBytes(v.scope)
+	raw := v.rawBytes()
 	v.key = key
 	if len(raw) == 0 {
-		v.cache = []render.JSONLine{{Text: m.st.dim.Render(fmt.Sprintf("no raw JSON for this %s", v.scope))}}
+		v.cache = []render.JSONLine{{Text: v.e.st.dim.Render(fmt.Sprintf("no raw JSON for this %s", v.scope))}}
 		return v.cache
 	}
-	v.cache = render.JSONView(raw, w-gutterW, render.NewTheme(m.theme), v.folded, render.Limits{})
+	v.cache = render.JSONView(raw, w-gutterW, render.NewTheme(v.e.theme), v.folded, render.Limits{})
 	return v.cache
 }
 
-func (m *model) docPage() int {
-	if m.doc == nil {
-		return -1
-	}
-	return m.doc.page
-}
-
-func (m *model) docSel() int {
-	if m.doc == nil {
-		return -1
-	}
-	return m.doc.sel
-}
-
-func (v *rawView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
-	lines := v.lines(m, m.width)
-	n := len(lines)
-	h := m.bodyHeight() - 1
-	switch msg.String() {
-	case "up", "k":
-		v.cur--
-	case "down", "j":
-		v.cur++
-	case "pgup", "ctrl+b", "ctrl+u":
-		v.cur -= h - 1
-	case "pgdown", "ctrl+f", "ctrl+d", "space":
-		v.cur += h - 1
-	case "g", "home":
-		v.cur = 0
-	case "G", "end":
-		v.cur = n - 1
-	case "tab":
-		v.scope = (v.scope + 1) % 3
-		v.cur, v.yoff = 0, 0
-		v.folded = map[string]bool{}
-		v.invalidate()
-	case "z", "enter":
-		if v.cur >= 0 && v.cur < n && lines[v.cur].Foldable {
-			p := lines[v.cur].Path
-			if v.folded[p] {
-				delete(v.folded, p)
-			} else {
-				v.folded[p] = true
-			}
-			v.invalidate()
+func (v *rawOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
+	e := v.e
+	k := e.keys
+	h := e.bodyHeight() - 1
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		lines := v.lines(e.width)
+		n := len(lines)
+		if v.list.nav(k, msg, n, h) {
+			return v, nil
 		}
-	case "Z":
-		// unfold everything, or fold every container one level down
-		if len(v.folded) > 0 {
+		switch {
+		case matches(msg, k.Back, k.Raw):
+			return v, v.e.ask(closeOverlayMsg{})
+		case matches(msg, k.Scope):
+			v.scope = (v.scope + 1) % 3
+			v.list = scroller{}
 			v.folded = map[string]bool{}
-		} else {
-			for _, l := range lines {
-				if l.Foldable && l.Depth == 1 {
-					v.folded[l.Path] = true
+			v.cache = nil
+		case matches(msg, k.Fold):
+			if v.list.cur >= 0 && v.list.cur < n && lines[v.list.cur].Foldable {
+				p := lines[v.list.cur].Path
+				if v.folded[p] {
+					delete(v.folded, p)
+				} else {
+					v.folded[p] = true
+				}
+				v.cache = nil
+			}
+		case matches(msg, k.FoldAll):
+			// unfold everything, or fold every container one level down
+			if len(v.folded) > 0 {
+				v.folded = map[string]bool{}
+			} else {
+				for _, l := range lines {
+					if l.Foldable && l.Depth == 1 {
+						v.folded[l.Path] = true
+					}
 				}
 			}
+			v.cache = nil
+			v.list.cur = 0
+		case matches(msg, k.Copy):
+			c := copyMenuMsg{resURI: v.d.uri, access: v.d.op.Access.URI}
+			if el := v.d.selected(); el != nil {
+				c.text, c.json = el.Text, string(el.Raw)
+			}
+			return v, v.e.ask(c)
 		}
-		v.invalidate()
-		v.cur = 0
-	case "v":
-		m.overlay = overlayNone
-	case "y":
-		m.copyMenu = true
+		v.list.clamp(len(v.lines(e.width)), h)
+	case tea.MouseWheelMsg:
+		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.lines(e.width)), h)
 	}
-	n = len(v.lines(m, m.width))
-	l := listCursor{cur: v.cur, top: v.yoff}
-	l.clamp(n, h)
-	v.cur, v.yoff = l.cur, l.top
-	return nil
+	return v, nil
 }
 
-func (v *rawView) view(m *model, w, h int) []string {
+func (v *rawOverlay) View(w, h int) []string {
+	d := v.d
 	title := fmt.Sprintf(" Raw JSON · %s", v.scope)
-	if m.doc != nil {
-		switch v.scope {
-		case scopeElement:
-			if el := m.doc.selected(); el != nil {
-				title += fmt.Sprintf(" %d on page %d (%s)", m.doc.sel+1, m.doc.page+1, sanitizeLine(dpe.NormalizeCategory(el.Category)))
-			}
-		case scopePage:
-			title += fmt.Sprintf(" %d", m.doc.page+1)
-		case scopeDocument:
-			if len(m.doc.op.Body) == 0 {
-				title += " (reassembled: fields + each page object as received)"
-			}
+	switch v.scope {
+	case scopeElement:
+		if el := d.selected(); el != nil {
+			title += fmt.Sprintf(" %d on page %d (%s)", d.sel+1, d.page+1, sanitizeLine(dpe.NormalizeCategory(el.Category)))
+		}
+	case scopePage:
+		title += fmt.Sprintf(" %d", d.page+1)
+	case scopeDocument:
+		if len(d.op.Body) == 0 || d.hasManifestPages() {
+			title += " (reassembled: fields + each page object as received)"
 		}
 	}
 	title += "  · tab element/page/document"
-	lines := v.lines(m, w)
-	l := listCursor{cur: v.cur, top: v.yoff}
-	l.clamp(len(lines), h-1)
-	v.cur, v.yoff = l.cur, l.top
-	out := []string{m.st.title.Render(clip(title, w))}
-	for i := v.yoff; i < len(lines) && len(out) < h; i++ {
+	lines := v.lines(w)
+	v.list.clamp(len(lines), h-1)
+	out := []string{v.e.st.title.Render(clip(title, w))}
+	for i := v.list.top; i < len(lines) && len(out) < h; i++ {
 		g := "  "
-		if i == v.cur {
-			g = m.st.gutter.Render("▌ ")
+		if i == v.list.cur {
+			g = v.e.st.gutter.Render("▌ ")
 		}
 		out = append(out, g+lines[i].Text)
 	}
-	return box(out, w, h)
+	return out
 }
+
+func (v *rawOverlay) Keys() screenKeys {
+	k := v.e.keys
+	return screenKeys{
+		short: []key2{k.Fold, k.Scope, k.Up, k.Down, withHelp(k.Back, "close")},
+		full:  [][]key2{k.navKeys(), {k.Fold, k.FoldAll, k.Scope, k.Copy}, k.globalKeys()},
+	}
+}
+
+func (v *rawOverlay) Crumb() string { return "raw JSON" }

@@ -7,29 +7,29 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/sahilm/fuzzy"
 
 	"github.com/dpe-tui/dpe-tui/client"
-	"github.com/dpe-tui/dpe-tui/sanitize"
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // maxResourcePages caps "load all" (client.PagerOptions default): a server
 // whose cursors never end must not keep us loading forever.
 const maxResourcePages = 1000
 
-// resourcesView pages one server's resources (issue 4 "Resources screen").
-type resourcesView struct {
+// resourcesScreen pages one server's resources.
+type resourcesScreen struct {
+	e                *env
 	computer, server string
 
 	all []client.Resource
-	// hay is what the filter matches per resource, built once per page
-	// and capped, so 10,000 rows with 10k-character names stay fast.
-	hay      []string
+	// hay is what the filter matches per resource, lowercased field by
+	// field and capped, built once per page, so 10,000 rows with
+	// 10k-character names stay fast.
+	hay      []hayFields
 	dpeCount int
 	// pages records, per get_resources page, the cursor sent and the raw
 	// ack size, for the trace view ("the page the resource came from").
@@ -45,17 +45,19 @@ type resourcesView struct {
 	// stop is why paging ended early (repeated cursor, page cap).
 	stop string
 
-	showAll   bool
-	filter    string
-	filtering bool
-	visible   []int
-	list      listCursor
-	detail    bool
+	showAll bool
+	filter  string
+	visible []int
+	list    scroller
+	detail  bool
 	// detailBig gives the detail pane most of the screen (d cycles
 	// small → large → hidden), so every _meta field can be read.
-	detailBig  bool
-	loading    bool
+	detailBig bool
+	// loadOp is the get_resources op in flight (0: none); loadingAll is
+	// set while it is a load-all run.
+	loadOp     int
 	loadingAll bool
+	gone       bool
 }
 
 type pageRecord struct {
@@ -68,66 +70,125 @@ type pageRecord struct {
 	At       time.Time
 }
 
-func newResourcesView(computer, server string) resourcesView {
-	return resourcesView{computer: computer, server: server, seen: map[uint64]bool{}, detail: true}
+func newResourcesScreen(e *env, computer, server string) *resourcesScreen {
+	return &resourcesScreen{e: e, computer: computer, server: server, seen: map[uint64]bool{}, detail: true}
 }
 
-func (v *resourcesView) reload(m *model) tea.Cmd {
-	keep := *v
-	*v = newResourcesView(keep.computer, keep.server)
-	v.showAll, v.filter, v.detail = keep.showAll, keep.filter, keep.detail
-	return v.loadNext(m, false)
+func (v *resourcesScreen) reload() tea.Cmd {
+	fresh := newResourcesScreen(v.e, v.computer, v.server)
+	fresh.showAll, fresh.filter, fresh.detail, fresh.detailBig = v.showAll, v.filter, v.detail, v.detailBig
+	if v.loadOp != 0 {
+		v.e.ops.done(v.loadOp)
+	}
+	*v = *fresh
+	return v.loadNext(false)
 }
 
 // loadNext asks for the next cursor page. With all set, each page answer
 // chains the next request under the same op, so esc stops the whole run.
-func (v *resourcesView) loadNext(m *model, all bool) tea.Cmd {
-	if v.done || m.agent == nil {
+func (v *resourcesScreen) loadNext(all bool) tea.Cmd {
+	e := v.e
+	if v.done || e.agent == nil {
 		if v.done {
-			return m.setStatus(statusInfo, "all pages loaded ("+v.endText()+")")
+			return e.info("all pages loaded (" + v.endText() + ")")
 		}
 		return nil
 	}
-	if v.loading {
+	if v.loadOp != 0 {
 		return nil
 	}
-	v.loading = true
 	v.loadingAll = all
 	label := fmt.Sprintf("get_resources page %d", len(v.pages)+1)
+	var id int
+	var cmd tea.Cmd
 	if all {
-		label = "loading all resource pages"
+		id, cmd = e.startLong("loading all resource pages", v.fetch(all))
+	} else {
+		id, cmd = e.start(label, 0, v.fetch(all))
 	}
-	return m.start(label, 0, v.fetch(m, all))
+	v.loadOp = id
+	return cmd
 }
 
-func (v *resourcesView) fetch(m *model, all bool) func(ctx context.Context, id int) tea.Msg {
-	a, computer, server, cursor, timeout, now := m.agent, v.computer, v.server, v.cursor, m.opt.RequestTimeout, m.opt.Now
+func (v *resourcesScreen) fetch(all bool) func(ctx context.Context, id int) tea.Msg {
+	e := v.e
+	a, computer, server, cursor, timeout, now := e.agent, v.computer, v.server, v.cursor, e.opt.RequestTimeout, e.opt.Now
 	return func(ctx context.Context, id int) tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		t0 := now()
 		p, err := a.Resources(ctx, computer, server, cursor)
 		if err != nil {
-			return errMsg{opID: id, what: "get_resources " + sanitizeLine(server), err: err}
+			return errMsg{id: id, what: "get_resources " + sanitizeLine(server), err: err}
 		}
-		return resourcesPageMsg{opID: id, computer: computer, server: server, cursor: cursor, page: p, all: all, duration: now().Sub(t0)}
+		return resourcesPageMsg{id: id, computer: computer, server: server, cursor: cursor, page: p, all: all, duration: now().Sub(t0)}
 	}
+}
+
+// stopLoading forgets the op in flight: after a cancel or a failure m and
+// M work again, and what was loaded stays.
+func (v *resourcesScreen) stopLoading() {
+	v.loadOp, v.loadingAll = 0, false
+}
+
+func (v *resourcesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	switch msg := msg.(type) {
+	case resourcesPageMsg:
+		if msg.id != v.loadOp {
+			return v, nil
+		}
+		return v, v.onPage(msg)
+	case errMsg:
+		if msg.id == v.loadOp {
+			v.stopLoading()
+		}
+	case cancelledMsg:
+		if msg.id == v.loadOp {
+			v.stopLoading()
+		}
+	case client.NotifyEvent:
+		switch {
+		case msg.Name == protocol.NotifyLeaveOffice && msg.Computer == v.computer:
+			v.gone = true
+		case msg.Name == protocol.NotifyEnterOffice && msg.Computer == v.computer:
+			v.gone = false
+		}
+	case reconnectedMsg:
+		return v, v.reload()
+	case promptChangedMsg:
+		if msg.mode == barFilter {
+			v.filter = msg.value
+			v.refilter()
+		}
+	case promptDoneMsg:
+		if msg.mode == barFilter && msg.cancelled {
+			// esc on the filter clears it, as in bubbles/list
+			v.filter = ""
+			v.refilter()
+		}
+	case tea.KeyPressMsg:
+		return v, v.key(msg)
+	case tea.MouseClickMsg:
+		if i := v.list.top + msg.Y - 2; msg.Y >= 2 && msg.Y-2 < v.listHeight() && i < len(v.visible) {
+			v.list.cur = i
+		}
+	case tea.MouseWheelMsg:
+		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.visible), v.listHeight())
+	}
+	return v, nil
 }
 
 // onPage appends one page and applies the cursor rules: an empty next
 // cursor is the end; a cursor seen before or the page cap stops with a
 // message, so the list never pretends to be complete.
-func (v *resourcesView) onPage(m *model, msg resourcesPageMsg) tea.Cmd {
-	if msg.computer != v.computer || msg.server != v.server {
-		m.ops.done(msg.opID)
-		return nil
-	}
+func (v *resourcesScreen) onPage(msg resourcesPageMsg) tea.Cmd {
+	e := v.e
 	p := msg.page
 	if p == nil {
 		p = &client.ResourcePage{}
 	}
 	no := len(v.pages) + 1
-	v.pages = append(v.pages, pageRecord{No: no, Cursor: shortCursor(msg.cursor), Next: shortCursor(p.NextCursor), Count: len(p.Resources), RawBytes: len(p.Raw), Duration: msg.duration, At: m.opt.Now()})
+	v.pages = append(v.pages, pageRecord{No: no, Cursor: shortCursor(msg.cursor), Next: shortCursor(p.NextCursor), Count: len(p.Resources), RawBytes: len(p.Raw), Duration: msg.duration, At: e.opt.Now()})
 	v.listed += listedBytes(p)
 	for _, r := range p.Resources {
 		if r.Computer == "" {
@@ -149,7 +210,7 @@ func (v *resourcesView) onPage(m *model, msg resourcesPageMsg) tea.Cmd {
 		v.seen[cursorPrint(msg.cursor)] = true
 	}
 	next := p.NextCursor
-	maxRes, maxBytes := m.listingBudget()
+	maxRes, maxBytes := listingBudget(e.opt)
 	switch {
 	case next == "":
 		v.done = true
@@ -170,16 +231,14 @@ func (v *resourcesView) onPage(m *model, msg resourcesPageMsg) tea.Cmd {
 	v.refilter()
 	var cmd tea.Cmd
 	if v.stop != "" && v.done {
-		cmd = m.setStatus(statusErr, v.stop)
+		cmd = e.setStatus(statusErr, v.stop)
 	}
 	if msg.all && !v.done {
-		if o := m.ops.get(msg.opID); o != nil {
-			o.progress = fmt.Sprintf("page %d · %d loaded", len(v.pages), len(v.all))
-		}
-		return tea.Batch(cmd, m.step(msg.opID, v.fetch(m, true)))
+		e.progress(msg.id, fmt.Sprintf("page %d · %d loaded", len(v.pages), len(v.all)))
+		return tea.Batch(cmd, e.step(msg.id, v.fetch(true)))
 	}
-	m.ops.done(msg.opID)
-	v.loading, v.loadingAll = false, false
+	e.ops.done(msg.id)
+	v.stopLoading()
 	return cmd
 }
 
@@ -188,8 +247,8 @@ const (
 	defaultMaxListedBytes     = 256 << 20
 )
 
-func (m *model) listingBudget() (int, int64) {
-	r, b := m.opt.MaxListedResources, m.opt.MaxListedBytes
+func listingBudget(opt Options) (int, int64) {
+	r, b := opt.MaxListedResources, opt.MaxListedBytes
 	if r <= 0 {
 		r = defaultMaxListedResources
 	}
@@ -228,7 +287,7 @@ func shortCursor(c string) string {
 	return c[:maxCursorShown] + fmt.Sprintf("… (%d bytes)", len(c))
 }
 
-func (v *resourcesView) endText() string {
+func (v *resourcesScreen) endText() string {
 	switch {
 	case v.stop != "":
 		return "stopped"
@@ -236,256 +295,6 @@ func (v *resourcesView) endText() string {
 		return "end"
 	}
 	return "more available"
-}
-
-// resourceSource adapts the resources to sahilm/fuzzy: a row matches on
-// name, description, keywords, file_type and uri (issue 4).
-type resourceSource struct {
-	hay []string
-	idx []int
-}
-
-func (s resourceSource) String(i int) string { return s.hay[s.idx[i]] }
-
-// maxHayField caps each field the filter looks at.
-const maxHayField = 256
-
-func haystack(r client.Resource) string {
-	capped := func(s string) string {
-		if len(s) > maxHayField {
-			return s[:maxHayField]
-		}
-		return s
-	}
-	return strings.Join([]string{capped(r.Name), capped(r.Title), capped(r.Description),
-		capped(strings.Join(r.Meta.Keywords, " ")), capped(r.Meta.FileType), capped(r.URI)}, " ")
-}
-func (s resourceSource) Len() int { return len(s.idx) }
-
-func (v *resourcesView) refilter() {
-	var cur = -1
-	if v.list.cur < len(v.visible) {
-		cur = v.visible[v.list.cur]
-	}
-	base := make([]int, 0, len(v.all))
-	for i, r := range v.all {
-		if v.showAll || r.IsDPE() {
-			base = append(base, i)
-		}
-	}
-	if v.filter == "" {
-		v.visible = base
-	} else {
-		matches := fuzzy.FindFrom(v.filter, resourceSource{hay: v.hay, idx: base})
-		v.visible = make([]int, len(matches))
-		for i, mt := range matches {
-			v.visible[i] = base[mt.Index]
-		}
-	}
-	v.list.cur = 0
-	for i, idx := range v.visible {
-		if idx == cur {
-			v.list.cur = i
-		}
-	}
-}
-
-func (v *resourcesView) selected() *client.Resource {
-	if v.list.cur < 0 || v.list.cur >= len(v.visible) {
-		return nil
-	}
-	return &v.all[v.visible[v.list.cur]]
-}
-
-func (v *resourcesView) listHeight(m *model) int {
-	h := m.bodyHeight() - 2 // counter + column header
-	if v.detail {
-		h -= v.detailHeight(m.bodyHeight())
-	}
-	return max(1, h)
-}
-
-func (v *resourcesView) detailHeight(bodyH int) int {
-	if v.detailBig {
-		return max(4, bodyH-6)
-	}
-	return min(10, max(4, bodyH/3))
-}
-
-func (v *resourcesView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
-	if m.navKey(&v.list, msg.String(), len(v.visible), v.listHeight(m)) {
-		return nil
-	}
-	switch msg.String() {
-	case "/":
-		return m.bar.open(m, barFilter, v.filter)
-	case "a":
-		v.showAll = !v.showAll
-		v.refilter()
-		if v.showAll {
-			return m.setStatus(statusInfo, "showing all schemes")
-		}
-		return m.setStatus(statusInfo, "showing dpe:// only")
-	case "m":
-		return v.loadNext(m, false)
-	case "M":
-		return v.loadNext(m, true)
-	case "d":
-		switch {
-		case v.detail && !v.detailBig:
-			v.detailBig = true
-		case v.detail:
-			v.detail, v.detailBig = false, false
-		default:
-			v.detail = true
-		}
-	case "r":
-		return v.reload(m)
-	case "y":
-		if r := v.selected(); r != nil {
-			return m.copy("resource URI", clipURI, r.URI)
-		}
-	case "left", "h":
-		return m.back()
-	case "enter", "right", "l":
-		r := v.selected()
-		if r == nil {
-			return nil
-		}
-		if !r.IsDPE() {
-			return m.setStatus(statusInfo, "not a dpe:// resource: "+sanitizeLine(r.URI))
-		}
-		res := *r
-		return m.openDPE(r.URI, &res)
-	}
-	return nil
-}
-
-func (v *resourcesView) columns(w int) []column {
-	cols := []column{{"NAME", 0}, {"URI", 0}, {"MIME", 0}, {"PAGES", 5}, {"TYPE", 5}, {"KEYWORDS", 0}, {"MODIFIED", 10}}
-	rest := w - 5 - 5 - 10 - 6*2
-	cols[0].width = max(6, rest*30/100)
-	cols[1].width = max(6, rest*32/100)
-	cols[2].width = max(4, rest*16/100)
-	cols[5].width = max(4, rest-cols[0].width-cols[1].width-cols[2].width)
-	return cols
-}
-
-func (v *resourcesView) counter(m *model) string {
-	parts := []string{fmt.Sprintf("%d loaded", len(v.all)), fmt.Sprintf("%d dpe", v.dpeCount)}
-	switch {
-	case v.stop != "":
-		parts = append(parts, "stopped: "+v.stop)
-	case v.done:
-		parts = append(parts, "end")
-	default:
-		parts = append(parts, "more available (m next page · M all)")
-	}
-	s := strings.Join(parts, " · ")
-	scope := "dpe only"
-	if v.showAll {
-		scope = "all schemes"
-	}
-	s += "   [" + scope + "]"
-	if v.filter != "" {
-		s += fmt.Sprintf("   filter %q: %d match", sanitizeLine(v.filter), len(v.visible))
-	}
-	if v.loading {
-		s = m.spin.View() + " " + s
-	}
-	return s
-}
-
-func (v *resourcesView) view(m *model, w, h int) []string {
-	st := m.st
-	counter := st.counter.Render(v.counter(m))
-	if v.stop != "" {
-		counter = st.warnText.Render(v.counter(m))
-	}
-	lines := []string{" " + counter}
-	cols := v.columns(w - 2)
-	lines = append(lines, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
-	listH := h - 2
-	if v.detail {
-		listH -= v.detailHeight(h)
-	}
-	listH = max(1, listH)
-	v.list.clamp(len(v.visible), listH)
-	body := make([]string, 0, listH)
-	if len(v.visible) == 0 {
-		msg := "  No resources yet."
-		switch {
-		case v.loading:
-			msg = "  " + m.spin.View() + " loading resources…"
-		case len(v.all) > 0 && v.filter != "":
-			msg = "  Nothing matches the filter."
-		case len(v.all) > 0 && !v.showAll:
-			msg = fmt.Sprintf("  No dpe:// resources among %d loaded; press a to show all schemes.", len(v.all))
-		case v.done:
-			msg = "  This server lists no resources."
-		}
-		body = append(body, st.dim.Render(msg))
-	}
-	for i := v.list.top; i < len(v.visible) && len(body) < listH; i++ {
-		r := v.all[v.visible[i]]
-		pages := ""
-		if r.Meta.PageCount > 0 {
-			pages = strconv.Itoa(r.Meta.PageCount)
-		}
-		mod := r.Meta.LastModified
-		if len(mod) > 10 {
-			mod = mod[:10]
-		}
-		name := r.Name
-		if name == "" {
-			name = r.Title
-		}
-		row := joinCols(cols, []string{sanitizeLine(name), sanitizeLine(r.URI), sanitizeLine(shortMime(r.MimeType)), pages,
-			sanitizeLine(r.Meta.FileType), sanitizeLine(strings.Join(r.Meta.Keywords, ", ")), sanitizeLine(mod)})
-		body = append(body, m.listRow(row, i == v.list.cur, !r.IsDPE(), w))
-	}
-	lines = append(lines, box(body, w, listH)...)
-	if v.detail {
-		lines = append(lines, v.detailView(m, w, v.detailHeight(h))...)
-	}
-	return lines
-}
-
-// detailView shows every field of the selected resource, including all of
-// _meta and annotations flattened to key paths.
-func (v *resourcesView) detailView(m *model, w, h int) []string {
-	st := m.st
-	out := []string{st.border.Render(strings.Repeat("─", w))}
-	r := v.selected()
-	if r == nil {
-		return box(out, w, h)
-	}
-	kv := func(k, val string) {
-		if val == "" {
-			return
-		}
-		// Keys come from the peer as much as values do.
-		out = append(out, " "+st.label.Render(fit(sanitizeLine(k), 14))+" "+st.value.Render(sanitizeLine(sanitize.URLsIn(val))))
-	}
-	kv("name", r.Name)
-	kv("title", r.Title)
-	kv("description", r.Description)
-	kv("uri", r.URI)
-	kv("mimeType", r.MimeType)
-	if r.Size != nil {
-		kv("size", humanBytes(*r.Size))
-	}
-	kv("from", fmt.Sprintf("%s / %s · get_resources page %d", r.Computer, r.Server, r.PageNo))
-	for _, f := range flattenJSON("_meta", r.Resource.Meta) {
-		kv(f[0], f[1])
-	}
-	for _, f := range flattenJSON("annotations", r.Annotations) {
-		kv(f[0], f[1])
-	}
-	if len(out) > h {
-		out = append(out[:h-1], st.dim.Render(fmt.Sprintf(" … %d more fields (d enlarges or hides this pane)", len(out)-h+1)))
-	}
-	return box(out, w, h)
 }
 
 // flattenJSON turns a JSON value into sorted (path, value) pairs.

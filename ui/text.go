@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/dpe-tui/dpe-tui/render"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -69,61 +70,6 @@ func padLines(lines []string, h int) []string {
 		return lines[:h]
 	}
 	return append(lines, make([]string, h-len(lines))...)
-}
-
-// listCursor is the selection and scroll position of a list.
-type listCursor struct{ cur, top int }
-
-func (l *listCursor) clamp(n, h int) {
-	if l.cur >= n {
-		l.cur = n - 1
-	}
-	if l.cur < 0 {
-		l.cur = 0
-	}
-	if h < 1 {
-		h = 1
-	}
-	if l.cur < l.top {
-		l.top = l.cur
-	}
-	if l.cur >= l.top+h {
-		l.top = l.cur - h + 1
-	}
-	if l.top > n-h {
-		l.top = max(0, n-h)
-	}
-	if l.top < 0 {
-		l.top = 0
-	}
-}
-
-func (l *listCursor) move(d, n, h int) {
-	l.cur += d
-	l.clamp(n, h)
-}
-
-// navKey applies the common list keys and reports whether it did.
-func (m *model) navKey(l *listCursor, key string, n, h int) bool {
-	switch key {
-	case "up", "k":
-		l.move(-1, n, h)
-	case "down", "j":
-		l.move(1, n, h)
-	case "pgup", "ctrl+b", "ctrl+u":
-		l.move(-max(1, h-1), n, h)
-	case "pgdown", "ctrl+f", "ctrl+d", "space":
-		l.move(max(1, h-1), n, h)
-	case "g", "home":
-		l.cur = 0
-		l.clamp(n, h)
-	case "G", "end":
-		l.cur = n - 1
-		l.clamp(n, h)
-	default:
-		return false
-	}
-	return true
 }
 
 // column is one column of a table-like list.
@@ -195,4 +141,11 @@ func wrapCells(s string, w int) []string {
 		return []string{s}
 	}
 	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}
+
+// jsonLines is a JSON value pretty-printed and coloured for an overlay,
+// with credentials in URLs masked and every string sanitized by
+// render.JSON.
+func jsonLines(raw []byte, w int, theme string) []string {
+	return render.JSON([]byte(redactJSONURLs(string(raw))), w-2, render.NewTheme(theme), nil)
 }

@@ -1,10 +1,8 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,22 +12,18 @@ import (
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
-var errNoResolver = errors.New("no resolver for this computer")
-
 // traceLog records how a document was obtained: the listing page the
 // resource came from, every get_dpe request and answer, every fetch, the
-// decode and the validation (issue 4 "resolver trace"). Commands append to
-// it while they run, so it has its own lock.
+// decode and the validation. Commands collect their events in a traceBuf
+// of their own and hand it back in their message; Update appends it here,
+// so the log needs no lock.
 type traceLog struct {
-	mu         sync.Mutex
 	uri        string
 	computer   string
 	origin     *client.Resource
 	originPage *pageRecord
 	entries    []traceEntry
 	failed     string
-	// recorded is set when get_dpe calls go through recordingResolver.
-	recorded bool
 }
 
 type traceEntry struct {
@@ -47,23 +41,34 @@ func newTraceLog(uri, computer string) *traceLog {
 	return &traceLog{uri: uri, computer: computer}
 }
 
-// add is the dpe.Opener OnTrace hook. get_dpe events are recorded richer by
-// recordingResolver; the opener's own get_dpe/refetch events still carry
-// why a re-call happened, so they are kept when they say something.
-func (t *traceLog) add(ev dpe.TraceEvent) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if ev.Kind == dpe.TraceGetDPE && t.recorded {
-		return // recordingResolver has the request and the whole answer
+// maxTraceEntries bounds the log: a session that pages through a huge
+// manifest document keeps the last ones.
+const maxTraceEntries = 5000
+
+func (t *traceLog) add(es ...traceEntry) {
+	t.entries = append(t.entries, es...)
+	if n := len(t.entries); n > maxTraceEntries {
+		t.entries = append(t.entries[:0:0], t.entries[n-maxTraceEntries:]...)
 	}
-	t.entries = append(t.entries, traceEntry{ev: ev})
 }
 
-func (t *traceLog) addGetDPE(at time.Time, uri, computer string, a dpe.Access, d time.Duration, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// traceBuf collects one command's trace; only that command touches it
+// until it returns.
+type traceBuf struct{ entries []traceEntry }
+
+// event is the dpe.Opener OnTrace hook. Its get_dpe events are dropped
+// unless they carry a warning: recordingResolver records each call once,
+// with the whole answer.
+func (b *traceBuf) event(ev dpe.TraceEvent) {
+	if ev.Kind == dpe.TraceGetDPE && (ev.Err != "" || ev.Detail == "" || strings.HasPrefix(ev.Detail, "→")) {
+		return
+	}
+	b.entries = append(b.entries, traceEntry{ev: ev})
+}
+
+func (b *traceBuf) getDPE(at time.Time, uri, computer string, a dpe.Access, d time.Duration, err error) {
 	call := &getDPECall{uri: uri, computer: computer, access: a}
-	ev := dpe.TraceEvent{At: at, Kind: "get_dpe", URI: a.URI, Duration: d}
+	ev := dpe.TraceEvent{At: at, Kind: dpe.TraceGetDPE, URI: a.URI, Duration: d}
 	if err != nil {
 		call.err = err.Error()
 		ev.Err = err.Error()
@@ -71,75 +76,79 @@ func (t *traceLog) addGetDPE(at time.Time, uri, computer string, a dpe.Access, d
 	if a.Computer != "" {
 		call.computer = a.Computer
 	}
-	t.entries = append(t.entries, traceEntry{ev: ev, getDPE: call})
+	b.entries = append(b.entries, traceEntry{ev: ev, getDPE: call})
 }
 
-func (t *traceLog) fail(at time.Time, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.failed = err.Error()
-}
-
-func (t *traceLog) snapshot() ([]traceEntry, string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]traceEntry(nil), t.entries...), t.failed
-}
-
-// traceView draws a traceLog.
-type traceView struct {
-	yoff int
-}
-
-func (v *traceView) handleKey(m *model, msg tea.KeyPressMsg) tea.Cmd {
-	lines := m.traceLines(m.width)
-	h := m.bodyHeight()
-	l := listCursor{cur: v.yoff, top: v.yoff}
-	switch msg.String() {
-	case "up", "k":
-		v.yoff--
-	case "down", "j":
-		v.yoff++
-	case "pgup", "ctrl+b", "ctrl+u":
-		v.yoff -= h - 1
-	case "pgdown", "ctrl+f", "ctrl+d", "space":
-		v.yoff += h - 1
-	case "g", "home":
-		v.yoff = 0
-	case "G", "end":
-		v.yoff = len(lines)
-	case "y":
-		m.copyMenu = true
-		return nil
-	case "x":
-		m.overlay = overlayNone
+// answeredBy is the computer that answered the first get_dpe, or "".
+func (t *traceLog) answeredBy() string {
+	if t == nil {
+		return ""
 	}
-	_ = l
-	v.yoff = max(0, min(v.yoff, len(lines)-h))
-	return nil
+	for _, e := range t.entries {
+		if e.getDPE != nil && e.getDPE.err == "" && e.getDPE.computer != "" {
+			return e.getDPE.computer
+		}
+	}
+	return t.computer
 }
 
-func (m *model) currentTrace() *traceLog {
-	if m.doc != nil && (m.screen == screenDocument) {
-		return m.doc.trace
-	}
-	if m.content != nil && m.screen == screenContent {
-		return m.content.trace
-	}
-	return m.lastTrace
+// traceOverlay draws a traceLog; enter expands the raw get_dpe responses.
+type traceOverlay struct {
+	e        *env
+	t        *traceLog
+	sc       scroller
+	expanded bool
 }
+
+func newTraceOverlay(e *env, t *traceLog) *traceOverlay {
+	return &traceOverlay{e: e, t: t, sc: scroller{lines: true}}
+}
+
+func (v *traceOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
+	k := v.e.keys
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case matches(msg, k.Back, k.Trace):
+			return v, v.e.ask(closeOverlayMsg{})
+		case matches(msg, k.Expand):
+			v.expanded = !v.expanded
+			return v, nil
+		case matches(msg, k.Copy):
+			if v.t != nil {
+				return v, v.e.ask(copyMenuMsg{resURI: v.t.uri})
+			}
+		}
+		v.sc.nav(k, msg, len(v.lines(v.e.width)), v.e.bodyHeight())
+	case tea.MouseWheelMsg:
+		v.sc.wheel(msg.Button == tea.MouseWheelUp, len(v.lines(v.e.width)), v.e.bodyHeight())
+	}
+	return v, nil
+}
+
+func (v *traceOverlay) View(w, h int) []string { return v.sc.window(v.lines(w), w, h) }
+
+func (v *traceOverlay) Keys() screenKeys {
+	k := v.e.keys
+	return screenKeys{
+		short: []key2{k.Up, k.Down, k.Expand, k.Copy, withHelp(k.Back, "close")},
+		full:  [][]key2{k.navKeys(), {k.Expand, k.Copy}, k.globalKeys()},
+	}
+}
+
+func (v *traceOverlay) Crumb() string { return "resolver trace" }
 
 // traceLines renders the trace as sections: where the resource came from,
 // the timeline (get_dpe / fetch / decode / validate with timings), and the
 // access details of every get_dpe answer.
-func (m *model) traceLines(w int) []string {
-	st := m.st
-	t := m.currentTrace()
+func (v *traceOverlay) lines(w int) []string {
+	st := v.e.st
+	t := v.t
 	if t == nil {
 		return []string{"", st.dim.Render("  Nothing opened yet: open a dpe:// resource to see how it was resolved.")}
 	}
-	entries, failed := t.snapshot()
-	now := m.opt.Now()
+	entries, failed := t.entries, t.failed
+	now := v.e.opt.Now()
 	var out []string
 	section := func(s string) {
 		if len(out) > 0 {
@@ -205,7 +214,7 @@ func (m *model) traceLines(w int) []string {
 		if i == 0 {
 			t0 = e.ev.At
 		}
-		out = append(out, m.traceEventLine(e, t0, i, entries))
+		out = append(out, traceEventLine(st, e, t0, i, entries))
 	}
 
 	calls := 0
@@ -245,14 +254,18 @@ func (m *model) traceLines(w int) []string {
 		kv("expires_at", exp)
 		kv("etag", sanitizeLine(orDash(a.ETag)))
 		if len(a.RawJSON) > 0 {
-			kv("response", st.dim.Render(clip(sanitizeLine(redactJSONURLs(string(a.RawJSON))), max(10, w-20))))
+			if !v.expanded {
+				kv("response", st.dim.Render(clip(sanitizeLine(redactJSONURLs(string(a.RawJSON))), max(10, w-20)))+st.dim.Render("  (enter expands)"))
+				continue
+			}
+			kv("response", "")
+			out = append(out, jsonLines(a.RawJSON, w, v.e.theme)...)
 		}
 	}
 	return out
 }
 
-func (m *model) traceEventLine(e traceEntry, t0 time.Time, i int, all []traceEntry) string {
-	st := m.st
+func traceEventLine(st styles, e traceEntry, t0 time.Time, i int, all []traceEntry) string {
 	ev := e.ev
 	rel := fmt.Sprintf("+%5dms", ev.At.Sub(t0).Milliseconds())
 	mark := st.okText.Render("✓")
@@ -299,12 +312,6 @@ func (m *model) traceEventLine(e traceEntry, t0 time.Time, i int, all []traceEnt
 		kindStyle = st.warnText
 	}
 	return "   " + st.dim.Render(rel) + " " + mark + " " + kindStyle.Render(fit(kind, 11)) + " " + strings.Join(parts, " · ")
-}
-
-func (m *model) traceView(w, h int) []string {
-	lines := m.traceLines(w)
-	m.trace.yoff = max(0, min(m.trace.yoff, len(lines)-h))
-	return box(lines[min(m.trace.yoff, len(lines)):], w, h)
 }
 
 func orDash(s string) string {

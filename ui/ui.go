@@ -1,8 +1,10 @@
-// Package ui is the interactive browser (issue 4): one root model owns the
-// message loop, the screens are plain structs with methods, and every piece
-// of I/O runs in a tea.Cmd that answers with a typed message (issue 6: Update
-// never blocks, every wait is cancellable with esc, panics in commands are
-// caught and shown as errors).
+// Package ui is the interactive browser. The root model owns the message
+// loop, a stack of screens and one overlay slot; each screen owns its state
+// and changes it only in Update. Every piece of I/O runs in a tea.Cmd that
+// answers with a typed message carrying its result (decoded pages, search
+// hits, trace events), so no state is shared with a goroutine: Update never
+// blocks, every wait is cancellable with esc, and a panic in a command is
+// caught and shown as an error.
 package ui
 
 import (
@@ -21,7 +23,6 @@ import (
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/protocol"
-	"github.com/dpe-tui/dpe-tui/render"
 )
 
 // Agent is what the UI needs from the SMCP agent. *client.Client satisfies
@@ -85,6 +86,9 @@ type Options struct {
 	// StatusTimeout is how long a transient status message stays; zero →
 	// 4s (10s for errors); negative → until replaced (golden tests).
 	StatusTimeout time.Duration
+	// Images picks how image previews are drawn: "kitty", "sixel",
+	// "blocks" (half-blocks) or "off"; "" → blocks.
+	Images string
 }
 
 // Model is the root tea.Model. It wraps a pointer so that the value returned
@@ -111,16 +115,17 @@ func New(opt Options) Model {
 	if os.Getenv("NO_COLOR") != "" {
 		opt.NoColor = true
 	}
-	m := &model{
+	e := &env{
 		opt:    opt,
 		agent:  opt.Agent,
 		width:  opt.Width,
 		height: opt.Height,
 		keys:   newKeyMap(),
-		help:   help.New(),
 		ops:    newOpTable(),
+		spin:   spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
-	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
+	m := &model{e: e, help: help.New(), bar: newCmdBar()}
+	m.help.SetWidth(opt.Width)
 	theme := opt.Theme
 	switch {
 	case opt.NoColor:
@@ -131,15 +136,14 @@ func New(opt Options) Model {
 		m.themeFixed = true
 	}
 	m.setTheme(theme)
-	m.bar = newCmdBar()
 	switch {
 	case opt.OpenTarget != "":
-		m.screen = screenDocument
+		m.stack = []screen{newOpeningScreen(e, opt.OpenTarget)}
 	case opt.Agent != nil:
-		m.screen = screenOffice
-		m.conn = opt.Agent.State()
+		e.conn = opt.Agent.State()
+		m.stack = []screen{newOfficeScreen(e)}
 	default:
-		m.screen = screenConnecting
+		m.stack = []screen{newConnectingScreen(e)}
 	}
 	return Model{m: m}
 }
@@ -152,11 +156,11 @@ func (mm Model) Init() tea.Cmd {
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
-	switch {
-	case m.opt.OpenTarget != "":
-		cmds = append(cmds, m.openTarget(m.opt.OpenTarget))
-	case m.agent != nil:
-		cmds = append(cmds, m.listen(), m.loadComputers())
+	switch t := m.top().(type) {
+	case *openingScreen:
+		cmds = append(cmds, m.openTarget(t.target))
+	case *officeScreen:
+		cmds = append(cmds, m.listen(), t.load())
 	default:
 		cmds = append(cmds, m.connect())
 	}
@@ -164,14 +168,14 @@ func (mm Model) Init() tea.Cmd {
 }
 
 // Update is the single message loop. A panic while handling a message is
-// caught like one in a command (issue 6): the stack goes to the log, the
-// user sees one line, and the program keeps running instead of printing a
-// stack trace over the terminal.
+// caught like one in a command: the stack goes to the log, the user sees
+// one line, and the program keeps running instead of printing a stack
+// trace over the terminal.
 func (mm Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 	defer func() {
 		if r := recover(); r != nil {
-			mm.m.opt.Logger.Error("panic in update", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			cmd = mm.m.setStatus(statusErr, sanitizeLine(fmt.Sprintf("internal error: %v (details in --log)", r)))
+			mm.m.e.opt.Logger.Error("panic in update", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			cmd = mm.m.e.setStatus(statusErr, sanitizeLine(fmt.Sprintf("internal error: %v (details in --log)", r)))
 		}
 	}()
 	return mm, mm.m.update(msg)
@@ -182,96 +186,10 @@ func (mm Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 func (mm Model) View() (v tea.View) {
 	defer func() {
 		if r := recover(); r != nil {
-			mm.m.opt.Logger.Error("panic in view", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			mm.m.e.opt.Logger.Error("panic in view", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			v = tea.NewView(sanitizeLine(fmt.Sprintf("dpe-tui: internal error while drawing: %v (details in --log); press q to quit", r)))
 			v.AltScreen = true
 		}
 	}()
 	return mm.m.view()
-}
-
-type screen int
-
-const (
-	screenConnecting screen = iota
-	screenError
-	screenOffice
-	screenServers
-	screenResources
-	screenDocument
-	screenContent
-)
-
-type overlay int
-
-const (
-	overlayNone overlay = iota
-	overlayHelp
-	overlayInspector
-	overlayRaw
-	overlayTrace
-	overlayConformance
-)
-
-type model struct {
-	opt   Options
-	agent Agent
-
-	width, height int
-
-	screen  screen
-	overlay overlay
-
-	keys  keyMap
-	help  help.Model
-	spin  spinner.Model
-	st    styles
-	theme string
-	// themeFixed is true when --theme chose the theme; the terminal
-	// background then no longer matters.
-	themeFixed bool
-	renderer   *render.Renderer
-
-	ops    *opTable
-	status statusLine
-	conn   client.StateEvent
-	// fatal is the error shown by screenError.
-	fatal string
-
-	office   officeView
-	servers  serversView
-	res      resourcesView
-	doc      *documentView
-	content  *contentView
-	insp     inspectorView
-	raw      rawView
-	trace    traceView
-	conf     conformanceView
-	bar      cmdBar
-	copyMenu bool
-	// lastTrace is the trace of the last open, kept when it failed so
-	// that x still explains why.
-	lastTrace *traceLog
-	lastPanic string
-	// compOp is the list_room in flight (0: none); compQueued asks for
-	// one more when it answers.
-	compOp     int
-	compQueued bool
-	// images decodes the document's image previews off the loop.
-	images imageLoader
-}
-
-func (m *model) setTheme(name string) {
-	m.theme = name
-	m.st = newStyles(name)
-	old := m.renderer
-	m.renderer = render.New(render.NewTheme(name)).DeferImages()
-	m.renderer.AdoptPreviews(old)
-	m.help.Styles = m.st.help
-	m.spin.Style = m.st.spinner
-	if m.doc != nil {
-		m.doc.invalidate()
-	}
-	m.raw.invalidate()
-	m.insp.invalidate()
 }

@@ -25,7 +25,7 @@ func newTestModel(t *testing.T, f *fakeAgent) *model {
 
 // guard fails the test instead of hanging when fn does not return: it is
 // how "Update never blocks" is checked.
-func guard(t *testing.T, what string, fn func()) {
+func guard(t testing.TB, what string, fn func()) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {
@@ -42,7 +42,7 @@ func guard(t *testing.T, what string, fn func()) {
 // run executes cmd (and batches) and feeds the results back into Update
 // until nothing is left, skipping spinner ticks. It is the synchronous
 // stand-in for tea.Program in unit tests.
-func run(t *testing.T, m *model, cmd tea.Cmd) {
+func run(t testing.TB, m *model, cmd tea.Cmd) {
 	t.Helper()
 	queue := []tea.Cmd{cmd}
 	for steps := 0; len(queue) > 0; steps++ {
@@ -68,7 +68,7 @@ func run(t *testing.T, m *model, cmd tea.Cmd) {
 	}
 }
 
-func press(t *testing.T, m *model, keys ...string) {
+func press(t testing.TB, m *model, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
 		run(t, m, m.update(keyMsg(k)))
@@ -81,8 +81,8 @@ func TestEsc_CancelsInFlightRequestAndDropsItsAnswer(t *testing.T) {
 	f := newFakeAgent(t)
 	f.block = true // every call waits for its context
 	m := newTestModel(t, f)
-	cmd := m.loadComputers()
-	if !m.ops.busy() {
+	cmd := m.officeS().load()
+	if !m.e.ops.busy() {
 		t.Fatal("listing computers should be in flight")
 	}
 	if !strings.Contains(frame(m), "esc cancels") {
@@ -91,18 +91,18 @@ func TestEsc_CancelsInFlightRequestAndDropsItsAnswer(t *testing.T) {
 	got := make(chan tea.Msg, 1)
 	go func() { got <- cmd() }()
 	guard(t, "Update(esc)", func() { m.update(keyMsg("esc")) })
-	if m.ops.busy() {
+	if m.e.ops.busy() {
 		t.Fatal("esc left the request in flight")
 	}
-	if !strings.Contains(m.status.text, "cancelled: listing computers") {
-		t.Fatalf("status = %q, want the cancelled request named", m.status.text)
+	if !strings.Contains(m.e.status.text, "cancelled: listing computers") {
+		t.Fatalf("status = %q, want the cancelled request named", m.e.status.text)
 	}
 	// The cancelled command returns once its context is done; its answer
 	// must not change the screen.
 	msg := <-got
 	m.update(msg)
-	if !strings.Contains(m.status.text, "cancelled") || m.office.loaded {
-		t.Fatalf("a cancelled answer changed the screen: status %q", m.status.text)
+	if !strings.Contains(m.e.status.text, "cancelled") || m.officeS().loaded {
+		t.Fatalf("a cancelled answer changed the screen: status %q", m.e.status.text)
 	}
 }
 
@@ -111,7 +111,7 @@ func TestUpdate_NeverBlocksWhenTheAgentHangsForever(t *testing.T) {
 	f.block, f.ignoreCtx = true, true // ignores cancellation too
 	t.Cleanup(func() { close(f.release) })
 	m := newTestModel(t, f)
-	m.office.setComputers(m, f.computers) // rows without configs
+	m.officeS().setComputers(f.computers) // rows without configs
 	var cmds []tea.Cmd
 	for _, k := range []string{"down", "enter", "r", "esc", "o", "x", "esc", "?", "?", "esc", "r", "esc"} {
 		guard(t, "Update("+k+")", func() { cmds = append(cmds, m.update(keyMsg(k))) })
@@ -130,17 +130,17 @@ func TestCommand_PanicIsShownAsErrorAndProgramKeepsRunning(t *testing.T) {
 	f := newFakeAgent(t)
 	f.panics = true
 	m := newTestModel(t, f)
-	run(t, m, m.loadComputers())
-	if !strings.Contains(m.status.text, "internal error: fake agent exploded") {
-		t.Fatalf("status = %q, want the panic as a one-line error", m.status.text)
+	listOffice(t, m)
+	if !strings.Contains(m.e.status.text, "internal error: fake agent exploded") {
+		t.Fatalf("status = %q, want the panic as a one-line error", m.e.status.text)
 	}
-	if m.ops.busy() {
+	if m.e.ops.busy() {
 		t.Fatal("the panicked op is still in flight")
 	}
 	f.panics = false
 	press(t, m, "r")
-	if len(m.office.rows) != 2 {
-		t.Fatalf("after the panic, r should list the office again; rows = %d", len(m.office.rows))
+	if len(m.officeS().rows) != 2 {
+		t.Fatalf("after the panic, r should list the office again; rows = %d", len(m.officeS().rows))
 	}
 }
 
@@ -151,17 +151,16 @@ func TestResources_RepeatedCursorStopsLoadAllWithMessage(t *testing.T) {
 		"x": {Resources: []client.Resource{res("dpe://h/b", "b", "", nil)}, NextCursor: "x"},
 	}
 	m := newTestModel(t, f)
-	m.screen = screenResources
-	m.res = newResourcesView("laptop", "loop")
-	run(t, m, m.res.loadNext(m, false))
-	if got := m.res.counter(m); !strings.Contains(got, "1 loaded · 1 dpe · more available") {
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "loop"))
+	run(t, m, m.resS().loadNext(false))
+	if got := m.resS().counter(); !strings.Contains(got, "1 loaded · 1 dpe · more available") {
 		t.Fatalf("counter after one page = %q", got)
 	}
 	press(t, m, "M")
-	if !strings.Contains(m.res.stop, `repeated cursor "x"`) {
-		t.Fatalf("stop = %q, want the repeated cursor named", m.res.stop)
+	if !strings.Contains(m.resS().stop, `repeated cursor "x"`) {
+		t.Fatalf("stop = %q, want the repeated cursor named", m.resS().stop)
 	}
-	if got := m.res.counter(m); !strings.Contains(got, "2 loaded · 2 dpe · stopped") {
+	if got := m.resS().counter(); !strings.Contains(got, "2 loaded · 2 dpe · stopped") {
 		t.Fatalf("counter = %q: the list must not look complete", got)
 	}
 }
@@ -169,10 +168,9 @@ func TestResources_RepeatedCursorStopsLoadAllWithMessage(t *testing.T) {
 func TestResources_LoadAllReachesTheEnd(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	m.screen = screenResources
-	m.res = newResourcesView("laptop", "library")
-	run(t, m, m.res.loadNext(m, true))
-	if got := m.res.counter(m); !strings.HasPrefix(got, "6 loaded · 5 dpe · end") {
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "library"))
+	run(t, m, m.resS().loadNext(true))
+	if got := m.resS().counter(); !strings.HasPrefix(got, "6 loaded · 5 dpe · end") {
 		t.Fatalf("counter = %q", got)
 	}
 }
@@ -180,9 +178,8 @@ func TestResources_LoadAllReachesTheEnd(t *testing.T) {
 func TestResources_FuzzyFilterMatchesKeywordsAndSchemeToggle(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	m.screen = screenResources
-	m.res = newResourcesView("laptop", "library")
-	run(t, m, m.res.loadNext(m, true))
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "library"))
+	run(t, m, m.resS().loadNext(true))
 	tests := []struct {
 		filter  string
 		showAll bool
@@ -195,11 +192,11 @@ func TestResources_FuzzyFilterMatchesKeywordsAndSchemeToggle(t *testing.T) {
 		{"raw", true, []string{"raw.bin"}},
 	}
 	for _, tt := range tests {
-		m.res.filter, m.res.showAll = tt.filter, tt.showAll
-		m.res.refilter()
+		m.resS().filter, m.resS().showAll = tt.filter, tt.showAll
+		m.resS().refilter()
 		var got []string
-		for _, i := range m.res.visible {
-			got = append(got, m.res.all[i].Name)
+		for _, i := range m.resS().visible {
+			got = append(got, m.resS().all[i].Name)
 		}
 		sort.Strings(got) // fuzzy ranks by score; the set is what matters here
 		sort.Strings(tt.want)
@@ -212,16 +209,16 @@ func TestResources_FuzzyFilterMatchesKeywordsAndSchemeToggle(t *testing.T) {
 func TestOffice_NotifyEventsUpdateRowsLive(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	run(t, m, m.loadComputers())
+	listOffice(t, m)
 	run(t, m, m.update(agentEventMsg{ev: client.NotifyEvent{Name: protocol.NotifyLeaveOffice, Computer: "laptop"}}))
-	if len(m.office.rows) != 1 || !strings.Contains(m.status.text, "computer laptop left the office") {
-		t.Fatalf("after leave: rows %d, status %q", len(m.office.rows), m.status.text)
+	if len(m.officeS().rows) != 1 || !strings.Contains(m.e.status.text, "computer laptop left the office") {
+		t.Fatalf("after leave: rows %d, status %q", len(m.officeS().rows), m.e.status.text)
 	}
 	f.computers = append(f.computers, protocol.SessionInfo{Name: "gpu-box", Role: protocol.RoleComputer, A2CVersion: "0.2.0"})
 	f.configs["gpu-box"] = &client.Config{}
 	run(t, m, m.update(agentEventMsg{ev: client.NotifyEvent{Name: protocol.NotifyEnterOffice, Computer: "gpu-box"}}))
-	if !strings.Contains(frame(m), "gpu-box") || !strings.Contains(m.status.text, "gpu-box entered") {
-		t.Fatalf("after enter: status %q\n%s", m.status.text, frame(m))
+	if !strings.Contains(frame(m), "gpu-box") || !strings.Contains(m.e.status.text, "gpu-box entered") {
+		t.Fatalf("after enter: status %q\n%s", m.e.status.text, frame(m))
 	}
 }
 
@@ -233,8 +230,8 @@ func TestConnection_ReconnectedRefreshesTheScreen(t *testing.T) {
 		t.Fatalf("header should show the attempt:\n%s", frame(m))
 	}
 	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Connected}}))
-	if !m.office.loaded || m.status.text != "reconnected" {
-		t.Fatalf("after reconnect the office should be listed again; status %q", m.status.text)
+	if !m.officeS().loaded || m.e.status.text != "reconnected" {
+		t.Fatalf("after reconnect the office should be listed again; status %q", m.e.status.text)
 	}
 }
 
@@ -252,9 +249,9 @@ func TestCmdBar_ValidatesURIAsYouTypeAndRefusesInvalid(t *testing.T) {
 	for _, tt := range tests {
 		f := newFakeAgent(t)
 		m := newTestModel(t, f)
-		m.bar.open(m, barOpen, "")
+		m.bar.open(m, promptMsg{mode: barOpen})
 		m.bar.input.SetValue(tt.input)
-		m.bar.validate(m)
+		m.bar.refresh()
 		if m.bar.hintOK != tt.ok || !strings.Contains(m.bar.hint, tt.hint) {
 			t.Errorf("%q: hint %q ok=%v, want %q ok=%v", tt.input, m.bar.hint, m.bar.hintOK, tt.hint, tt.ok)
 		}
@@ -274,9 +271,9 @@ func TestEscapeInjection_NamesURIsAndErrorsAreSanitized(t *testing.T) {
 		res("dpe://h/"+hostile, hostile, hostile, map[string]any{"keywords": []string{hostile}, "file_type": hostile}),
 	}}}
 	m := newTestModel(t, f)
-	m.opt.Theme, m.opt.NoColor = "notty", true
+	m.e.opt.Theme, m.e.opt.NoColor = "notty", true
 	m.setTheme("notty")
-	run(t, m, m.loadComputers())
+	listOffice(t, m)
 	check := func(where string) {
 		t.Helper()
 		out := m.view().Content
@@ -290,29 +287,25 @@ func TestEscapeInjection_NamesURIsAndErrorsAreSanitized(t *testing.T) {
 		}
 	}
 	check("office")
-	m.servers = serversView{computer: hostile}
-	m.screen = screenServers
-	run(t, m, m.loadConfig(hostile))
+	pushServers(t, m, hostile)
 	check("servers")
-	m.screen = screenResources
-	m.res = newResourcesView(hostile, hostile)
-	run(t, m, m.res.loadNext(m, false))
-	m.res.showAll = true
-	m.res.refilter()
+	pushResources(t, m, hostile, hostile)
+	m.resS().showAll = true
+	m.resS().refilter()
 	check("resources")
-	run(t, m, m.setErr("get_dpe", context.DeadlineExceeded))
-	m.setStatus(statusErr, hostile)
+	run(t, m, m.e.setErr("get_dpe", context.DeadlineExceeded))
+	m.e.setStatus(statusErr, hostile)
 	check("status")
 }
 
 func TestDocument_KeysMovePagesTablesAndSearch(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	run(t, m, m.openDPE(reportURI, nil))
-	if m.doc == nil {
-		t.Fatalf("document did not open; status %q", m.status.text)
+	run(t, m, m.openDPE(openURIMsg{uri: reportURI}))
+	if m.docS() == nil {
+		t.Fatalf("document did not open; status %q", m.e.status.text)
 	}
-	d := m.doc
+	d := m.docS()
 	press(t, m, "t")
 	if el := d.selected(); el == nil || el.ID != "tb1" {
 		t.Fatalf("t should select the table, got %+v", el)
@@ -327,12 +320,12 @@ func TestDocument_KeysMovePagesTablesAndSearch(t *testing.T) {
 	}
 	press(t, m, ":")
 	m.bar.input.SetValue("3")
-	m.bar.validate(m)
+	m.bar.refresh()
 	run(t, m, m.update(keyMsg("enter")))
-	if d.page != 2 || !d.pages[2].loaded {
-		t.Fatalf(":3 should load and show the manifest page; page %d loaded %v err %q", d.page+1, d.pages[2].loaded, d.pages[2].err)
+	if d.page != 2 || !d.pages[2].loaded() {
+		t.Fatalf(":3 should load and show the manifest page; page %d loaded %v err %q", d.page+1, d.pages[2].loaded(), d.pages[2].err)
 	}
-	run(t, m, d.startSearch(m, "REVENUE"))
+	run(t, m, d.startSearch("REVENUE"))
 	if len(d.search.hits) != 5 {
 		t.Fatalf("search hits = %d, want 5 across all pages", len(d.search.hits))
 	}
@@ -341,7 +334,7 @@ func TestDocument_KeysMovePagesTablesAndSearch(t *testing.T) {
 		t.Fatalf("N should show the last hit's page")
 	}
 	press(t, m, "g", "enter")
-	if m.overlay != overlayInspector {
+	if !overlayIs[*inspector](m) {
 		t.Fatal("enter should open the inspector")
 	}
 }
@@ -349,8 +342,8 @@ func TestDocument_KeysMovePagesTablesAndSearch(t *testing.T) {
 func TestDocument_SaveImageWritesDecodedBytesNamedFromURI(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	m.opt.SaveDir = t.TempDir()
-	run(t, m, m.openDPE(reportURI, nil))
+	m.e.opt.SaveDir = t.TempDir()
+	run(t, m, m.openDPE(openURIMsg{uri: reportURI}))
 	press(t, m, "i", "s")
 	if !m.bar.active || m.bar.mode != barSaveImage {
 		t.Fatal("s on an image should ask for a file name")
@@ -360,36 +353,36 @@ func TestDocument_SaveImageWritesDecodedBytesNamedFromURI(t *testing.T) {
 		t.Fatalf("proposed name %q, want i1….png (name from the URI, extension from the mime type)", name)
 	}
 	run(t, m, m.update(keyMsg("enter")))
-	if !strings.Contains(m.status.text, "image written to "+m.opt.SaveDir) {
-		t.Fatalf("status = %q, want where it was written", m.status.text)
+	if !strings.Contains(m.e.status.text, "image written to "+m.e.opt.SaveDir) {
+		t.Fatalf("status = %q, want where it was written", m.e.status.text)
 	}
 }
 
 func TestKeys_EscFollowedQuicklyByKeyIsNotLost(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	run(t, m, m.openDPE(reportURI, nil))
+	run(t, m, m.openDPE(openURIMsg{uri: reportURI}))
 	press(t, m, "enter")
-	if m.overlay != overlayInspector {
+	if !overlayIs[*inspector](m) {
 		t.Fatal("enter should open the inspector")
 	}
 	// "\x1bx" arrives as alt+x: close the inspector, then open the trace.
 	run(t, m, m.update(tea.KeyPressMsg{Code: 'x', Text: "x", Mod: tea.ModAlt}))
-	if m.overlay != overlayTrace {
-		t.Fatalf("overlay = %d, want the trace after esc+x", m.overlay)
+	if !overlayIs[*traceOverlay](m) {
+		t.Fatalf("overlay = %T, want the trace after esc+x", m.overlay)
 	}
 }
 
 func TestConformance_EnterJumpsToTheFindingsElement(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	run(t, m, m.openDPE(reportURI, nil))
+	run(t, m, m.openDPE(openURIMsg{uri: reportURI}))
 	press(t, m, "c")
-	if m.overlay != overlayConformance || len(m.doc.findings) == 0 {
-		t.Fatalf("c should show findings; overlay %d, %d findings", m.overlay, len(m.doc.findings))
+	if !overlayIs[*conformanceOverlay](m) || len(m.docS().findings) == 0 {
+		t.Fatalf("c should show findings; overlay %T, %d findings", m.overlay, len(m.docS().findings))
 	}
 	var want int = -1
-	for i, x := range m.doc.findings {
+	for i, x := range m.docS().findings {
 		if x.Page >= 0 && x.Element >= 0 {
 			want = i
 			break
@@ -398,34 +391,22 @@ func TestConformance_EnterJumpsToTheFindingsElement(t *testing.T) {
 	if want < 0 {
 		t.Fatal("fixture should have a finding about an element")
 	}
-	m.conf.list.cur = want
-	x := m.doc.findings[want]
+	m.overlay.(*conformanceOverlay).list.cur = want
+	x := m.docS().findings[want]
 	press(t, m, "enter")
-	if m.overlay != overlayNone || m.doc.page != x.Page || m.doc.sel != x.Element {
-		t.Fatalf("enter should jump to page %d element %d; at page %d element %d", x.Page+1, x.Element+1, m.doc.page+1, m.doc.sel+1)
-	}
-}
-
-func TestSearch_HighlightKeepsWidthAndMarksEveryHit(t *testing.T) {
-	st := newStyles("dark")
-	line := st.row.Render("Revenue grew; revenue ") + st.title.Render("REVENUE") + " end"
-	got := highlight(line, "revenue", st, true)
-	if ansi.StringWidth(got) != ansi.StringWidth(line) || ansi.Strip(got) != ansi.Strip(line) {
-		t.Fatalf("highlight changed the text or width:\n%q\n%q", ansi.Strip(got), ansi.Strip(line))
-	}
-	if strings.Count(got, st.hitCur.Render("revenue")) != 1 || !strings.Contains(got, st.hitCur.Render("REVENUE")) {
-		t.Fatalf("every hit should be styled: %q", got)
+	if m.overlay != nil || m.docS().page != x.Page || m.docS().sel != x.Element {
+		t.Fatalf("enter should jump to page %d element %d; at page %d element %d", x.Page+1, x.Element+1, m.docS().page+1, m.docS().sel+1)
 	}
 }
 
 func TestConnection_FirstConnectIsNotCalledAReconnect(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	m.status.text = ""
+	m.e.status.text = ""
 	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Connecting}}))
 	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Connected}}))
-	if strings.Contains(m.status.text, "reconnected") {
-		t.Fatalf("initial connect reported as %q", m.status.text)
+	if strings.Contains(m.e.status.text, "reconnected") {
+		t.Fatalf("initial connect reported as %q", m.e.status.text)
 	}
 }
 
@@ -443,8 +424,8 @@ func TestJumpCategory_NoMatchReturnsToWhereTheJumpStarted(t *testing.T) {
 	m := openForBench(t, 100, 30, &dpe.Opened{Kind: dpe.KindDocument, Doc: d, Body: raw})
 	press(t, m, "t")
 	f := frame(m)
-	if !strings.Contains(f, "page 1/2") || !strings.Contains(m.status.text, "no Table after this element") {
-		t.Fatalf("a jump with no match should stay on page 1 and say so (status %q):\n%s", m.status.text, f)
+	if !strings.Contains(f, "page 1/2") || !strings.Contains(m.e.status.text, "no Table after this element") {
+		t.Fatalf("a jump with no match should stay on page 1 and say so (status %q):\n%s", m.e.status.text, f)
 	}
 }
 
@@ -453,7 +434,7 @@ func TestUpdate_PanicBecomesOneLineErrorAndProgramKeepsRunning(t *testing.T) {
 	m := newTestModel(t, f)
 	// An opened message without a document is a bug in a producer; it
 	// panics inside update.
-	bad := openedMsg{opID: m.ops.add("open", 0).id}
+	bad := openedMsg{id: m.e.ops.add("open", 0).id}
 	func() {
 		defer func() {
 			if recover() == nil {
@@ -464,10 +445,10 @@ func TestUpdate_PanicBecomesOneLineErrorAndProgramKeepsRunning(t *testing.T) {
 	}()
 	mm := Model{m: m}
 	var cmd tea.Cmd
-	guard(t, "Update", func() { _, cmd = mm.Update(openedMsg{opID: m.ops.add("open", 0).id}) })
+	guard(t, "Update", func() { _, cmd = mm.Update(openedMsg{id: m.e.ops.add("open", 0).id}) })
 	_ = cmd
-	if !strings.Contains(m.status.text, "internal error") {
-		t.Fatalf("status %q, want a one-line internal error", m.status.text)
+	if !strings.Contains(m.e.status.text, "internal error") {
+		t.Fatalf("status %q, want a one-line internal error", m.e.status.text)
 	}
 	press(t, m, "?")
 	if !strings.Contains(frame(m), "quit") {

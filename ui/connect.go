@@ -1,0 +1,219 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+)
+
+// connectingScreen waits for the first connection.
+type connectingScreen struct {
+	e  *env
+	id int
+}
+
+func newConnectingScreen(e *env) *connectingScreen { return &connectingScreen{e: e} }
+
+func (s *connectingScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	if c, ok := msg.(cancelledMsg); ok && c.id == s.id {
+		return newErrorScreen(s.e, "", errors.New("connect cancelled")), nil
+	}
+	return s, nil
+}
+
+func (s *connectingScreen) View(w, h int) []string {
+	line := "  " + s.e.spin.View() + " connecting…"
+	return []string{"", line, "", s.e.st.dim.Render("  esc cancels · q quits")}
+}
+
+func (s *connectingScreen) Keys() screenKeys {
+	k := s.e.keys
+	return screenKeys{short: []key2{withHelp(k.Cancel, "cancel")}, full: [][]key2{{k.Cancel, k.Quit}}}
+}
+
+func (s *connectingScreen) Crumb() string { return "" }
+
+// errorScreen is a failure with nothing else to show (connect, open mode):
+// the whole error, r to retry, x for the trace of a failed open.
+type errorScreen struct {
+	e      *env
+	info   *errorInfo
+	fromOp int
+	sc     scroller
+}
+
+func newErrorScreen(e *env, what string, err error) *errorScreen {
+	info := newErrorInfo(what, err)
+	e.lastErr = info
+	return &errorScreen{e: e, info: info, sc: scroller{lines: true}}
+}
+
+func (s *errorScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	k := s.e.keys
+	if msg, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case matches(msg, k.Retry):
+			return s, s.e.ask(retryMsg{})
+		case matches(msg, k.Trace):
+			return s, s.e.ask(overlayMsg{s: newTraceOverlay(s.e, s.e.lastTrace)})
+		case matches(msg, k.ErrorDetail, k.Enter):
+			return s, s.e.ask(overlayMsg{s: newErrorDetail(s.e, s.info)})
+		}
+		s.sc.nav(k, msg, len(s.lines(s.e.width)), s.e.bodyHeight())
+	}
+	return s, nil
+}
+
+func (s *errorScreen) lines(w int) []string {
+	st := s.e.st
+	out := []string{""}
+	for i, l := range wrapCells(s.info.full, max(10, w-6)) {
+		mark := "  "
+		if i == 0 {
+			mark = "✗ "
+		}
+		out = append(out, "  "+st.errText.Render(mark+l))
+	}
+	if s.info.hint != "" {
+		out = append(out, "")
+		for _, l := range wrapCells(s.info.hint, max(10, w-4)) {
+			out = append(out, "  "+l)
+		}
+	}
+	out = append(out, "", "  "+st.key.Render("r")+st.dim.Render(" retry   ")+st.key.Render("x")+st.dim.Render(" trace   ")+st.key.Render("q")+st.dim.Render(" quit"))
+	return out
+}
+
+func (s *errorScreen) View(w, h int) []string { return s.sc.window(s.lines(w), w, h) }
+
+func (s *errorScreen) Keys() screenKeys {
+	k := s.e.keys
+	return screenKeys{short: []key2{k.Retry, k.Trace, k.ErrorDetail}, full: [][]key2{{k.Retry, k.Trace, k.ErrorDetail}, k.globalKeys()}}
+}
+
+func (s *errorScreen) Crumb() string { return "" }
+
+// openingScreen is `dpe-tui open` before the document arrives.
+type openingScreen struct {
+	e      *env
+	target string
+	id     int
+}
+
+func newOpeningScreen(e *env, target string) *openingScreen {
+	return &openingScreen{e: e, target: target}
+}
+
+func (s *openingScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	switch msg := msg.(type) {
+	case errMsg:
+		if msg.id == s.id {
+			es := newErrorScreen(s.e, msg.what, msg.err)
+			es.fromOp = msg.id
+			return es, nil
+		}
+	case cancelledMsg:
+		if msg.id == s.id {
+			return newErrorScreen(s.e, "", errors.New("open cancelled")), nil
+		}
+	}
+	return s, nil
+}
+
+func (s *openingScreen) View(w, h int) []string {
+	return []string{"", "  " + s.e.spin.View() + " opening " + sanitizeLine(s.target) + "…"}
+}
+
+func (s *openingScreen) Keys() screenKeys {
+	k := s.e.keys
+	return screenKeys{short: []key2{withHelp(k.Cancel, "cancel")}, full: [][]key2{{k.Cancel, k.Quit}}}
+}
+
+func (s *openingScreen) Crumb() string { return "" }
+
+func (m *model) connect() tea.Cmd {
+	e := m.e
+	if e.opt.Connect == nil {
+		m.stack = []screen{newErrorScreen(e, "", errors.New("no server to connect to and nothing to open"))}
+		return nil
+	}
+	connect := e.opt.Connect
+	id, cmd := e.start("connecting", 0, func(ctx context.Context, id int) tea.Msg {
+		a, err := connect(ctx)
+		if err != nil {
+			return connectFailedMsg{id: id, err: err}
+		}
+		if a == nil {
+			return connectFailedMsg{id: id, err: errors.New("connect returned no agent")}
+		}
+		return connectedMsg{id: id, agent: a}
+	})
+	if c, ok := m.top().(*connectingScreen); ok {
+		c.id = id
+	}
+	return cmd
+}
+
+// listen waits for the next agent event. It is not an op: it has no
+// spinner and ends when the agent closes its channel.
+func (m *model) listen() tea.Cmd {
+	a := m.e.agent
+	if a == nil {
+		return nil
+	}
+	ch := a.Events()
+	if ch == nil {
+		return nil
+	}
+	return m.e.safe(0, func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return agentClosedMsg{}
+		}
+		return agentEventMsg{ev: ev}
+	})
+}
+
+// helpOverlay is `?`: the full help of the screen underneath.
+type helpOverlay struct {
+	e    *env
+	h    *help.Model
+	keys screenKeys
+}
+
+func newHelpOverlay(e *env, h *help.Model, keys screenKeys) *helpOverlay {
+	return &helpOverlay{e: e, h: h, keys: keys}
+}
+
+func (o *helpOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
+	if msg, ok := msg.(tea.KeyPressMsg); ok && matches(msg, o.e.keys.Back) {
+		return o, o.e.ask(closeOverlayMsg{})
+	}
+	return o, nil
+}
+
+func (o *helpOverlay) View(w, h int) []string {
+	out := []string{" " + o.e.st.title.Render("Keys") + o.e.st.dim.Render(" · ? or esc closes"), ""}
+	o.h.ShowAll = true
+	for _, l := range strings.Split(o.h.FullHelpView(o.keys.FullHelp()), "\n") {
+		out = append(out, " "+l)
+	}
+	o.h.ShowAll = false
+	return out
+}
+
+func (o *helpOverlay) Keys() screenKeys {
+	k := o.e.keys
+	return screenKeys{short: []key2{withHelp(k.Back, "close")}, full: [][]key2{{k.Back}}}
+}
+
+func (o *helpOverlay) Crumb() string { return "help" }
+
+// newErrorDetail is the error detail view (E): the full text, the code
+// and category, and what to try.
+func newErrorDetail(e *env, info *errorInfo) *lineView {
+	return newLineView(e, "error", func(w int) []string { return info.lines(w, e.st) })
+}

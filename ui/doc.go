@@ -1,0 +1,464 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/render"
+)
+
+// documentScreen is the document: a sidebar of pages and the current
+// page's outline, and the page rendered by render.Renderer. Only the
+// visible lines are sliced out of the cached blocks on each View.
+//
+// The shared *dpe.Opened is read-only here. Commands decode pages into
+// copies and hand them back in messages; Update installs them in pages,
+// which only Update and View touch.
+type documentScreen struct {
+	e      *env
+	op     *dpe.Opened
+	opener *dpe.Opener
+	res    *client.Resource
+	uri    string
+	target string
+	trace  *traceLog
+
+	pages []pageUI
+	page  int
+	sel   int
+	yoff  int
+	// h is the content height the last View used (keys scroll by it).
+	h int
+
+	cache blockCache
+	tv    map[int]render.TableView
+	// cell is the selected table cell per table element (B3: l/h move
+	// by column, enter shows the cell and its row).
+	cell map[int]cellPos
+
+	search   searchState
+	findings []dpe.Finding
+	// validated is set once dpe.Validate answered; validatedLoaded is how
+	// many pages were loaded then (loading more re-validates on c).
+	validated       bool
+	validatedLoaded int
+	validateOp      int
+
+	sideFocus  bool
+	sideHidden bool
+	side       scroller
+	// pendingJump is the element to select when the page loads.
+	pendingJump int
+	// loadOp is the op loading the current page, if any.
+	loadOp int
+	// pendingFind continues a t/}/i jump once an unloaded page is loaded.
+	pendingFind *findReq
+	// bulk is the load-every-page run of an export (nil: none).
+	bulk *bulkRun
+	// failedOffline are pages that failed while the connection was down;
+	// they are retried on reconnect.
+	failedOffline map[int]bool
+
+	images imageLoader
+}
+
+type findReq struct {
+	cat string
+	dir int
+	// Where the jump started: if no match turns up, the view goes back
+	// there instead of being left on a page loaded only to look.
+	fromPage, fromSel int
+}
+
+// pageUI is what the UI holds about a page. p is the decoded copy, nil
+// until loaded.
+type pageUI struct {
+	title    string
+	hint     int // element_count hint, -1 when absent
+	manifest bool
+	loading  bool
+	// op is the op loading the page (with loading).
+	op      int
+	err     string
+	p       *dpe.Page
+	outline []outlineEntry
+	kinds   map[string]int
+}
+
+func (pu *pageUI) loaded() bool { return pu.p != nil }
+
+type outlineEntry struct {
+	el    int
+	depth int
+	text  string
+}
+
+type cellPos struct{ row, col int }
+
+func newDocumentScreen(e *env, msg openedMsg, tl *traceLog) *documentScreen {
+	d := &documentScreen{e: e, op: msg.opened, opener: msg.opener, res: msg.res, uri: msg.uri, target: msg.target, trace: tl,
+		tv: map[int]render.TableView{}, cell: map[int]cellPos{}, pendingJump: -1, failedOffline: map[int]bool{}}
+	for _, p := range d.op.Doc.Pages {
+		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p)})
+	}
+	if len(d.pages) > 0 {
+		if msg.first != nil {
+			d.install(0, msg.first)
+		} else if msg.firstErr != nil {
+			d.pages[0].err = oneLine(msg.firstErr)
+		}
+	}
+	d.images.reset(e.renderer)
+	return d
+}
+
+// install keeps a decoded page and indexes its outline. Only Update calls
+// it.
+func (d *documentScreen) install(i int, p *dpe.Page) {
+	pu := &d.pages[i]
+	pu.p, pu.loading, pu.err = p, false, ""
+	pu.outline = nil
+	pu.kinds = map[string]int{}
+	delete(d.failedOffline, i)
+	for j, el := range p.Elements {
+		cat := dpe.NormalizeCategory(el.Category)
+		if cat == dpe.CategoryTableChunk {
+			cat = dpe.CategoryTable // a chunk is a table everywhere
+		}
+		pu.kinds[cat]++
+		if cat == dpe.CategoryTitle {
+			depth, _ := el.MetaInt("category_depth")
+			pu.outline = append(pu.outline, outlineEntry{el: j, depth: depth, text: sanitizeLine(firstLine(el.Text))})
+		}
+	}
+	if i == d.page {
+		d.invalidate()
+	}
+}
+
+func (d *documentScreen) loadedCount() int {
+	n := 0
+	for i := range d.pages {
+		if d.pages[i].loaded() {
+			n++
+		}
+	}
+	return n
+}
+
+func (d *documentScreen) invalidate() { d.cache.valid = false }
+
+func (d *documentScreen) doc() *dpe.Document { return d.op.Doc }
+
+func (d *documentScreen) curPage() *dpe.Page {
+	if d.page < 0 || d.page >= len(d.pages) {
+		return nil
+	}
+	return d.pages[d.page].p
+}
+
+func (d *documentScreen) selected() *dpe.Element {
+	p := d.curPage()
+	if p == nil || d.sel < 0 || d.sel >= len(p.Elements) {
+		return nil
+	}
+	return p.Elements[d.sel]
+}
+
+func (d *documentScreen) title() string {
+	if t := d.doc().Title; t != "" {
+		return t
+	}
+	if d.doc().DocRef != "" {
+		return d.doc().DocRef
+	}
+	return "document"
+}
+
+func (d *documentScreen) stop() { d.images.stop() }
+
+// layout returns sidebar and content widths for a body width.
+func (d *documentScreen) layout(w int) (side, content int) {
+	if w < 60 || d.sideHidden {
+		return 0, w
+	}
+	side = min(34, max(20, w/4))
+	return side, w - side - 1
+}
+
+func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	e := d.e
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg, themeChangedMsg:
+		d.invalidate()
+		return d, d.schedule()
+	case pagesMsg:
+		if msg.doc != d.op {
+			return d, nil
+		}
+		return d, tea.Batch(d.onPages(msg), d.schedule())
+	case searchStepMsg:
+		if msg.doc != d.op {
+			return d, nil
+		}
+		return d, tea.Batch(d.onSearchStep(msg), d.schedule())
+	case validatedMsg:
+		if msg.doc != d.op {
+			return d, nil
+		}
+		d.validateOp = 0
+		d.findings = msg.findings
+		d.validated = true
+		d.validatedLoaded = d.loadedCount()
+		d.trace.add(msg.trace...)
+		return d, nil
+	case errMsg:
+		d.onOpEnd(msg.id, msg.err)
+		return d, nil
+	case cancelledMsg:
+		d.onOpEnd(msg.id, nil)
+		return d, nil
+	case reconnectedMsg:
+		return d, d.retryOffline()
+	case imagesProbedMsg:
+		d.onImagesProbed(msg)
+		return d, d.schedule()
+	case imageDecodedMsg:
+		d.onImageDecoded(msg)
+		return d, d.schedule()
+	case jumpMsg:
+		return d, tea.Batch(d.gotoPage(msg.page, msg.el), d.schedule())
+	case promptDoneMsg:
+		return d, tea.Batch(d.onPrompt(msg), d.schedule())
+	case tea.KeyPressMsg:
+		cmd := d.key(msg)
+		return d, tea.Batch(cmd, d.schedule())
+	case tea.MouseWheelMsg:
+		d.onWheel(msg)
+		return d, d.schedule()
+	case tea.MouseClickMsg:
+		return d, tea.Batch(d.onClick(msg), d.schedule())
+	}
+	_ = e
+	return d, nil
+}
+
+// onOpEnd forgets loading state owned by an op that failed or was
+// cancelled (err nil).
+func (d *documentScreen) onOpEnd(id int, err error) {
+	if id == 0 {
+		return
+	}
+	if d.search.op == id {
+		d.search.running = false
+		d.search.op = 0
+	}
+	if d.validateOp == id {
+		d.validateOp = 0
+	}
+	if d.bulk != nil && d.bulk.op == id {
+		d.bulk = nil
+	}
+	if d.loadOp == id {
+		d.loadOp = 0
+		d.pendingFind = nil
+	}
+	for i := range d.pages {
+		if d.pages[i].loading && d.pages[i].op == id {
+			d.pages[i].loading = false
+			if err != nil && !isCancel(err) {
+				d.pages[i].err = oneLine(err)
+			}
+		}
+	}
+}
+
+// key handles a key press on the document.
+func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
+	e := d.e
+	k := e.keys
+	_, cw := d.layout(e.width)
+	d.ensureBlocks(cw)
+	if d.h <= 0 {
+		d.h = e.bodyHeight() - 1
+	}
+	if d.sideFocus {
+		if cmd, ok := d.sidebarKey(msg); ok {
+			return cmd
+		}
+	}
+	if d.isTableSelected() {
+		if cmd, ok := d.tableKey(msg); ok {
+			return cmd
+		}
+	}
+	if d.navKey(msg) {
+		return nil
+	}
+	switch {
+	case matches(msg, k.Back):
+		if d.search.query != "" && matches(msg, k.Cancel) {
+			d.clearSearch()
+			return nil
+		}
+		if e.agent == nil {
+			return e.info("press q to quit")
+		}
+		return d.e.ask(popMsg{})
+	case matches(msg, k.SideFocus):
+		if sw, _ := d.layout(e.width); sw == 0 {
+			return e.info("the sidebar is hidden or needs a wider terminal (\\ shows it)")
+		}
+		d.sideFocus = !d.sideFocus
+		d.side.cur = d.sidebarIndexOfPage(d.page)
+		return nil
+	case matches(msg, k.SideToggle):
+		d.sideHidden = !d.sideHidden
+		d.sideFocus = false
+		d.invalidate()
+		return nil
+	case matches(msg, k.NextPage):
+		return d.gotoPage(d.page+1, 0)
+	case matches(msg, k.PrevPage):
+		return d.gotoPage(d.page-1, 0)
+	case matches(msg, k.NextTable):
+		return d.jumpCategory(dpe.CategoryTable, 1)
+	case matches(msg, k.PrevTable):
+		return d.jumpCategory(dpe.CategoryTable, -1)
+	case matches(msg, k.NextTitle):
+		return d.jumpCategory(dpe.CategoryTitle, 1)
+	case matches(msg, k.PrevTitle):
+		return d.jumpCategory(dpe.CategoryTitle, -1)
+	case matches(msg, k.NextImage):
+		return d.jumpCategory(dpe.CategoryImage, 1)
+	case matches(msg, k.PrevImage):
+		return d.jumpCategory(dpe.CategoryImage, -1)
+	case matches(msg, k.ColLeft, k.ColRight, k.Widen, k.Narrow):
+		return e.info("select a table to scroll it (t jumps to the next table)")
+	case matches(msg, k.Search):
+		return d.e.ask(promptMsg{mode: barSearch})
+	case matches(msg, k.NextHit):
+		return d.nextHit(1)
+	case matches(msg, k.PrevHit):
+		return d.nextHit(-1)
+	case matches(msg, k.HitList):
+		if len(d.search.hits) == 0 {
+			return e.info("no search hits: / searches every page")
+		}
+		return d.e.ask(overlayMsg{s: newHitList(e, d)})
+	case matches(msg, k.Inspect):
+		if d.selected() == nil {
+			return nil
+		}
+		return d.e.ask(overlayMsg{s: newInspector(e, d)})
+	case matches(msg, k.Raw):
+		s := scopeElement
+		if d.selected() == nil {
+			s = scopePage
+		}
+		return d.e.ask(overlayMsg{s: newRawOverlay(e, d, s)})
+	case matches(msg, k.Trace):
+		return d.e.ask(overlayMsg{s: newTraceOverlay(e, d.trace)})
+	case matches(msg, k.Conformance):
+		var cmd tea.Cmd
+		if (!d.validated || d.validatedLoaded != d.loadedCount()) && d.validateOp == 0 {
+			d.validated = false
+			cmd = d.validate()
+		}
+		return tea.Batch(cmd, d.e.ask(overlayMsg{s: newConformance(e, d)}))
+	case matches(msg, k.Copy):
+		c := copyMenuMsg{resURI: d.uri, access: d.op.Access.URI}
+		if el := d.selected(); el != nil {
+			c.text, c.json = el.Text, string(el.Raw)
+		}
+		return d.e.ask(c)
+	case matches(msg, k.Export):
+		return d.e.ask(promptMsg{mode: barExportDoc, value: exportName(d.title(), ".md")})
+	case matches(msg, k.ExportPage):
+		return d.e.ask(promptMsg{mode: barExportPage, value: exportName(fmt.Sprintf("%s-page-%d", d.title(), d.page+1), ".md")})
+	case matches(msg, k.SaveImage):
+		el := d.selected()
+		if el == nil || dpe.NormalizeCategory(el.Category) != dpe.CategoryImage {
+			return e.info("select an Image element to save it (i jumps to the next image)")
+		}
+		_, mime, err := render.ImageData(el, e.renderer.Limits().MaxImageBytes)
+		if err != nil {
+			return e.setErr("save image", err)
+		}
+		return d.e.ask(promptMsg{mode: barSaveImage, value: dpe.SuggestFileName(imageName(d, el), mime)})
+	case matches(msg, k.Retry):
+		if pu := &d.pages[d.page]; pu.err != "" && !pu.loaded() {
+			return d.retryPage(d.page)
+		}
+		return d.reopen()
+	}
+	return nil
+}
+
+// reopen opens the document again from the start (r on a loaded page).
+func (d *documentScreen) reopen() tea.Cmd {
+	if d.res != nil {
+		res := *d.res
+		return d.e.ask(openURIMsg{uri: d.uri, res: &res, computer: res.Computer})
+	}
+	if d.e.agent != nil && d.target == "" {
+		return d.e.ask(openURIMsg{uri: d.uri})
+	}
+	return d.e.ask(retryMsg{})
+}
+
+func (d *documentScreen) Keys() screenKeys {
+	k := d.e.keys
+	short := []key2{k.NextPage, k.PrevPage, k.Search, k.Inspect, k.Back, k.Raw, k.Trace, k.Conformance, k.Export}
+	if d.isTableSelected() {
+		short = append([]key2{k.ColRight, k.ColLeft, k.Cell, k.Widen}, short...)
+	}
+	if d.search.query != "" {
+		short = append([]key2{k.NextHit, k.HitList}, short...)
+	}
+	if pu := d.pages[min(d.page, len(d.pages)-1)]; len(d.pages) > 0 && pu.err != "" && !pu.loaded() {
+		short = append([]key2{withHelp(k.Retry, "retry page")}, short...)
+	}
+	return screenKeys{
+		short: short,
+		full: [][]key2{
+			append(k.navKeys(), k.SideFocus, k.SideToggle),
+			{k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.PrevTitle, k.NextTable, k.PrevTable, k.NextImage, k.PrevImage},
+			{k.ColLeft, k.ColRight, k.FirstCol, k.LastCol, k.Widen, k.Narrow, k.Cell, k.Search, k.NextHit, k.PrevHit, k.HitList},
+			{k.Inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen")},
+			k.globalKeys(),
+		},
+	}
+}
+
+// Crumb names the computer that answered when the document was opened by
+// URI (no servers screen names it), then the title and page.
+func (d *documentScreen) Crumb() string {
+	c := sanitizeTrunc(d.title(), 40) + " › page " + strconv.Itoa(d.page+1) + "/" + strconv.Itoa(len(d.pages))
+	if d.res == nil {
+		if who := d.op.Access.Computer; who != "" {
+			c = "@" + sanitizeLine(who) + " › " + c
+		} else if who := d.trace.answeredBy(); who != "" {
+			c = "@" + sanitizeLine(who) + " › " + c
+		}
+	}
+	return c
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func isTable(el *dpe.Element) bool {
+	c := dpe.NormalizeCategory(el.Category)
+	return c == dpe.CategoryTable || c == dpe.CategoryTableChunk
+}

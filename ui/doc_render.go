@@ -1,0 +1,473 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/render"
+)
+
+type blockCache struct {
+	valid   bool
+	page    int
+	width   int
+	gen     int
+	blocks  []render.Block
+	offs    []int
+	total   int
+	tvState map[int]render.TableView
+}
+
+const gutterW = 2
+
+// readingWidth is the widest prose gets, like glow: long lines are hard
+// to read. Tables use the whole width.
+const readingWidth = 100
+
+// ensureBlocks renders the current page at width cw (cached; the renderer
+// caches per element too) and recomputes line offsets.
+func (d *documentScreen) ensureBlocks(cw int) {
+	e := d.e
+	p := d.curPage()
+	if p == nil {
+		d.cache = blockCache{}
+		return
+	}
+	w := max(10, cw-gutterW)
+	c := &d.cache
+	same := c.valid && c.page == d.page && c.width == w && c.gen == e.themeGen
+	if same && sameTV(c.tvState, d.tv) {
+		return
+	}
+	base := c.blocks
+	if !same {
+		base = e.renderer.Page(p, min(w, readingWidth))
+	} else {
+		base = append([]render.Block(nil), base...)
+	}
+	for i := range base {
+		idx := base[i].ElementIndex
+		if idx < 0 || idx >= len(p.Elements) || !isTable(p.Elements[idx]) {
+			continue
+		}
+		tv, ok := d.tv[idx]
+		old, had := c.tvState[idx]
+		if !same || ok && (!had || old != tv) || !ok && had {
+			base[i].Lines = strings.Split(e.renderer.Table(p.Elements[idx], w, tv), "\n")
+		}
+	}
+	c.blocks = base
+	// One blank line separates blocks (it belongs to no element), except
+	// between list items: a list reads as one list.
+	c.offs = make([]int, len(base)+1)
+	for i, b := range base {
+		gap := 1
+		if i == len(base)-1 || isListItem(p, b.ElementIndex) && i+1 < len(base) && isListItem(p, base[i+1].ElementIndex) {
+			gap = 0
+		}
+		c.offs[i+1] = c.offs[i] + len(b.Lines) + gap
+	}
+	c.total = c.offs[len(base)]
+	c.valid, c.page, c.width, c.gen = true, d.page, w, e.themeGen
+	c.tvState = make(map[int]render.TableView, len(d.tv))
+	for k, v := range d.tv {
+		c.tvState[k] = v
+	}
+}
+
+func isListItem(p *dpe.Page, i int) bool {
+	return i >= 0 && i < len(p.Elements) && dpe.NormalizeCategory(p.Elements[i].Category) == dpe.CategoryListItem
+}
+
+func sameTV(a, b map[int]render.TableView) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// blockOf returns the block index showing element el (blocks may skip
+// elements that render to nothing).
+func (d *documentScreen) blockOf(el int) int {
+	bs := d.cache.blocks
+	i := sort.Search(len(bs), func(i int) bool { return bs[i].ElementIndex >= el })
+	if i >= len(bs) {
+		return len(bs) - 1
+	}
+	return i
+}
+
+// blockAt returns the block containing line y.
+func (d *documentScreen) blockAt(y int) int {
+	offs := d.cache.offs
+	if len(offs) < 2 {
+		return -1
+	}
+	i := sort.Search(len(offs)-1, func(i int) bool { return offs[i+1] > y })
+	return min(i, len(offs)-2)
+}
+
+func (d *documentScreen) clampScroll() {
+	d.yoff = max(0, min(d.yoff, d.cache.total-d.h))
+}
+
+// reveal scrolls so the selected element is visible; preferTop shows the
+// top of a tall element, otherwise its bottom (when moving up).
+func (d *documentScreen) reveal(preferTop bool) {
+	b := d.blockOf(d.sel)
+	if b < 0 {
+		return
+	}
+	top, bot := d.cache.offs[b], d.cache.offs[b+1]
+	switch {
+	case top < d.yoff && (preferTop || bot-top <= d.h):
+		d.yoff = top
+	case top < d.yoff:
+		d.yoff = max(top, bot-d.h)
+	case bot > d.yoff+d.h:
+		if bot-top <= d.h {
+			d.yoff = bot - d.h
+		} else if preferTop {
+			d.yoff = top
+		}
+	}
+	d.clampScroll()
+}
+
+func (d *documentScreen) selectBlock(b int) {
+	if b >= 0 && b < len(d.cache.blocks) {
+		d.sel = d.cache.blocks[b].ElementIndex
+	}
+}
+
+// navKey moves through the page: ↑/↓ by element (line by line inside a
+// tall one), half pages, pages and the ends.
+func (d *documentScreen) navKey(msg tea.KeyPressMsg) bool {
+	k := d.e.keys
+	nb := len(d.cache.blocks)
+	page := func(step int) {
+		d.yoff += step
+		d.clampScroll()
+		d.selectBlock(d.blockAt(d.yoff))
+	}
+	switch {
+	case matches(msg, k.Down):
+		if nb == 0 {
+			return true
+		}
+		b := d.blockOf(d.sel)
+		switch {
+		case d.cache.offs[b+1] > d.yoff+d.h:
+			d.yoff++ // inside a tall element: scroll it line by line
+			d.clampScroll()
+		case b+1 < nb:
+			d.selectBlock(b + 1)
+			d.reveal(true)
+		case d.page+1 < len(d.pages):
+			d.e.info("end of page " + strconv.Itoa(d.page+1) + " · ] next page")
+		default:
+			d.e.info("end of document")
+		}
+	case matches(msg, k.Up):
+		if nb == 0 {
+			return true
+		}
+		b := d.blockOf(d.sel)
+		switch {
+		case d.cache.offs[b] < d.yoff:
+			d.yoff--
+			d.clampScroll()
+		case b > 0:
+			d.selectBlock(b - 1)
+			d.reveal(false)
+		}
+	case matches(msg, k.HalfDown):
+		page(max(1, d.h/2))
+	case matches(msg, k.HalfUp):
+		page(-max(1, d.h/2))
+	case matches(msg, k.PageDown):
+		page(max(1, d.h-1))
+	case matches(msg, k.PageUp):
+		page(-max(1, d.h-1))
+	case matches(msg, k.Top):
+		d.yoff = 0
+		d.selectBlock(0)
+	case matches(msg, k.Bottom):
+		d.yoff = d.cache.total
+		d.clampScroll()
+		d.selectBlock(nb - 1)
+	default:
+		return false
+	}
+	return true
+}
+
+// jumpCategory selects the next/previous element of a category, crossing
+// into other pages (loading them).
+func (d *documentScreen) jumpCategory(cat string, dir int) tea.Cmd {
+	return d.findCategory(findReq{cat: cat, dir: dir, fromPage: d.page, fromSel: d.sel})
+}
+
+// catMatches treats a TableChunk as a table.
+func catMatches(el *dpe.Element, cat string) bool {
+	c := dpe.NormalizeCategory(el.Category)
+	if cat == dpe.CategoryTable {
+		return c == dpe.CategoryTable || c == dpe.CategoryTableChunk
+	}
+	return c == cat
+}
+
+func (d *documentScreen) findCategory(req findReq) tea.Cmd {
+	e := d.e
+	cat, dir := req.cat, req.dir
+	p, el := d.page, d.sel+dir
+	for steps := 0; steps <= len(d.pages); steps++ {
+		if p < 0 || p >= len(d.pages) {
+			break
+		}
+		pu := &d.pages[p]
+		if !pu.loaded() && p != d.page && pu.err == "" {
+			// Load it and continue the search there (onPages).
+			d.pendingFind = &req
+			return tea.Batch(d.gotoPage(p, -1), e.info(fmt.Sprintf("loading page %d to look for the next %s", p+1, strings.ToLower(cat))))
+		}
+		if pu.loaded() {
+			els := pu.p.Elements
+			if dir < 0 && el == -2 {
+				el = len(els) - 1
+			}
+			for ; el >= 0 && el < len(els); el += dir {
+				if catMatches(els[el], cat) {
+					if p == d.page {
+						d.sel = el
+						d.reveal(true)
+						return nil
+					}
+					return d.gotoPage(p, el)
+				}
+			}
+		}
+		p += dir
+		if dir > 0 {
+			el = 0
+		} else {
+			el = -2
+		}
+	}
+	where := "after"
+	if dir < 0 {
+		where = "before"
+	}
+	status := e.info(fmt.Sprintf("no %s %s this element", cat, where))
+	if d.page != req.fromPage {
+		return tea.Batch(d.gotoPage(req.fromPage, max(req.fromSel, 0)), status)
+	}
+	return status
+}
+
+// onPrompt takes what the prompt asked for on this screen.
+func (d *documentScreen) onPrompt(msg promptDoneMsg) tea.Cmd {
+	e := d.e
+	if msg.cancelled {
+		return nil
+	}
+	v := strings.TrimSpace(msg.value)
+	switch msg.mode {
+	case barCommand:
+		n, _ := strconv.Atoi(v)
+		return d.gotoPage(n-1, 0)
+	case barSearch:
+		return d.startSearch(msg.value)
+	case barExportDoc, barExportPage:
+		if v == "" {
+			return e.info("export cancelled: no file name")
+		}
+		return d.export(v, msg.mode == barExportPage)
+	case barSaveImage:
+		if v == "" {
+			return e.info("save cancelled: no file name")
+		}
+		return d.saveImage(v)
+	}
+	return nil
+}
+
+// pageHint is the `:N` validation for the prompt.
+func (d *documentScreen) pageHint(v string) (string, bool) {
+	n, _ := strconv.Atoi(v)
+	if n < 1 || n > len(d.pages) {
+		return "no such page (1–" + strconv.Itoa(len(d.pages)) + ")", false
+	}
+	return "enter: go to page " + v, true
+}
+
+func (d *documentScreen) onWheel(msg tea.MouseWheelMsg) {
+	sw, _ := d.layout(d.e.width)
+	up := msg.Button == tea.MouseWheelUp
+	if msg.X < sw {
+		d.side.wheel(up, len(d.sideEntries()), d.h)
+		d.sideFocus = true
+		return
+	}
+	if up {
+		d.yoff -= 3
+	} else {
+		d.yoff += 3
+	}
+	d.clampScroll()
+	d.selectBlock(d.blockAt(d.yoff))
+}
+
+// onClick opens a sidebar entry or selects the element clicked.
+func (d *documentScreen) onClick(msg tea.MouseClickMsg) tea.Cmd {
+	if msg.Button != tea.MouseLeft || msg.Y < 1 {
+		return nil
+	}
+	sw, _ := d.layout(d.e.width)
+	if msg.X < sw {
+		es := d.sideEntries()
+		i := d.side.top + msg.Y - 1
+		if i < 0 || i >= len(es) {
+			return nil
+		}
+		d.side.cur = i
+		return d.openSideEntry(es[i])
+	}
+	if b := d.blockAt(d.yoff + msg.Y - 1); b >= 0 {
+		d.selectBlock(b)
+	}
+	return nil
+}
+
+// content pane
+
+func (d *documentScreen) contentView(w, h int) []string {
+	e := d.e
+	st := e.st
+	d.h = h - 1
+	pu := d.pages[d.page]
+	title := pu.title
+	if title == "" {
+		title = "Page " + strconv.Itoa(d.page+1)
+	}
+	head := fmt.Sprintf(" %s · page %d/%d", sanitizeLine(title), d.page+1, len(d.pages))
+	if pu.loaded() {
+		head += fmt.Sprintf(" · %d elements", len(pu.p.Elements))
+		var ks []string
+		for _, c := range []string{dpe.CategoryTable, dpe.CategoryImage, dpe.CategoryTitle} {
+			if n := pu.kinds[c]; n > 0 {
+				ks = append(ks, fmt.Sprintf("%d %s", n, strings.ToLower(c)))
+			}
+		}
+		if len(ks) > 0 {
+			head += " (" + strings.Join(ks, ", ") + ")"
+		}
+	}
+	lines := []string{st.title.Render(clip(head, w))}
+	switch {
+	case pu.err != "" && !pu.loaded():
+		msg := []string{"", " " + st.errText.Render(clip("page "+strconv.Itoa(d.page+1)+" failed: "+pu.err, w-2)), "",
+			st.dim.Render(" r retries this page · E shows the whole error · ] / [ other pages · esc back")}
+		return box(append(lines, msg...), w, h)
+	case !pu.loaded():
+		what := "decoding"
+		if pu.manifest {
+			what = "fetching"
+		}
+		return box(append(lines, "", " "+e.spin.View()+" "+what+" page "+strconv.Itoa(d.page+1)+"… (esc cancels)"), w, h)
+	}
+	d.ensureBlocks(w)
+	if len(d.cache.blocks) == 0 {
+		return box(append(lines, "", st.dim.Render(" (this page has no elements)")), w, h)
+	}
+	d.clampScroll()
+	selB := d.blockOf(d.sel)
+	b := d.blockAt(d.yoff)
+	y := d.yoff
+	theme := e.renderer.Theme()
+	p := d.curPage()
+	for b >= 0 && b < len(d.cache.blocks) && len(lines) < h {
+		blk := d.cache.blocks[b]
+		isHit, _ := d.isHit(d.page, blk.ElementIndex)
+		li := y - d.cache.offs[b]
+		src := blk.Lines
+		if li > 0 && blk.ElementIndex >= 0 && isTable(p.Elements[blk.ElementIndex]) {
+			// A table scrolled past its top keeps its header rows on screen.
+			sticky, _, _ := e.renderer.TableWindow(p.Elements[blk.ElementIndex], d.cache.width, d.tv[blk.ElementIndex], 0, 0)
+			if len(sticky) > 0 && li+len(sticky) < len(src) {
+				src = append(append([]string(nil), sticky...), src[li+len(sticky):]...)
+				li = 0
+			}
+		}
+		extent := d.cache.offs[b+1] - d.cache.offs[b] - (len(blk.Lines) - len(src))
+		for ; li < extent && len(lines) < h; li++ {
+			if li >= len(src) {
+				lines = append(lines, "") // gap between blocks
+				continue
+			}
+			line := src[li]
+			if isHit {
+				line = render.Highlight(line, d.search.query, theme)
+			}
+			g := "  "
+			if b == selB {
+				g = st.gutter.Render("▌ ")
+			}
+			lines = append(lines, g+line) // render keeps lines within the width
+		}
+		b++
+		if b < len(d.cache.offs) {
+			y = d.cache.offs[b]
+		}
+	}
+	return padLines(lines, h)
+}
+
+func (d *documentScreen) View(w, h int) []string {
+	sw, cw := d.layout(w)
+	content := d.contentView(cw, h)
+	if sw == 0 {
+		return content
+	}
+	side := d.sidebarView(sw, h)
+	sep := d.e.st.border.Render("│")
+	out := make([]string, h)
+	for i := 0; i < h; i++ {
+		out[i] = fit(side[i], sw) + sep + content[i]
+	}
+	return out
+}
+
+// statusText is the search counter, when a search is on.
+func (d *documentScreen) statusText(w int) string {
+	st := d.e.st
+	s := d.search
+	if s.query == "" {
+		if el := d.selected(); el != nil && isTable(el) {
+			if m := tableMarker(d.tv[d.sel]); m != "" {
+				return clip(st.dim.Render(" table "+m+" · enter shows the cell"), w)
+			}
+		}
+		return ""
+	}
+	txt := fmt.Sprintf(" search %q: ", sanitizeLine(s.query))
+	if len(s.hits) == 0 {
+		txt += "no matches"
+	} else {
+		txt += fmt.Sprintf("match %d/%d", s.cur+1, len(s.hits))
+	}
+	if s.scanned < len(d.pages) {
+		txt += fmt.Sprintf(" (searched %d/%d pages)", s.scanned, len(d.pages))
+	}
+	return clip(st.info.Render(txt)+st.dim.Render(" · n/N move · S list · esc clears"), w)
+}

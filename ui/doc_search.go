@@ -1,0 +1,309 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+)
+
+// hit is one match: bytes [start, end) of element el's text on page.
+type hit struct{ page, el, start, end int }
+
+type searchState struct {
+	query   string
+	hits    []hit
+	cur     int
+	running bool
+	op      int
+	scanned int
+	// capped is set when maxHits stopped collecting.
+	capped bool
+	// focus is the hit a table scrolls to once its page is on screen.
+	focus *hit
+}
+
+// maxHits bounds the hits kept for one search.
+const maxHits = 10_000
+
+// searchPagesPerStep bounds how many pages one search step decodes, so
+// hits and progress show while a huge document is searched.
+const searchPagesPerStep = 32
+
+func (d *documentScreen) clearSearch() {
+	if d.search.op != 0 {
+		d.e.ops.done(d.search.op)
+	}
+	d.search = searchState{}
+}
+
+// startSearch runs the tuned search (dpe.Matcher: a page whose raw bytes
+// rule the query out is never decoded) over every page, in steps.
+func (d *documentScreen) startSearch(q string) tea.Cmd {
+	d.clearSearch()
+	d.search = searchState{query: q, cur: -1}
+	if q == "" {
+		return nil
+	}
+	d.search.running = true
+	id, cmd := d.e.startLong(fmt.Sprintf("searching %q", sanitizeLine(q)), d.searchStep(q, 0))
+	d.search.op = id
+	return cmd
+}
+
+// searchStep scans pages from `from` on: loaded pages from the UI's
+// copies, others prefiltered on their raw bytes and decoded (copies,
+// handed back for Update to install) only when they may match.
+func (d *documentScreen) searchStep(q string, from int) func(ctx context.Context, id int) tea.Msg {
+	opener, op := d.opener, d.op
+	loaded := make([]*dpe.Page, len(d.pages))
+	manifest := make([]bool, len(d.pages))
+	for i := range d.pages {
+		loaded[i], manifest[i] = d.pages[i].p, d.pages[i].manifest
+	}
+	m := dpe.NewMatcher(q)
+	return func(ctx context.Context, id int) tea.Msg {
+		o, buf := tracedOpener(opener)
+		msg := searchStepMsg{id: id, doc: op, query: q, next: -1, pages: map[int]*dpe.Page{}, errs: map[int]error{}}
+		decoded := 0
+		i := from
+		for ; i < len(loaded); i++ {
+			if err := ctx.Err(); err != nil {
+				return errMsg{id: id, err: err}
+			}
+			p := loaded[i]
+			if p == nil {
+				if !manifest[i] && !m.PageMayMatch(op.Doc.Pages[i]) {
+					continue
+				}
+				if decoded == searchPagesPerStep {
+					break
+				}
+				decoded++
+				var err error
+				if p, err = loadPageCopy(ctx, o, buf, op, i, manifest[i]); err != nil {
+					msg.errs[i] = err
+					continue
+				}
+				msg.pages[i] = p
+			}
+			for j, el := range p.Elements {
+				for from := 0; len(msg.hits) < maxHits; {
+					s, e := m.Find(el.Text, from)
+					if s < 0 {
+						break
+					}
+					msg.hits = append(msg.hits, hit{page: i, el: j, start: s, end: e})
+					from = e
+				}
+			}
+		}
+		msg.scanned = i
+		if i < len(loaded) {
+			msg.next = i
+		}
+		msg.trace = buf.entries
+		return msg
+	}
+}
+
+func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
+	e := d.e
+	if msg.id != d.search.op || msg.query != d.search.query {
+		e.ops.done(msg.id)
+		return nil
+	}
+	d.trace.add(msg.trace...)
+	for i, p := range msg.pages {
+		if !d.pages[i].loaded() {
+			d.install(i, p)
+		}
+	}
+	var cmds []tea.Cmd
+	for i, err := range msg.errs {
+		if !d.pages[i].loaded() {
+			d.pages[i].err = oneLine(err)
+		}
+		cmds = append(cmds, e.setErr(fmt.Sprintf("search: page %d", i+1), err))
+	}
+	room := maxHits - len(d.search.hits)
+	if len(msg.hits) > room {
+		msg.hits, d.search.capped = msg.hits[:room], true
+	}
+	d.search.hits = append(d.search.hits, msg.hits...)
+	d.search.scanned = msg.scanned
+	if d.search.cur < 0 && len(d.search.hits) > 0 {
+		d.search.cur = 0
+		cmds = append(cmds, d.showHit())
+	}
+	if msg.next >= 0 && !d.search.capped {
+		e.progress(msg.id, fmt.Sprintf("page %d/%d · %d hits", msg.next, len(d.pages), len(d.search.hits)))
+		return tea.Batch(append(cmds, e.step(msg.id, d.searchStep(msg.query, msg.next)))...)
+	}
+	e.ops.done(msg.id)
+	d.search.running, d.search.op = false, 0
+	q := sanitizeLine(msg.query)
+	switch {
+	case len(d.search.hits) == 0:
+		cmds = append(cmds, e.info(fmt.Sprintf("no match for %q in %d pages", q, len(d.pages))))
+	case d.search.capped:
+		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%d+ matches for %q (stopped at %d) · n/N move · S lists", maxHits, q, maxHits)))
+	default:
+		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%d matches for %q · n/N move · S lists", len(d.search.hits), q)))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (d *documentScreen) nextHit(dir int) tea.Cmd {
+	n := len(d.search.hits)
+	if n == 0 {
+		if d.search.query == "" {
+			return d.e.info("no search: press / to search all pages")
+		}
+		return d.e.info("no matches")
+	}
+	d.search.cur = ((d.search.cur+dir)%n + n) % n
+	d.e.status.text = "" // the status line shows the match counter
+	return d.showHit()
+}
+
+// showHit shows the current hit; a hit in a table also scrolls the table
+// to its row and column.
+func (d *documentScreen) showHit() tea.Cmd {
+	h := d.search.hits[d.search.cur]
+	d.search.focus = &h
+	if h.page == d.page && d.pages[h.page].loaded() {
+		_, cw := d.layout(d.e.width)
+		d.ensureBlocks(cw)
+		d.sel = h.el
+		d.focusHit()
+		d.reveal(true)
+		return nil
+	}
+	return d.gotoPage(h.page, h.el)
+}
+
+// focusHit points a table at the cell of the focused hit.
+func (d *documentScreen) focusHit() {
+	h := d.search.focus
+	d.search.focus = nil
+	p := d.curPage()
+	if h == nil || h.page != d.page || p == nil || h.el >= len(p.Elements) || !isTable(p.Elements[h.el]) {
+		return
+	}
+	row, col, ok := d.e.renderer.TableFind(p.Elements[h.el], d.search.query)
+	if !ok {
+		return
+	}
+	d.cell[h.el] = cellPos{row: row, col: col}
+	d.scrollToCell(h.el)
+}
+
+func (d *documentScreen) isHit(page, el int) (bool, bool) {
+	if d.search.query == "" {
+		return false, false
+	}
+	for i, h := range d.search.hits {
+		if h.page == page && h.el == el {
+			return true, i == d.search.cur
+		}
+	}
+	return false, false
+}
+
+// hitList is the overlay of every hit with its context (S): enter jumps.
+type hitList struct {
+	e    *env
+	d    *documentScreen
+	list scroller
+}
+
+func newHitList(e *env, d *documentScreen) *hitList {
+	return &hitList{e: e, d: d, list: scroller{cur: max(0, d.search.cur)}}
+}
+
+// showHitMsg asks the document to show hit i.
+type showHitMsg struct{ i int }
+
+func (v *hitList) Update(msg tea.Msg) (screen, tea.Cmd) {
+	k := v.e.keys
+	n := len(v.d.search.hits)
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case matches(msg, k.Back, k.HitList):
+			return v, v.e.ask(closeOverlayMsg{})
+		case matches(msg, k.Enter):
+			if v.list.cur < n {
+				return v, tea.Batch(v.e.ask(closeOverlayMsg{}), v.e.ask(showHitMsg{i: v.list.cur}))
+			}
+		}
+		v.list.nav(k, msg, n, v.e.bodyHeight()-1)
+	case tea.MouseWheelMsg:
+		v.list.wheel(msg.Button == tea.MouseWheelUp, n, v.e.bodyHeight()-1)
+	}
+	return v, nil
+}
+
+// context is the line around a hit, with the match marked.
+func hitContext(el *dpe.Element, h hit, w int) (before, match, after string) {
+	t := el.Text
+	if h.end > len(t) || h.start > h.end {
+		return "", "", ""
+	}
+	ls := strings.LastIndexByte(t[:h.start], '\n') + 1
+	le := strings.IndexByte(t[h.end:], '\n')
+	if le < 0 {
+		le = len(t)
+	} else {
+		le += h.end
+	}
+	before, match, after = sanitizeLine(t[ls:h.start]), sanitizeLine(t[h.start:h.end]), sanitizeLine(t[h.end:le])
+	room := max(8, (w-ansi.StringWidth(match))/2)
+	if ansi.StringWidth(before) > room {
+		before = "…" + ansi.TruncateLeft(before, ansi.StringWidth(before)-room+1, "")
+	}
+	return before, match, clip(after, room)
+}
+
+func (v *hitList) View(w, h int) []string {
+	st := v.e.st
+	d := v.d
+	hits := d.search.hits
+	head := fmt.Sprintf(" Hits for %q · %d", sanitizeLine(d.search.query), len(hits))
+	if d.search.running {
+		head += fmt.Sprintf(" so far (searched %d/%d pages)", d.search.scanned, len(d.pages))
+	}
+	out := []string{st.title.Render(clip(head, w))}
+	v.list.clamp(len(hits), h-1)
+	for i := v.list.top; i < len(hits) && len(out) < h; i++ {
+		x := hits[i]
+		where := fmt.Sprintf("p%-4d e%-4d", x.page+1, x.el+1)
+		ctx := st.dim.Render("(page not loaded)")
+		if p := d.pages[x.page].p; p != nil && x.el < len(p.Elements) {
+			b, m, a := hitContext(p.Elements[x.el], x, w-16)
+			ctx = b + st.hitCur.Render(m) + a
+		}
+		row := where + " " + ctx
+		if i == v.list.cur {
+			out = append(out, st.gutter.Render("▌ ")+clip(row, w-2))
+		} else {
+			out = append(out, "  "+clip(row, w-2))
+		}
+	}
+	return out
+}
+
+func (v *hitList) Keys() screenKeys {
+	k := v.e.keys
+	return screenKeys{
+		short: []key2{withHelp(k.Enter, "jump"), k.Up, k.Down, withHelp(k.Back, "close")},
+		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "jump to hit")}, k.globalKeys()},
+	}
+}
+
+func (v *hitList) Crumb() string { return "hits" }

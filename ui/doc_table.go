@@ -1,0 +1,171 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/render"
+)
+
+func (d *documentScreen) isTableSelected() bool {
+	el := d.selected()
+	return el != nil && isTable(el)
+}
+
+func (d *documentScreen) tableWidth() int {
+	_, cw := d.layout(d.e.width)
+	return max(10, cw-gutterW)
+}
+
+// tableKey is the table keys on a selected Table or TableChunk: l/h move
+// the selected cell by column (the table scrolls when any column is
+// narrower than its content), 0/$ the ends, w/W widen or narrow the
+// selected column, enter opens the cell and its row.
+func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	e := d.e
+	k := e.keys
+	el := d.selected()
+	tv := d.tv[d.sel]
+	cp := d.cell[d.sel]
+	info, err := e.renderer.TableInfo(el, d.tableWidth(), tv)
+	if err != nil {
+		if matches(msg, k.Cell, k.ColLeft, k.ColRight) {
+			return e.info("this table has no cells to show: " + oneLine(err)), true
+		}
+		return nil, false
+	}
+	if cp.row < info.HeaderRows && info.Rows > info.HeaderRows {
+		cp.row = info.HeaderRows
+	}
+	switch {
+	case matches(msg, k.ColRight):
+		if cp.col >= info.Cols-1 {
+			return e.info("already at the last column"), true
+		}
+		cp.col++
+	case matches(msg, k.ColLeft):
+		if cp.col == 0 {
+			return e.info("already at the first column"), true
+		}
+		cp.col--
+	case matches(msg, k.FirstCol):
+		cp.col = 0
+	case matches(msg, k.LastCol):
+		cp.col = max(0, info.Cols-1)
+	case matches(msg, k.Widen):
+		tv.ColWidthBonus += 8
+		tv.WideCol = cp.col + 1
+	case matches(msg, k.Narrow):
+		tv.ColWidthBonus = max(0, tv.ColWidthBonus-8)
+		if tv.ColWidthBonus == 0 {
+			tv.WideCol = 0
+		}
+	case matches(msg, k.Cell):
+		return d.e.ask(overlayMsg{s: newCellView(e, d, d.sel, cp)}), true
+	default:
+		return nil, false
+	}
+	d.cell[d.sel] = cp
+	d.tv[d.sel] = tv
+	d.scrollToCell(d.sel)
+	return nil, true
+}
+
+// scrollToCell scrolls table el so its selected cell's column is shown
+// (switching a squeezed table to scrolling) and the page so its row is.
+func (d *documentScreen) scrollToCell(el int) {
+	e := d.e
+	p := d.curPage()
+	if p == nil || el >= len(p.Elements) {
+		return
+	}
+	t := p.Elements[el]
+	cp := d.cell[el]
+	tv := d.tv[el]
+	tv.Cursor, tv.Row, tv.Col = true, cp.row, cp.col
+	w := d.tableWidth()
+	info, err := e.renderer.TableInfo(t, w, tv)
+	if err != nil {
+		return
+	}
+	if info.Squeezed && !tv.Scroll && cp.col > 0 {
+		tv.Scroll = true
+		info, _ = e.renderer.TableInfo(t, w, tv)
+	}
+	if cp.col >= 1 {
+		for tries := 0; tries < info.Cols && (cp.col < info.FirstCol || cp.col > info.LastCol); tries++ {
+			if cp.col < info.FirstCol {
+				tv.XOffset--
+			} else if tv.XOffset < info.MaxXOffset {
+				tv.XOffset++
+			} else {
+				break
+			}
+			info, _ = e.renderer.TableInfo(t, w, tv)
+		}
+	} else {
+		tv.XOffset = 0
+	}
+	d.tv[el] = tv
+	d.invalidate()
+	_, cw := d.layout(e.width)
+	d.ensureBlocks(cw)
+	// bring the row into view
+	if line := e.renderer.TableRowLine(t, w, tv, cp.row); line >= 0 {
+		b := d.blockOf(el)
+		if b >= 0 && b < len(d.cache.offs) {
+			y := d.cache.offs[b] + line
+			if y < d.yoff || y >= d.yoff+d.h {
+				d.yoff = max(0, y-d.h/2)
+				d.clampScroll()
+			}
+		}
+	}
+}
+
+// newCellView shows the selected cell in full, wrapped, and its row as
+// header: value pairs.
+func newCellView(e *env, d *documentScreen, el int, cp cellPos) *lineView {
+	p := d.curPage()
+	t := p.Elements[el]
+	page := d.page
+	return newLineView(e, "cell", func(w int) []string {
+		st := e.st
+		cell, pairs, ok := e.renderer.TableCell(t, cp.row, cp.col)
+		if !ok {
+			return []string{"", st.dim.Render("  no such cell")}
+		}
+		out := []string{" " + st.title.Render(fmt.Sprintf("Table cell · page %d · element %d · row %d · column %d", page+1, el+1, cp.row+1, cp.col+1)), ""}
+		for _, l := range wrapCells(cell, max(10, w-4)) {
+			out = append(out, "  "+l)
+		}
+		out = append(out, "", " "+st.title.Render("Row"))
+		kw := 0
+		for _, pr := range pairs {
+			kw = max(kw, len([]rune(pr[0])))
+		}
+		kw = min(kw, max(8, w/3))
+		for _, pr := range pairs {
+			first := true
+			for _, l := range wrapCells(pr[1], max(10, w-kw-6)) {
+				label := ""
+				if first {
+					label = pr[0]
+				}
+				out = append(out, "  "+st.label.Render(fit(label, kw))+"  "+l)
+				first = false
+			}
+		}
+		return out
+	})
+}
+
+// tableMarker tells where a selected table's cursor is.
+func tableMarker(tv render.TableView) string {
+	if !tv.Cursor {
+		return ""
+	}
+	return strings.TrimSpace(fmt.Sprintf("row %d col %d", tv.Row+1, tv.Col+1))
+}

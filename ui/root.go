@@ -1,0 +1,614 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/render"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+// model is the root: a stack of screens and one overlay slot, the prompt
+// and the copy menu. It routes messages; the screens own their state.
+type model struct {
+	e       *env
+	stack   []screen
+	overlay screen
+	bar     cmdBar
+	// copyMenu is the open y menu (nil: closed).
+	copyMenu *copyMenuMsg
+	help     help.Model
+	// themeFixed is true when --theme chose the theme.
+	themeFixed bool
+	// quitArmed is set by a q that asked because a long op runs.
+	quitArmed bool
+	lastPanic string
+}
+
+func (m *model) top() screen {
+	if len(m.stack) == 0 {
+		return nil
+	}
+	return m.stack[len(m.stack)-1]
+}
+
+func (m *model) setTheme(name string) {
+	e := m.e
+	e.theme = name
+	e.st = newStyles(name)
+	old := e.renderer
+	e.renderer = render.New(render.NewTheme(name)).DeferImages()
+	e.renderer.AdoptPreviews(old)
+	e.themeGen++
+	m.help.Styles = e.st.help
+	e.spin.Style = e.st.spinner
+}
+
+// update is the one message loop. It never blocks: everything slow is a
+// command, and results come back here as the messages in screen.go. The
+// requests screens make while handling msg are handled before it returns.
+func (m *model) update(msg tea.Msg) tea.Cmd {
+	cmds := []tea.Cmd{m.updateMsg(msg)}
+	for len(m.e.asks) > 0 {
+		req := m.e.asks[0]
+		m.e.asks = m.e.asks[1:]
+		cmds = append(cmds, m.updateMsg(req))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
+	e := m.e
+	if a, ok := msg.(opAnswer); ok && a.opID() != 0 {
+		if e.ops.get(a.opID()) == nil {
+			return nil // cancelled: its answer no longer matters
+		}
+		if _, step := msg.(chained); !step {
+			e.ops.done(a.opID())
+		}
+	}
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		e.width, e.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		return m.broadcast(msg)
+
+	case tea.BackgroundColorMsg:
+		if m.themeFixed || e.opt.NoColor {
+			return nil
+		}
+		theme := "dark"
+		if !msg.IsDark() {
+			theme = "light"
+		}
+		if theme != e.theme {
+			m.setTheme(theme)
+			return m.broadcast(themeChangedMsg{})
+		}
+		return nil
+
+	case spinner.TickMsg:
+		if !e.ops.busy() {
+			return nil // the spinner stops when nothing is in flight
+		}
+		var cmd tea.Cmd
+		e.spin, cmd = e.spin.Update(msg)
+		return cmd
+
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+
+	case tea.PasteMsg:
+		if m.bar.active {
+			return m.bar.update(m, msg)
+		}
+		return nil
+
+	case tea.MouseMsg:
+		return m.handleMouse(msg)
+
+	case clearStatusMsg:
+		if msg.id == e.status.id {
+			e.status = statusLine{id: e.status.id}
+		}
+		return nil
+
+	case pushMsg:
+		m.overlay = nil
+		m.stack = append(m.stack, msg.s)
+		return nil
+	case popMsg:
+		return m.pop()
+	case overlayMsg:
+		m.overlay = msg.s
+		return nil
+	case closeOverlayMsg:
+		m.overlay = nil
+		return nil
+	case promptMsg:
+		return m.bar.open(m, msg)
+	case copyMenuMsg:
+		m.copyMenu = &msg
+		return nil
+	case openURIMsg:
+		return m.openDPE(msg)
+	case retryMsg:
+		return m.retry()
+
+	case errMsg:
+		if msg.panic {
+			m.lastPanic = msg.err.Error()
+		}
+		if len(msg.trace) > 0 && e.lastTrace != nil {
+			e.lastTrace.add(msg.trace...)
+			e.lastTrace.failed = oneLine(msg.err)
+		}
+		cmd := m.broadcast(msg)
+		if top, ok := m.top().(*errorScreen); ok && top.fromOp == msg.id {
+			return cmd
+		}
+		if isCancel(msg.err) {
+			return tea.Batch(cmd, e.info("cancelled"))
+		}
+		return tea.Batch(cmd, e.setErr(msg.what, msg.err))
+
+	case connectedMsg:
+		e.agent = msg.agent
+		e.conn = msg.agent.State()
+		m.overlay = nil
+		office := newOfficeScreen(e)
+		m.stack = []screen{office}
+		return tea.Batch(m.listen(), office.load())
+
+	case connectFailedMsg:
+		m.stack = []screen{newErrorScreen(e, "", msg.err)}
+		return nil
+
+	case agentEventMsg:
+		return tea.Batch(m.listen(), m.onAgentEvent(msg.ev))
+
+	case agentClosedMsg:
+		e.conn = client.StateEvent{State: client.Offline, Reason: "agent closed"}
+		return nil
+
+	case openedMsg:
+		return m.onOpened(msg)
+
+	case savedMsg:
+		return e.setStatus(statusOK, fmt.Sprintf("%s written to %s", msg.what, sanitizeLine(msg.path)))
+	}
+	return m.broadcast(msg)
+}
+
+type themeChangedMsg struct{}
+
+type retryMsg struct{}
+
+// broadcast hands msg to every screen and the overlay; each picks out
+// what is its own.
+func (m *model) broadcast(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i, s := range m.stack {
+		ns, cmd := s.Update(msg)
+		m.stack[i] = ns
+		cmds = append(cmds, cmd)
+	}
+	if m.overlay != nil {
+		ns, cmd := m.overlay.Update(msg)
+		m.overlay = ns
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+// toTop hands msg to the overlay, or else to the top screen.
+func (m *model) toTop(msg tea.Msg) tea.Cmd {
+	if m.overlay != nil {
+		var cmd tea.Cmd
+		m.overlay, cmd = m.overlay.Update(msg)
+		return cmd
+	}
+	t := m.top()
+	if t == nil {
+		return nil
+	}
+	ns, cmd := t.Update(msg)
+	m.stack[len(m.stack)-1] = ns
+	return cmd
+}
+
+func (m *model) pop() tea.Cmd {
+	m.overlay = nil
+	if len(m.stack) <= 1 {
+		return m.e.info("press q to quit")
+	}
+	m.stack = m.stack[:len(m.stack)-1]
+	return nil
+}
+
+// quit stops everything and ends the program.
+func (m *model) quit() tea.Cmd {
+	m.e.ops.cancelAll()
+	for _, s := range m.stack {
+		if st, ok := s.(stopper); ok {
+			st.stop()
+		}
+	}
+	return tea.Quit
+}
+
+// handleKey routes a key press: prompt first, then the copy menu, global
+// keys, and finally the overlay or the top screen.
+func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	e := m.e
+	k := e.keys
+	if matches(msg, k.ForceQuit) {
+		return m.quit()
+	}
+	if matches(msg, k.Suspend) {
+		return tea.Suspend
+	}
+	if msg.Mod == tea.ModAlt && msg.Code != tea.KeyEscape {
+		// No binding uses alt. A terminal reports esc quickly followed by
+		// a key as alt+key; treat it as the two presses the user made.
+		esc := m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape})
+		plain := msg
+		plain.Mod = 0
+		return tea.Batch(esc, m.handleKey(plain))
+	}
+	if m.bar.active {
+		return m.bar.update(m, msg)
+	}
+	if m.copyMenu != nil {
+		c := *m.copyMenu
+		m.copyMenu = nil
+		return m.copyChoice(c, msg)
+	}
+	armed := m.quitArmed
+	m.quitArmed = false
+	switch {
+	case matches(msg, k.Cancel) && !e.ops.busy() && m.overlay != nil:
+		m.overlay = nil
+		return nil
+	case matches(msg, k.Cancel) && e.ops.busy():
+		return m.cancelNewest()
+	case matches(msg, k.Quit):
+		if o := e.ops.longRunning(); o != nil && !armed {
+			m.quitArmed = true
+			return e.setStatus(statusErr, "still running: "+o.label+" · q again quits, esc cancels it")
+		}
+		return m.quit()
+	case matches(msg, k.Help):
+		if _, ok := m.overlay.(*helpOverlay); ok {
+			m.overlay = nil
+			return nil
+		}
+		m.overlay = newHelpOverlay(e, &m.help, m.keysNow())
+		return nil
+	case matches(msg, k.ErrorDetail) && m.overlay == nil && e.lastErr != nil:
+		if _, ok := m.top().(*documentScreen); !ok || e.status.kind == statusErr {
+			m.overlay = newErrorDetail(e, e.lastErr)
+			return nil
+		}
+	case matches(msg, k.Open) && m.overlay == nil && m.canOpen():
+		return m.bar.open(m, promptMsg{mode: barOpen})
+	case matches(msg, k.Command) && m.overlay == nil && m.canOpen():
+		return m.bar.open(m, promptMsg{mode: barCommand, validate: m.commandHint})
+	}
+	return m.toTop(msg)
+}
+
+// canOpen is false where o means nothing (no agent, waiting to connect).
+func (m *model) canOpen() bool {
+	switch m.top().(type) {
+	case *connectingScreen, *errorScreen:
+		return false
+	}
+	return true
+}
+
+// cancelNewest is esc with something in flight: it cancels the newest op
+// and whatever chain it is part of, and tells the screens.
+func (m *model) cancelNewest() tea.Cmd {
+	o := m.e.ops.newest()
+	if o == nil {
+		return nil
+	}
+	label := o.label
+	m.e.ops.done(o.id)
+	cmd := m.broadcast(cancelledMsg{id: o.id})
+	return tea.Batch(cmd, m.e.info("cancelled: "+label))
+}
+
+// keysNow is the keymap of what is on screen.
+func (m *model) keysNow() screenKeys {
+	if m.overlay != nil {
+		if _, ok := m.overlay.(*helpOverlay); !ok {
+			return m.overlay.Keys()
+		}
+	}
+	if t := m.top(); t != nil {
+		return t.Keys()
+	}
+	return screenKeys{}
+}
+
+func (m *model) retry() tea.Cmd {
+	e := m.e
+	switch {
+	case e.opt.OpenTarget != "":
+		m.stack = []screen{newOpeningScreen(e, e.opt.OpenTarget)}
+		return m.openTarget(e.opt.OpenTarget)
+	case e.agent != nil:
+		office := newOfficeScreen(e)
+		m.stack = []screen{office}
+		return office.load()
+	default:
+		c := newConnectingScreen(e)
+		m.stack = []screen{c}
+		return m.connect()
+	}
+}
+
+// onAgentEvent applies a connection state change; office notifications go
+// to every screen.
+func (m *model) onAgentEvent(ev client.Event) tea.Cmd {
+	switch ev := ev.(type) {
+	case client.StateEvent:
+		return m.onState(ev)
+	case *client.StateEvent:
+		return m.onState(*ev)
+	case client.NotifyEvent:
+		return m.broadcast(ev)
+	case *client.NotifyEvent:
+		return m.broadcast(*ev)
+	}
+	return nil
+}
+
+// reconnectedMsg tells the screens to refresh what they show.
+type reconnectedMsg struct{}
+
+func (m *model) onState(ev client.StateEvent) tea.Cmd {
+	e := m.e
+	prev := e.conn
+	e.conn = ev
+	switch ev.State {
+	case client.Connected:
+		if prev.State == client.Reconnecting || prev.State == client.Offline {
+			// Re-joined the office: the screen on top refreshes, and a
+			// document retries the pages that failed meanwhile.
+			return tea.Batch(e.setStatus(statusOK, "reconnected"), m.toTopScreen(reconnectedMsg{}))
+		}
+	case client.Reconnecting:
+		if prev.State == client.Connected {
+			return e.setStatus(statusErr, "connection lost; reconnecting")
+		}
+	case client.Offline:
+		return e.setStatus(statusErr, "offline: "+stateReason(ev))
+	}
+	return nil
+}
+
+// toTopScreen is toTop that skips the overlay.
+func (m *model) toTopScreen(msg tea.Msg) tea.Cmd {
+	t := m.top()
+	if t == nil {
+		return nil
+	}
+	ns, cmd := t.Update(msg)
+	m.stack[len(m.stack)-1] = ns
+	return cmd
+}
+
+func stateReason(ev client.StateEvent) string {
+	switch {
+	case ev.Reason != "":
+		return sanitizeLine(ev.Reason)
+	case ev.Err != nil:
+		return oneLine(ev.Err)
+	}
+	return "disconnected"
+}
+
+// view
+
+func (m *model) view() tea.View {
+	e := m.e
+	if e.width <= 0 || e.height <= 0 {
+		return tea.NewView("")
+	}
+	w, h := e.width, e.bodyHeight()
+	lines := make([]string, 0, e.height)
+	crumbs := m.crumbs()
+	lines = append(lines, m.headerView(w), m.crumbView(crumbs, w))
+	var body []string
+	switch {
+	case m.overlay != nil:
+		body = box(m.overlay.View(w, h), w, h)
+	case m.top() != nil:
+		if d, ok := m.top().(*documentScreen); ok {
+			// The document view composes lines of known width (render
+			// keeps every line within the width it was given).
+			body = padLines(d.View(w, h), h)
+		} else {
+			body = box(m.top().View(w, h), w, h)
+		}
+	default:
+		body = make([]string, h)
+	}
+	lines = append(lines, body...)
+	lines = append(lines, m.statusView(w))
+	var cur *tea.Cursor
+	switch {
+	case m.bar.active:
+		line, c := m.bar.view(m, w)
+		lines = append(lines, line)
+		if c != nil {
+			c.Position.Y = len(lines) - 1
+			cur = c
+		}
+	case m.copyMenu != nil:
+		lines = append(lines, e.st.barPrompt.Render("copy: ")+"u resource URI · a access URI · t element text · j element JSON · esc cancel")
+	default:
+		lines = append(lines, footer(e.keys, m.keysNow().short, e.st, w))
+	}
+	for _, i := range []int{0, 1, len(lines) - 2, len(lines) - 1} {
+		lines[i] = clip(lines[i], w)
+	}
+	v := tea.NewView(strings.Join(lines, "\n"))
+	v.AltScreen = true
+	v.Cursor = cur
+	v.WindowTitle = windowTitle(crumbs)
+	if e.opt.Mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
+	return v
+}
+
+// windowTitle is "dpe-tui — where you are", on one safe line.
+func windowTitle(crumbs []string) string {
+	t := "dpe-tui"
+	if len(crumbs) > 0 {
+		t += " — " + strings.Join(crumbs, " › ")
+	}
+	return sanitizeTrunc(t, 120)
+}
+
+// headerView: app, connection state, server, office, agent.
+func (m *model) headerView(w int) string {
+	e := m.e
+	st := e.st
+	parts := []string{st.app.Render("dpe-tui"), m.connView()}
+	if e.agent != nil {
+		parts = append(parts,
+			st.headerDim.Render("server ")+st.header.Render(sanitizeLine(sanitize.URL(e.agent.URL()))),
+			st.headerDim.Render("office ")+st.header.Render(sanitizeLine(e.agent.Office())),
+			st.headerDim.Render("agent ")+st.header.Render(sanitizeLine(e.agent.Name())))
+	} else if e.opt.OpenTarget != "" {
+		parts = append(parts, st.headerDim.Render("file ")+st.header.Render(sanitizeLine(e.opt.OpenTarget)))
+	}
+	return clip(strings.Join(parts, "  "), w)
+}
+
+func (m *model) connView() string {
+	e := m.e
+	st := e.st
+	if e.agent == nil {
+		switch {
+		case e.opt.OpenTarget != "":
+			return st.connOK.Render("◆ local")
+		}
+		if _, ok := m.top().(*errorScreen); ok {
+			return st.connBad.Render("○ not connected")
+		}
+		return st.connWarn.Render(e.spin.View() + " connecting")
+	}
+	switch e.conn.State {
+	case client.Connected:
+		return st.connOK.Render("● connected")
+	case client.Reconnecting:
+		return st.connWarn.Render(fmt.Sprintf("◌ reconnecting %d…", e.conn.Attempt))
+	case client.Offline:
+		return st.connBad.Render("○ offline: " + clip(stateReason(e.conn), 40))
+	}
+	return st.connWarn.Render(e.spin.View() + " connecting")
+}
+
+// crumbs: office › computer › server › resource › page › overlay, each
+// already sanitized by the screen that names it.
+func (m *model) crumbs() []string {
+	var out []string
+	if m.e.agent != nil {
+		out = append(out, sanitizeLine(m.e.agent.Office()))
+	}
+	for _, s := range m.stack {
+		if c := s.Crumb(); c != "" {
+			out = append(out, c)
+		}
+	}
+	if m.overlay != nil {
+		if c := m.overlay.Crumb(); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (m *model) crumbView(crumbs []string, w int) string {
+	st := m.e.st
+	if len(crumbs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(crumbs))
+	for i, c := range crumbs {
+		if i == len(crumbs)-1 {
+			parts[i] = st.crumbLast.Render(c)
+		} else {
+			parts[i] = st.crumb.Render(c)
+		}
+	}
+	return clip(" "+strings.Join(parts, st.crumbSep.Render(" › ")), w)
+}
+
+// statusView: in-flight op with spinner and progress, else the transient
+// message, else what the screen has to say (search matches).
+func (m *model) statusView(w int) string {
+	e := m.e
+	st := e.st
+	if o := e.ops.newest(); o != nil {
+		s := " " + e.spin.View() + " " + o.label
+		if o.progress != "" {
+			s += " · " + o.progress
+		}
+		s += st.dim.Render(" · esc cancels")
+		return clip(s, w)
+	}
+	if e.status.text != "" {
+		style := st.info
+		switch e.status.kind {
+		case statusOK:
+			style = st.okText
+		case statusErr:
+			style = st.errText
+		}
+		return clip(" "+style.Render(e.status.text), w)
+	}
+	if s, ok := m.top().(interface{ statusText(w int) string }); ok && m.overlay == nil {
+		return s.statusText(w)
+	}
+	return ""
+}
+
+// handleMouse scrolls or selects in what is under the pointer; the body
+// starts two lines down (header, breadcrumb).
+func (m *model) handleMouse(msg tea.MouseMsg) tea.Cmd {
+	if m.bar.active {
+		return nil
+	}
+	ev := msg.Mouse()
+	ev.Y -= 2
+	switch msg.(type) {
+	case tea.MouseWheelMsg:
+		return m.toTop(tea.MouseWheelMsg(ev))
+	case tea.MouseClickMsg:
+		if ev.Y < 0 || ev.Y >= m.e.bodyHeight() {
+			return nil
+		}
+		return m.toTop(tea.MouseClickMsg(ev))
+	}
+	return nil
+}
+
+func sanitizeTrunc(s string, n int) string {
+	s = sanitizeLine(s)
+	if len([]rune(s)) > n {
+		return clip(s, n)
+	}
+	return s
+}
