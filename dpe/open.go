@@ -123,9 +123,19 @@ func (o *Opener) Open(ctx context.Context, dpeURI string) (*Opened, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Sent byte for byte: servers compare resource URIs as strings, so a
+	// URI from a listing must reach them exactly as listed. Only one that
+	// needed repair (query, fragment, unencoded characters) is rewritten,
+	// keeping its escapes as they were.
 	wire := dpeURI
 	if len(warns) > 0 {
-		wire = u.String() // what a strict Computer accepts (4012 otherwise)
+		cut := dpeURI
+		if i := strings.IndexAny(cut, "?#"); i >= 0 {
+			cut = cut[:i]
+		}
+		if wire, err = NormalizeURI(cut); err != nil {
+			wire = u.WireString()
+		}
 		for _, w := range warns {
 			o.trace(TraceEvent{Kind: TraceGetDPE, URI: wire, Detail: w})
 		}

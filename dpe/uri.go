@@ -288,3 +288,85 @@ func escapeSegment(b *strings.Builder, s string) {
 		b.WriteByte(hex[c&15])
 	}
 }
+
+// NormalizeURI is how a dpe URI typed by a user becomes the string sent on
+// the wire: RFC 3986 normalisation, applied once. Non-ASCII characters and
+// ASCII characters a path segment may not hold (space, '"', '<' …) are
+// percent-encoded as UTF-8 bytes; existing escapes are kept exactly as
+// written, case included, because servers compare resource URIs as
+// strings; nothing is decoded. A URI already in that form — any URI taken
+// from a listing — comes back byte for byte. The result is checked with
+// ParseURI, so a query, fragment or malformed escape is still an error.
+func NormalizeURI(s string) (string, error) {
+	if len(s) > MaxURILength {
+		_, err := ParseURI(s)
+		return "", err
+	}
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		// The host is validated by ParseURI, never rewritten: start after
+		// the authority.
+		start = i + 3
+		if j := strings.IndexByte(s[start:], '/'); j >= 0 {
+			start += j
+		} else {
+			start = len(s)
+		}
+	}
+	var b strings.Builder
+	changed := false
+	const hex = "0123456789ABCDEF"
+	for i := start; i < len(s); i++ {
+		c := s[i]
+		keep := c == '/' || c == '?' || c == '#' || (c < 0x80 && isSegmentByte(c)) ||
+			c < 0x20 || c == 0x7f // controls stay so ParseURI names them
+		if c == '%' {
+			_, ok1 := unhexAt(s, i+1)
+			_, ok2 := unhexAt(s, i+2)
+			keep = ok1 && ok2 // an escape stays as written; a bare '%' is one
+		}
+		if keep {
+			if changed {
+				b.WriteByte(c)
+			}
+			continue
+		}
+		if !changed {
+			b.Grow(len(s) + 16)
+			b.WriteString(s[:i])
+			changed = true
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	out := s
+	if changed {
+		out = b.String()
+	}
+	if !utf8.ValidString(s) {
+		return "", &URIError{Input: s, Reason: "not valid UTF-8"}
+	}
+	if _, err := ParseURI(out); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+func unhexAt(s string, i int) (byte, bool) {
+	if i >= len(s) {
+		return 0, false
+	}
+	return unhex(s[i])
+}
+
+// WireString is the form to send for a URI rebuilt from its segments (a
+// server's URI that needed repair): String with every byte ≥ 0x80 also
+// percent-encoded, so strict servers accept it.
+func (u URI) WireString() string {
+	s, err := NormalizeURI(u.String())
+	if err != nil {
+		return u.String()
+	}
+	return s
+}

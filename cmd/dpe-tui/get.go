@@ -79,7 +79,9 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 // When no --computer was given, it says on stderr which computer answered.
 func openInput(ctx context.Context, g *globalFlags, computer, input string, log *slog.Logger, stderr io.Writer) (*dpe.Opened, *dpe.Opener, func(), error) {
 	if strings.HasPrefix(strings.ToLower(input), "dpe:") {
-		u, err := dpe.ParseURI(input)
+		// Normalised once (RFC 3986): a URI copied from a listing is
+		// already in that form and is sent byte for byte.
+		wire, err := dpe.NormalizeURI(input)
 		if err != nil {
 			return nil, nil, nil, usageErrorf("%v", err)
 		}
@@ -95,13 +97,13 @@ func openInput(ctx context.Context, g *globalFlags, computer, input string, log 
 		cleanup := func() { c.Close(); t.Close() }
 		resolver := c.Resolver(computer)
 		opener := &dpe.Opener{Resolver: resolver, Fetcher: fetcher(g, t.URL), Limits: dpe.DefaultLimits()}
-		op, err := opener.Open(ctx, u.String())
+		op, err := opener.Open(ctx, wire)
 		if err != nil {
 			cleanup()
 			return nil, nil, nil, err // "open dpe://…: …" already
 		}
 		if computer == "" && op.Access.Computer != "" {
-			fmt.Fprintf(stderr, "dpe-tui: %s resolved by computer %s\n", sanitize.Line(u.String()), sanitize.Line(op.Access.Computer))
+			fmt.Fprintf(stderr, "dpe-tui: %s resolved by computer %s\n", sanitize.Line(wire), sanitize.Line(op.Access.Computer))
 		}
 		return op, opener, cleanup, nil
 	}
