@@ -62,3 +62,21 @@ func TestRace_PagingSearchAndExportWhileKeysArrive(t *testing.T) {
 	}
 	s.idle()
 }
+
+// BenchmarkUISearch_AllPages is the UI's search path end to end: / on a
+// 2,000-page document (a rare word on a few pages), run through the
+// model's steps until the last page, with the dpe.Matcher prefilter
+// keeping pages that cannot match undecoded. This is the README's P5 row.
+func BenchmarkUISearch_AllPages(b *testing.B) {
+	raw := manyPagesDoc(b, 2000)
+	for b.Loop() {
+		b.StopTimer()
+		m := openForBench(b, 120, 40, decodedDoc(b, raw))
+		d := m.docS()
+		b.StartTimer()
+		run(b, m, d.startSearch("needle"))
+		if len(d.search.hits) != 40 || d.search.scanned != 2000 {
+			b.Fatalf("%d hits after %d pages", len(d.search.hits), d.search.scanned)
+		}
+	}
+}
