@@ -68,6 +68,7 @@ type Info struct {
 	Keywords     []string
 	LastModified string   // RFC 3339 from document properties; empty: the file's mod time
 	PageTitles   []string // one per page: len is the page count (≥ 1)
+	FileType     string   // file_type when not the Kind's (source code: its extension)
 }
 
 // Pages is an opened document of one format, read page by page.
@@ -242,9 +243,13 @@ func (c *Converter) Open(ctx context.Context, src Source) (d *Document, err erro
 	if kw == nil {
 		kw = []string{}
 	}
+	fileType := kind.FileType()
+	if info.FileType != "" {
+		fileType = info.FileType
+	}
 	d = &Document{
 		name: src.Name, kind: kind, titles: info.PageTitles, pages: pages, env: env,
-		head: documentHead{DocRef: docRef, URI: uri, FileURI: src.FileURI, FileType: kind.FileType(),
+		head: documentHead{DocRef: docRef, URI: uri, FileURI: src.FileURI, FileType: fileType,
 			Title: info.Title, Summary: info.Summary, PageCount: len(info.PageTitles), Keywords: kw, LastModified: lm},
 	}
 	if d.head.Title == "" {

@@ -24,5 +24,10 @@ func builtinFormats(c *Converter) []format {
 		{KindHTML, openHTML},
 		{KindEPUB, openEPUB},
 		{KindEML, openEML},
+		{KindMarkdown, openMarkdown},
+		{KindCSV, openCSV},
+		{KindTSV, openTSV},
+		{KindCode, openCode},
+		{KindText, openText},
 	}
 }

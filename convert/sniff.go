@@ -37,8 +37,17 @@ const (
 	KindText     Kind = "text"
 )
 
-// FileType is the document's file_type.
-func (k Kind) FileType() string { return string(k) }
+// FileType is the document's file_type: the Kind, except where the
+// file_type enum (dpe/identity) spells it otherwise.
+func (k Kind) FileType() string {
+	switch k {
+	case KindMarkdown:
+		return "md"
+	case KindText:
+		return "txt"
+	}
+	return string(k)
+}
 
 // sniffHead is how much of a file the content checks look at.
 const sniffHead = 4096
@@ -142,10 +151,13 @@ func kindByExt(name string) Kind {
 		return KindMarkdown
 	case ".csv":
 		return KindCSV
-	case ".tsv":
+	case ".tsv", ".tab":
 		return KindTSV
-	case ".txt", ".text":
+	case ".txt", ".text", ".log":
 		return KindText
+	}
+	if _, ok := sourceLanguage(path.Ext(strings.ToLower(name))); ok {
+		return KindCode
 	}
 	return KindUnknown
 }

@@ -1,0 +1,583 @@
+package convert
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"io/fs"
+	"mime"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+	xhtml "golang.org/x/net/html"
+)
+
+// maxEmbeddedImage caps an image file inlined as image_base64; larger ones
+// are referenced by image_path only.
+const maxEmbeddedImage = 1 << 20
+
+// frontMatter is the optional "---" block at the top of a Markdown file:
+// plain "key: value" lines (not YAML). It is how corpus documents carry a
+// title, summary, keywords and a fixed last_modified (deterministic goldens).
+type frontMatter struct {
+	Title, Summary, LastModified string
+	Keywords                     []string
+}
+
+// splitFrontMatter returns the front matter and the rest of src. A block only
+// counts when it opens on the first line, closes within 40 lines and every
+// line inside is "key: value"; otherwise the "---" is a thematic break.
+func splitFrontMatter(src []byte) (frontMatter, []byte) {
+	var fm frontMatter
+	s := string(src)
+	first, rest, ok := strings.Cut(s, "\n")
+	if !ok || strings.TrimRight(first, "\r") != "---" {
+		return fm, src
+	}
+	lines := strings.SplitN(rest, "\n", 42)
+	for i, line := range lines {
+		if i >= 40 {
+			break
+		}
+		line = strings.TrimRight(line, "\r")
+		if line == "---" {
+			body := strings.Join(lines[i+1:], "\n")
+			return fm, []byte(body)
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || strings.ContainsAny(k, " \t") || k == "" {
+			return frontMatter{}, src
+		}
+		v = strings.TrimSpace(v)
+		switch strings.ToLower(k) {
+		case "title":
+			fm.Title = v
+		case "summary", "description":
+			fm.Summary = v
+		case "last_modified", "lastmodified":
+			fm.LastModified = v
+		case "keywords":
+			for _, kw := range strings.Split(v, ",") {
+				if kw = strings.TrimSpace(kw); kw != "" {
+					fm.Keywords = append(fm.Keywords, kw)
+				}
+			}
+		}
+	}
+	return frontMatter{}, src
+}
+
+// mdConverter walks a goldmark AST and emits DPE elements.
+type mdConverter struct {
+	src   []byte
+	files AssetReader // for images stored next to the document; may be nil
+	doc   string      // path of the document inside files
+	b     *mdBook
+
+	splitLevel int // heading level that starts a new page; 0 = one page
+	// titles is the stack of open section headings: parent_id of what
+	// follows (proposal §3.4 parent_id, category_depth).
+	titles []titleRef
+}
+
+type titleRef struct {
+	level int
+	id    string
+}
+
+func newMarkdownParser() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(extension.GFM))
+}
+
+// convertMarkdown converts src into pages: one page per top-level section,
+// split at H1 when there are several, else at H2 (a single H1 is the
+// document title and lives on page 0).
+func convertMarkdown(b *mdBook, src []byte, files AssetReader, doc string) (frontMatter, string) {
+	fm, body := splitFrontMatter(src)
+	root := newMarkdownParser().Parser().Parse(text.NewReader(body))
+	c := &mdConverter{src: body, files: files, doc: doc, b: b}
+
+	var h1, h2 int
+	firstH1 := ""
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok {
+			switch h.Level {
+			case 1:
+				h1++
+				if firstH1 == "" {
+					firstH1 = c.inlineText(h)
+				}
+			case 2:
+				h2++
+			}
+		}
+	}
+	switch {
+	case h1 >= 2:
+		c.splitLevel = 1
+	case h2 >= 1:
+		c.splitLevel = 2
+	}
+	title := fm.Title
+	if title == "" {
+		title = firstH1
+	}
+	if title != "" {
+		b.pageTitle = title
+	}
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		c.block(n, "", 0)
+	}
+	return fm, title
+}
+
+// parent is the element a new element hangs under: an explicit one (list
+// item) or else the innermost open section title.
+func (c *mdConverter) parent(explicit string) string {
+	if explicit != "" {
+		return explicit
+	}
+	if len(c.titles) > 0 {
+		return c.titles[len(c.titles)-1].id
+	}
+	return ""
+}
+
+func (c *mdConverter) meta(parent string) Meta {
+	m := Meta{}
+	if p := c.parent(parent); p != "" {
+		m["parent_id"] = p
+	}
+	return m
+}
+
+// block emits the elements of one block node. parent is a list item id
+// when the block sits inside a list item, depth its nesting.
+func (c *mdConverter) block(n ast.Node, parent string, depth int) {
+	switch n := n.(type) {
+	case *ast.Heading:
+		c.heading(n)
+	case *ast.Paragraph:
+		c.paragraph(n, parent)
+	case *ast.TextBlock:
+		c.paragraph(n, parent)
+	case *ast.List:
+		c.list(n, parent, depth)
+	case *ast.FencedCodeBlock:
+		lang := strings.ToLower(strings.TrimSpace(string(n.Language(c.src))))
+		code := c.lines(n.Lines())
+		if lang == "math" || lang == "latex" || lang == "tex" {
+			c.b.add("Formula", strings.TrimRight(code, "\n"), c.meta(parent))
+			return
+		}
+		m := c.meta(parent)
+		if lang != "" {
+			m["language"] = lang
+		}
+		c.b.add("CodeSnippet", code, m)
+	case *ast.CodeBlock:
+		c.b.add("CodeSnippet", c.lines(n.Lines()), c.meta(parent))
+	case *ast.Blockquote:
+		for ch := n.FirstChild(); ch != nil; ch = ch.NextSibling() {
+			c.block(ch, parent, depth)
+		}
+	case *ast.ThematicBreak:
+		c.b.add("PageBreak", "", c.meta(parent))
+	case *ast.HTMLBlock:
+		raw := c.lines(n.Lines())
+		if n.HasClosure() {
+			raw += string(n.ClosureLine.Value(c.src))
+		}
+		m := c.meta(parent)
+		m["text_as_html"] = raw
+		c.b.add("Text", markdownHTMLText(raw), m)
+	case *east.Table:
+		c.table(n, parent)
+	default:
+		if t := strings.TrimSpace(c.inlineText(n)); t != "" {
+			c.b.add("NarrativeText", t, c.meta(parent))
+		}
+	}
+}
+
+func (c *mdConverter) heading(h *ast.Heading) {
+	txt := c.inlineText(h)
+	// A split heading opens a page unless the current page is still empty
+	// (then the heading just names it).
+	if c.splitLevel != 0 && h.Level == c.splitLevel {
+		if c.b.book.CurrentEmpty() && c.b.book.Len() > 0 {
+			c.b.book.SetTitle(txt)
+		} else {
+			c.b.book.StartPage(txt)
+		}
+	}
+	for len(c.titles) > 0 && c.titles[len(c.titles)-1].level >= h.Level {
+		c.titles = c.titles[:len(c.titles)-1]
+	}
+	m := Meta{"category_depth": h.Level - 1}
+	if p := c.parent(""); p != "" {
+		m["parent_id"] = p
+	}
+	id := c.b.add("Title", txt, m)
+	c.titles = append(c.titles, titleRef{level: h.Level, id: id})
+}
+
+// paragraph emits display math as Formula, a paragraph of images as Image
+// (+ FigureCaption from the image title), anything else as NarrativeText
+// followed by the images it contained.
+func (c *mdConverter) paragraph(n ast.Node, parent string) {
+	// Display math is taken from the source, not the inline text: Markdown
+	// would read the underscores of a subscript (Q_{28} … \sigma_{28}) as
+	// emphasis and drop them.
+	if raw := strings.TrimSpace(c.lines(n.Lines())); strings.HasPrefix(raw, "$$") && strings.HasSuffix(raw, "$$") && len(raw) > 4 {
+		c.b.add("Formula", strings.TrimSpace(raw[2:len(raw)-2]), c.meta(parent))
+		return
+	}
+	var in inlineCollector
+	in.walk(c.src, n)
+	txt := strings.TrimSpace(in.sb.String())
+	if txt != "" {
+		m := c.meta(parent)
+		if len(in.linkURLs) > 0 {
+			m["link_urls"] = in.linkURLs
+			m["link_texts"] = in.linkTexts
+		}
+		c.b.add("NarrativeText", txt, m)
+	}
+	for _, img := range in.images {
+		c.image(img, parent)
+	}
+}
+
+func (c *mdConverter) image(img mdImage, parent string) {
+	m := c.meta(parent)
+	dest := img.dest
+	switch {
+	case strings.HasPrefix(strings.ToLower(dest), "data:"):
+		if mt, data, ok := parseDataURI(dest); ok {
+			m["image_base64"] = data
+			m["image_mime_type"] = mt
+		}
+	case strings.Contains(dest, "://"):
+		m["image_path"] = dest
+	default:
+		m["image_path"] = dest
+		if mt, data, ok := c.readImage(dest); ok {
+			m["image_base64"] = data
+			m["image_mime_type"] = mt
+		}
+	}
+	id := c.b.add("Image", img.alt, m)
+	if img.title != "" {
+		cm := c.meta(parent)
+		cm["related_ids"] = []string{id}
+		c.b.add("FigureCaption", img.title, cm)
+	}
+}
+
+// readImage inlines an image file that lives in the same folder, refusing
+// paths that leave it (".." by fs.ValidPath; symlinks and special files
+// are the AssetReader's to refuse). An image that is missing, too large or
+// unreadable keeps its image_path only.
+func (c *mdConverter) readImage(dest string) (mimeType, b64 string, ok bool) {
+	if c.files == nil {
+		return "", "", false
+	}
+	u, err := url.PathUnescape(dest)
+	if err != nil {
+		return "", "", false
+	}
+	p := path.Clean(path.Join(path.Dir(c.doc), u))
+	if !fs.ValidPath(p) {
+		return "", "", false
+	}
+	mt := mime.TypeByExtension(path.Ext(p))
+	if !strings.HasPrefix(mt, "image/") {
+		return "", "", false
+	}
+	data, err := c.files(p, maxEmbeddedImage)
+	if err != nil || int64(len(data)) > maxEmbeddedImage {
+		return "", "", false
+	}
+	return mt, base64.StdEncoding.EncodeToString(data), true
+}
+
+// parseDataURI decodes data:<mime>[;base64],<payload> (RFC 2397) into a
+// mime type and canonical standard base64.
+func parseDataURI(s string) (mimeType, b64 string, ok bool) {
+	head, payload, found := strings.Cut(s[len("data:"):], ",")
+	if !found {
+		return "", "", false
+	}
+	params := strings.Split(head, ";")
+	mimeType = strings.ToLower(strings.TrimSpace(params[0]))
+	if mimeType == "" {
+		mimeType = "text/plain"
+	}
+	isB64 := false
+	for _, p := range params[1:] {
+		if strings.EqualFold(strings.TrimSpace(p), "base64") {
+			isB64 = true
+		}
+	}
+	var raw []byte
+	if isB64 {
+		clean := strings.Map(func(r rune) rune {
+			if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+				return -1
+			}
+			return r
+		}, payload)
+		var err error
+		raw, err = base64.StdEncoding.DecodeString(clean)
+		if err != nil {
+			if raw, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(clean, "=")); err != nil {
+				return "", "", false
+			}
+		}
+	} else {
+		u, err := url.PathUnescape(payload)
+		if err != nil {
+			return "", "", false
+		}
+		raw = []byte(u)
+	}
+	return mimeType, base64.StdEncoding.EncodeToString(raw), true
+}
+
+// list emits ListItem (or CheckBox for GFM task items) with category_depth
+// = nesting and parent_id = the enclosing item.
+func (c *mdConverter) list(l *ast.List, parent string, depth int) {
+	num := l.Start
+	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+		item, ok := it.(*ast.ListItem)
+		if !ok {
+			continue
+		}
+		first := item.FirstChild()
+		var in inlineCollector
+		rest := first
+		if first != nil {
+			switch first.(type) {
+			case *ast.Paragraph, *ast.TextBlock:
+				in.walk(c.src, first)
+				rest = first.NextSibling()
+			}
+		}
+		m := c.meta(parent)
+		m["category_depth"] = depth
+		if l.IsOrdered() {
+			m["ordered"] = true
+			m["item_number"] = num
+			num++
+		}
+		if len(in.linkURLs) > 0 {
+			m["link_urls"] = in.linkURLs
+			m["link_texts"] = in.linkTexts
+		}
+		cat := "ListItem"
+		if in.checkbox != nil {
+			cat = "CheckBox"
+			m["checked"] = *in.checkbox
+		}
+		id := c.b.add(cat, strings.TrimSpace(in.sb.String()), m)
+		for _, img := range in.images {
+			c.image(img, id)
+		}
+		for ch := rest; ch != nil; ch = ch.NextSibling() {
+			c.block(ch, id, depth+1)
+		}
+	}
+}
+
+// table emits one Table element: tab-separated text and text_as_html
+// (proposal §3.4 text_as_html), the header row in <thead>.
+func (c *mdConverter) table(t *east.Table, parent string) {
+	var header []string
+	var rows [][]string
+	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
+		var cells []string
+		for cell := r.FirstChild(); cell != nil; cell = cell.NextSibling() {
+			var in inlineCollector
+			in.walk(c.src, cell)
+			cells = append(cells, strings.TrimSpace(in.sb.String()))
+		}
+		if _, ok := r.(*east.TableHeader); ok {
+			header = cells
+		} else {
+			rows = append(rows, cells)
+		}
+	}
+	m := c.meta(parent)
+	m["text_as_html"] = plainTableHTML(header, rows)
+	c.b.add("Table", plainTableText(header, rows), m)
+}
+
+func (c *mdConverter) lines(segs *text.Segments) string {
+	var sb strings.Builder
+	for i := 0; i < segs.Len(); i++ {
+		seg := segs.At(i)
+		sb.Write(seg.Value(c.src))
+	}
+	return sb.String()
+}
+
+func (c *mdConverter) inlineText(n ast.Node) string {
+	var in inlineCollector
+	in.walk(c.src, n)
+	return strings.TrimSpace(in.sb.String())
+}
+
+type mdImage struct{ dest, title, alt string }
+
+// inlineCollector flattens inline nodes to plain text and remembers links,
+// images and a task-list checkbox on the way.
+type inlineCollector struct {
+	sb                  strings.Builder
+	linkURLs, linkTexts []string
+	images              []mdImage
+	checkbox            *bool
+}
+
+func (in *inlineCollector) walk(src []byte, n ast.Node) {
+	for ch := n.FirstChild(); ch != nil; ch = ch.NextSibling() {
+		switch t := ch.(type) {
+		case *ast.Text:
+			in.sb.Write(t.Value(src))
+			if t.HardLineBreak() {
+				in.sb.WriteByte('\n')
+			} else if t.SoftLineBreak() {
+				in.sb.WriteByte(' ')
+			}
+		case *ast.String:
+			in.sb.Write(t.Value)
+		case *ast.Link:
+			var sub inlineCollector
+			sub.walk(src, t)
+			in.sb.WriteString(sub.sb.String())
+			in.linkURLs = append(in.linkURLs, string(t.Destination))
+			in.linkTexts = append(in.linkTexts, sub.sb.String())
+			in.images = append(in.images, sub.images...)
+		case *ast.AutoLink:
+			label := string(t.Label(src))
+			in.sb.WriteString(label)
+			in.linkURLs = append(in.linkURLs, string(t.URL(src)))
+			in.linkTexts = append(in.linkTexts, label)
+		case *ast.Image:
+			var sub inlineCollector
+			sub.walk(src, t)
+			in.images = append(in.images, mdImage{
+				dest: string(t.Destination), title: string(t.Title), alt: sub.sb.String(),
+			})
+		case *ast.RawHTML:
+			// Inline tags are markup, not content; their text (if any) is
+			// in sibling Text nodes.
+		case *east.TaskCheckBox:
+			v := t.IsChecked
+			in.checkbox = &v
+		default:
+			in.walk(src, ch)
+		}
+	}
+}
+
+// htmlText extracts the text of an HTML fragment with x/net/html's
+// tokenizer (script and style bodies dropped).
+func markdownHTMLText(raw string) string {
+	z := xhtml.NewTokenizer(bytes.NewReader([]byte(raw)))
+	var sb strings.Builder
+	skip := 0
+	for {
+		switch z.Next() {
+		case xhtml.ErrorToken:
+			return strings.Join(strings.Fields(sb.String()), " ")
+		case xhtml.StartTagToken:
+			name, _ := z.TagName()
+			if s := string(name); s == "script" || s == "style" {
+				skip++
+			}
+			sb.WriteByte(' ')
+		case xhtml.EndTagToken:
+			name, _ := z.TagName()
+			if s := string(name); (s == "script" || s == "style") && skip > 0 {
+				skip--
+			}
+			sb.WriteByte(' ')
+		case xhtml.TextToken:
+			if skip == 0 {
+				sb.Write(z.Text())
+			}
+		}
+	}
+}
+
+// AssetReader reads a file a document refers to (an image a Markdown file
+// embeds) by its slash path inside the folder the document was read from
+// (fs.ValidPath, never ".."), at most limit bytes. It is how a caller keeps
+// such reads inside that folder: the library's reads go through its
+// os.Root and refuse FIFOs, devices and links that leave it.
+type AssetReader func(p string, limit int64) ([]byte, error)
+
+type assetsKey struct{}
+
+// WithAssets returns ctx carrying read for the readers that follow
+// references (Markdown images). The document's own path in that folder is
+// Source.DocRef, or its base name when DocRef is empty. Without it
+// relative images keep their image_path and are not embedded.
+func WithAssets(ctx context.Context, read AssetReader) context.Context {
+	return context.WithValue(ctx, assetsKey{}, read)
+}
+
+// mdBook is a Book whose first page, when an element comes before any
+// heading opens one, takes the document title.
+type mdBook struct {
+	book      *Book
+	pageTitle string
+}
+
+func (m *mdBook) add(category, text string, meta Meta) string {
+	if m.book.Len() == 0 {
+		m.book.StartPage(m.pageTitle)
+	}
+	return m.book.Add(category, text, meta)
+}
+
+// openMarkdown converts Markdown (goldmark, GFM): one page per top-level
+// section. A leading "---" block of "key: value" lines sets title, summary,
+// keywords and last_modified.
+func openMarkdown(ctx context.Context, src *Source, env *Env) (Pages, error) {
+	data, err := src.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	files, _ := ctx.Value(assetsKey{}).(AssetReader)
+	doc := src.DocRef
+	if doc == "" {
+		doc = baseName(src)
+	}
+	b := &mdBook{book: NewBook(env), pageTitle: baseName(src)}
+	fm, title := convertMarkdown(b, data, files, doc)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if b.book.Len() == 0 {
+		b.book.StartPage(b.pageTitle)
+	}
+	if err := b.book.Err(); err != nil {
+		return nil, err
+	}
+	info := Info{Title: title, Summary: fm.Summary, Keywords: fm.Keywords, LastModified: fm.LastModified}
+	if info.Title == "" {
+		info.Title = baseName(src)
+	}
+	if len(info.Keywords) == 0 {
+		info.Keywords = pathKeywords(src, KindMarkdown.FileType())
+	}
+	return b.book.Pages(info), nil
+}
