@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -41,7 +42,14 @@ type ResourceMeta struct {
 	PageCount    int      // _meta.page_count; 0 unless an integer ≥ 1
 	FileURI      string   // _meta.file_uri (removed in v0.2, still shown when sent)
 	LastModified string   // annotations.lastModified, else _meta.last_modified
-	Audience     []string // annotations.audience
+	// LastModifiedInvalid: LastModified is set but not an ISO 8601
+	// date-time (it is still shown, marked).
+	LastModifiedInvalid bool
+	Audience            []string // annotations.audience
+	// Problems are what the listing got wrong (a keyword that is not a
+	// string, an invalid lastModified …), one short sentence each, so a
+	// listing shows what it dropped instead of hiding it.
+	Problems []string
 }
 
 // IsDPE reports whether the resource is a dpe:// document.
@@ -154,7 +162,16 @@ func ParseResourceMeta(meta, annotations json.RawMessage) ResourceMeta {
 	_ = json.Unmarshal(meta, &m)
 	_ = json.Unmarshal(annotations, &a)
 	str := func(o map[string]any, k string) string { s, _ := o[k].(string); return s }
-	out.Keywords = stringList(m["keywords"])
+	var bad []string
+	out.Keywords, bad = stringListReport(m["keywords"])
+	for _, b := range bad {
+		out.Problems = append(out.Problems, "_meta.keywords: "+b)
+	}
+	if v, ok := m["keywords"]; ok && v != nil {
+		if _, isArr := v.([]any); !isArr {
+			out.Problems = append(out.Problems, fmt.Sprintf("_meta.keywords is %s, not an array of strings", valueKind(v)))
+		}
+	}
 	out.FileType = str(m, "file_type")
 	if n, ok := m["page_count"].(float64); ok && n >= 1 && n == math.Trunc(n) && n <= math.MaxInt32 {
 		out.PageCount = int(n)
@@ -164,8 +181,48 @@ func ParseResourceMeta(meta, annotations json.RawMessage) ResourceMeta {
 	if out.LastModified == "" {
 		out.LastModified = str(m, "last_modified")
 	}
+	if out.LastModified != "" {
+		if _, err := dpe.ParseTimestamp(out.LastModified); err != nil {
+			out.LastModifiedInvalid = true
+			out.Problems = append(out.Problems, fmt.Sprintf("lastModified %q is not an ISO 8601 date-time", truncate(out.LastModified, 40)))
+		}
+	}
 	out.Audience = stringList(a["audience"])
 	return out
+}
+
+// stringListReport is stringList that also says which entries it dropped.
+func stringListReport(v any) ([]string, []string) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, nil
+	}
+	out := make([]string, 0, len(arr))
+	var bad []string
+	for i, e := range arr {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		} else if len(bad) < 4 {
+			bad = append(bad, fmt.Sprintf("entry %d is %s, not a string", i+1, valueKind(e)))
+		}
+	}
+	return out, bad
+}
+
+func valueKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
 }
 
 func stringList(v any) []string {

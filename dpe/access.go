@@ -2,6 +2,8 @@ package dpe
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -23,9 +25,10 @@ type Access struct {
 	RawJSON     []byte // the GetDPERet exactly as received, for the trace view
 }
 
-// Expired reports whether the access URI is past its expiry at now.
+// Expired reports whether the access URI is past its expiry at now,
+// allowing ClockSkew: the computer's clock is not ours.
 func (a Access) Expired(now time.Time) bool {
-	return !a.ExpiresAt.IsZero() && !now.Before(a.ExpiresAt)
+	return !a.ExpiresAt.IsZero() && !now.Before(a.ExpiresAt.Add(ClockSkew))
 }
 
 // Resolver turns a dpe:// URI into an Access. The agent (client package)
@@ -40,4 +43,43 @@ type ResolverFunc func(ctx context.Context, dpeURI string) (Access, error)
 // Resolve calls f.
 func (f ResolverFunc) Resolve(ctx context.Context, dpeURI string) (Access, error) {
 	return f(ctx, dpeURI)
+}
+
+// ClockSkew is how far apart the computer's clock and ours may be: an
+// access URI counts as expired only this long after its expires_at.
+const ClockSkew = 30 * time.Second
+
+// ParseTimestamp reads an ISO 8601 / RFC 3339 date-time as servers write
+// them: "T" or a space between date and time, with or without a fraction
+// of a second, with "Z", a ±hh:mm or ±hhmm offset, or no offset (UTC is
+// assumed: the spec's examples are UTC). A date alone is midnight UTC.
+func ParseTimestamp(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if len(s) > 64 {
+		return time.Time{}, fmt.Errorf("%q… is not an ISO 8601 date-time", s[:32])
+	}
+	layouts := []string{
+		time.RFC3339Nano,
+		"2006-01-02T15:04:05.999999999Z0700",
+		"2006-01-02T15:04:05.999999999",
+		"2006-01-02T15:04Z07:00",
+		"2006-01-02T15:04",
+		"2006-01-02",
+	}
+	norm := s
+	if len(norm) > 10 && norm[10] == ' ' {
+		norm = norm[:10] + "T" + norm[11:]
+	}
+	if len(norm) > 10 && (norm[10] == 't') {
+		norm = norm[:10] + "T" + norm[11:]
+	}
+	if strings.HasSuffix(norm, "z") {
+		norm = norm[:len(norm)-1] + "Z"
+	}
+	for _, l := range layouts {
+		if t, err := time.Parse(l, norm); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not an ISO 8601 date-time", s)
 }

@@ -147,7 +147,7 @@ func TestGetDPE_ExpiredURIRefetchesOnce(t *testing.T) {
 	fs.set("/new.json", smallDoc)
 	fs.set("/old.json", smallDoc)
 	expired := func() (Access, error) {
-		return Access{URI: fs.URL + "/old.json", ExpiresAt: testNow.Add(-time.Second)}, nil
+		return Access{URI: fs.URL + "/old.json", ExpiresAt: testNow.Add(-ClockSkew - time.Second)}, nil
 	}
 	res := &scripted{steps: []func() (Access, error){expired, ok(fs.URL + "/new.json")}}
 	var evs []TraceEvent
@@ -161,8 +161,8 @@ func TestGetDPE_ExpiredURIRefetchesOnce(t *testing.T) {
 	if got := kinds(evs); got != "get_dpe,refetch,get_dpe,fetch,decode" {
 		t.Fatalf("trace = %s", got)
 	}
-	// Expiry exactly now counts as expired.
-	atNow := func() (Access, error) { return Access{URI: fs.URL + "/old.json", ExpiresAt: testNow}, nil }
+	// Expiry exactly ClockSkew ago counts as expired.
+	atNow := func() (Access, error) { return Access{URI: fs.URL + "/old.json", ExpiresAt: testNow.Add(-ClockSkew)}, nil }
 	res = &scripted{steps: []func() (Access, error){atNow, ok(fs.URL + "/new.json")}}
 	if _, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/doc"); err != nil || res.calls != 2 {
 		t.Fatalf("expires_at == now: calls=%d err=%v", res.calls, err)
@@ -467,8 +467,8 @@ func TestAccess_MissingExpiresAtNeverExpires(t *testing.T) {
 		t.Fatal("no expires_at means no expiry (dpe.md: 缺省视为不过期)")
 	}
 	a := Access{ExpiresAt: testNow}
-	if a.Expired(testNow.Add(-time.Nanosecond)) || !a.Expired(testNow) {
-		t.Fatal("expired exactly from expires_at on")
+	if a.Expired(testNow.Add(ClockSkew-time.Nanosecond)) || !a.Expired(testNow.Add(ClockSkew)) {
+		t.Fatal("expired exactly from expires_at + ClockSkew on")
 	}
 }
 

@@ -17,7 +17,24 @@ const (
 	exitRuntime  = 1
 	exitUsage    = 2
 	exitProtocol = 3
+	// exitNothingListed: ls reached the office, but every server it
+	// asked was skipped (each with a note on stderr).
+	exitNothingListed = 4
 )
+
+// exitError ends a command with code; msg, when set, is printed as the
+// last line (the details were printed as they happened).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string {
+	if e.msg == "" {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.msg
+}
 
 // usageError marks bad command lines (exit 2).
 type usageError struct{ msg string }
@@ -46,7 +63,13 @@ func report(err error, stderr io.Writer) int {
 	line := sanitize.Line(sanitize.URLsIn(err.Error()))
 	var ue *usageError
 	var pe *protocol.Error
+	var xe *exitError
 	switch {
+	case errors.As(err, &xe):
+		if xe.msg != "" {
+			fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
+		}
+		return xe.code
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
 		fmt.Fprintln(stderr, "run 'dpe-tui help' for usage")

@@ -86,6 +86,11 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("list computers: %w", err)
 	}
+	// An office nobody joined looks like an empty one; either way a
+	// listing of it cannot hold what the user asked for.
+	if len(computers) == 0 {
+		return fmt.Errorf("office %s has no computers (check --office)", sanitize.Line(t.Office))
+	}
 	sort.Slice(computers, func(i, j int) bool { return computers[i].Name < computers[j].Name })
 	if f.Computer != "" {
 		found := false
@@ -96,7 +101,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("computer %q is not in office %s", f.Computer, t.Office)
+			return fmt.Errorf("computer %s is not in office %s", sanitize.Line(f.Computer), sanitize.Line(t.Office))
 		}
 	}
 
@@ -112,14 +117,23 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if what == "servers" {
 		out.header("COMPUTER", "SERVER", "TYPE", "DISABLED")
 	} else {
-		out.header("COMPUTER", "SERVER", "URI", "NAME", "MIME", "PAGES", "TYPE", "KEYWORDS")
+		out.header("COMPUTER", "SERVER", "URI", "NAME", "MIME", "PAGES", "TYPE", "KEYWORDS", "MODIFIED", "SIZE")
 	}
+	// One computer's or one server's error is theirs: it is noted on
+	// stderr in one line and the others are still listed. A stopped
+	// listing (repeated cursor, caps) is an error of the run even though
+	// its rows were printed.
+	var st lsStatus
+	matched := false
 	for _, comp := range computers {
 		cfg, err := c.Config(ctx, comp.Name)
 		if err != nil {
-			return fmt.Errorf("get_config on %s: %w", comp.Name, err)
+			if fatalListErr(ctx, err) {
+				return fmt.Errorf("get_config on %s: %w", comp.Name, err)
+			}
+			st.skip(stderr, fmt.Sprintf("computer %s", comp.Name), err)
+			continue
 		}
-		matched := false
 		for _, srv := range cfg.Servers {
 			if f.Server != "" && srv.Name != f.Server {
 				continue
@@ -128,20 +142,67 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if what == "servers" {
 				out.row(map[string]any{"computer": comp.Name, "server": srv.Name, "type": srv.Type, "disabled": srv.Disabled},
 					comp.Name, srv.Name, srv.Type, strconv.FormatBool(srv.Disabled))
+				st.listed++
 				continue
 			}
 			if srv.Disabled {
+				if f.Server != "" {
+					st.skip(stderr, fmt.Sprintf("server %s on %s", srv.Name, comp.Name), errors.New("disabled"))
+				}
 				continue
 			}
-			if err := listResources(ctx, c, comp.Name, srv.Name, &f, out, stderr); err != nil {
-				return err
+			err := listResources(ctx, c, comp.Name, srv.Name, &f, out, stderr)
+			out.flush()
+			var ce *client.CursorError
+			switch {
+			case err == nil:
+				st.listed++
+			case errors.As(err, &ce):
+				st.listed++
+				st.stopped++
+				fmt.Fprintf(stderr, "dpe-tui: %s\n", sanitize.Line(sanitize.URLsIn(err.Error())))
+			case fatalListErr(ctx, err):
+				return fmt.Errorf("get_resources %s on %s: %w", srv.Name, comp.Name, err)
+			default:
+				st.skip(stderr, fmt.Sprintf("server %s on %s", srv.Name, comp.Name), err)
 			}
 		}
-		if f.Server != "" && !matched && f.Computer != "" {
-			return fmt.Errorf("server %q not found on computer %s", f.Server, comp.Name)
+	}
+	if f.Server != "" && !matched {
+		where := "any computer of office " + t.Office
+		if f.Computer != "" {
+			where = "computer " + f.Computer
 		}
+		return fmt.Errorf("server %s not found on %s", sanitize.Line(f.Server), sanitize.Line(where))
+	}
+	switch {
+	case st.stopped > 0:
+		return &exitError{code: exitRuntime}
+	case st.listed == 0 && st.skipped > 0:
+		return &exitError{code: exitNothingListed, msg: fmt.Sprintf("nothing could be listed: %d skipped", st.skipped)}
 	}
 	return nil
+}
+
+// lsStatus counts what a listing did, for its exit status.
+type lsStatus struct{ listed, skipped, stopped int }
+
+// skip notes on stderr that what was left out, and why, in one line.
+func (s *lsStatus) skip(stderr io.Writer, what string, err error) {
+	s.skipped++
+	// The computer's own error says it best; the wrapping around it
+	// would only repeat the server's name.
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		err = pe
+	}
+	fmt.Fprintf(stderr, "dpe-tui: skipped %s: %s\n", sanitize.Line(what), sanitize.Line(sanitize.URLsIn(err.Error())))
+}
+
+// fatalListErr: errors that no other server can escape either.
+func fatalListErr(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, client.ErrConnectionLost) || errors.Is(err, client.ErrClosed) ||
+		errors.Is(err, client.ErrLeft)
 }
 
 type sessionInfo = protocol.SessionInfo
@@ -162,12 +223,8 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 		if errors.Is(err, io.EOF) {
 			return p.Err()
 		}
-		var ce *client.CursorError
-		if errors.As(err, &ce) {
-			return err // already names the server, computer and counts
-		}
 		if err != nil {
-			return fmt.Errorf("get_resources %s on %s: %w", server, computer, err)
+			return err // the caller names the server and computer
 		}
 		pages++
 		for _, r := range page.Resources {
@@ -178,11 +235,28 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 			if r.Meta.PageCount > 0 {
 				pc = strconv.Itoa(r.Meta.PageCount)
 			}
-			out.row(map[string]any{
+			modified := r.Meta.LastModified
+			if r.Meta.LastModifiedInvalid {
+				modified = "invalid: " + modified
+			}
+			size := ""
+			var sizeJSON any
+			if r.Size != nil {
+				size, sizeJSON = strconv.FormatInt(*r.Size, 10), *r.Size
+			}
+			row := map[string]any{
 				"computer": computer, "server": server, "uri": r.URI, "name": r.Name,
 				"mime_type": r.MimeType, "page_count": r.Meta.PageCount, "file_type": r.Meta.FileType,
 				"keywords": r.Meta.Keywords, "description": r.Description,
-			}, computer, server, r.URI, r.Name, r.MimeType, pc, r.Meta.FileType, strings.Join(r.Meta.Keywords, ","))
+				"lastModified": r.Meta.LastModified, "size": sizeJSON,
+			}
+			if len(r.Meta.Problems) > 0 {
+				row["problems"] = r.Meta.Problems
+			}
+			out.row(row, computer, server, r.URI, r.Name, r.MimeType, pc, r.Meta.FileType, strings.Join(r.Meta.Keywords, ","), modified, size)
+			for _, pr := range r.Meta.Problems {
+				fmt.Fprintf(stderr, "dpe-tui: %s: %s\n", sanitize.Line(r.URI), sanitize.Line(pr))
+			}
 		}
 		// Stream: each page is printed as it arrives, its columns aligned
 		// within the page, so a long listing never piles up in memory.

@@ -9,6 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/internal/hostilepeer"
+	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/stack"
 )
 
@@ -31,11 +36,27 @@ func startDocsStack(t *testing.T, dir string, mut func(*stack.Options)) *stack.S
 	return st
 }
 
+// runAgent is runBounded for a command that joins the office as its agent.
+// The server lets an office have one agent and learns that the previous
+// command's agent left only when its socket closes, so a command started
+// right after another may be refused for a moment; that race is the
+// connection core's, not what these tests are about.
+func runAgent(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		code, out, errOut := runBounded(t, args...)
+		if i == 50 || !strings.Contains(errOut, "already has an agent") {
+			return code, out, errOut
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // lsJSON lists the library server's resources as JSON rows.
 func lsJSON(t *testing.T, url string, extra ...string) []map[string]any {
 	t.Helper()
 	args := append([]string{"ls", "resources", "--url=" + url, "--computer", "alpha", "--server", "library", "--json"}, extra...)
-	code, out, errOut := runBounded(t, args...)
+	code, out, errOut := runAgent(t, args...)
 	if code != 0 {
 		t.Fatalf("ls resources: exit %d: %s", code, errOut)
 	}
@@ -85,11 +106,11 @@ func TestRealInputs_NonASCIIDocRefsListedThenGot(t *testing.T) {
 	}
 	for word, uri := range byWord {
 		// The URI exactly as listed: get and check both succeed.
-		code, out, errOut := runBounded(t, "get", uri, "--url="+st.URL, "--format", "text")
+		code, out, errOut := runAgent(t, "get", uri, "--url="+st.URL, "--format", "text")
 		if code != 0 || !strings.Contains(out, word+"marker") {
 			t.Errorf("get %s (%s): exit %d, stdout %q, stderr %q", uri, word, code, out, errOut)
 		}
-		code, _, errOut = runBounded(t, "check", uri, "--url="+st.URL)
+		code, _, errOut = runAgent(t, "check", uri, "--url="+st.URL)
 		if code != 0 && code != exitRuntime || strings.Contains(errOut, "4013") || strings.Contains(errOut, "protocol error") {
 			t.Errorf("check %s (%s): exit %d, stderr %q", uri, word, code, errOut)
 		}
@@ -97,7 +118,7 @@ func TestRealInputs_NonASCIIDocRefsListedThenGot(t *testing.T) {
 	// Typed by a person: raw UTF-8 is percent-encoded once, and reaches
 	// the same document.
 	typed := "dpe://" + stack.HostLibrary + "/café.md"
-	code, out, errOut := runBounded(t, "get", typed, "--url="+st.URL, "--format", "text")
+	code, out, errOut := runAgent(t, "get", typed, "--url="+st.URL, "--format", "text")
 	if code != 0 || !strings.Contains(out, "nfcmarker") {
 		t.Errorf("typed %s: exit %d, stdout %q, stderr %q", typed, code, out, errOut)
 	}
@@ -105,14 +126,178 @@ func TestRealInputs_NonASCIIDocRefsListedThenGot(t *testing.T) {
 		t.Errorf("listed NFC URI %q, want it to contain %s", byWord["nfc"], want)
 	}
 	typed = "dpe://" + stack.HostLibrary + "/my notes.md"
-	if code, out, errOut = runBounded(t, "get", typed, "--url="+st.URL, "--format", "text"); code != 0 || !strings.Contains(out, "spacesmarker") {
+	if code, out, errOut = runAgent(t, "get", typed, "--url="+st.URL, "--format", "text"); code != 0 || !strings.Contains(out, "spacesmarker") {
 		t.Errorf("typed %s: exit %d, stdout %q, stderr %q", typed, code, out, errOut)
 	}
 	// An escape of an unreserved character is kept as typed, not folded
 	// to "-": the server's own spelling is "x-y.md", so this one is not
 	// found, and says so.
 	typed = "dpe://" + stack.HostLibrary + "/x%2Dy.md"
-	if code, _, errOut = runBounded(t, "get", typed, "--url="+st.URL); code == 0 {
+	if code, _, errOut = runAgent(t, "get", typed, "--url="+st.URL); code == 0 {
 		t.Errorf("typed %s: exit 0, want not found (stderr %q)", typed, errOut)
+	}
+}
+
+// toolsOnlyServer is an MCP server with tools and no resources capability.
+func toolsOnlyServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tools-only", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "echo"}, func(ctx context.Context, _ *mcp.CallToolRequest, in struct {
+		S string `json:"s"`
+	}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.S}}}, nil, nil
+	})
+	return srv
+}
+
+func TestRealInputs_ToolsOnlyServerIsSkippedNotFatal(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := startDocsStack(t, dir, nil)
+	var alpha *computer.Computer
+	for i, n := range st.ComputerNames() {
+		if n == stack.ComputerAlpha {
+			alpha = st.Computers[i]
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := alpha.AddInProcess(ctx, protocol.MCPServerConfig{Name: "tools"}, toolsOnlyServer()); err != nil {
+		t.Fatal(err)
+	}
+	url := "--url=" + st.URL
+
+	// Every server of alpha: the document servers are listed, the
+	// tools-only one is one note, and the run succeeds.
+	code, out, errOut := runAgent(t, "ls", "resources", url, "--computer", "alpha")
+	if code != 0 || !strings.Contains(out, "dpe://"+stack.HostLibrary+"/a.md") || !strings.Contains(out, "dpe://"+stack.HostNotes+"/") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+	want := "dpe-tui: skipped server tools on alpha: 4015 MCP Capability Not Supported: MCP Server does not support 'resources' capability (mcp_server=tools, capability=resources)\n"
+	if errOut != want {
+		t.Errorf("stderr %q\nwant %q", errOut, want)
+	}
+	// Only the tools-only server: nothing could be listed.
+	code, _, errOut = runAgent(t, "ls", "resources", url, "--server", "tools")
+	if code != exitNothingListed || !strings.HasPrefix(errOut, "dpe-tui: skipped server tools on alpha: 4015") ||
+		!strings.HasSuffix(errOut, "dpe-tui: nothing could be listed: 1 skipped\n") {
+		t.Errorf("--server tools: exit %d, stderr %q", code, errOut)
+	}
+	// ls servers still lists it.
+	if code, out, errOut = runAgent(t, "ls", "servers", url, "--computer", "alpha"); code != 0 || !strings.Contains(out, "tools") {
+		t.Errorf("ls servers: exit %d, %q, %q", code, out, errOut)
+	}
+}
+
+func TestRealInputs_UnknownServerOrOffice(t *testing.T) {
+	st := startStack(t, "http")
+	url := "--url=" + st.URL
+	code, out, errOut := runAgent(t, "ls", "resources", url, "--server", "nope")
+	if want := "dpe-tui: server nope not found on any computer of office demo\n"; code != exitRuntime || errOut != want {
+		t.Errorf("--server nope: exit %d, stderr %q, want %q", code, errOut, want)
+	}
+	if strings.Count(out, "\n") > 1 {
+		t.Errorf("--server nope printed rows: %q", out)
+	}
+	code, _, errOut = runAgent(t, "ls", "resources", url, "--computer", "alpha", "--server", "nope")
+	if want := "dpe-tui: server nope not found on computer alpha\n"; code != exitRuntime || errOut != want {
+		t.Errorf("--computer alpha --server nope: exit %d, stderr %q", code, errOut)
+	}
+	for _, what := range []string{"computers", "servers", "resources"} {
+		code, _, errOut = runAgent(t, "ls", what, url, "--office", "nosuchoffice")
+		if want := "dpe-tui: office nosuchoffice has no computers (check --office)\n"; code != exitRuntime || errOut != want {
+			t.Errorf("ls %s --office nosuchoffice: exit %d, stderr %q", what, code, errOut)
+		}
+	}
+}
+
+func TestRealInputs_RepeatedCursorAndPageCapExitNonZero(t *testing.T) {
+	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "evil", Servers: []string{"loop", "fine"},
+		Resources: func(server, cursor string) hostilepeer.Reply {
+			if server == "fine" {
+				return hostilepeer.Page("", hostilepeer.Resource("dpe://org.ok.fine/x", "x"))
+			}
+			// Page 1 hands out "c1", page 2 hands out "c1" again.
+			return hostilepeer.Page("c1", hostilepeer.Resource("dpe://org.evil.loop/"+cursor+"p", "p"))
+		},
+	}}})
+	code, out, errOut := runAgent(t, "ls", "resources", "--url="+srv.URL)
+	want := "dpe-tui: resources of loop on evil: the server repeated cursor \"c1\" after 2 pages (2 resources); stopped to avoid a loop\n"
+	if code != exitRuntime || errOut != want {
+		t.Fatalf("repeated cursor: exit %d, stderr %q\nwant %q", code, errOut, want)
+	}
+	// The other server was still listed, and so were the loop's pages.
+	if !strings.Contains(out, "dpe://org.ok.fine/x") || !strings.Contains(out, "dpe://org.evil.loop/c1p") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	code, _, errOut = runAgent(t, "ls", "resources", "--url="+srv.URL, "--server", "loop", "--max-pages=1")
+	if want := "dpe-tui: resources of loop on evil: stopped at the cap of 1 pages (1 resources loaded, more remain)\n"; code != exitRuntime || errOut != want {
+		t.Fatalf("page cap: exit %d, stderr %q\nwant %q", code, errOut, want)
+	}
+}
+
+func TestRealInputs_ListingValidatesWhatItShows(t *testing.T) {
+	res := func(uri string, lm any, kw any) map[string]any {
+		r := hostilepeer.Resource(uri, "n")
+		r["size"] = 1234
+		r["annotations"] = map[string]any{"lastModified": lm}
+		r["_meta"] = map[string]any{"keywords": kw}
+		return r
+	}
+	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "c", Servers: []string{"s"},
+		Resources: func(string, string) hostilepeer.Reply {
+			return hostilepeer.Page("",
+				res("dpe://org.x.s/good", "2026-04-27T12:00:00.5+02:00", []any{"a", "b"}),
+				res("dpe://org.x.s/bad", "last tuesday", []any{"a", 7, true}))
+		},
+	}}})
+	code, out, errOut := runAgent(t, "ls", "resources", "--url="+srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var good, bad string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.Contains(l, "/good"):
+			good = l
+		case strings.Contains(l, "/bad"):
+			bad = l
+		}
+	}
+	if !strings.Contains(good, "2026-04-27T12:00:00.5+02:00") || strings.Contains(good, "invalid") || !strings.Contains(good, "1234") {
+		t.Errorf("good row %q", good)
+	}
+	if !strings.Contains(bad, "invalid: last tuesday") {
+		t.Errorf("bad row %q: MODIFIED should say invalid", bad)
+	}
+	for _, w := range []string{
+		`dpe-tui: dpe://org.x.s/bad: _meta.keywords: entry 2 is a number, not a string`,
+		`dpe-tui: dpe://org.x.s/bad: _meta.keywords: entry 3 is a boolean, not a string`,
+		`dpe-tui: dpe://org.x.s/bad: lastModified "last tuesday" is not an ISO 8601 date-time`,
+	} {
+		if !strings.Contains(errOut, w+"\n") {
+			t.Errorf("stderr %q lacks %q", errOut, w)
+		}
+	}
+	code, out, _ = runAgent(t, "ls", "resources", "--url="+srv.URL, "--json")
+	if code != 0 {
+		t.Fatalf("--json exit %d", code)
+	}
+	var rows []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) != 2 || rows[0]["lastModified"] != "2026-04-27T12:00:00.5+02:00" || rows[0]["size"] != float64(1234) {
+		t.Fatalf("--json rows %v", rows)
+	}
+	if p, _ := rows[1]["problems"].([]any); len(p) != 3 {
+		t.Errorf("--json problems of the bad row: %v", rows[1]["problems"])
 	}
 }
