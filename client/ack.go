@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -36,7 +37,7 @@ func decodeAck(event, computer string, args []any, out any) (json.RawMessage, er
 		return raw, nil
 	}
 	if _, isObj := v.(map[string]any); !isObj {
-		return raw, &MalformedAckError{Event: event, Reason: "want a JSON object, got " + jsonKind(v)}
+		return raw, &MalformedAckError{Event: event, Reason: "want a JSON object, got " + protocol.JSONKind(v)}
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return raw, &MalformedAckError{Event: event, Reason: oneLine(err.Error())}
@@ -101,84 +102,18 @@ func callError(event, computer string, perr *protocol.Error) error {
 	return fmt.Errorf("%s to computer %s: %w", event, computer, perr)
 }
 
-// decodeJoinAck reads the server:join_office answer. The spec shape is
-// (ok, msg) → two ack arguments [true, null] / [false, "msg"]; also accepted:
-// the pair wrapped in an array, a bare true/false, {ok|success, msg|message|error}
-// objects, and an ErrorPayload (e.g. 4101 Room Full).
+// decodeJoinAck is protocol.DecodeJoinAck with the agent's errors: an
+// empty ack is a *NotRoutedError, an ErrorPayload names the event.
 func decodeJoinAck(office string, args []any) error {
-	const ev = protocol.EventJoinOffice
-	if len(args) == 1 {
-		if a, ok := args[0].([]any); ok {
-			args = a
-		}
+	err := protocol.DecodeJoinAck(office, args)
+	var perr *protocol.Error
+	switch {
+	case errors.Is(err, protocol.ErrEmptyAck):
+		return &NotRoutedError{Event: protocol.EventJoinOffice}
+	case errors.As(err, &perr):
+		return callError(protocol.EventJoinOffice, "", perr)
 	}
-	if len(args) == 0 || (len(args) == 1 && args[0] == nil) {
-		return &NotRoutedError{Event: ev}
-	}
-	if perr, ok := protocol.DecodeError(args[0]); ok {
-		return callError(ev, "", perr)
-	}
-	msg := ""
-	if len(args) > 1 {
-		msg = stringish(args[1])
-	}
-	switch t := args[0].(type) {
-	case bool:
-		if t {
-			return nil
-		}
-		return &JoinError{Office: office, Reason: msg}
-	case map[string]any:
-		okv, has := t["ok"]
-		if !has {
-			okv, has = t["success"]
-		}
-		b, isBool := okv.(bool)
-		if !has || !isBool {
-			return &MalformedAckError{Event: ev, Reason: "object without a boolean ok"}
-		}
-		if b {
-			return nil
-		}
-		for _, k := range []string{"msg", "message", "error", "reason"} {
-			if s := stringish(t[k]); s != "" {
-				msg = s
-				break
-			}
-		}
-		return &JoinError{Office: office, Reason: msg}
-	}
-	return &MalformedAckError{Event: ev, Reason: "want [ok, msg], got " + jsonKind(args[0])}
-}
-
-// stringish renders a message argument that should be a string.
-func stringish(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return t
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64, int, int64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
+	return err
 }
 
 // oneLine folds newlines so a message from the network stays one line.

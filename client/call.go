@@ -3,27 +3,19 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
-	"github.com/zishang520/socket.io/servers/socket/v3"
-
+	"github.com/dpe-tui/dpe-tui/internal/sioconn"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
-type ackResult struct {
-	args []any
-	err  error
-}
-
-// emitCall sends r and waits for its ack, the timeout, the caller's context,
-// a dropped connection or Close, whichever comes first.
-//
-// The library's own ack timeout is not used: it parks a goroutine per
-// request until it fires. An ack that never comes stays registered in the
-// library until the connection drops, which is all it costs.
+// emitCall sends r and waits for its ack (sioconn.EmitWithAck): the
+// timeout, the caller's context, a dropped connection or Close, whichever
+// comes first.
 func (c *Client) emitCall(ctx context.Context, r request) ([]any, error) {
 	wire, err := toWire(r.Payload)
 	if err != nil {
@@ -37,66 +29,29 @@ func (c *Client) emitCall(ctx context.Context, r request) ([]any, error) {
 	case c.left && !r.Join && r.Event != protocol.EventLeaveOffice:
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w %s", target(r), ErrLeft, c.opt.Office)
-	case c.offline || (!r.Join && !c.joined && r.Event != protocol.EventLeaveOffice) || !c.sock.Connected():
+	case c.offline || (!r.Join && !c.joined && r.Event != protocol.EventLeaveOffice) || !c.sc.Connected():
 		st := c.state
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w (%s)", target(r), ErrConnectionLost, st.State)
 	}
-	id := c.reqSeq.Add(1)
-	tooLarge := c.tooLarge.Load()
-	lost := make(chan struct{})
-	c.inflight[id] = lost
 	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.inflight, id)
-		c.mu.Unlock()
-	}()
-
-	res := make(chan ackResult, 1)
-	ack := socket.Ack(func(args []any, err error) {
-		select { // never block the library's goroutine
-		case res <- ackResult{args, err}:
-		default:
-		}
-	})
-	timer := time.NewTimer(r.Timeout)
-	defer timer.Stop()
-	c.emitMu.Lock()
-	err = c.sock.Emit(r.Event, wire, ack)
-	c.emitMu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", target(r), err)
-	}
-	refused := func() error {
-		if c.tooLarge.Load() == tooLarge {
-			return nil
-		}
-		return &AckTooLargeError{Event: r.Event, Computer: r.Computer, Limit: c.opt.MaxAckBytes, Announced: c.lastTooLarge.Load()}
-	}
-	select {
-	case a := <-res:
-		if a.err != nil {
-			if err := refused(); err != nil {
-				return nil, err
-			}
-			// The library fails pending acks with "socket has been
-			// disconnected" when the connection drops.
-			return nil, fmt.Errorf("%s: %w (%s)", target(r), ErrConnectionLost, oneLine(a.err.Error()))
-		}
-		return a.args, nil
-	case <-lost:
-		if err := refused(); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %w", target(r), ErrConnectionLost)
-	case <-timer.C:
+	args, err := c.sc.EmitWithAck(ctx, r.Timeout, r.Event, wire)
+	var big *sioconn.MessageTooLargeError
+	switch {
+	case err == nil:
+		return args, nil
+	case errors.As(err, &big):
+		return nil, &AckTooLargeError{Event: r.Event, Computer: r.Computer, Limit: big.Limit, Announced: big.Size}
+	case errors.Is(err, sioconn.ErrAckTimeout):
 		return nil, &TimeoutError{Event: r.Event, Computer: r.Computer, After: r.Timeout}
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%s: %w", target(r), ctx.Err())
-	case <-c.ctx.Done():
+	case errors.Is(err, sioconn.ErrClosed) && c.ctx.Err() == nil:
+		// The Conn was closed under us by goOffline: for the caller the
+		// connection is lost, the client is not closed.
+		return nil, fmt.Errorf("%s: %w", target(r), ErrConnectionLost)
+	case errors.Is(err, sioconn.ErrClosed):
 		return nil, fmt.Errorf("%s: %w", target(r), ErrClosed)
 	}
+	return nil, fmt.Errorf("%s: %w", target(r), err)
 }
 
 func target(r request) string {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,11 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	engine "github.com/zishang520/socket.io/clients/engine/v3"
-	sio "github.com/zishang520/socket.io/clients/socket/v3"
-	"github.com/zishang520/socket.io/v3/pkg/types"
-
+	"github.com/dpe-tui/dpe-tui/internal/sioconn"
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // Client is a connected agent. It is safe for concurrent use.
@@ -26,35 +25,25 @@ type Client struct {
 	// call sends one request and waits for its ack. Dial sets it to
 	// emitCall; unit tests replace it with a fake.
 	call func(ctx context.Context, r request) ([]any, error)
-
-	mgr    *sio.Manager
-	sock   *sio.Socket
-	emitMu sync.Mutex // the library keeps per-emit flags in shared state
+	// sc is the connection (transports, probe, reconnects, acks): shared
+	// with the computer side in internal/sioconn. Nil in unit tests.
+	sc *sioconn.Conn
+	// version is the A2C-SMCP version spoken on sc; renegotiated is true
+	// when the server's 4008 chose it.
+	version      string
+	renegotiated bool
 
 	mu         sync.Mutex
 	state      StateEvent
 	joined     bool // joined the office on the current connection
-	everJoined bool // Dial has returned successfully
+	everJoined bool // the first join succeeded
 	left       bool // Leave was called: do not re-join on reconnect
 	offline    bool // gave up for good
-	probing    bool
 	lastErr    error
-	inflight   map[uint64]chan struct{} // closed when the connection drops
-
-	openSeq     atomic.Uint64 // manager "open" events seen
-	openWatched atomic.Bool   // a watchOpen for a reconnect is running
-	recovering  bool          // guarded by mu: recoverStaleTimer is running
-	attempts    atomic.Uint64 // reconnect attempts started (see abandonAttempt)
-	// tooLarge counts messages refused by the ack size limit; lastTooLarge
-	// is the size the last one announced. Calls that lose the connection
-	// after the count moved report *AckTooLargeError.
-	tooLarge     atomic.Uint64
-	lastTooLarge atomic.Int64
 
 	reqPrefix string
 	reqSeq    atomic.Uint64
 
-	first     chan error // Dial's outcome
 	ctx       context.Context
 	cancel    context.CancelFunc
 	closeOnce sync.Once
@@ -76,13 +65,16 @@ func newClient(opt Options) *Client {
 	ctx, cancel := context.WithCancel(context.Background())
 	var b [6]byte
 	_, _ = rand.Read(b[:])
+	v := opt.Version
+	if v == "" {
+		v = protocol.Version
+	}
 	return &Client{
 		opt:       opt,
 		log:       opt.Logger,
 		events:    newEventQueue(eventQueueSize),
-		inflight:  map[uint64]chan struct{}{},
+		version:   v,
 		reqPrefix: hex.EncodeToString(b[:]),
-		first:     make(chan error, 1),
 		ctx:       ctx,
 		cancel:    cancel,
 	}
@@ -90,9 +82,11 @@ func newClient(opt Options) *Client {
 
 // Dial connects to the server and joins opt.Office as agent opt.Name. It
 // returns after the first successful join, or an error:
-//   - *protocol.Error with code 4008 when the server speaks another protocol
-//     version (both versions and the supported range are in it); Dial does
-//     not retry (versioning.md §4);
+//   - *protocol.Error with code 4008 when the server speaks a protocol
+//     version this build does not (both versions and the supported range
+//     are in it). When the 4008 names a version this build speaks and
+//     opt.Version does not force one, Dial reconnects once with it (see
+//     Version); it never retries otherwise (versioning.md §4);
 //   - *protocol.Error / *HandshakeError for other HTTP-layer refusals;
 //   - *JoinError when the office refuses the agent;
 //   - a timeout error after opt.ConnectTimeout.
@@ -104,183 +98,100 @@ func Dial(ctx context.Context, opt Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	where := redactURL(opt.baseURL())
-	dctx, cancel := context.WithTimeout(ctx, opt.ConnectTimeout)
-	defer cancel()
-	// Read the HTTP-layer verdict first (4008, 400, 401, unreachable): the
-	// library would hide it behind its connect timeout (see probeHandshake).
-	if err := probeHandshake(dctx, opt); err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return nil, fmt.Errorf("connect to %s: %w", where, err)
+	c, err := dialVersion(ctx, opt, opt.Version)
+	var perr *protocol.Error
+	if err == nil || opt.Version != "" || !errors.As(err, &perr) || perr.Code != protocol.CodeVersionMismatch {
+		return c, err
 	}
+	v, ok := protocol.Negotiate(perr.ServerVersion)
+	if !ok || v == protocol.Version {
+		return nil, err
+	}
+	opt.Logger.Info("smcp: the server speaks another A2C-SMCP version; reconnecting with it",
+		"server_version", perr.ServerVersion, "version", v)
+	c, err = dialVersion(ctx, opt, v)
+	if err != nil {
+		return nil, err
+	}
+	c.renegotiated = true
+	return c, nil
+}
+
+func dialVersion(ctx context.Context, o Options, version string) (*Client, error) {
+	opt := o
+	opt.Version = version
 	c := newClient(opt)
 	c.call = c.emitCall
-	c.setState(StateEvent{State: Connecting})
-
-	c.mgr = sio.NewManager(opt.baseURL().String(), c.managerOptions())
-	c.sock = c.mgr.Socket(protocol.Namespace, c.managerOptions())
-	// Listeners first, connect second. The engine is opened before the
-	// namespace socket connects: Socket.Connect both listens for "open" and
-	// checks "already open", so an engine that opens in between makes it
-	// send CONNECT twice, which python-socketio answers with CONNECT_ERROR.
-	c.listen()
-	opened := make(chan error, 1)
-	before := c.openSeq.Load()
-	c.mgr.Open(func(err error) {
-		select {
-		case opened <- err:
-		default:
-		}
+	auth := map[string]any{}
+	if protocol.RoleInAuth(c.version) {
+		auth["role"] = protocol.RoleAgent
+	}
+	sc, err := sioconn.New(sioconn.Options{
+		URL:                opt.URL,
+		Path:               opt.Path,
+		Version:            c.version,
+		Headers:            opt.headers(),
+		Auth:               auth,
+		TLS:                tlsConfig(opt),
+		ConnectTimeout:     opt.ConnectTimeout,
+		MaxMessage:         opt.MaxAckBytes,
+		Logger:             opt.Logger,
+		OnConnect:          c.onConnect,
+		OnDisconnect:       c.onDisconnect,
+		OnReconnectAttempt: c.onReconnectAttempt,
+		OnConnectError:     c.onConnectError,
 	})
-	c.wg.Add(1)
-	go c.watchOpen(dctx, before)
-	select {
-	case err := <-opened:
-		if err != nil {
-			c.shutdown("dial failed")
-			return nil, fmt.Errorf("connect to %s: %w", where, classifyConnectError(dctx, opt, err))
-		}
-	case <-dctx.Done():
+	if err != nil {
 		c.shutdown("dial failed")
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("connect to %s: %w", where, ctx.Err())
-		}
-		return nil, fmt.Errorf("connect to %s: no connection within %s", where, opt.ConnectTimeout)
+		return nil, fmt.Errorf("dial: %w", err)
 	}
-	c.sock.Connect()
-
-	select {
-	case err := <-c.first:
-		if err == nil {
-			return c, nil
-		}
-		c.shutdown("dial failed")
-		return nil, fmt.Errorf("connect to %s: %w", where, err)
-	case <-dctx.Done():
-		if ctx.Err() != nil {
-			c.shutdown("dial cancelled")
-			return nil, fmt.Errorf("connect to %s: %w", where, ctx.Err())
-		}
-		c.mu.Lock()
-		last := c.lastErr
-		c.mu.Unlock()
-		c.shutdown("dial timed out")
-		hint := ""
-		if opt.Transport == TransportPolling {
-			hint = " (the polling transport of zishang520 v3.0.6 queues writes behind the long-poll; try websocket)"
-		}
-		if last != nil {
-			return nil, fmt.Errorf("connect to %s: no connection within %s%s: %w", where, opt.ConnectTimeout, hint, last)
-		}
-		return nil, fmt.Errorf("connect to %s: no connection within %s%s", where, opt.ConnectTimeout, hint)
-	}
-}
-
-// managerOptions apply the known traps of the zishang520 client (see the
-// team brief): one explicit transport, no permessage-deflate (aiohttp
-// rejects it), autoConnect off, reconnection with backoff, our own timeout.
-func (c *Client) managerOptions() *sio.Options {
-	o := sio.DefaultOptions()
-	if c.opt.Transport == TransportPolling {
-		o.SetTransports(types.NewSet(sio.Polling))
-	} else {
-		o.SetTransports(types.NewSet[engine.TransportCtor](&limitedWebSocket{max: c.opt.MaxAckBytes, onTrip: func(n int64) {
-			c.lastTooLarge.Store(n)
-			c.tooLarge.Add(1)
-			c.log.Warn("message over the ack size limit; dropping the connection", "limit", c.opt.MaxAckBytes, "announced", n)
-		}}))
-	}
-	o.SetUpgrade(false)
-	o.SetPerMessageDeflate(nil)
-	o.SetAutoConnect(false)
-	o.SetForceNew(true)
-	o.SetMultiplex(false)
-	o.SetReconnection(true)
-	o.SetReconnectionDelay(500)
-	o.SetReconnectionDelayMax(5000)
-	o.SetRandomizationFactor(0.5)
-	// The manager's own connect timer leaks when "open" races its arming
-	// and later closes the live connection (staletimer.go); push it out of
-	// reach and time attempts out ourselves (abandonAttempt).
-	o.SetTimeout(managerTimeout)
-	o.SetRequestTimeout(c.opt.ConnectTimeout)
-	o.SetPath(c.opt.Path)
-	o.SetExtraHeaders(c.opt.headers())
-	q := map[string][]string{protocol.QueryVersion: {protocol.Version}}
-	o.SetQuery(q)
-	o.SetAuth(map[string]any{"role": protocol.RoleAgent})
-	if cfg := tlsConfig(c.opt); cfg != nil {
-		o.SetTLSClientConfig(cfg)
-	}
-	return o
-}
-
-// listen registers every handler. Handlers run on the library's goroutines:
-// they never block; anything that waits runs in a goroutine of ours.
-func (c *Client) listen() {
-	_ = c.sock.On("connect", func(...any) { c.onConnect() })
-	_ = c.sock.On("connect_error", func(args ...any) { c.onConnectError(argError(args)) })
-	_ = c.sock.On("disconnect", func(args ...any) {
-		reason, _ := argAt[string](args, 0)
-		desc, _ := argAt[error](args, 1)
-		c.onDisconnect(reason, desc)
-	})
-	_ = c.mgr.On("open", func(...any) {
-		c.openSeq.Add(1)
-		c.watchClosePacket(c.mgr.Engine())
-	})
-	_ = c.mgr.On("reconnect_attempt", func(args ...any) { c.onReconnectAttempt(argInt(args)) })
-	_ = c.mgr.On("error", func(args ...any) { c.onManagerError(argError(args)) })
+	c.sc = sc
 	for _, name := range notifyNames {
-		_ = c.sock.On(types.EventName(name), func(args ...any) {
-			c.events.push(decodeNotify(name, args))
-		})
+		sc.On(name, func(args ...any) { c.events.push(decodeNotify(name, args)) })
 	}
+	c.setState(StateEvent{State: Connecting})
+	if err := sc.Connect(ctx); err != nil {
+		c.shutdown("dial failed")
+		return nil, fmt.Errorf("connect to %s: %w", c.URL(), err)
+	}
+	return c, nil
 }
 
-func (c *Client) onConnect() {
+func tlsConfig(opt Options) *tls.Config {
+	if !opt.InsecureTLS {
+		return nil
+	}
+	return &tls.Config{InsecureSkipVerify: true} //nolint:gosec // explicit --insecure flag for development
+}
+
+// onConnect is sioconn's OnConnect: server:join_office on every connect
+// (re-join after a reconnect). Its first result is Dial's.
+func (c *Client) onConnect(ctx context.Context) error {
 	c.mu.Lock()
 	skip := c.offline || c.left || c.ctx.Err() != nil
 	c.mu.Unlock()
 	if skip {
-		return
+		return nil
 	}
-	c.wg.Add(1)
-	go c.join()
-}
-
-// join runs server:join_office on every connect (re-join after reconnect).
-func (c *Client) join() {
-	defer c.wg.Done()
-	ctx, cancel := context.WithTimeout(c.ctx, c.opt.ConnectTimeout)
-	defer cancel()
 	err := c.joinOnce(ctx)
 	c.mu.Lock()
 	first := !c.everJoined
+	lost := errors.Is(err, ErrConnectionLost) || c.ctx.Err() != nil
 	switch {
 	case err == nil:
 		c.joined, c.everJoined, c.lastErr = true, true, nil
 		c.setStateLocked(StateEvent{State: Connected})
-	case errors.Is(err, ErrConnectionLost) || c.ctx.Err() != nil:
+	case lost:
 		// The connection dropped during the join: the next connect retries.
 		c.lastErr = err
 	}
 	c.mu.Unlock()
-	switch {
-	case err == nil:
-		if first {
-			c.signalFirst(nil)
-		}
-	case errors.Is(err, ErrConnectionLost) || c.ctx.Err() != nil:
-	case first:
-		c.signalFirst(err)
-	default:
+	if err != nil && !lost && !first {
 		// Someone else took the office while we were away, or the server
 		// stopped answering joins: reconnecting again cannot help.
 		c.goOffline(err, "re-join refused: "+err.Error())
 	}
+	return err
 }
 
 func (c *Client) joinOnce(ctx context.Context) error {
@@ -296,79 +207,25 @@ func (c *Client) joinOnce(ctx context.Context) error {
 	return decodeJoinAck(c.opt.Office, args)
 }
 
-func (c *Client) signalFirst(err error) {
-	select {
-	case c.first <- err:
-	default:
-	}
-}
-
+// onConnectError is told connect failures after Dial; a fatal one (the
+// server refuses us at the HTTP layer) ends the session.
 func (c *Client) onConnectError(err error) {
-	if err == nil {
-		err = errors.New("connect failed")
-	}
 	c.mu.Lock()
 	if c.offline || c.ctx.Err() != nil {
 		c.mu.Unlock()
 		return
 	}
 	c.lastErr = err
-	dialing := !c.everJoined
-	startProbe := !c.probing
-	c.probing = true
 	c.mu.Unlock()
-	if dialing {
-		// Dial reports the first failure instead of looping: stop the
-		// library's reconnect timer before it fires.
-		c.mgr.SetReconnection(false)
+	if sioconn.Fatal(err) {
+		c.goOffline(err, err.Error())
 	}
-	if !startProbe {
-		return
-	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		cause := classifyConnectError(c.ctx, c.opt, err)
-		c.mu.Lock()
-		c.probing = false
-		c.lastErr = cause
-		c.mu.Unlock()
-		switch {
-		case dialing:
-			c.signalFirst(cause)
-		case fatalConnectError(cause):
-			c.goOffline(cause, cause.Error())
-		}
-	}()
-}
-
-// classifyConnectError turns a connect failure into the most useful error:
-// an A2C refusal read from the HTTP layer, else the library's error.
-func classifyConnectError(ctx context.Context, opt Options, err error) error {
-	var xerr *types.ExtendedError
-	if errors.As(err, &xerr) {
-		// A CONNECT_ERROR packet from a namespace middleware; its data may
-		// itself be an ErrorPayload.
-		if perr, ok := protocol.DecodeError(xerr.Data); ok {
-			return perr
-		}
-		return fmt.Errorf("the server refused the connection: %s", oneLine(xerr.Message))
-	}
-	perr := probeHandshake(ctx, opt)
-	if perr == nil {
-		return err
-	}
-	if fatalConnectError(perr) {
-		return perr
-	}
-	return fmt.Errorf("%w (%v)", perr, err)
 }
 
 func (c *Client) onDisconnect(reason string, desc error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.joined = false
-	c.failInflightLocked()
 	if c.offline || c.ctx.Err() != nil {
 		return
 	}
@@ -382,9 +239,6 @@ func (c *Client) onDisconnect(reason string, desc error) {
 		// library does not reconnect after that, and neither do we.
 		c.offline = true
 		c.setStateLocked(StateEvent{State: Offline, Err: c.lastErr, Reason: "the server closed the session"})
-		if !c.everJoined {
-			c.signalFirst(errors.New("the server closed the session"))
-		}
 		return
 	}
 	if c.everJoined {
@@ -397,17 +251,6 @@ func (c *Client) onReconnectAttempt(n int) {
 	defer c.mu.Unlock()
 	if c.offline || c.ctx.Err() != nil || !c.everJoined {
 		return
-	}
-	attempt := c.attempts.Add(1)
-	if c.openWatched.CompareAndSwap(false, true) {
-		c.wg.Add(1)
-		before := c.openSeq.Load()
-		go func() {
-			defer c.openWatched.Store(false)
-			ctx, cancel := context.WithTimeout(c.ctx, c.opt.ConnectTimeout)
-			defer cancel()
-			c.watchAttempt(ctx, before, attempt)
-		}()
 	}
 	ev := StateEvent{State: Reconnecting, Attempt: n, Err: c.lastErr}
 	if c.lastErr != nil {
@@ -425,20 +268,19 @@ func (c *Client) goOffline(err error, reason string) {
 	}
 	c.offline = true
 	c.joined = false
-	c.failInflightLocked()
 	c.setStateLocked(StateEvent{State: Offline, Err: err, Reason: oneLine(reason)})
 	c.mu.Unlock()
-	c.mgr.SetReconnection(false)
-	c.emitMu.Lock()
-	c.sock.Disconnect()
-	c.emitMu.Unlock()
-}
-
-func (c *Client) failInflightLocked() {
-	for id, lost := range c.inflight {
-		close(lost)
-		delete(c.inflight, id)
+	if c.sc == nil {
+		return
 	}
+	c.sc.StopReconnecting()
+	// Close from a goroutine of ours: goOffline may run inside one of the
+	// Conn's, which Close waits for.
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.sc.Close()
+	}()
 }
 
 func (c *Client) setState(ev StateEvent) {
@@ -453,22 +295,16 @@ func (c *Client) setStateLocked(ev StateEvent) {
 	c.events.push(ev)
 }
 
-// shutdown stops everything once: reconnects, the socket, our goroutines,
-// and finally the events channel.
+// shutdown stops everything once: the connection, our goroutines, and
+// finally the events channel.
 func (c *Client) shutdown(reason string) {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.cancel()
 		c.joined = false
-		c.failInflightLocked()
 		c.mu.Unlock()
-		if c.mgr != nil {
-			c.mgr.SetReconnection(false)
-		}
-		if c.sock != nil {
-			c.emitMu.Lock()
-			c.sock.Disconnect()
-			c.emitMu.Unlock()
+		if c.sc != nil {
+			c.sc.Close()
 		}
 		c.wg.Wait()
 		c.mu.Lock()
@@ -480,7 +316,7 @@ func (c *Client) shutdown(reason string) {
 }
 
 // Close disconnects and releases everything. Calls in flight fail with
-// ErrConnectionLost; Events() is closed after the final Offline event.
+// ErrClosed; Events() is closed after the final Offline event.
 func (c *Client) Close() error {
 	c.shutdown("closed")
 	return nil
@@ -501,6 +337,14 @@ func (c *Client) State() StateEvent {
 	return c.state
 }
 
+// Version is the A2C-SMCP protocol version this client speaks with the
+// server, e.g. "0.2.0" or "0.3.0".
+func (c *Client) Version() string { return c.version }
+
+// Renegotiated reports whether the server's 4008 chose Version: the first
+// attempt with the default version was refused and Dial reconnected.
+func (c *Client) Renegotiated() bool { return c.renegotiated }
+
 // Office is the office this client joined.
 func (c *Client) Office() string { return c.opt.Office }
 
@@ -508,45 +352,12 @@ func (c *Client) Office() string { return c.opt.Office }
 func (c *Client) Name() string { return c.opt.Name }
 
 // URL is the server URL, without credentials.
-func (c *Client) URL() string { return redactURL(c.opt.baseURL()) }
+func (c *Client) URL() string {
+	if c.sc != nil {
+		return c.sc.URL()
+	}
+	return sanitize.URL(c.opt.URL)
+}
 
 // MaxAckBytes is the ack size limit in force.
 func (c *Client) MaxAckBytes() int64 { return c.opt.MaxAckBytes }
-
-func argAt[T any](args []any, i int) (T, bool) {
-	var zero T
-	if i >= len(args) {
-		return zero, false
-	}
-	v, ok := args[i].(T)
-	return v, ok
-}
-
-func argError(args []any) error {
-	for _, a := range args {
-		if err, ok := a.(error); ok && err != nil {
-			return err
-		}
-	}
-	if len(args) > 0 && args[0] != nil {
-		return fmt.Errorf("%v", args[0])
-	}
-	return nil
-}
-
-func argInt(args []any) int {
-	if len(args) == 0 {
-		return 0
-	}
-	switch n := args[0].(type) {
-	case int:
-		return n
-	case uint64:
-		return int(n)
-	case int64:
-		return int(n)
-	case float64:
-		return int(n)
-	}
-	return 0
-}

@@ -10,14 +10,21 @@ import (
 
 // Config is a computer's client:get_config answer.
 type Config struct {
-	Servers []ServerConfig // sorted by name
+	Servers []ServerConfig // sorted by name, then key
 	Inputs  []protocol.MCPServerInput
 	Raw     json.RawMessage // the answer as received
 }
 
 // ServerConfig is one MCP server of a computer.
 type ServerConfig struct {
-	Name, Type string
+	// Key names the server on the wire (mcp_server of get_resources,
+	// get_tools…): its key in the servers object. In 0.2 that is its
+	// name; in 0.3 its bundle_id.
+	Key string
+	// Name is for display. In 0.3 it is the entry's name, which need not
+	// be unique on a computer: never send it, send Key.
+	Name       string
+	Type       string
 	Disabled   bool
 	Parameters json.RawMessage // server_parameters, shape depends on Type
 	Raw        json.RawMessage // the entry as received
@@ -41,28 +48,40 @@ func (c *Client) Config(ctx context.Context, computer string) (*Config, error) {
 			cfg.Inputs = append(cfg.Inputs, v)
 		}
 	}
-	cfg.Servers = decodeServers(ret.Servers)
+	cfg.Servers = decodeServers(ret.Servers, protocol.ServersByBundleID(c.version))
 	return cfg, nil
 }
 
-// decodeServers reads servers as the spec's name → config object, and
-// tolerates a list of configs with a name field. Entries that are not
-// objects are skipped; fields of the wrong type read as zero values.
-func decodeServers(raw json.RawMessage) []ServerConfig {
+// decodeServers reads servers as the spec's key → config object, and
+// tolerates a list of configs with a name field. The key is the name in
+// 0.2 and the bundle_id in 0.3 (byBundle), where the entry's name is for
+// display only. Entries that are not objects are skipped; fields of the
+// wrong type read as zero values.
+func decodeServers(raw json.RawMessage, byBundle bool) []ServerConfig {
 	var out []ServerConfig
-	add := func(name string, entry json.RawMessage) {
+	add := func(key string, entry json.RawMessage) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(entry, &m) != nil || m == nil {
 			return
 		}
-		sc := ServerConfig{Name: name, Raw: entry, Parameters: m["server_parameters"]}
-		var s string
-		if json.Unmarshal(m["name"], &s) == nil && sc.Name == "" {
+		sc := ServerConfig{Key: key, Name: key, Raw: entry, Parameters: m["server_parameters"]}
+		var s, bundle string
+		_ = json.Unmarshal(m["bundle_id"], &bundle)
+		if json.Unmarshal(m["name"], &s) == nil && s != "" && (sc.Name == "" || byBundle) {
 			sc.Name = s
+		}
+		if sc.Key == "" {
+			sc.Key = sc.Name
+			if byBundle && bundle != "" {
+				sc.Key = bundle
+			}
+		}
+		if sc.Name == "" {
+			sc.Name = sc.Key
 		}
 		_ = json.Unmarshal(m["type"], &sc.Type)
 		_ = json.Unmarshal(m["disabled"], &sc.Disabled)
-		if sc.Name != "" {
+		if sc.Key != "" {
 			out = append(out, sc)
 		}
 	}
@@ -79,6 +98,11 @@ func decodeServers(raw json.RawMessage) []ServerConfig {
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Key < out[j].Key
+	})
 	return out
 }

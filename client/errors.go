@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/internal/sioconn"
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // ErrConnectionLost is wrapped by every call that was in flight, or was
-// started, while the connection to the server was down (issue 6: no hangs).
-var ErrConnectionLost = errors.New("connection lost")
+// started, while the connection to the server was down: no call hangs.
+// It is sioconn's, so errors of either layer match it.
+var ErrConnectionLost = sioconn.ErrConnectionLost
 
 // ErrNotRouted is wrapped by *NotRoutedError: the server answered with an
 // empty ack, which is what the reference Python server does for events it
@@ -48,25 +52,65 @@ func (e *TimeoutError) Error() string {
 // Timeout lets net-style checks (interface{ Timeout() bool }) recognise it.
 func (e *TimeoutError) Timeout() bool { return true }
 
-// JoinError is a refused server:join_office, e.g. "office demo already has an agent".
-type JoinError struct {
-	Office string
-	Reason string
+// JoinError is a refused server:join_office, e.g. "office demo already
+// has an agent"; the computer side returns the same type.
+type JoinError = protocol.JoinError
+
+// MalformedAckError is an ack that is neither an answer, an ErrorPayload
+// nor empty.
+type MalformedAckError = protocol.MalformedAckError
+
+// HandshakeError is an HTTP-layer refusal of the engine.io handshake that
+// is not an A2C ErrorPayload (wrong path, a proxy, an auth gateway).
+type HandshakeError = sioconn.HandshakeError
+
+// AckTooLargeError is a message over Options.MaxAckBytes that arrived while
+// Event was waiting for its answer. The connection was dropped to stop it,
+// on the message's frame headers, before its payload was read.
+type AckTooLargeError struct {
+	Event, Computer string
+	Limit           int64
+	Announced       int64 // bytes the frames announced when the limit was hit (at least)
 }
 
-func (e *JoinError) Error() string {
-	if e.Reason == "" {
-		return fmt.Sprintf("join office %s: refused by the server", e.Office)
+func (e *AckTooLargeError) Error() string {
+	who := e.Event
+	if e.Computer != "" {
+		who += " to computer " + e.Computer
 	}
-	return fmt.Sprintf("join office %s: refused: %s", e.Office, oneLine(e.Reason))
+	return fmt.Sprintf("%s: the answer is over the ack size limit of %s; dropped the connection instead of reading it",
+		who, FormatBytes(e.Limit))
 }
 
-// MalformedAckError is an ack that is neither an answer, an ErrorPayload nor empty.
-type MalformedAckError struct {
-	Event  string
-	Reason string
+// FormatBytes writes n in the largest binary unit that keeps it ≥ 1.
+func FormatBytes(n int64) string { return sioconn.FormatBytes(n) }
+
+// UnsupportedError is an event the server's protocol version does not
+// have, refused before anything is sent.
+type UnsupportedError struct {
+	Event   string
+	Version string // the version spoken, e.g. "0.3.0"
+	Why     string // e.g. "DPE moved to dpe-protocol"
 }
 
-func (e *MalformedAckError) Error() string {
-	return fmt.Sprintf("%s: malformed answer: %s", e.Event, e.Reason)
+func (e *UnsupportedError) Error() string {
+	s := fmt.Sprintf("this server speaks A2C-SMCP %s, which has no %s", shortVersion(e.Version), e.Event)
+	if e.Why != "" {
+		s += " (" + e.Why + ")"
+	}
+	return s
+}
+
+// Unwrap makes errors.Is(err, ErrUnsupported) true.
+func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
+
+// ErrUnsupported is wrapped by *UnsupportedError.
+var ErrUnsupported = errors.New("not in this protocol version")
+
+// shortVersion is MAJOR.MINOR of a version: "0.3.0" → "0.3".
+func shortVersion(v string) string {
+	if sv, err := protocol.ParseVersion(v); err == nil {
+		return fmt.Sprintf("%d.%d", sv.Major, sv.Minor)
+	}
+	return v
 }

@@ -19,8 +19,12 @@ import (
 
 // GetDPE resolves a dpe:// URI on computer (client:get_dpe) to where its
 // content can be fetched now. Errors from the computer are *protocol.Error
-// (4011–4015), wrapped with the event and computer.
+// (4011–4015), wrapped with the event and computer. On a server that
+// speaks 0.3 it fails at once with *UnsupportedError, sending nothing.
 func (c *Client) GetDPE(ctx context.Context, computer, uri string) (dpe.Access, error) {
+	if err := c.getDPESupported(); err != nil {
+		return dpe.Access{}, err
+	}
 	var ret map[string]any
 	raw, err := c.do(ctx, protocol.EventGetDPE, computer,
 		protocol.GetDPEReq{AgentCallData: c.agentCall(), Computer: computer, URI: uri, Timeout: c.timeoutSeconds()}, &ret)
@@ -131,6 +135,9 @@ func noServerForHost(err error) bool {
 // pick one. It returns which computer answered, for the caller to show; an
 // error from that computer is returned as is (it names the computer).
 func (c *Client) ChooseComputer(ctx context.Context, uri string) (string, dpe.Access, error) {
+	if err := c.getDPESupported(); err != nil {
+		return "", dpe.Access{}, err
+	}
 	comps, err := c.Computers(ctx)
 	if err != nil {
 		return "", dpe.Access{}, fmt.Errorf("choose a computer for %s: %w", uri, err)
@@ -248,4 +255,13 @@ func (r *choosingResolver) resolve(ctx context.Context, uri string) (dpe.Access,
 		r.mu.Unlock()
 	}
 	return acc, err
+}
+
+// getDPESupported is nil when the protocol version spoken has
+// client:get_dpe. 0.3 removed it, so asking would only wait for a timeout.
+func (c *Client) getDPESupported() error {
+	if protocol.HasGetDPE(c.version) {
+		return nil
+	}
+	return &UnsupportedError{Event: protocol.EventGetDPE, Version: c.version, Why: "DPE moved to dpe-protocol"}
 }

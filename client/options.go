@@ -8,40 +8,37 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dpe-tui/dpe-tui/internal/sioconn"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
-// Transports accepted in Options.Transport.
-const (
-	TransportWebSocket = "websocket"
-	TransportPolling   = "polling"
-)
-
 // Defaults for the zero values of Options.
 const (
-	DefaultConnectTimeout = 10 * time.Second
+	DefaultConnectTimeout = sioconn.DefaultConnectTimeout
 	DefaultRequestTimeout = 30 * time.Second
 )
 
 // Options configure Dial. The zero value of every field except URL, Office
 // and Name is useful.
 type Options struct {
-	URL    string // server base URL: http(s):// or ws(s)://host:port; any path is ignored
+	// URL is the server: http(s):// or ws(s)://host[:port][/path]. A path
+	// other than "/" is the engine.io path (e.g. http://h:7800/smcp),
+	// unless Path is set.
+	URL    string
 	Office string // office_id to join
 	Name   string // agent name
 	// APIKey is sent as the x-api-key header. It is never logged and never
 	// appears in an error.
 	APIKey  string
 	Headers http.Header // extra HTTP headers on every handshake request
-	// Transport is "websocket" (default) or "polling". Only one is used: the
-	// zishang520 client tries WebTransport at random unless told otherwise.
-	// Polling is known not to work with zishang520 v3.0.6: its polling
-	// transport runs writes and long-polls on one serial queue, so every emit
-	// waits up to a ping interval (25 s) and the join times out; and its
-	// chunked POSTs are dropped by python-engineio.
-	Transport string
-	Path      string // engine.io HTTP path; default /socket.io/
+	// Path is the engine.io HTTP path. Default: the path of URL, else
+	// /socket.io/. The transport is always websocket (internal/sioconn).
+	Path string
+	// Version forces the A2C-SMCP version sent (a2c_version), e.g. "0.3.0".
+	// Empty: protocol.Version, and on a 4008 that names a version this
+	// build speaks (protocol.Negotiate), one reconnect with that version.
+	Version string
 	// ConnectTimeout bounds Dial (connect and first join) and every
 	// reconnect attempt. Default 10s.
 	ConnectTimeout time.Duration
@@ -52,7 +49,7 @@ type Options struct {
 	Logger         *slog.Logger
 	// MaxAckBytes refuses any message from the server larger than this,
 	// checked on the websocket frame headers before the message is read
-	// into memory (default DefaultMaxAckBytes). A call waiting when such a
+	// into memory (sioconn.Options.MaxMessage; default DefaultMaxAckBytes). A call waiting when such a
 	// message arrives fails with *AckTooLargeError and the connection is
 	// dropped (the stream cannot be resynchronised mid-message).
 	MaxAckBytes int64
@@ -67,7 +64,7 @@ type Options struct {
 
 // Defaults of the size limits.
 const (
-	DefaultMaxAckBytes = 64 << 20
+	DefaultMaxAckBytes = sioconn.DefaultMaxMessage
 	// DefaultMaxFieldBytes truncates a single string field of a listed
 	// resource (name, description, uri, mime type) on receipt.
 	DefaultMaxFieldBytes = 64 << 10
@@ -88,15 +85,16 @@ func (opt Options) normalized() (Options, error) {
 	}
 	u, err := url.Parse(opt.URL)
 	if err != nil {
-		return opt, fmt.Errorf("dial: invalid server URL: %w", err)
+		// url.Error repeats the URL, which may carry a password.
+		return opt, fmt.Errorf("dial: invalid server URL %q", sanitize.URL(opt.URL))
 	}
 	switch u.Scheme {
 	case "http", "https", "ws", "wss":
 	default:
-		return opt, fmt.Errorf("dial: server URL %q: scheme must be http, https, ws or wss", redactURL(u))
+		return opt, fmt.Errorf("dial: server URL %q: scheme must be http, https, ws or wss", sanitize.URL(opt.URL))
 	}
 	if u.Host == "" {
-		return opt, fmt.Errorf("dial: server URL %q has no host", redactURL(u))
+		return opt, fmt.Errorf("dial: server URL %q has no host", sanitize.URL(opt.URL))
 	}
 	if opt.Office == "" {
 		return opt, fmt.Errorf("dial: office is empty")
@@ -104,17 +102,12 @@ func (opt Options) normalized() (Options, error) {
 	if opt.Name == "" {
 		return opt, fmt.Errorf("dial: agent name is empty")
 	}
-	switch opt.Transport {
-	case "":
-		opt.Transport = TransportWebSocket
-	case TransportWebSocket, TransportPolling:
-	default:
-		return opt, fmt.Errorf("dial: unknown transport %q (want websocket or polling)", opt.Transport)
+	if opt.Version != "" {
+		if _, ok := protocol.Negotiate(opt.Version); !ok {
+			return opt, fmt.Errorf("dial: A2C-SMCP version %q is not one this build speaks (%s)", opt.Version, protocol.SpokenVersions)
+		}
 	}
-	if opt.Path == "" {
-		opt.Path = protocol.DefaultPath
-	}
-	if !strings.HasPrefix(opt.Path, "/") {
+	if opt.Path != "" && !strings.HasPrefix(opt.Path, "/") {
 		opt.Path = "/" + opt.Path
 	}
 	if opt.ConnectTimeout <= 0 {
@@ -138,20 +131,6 @@ func (opt Options) normalized() (Options, error) {
 	return opt, nil
 }
 
-// baseURL is scheme://host of opt.URL, with ws mapped to http: the engine
-// and our handshake probe both speak HTTP first.
-func (opt Options) baseURL() *url.URL {
-	u, _ := url.Parse(opt.URL)
-	b := &url.URL{Scheme: u.Scheme, Host: u.Host}
-	switch b.Scheme {
-	case "ws":
-		b.Scheme = "http"
-	case "wss":
-		b.Scheme = "https"
-	}
-	return b
-}
-
 // headers are the extra headers plus x-api-key. Callers must never log them.
 func (opt Options) headers() http.Header {
 	h := opt.Headers.Clone()
@@ -163,7 +142,3 @@ func (opt Options) headers() http.Header {
 	}
 	return h
 }
-
-// redactURL is sanitize.URL (the one redactor: userinfo, query values,
-// fragment) for a parsed URL.
-func redactURL(u *url.URL) string { return sanitize.URL(u.String()) }

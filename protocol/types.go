@@ -171,3 +171,22 @@ type ToolCallReq struct {
 	Params   map[string]any `json:"params"`
 	Timeout  int            `json:"timeout"`
 }
+
+// GetDesktopReq asks a computer for its desktop (client:get_desktop,
+// data-structures.md §GetDeskTopReq).
+type GetDesktopReq struct {
+	AgentCallData
+	Computer    string `json:"computer"`
+	DesktopSize int    `json:"desktop_size,omitempty"` // at most this many windows; 0: no limit asked
+	Window      string `json:"window,omitempty"`       // only this window:// URI
+}
+
+// GetDesktopRet answers client:get_desktop: one string per window, its
+// window:// URI, then "\n\n" and its text when it has any.
+type GetDesktopRet struct {
+	Desktops []any  `json:"desktops"` // strings; anything else is reported, not trusted
+	ReqID    string `json:"req_id,omitempty"`
+}
+
+// WindowScheme is the URI scheme of desktop windows.
+const WindowScheme = "window"

@@ -58,3 +58,53 @@ func Compatible(server, client SemVer) bool {
 	}
 	return true
 }
+
+// Protocol lines this build speaks as an agent, and the version it sends
+// for each. In 0.x only MAJOR.MINOR must match (versioning.md §v0.x), so
+// one version per line is enough.
+const (
+	Version02 = "0.2.0"
+	Version03 = "0.3.0"
+	// SpokenVersions is for messages.
+	SpokenVersions = "0.2.x and 0.3.x"
+)
+
+// Negotiate returns the version to send to a server that speaks server
+// (e.g. the server_version of a 4008 body): this build's version of the
+// same 0.x line, if it speaks that line.
+func Negotiate(server string) (string, bool) {
+	v, err := ParseVersion(strings.TrimSpace(server))
+	if err != nil || v.Major != 0 {
+		return "", false
+	}
+	switch v.Minor {
+	case 2:
+		return Version02, true
+	case 3:
+		return Version03, true
+	}
+	return "", false
+}
+
+// line is the MINOR of a 0.x version, -1 when it is not one.
+func line(version string) int {
+	v, err := ParseVersion(version)
+	if err != nil || v.Major != 0 {
+		return -1
+	}
+	return v.Minor
+}
+
+// RoleInAuth reports whether version carries the role in the Socket.IO
+// connect auth. From 0.3 the role is declared in server:join_office only.
+func RoleInAuth(version string) bool { return line(version) < 3 }
+
+// HasGetDPE reports whether version has client:get_dpe. 0.3 removed it:
+// DPE moved to its own protocol (dpe-protocol); dpe:// resources may still
+// be listed by client:get_resources.
+func HasGetDPE(version string) bool { return line(version) < 3 }
+
+// ServersByBundleID reports whether client:get_config keys servers by
+// bundle_id (0.3), with name for display only and possibly not unique,
+// rather than by name (0.2).
+func ServersByBundleID(version string) bool { return line(version) >= 3 }

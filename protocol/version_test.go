@@ -54,3 +54,25 @@ func FuzzParseVersion(f *testing.F) {
 		}
 	})
 }
+
+func TestNegotiate_SpeaksThe02And03Lines(t *testing.T) {
+	for in, want := range map[string]string{"0.2.0": "0.2.0", "0.2.7": "0.2.0", "0.3.0": "0.3.0", "0.3.2": "0.3.0", " 0.3.1 ": "0.3.0"} {
+		if got, ok := Negotiate(in); !ok || got != want {
+			t.Errorf("Negotiate(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "0.4.0", "0.1.9", "1.3.0", "0.3", "x.y.z", "0.5.0-dev"} {
+		if got, ok := Negotiate(in); ok {
+			t.Errorf("Negotiate(%q) = %q, want not spoken", in, got)
+		}
+	}
+	if !RoleInAuth(Version02) || RoleInAuth(Version03) {
+		t.Error("role in connect auth: want 0.2 yes, 0.3 no")
+	}
+	if !HasGetDPE(Version02) || HasGetDPE(Version03) {
+		t.Error("client:get_dpe: want 0.2 yes, 0.3 no")
+	}
+	if ServersByBundleID(Version02) || !ServersByBundleID(Version03) {
+		t.Error("servers keyed by bundle_id: want 0.2 no, 0.3 yes")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,11 +46,10 @@ type Conn struct {
 
 	mu         sync.Mutex
 	started    bool
-	connectRun bool          // an OnConnect is running
-	everUp     bool          // Connect succeeded
-	recovering bool          // a reopen is running
-	lost       chan struct{} // closed when the current connection drops
-	lostCause  error         // why, when known (MessageTooLargeError)
+	connectRun bool   // an OnConnect is running
+	everUp     bool   // Connect succeeded
+	recovering bool   // a reopen is running
+	ep         *epoch // the current connection
 
 	opens     atomic.Uint64 // manager "open" events
 	attempts  atomic.Uint64 // reconnect attempts started
@@ -68,8 +68,8 @@ func New(opt Options) (*Conn, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{opt: opt, base: base, http: newHTTPClient(opt), first: make(chan error, 1),
-		lost: make(chan struct{}), ctx: ctx, cancel: cancel}
-	close(c.lost) // not connected yet
+		ep: newEpoch(), ctx: ctx, cancel: cancel}
+	close(c.ep.lost) // not connected yet
 	c.mgr = sio.NewManager(base.String(), c.managerOptions())
 	c.sock = c.mgr.Socket(opt.Namespace, c.managerOptions())
 	c.listen()
@@ -83,11 +83,7 @@ func New(opt Options) (*Conn, error) {
 // are timed out by superviseAttempt instead.
 func (c *Conn) managerOptions() *sio.Options {
 	o := sio.DefaultOptions()
-	var inner engine.TransportCtor = sio.WebSocket
-	if c.opt.Transport == TransportPolling {
-		inner = sio.Polling
-	}
-	o.SetTransports(types.NewSet[engine.TransportCtor](&gatedCtor{inner: inner, c: c}))
+	o.SetTransports(types.NewSet[engine.TransportCtor](&gatedCtor{inner: sio.WebSocket, c: c}))
 	o.SetUpgrade(false)
 	o.SetRememberUpgrade(false)
 	o.SetPerMessageDeflate(nil)
@@ -113,6 +109,9 @@ func (c *Conn) managerOptions() *sio.Options {
 	}
 	return o
 }
+
+// connectFailures is how many failed engine attempts end Connect.
+const connectFailures = 3
 
 // managerTimeout is the manager's own connect timeout: far beyond any
 // session, so its leaked timer never fires in practice.
@@ -173,7 +172,7 @@ func (c *Conn) Connect(ctx context.Context) error {
 	if err := c.probe(dctx); err != nil {
 		return fail(err)
 	}
-	if err := c.openEngine(dctx); err != nil {
+	if err := c.openEngine(dctx, connectFailures); err != nil {
 		return fail(err)
 	}
 	c.emitMu.Lock()
@@ -222,8 +221,14 @@ func (c *Conn) Connect(ctx context.Context) error {
 // (Socket.Connect both listens for "open" and checks "already open": an
 // engine opening in between made it send CONNECT twice, which
 // python-socketio answers with CONNECT_ERROR).
-func (c *Conn) openEngine(ctx context.Context) error {
+//
+// After maxFail failed (not timed-out) attempts it gives up (0: never):
+// the probe has shown the server answers HTTP there, so a websocket that
+// keeps failing at once (a proxy without websockets) will not heal within
+// Connect, and saying so beats waiting for the timeout.
+func (c *Conn) openEngine(ctx context.Context, maxFail int) error {
 	var lastErr error
+	failed := 0
 	for {
 		result := make(chan error, 1)
 		before, attempt := c.opens.Load(), c.attempts.Load()
@@ -242,6 +247,14 @@ func (c *Conn) openEngine(ctx context.Context) error {
 				return nil
 			}
 			lastErr = err
+			// An attempt superviseAttempt timed out reports "timeout":
+			// slow, not refused; it does not count.
+			if !strings.Contains(err.Error(), "timeout") {
+				failed++
+			}
+			if maxFail > 0 && failed >= maxFail {
+				return fmt.Errorf("the websocket connection failed %d times: %w", failed, err)
+			}
 			c.opt.Logger.Debug("smcp: connect attempt failed; retrying", "url", c.URL(), "err", err)
 			select {
 			case <-time.After(100 * time.Millisecond):
@@ -299,8 +312,7 @@ func (c *Conn) listen() {
 	log := c.opt.Logger
 	_ = c.sock.On("connect", func(...any) {
 		c.mu.Lock()
-		c.lost = make(chan struct{})
-		c.lostCause = nil
+		c.ep = newEpoch()
 		c.mu.Unlock()
 		log.Debug("smcp: connected", "url", c.URL(), "sid", c.sock.Id())
 		c.goConnect()
@@ -316,13 +328,14 @@ func (c *Conn) listen() {
 		reason, _ := ArgAt[string](args, 0)
 		desc, _ := ArgAt[error](args, 1)
 		c.mu.Lock()
+		ep := c.ep
 		select {
-		case <-c.lost:
+		case <-ep.lost:
 		default:
-			close(c.lost)
+			close(ep.lost)
 		}
-		if c.lostCause != nil {
-			desc = c.lostCause
+		if ep.cause != nil {
+			desc = ep.cause
 		}
 		c.mu.Unlock()
 		if c.ctx.Err() != nil {
@@ -472,7 +485,7 @@ func (c *Conn) reopen() {
 	c.emitMu.Lock()
 	c.sock.Disconnect()
 	c.emitMu.Unlock()
-	if err := c.openEngine(c.ctx); err != nil {
+	if err := c.openEngine(c.ctx, 0); err != nil {
 		return // closed
 	}
 	c.emitMu.Lock()
@@ -486,7 +499,7 @@ func (c *Conn) reopen() {
 func (c *Conn) tooLarge(err *MessageTooLargeError) {
 	c.opt.Logger.Warn("smcp: inbound message over the size limit; closing the connection", "size", err.Size, "limit", err.Limit)
 	c.mu.Lock()
-	c.lostCause = err
+	c.ep.cause = err
 	c.mu.Unlock()
 }
 
@@ -514,11 +527,11 @@ func (c *Conn) EmitWithAck(ctx context.Context, timeout time.Duration, event str
 		return nil, ErrClosed
 	}
 	c.mu.Lock()
-	lost := c.lost
+	ep := c.ep
 	c.mu.Unlock()
 	select {
-	case <-lost:
-		return nil, c.lostErr()
+	case <-ep.lost:
+		return nil, c.lostErr(ep)
 	default:
 	}
 	type result struct {
@@ -544,11 +557,11 @@ func (c *Conn) EmitWithAck(ctx context.Context, timeout time.Duration, event str
 	case r := <-ch:
 		if r.err != nil {
 			// The library fails pending acks when the connection drops.
-			return nil, fmt.Errorf("%w (%s)", c.lostErr(), oneLine(r.err.Error()))
+			return nil, fmt.Errorf("%w (%s)", c.lostErr(ep), oneLine(r.err.Error()))
 		}
 		return r.args, nil
-	case <-lost:
-		return nil, c.lostErr()
+	case <-ep.lost:
+		return nil, c.lostErr(ep)
 	case <-timer.C:
 		return nil, fmt.Errorf("%w within %s", ErrAckTimeout, timeout)
 	case <-ctx.Done():
@@ -558,12 +571,22 @@ func (c *Conn) EmitWithAck(ctx context.Context, timeout time.Duration, event str
 	}
 }
 
-func (c *Conn) lostErr() error {
+// epoch is one namespace connection: lost is closed when it drops, cause
+// says why when known (*MessageTooLargeError). A wait keeps the epoch it
+// started in, so a reconnect cannot erase the cause it failed with.
+type epoch struct {
+	lost  chan struct{}
+	cause error // guarded by Conn.mu
+}
+
+func newEpoch() *epoch { return &epoch{lost: make(chan struct{})} }
+
+func (c *Conn) lostErr(ep *epoch) error {
 	if c.ctx.Err() != nil {
 		return ErrClosed
 	}
 	c.mu.Lock()
-	cause := c.lostCause
+	cause := ep.cause
 	c.mu.Unlock()
 	if cause != nil {
 		return fmt.Errorf("%w: %w", ErrConnectionLost, cause)

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +19,7 @@ import (
 	"github.com/zishang520/socket.io/servers/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/dpe-tui/dpe-tui/internal/hostilepeer"
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/server"
@@ -386,8 +389,8 @@ func bigServer(t *testing.T) string {
 	return "http://" + l.Addr().String()
 }
 
-// Size cap: an inbound packet over MaxMessage is dropped before decoding;
-// the wait fails naming the size, the connection comes back by itself.
+// Size cap: an inbound message over MaxMessage is refused on its frame
+// headers; the wait fails naming the size, the connection comes back by itself.
 func TestMaxMessage_DropsOversizedAndReconnects(t *testing.T) {
 	url := bigServer(t)
 	var connects atomic.Int32
@@ -439,5 +442,77 @@ func TestEmitWithAck_TimeoutCancelClose(t *testing.T) {
 	go func() { time.Sleep(50 * time.Millisecond); c.Close() }()
 	if _, err := c.EmitWithAck(ctx, time.Minute, "nobody-answers", 1); !errors.Is(err, ErrClosed) && !errors.Is(err, ErrConnectionLost) {
 		t.Fatalf("err = %v, want ErrClosed", err)
+	}
+}
+
+// A 300 MB ack is refused on its frame headers: the wait allocates a
+// fraction of it, fails with ErrConnectionLost and *MessageTooLargeError,
+// and the connection comes back. The library reads a message into a
+// doubling buffer (about 4× the bytes read, 8× under -race), so the bound
+// is checked with an 8 MiB limit. Fails too if a library upgrade moves the
+// websocket dialer the limit hooks into (the log says so).
+func TestMaxMessage_RefusesBeforeBuffering(t *testing.T) {
+	const ack = 300 << 20
+	srv, err := hostilepeer.Start(hostilepeer.Script{
+		ListRoom: func() hostilepeer.Reply { return hostilepeer.Reply{Stream: hostilepeer.HugeStream(ack)} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	log, lb := newLog()
+	var connects atomic.Int32
+	c, err := New(Options{URL: srv.URL, MaxMessage: 8 << 20, Logger: log,
+		OnConnect: func(context.Context) error { connects.Add(1); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = c.EmitWithAck(ctx, wait, protocol.EventListRoom, map[string]any{"office_id": srv.Office})
+	runtime.ReadMemStats(&after)
+	var big *MessageTooLargeError
+	if !errors.Is(err, ErrConnectionLost) || !errors.As(err, &big) || big.Limit != 8<<20 || big.Size <= 8<<20 {
+		t.Fatalf("err = %v, want ErrConnectionLost with *MessageTooLargeError over 8 MiB\nlog:\n%s", err, lb)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > ack/3 {
+		t.Errorf("allocated %d MiB for a refused %d MiB message", d>>20, ack>>20)
+	}
+	if strings.Contains(lb.String(), "cannot reach the websocket dialer") {
+		t.Error("the size limit could not hook the library's websocket dialer")
+	}
+	eventually(t, "reconnected", func() bool { return connects.Load() >= 2 && c.Connected() })
+}
+
+// An accepted probe closes the engine.io session it opened, so it does not
+// linger on the server until its ping timeout.
+func TestProbe_AcceptedClosesItsSession(t *testing.T) {
+	var closed atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Query().Get("sid") == "abc" {
+			closed.Store(true)
+			_, _ = w.Write([]byte("ok"))
+			return
+		}
+		_, _ = w.Write([]byte(`0{"sid":"abc","upgrades":[],"pingInterval":25000,"pingTimeout":20000}`))
+	}))
+	defer srv.Close()
+	c, err := New(Options{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.probe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !closed.Load() {
+		t.Error("the probe left its engine.io session open")
 	}
 }

@@ -11,18 +11,13 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
-)
-
-// Transports accepted in Options.Transport.
-const (
-	TransportWebSocket = "websocket"
-	TransportPolling   = "polling"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // Defaults for the zero values of Options.
 const (
 	DefaultConnectTimeout = 10 * time.Second
-	// DefaultMaxMessage caps one inbound engine.io packet. A listing page
+	// DefaultMaxMessage caps one inbound message. A listing page
 	// or a get_dpe answer is far below it; a document is fetched over HTTP,
 	// not through the socket.
 	DefaultMaxMessage = 64 << 20
@@ -43,7 +38,7 @@ type Options struct {
 	Version string
 	// Query holds extra query parameters of the handshake.
 	Query url.Values
-	// Headers go on every handshake request (probe, websocket, polling).
+	// Headers go on every handshake request (probe and websocket).
 	// They may hold secrets (x-api-key): never logged, never in an error.
 	Headers http.Header
 	// Auth is the Socket.IO CONNECT auth payload.
@@ -53,17 +48,15 @@ type Options struct {
 	// library's websocket and polling transports hard-code
 	// http.ProxyFromEnvironment, so the probe uses it too.
 	TLS *tls.Config
-	// Transport is "websocket" (default) or "polling". Exactly one is used:
-	// the library would otherwise try WebTransport at random.
-	Transport string
 	// ConnectTimeout bounds Connect (probe, engine open, namespace connect
 	// and the first OnConnect); each attempt inside it, and each reconnect
 	// attempt, gets a share (attemptTimeout). Default DefaultConnectTimeout;
 	// callers pass their --timeout.
 	ConnectTimeout time.Duration
-	// MaxMessage caps one inbound engine.io packet in bytes; a larger one
-	// is dropped before it is decoded and the connection is closed (and
-	// reconnected). Default DefaultMaxMessage.
+	// MaxMessage caps one inbound websocket message in bytes: a larger one
+	// is refused on its frame headers, before its payload is read, and the
+	// connection is closed (and reconnected); an ack wait under it fails
+	// with a *MessageTooLargeError. Default DefaultMaxMessage.
 	MaxMessage int64
 	// ReconnectOnServerDisconnect reconnects (after a second) when the
 	// server disconnects the namespace ("io server disconnect"), which the
@@ -127,13 +120,6 @@ func (opt Options) normalized() (Options, *url.URL, error) {
 	if opt.Version == "" {
 		opt.Version = protocol.Version
 	}
-	switch opt.Transport {
-	case "":
-		opt.Transport = TransportWebSocket
-	case TransportWebSocket, TransportPolling:
-	default:
-		return opt, nil, fmt.Errorf("unknown transport %q (want websocket or polling)", opt.Transport)
-	}
 	if opt.ConnectTimeout <= 0 {
 		opt.ConnectTimeout = DefaultConnectTimeout
 	}
@@ -156,15 +142,9 @@ func (opt Options) query() url.Values {
 	return q
 }
 
-// Redact drops userinfo and the query so a secret in a URL never reaches
-// a message.
-func Redact(u *url.URL) string {
-	c := *u
-	c.User = nil
-	c.RawQuery = ""
-	c.ForceQuery = false
-	return c.String()
-}
+// Redact is sanitize.URL (the one redactor: userinfo, query values,
+// fragment) for a parsed URL, so a secret in a URL never reaches a message.
+func Redact(u *url.URL) string { return sanitize.URL(u.String()) }
 
 // attemptTimeout bounds one engine connect attempt: short, so an attempt
 // that hangs (a listener that never answers) is retried within Connect.

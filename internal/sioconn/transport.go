@@ -9,8 +9,8 @@ import (
 	"github.com/zishang520/socket.io/parsers/engine/v3/packet"
 )
 
-// gatedCtor wraps the library's transport constructor (websocket or
-// polling) so that every transport it makes
+// gatedCtor wraps the library's websocket transport constructor so that
+// every transport it makes
 //
 //   - opens only once the manager listens. This is the cause of the
 //     "missed open": engine.NewSocket opens its transport inside the
@@ -20,16 +20,18 @@ import (
 //     before Manager.Open subscribed to it. The manager then waited for an
 //     attempt timeout (the ~1.1 s connects). The gate defers the dial to a
 //     goroutine that waits until the engine has the manager's listeners.
-//   - drops an inbound packet larger than MaxMessage before anything
-//     decodes it, and closes the connection. The library has no inbound
-//     limit: engine.io's maxPayload (from the server's handshake) only
-//     sizes outgoing polling batches, and the websocket transport never
-//     calls gorilla's SetReadLimit on its (unexported) connection, so one
-//     over-large frame is still buffered once before it is dropped.
+//   - refuses an inbound message larger than MaxMessage on its frame
+//     headers, before its payload is read (framelimit.go), and closes the
+//     connection.
 //   - closes the transport on an engine.io CLOSE packet, which the
 //     library ignores: python-engineio's disconnect() sends it and leaves
 //     the websocket open, so a server-side disconnect would otherwise be
 //     noticed only at the ping timeout.
+//
+// Only websocket: the library's polling transport runs writes behind the
+// long-poll on one queue (every emit waits up to a ping interval) and its
+// chunked POSTs are dropped by python-engineio; measured broken against our
+// server, Node socket.io and python-socketio.
 type gatedCtor struct {
 	inner engine.TransportCtor
 	c     *Conn
@@ -39,6 +41,13 @@ func (g *gatedCtor) Name() string { return g.inner.Name() }
 
 func (g *gatedCtor) New(s engine.Socket, o engine.SocketOptionsInterface) engine.Transport {
 	t := g.inner.New(s, o)
+	if d := wsDialer(t); d != nil {
+		limitDialer(d, g.c.opt.MaxMessage, func(n int64) {
+			g.c.tooLarge(&MessageTooLargeError{Size: n, Limit: g.c.opt.MaxMessage})
+		})
+	} else {
+		g.c.opt.Logger.Warn("smcp: cannot reach the websocket dialer; inbound messages are not size-limited")
+	}
 	w := &gatedTransport{Transport: t, sock: s, c: g.c}
 	// The library calls DoOpen, DoClose and Write through the prototype.
 	t.Prototype(w)
@@ -84,22 +93,32 @@ func (w *gatedTransport) onPacket(args ...any) {
 	if p == nil {
 		return
 	}
-	if l, ok := p.Data.(interface{ Len() int }); ok && int64(l.Len()) > w.c.opt.MaxMessage {
-		size := l.Len()
-		p.Type, p.Data = packet.NOOP, nil
-		w.c.tooLarge(&MessageTooLargeError{Size: int64(size), Limit: w.c.opt.MaxMessage})
-		go w.Close() // not inside the transport's own emit: Close takes its locks
-		return
-	}
 	if p.Type == packet.CLOSE {
 		w.c.opt.Logger.Debug("smcp: server sent an engine.io close packet; closing the transport")
-		go w.Close()
+		go w.Close() // not inside the transport's own emit: Close takes its locks
 	}
 }
 
-// MessageTooLargeError is an inbound packet over Options.MaxMessage.
+// MessageTooLargeError is an inbound message over Options.MaxMessage.
+// Size is what its frames announced when the limit was hit (at least).
 type MessageTooLargeError struct{ Size, Limit int64 }
 
 func (e *MessageTooLargeError) Error() string {
-	return fmt.Sprintf("the server sent a message of %d bytes, over the limit of %d", e.Size, e.Limit)
+	return fmt.Sprintf("the server sent a message of at least %d bytes, over the limit of %s; dropped the connection instead of reading it",
+		e.Size, FormatBytes(e.Limit))
+}
+
+// FormatBytes writes n in the largest binary unit that keeps it ≥ 1.
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

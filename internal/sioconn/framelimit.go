@@ -1,47 +1,34 @@
-package client
+package sioconn
 
 import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"net"
 	"reflect"
 	"sync"
 	"unsafe"
 
 	ws "github.com/gorilla/websocket"
-	engine "github.com/zishang520/socket.io/clients/engine/v3"
+	"github.com/zishang520/socket.io/clients/engine/v3"
 )
 
-// errMessageTooLarge is what the limited connection's Read returns once a
+// errMessageTooLarge is what a limited connection's Read returns once a
 // message over the limit was announced; the transport then closes.
-var errMessageTooLarge = errors.New("message over the ack size limit")
+var errMessageTooLarge = errors.New("message over the size limit")
 
-// limitedWebSocket is the library's websocket transport with a size check
-// on every incoming message. The library gives no read limit: its reader
-// loop reads each message whole into memory (a 300 MB ack cost 2.9 GB
-// RSS). So the TCP connection under gorilla/websocket is wrapped, and the
-// frame headers are read as they pass: a message whose frames announce more
-// than max bytes stops the connection before its payload is buffered.
-type limitedWebSocket struct {
-	max    int64
-	onTrip func(announced int64)
-}
+// The size cap reads websocket frame headers as they pass. The library
+// gives no read limit: its reader loop reads each message whole into
+// memory (a 300 MB ack cost 2.9 GB RSS), and it never calls gorilla's
+// SetReadLimit on its unexported connection. So the TCP (or TLS)
+// connection under gorilla/websocket is wrapped, and a message whose
+// frames announce more than the limit stops the connection before its
+// payload is buffered.
 
-func (b *limitedWebSocket) Name() string { return (&engine.WebSocketBuilder{}).Name() }
-
-func (b *limitedWebSocket) New(sock engine.Socket, opts engine.SocketOptionsInterface) engine.Transport {
-	t := engine.NewWebSocket(sock, opts)
-	if d := wsDialer(t); d != nil {
-		b.hook(d)
-	}
-	return t
-}
-
-// wsDialer reaches the private *websocket.Dialer of the library's transport
-// (zishang520 v3.0.6: field "dialer", set in Construct, used in DoOpen).
-// TestAckLimit_RefusesBeforeBuffering fails if a library upgrade moves it.
+// wsDialer reaches the private *websocket.Dialer of the library's
+// websocket transport (zishang520 v3.0.6: field "dialer", set in
+// Construct, used in DoOpen). TestMaxMessage_RefusesBeforeBuffering fails
+// if a library upgrade moves it.
 func wsDialer(t engine.Transport) *ws.Dialer {
 	v := reflect.ValueOf(t)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
@@ -54,14 +41,19 @@ func wsDialer(t engine.Transport) *ws.Dialer {
 	return *(**ws.Dialer)(unsafe.Pointer(f.UnsafeAddr()))
 }
 
-func (b *limitedWebSocket) hook(d *ws.Dialer) {
+// limitDialer makes d's connections count frame headers against max and
+// call onTrip with the announced size when one goes over.
+func limitDialer(d *ws.Dialer, max int64, onTrip func(announced int64)) {
 	var nd net.Dialer
+	wrap := func(c net.Conn) net.Conn {
+		return &limitConn{Conn: c, max: max, onTrip: onTrip, inHeaders: true}
+	}
 	d.NetDialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := nd.DialContext(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		return b.wrap(c), nil
+		return wrap(c), nil
 	}
 	// With TLS the frames are only visible above it: do the handshake here
 	// (gorilla then skips its own).
@@ -84,12 +76,8 @@ func (b *limitedWebSocket) hook(d *ws.Dialer) {
 			raw.Close()
 			return nil, err
 		}
-		return b.wrap(tc), nil
+		return wrap(tc), nil
 	}
-}
-
-func (b *limitedWebSocket) wrap(c net.Conn) net.Conn {
-	return &limitConn{Conn: c, max: b.max, onTrip: b.onTrip, inHeaders: true}
 }
 
 // limitConn follows the byte stream of one websocket client connection:
@@ -206,36 +194,4 @@ func (c *limitConn) scan(b []byte) bool {
 		c.hdrN, c.hdrNeed = 0, 0
 	}
 	return false
-}
-
-// AckTooLargeError is a message over Options.MaxAckBytes that arrived while
-// Event was waiting for its answer. The connection was dropped to stop it.
-type AckTooLargeError struct {
-	Event, Computer string
-	Limit           int64
-	Announced       int64 // bytes the frames announced when the limit was hit (at least)
-}
-
-func (e *AckTooLargeError) Error() string {
-	who := e.Event
-	if e.Computer != "" {
-		who += " to computer " + e.Computer
-	}
-	return fmt.Sprintf("%s: the answer is over the ack size limit of %s; dropped the connection instead of reading it",
-		who, FormatBytes(e.Limit))
-}
-
-// FormatBytes writes n in the largest binary unit that keeps it ≥ 1.
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
