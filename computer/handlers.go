@@ -66,6 +66,9 @@ func (c *Computer) lookupForResources(name string) (*mcpServer, *protocol.Error)
 		return nil, &protocol.Error{Code: protocol.CodeMCPServerNotFound,
 			Message: fmt.Sprintf("MCP server %s is not registered", quoteTrunc(name)), MCPServerName: name}
 	}
+	if s.start.err != "" {
+		return nil, startFailed(s)
+	}
 	if s.session == nil {
 		return nil, &protocol.Error{Code: protocol.CodeMCPServerNotFound,
 			Message: fmt.Sprintf("MCP server %s is disabled", quoteTrunc(name)), MCPServerName: name}

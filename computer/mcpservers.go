@@ -27,9 +27,12 @@ type mcpServer struct {
 	cfg   protocol.MCPServerConfig
 	order int
 	// session is nil for disabled servers, which are registered (they show
-	// in get_config) but never started.
+	// in get_config) but never started, and for servers that failed to.
 	session *mcp.ClientSession
-	caps    *mcp.ServerCapabilities
+	// start says why a server failed to start (serverstate.go): its row
+	// stays in get_config and get_resources answers with it.
+	start startInfo
+	caps  *mcp.ServerCapabilities
 	// timeout is the per-request timeout from the config (streamable/sse);
 	// zero means the Computer's RequestTimeout.
 	timeout time.Duration
