@@ -46,6 +46,9 @@ func (e *ConfigError) Error() string {
 //
 //	{"servers": {"name": MCPServerConfig, ...}, "inputs": [MCPServerInput, ...]}
 //
+// or the shape other MCP clients write ({"mcpServers": {"name": {"command",
+// "args", "env", "cwd"} | {"url", "headers"}}}, VS Code's "servers"), told
+// apart entry by entry (configshape.go).
 // "servers" may also be a list of MCPServerConfig (each with "name"), and the
 // whole file may be just that list. Map order is kept: it is the
 // registration order, which decides first-registered-wins host routing.
@@ -197,6 +200,16 @@ func decodeServerConfig(raw json.RawMessage, key string, index int) (protocol.MC
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &probe); err != nil || probe == nil {
 		return protocol.MCPServerConfig{}, &ConfigError{Server: who, Reason: "want a JSON object"}
+	}
+	if isCommonEntry(probe) {
+		if key == "" {
+			return protocol.MCPServerConfig{}, &ConfigError{Server: who, Field: "name", Reason: "an entry with command or url needs its name as the key of an object"}
+		}
+		conv, err := fromCommonEntry(raw, key, who)
+		if err != nil {
+			return protocol.MCPServerConfig{}, err
+		}
+		raw = conv
 	}
 	var cfg protocol.MCPServerConfig
 	if err := json.Unmarshal(raw, &cfg); err != nil {
