@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/search"
 )
@@ -19,6 +21,7 @@ type findFlags struct {
 	Type     string
 	Limit    int
 	JSON     bool
+	Open     int
 }
 
 // runFind searches every computer's Finder (client:get_tools, then
@@ -34,6 +37,7 @@ func runFind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.Type, "type", "", "only documents of this file_type (pdf, md, csv …)")
 	fs.IntVar(&f.Limit, "limit", 20, "at most N hits (1-100)")
 	fs.BoolVar(&f.JSON, "json", false, "one JSON object per hit")
+	fs.IntVar(&f.Open, "open", 0, "then open hit N (1-based) through client:get_dpe and print its page as text")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -46,6 +50,9 @@ func runFind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if f.Limit < 1 || f.Limit > 100 {
 		return usageErrorf("--limit must be 1-100")
+	}
+	if f.Open < 0 {
+		return usageErrorf("--open must be ≥ 1")
 	}
 	log, closeLog, err := f.logger()
 	if err != nil {
@@ -72,7 +79,9 @@ func runFind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if se := search.Syntax(results); se != nil {
-		return usageErrorf("%s", se.Msg)
+		// One line naming the problem; not a usage error, whose hint
+		// about flags would point the wrong way.
+		return se
 	}
 	hits := search.Merge(results, f.Limit)
 	enc := json.NewEncoder(stdout)
@@ -97,7 +106,30 @@ func runFind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if finders == 0 {
 		return errors.New("no computer answered with a Finder")
 	}
-	return nil
+	if f.Open == 0 {
+		return nil
+	}
+	if f.Open > len(hits) {
+		return fmt.Errorf("--open %d: there are %d hit(s)", f.Open, len(hits))
+	}
+	return openHit(ctx, &f.globalFlags, c, t, hits[f.Open-1], stdout)
+}
+
+// openHit opens a hit the way the TUI does: client:get_dpe on the
+// computer that found it, then the hit's page, printed as text under a
+// line naming the element. A server that does not route get_dpe gets
+// search.OpenError's explanation.
+func openHit(ctx context.Context, g *globalFlags, c *client.Client, t *target, h search.Hit, w io.Writer) error {
+	opener := &dpe.Opener{Resolver: c.Resolver(h.Computer), Fetcher: fetcher(g, t.URL), Limits: dpe.DefaultLimits()}
+	op, err := opener.Open(ctx, h.URI)
+	if err != nil {
+		return search.OpenError(err)
+	}
+	if op.Kind != dpe.KindDocument || h.Page > len(op.Doc.Pages) {
+		return fmt.Errorf("open %s: no page %d", sanitize.Line(h.URI), h.Page)
+	}
+	fmt.Fprintf(w, "\n%s p.%d %s:\n", sanitize.Line(h.URI), h.Page, sanitize.Line(h.ElementID))
+	return printGet(ctx, opener, op, h.Page, "text", w)
 }
 
 func printState(w io.Writer, r search.Result) {

@@ -1,7 +1,7 @@
 // A third-party MCP client for the interop tests: the official Node MCP
 // SDK's Client over StdioClientTransport. It starts the server given as
 // its arguments, lists every resource (following cursors), calls the tool
-// find with the query in $FIND_QUERY, and prints one JSON object:
+// find with the query in $FIND_QUERY (again until the index is complete), and prints one JSON object:
 //   {"server": {...}, "resources": [uri...], "tools": [name...], "find": CallToolResult}
 // Errors go to stderr with exit code 1.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -31,7 +31,14 @@ try {
     if (!cursor) break;
   }
   const tools = (await client.listTools()).tools.map((t) => t.name);
-  const find = await client.callTool({ name: "find", arguments: { query, limit: 5 } });
+  // The index builds in the background: ask again (bounded) until the
+  // answer says it covers every document.
+  let find;
+  for (let i = 0; i < 100; i++) {
+    find = await client.callTool({ name: "find", arguments: { query, limit: 5 } });
+    if (find.isError || find.structuredContent?.indexed?.complete) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   process.stdout.write(JSON.stringify({ server: client.getServerVersion(), resources, tools, find }) + "\n");
   await client.close();
   clearTimeout(timer);

@@ -1,0 +1,407 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/library"
+	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/search"
+)
+
+// findQuery matches the demo on both computers: "valve" in alpha's
+// library, "generated" in every generated note (beta's archive, gamma).
+const findQuery = "valve OR generated"
+
+// lineWriter collects stderr lines in arrival order and calls on with
+// each complete line (under its lock).
+type lineWriter struct {
+	mu    sync.Mutex
+	buf   []byte
+	lines []string
+	on    func(lines []string)
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.lines = append(w.lines, string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+		if w.on != nil {
+			w.on(w.lines)
+		}
+	}
+}
+
+// joinComputer joins one of our computers to office at url, serving srvs.
+func joinComputer(t *testing.T, url, office, name string, srvs map[string]*mcp.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := computer.New(computer.Options{URL: url, Office: office, Name: name, ConnectTimeout: 20 * time.Second})
+	t.Cleanup(func() { c.Close() })
+	for sname, srv := range srvs {
+		cfg := protocol.MCPServerConfig{Name: sname, Type: protocol.ServerTypeStdio, ForbiddenTools: []string{}, ToolMeta: map[string]protocol.ToolMeta{}}
+		if err := c.AddInProcess(ctx, cfg, srv); err != nil {
+			t.Fatalf("computer %s: add %s: %v", name, sname, err)
+		}
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatalf("computer %s: start: %v", name, err)
+	}
+}
+
+func openLibrary(t *testing.T, opt library.Options) *library.Library {
+	t.Helper()
+	lib, err := library.Open(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lib.Close() })
+	return lib
+}
+
+// slowFinder is a library with Finder whose tools/call waits for gate.
+func slowFinder(t *testing.T, gate <-chan struct{}) *mcp.Server {
+	lib := openLibrary(t, library.Options{FS: fstest.MapFS{}, Host: "io.github.dpetui.gamma", Name: "shelf", Generated: 4,
+		Finder: &library.FinderOptions{}})
+	srv := lib.Server()
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				select {
+				case <-gate:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return srv
+}
+
+// waitFinders runs `find` until every computer in want reports a full
+// index ("indexed: n/n documents").
+func waitFinders(t *testing.T, url string, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		_, _, errOut := runCLI(t, append([]string{"find", "valve", "--url=" + url}, computersFlag(want)...)...)
+		full := 0
+		for _, l := range strings.Split(errOut, "\n") {
+			if _, rest, ok := strings.Cut(l, "; indexed: "); ok {
+				var a, b int
+				if n, _ := fmt.Sscanf(rest, "%d/%d", &a, &b); n == 2 && a == b && a > 0 {
+					full++
+				}
+			}
+		}
+		if full == len(want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Finder indexes of %v not complete:\n%s", want, errOut)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func computersFlag(names []string) []string {
+	if len(names) == 1 {
+		return []string{"--computer", names[0]}
+	}
+	return nil
+}
+
+// TestFind_AcrossComputers: `dpe-tui find` against the embedded demo
+// stack plus gamma (a Finder that answers only after the others have been
+// printed) and delta (no Finder).
+func TestFind_AcrossComputers(t *testing.T) {
+	st := startStack(t, "http")
+	gate := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	joinComputer(t, st.URL, st.Office, "gamma", map[string]*mcp.Server{"shelf": slowFinder(t, gate)})
+	delta := openLibrary(t, library.Options{FS: fstest.MapFS{}, Host: "io.github.dpetui.delta", Name: "plain", Generated: 2})
+	joinComputer(t, st.URL, st.Office, "delta", map[string]*mcp.Server{"plain": delta.Server()})
+	t.Cleanup(release)
+	waitFinders(t, st.URL, "alpha")
+	waitFinders(t, st.URL, "beta")
+
+	stderr := &lineWriter{on: func(lines []string) {
+		if len(lines) == 3 {
+			release() // gamma answers once alpha, beta and delta are printed
+		}
+	}}
+	var stdout bytes.Buffer
+	code := run([]string{"find", findQuery, "--url=" + st.URL, "--limit", "30"}, &stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), strings.Join(stderr.lines, "\n"))
+	}
+	lines := stderr.lines
+	if len(lines) != 4 || !strings.HasPrefix(lines[3], "gamma: ") {
+		t.Fatalf("stderr status lines %q, want gamma's last of 4", lines)
+	}
+	got := map[string]string{}
+	for _, l := range lines {
+		name, rest, _ := strings.Cut(l, ": ")
+		got[name] = rest
+	}
+	if got["delta"] != "no Finder" {
+		t.Errorf("delta: %q, want \"no Finder\"", got["delta"])
+	}
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		if !strings.Contains(got[name], " hit(s) of ") || !strings.Contains(got[name], "; indexed: ") {
+			t.Errorf("%s: %q", name, got[name])
+		}
+	}
+	from := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		f := strings.Split(l, "\t")
+		if len(f) != 6 || !strings.HasPrefix(f[1], "dpe://") || !strings.HasPrefix(f[2], "p.") {
+			t.Fatalf("hit line %q: want computer, uri, p.N, element, title, snippet", l)
+		}
+		from[f[0]]++
+	}
+	if from["alpha"] == 0 || from["beta"] == 0 || from["gamma"] == 0 || from["delta"] != 0 {
+		t.Errorf("hits per computer %v", from)
+	}
+	assertNoControls(t, stdout.String())
+
+	// --json: JSON Lines, one hit each, with the computer.
+	code, out, errOut := runCLI(t, "find", "generated", "--url="+st.URL, "--computer", "beta", "--json", "--limit", "3")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errOut)
+	}
+	jl := strings.Split(strings.TrimSpace(out), "\n")
+	if len(jl) != 3 {
+		t.Fatalf("--json --limit 3 printed %d lines", len(jl))
+	}
+	for _, l := range jl {
+		var h search.Hit
+		if err := json.Unmarshal([]byte(l), &h); err != nil || h.Computer != "beta" || h.Page < 1 || h.ElementID == "" {
+			t.Fatalf("JSON line %q: %v", l, err)
+		}
+	}
+
+	// --open 1 prints the hit's page through get_dpe.
+	code, out, errOut = runCLI(t, "find", "generated", "--url="+st.URL, "--computer", "beta", "--limit", "1", "--open", "1")
+	if code != 0 || !strings.Contains(out, "\ndpe://io.github.dpetui.archive/") || !strings.Contains(out, "This is generated note") {
+		t.Fatalf("--open 1: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	// A query the engine rejects: one line naming the syntax problem.
+	code, _, errOut = runCLI(t, "find", `"unterminated`, "--url="+st.URL, "--computer", "alpha")
+	if code != exitRuntime || errOut != "dpe-tui: query syntax: parse error: unterminated quote\n" {
+		t.Fatalf("syntax error: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestFind_SilentComputerBounded: gamma never answers; `find` prints the
+// others' hits and gamma's timeout, within the request timeout.
+func TestFind_SilentComputerBounded(t *testing.T) {
+	st := startStack(t, "http")
+	never := make(chan struct{})
+	joinComputer(t, st.URL, st.Office, "gamma", map[string]*mcp.Server{"shelf": slowFinder(t, never)})
+	t.Cleanup(func() { close(never) })
+	start := time.Now()
+	code, out, errOut := runCLI(t, "find", findQuery, "--url="+st.URL, "--timeout=2s")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], "gamma: error: ") || !strings.Contains(lines[2], "no answer within 2s") {
+		t.Fatalf("stderr %q, want gamma's timeout last", lines)
+	}
+	if !strings.Contains(out, "alpha\t") && !strings.Contains(out, "beta\t") {
+		t.Fatalf("no hits from the others:\n%s", out)
+	}
+	if d := time.Since(start); d > 45*time.Second {
+		t.Fatalf("find took %s with --timeout=2s", d)
+	}
+}
+
+// TestMCP_NodeSDKClient: `dpe-tui mcp --docs DIR` on stdio, driven by the
+// official Node MCP SDK client (interop/peers/mcp_client.mjs).
+func TestMCP_NodeSDKClient(t *testing.T) {
+	node, _ := interoptest.NodeModules(t, "@modelcontextprotocol/sdk")
+	bin := buildBinary(t)
+	docs := t.TempDir()
+	writeFile(t, filepath.Join(docs, "intake.md"), "# Intake\n\nThe Lantern Creek intake opens in May.\n\n# Budget\n\nNothing about rivers.\n")
+	writeFile(t, filepath.Join(docs, "stations.csv"), "station,flow\nriverbend,12\nquarry,7\n")
+	script := filepath.Join(interoptest.RepoRoot(t), "interop", "peers", "mcp_client.mjs")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, bin, "mcp", "--docs", docs, "--index-dir", filepath.Join(t.TempDir(), "idx"))
+	cmd.Env = append(os.Environ(), "FIND_QUERY=riverbend")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		Resources []string `json:"resources"`
+		Tools     []string `json:"tools"`
+		Find      struct {
+			IsError    bool `json:"isError"`
+			Structured struct {
+				Hits []search.Hit `json:"hits"`
+			} `json:"structuredContent"`
+		} `json:"find"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("client output %q: %v", out, err)
+	}
+	want := map[string]bool{"dpe://" + library.DefaultHost + "/intake.md": false, "dpe://" + library.DefaultHost + "/stations.csv": false}
+	for _, u := range got.Resources {
+		if _, ok := want[u]; ok {
+			want[u] = true
+		}
+	}
+	for u, seen := range want {
+		if !seen {
+			t.Errorf("resources/list lacks %s: %v", u, got.Resources)
+		}
+	}
+	if !strings.Contains(strings.Join(got.Tools, ","), "find") || !strings.Contains(strings.Join(got.Tools, ","), "list_documents") {
+		t.Errorf("tools %v", got.Tools)
+	}
+	hits := got.Find.Structured.Hits
+	if got.Find.IsError || len(hits) == 0 || hits[0].URI != "dpe://"+library.DefaultHost+"/stations.csv" || hits[0].Page != 1 {
+		t.Fatalf("find riverbend: %+v\nstderr %s", got.Find, stderr.String())
+	}
+}
+
+// TestFind_ReferenceServer: through a server that routes only tool_call
+// and get_tools (interop/peers/refserver.py), `find` works and opening a
+// hit says why it cannot.
+func TestFind_ReferenceServer(t *testing.T) {
+	url := startRefServer(t)
+	lib := openLibrary(t, library.Options{FS: fstest.MapFS{}, Host: "io.github.dpetui.ref", Name: "shelf", Generated: 5, Finder: &library.FinderOptions{}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := lib.Finder().Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	joinComputer(t, url, "ref", "gamma", map[string]*mcp.Server{"shelf": lib.Server()})
+
+	code, out, errOut := runCLI(t, "find", "generated", "--url="+url, "--office", "ref", "--limit", "3")
+	if code != 0 || len(strings.Split(strings.TrimSpace(out), "\n")) != 3 || !strings.HasPrefix(out, "gamma\tdpe://io.github.dpetui.ref/") {
+		t.Fatalf("find through the reference server: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.HasPrefix(errOut, "gamma: 3 hit(s) of 5; indexed: 5/5 documents\n") {
+		t.Errorf("stderr %q", errOut)
+	}
+	code, out, errOut = runCLI(t, "find", "generated", "--url="+url, "--office", "ref", "--limit", "1", "--open", "1", "--timeout=10s")
+	want := "dpe-tui: cannot open the hit: this server does not route client:get_dpe (the python-sdk reference server and A2C-SMCP 0.3 do not); search works through client:tool_call, opening needs get_dpe\n"
+	if code != exitRuntime || !strings.HasSuffix(errOut, want) || !strings.HasPrefix(out, "gamma\t") {
+		t.Fatalf("--open through the reference server: exit %d\nstdout %q\nstderr %q\nwant last line %q", code, out, errOut, want)
+	}
+}
+
+func startRefServer(t *testing.T) string {
+	t.Helper()
+	const py = "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		interoptest.Need(t, "reference server: %s not found", py)
+	}
+	if out, err := exec.Command(py, "-c", "import socketio, aiohttp").CombinedOutput(); err != nil {
+		interoptest.Need(t, "reference server: python3-socketio / python3-aiohttp missing: %s", bytes.TrimSpace(out))
+	}
+	cmd := exec.Command(py, filepath.Join(interoptest.RepoRoot(t), "interop", "peers", "refserver.py"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuf
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("refserver stderr:\n%s", stderr.String())
+		}
+	})
+	portc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if p, ok := strings.CutPrefix(sc.Text(), "PORT "); ok {
+				select {
+				case portc <- p:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case p := <-portc:
+		return "http://127.0.0.1:" + p
+	case <-exited:
+		t.Fatalf("refserver exited:\n%s", stderr.String())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("refserver printed no port within 20s:\n%s", stderr.String())
+	}
+	return ""
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func writeFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
