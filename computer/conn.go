@@ -35,9 +35,15 @@ type JoinError = protocol.JoinError
 
 func newConn(c *Computer) (*conn, error) {
 	cn := &conn{c: c}
+	path := c.opt.Path
+	if path == protocol.DefaultPath {
+		// Options fills in the default; left to sioconn, a path in the URL
+		// (http://h:7800/smcp) is honoured, else the same default applies.
+		path = ""
+	}
 	opt := sioconn.Options{
 		URL:                         c.opt.URL,
-		Path:                        c.opt.Path,
+		Path:                        path,
 		Auth:                        map[string]any{"role": protocol.RoleComputer},
 		ConnectTimeout:              c.opt.ConnectTimeout,
 		ReconnectOnServerDisconnect: true,

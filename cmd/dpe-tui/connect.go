@@ -58,8 +58,9 @@ func clientOptions(g *globalFlags, t *target, log *slog.Logger) client.Options {
 		Office:         t.Office,
 		Name:           g.Name,
 		APIKey:         g.apiKey(),
-		Transport:      g.Transport,
-		ConnectTimeout: 10 * time.Second,
+		Path:           g.Path,
+		Version:        g.A2CVersion,
+		ConnectTimeout: g.Timeout, // --timeout bounds connecting too
 		RequestTimeout: g.Timeout,
 		InsecureTLS:    g.Insecure,
 		Logger:         log,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // globalFlags are accepted by every command that talks to a server. Each
@@ -22,7 +23,8 @@ type globalFlags struct {
 	Name         string
 	APIKey       string
 	Timeout      time.Duration
-	Transport    string
+	Path         string // engine.io path; "" = the URL's path, else /socket.io/
+	A2CVersion   string // forced A2C-SMCP version; "" = negotiate
 	Insecure     bool
 	LogFile      string
 	AllowFile    string // "", "1" (anywhere) or a root directory
@@ -88,7 +90,8 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.Name, "name", envOr("DPE_TUI_NAME", "dpe-tui"), "agent name (env DPE_TUI_NAME)")
 	fs.StringVar(&g.APIKey, "api-key", "", "API key sent as x-api-key; prefer env DPE_TUI_API_KEY")
 	fs.DurationVar(&g.Timeout, "timeout", envDuration("DPE_TUI_TIMEOUT", 30*time.Second), "per-request timeout (env DPE_TUI_TIMEOUT)")
-	fs.StringVar(&g.Transport, "transport", envOr("DPE_TUI_TRANSPORT", "websocket"), "websocket or polling (env DPE_TUI_TRANSPORT)")
+	fs.StringVar(&g.Path, "path", envOr("DPE_TUI_PATH", ""), "engine.io path of the server (env DPE_TUI_PATH; default: the path of --url, else /socket.io/)")
+	fs.StringVar(&g.A2CVersion, "a2c-version", envOr("DPE_TUI_A2C_VERSION", ""), "force this A2C-SMCP version, e.g. 0.3.0 (env DPE_TUI_A2C_VERSION; default: 0.2.0, or what the server's 4008 names)")
 	fs.BoolVar(&g.Insecure, "insecure", false, "skip TLS verification (development only)")
 	fs.StringVar(&g.LogFile, "log", envOr("DPE_TUI_LOG", ""), "write a debug log to FILE (env DPE_TUI_LOG)")
 	g.MaxAck = byteSize(client.DefaultMaxAckBytes)
@@ -116,10 +119,10 @@ func (g *globalFlags) apiKey() string {
 }
 
 func (g *globalFlags) validate() error {
-	switch g.Transport {
-	case "websocket", "polling":
-	default:
-		return usageErrorf("--transport must be websocket or polling, not %q", g.Transport)
+	if g.A2CVersion != "" {
+		if _, ok := protocol.Negotiate(g.A2CVersion); !ok {
+			return usageErrorf("--a2c-version %q: dpe-tui speaks A2C-SMCP %s", g.A2CVersion, protocol.SpokenVersions)
+		}
 	}
 	if g.Timeout <= 0 {
 		return usageErrorf("--timeout must be positive")
