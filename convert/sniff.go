@@ -67,6 +67,11 @@ func Sniff(name string, r io.ReaderAt, size int64) (Kind, error) {
 	}
 	head = head[:n]
 	if len(head) == 0 {
+		// An empty text file is still a (one-page) document of its kind.
+		switch k := kindByExt(name); k {
+		case KindMarkdown, KindCSV, KindTSV, KindText, KindCode:
+			return k, nil
+		}
 		return KindUnknown, errors.New("empty file")
 	}
 	switch {

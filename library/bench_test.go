@@ -1,8 +1,11 @@
 package library
 
 import (
+	"context"
 	"io/fs"
 	"testing"
+
+	"github.com/dpe-tui/dpe-tui/convert"
 )
 
 // BenchmarkNew_100kGeneratedResources measures building a 100,000-resource
@@ -20,9 +23,12 @@ func BenchmarkConvert_MarkdownReport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	conv := convert.New(convert.Options{})
+	defer conv.Close()
+	ref := sourceRef{files: &folder{fsys: Corpus()}, path: "reports/annual-operations-2026.md", uri: escapeDocRef(DefaultHost, "reports/annual-operations-2026.md")}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Convert("reports/annual-operations-2026.md", data, ""); err != nil {
+		if _, err := convertFile(context.Background(), conv, ref, data); err != nil {
 			b.Fatal(err)
 		}
 	}

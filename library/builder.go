@@ -1,6 +1,10 @@
 package library
 
-import "fmt"
+import (
+	"fmt"
+	"html"
+	"strings"
+)
 
 // docBuilder accumulates pages and elements and hands out element ids that
 // are stable (derived only from position) and unique per document:
@@ -56,4 +60,54 @@ func (b *docBuilder) finish() []PageJSON {
 		b.startPage(b.pageTitle)
 	}
 	return b.pages
+}
+
+// tableText is the plain form of a table: cells joined by tabs, rows by
+// newlines, header first.
+func tableText(header []string, rows [][]string) string {
+	var sb strings.Builder
+	clean := func(s string) string { return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s) }
+	write := func(cells []string) {
+		for i, c := range cells {
+			if i > 0 {
+				sb.WriteByte('\t')
+			}
+			sb.WriteString(clean(c))
+		}
+		sb.WriteByte('\n')
+	}
+	if header != nil {
+		write(header)
+	}
+	for _, r := range rows {
+		write(r)
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
+// tableHTML renders a table as escaped HTML for ele_metadata.text_as_html.
+func tableHTML(header []string, rows [][]string) string {
+	var sb strings.Builder
+	sb.WriteString("<table>")
+	if header != nil {
+		sb.WriteString("<thead><tr>")
+		for _, h := range header {
+			sb.WriteString("<th>")
+			sb.WriteString(html.EscapeString(h))
+			sb.WriteString("</th>")
+		}
+		sb.WriteString("</tr></thead>")
+	}
+	sb.WriteString("<tbody>")
+	for _, r := range rows {
+		sb.WriteString("<tr>")
+		for _, cell := range r {
+			sb.WriteString("<td>")
+			sb.WriteString(html.EscapeString(cell))
+			sb.WriteString("</td>")
+		}
+		sb.WriteString("</tr>")
+	}
+	sb.WriteString("</tbody></table>")
+	return sb.String()
 }

@@ -9,7 +9,10 @@ import (
 
 // checkConformance feeds a document through the agent side's decoder and
 // validator (dpe package): sample documents must be clean — no violations,
-// no warnings — except the hostile one, which only has to decode.
+// no warnings — except the hostile one, which only has to decode. The
+// files in real/ were made by other tools and say what those wrote: a
+// note (advice, such as a Word code block that records no language) is
+// allowed there.
 func checkConformance(t *testing.T, uri, text string) {
 	t.Helper()
 	d, err := dpe.Decode([]byte(text), dpe.Limits{})
@@ -20,7 +23,11 @@ func checkConformance(t *testing.T, uri, text string) {
 	if strings.HasSuffix(uri, "/"+HostileDocRef) {
 		return
 	}
+	real := strings.Contains(uri, "/real/")
 	for _, f := range dpe.Validate(d) {
+		if real && f.Severity == dpe.Note {
+			continue
+		}
 		t.Errorf("%s: %s %s at %s: %s", uri, f.Severity, f.Rule, f.Path, f.Message)
 	}
 }

@@ -5,28 +5,32 @@
 // Each file becomes one resource dpe://<host>/<path> (every path segment
 // percent-escaped on its own, dpe.md §校验规则 4) whose resources/read answer
 // is DPE Document JSON with mimeType application/vnd.a2c.dpe-inline+json
-// (dpe.md §DPE 文档读取的两种形态). Markdown (goldmark), CSV/TSV
-// (encoding/csv), source code and plain text are converted; *.dpe.json files
-// are validated minimally and served as they are. Listing metadata
-// (_meta.keywords, file_type, page_count, file_uri; annotations.audience and
-// lastModified) follows seed 000 §DPE Resource 元数据, which keeps
-// _meta.file_uri.
+// (dpe.md §DPE 文档读取的两种形态). Every file package convert supports
+// (convert.Converter.SupportedName: PDF, Office Open XML, OpenDocument,
+// HTML, EPUB, e-mail, images, Markdown, CSV/TSV, source code, plain text)
+// is listed and converted by it — the one conversion path of this program;
+// *.dpe.json files are validated minimally and served as they are. Listing
+// metadata (_meta.keywords, file_type, page_count, file_uri;
+// annotations.audience and lastModified) follows seed 000 §DPE Resource
+// 元数据, which keeps _meta.file_uri.
 //
-// Conversion rules, in short:
-//   - Markdown: one page per top-level section (split at H1 when there are
-//     several, else at H2). Headings → Title (category_depth = level-1),
-//     paragraphs → NarrativeText (link_urls/link_texts), lists → ListItem
-//     (category_depth = nesting, parent_id = enclosing item), GFM task items →
-//     CheckBox (checked), GFM tables → Table (text tab-separated,
-//     text_as_html), fenced code → CodeSnippet (language), ```math and $$…$$
-//     → Formula, images → Image (image_base64 + image_mime_type for data: URIs
-//     and image files in the same FS, image_path otherwise) with the image
-//     title as a FigureCaption, thematic breaks → PageBreak, HTML blocks →
-//     Text (text_as_html). A leading "---" block of "key: value" lines sets
-//     title, summary, keywords and last_modified.
-//   - CSV/TSV: one Table per 200 data rows, header repeated on every page.
-//   - Source code: one CodeSnippet per ~120 lines, with language.
-//   - Plain text: NarrativeText per paragraph; a form feed starts a page.
+// Conversion happens on the first read, not when the folder is walked: the
+// walk only probes a file (convert.Converter.Probe: metadata and page
+// count; a PDF's from its page tree, so the PDF engine starts only when a
+// PDF is first read). Results are cached by path + size + mtime. A read
+// that learns more than the probe (a PDF's title, the exact size of the
+// Document JSON) replaces the listing entry, and clients get
+// notifications/resources/list_changed. A file that cannot be converted
+// (truncated PDF, a zip that is no document, a limit hit) is listed with
+// its one-line cause in the description and _meta.error, and reading it
+// fails with that cause; it never stops the listing.
+//
+// A folder served with Dir is watched by polling, not fsnotify: the
+// Finder (Options.Finder) walks it again every FinderOptions.Rescan
+// (default 10 s), unchanged files (same size and mtime) are not read
+// again, and added, changed or removed files send list_changed. Polling
+// works the same on every filesystem (network mounts, containers) and
+// costs one stat per file per rescan.
 //
 // A folder on disk is served with Options.Dir, opened with os.OpenRoot:
 // every read (the walk, documents, the images Markdown embeds) goes through
@@ -46,8 +50,12 @@
 // data/station-readings-wide.csv (34 columns, 260 rows),
 // data/parts-inventory.tsv, six source files in code/ (Go, Python,
 // TypeScript, Rust, Bash, SQL), forms/visitor-registration.dpe.json,
-// images/gradient.dpe.json (a real 16×16 PNG) and
-// mail/thread-2026-01-15.dpe.json. New adds two generated members when it
+// images/gradient.dpe.json (a real 16×16 PNG, also served as
+// images/gradient-16.png),
+// mail/thread-2026-01-15.dpe.json, and real/: files made by tools nobody
+// here wrote (LibreOffice PDF, pandoc DOCX, PPTX and EPUB, openpyxl XLSX,
+// a Python email message), copied from convert/testdata and converted on
+// first read like any file. New adds two generated members when it
 // serves the corpus: generated/station-operations-manual (300 pages, over 2
 // MB, for manifest mode) and hostile/terminal-escapes (escape sequences, C1,
 // bidi, lone surrogates, 10,000-character names), and always

@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sort"
 	"time"
@@ -50,7 +51,7 @@ func (l *Library) Close() error {
 	if l.lib.files.root != nil {
 		_ = l.lib.files.root.Close()
 	}
-	return err
+	return errors.Join(err, l.lib.close())
 }
 
 func (l *Library) startFinder(builtin bool) error {

@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -27,6 +29,11 @@ const (
 	defaultCacheSize = 8
 
 	defaultMaxFileBytes = 64 << 20
+
+	// convertTimeout bounds converting one document on a read.
+	convertTimeout = 2 * time.Minute
+	// maxErrorNote bounds the error note a bad file is listed with.
+	maxErrorNote = 300
 )
 
 // Options configures New. The zero value serves the embedded corpus.
@@ -69,6 +76,10 @@ type Options struct {
 	MaxFileBytes int64
 	// Logger receives WARNs for files that cannot be converted; nil discards.
 	Logger *slog.Logger
+	// Converter converts every file but *.dpe.json; nil: the library
+	// makes its own and Library.Close closes it. A shared one stays the
+	// caller's to close.
+	Converter *convert.Converter
 	// Finder, when set, adds the Finder tools (find, list_documents) over
 	// a full-text index of every document served. Only Open accepts it.
 	Finder *FinderOptions
@@ -80,7 +91,8 @@ type source struct {
 	load  func() ([]byte, error) // Document JSON (or text for non-dpe)
 	mime  string
 	key   string   // content key (hash of the file bytes) for Finder
-	info  *docInfo // listing metadata of a dpe document
+	info  *docInfo // listing metadata of a dpe document; nil for a file that cannot be converted
+	shown docInfo  // what the listing shows (refined after the first read)
 	path  string   // folder path, for files of the folder
 	stamp stamp
 }
@@ -99,6 +111,9 @@ type library struct {
 	cache   *docCache
 	files   *folder
 	opt     Options
+	conv    *convert.Converter
+	ownConv bool        // conv is closed with the library
+	srv     *mcp.Server // set once New has built it; refined listings are re-added
 }
 
 // New builds the MCP server. It walks the FS once, converting each document
@@ -171,8 +186,13 @@ func Open(opt Options) (*Library, error) {
 		opt.FileRoot = "/"
 	}
 
-	lib := &library{sources: make(map[string]*source, max(opt.Generated, 0)+64), cache: newDocCache(opt.CacheSize), files: files, opt: opt}
+	lib := &library{sources: make(map[string]*source, max(opt.Generated, 0)+64), cache: newDocCache(opt.CacheSize), files: files, opt: opt,
+		conv: opt.Converter}
+	if lib.conv == nil {
+		lib.conv, lib.ownConv = convert.New(convert.Options{}), true
+	}
 	if err := lib.walk(files, opt, nil, lib.sources); err != nil {
+		lib.close()
 		return nil, err
 	}
 	if builtin {
@@ -188,6 +208,9 @@ func Open(opt Options) (*Library, error) {
 	for _, s := range lib.sources {
 		srv.AddResource(s.res, lib.read)
 	}
+	lib.mu.Lock()
+	lib.srv = srv
+	lib.mu.Unlock()
 	out := &Library{srv: srv, lib: lib}
 	if opt.Finder != nil {
 		if err := out.startFinder(builtin); err != nil {
@@ -227,18 +250,18 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 				return nil
 			}
 		} else if !d.Type().IsRegular() {
-			if k, _ := classify(p); k != kindNone {
+			if l.supported(p) {
 				opt.Logger.Warn("library: skip file", "path", p, "reason", fileKind(d.Type()))
 			}
 			return nil
 		}
-		if k, _ := classify(p); k == kindNone {
+		if !l.supported(p) {
 			return nil
 		}
 		ref := sourceRef{files: files, path: p, uri: escapeDocRef(opt.Host, p), fileURI: fileURIOf(opt.FileRoot, p)}
 		if old := prev[p]; old != nil {
 			if fi, err := files.stat(p); err == nil && (stamp{fi.Size(), fi.ModTime().UnixNano()}) == old.stamp {
-				out[old.res.URI] = old
+				out[ref.uri] = old
 				return nil
 			}
 		}
@@ -248,29 +271,99 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 			return nil
 		}
 		ref.modTime = info.ModTime()
-		c, err := convertSafe(ref, data)
+		ctx, cancel := context.WithTimeout(context.Background(), convertTimeout)
+		di, err := probeFile(ctx, l.conv, ref, data)
+		cancel()
 		if err != nil {
-			opt.Logger.Warn("library: skip document", "path", p, "err", err)
-			return nil
-		}
-		load := func() ([]byte, error) {
-			data, _, err := files.read(ref.path, opt.MaxFileBytes)
-			if err != nil {
-				opt.Logger.Warn("library: cannot read document", "path", ref.path, "reason", err.Error())
-				return nil, err
-			}
-			c, err := convertSafe(ref, data)
-			if err != nil {
-				return nil, err
-			}
-			return c.JSON, nil
+			// A bad file is its own problem: listed with the cause, never
+			// stopping the walk.
+			opt.Logger.Warn("library: cannot convert document", "path", p, "err", err)
+			di = errorInfo(p, err)
 		}
 		sum := sha256.Sum256(data)
-		s := newSource(ref.uri, p, c.Info, ref.fileURI, int64(len(c.JSON)), load)
+		// Size is the Document JSON's, known for a .dpe.json and, for
+		// other files, once a read has converted them.
+		var size int64
+		if isDPE(p) {
+			size = int64(len(data))
+		}
+		s := newSource(ref.uri, p, di, ref.fileURI, size, l.loader(ref))
 		s.key, s.path, s.stamp = hex.EncodeToString(sum[:]), p, stamp{info.Size(), info.ModTime().UnixNano()}
 		out[ref.uri] = s
 		return nil
 	})
+}
+
+// supported reports whether the walk lists p: hand-written DPE JSON and
+// every file the converter knows by its name.
+func (l *library) supported(p string) bool { return isDPE(p) || l.conv.SupportedName(p) }
+
+// loader converts ref on a read (the cache keeps the result). A success
+// refines the listing with what the conversion learnt (a PDF's page count
+// and title); a failure lists the file with its error.
+func (l *library) loader(ref sourceRef) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		data, _, err := ref.files.read(ref.path, l.opt.MaxFileBytes)
+		if err != nil {
+			l.opt.Logger.Warn("library: cannot read document", "path", ref.path, "reason", err.Error())
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), convertTimeout)
+		defer cancel()
+		c, err := convertFile(ctx, l.conv, ref, data)
+		if err != nil {
+			l.refine(ref.uri, errorInfo(ref.path, err), 0)
+			return nil, err
+		}
+		l.refine(ref.uri, c.Info, int64(len(c.JSON)))
+		return c.JSON, nil
+	}
+}
+
+// errorInfo is the listing of a file that cannot be converted: one line,
+// bounded, naming the cause.
+func errorInfo(p string, err error) docInfo {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if r := []rune(msg); len(r) > maxErrorNote {
+		msg = string(r[:maxErrorNote-1]) + "…"
+	}
+	ft := strings.TrimPrefix(strings.ToLower(path.Ext(p)), ".")
+	return docInfo{Title: path.Base(p), FileType: ft, PageCount: 1, Err: msg}
+}
+
+// refine replaces the listing of uri when a conversion learnt something
+// the walk could not (title, page count, an error). The new source
+// replaces the old one whole (sources are never changed once published)
+// and the SDK tells clients with resources/list_changed.
+func (l *library) refine(uri string, info docInfo, size int64) {
+	l.mu.Lock()
+	s := l.sources[uri]
+	if s == nil || s.path == "" || (sameInfo(s.shown, info) && s.res.Size == size) {
+		l.mu.Unlock()
+		return
+	}
+	fileURI, _ := s.res.Meta["file_uri"].(string)
+	n := newSource(uri, s.res.Name, info, fileURI, size, s.load)
+	n.key, n.path, n.stamp = s.key, s.path, s.stamp
+	l.sources[uri] = n
+	srv := l.srv
+	l.mu.Unlock()
+	if srv != nil {
+		srv.AddResource(n.res, l.read)
+	}
+}
+
+func sameInfo(a, b docInfo) bool {
+	return a.Title == b.Title && a.Summary == b.Summary && a.FileType == b.FileType && a.LastModified == b.LastModified &&
+		a.PageCount == b.PageCount && a.Err == b.Err && strings.Join(a.Keywords, "\x00") == strings.Join(b.Keywords, "\x00")
+}
+
+// close releases the converter the library made.
+func (l *library) close() error {
+	if l.ownConv {
+		return l.conv.Close()
+	}
+	return nil
 }
 
 // followLink decides whether the walk lists the symlink p: only a link to a
@@ -307,17 +400,35 @@ func (l *library) add(uri, name string, info docInfo, fileURI string, size int64
 
 func newSource(uri, name string, info docInfo, fileURI string, size int64, load func() ([]byte, error)) *source {
 	desc := info.Summary
-	if desc == "" {
+	switch {
+	case info.Err != "":
+		desc = "cannot be converted: " + info.Err
+	case desc == "" && info.PageCount == 0:
+		desc = fmt.Sprintf("%s document (page count known once read)", info.FileType)
+	case desc == "":
 		desc = fmt.Sprintf("%s document, %d page(s)", info.FileType, info.PageCount)
 	}
 	kws := info.Keywords
 	if kws == nil {
 		kws = []string{}
 	}
+	meta := mcp.Meta{
+		"keywords":   kws,
+		"file_type":  info.FileType,
+		"page_count": max(info.PageCount, 1),
+		"file_uri":   fileURI,
+	}
+	var di *docInfo
+	if info.Err != "" {
+		meta["error"] = info.Err
+	} else {
+		di = &info
+	}
 	return &source{
-		mime: protocol.MimeDPEInline,
-		load: load,
-		info: &info,
+		mime:  protocol.MimeDPEInline,
+		load:  load,
+		info:  di,
+		shown: info,
 		res: &mcp.Resource{
 			URI:         uri,
 			Name:        name,
@@ -326,12 +437,7 @@ func newSource(uri, name string, info docInfo, fileURI string, size int64, load 
 			MIMEType:    protocol.MimeDPEInline,
 			Size:        size,
 			Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, LastModified: info.LastModified},
-			Meta: mcp.Meta{
-				"keywords":   kws,
-				"file_type":  info.FileType,
-				"page_count": max(info.PageCount, 1),
-				"file_uri":   fileURI,
-			},
+			Meta:        meta,
 		},
 	}
 }
@@ -346,7 +452,10 @@ func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Re
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	data, ok := l.cache.get(uri)
+	// Cached by path + size + mtime: a file changed on disk (its stamp, as
+	// the last walk saw it) is converted again.
+	key := fmt.Sprintf("%s\x00%d\x00%d", uri, s.stamp.size, s.stamp.mod)
+	data, ok := l.cache.get(key)
 	if !ok {
 		var err error
 		if data, err = s.load(); err != nil {
@@ -356,7 +465,7 @@ func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Re
 			}
 			return nil, fmt.Errorf("library: read %s: %w", uri, err)
 		}
-		l.cache.put(uri, data)
+		l.cache.put(key, data)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI: uri, MIMEType: s.mime, Text: string(data),

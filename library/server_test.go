@@ -113,8 +113,10 @@ func TestList_DefaultCorpusPagesWithCursorsAndMetadata(t *testing.T) {
 			docs++
 		}
 	}
-	// 16 corpus files + 2 generated corpus documents + 250 notes + status.
-	if want := 16 + 2 + 250 + 1; len(all) != want {
+	// 16 corpus files + the PNG a guide embeds (an image is a document
+	// too) + 6 real files in real/ + 2 generated corpus documents + 250
+	// notes + status.
+	if want := 16 + 1 + 6 + 2 + 250 + 1; len(all) != want {
 		t.Fatalf("listed %d resources, want %d", len(all), want)
 	}
 	if want := (len(all) + DefaultPageSize - 1) / DefaultPageSize; pages != want || pages < 5 {
@@ -195,6 +197,7 @@ func TestRead_EveryCorpusDocumentDecodesAndCoversAllCategories(t *testing.T) {
 		t.Fatalf("corpus has %d documents, want ≥ 12", n)
 	}
 	cats := map[string]bool{}
+	readLen := map[string]int{}
 	for _, r := range all {
 		c := read(t, cs, r.URI)
 		if c.URI != r.URI {
@@ -221,11 +224,12 @@ func TestRead_EveryCorpusDocumentDecodesAndCoversAllCategories(t *testing.T) {
 		if got := r.Meta["page_count"]; got != float64(len(d.Pages)) {
 			t.Errorf("%s: _meta.page_count %v, document has %d pages", r.URI, got, len(d.Pages))
 		}
-		// Generated notes are not built until read, so they list no size.
-		isNote := strings.Contains(r.URI, "/generated/note-")
-		if (isNote && r.Size != 0) || (!isNote && r.Size != int64(len(c.Text))) {
+		// Generated notes and converted files are not built until read,
+		// so they list no size (the relisting below has it).
+		if r.Size != 0 && r.Size != int64(len(c.Text)) {
 			t.Errorf("%s: size %d, read %d bytes", r.URI, r.Size, len(c.Text))
 		}
+		readLen[r.URI] = len(c.Text)
 		ids := map[string]bool{}
 		for i, p := range d.Pages {
 			if p.PageIndex == nil || *p.PageIndex != i {
@@ -249,6 +253,17 @@ func TestRead_EveryCorpusDocumentDecodesAndCoversAllCategories(t *testing.T) {
 	for _, c := range StandardCategories() {
 		if !cats[c] {
 			t.Errorf("no corpus document uses category %s", c)
+		}
+	}
+	// A read refines the listing: a converted file now lists its exact
+	// size (and, for a PDF, the page count the conversion found).
+	again, _ := listAll(t, cs)
+	for _, r := range again {
+		if strings.Contains(r.URI, "/generated/note-") || !strings.HasPrefix(r.URI, "dpe://") {
+			continue
+		}
+		if r.Size != int64(readLen[r.URI]) {
+			t.Errorf("%s: relisted size %d, read %d bytes", r.URI, r.Size, readLen[r.URI])
 		}
 	}
 }
@@ -294,18 +309,28 @@ func TestNew_FolderURIsAreEscapedPerSegment(t *testing.T) {
 		uris = append(uris, r.URI)
 	}
 	// go-sdk lists in URI order.
+	// The two broken .dpe.json files are listed with their error.
 	want := []string{
 		"dpe://org.example.docs/%E6%97%A5%E6%9C%AC/%E3%83%A1%E3%83%A2.txt",
 		"dpe://org.example.docs/dir%20one/a%25b.md",
+		"dpe://org.example.docs/x/broken.dpe.json",
+		"dpe://org.example.docs/x/nopages.dpe.json",
 		"dpe://org.example.docs/x/ok.dpe.json",
 		"window://org.example.docs/status",
 	}
 	if !slices.Equal(uris, want) {
 		t.Fatalf("uris =\n%s\nwant\n%s", strings.Join(uris, "\n"), strings.Join(want, "\n"))
 	}
-	if pages != 2 {
-		t.Errorf("pages = %d, want 2 at PageSize 2", pages)
+	if pages != 3 {
+		t.Errorf("pages = %d, want 3 at PageSize 2", pages)
 	}
+	for i, cause := range map[int]string{2: "must be an object", 3: "needs a pages array"} {
+		if e, _ := all[i].Meta["error"].(string); !strings.Contains(e, cause) || !strings.Contains(all[i].Description, cause) {
+			t.Errorf("%s: _meta.error %q, description %q, want %q", all[i].URI, e, all[i].Description, cause)
+		}
+	}
+	want = slices.Delete(want, 2, 4)
+	all = slices.Delete(all, 2, 4)
 	c := read(t, cs, want[1])
 	var d wireDoc
 	if err := json.Unmarshal([]byte(c.Text), &d); err != nil {
@@ -347,12 +372,12 @@ func TestNew_RejectsHostWithPathCharacters(t *testing.T) {
 }
 
 func TestCorpus_GradientPNGIsARealImage(t *testing.T) {
-	data, err := Convert("images/gradient.dpe.json", mustRead(t, "images/gradient.dpe.json"), "")
+	c, err := checkDPE("images/gradient.dpe.json", mustRead(t, "images/gradient.dpe.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var d wireDoc
-	if err := json.Unmarshal(data, &d); err != nil {
+	if err := json.Unmarshal(c.JSON, &d); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range d.Pages[0].Elements {

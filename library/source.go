@@ -2,59 +2,32 @@ package library
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/url"
 	"path"
 	"strings"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/convert"
 )
 
-// Source kinds, chosen by file name.
-type kind int
+// isDPE reports whether name is a hand-written DPE Document (served as is).
+func isDPE(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".dpe.json") }
 
-const (
-	kindNone kind = iota
-	kindDPE
-	kindMarkdown
-	kindCSV
-	kindTSV
-	kindCode
-	kindText
-)
-
-// classify picks a converter from the file name; kindNone means "not a
-// document" (images next to Markdown, binaries...).
-func classify(name string) (kind, string) {
-	lower := strings.ToLower(path.Base(name))
-	if strings.HasSuffix(lower, ".dpe.json") {
-		return kindDPE, "dpe"
-	}
-	ext := path.Ext(lower)
-	switch ext {
-	case ".md", ".markdown":
-		return kindMarkdown, "md"
-	case ".csv":
-		return kindCSV, "csv"
-	case ".tsv", ".tab":
-		return kindTSV, "tsv"
-	case ".txt", ".text", ".log":
-		return kindText, "txt"
-	}
-	if _, ok := languageFor(ext); ok {
-		return kindCode, strings.TrimPrefix(ext, ".")
-	}
-	return kindNone, ""
-}
-
-// docInfo is what resources/list needs about a converted document; it comes
-// from the same conversion as the Document JSON so the two cannot drift
-// (dpe.md §Document JSON: values should match Resource._meta).
+// docInfo is what resources/list needs about a document; it comes from the
+// same conversion as the Document JSON so the two cannot drift (dpe.md
+// §Document JSON: values should match Resource._meta).
 type docInfo struct {
 	Title, Summary, FileType, LastModified string
 	Keywords                               []string
 	PageCount                              int
+	// Err is why the file cannot be converted: the file is listed with
+	// it (description and _meta.error) and reading it fails with it.
+	Err string
 }
 
 // converted is one conversion result.
@@ -72,90 +45,68 @@ type sourceRef struct {
 	modTime time.Time
 }
 
-// Convert converts one source file to DPE Document JSON. name picks the
-// converter by extension (.md .csv .tsv .txt, source code, .dpe.json); uri is
-// the dpe:// URI the document is served under (its path is the doc_ref; empty
-// means doc_ref = name). *.dpe.json input is validated and returned as is.
-// Convert never panics on hostile input.
-func Convert(name string, data []byte, uri string) (json.RawMessage, error) {
-	ref := sourceRef{path: name, uri: uri}
-	c, err := convertSafe(ref, data)
+// source is the convert.Source for ref's bytes. The embedded corpus has no
+// mod times: a date derived from the path keeps listings and goldens
+// deterministic.
+func (ref sourceRef) source(data []byte) convert.Source {
+	src := convert.BytesSource(ref.path, data)
+	src.DocRef, src.URI, src.FileURI, src.ModTime = docRefOf(ref), ref.uri, ref.fileURI, ref.modTime
+	if src.ModTime.IsZero() {
+		src.ModTime, _ = time.Parse(time.RFC3339, derivedDate(ref.path))
+	}
+	return src
+}
+
+// assets is how a document's images are read: through the folder (its
+// os.Root for a directory), regular files only, logged when refused.
+func (ref sourceRef) assets(ctx context.Context) context.Context {
+	if ref.files == nil {
+		return ctx
+	}
+	files := ref.files
+	return convert.WithAssets(ctx, func(p string, limit int64) ([]byte, error) {
+		data, _, err := files.read(p, limit)
+		if errors.Is(err, errOutside) || errors.Is(err, errNotRegular) {
+			files.warn("library: image not embedded", "path", p, "document", ref.path, "reason", err.Error())
+		}
+		return data, err
+	})
+}
+
+// convertFile converts one file through conv (every format but .dpe.json,
+// which is checked and kept as is). Errors are one line naming the file.
+func convertFile(ctx context.Context, conv *convert.Converter, ref sourceRef, data []byte) (*converted, error) {
+	if isDPE(ref.path) {
+		return checkDPE(ref.path, data)
+	}
+	out, err := conv.ConvertJSON(ref.assets(ctx), ref.source(data))
 	if err != nil {
 		return nil, err
 	}
-	return c.JSON, nil
-}
-
-// convertSafe is convertSource behind a recover: a converter bug must turn
-// into a read error, never take the MCP server down.
-func convertSafe(ref sourceRef, data []byte) (c *converted, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			c, err = nil, fmt.Errorf("convert %s: internal error: %v", ref.path, r)
-		}
-	}()
-	return convertSource(ref, data)
-}
-
-func convertSource(ref sourceRef, data []byte) (*converted, error) {
-	k, fileType := classify(ref.path)
-	if k == kindNone {
-		return nil, fmt.Errorf("convert %s: unsupported file type", ref.path)
-	}
-	if k == kindDPE {
-		return checkDPE(ref.path, data)
-	}
-	docRef := docRefOf(ref)
-	b := &docBuilder{docRef: docRef, pageTitle: path.Base(ref.path)}
-	info := docInfo{FileType: fileType, Title: path.Base(ref.path)}
-	switch k {
-	case kindMarkdown:
-		fm, title := convertMarkdown(b, data, ref.files, ref.path)
-		if title != "" {
-			info.Title = title
-		}
-		info.Summary, info.Keywords, info.LastModified = fm.Summary, fm.Keywords, fm.LastModified
-	case kindCSV, kindTSV:
-		comma := ','
-		if k == kindTSV {
-			comma = '\t'
-		}
-		if err := convertCSV(b, data, comma); err != nil {
-			return nil, fmt.Errorf("convert %s: %w", ref.path, err)
-		}
-	case kindCode:
-		lang, _ := languageFor(path.Ext(ref.path))
-		convertCode(b, data, lang, path.Base(ref.path))
-		info.Keywords = pathKeywords(ref.path, fileType)
-		if lang != fileType {
-			info.Keywords = append(info.Keywords, lang)
-		}
-	case kindText:
-		convertText(b, data)
-	}
-	pages := b.finish()
-	if len(info.Keywords) == 0 {
-		info.Keywords = pathKeywords(ref.path, fileType)
-	}
-	info.LastModified = lastModified(info.LastModified, ref)
-	info.PageCount = len(pages)
-	doc := DocumentJSON{
-		DocRef:       docRef,
-		URI:          ref.uri,
-		FileURI:      ref.fileURI,
-		FileType:     info.FileType,
-		Title:        info.Title,
-		Summary:      info.Summary,
-		PageCount:    info.PageCount,
-		Keywords:     info.Keywords,
-		LastModified: info.LastModified,
-		Pages:        pages,
-	}
-	out, err := marshalDoc(doc)
+	c, err := checkDPE(ref.path, out)
 	if err != nil {
-		return nil, fmt.Errorf("convert %s: encode: %w", ref.path, err)
+		return nil, err
 	}
-	return &converted{JSON: out, Info: info}, nil
+	return &converted{JSON: out, Info: c.Info}, nil
+}
+
+// probeFile is what the listing shows before a file is read: a .dpe.json
+// is checked whole, other files are probed (metadata and page count, PDF
+// engine not started).
+func probeFile(ctx context.Context, conv *convert.Converter, ref sourceRef, data []byte) (docInfo, error) {
+	if isDPE(ref.path) {
+		c, err := checkDPE(ref.path, data)
+		if err != nil {
+			return docInfo{}, err
+		}
+		return c.Info, nil
+	}
+	p, err := conv.Probe(ref.assets(ctx), ref.source(data))
+	if err != nil {
+		return docInfo{}, err
+	}
+	return docInfo{Title: p.Title, Summary: p.Summary, FileType: p.FileType, LastModified: p.LastModified,
+		Keywords: p.Keywords, PageCount: p.PageCount}, nil
 }
 
 // checkDPE validates a hand-written Document JSON minimally (a JSON object
@@ -224,35 +175,13 @@ func docRefOf(ref sourceRef) string {
 	return ref.path
 }
 
-// pathKeywords are the directory names plus the file type: cheap, honest
-// keywords for files without their own.
-func pathKeywords(p, fileType string) []string {
-	var kws []string
-	for _, d := range strings.Split(path.Dir(p), "/") {
-		if d != "." && d != "" {
-			kws = append(kws, d)
-		}
-	}
-	return append(kws, fileType)
-}
-
 // baseDate anchors derived timestamps; a fixed instant keeps listings and
 // goldens deterministic.
 func baseDate() time.Time { return time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC) }
 
-// lastModified picks, in order: the document's own RFC 3339 date, the
-// file's mod time, or a date derived from the path hash (embed.FS has no
-// mod times). annotations.lastModified must be ISO 8601 (seed 000 §校验规则 4).
-func lastModified(own string, ref sourceRef) string {
-	if t, err := time.Parse(time.RFC3339, own); err == nil {
-		return t.UTC().Format(time.RFC3339)
-	}
-	if !ref.modTime.IsZero() {
-		return ref.modTime.UTC().Truncate(time.Second).Format(time.RFC3339)
-	}
-	return derivedDate(ref.path)
-}
-
+// derivedDate is a date derived from the path hash, for files without a
+// mod time (embed.FS). annotations.lastModified must be ISO 8601 (seed 000
+// §校验规则 4).
 func derivedDate(p string) string {
 	h := fnv.New32a()
 	h.Write([]byte(p))
