@@ -1,7 +1,9 @@
 package dpe
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -21,6 +23,10 @@ type Opener struct {
 	Limits   Limits
 	Now      func() time.Time // nil → time.Now
 	OnTrace  func(TraceEvent) // called synchronously for every step; may be nil
+	// KeepPageJSON keeps the JSON of every manifest page fetched, so the
+	// whole document can be written out inline (AssembledJSON). Off by
+	// default: a session that only shows pages needs their elements only.
+	KeepPageJSON bool
 }
 
 // Opened is an open resource. For KindDocument, Doc is the lazily decoded
@@ -36,6 +42,9 @@ type Opened struct {
 
 	dpe string     // the dpe URI string given to the resolver ("" for OpenAccess)
 	mu  sync.Mutex // serialises LoadPage (Access and Doc pages change)
+	// pageJSON: fetched manifest page bodies by position in "pages"
+	// (Opener.KeepPageJSON).
+	pageJSON map[int]json.RawMessage
 }
 
 // FileRefusedError is a file:// access URI from a computer dpe-tui did not
@@ -389,6 +398,12 @@ func (o *Opener) loadManifestPage(ctx context.Context, op *Opened, p *Page) erro
 	p.Elements = np.Elements
 	p.nElements = len(np.Elements)
 	p.Decoded = true
+	if o.KeepPageJSON {
+		if op.pageJSON == nil {
+			op.pageJSON = map[int]json.RawMessage{}
+		}
+		op.pageJSON[p.pos] = f.Bytes
+	}
 	return nil
 }
 
@@ -423,4 +438,154 @@ func (o *Opener) Validate(op *Opened) []Finding {
 	}
 	o.trace(TraceEvent{Kind: TraceValidate, Detail: fmt.Sprintf("%d findings, %d violations", len(fs), v), Duration: time.Since(start)})
 	return fs
+}
+
+// ErrPageNotLoaded is wrapped by AssembledJSON for a manifest page whose
+// body was not fetched with Opener.KeepPageJSON.
+var ErrPageNotLoaded = errors.New("page not loaded")
+
+// AssembledJSON is op's document as one inline document: the top-level
+// fields as they arrived, and every page object with its elements — a
+// manifest page's entry merged with the page JSON fetched from its uri.
+// Page "uri" fields are left out: they are access URIs, often signed, and
+// the assembled document no longer needs them. Every manifest page must
+// have been loaded by an Opener with KeepPageJSON.
+func (op *Opened) AssembledJSON() ([]byte, error) {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	if op.Doc == nil {
+		return nil, ErrNotDocument
+	}
+	top, err := objectFields(op.Body)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(op.Body) + 64*len(op.Doc.Pages))
+	b.WriteByte('{')
+	n := 0
+	for _, f := range top {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		writeKey(&b, f.key)
+		if f.key != "pages" {
+			if err := json.Compact(&b, f.val); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		b.WriteByte('[')
+		for i, p := range op.Doc.Pages {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := op.writePage(&b, p); err != nil {
+				return nil, fmt.Errorf("page %d: %w", i+1, err)
+			}
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// PageJSON is page i (0-based) as one page object with its elements, like
+// an entry of AssembledJSON.
+func (op *Opened) PageJSON(i int) ([]byte, error) {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	if op.Doc == nil || i < 0 || i >= len(op.Doc.Pages) {
+		return nil, fmt.Errorf("page %d out of range", i+1)
+	}
+	var b bytes.Buffer
+	if err := op.writePage(&b, op.Doc.Pages[i]); err != nil {
+		return nil, fmt.Errorf("page %d: %w", i+1, err)
+	}
+	return b.Bytes(), nil
+}
+
+func (op *Opened) writePage(b *bytes.Buffer, p *Page) error {
+	entry, err := objectFields(p.Raw)
+	if err != nil {
+		return err
+	}
+	var body []field
+	if !p.hasElements && p.URI != "" {
+		raw, ok := op.pageJSON[p.pos]
+		if !ok {
+			return ErrPageNotLoaded
+		}
+		if body, err = objectFields(raw); err != nil {
+			return err
+		}
+	}
+	// The fetched page wins over its manifest entry (it is the page); the
+	// entry's fields it lacks (page_index, title …) are kept in order.
+	inBody := make(map[string]bool, len(body))
+	for _, f := range body {
+		inBody[f.key] = true
+	}
+	merged := make([]field, 0, len(entry)+len(body))
+	for _, f := range entry {
+		if !inBody[f.key] && f.key != "element_count" {
+			merged = append(merged, f)
+		}
+	}
+	merged = append(merged, body...)
+	b.WriteByte('{')
+	n := 0
+	for _, f := range merged {
+		if f.key == "uri" {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		writeKey(b, f.key)
+		if err := json.Compact(b, f.val); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+type field struct {
+	key string
+	val json.RawMessage
+}
+
+// objectFields splits a JSON object into its members, in order.
+func objectFields(raw []byte) ([]field, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, notDocument("not a JSON object")
+	}
+	var out []field
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := kt.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, field{k, v})
+	}
+	return out, nil
+}
+
+func writeKey(b *bytes.Buffer, k string) {
+	kb, _ := json.Marshal(k)
+	b.Write(kb)
+	b.WriteByte(':')
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/internal/dpegen"
 	"github.com/dpe-tui/dpe-tui/internal/hostilepeer"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/stack"
@@ -299,5 +300,79 @@ func TestRealInputs_ListingValidatesWhatItShows(t *testing.T) {
 	}
 	if p, _ := rows[1]["problems"].([]any); len(p) != 3 {
 		t.Errorf("--json problems of the bad row: %v", rows[1]["problems"])
+	}
+}
+
+// manifestStack serves one generated document big enough for the http
+// resolver's manifest mode (each page at its own signed URL).
+func manifestStack(t *testing.T, o dpegen.Options) (*stack.Stack, string, []byte) {
+	t.Helper()
+	doc := dpegen.Document(o)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.dpe.json"), doc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := startDocsStack(t, dir, nil)
+	return st, "dpe://" + stack.HostLibrary + "/big.dpe.json", doc
+}
+
+func TestRealInputs_ManifestDocumentAssembledAsJSON(t *testing.T) {
+	o := dpegen.Options{Pages: 60, ElementsPerPage: 40, TextBytes: 360, Seed: 3}
+	st, uri, src := manifestStack(t, o)
+	if len(src) <= 1<<20 {
+		t.Fatalf("document of %d bytes would not be served in manifest mode", len(src))
+	}
+	code, out, errOut := runAgent(t, "get", uri, "--url="+st.URL, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got, want struct {
+		Pages []struct {
+			PageIndex int               `json:"page_index"`
+			URI       *string           `json:"uri"`
+			Elements  []json.RawMessage `json:"elements"`
+		} `json:"pages"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not one JSON document: %v", err)
+	}
+	if err := json.Unmarshal(src, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Pages) != o.Pages {
+		t.Fatalf("%d pages, want %d", len(got.Pages), o.Pages)
+	}
+	for i, p := range got.Pages {
+		if p.URI != nil {
+			t.Fatalf("page %d keeps its uri %q", i+1, *p.URI)
+		}
+		if len(p.Elements) != len(want.Pages[i].Elements) || p.PageIndex != want.Pages[i].PageIndex {
+			t.Fatalf("page %d: %d elements (want %d), page_index %d", i+1, len(p.Elements), len(want.Pages[i].Elements), p.PageIndex)
+		}
+	}
+	if strings.Contains(out, "sig=") || strings.Contains(out, "exp=") || strings.Contains(out, "127.0.0.1") {
+		t.Error("an access URI (with its signature) reached the output")
+	}
+	// The document printed is the document served: each element as in
+	// the source.
+	if !json.Valid([]byte(out)) || string(got.Pages[7].Elements[3]) != string(want.Pages[7].Elements[3]) {
+		t.Errorf("page 8 element 4 differs:\n%s\n%s", got.Pages[7].Elements[3], want.Pages[7].Elements[3])
+	}
+
+	// One page: that page with its elements.
+	code, out, errOut = runAgent(t, "get", uri, "--url="+st.URL, "--format", "json", "--page", "5")
+	var page struct {
+		PageIndex int               `json:"page_index"`
+		URI       *string           `json:"uri"`
+		Elements  []json.RawMessage `json:"elements"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &page) != nil || page.URI != nil || len(page.Elements) != len(want.Pages[4].Elements) {
+		t.Fatalf("--page 5: exit %d, %d elements, stderr %q", code, len(page.Elements), errOut)
+	}
+	for _, n := range []string{"0", "-1"} {
+		code, _, errOut = runAgent(t, "get", uri, "--url="+st.URL, "--page", n)
+		if want := "dpe-tui: --page must be ≥ 1 (pages are numbered from 1), not " + n + "\n"; code != exitUsage || !strings.HasPrefix(errOut, want) {
+			t.Errorf("--page %s: exit %d, stderr %q", n, code, errOut)
+		}
 	}
 }
