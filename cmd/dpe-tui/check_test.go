@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/library"
 )
@@ -155,14 +157,18 @@ func TestCheck_TextReportIgnoreStrict(t *testing.T) {
 }
 
 // TestCheck_DemoAnnualReportClean: the library's demo annual report, as
-// the library converts it, has no violations.
+// package convert converts it for the library, has no violations.
 func TestCheck_DemoAnnualReportClean(t *testing.T) {
 	const name = "reports/annual-operations-2026.md"
 	src, err := fs.ReadFile(library.Corpus(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := library.Convert(name, src, "dpe://io.github.dpetui.library/"+name)
+	c := convert.New(convert.Options{})
+	defer c.Close()
+	in := convert.BytesSource(name, src)
+	in.URI = "dpe://io.github.dpetui.library/" + name
+	doc, err := c.ConvertJSON(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}

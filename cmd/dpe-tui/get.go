@@ -53,12 +53,8 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 	default:
 		return usageErrorf("--format must be md, text or json, not %q", f.Format)
 	}
-	// Pages are 1-based in every message; 0 is not "all pages" but a
-	// mistake, like -1.
-	pageSet := false
-	fs.Visit(func(fl *flag.Flag) { pageSet = pageSet || fl.Name == "page" })
-	if f.Page < 0 || (pageSet && f.Page == 0) {
-		return usageErrorf("--page must be ≥ 1 (pages are numbered from 1), not %d", f.Page)
+	if f.Page < 0 {
+		return usageErrorf("--page must be ≥ 1")
 	}
 
 	log, closeLog, err := f.logger()
@@ -76,7 +72,6 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 	if check {
 		return printCheck(ctx, opener, op, stdout)
 	}
-	opener.KeepPageJSON = f.Format == "json"
 	return printGet(ctx, opener, op, f.Page, f.Format, stdout)
 }
 
@@ -111,6 +106,10 @@ func openInput(ctx context.Context, g *globalFlags, computer, input string, log 
 			fmt.Fprintf(stderr, "dpe-tui: %s resolved by computer %s\n", sanitize.Line(wire), sanitize.Line(op.Access.Computer))
 		}
 		return op, opener, cleanup, nil
+	}
+	if op, opener, ok, err := openLocal(ctx, input); ok {
+		// A local file that is not DPE JSON: converted in-process.
+		return op, opener, func() {}, err
 	}
 	access := input
 	if !strings.Contains(input, "://") {
@@ -153,13 +152,7 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 		}
 		switch format {
 		case "json":
-			// The whole document inline, manifest pages assembled; no
-			// access URI (signed, short-lived) is printed.
-			b, err := op.AssembledJSON()
-			if err != nil {
-				return err
-			}
-			_, err = w.Write(append(escapeJSON(b), '\n'))
+			_, err := w.Write(escapeJSON(op.Body))
 			return err
 		case "text":
 			_, err := io.WriteString(w, render.PlainText(d))
@@ -178,11 +171,7 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 	p := d.Pages[page-1]
 	switch format {
 	case "json":
-		b, err := op.PageJSON(page - 1)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(escapeJSON(b), '\n'))
+		_, err := w.Write(append(escapeJSON(p.Raw), '\n'))
 		return err
 	case "text":
 		_, err := io.WriteString(w, render.PagePlainText(p))
