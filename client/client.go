@@ -211,13 +211,12 @@ func (c *Client) joinOnce(ctx context.Context) error {
 // server refuses us at the HTTP layer) ends the session.
 func (c *Client) onConnectError(err error) {
 	c.mu.Lock()
-	if c.offline || c.ctx.Err() != nil {
-		c.mu.Unlock()
-		return
+	live := !c.offline && c.ctx.Err() == nil
+	if live {
+		c.lastErr = err
 	}
-	c.lastErr = err
 	c.mu.Unlock()
-	if sioconn.Fatal(err) {
+	if live && sioconn.Fatal(err) {
 		c.goOffline(err, err.Error())
 	}
 }

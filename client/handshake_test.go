@@ -102,21 +102,20 @@ func TestDial_CancelledContextReturnsPromptly(t *testing.T) {
 }
 
 func TestOptions_Validation(t *testing.T) {
-	tests := []struct {
-		name string
+	// name → options and the text the error must contain.
+	for name, tt := range map[string]struct {
 		opt  Options
 		want string
 	}{
-		{name: "empty URL", opt: Options{Office: "o", Name: "n"}, want: "server URL is empty"},
-		{name: "bad scheme", opt: Options{URL: "ftp://h", Office: "o", Name: "n"}, want: "scheme must be"},
-		{name: "no host", opt: Options{URL: "http://", Office: "o", Name: "n"}, want: "has no host"},
-		{name: "password in URL is not echoed", opt: Options{URL: "ftp://u:pw-999@h", Office: "o", Name: "n"}, want: "scheme must be"},
-		{name: "no office", opt: Options{URL: "http://h", Name: "n"}, want: "office is empty"},
-		{name: "no name", opt: Options{URL: "http://h", Office: "o"}, want: "agent name is empty"},
-		{name: "version not spoken", opt: Options{URL: "http://h", Office: "o", Name: "n", Version: "0.4.0"}, want: "not one this build speaks"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		"empty URL":                     {opt: Options{Office: "o", Name: "n"}, want: "server URL is empty"},
+		"bad scheme":                    {opt: Options{URL: "ftp://h", Office: "o", Name: "n"}, want: "scheme must be"},
+		"no host":                       {opt: Options{URL: "http://", Office: "o", Name: "n"}, want: "has no host"},
+		"password in URL is not echoed": {opt: Options{URL: "ftp://u:pw-999@h", Office: "o", Name: "n"}, want: "scheme must be"},
+		"no office":                     {opt: Options{URL: "http://h", Name: "n"}, want: "office is empty"},
+		"no name":                       {opt: Options{URL: "http://h", Office: "o"}, want: "agent name is empty"},
+		"version not spoken":            {opt: Options{URL: "http://h", Office: "o", Name: "n", Version: "0.4.0"}, want: "not one this build speaks"},
+	} {
+		t.Run(name, func(t *testing.T) {
 			_, err := tt.opt.normalized()
 			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "pw-999") {
 				t.Fatalf("err = %v, want %q", err, tt.want)

@@ -1,16 +1,15 @@
 package client
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/internal/sioconn"
 	"github.com/dpe-tui/dpe-tui/protocol"
-	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // Defaults for the zero values of Options.
@@ -80,54 +79,27 @@ type ListingLimits struct {
 
 // normalized returns opt with defaults filled in, or an error naming the bad field.
 func (opt Options) normalized() (Options, error) {
-	if strings.TrimSpace(opt.URL) == "" {
-		return opt, fmt.Errorf("dial: server URL is empty")
+	if _, _, err := sioconn.ParseURL(opt.URL); err != nil {
+		return opt, fmt.Errorf("dial: %w", err)
 	}
-	u, err := url.Parse(opt.URL)
-	if err != nil {
-		// url.Error repeats the URL, which may carry a password.
-		return opt, fmt.Errorf("dial: invalid server URL %q", sanitize.URL(opt.URL))
-	}
-	switch u.Scheme {
-	case "http", "https", "ws", "wss":
-	default:
-		return opt, fmt.Errorf("dial: server URL %q: scheme must be http, https, ws or wss", sanitize.URL(opt.URL))
-	}
-	if u.Host == "" {
-		return opt, fmt.Errorf("dial: server URL %q has no host", sanitize.URL(opt.URL))
-	}
-	if opt.Office == "" {
+	switch {
+	case opt.Office == "":
 		return opt, fmt.Errorf("dial: office is empty")
-	}
-	if opt.Name == "" {
+	case opt.Name == "":
 		return opt, fmt.Errorf("dial: agent name is empty")
 	}
-	if opt.Version != "" {
-		if _, ok := protocol.Negotiate(opt.Version); !ok {
-			return opt, fmt.Errorf("dial: A2C-SMCP version %q is not one this build speaks (%s)", opt.Version, protocol.SpokenVersions)
-		}
+	if _, ok := protocol.Negotiate(opt.Version); opt.Version != "" && !ok {
+		return opt, fmt.Errorf("dial: A2C-SMCP version %q is not one this build speaks (%s)", opt.Version, protocol.SpokenVersions)
 	}
 	if opt.Path != "" && !strings.HasPrefix(opt.Path, "/") {
 		opt.Path = "/" + opt.Path
 	}
-	if opt.ConnectTimeout <= 0 {
-		opt.ConnectTimeout = DefaultConnectTimeout
-	}
-	if opt.RequestTimeout <= 0 {
-		opt.RequestTimeout = DefaultRequestTimeout
-	}
-	if opt.Logger == nil {
-		opt.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opt.MaxAckBytes <= 0 {
-		opt.MaxAckBytes = DefaultMaxAckBytes
-	}
-	if opt.Limits.MaxFieldBytes <= 0 {
-		opt.Limits.MaxFieldBytes = DefaultMaxFieldBytes
-	}
-	if opt.Limits.MaxCursorBytes <= 0 {
-		opt.Limits.MaxCursorBytes = DefaultMaxCursorBytes
-	}
+	opt.ConnectTimeout = sioconn.Positive(opt.ConnectTimeout, DefaultConnectTimeout)
+	opt.RequestTimeout = sioconn.Positive(opt.RequestTimeout, DefaultRequestTimeout)
+	opt.MaxAckBytes = sioconn.Positive(opt.MaxAckBytes, DefaultMaxAckBytes)
+	opt.Limits.MaxFieldBytes = sioconn.Positive(opt.Limits.MaxFieldBytes, DefaultMaxFieldBytes)
+	opt.Limits.MaxCursorBytes = sioconn.Positive(opt.Limits.MaxCursorBytes, DefaultMaxCursorBytes)
+	opt.Logger = cmp.Or(opt.Logger, slog.New(slog.DiscardHandler))
 	return opt, nil
 }
 

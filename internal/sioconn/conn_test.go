@@ -52,19 +52,26 @@ func newLog() (*slog.Logger, *logBuf) {
 }
 
 // startServer runs our SMCP server on 127.0.0.1:0.
-func startServer(t *testing.T, opt server.Options) (string, net.Listener) {
+func startServer(t *testing.T, opt server.Options) string {
 	t.Helper()
 	s, err := server.New(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr := serveOn(t, s)
+	t.Cleanup(func() { _ = s.Close() })
+	return "http://" + addr
+}
+
+// serveOn serves s on a free loopback port and returns its address.
+func serveOn(t *testing.T, s *server.Server) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = s.Serve(l) }()
-	t.Cleanup(func() { _ = s.Close() })
-	return "http://" + l.Addr().String(), l
+	return l.Addr().String()
 }
 
 // joiner is an OnConnect that joins office o as an agent and counts joins,
@@ -115,12 +122,15 @@ func dialAgent(t *testing.T, opt Options, name string) (*Conn, *joiner, error) {
 
 func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	bound := time.After(wait)
 	for !ok() {
-		if time.Now().After(deadline) {
+		select {
+		case <-bound:
 			t.Fatalf("timed out waiting for %s", what)
+		case <-tick.C:
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -128,7 +138,7 @@ func eventually(t *testing.T, what string, ok func() bool) {
 // one connect in twenty against a loopback server), and the watchdog had to
 // re-announce it. With the gated transport the manager hears every open.
 func TestConnect_ManagerNeverMissesOpen(t *testing.T) {
-	url, _ := startServer(t, server.Options{})
+	url := startServer(t, server.Options{})
 	const n = 100
 	var announced uint64
 	var slowest time.Duration
@@ -291,12 +301,7 @@ func TestReconnect_RejoinsAfterServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	go func() { _ = s1.Serve(l) }()
+	addr := serveOn(t, s1)
 	var attempts atomic.Int32
 	var drops atomic.Int32
 	_, j, err := dialAgent(t, Options{URL: "http://" + addr, ConnectTimeout: 2 * time.Second,
@@ -325,7 +330,7 @@ func TestReconnect_RejoinsAfterServerRestart(t *testing.T) {
 // connected) rebuilds the session and re-joins. The race that leaked the
 // timer cannot be forced, so the test raises the same signal.
 func TestStaleTimer_RebuildsAndRejoins(t *testing.T) {
-	url, _ := startServer(t, server.Options{})
+	url := startServer(t, server.Options{})
 	log, lb := newLog()
 	c, j, err := dialAgent(t, Options{URL: url, Logger: log}, "a")
 	if err != nil {
@@ -349,7 +354,7 @@ func TestStaleTimer_RebuildsAndRejoins(t *testing.T) {
 
 // The engine.io path comes from the URL, or from Path.
 func TestConnect_EnginePathFromURLOrOption(t *testing.T) {
-	url, _ := startServer(t, server.Options{Path: "/smcp/"})
+	url := startServer(t, server.Options{Path: "/smcp/"})
 	if _, _, err := dialAgent(t, Options{URL: url + "/smcp/"}, "a1"); err != nil {
 		t.Fatalf("path in URL: %v", err)
 	}

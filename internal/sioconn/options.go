@@ -1,6 +1,7 @@
 package sioconn
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -84,15 +85,35 @@ type Options struct {
 // normalized returns opt with defaults filled in, the engine base URL
 // (scheme://host, ws mapped to http) and the engine.io path.
 func (opt Options) normalized() (Options, *url.URL, error) {
-	if strings.TrimSpace(opt.URL) == "" {
-		return opt, nil, fmt.Errorf("server URL is empty")
+	base, urlPath, err := ParseURL(opt.URL)
+	if err != nil {
+		return opt, nil, err
 	}
-	u, err := url.Parse(opt.URL)
+	opt.Path = cmp.Or(opt.Path, urlPath, protocol.DefaultPath)
+	if !strings.HasPrefix(opt.Path, "/") {
+		opt.Path = "/" + opt.Path
+	}
+	opt.Namespace = cmp.Or(opt.Namespace, protocol.Namespace)
+	opt.Version = cmp.Or(opt.Version, protocol.Version)
+	opt.ConnectTimeout = Positive(opt.ConnectTimeout, DefaultConnectTimeout)
+	opt.MaxMessage = Positive(opt.MaxMessage, DefaultMaxMessage)
+	opt.Logger = cmp.Or(opt.Logger, slog.New(slog.DiscardHandler))
+	return opt, base, nil
+}
+
+// ParseURL checks a server URL — http(s):// or ws(s)://host[:port][/path]
+// — and returns its engine base (scheme://host, ws mapped to http) and its
+// path when that is more than "/". Errors never repeat a secret of the URL.
+func ParseURL(raw string) (base *url.URL, path string, err error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, "", fmt.Errorf("server URL is empty")
+	}
+	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Error repeats the URL, which may carry a password.
-		return opt, nil, fmt.Errorf("invalid server URL")
+		return nil, "", fmt.Errorf("invalid server URL %q", sanitize.URL(raw))
 	}
-	base := &url.URL{Scheme: u.Scheme, Host: u.Host}
+	base = &url.URL{Scheme: u.Scheme, Host: u.Host}
 	switch u.Scheme {
 	case "http", "https":
 	case "ws":
@@ -100,36 +121,24 @@ func (opt Options) normalized() (Options, *url.URL, error) {
 	case "wss":
 		base.Scheme = "https"
 	default:
-		return opt, nil, fmt.Errorf("server URL %q: scheme must be http, https, ws or wss", Redact(u))
+		return nil, "", fmt.Errorf("server URL %q: scheme must be http, https, ws or wss", Redact(u))
 	}
 	if u.Host == "" {
-		return opt, nil, fmt.Errorf("server URL %q has no host", Redact(u))
+		return nil, "", fmt.Errorf("server URL %q has no host", Redact(u))
 	}
-	if opt.Path == "" && u.Path != "" && u.Path != "/" {
-		opt.Path = u.Path
+	if u.Path != "/" {
+		path = u.Path
 	}
-	if opt.Path == "" {
-		opt.Path = protocol.DefaultPath
+	return base, path, nil
+}
+
+// Positive is v, or def when v is not positive: the zero values of
+// durations and sizes in options.
+func Positive[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
 	}
-	if !strings.HasPrefix(opt.Path, "/") {
-		opt.Path = "/" + opt.Path
-	}
-	if opt.Namespace == "" {
-		opt.Namespace = protocol.Namespace
-	}
-	if opt.Version == "" {
-		opt.Version = protocol.Version
-	}
-	if opt.ConnectTimeout <= 0 {
-		opt.ConnectTimeout = DefaultConnectTimeout
-	}
-	if opt.MaxMessage <= 0 {
-		opt.MaxMessage = DefaultMaxMessage
-	}
-	if opt.Logger == nil {
-		opt.Logger = slog.New(slog.DiscardHandler)
-	}
-	return opt, base, nil
+	return v
 }
 
 // query is the handshake query: Query plus a2c_version.
