@@ -26,7 +26,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&opt.Office, "office", envOr("DPE_TUI_OFFICE", "demo"), "office the computers join")
 	fs.StringVar(&opt.DocsDir, "docs", "", "serve this folder as the library instead of the embedded sample corpus")
 	fs.StringVar(&opt.MCPConfig, "mcp-config", "", "JSON file of extra MCP servers for computer alpha (SMCP MCPServerConfig shape)")
-	fs.StringVar(&opt.Resolver, "resolver", "http", "DPE resolver: file or http")
+	fs.StringVar(&opt.Resolver, "resolver", "http", "DPE resolver: file, http or s3")
 	fs.StringVar(&opt.APIKey, "api-key", "", "require this API key from clients; prefer env DPE_TUI_API_KEY")
 	fs.IntVar(&opt.BenchResources, "bench-resources", 0, "add server \"bench\" to alpha with N generated resources (performance runs)")
 	fs.IntVar(&opt.BenchPageSize, "bench-page-size", 100, "cursor page size of the bench server")
@@ -38,6 +38,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&opt.NoComputers, "no-computers", false, "run only the server node, without the demo computers")
 	fs.StringVar(&logFile, "log", "", "write logs to FILE instead of stderr")
 	fs.BoolVar(&verbose, "v", false, "debug logging")
+	checkS3 := addS3Flags(fs, &opt.S3)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -62,9 +63,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		opt.APIKey = os.Getenv("DPE_TUI_API_KEY")
 	}
 	switch opt.Resolver {
-	case "file", "http":
+	case "file", "http", "s3":
 	default:
-		return usageErrorf("--resolver must be file or http, not %q", opt.Resolver)
+		return usageErrorf("--resolver must be file, http or s3, not %q", opt.Resolver)
+	}
+	if err := checkS3(opt.Resolver); err != nil {
+		return err
 	}
 	level := slog.LevelInfo
 	if verbose {
