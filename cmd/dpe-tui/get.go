@@ -53,8 +53,12 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 	default:
 		return usageErrorf("--format must be md, text or json, not %q", f.Format)
 	}
-	if f.Page < 0 {
-		return usageErrorf("--page must be ≥ 1")
+	// Pages are 1-based in every message; 0 is not "all pages" but a
+	// mistake, like -1.
+	pageSet := false
+	fs.Visit(func(fl *flag.Flag) { pageSet = pageSet || fl.Name == "page" })
+	if f.Page < 0 || (pageSet && f.Page == 0) {
+		return usageErrorf("--page must be ≥ 1 (pages are numbered from 1), not %d", f.Page)
 	}
 
 	log, closeLog, err := f.logger()
@@ -72,6 +76,7 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 	if check {
 		return printCheck(ctx, opener, op, stdout)
 	}
+	opener.KeepPageJSON = f.Format == "json"
 	return printGet(ctx, opener, op, f.Page, f.Format, stdout)
 }
 
@@ -152,7 +157,13 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 		}
 		switch format {
 		case "json":
-			_, err := w.Write(escapeJSON(op.Body))
+			// The whole document inline, manifest pages assembled; no
+			// access URI (signed, short-lived) is printed.
+			b, err := op.AssembledJSON()
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(append(escapeJSON(b), '\n'))
 			return err
 		case "text":
 			_, err := io.WriteString(w, render.PlainText(d))
@@ -171,7 +182,11 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 	p := d.Pages[page-1]
 	switch format {
 	case "json":
-		_, err := w.Write(append(escapeJSON(p.Raw), '\n'))
+		b, err := op.PageJSON(page - 1)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(escapeJSON(b), '\n'))
 		return err
 	case "text":
 		_, err := io.WriteString(w, render.PagePlainText(p))
