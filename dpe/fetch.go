@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -39,7 +40,19 @@ type Fetcher struct {
 	// arbitrary local paths.
 	AllowFile bool
 	FileRoot  string
+
+	// One client per Fetcher, built on first use: its transport keeps
+	// connections alive (and speaks HTTP/2 where offered), so the pages
+	// of a manifest document reuse one connection instead of a TCP and
+	// TLS handshake each.
+	once sync.Once
+	hc   *http.Client
 }
+
+// MaxIdleConnsPerHost is how many idle connections a Fetcher keeps per
+// host: enough for the parallel page fetches of check (DefaultFetchWorkers)
+// to find a warm connection each.
+const MaxIdleConnsPerHost = 8
 
 // Defaults of Fetcher.
 const (
@@ -131,11 +144,19 @@ func (f *Fetcher) maxBytes() int64 {
 }
 
 func (f *Fetcher) client() *http.Client {
+	f.once.Do(func() { f.hc = f.newClient() })
+	return f.hc
+}
+
+func (f *Fetcher) newClient() *http.Client {
 	var c http.Client
 	if f.HTTP != nil {
 		c = *f.HTTP
 	} else {
-		c.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.ForceAttemptHTTP2 = true
+		tr.MaxIdleConnsPerHost = MaxIdleConnsPerHost
+		c.Transport = tr
 	}
 	inner := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -182,20 +184,20 @@ func TestFetch_FilePolicy(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		f    Fetcher
+		f    *Fetcher
 		uri  string
 		want string // "" = success
 	}{
-		{"refused by default", Fetcher{}, fileURI(inside), "--allow-file-uri[=ROOT]"},
-		{"allowed", Fetcher{AllowFile: true}, fileURI(inside), ""},
-		{"dotdot refused", Fetcher{AllowFile: true}, "file://" + filepath.ToSlash(root) + "/../x", `contains ".."`},
-		{"encoded dotdot refused", Fetcher{AllowFile: true}, "file://" + filepath.ToSlash(root) + "/%2e%2e/x", `contains ".."`},
-		{"root confines", Fetcher{AllowFile: true, FileRoot: root}, fileURI(inside), ""},
-		{"outside root", Fetcher{AllowFile: true, FileRoot: root}, fileURI(outside), "outside"},
-		{"symlink out of root", Fetcher{AllowFile: true, FileRoot: root}, fileURI(link), "outside"},
-		{"remote host", Fetcher{AllowFile: true}, "file://evil.example/etc/passwd", "not local"},
-		{"directory", Fetcher{AllowFile: true}, fileURI(root), "not a regular file"},
-		{"size cap", Fetcher{AllowFile: true, MaxBytes: 3}, fileURI(inside), "fetch size over the limit"},
+		{"refused by default", &Fetcher{}, fileURI(inside), "--allow-file-uri[=ROOT]"},
+		{"allowed", &Fetcher{AllowFile: true}, fileURI(inside), ""},
+		{"dotdot refused", &Fetcher{AllowFile: true}, "file://" + filepath.ToSlash(root) + "/../x", `contains ".."`},
+		{"encoded dotdot refused", &Fetcher{AllowFile: true}, "file://" + filepath.ToSlash(root) + "/%2e%2e/x", `contains ".."`},
+		{"root confines", &Fetcher{AllowFile: true, FileRoot: root}, fileURI(inside), ""},
+		{"outside root", &Fetcher{AllowFile: true, FileRoot: root}, fileURI(outside), "outside"},
+		{"symlink out of root", &Fetcher{AllowFile: true, FileRoot: root}, fileURI(link), "outside"},
+		{"remote host", &Fetcher{AllowFile: true}, "file://evil.example/etc/passwd", "not local"},
+		{"directory", &Fetcher{AllowFile: true}, fileURI(root), "not a regular file"},
+		{"size cap", &Fetcher{AllowFile: true, MaxBytes: 3}, fileURI(inside), "fetch size over the limit"},
 	}
 	for _, tt := range tests {
 		got, err := tt.f.Fetch(context.Background(), tt.uri)
@@ -221,5 +223,66 @@ func TestRedactURI_DropsSecrets(t *testing.T) {
 		if got := RedactURI(in); got != want {
 			t.Errorf("RedactURI(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A manifest document of 50 pages, opened and read page by page, costs one
+// or two TCP connections, not one per fetch.
+func TestFetcher_ReusesConnections(t *testing.T) {
+	const pages = 50
+	var accepts atomic.Int64
+	mux := http.NewServeMux()
+	var doc strings.Builder
+	doc.WriteString(`{"page_count":50,"pages":[`)
+	for i := range pages {
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		fmt.Fprintf(&doc, `{"page_index":%d,"uri":"p/%d.json"}`, i, i)
+	}
+	doc.WriteString(`]}`)
+	mux.HandleFunc("/doc.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, doc.String())
+	})
+	mux.HandleFunc("/p/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"elements":[{"element_id":"e","category":"NarrativeText","text":"t"}]}`)
+	})
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			accepts.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	o := &Opener{Resolver: ResolverFunc(func(context.Context, string) (Access, error) {
+		return Access{URI: srv.URL + "/doc.json", Size: -1}, nil
+	}), Fetcher: &Fetcher{}}
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range op.Doc.Pages {
+		if err := o.LoadPage(context.Background(), op, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := accepts.Load(); n > 2 {
+		t.Errorf("%d TCP connections for %d fetches, want ≤ 2", n, pages+1)
+	}
+	// The parallel loader of check also stays on a few warm connections.
+	accepts.Store(0)
+	op, err = o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := o.LoadManifestPages(context.Background(), op, DefaultFetchWorkers, nil); len(fs) != 0 {
+		t.Fatal(fs)
+	}
+	if n := accepts.Load(); n > DefaultFetchWorkers {
+		t.Errorf("%d TCP connections for %d workers", n, DefaultFetchWorkers)
 	}
 }

@@ -162,7 +162,9 @@ func TestGetDPE_ExpiredURIRefetchesOnce(t *testing.T) {
 		t.Fatalf("trace = %s", got)
 	}
 	// Expiry exactly ClockSkew ago counts as expired.
-	atNow := func() (Access, error) { return Access{URI: fs.URL + "/old.json", ExpiresAt: testNow.Add(-ClockSkew)}, nil }
+	atNow := func() (Access, error) {
+		return Access{URI: fs.URL + "/old.json", ExpiresAt: testNow.Add(-ClockSkew)}, nil
+	}
 	res = &scripted{steps: []func() (Access, error){atNow, ok(fs.URL + "/new.json")}}
 	if _, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/doc"); err != nil || res.calls != 2 {
 		t.Fatalf("expires_at == now: calls=%d err=%v", res.calls, err)
