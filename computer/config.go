@@ -210,6 +210,10 @@ func decodeServerConfig(raw json.RawMessage, key string, index int) (protocol.MC
 			return protocol.MCPServerConfig{}, err
 		}
 		raw = conv
+	} else if _, sp := probe["server_parameters"]; !sp {
+		if _, typed := probe["type"]; !typed {
+			return protocol.MCPServerConfig{}, &ConfigError{Server: who, Reason: "want command or url (or SMCP's type and server_parameters)"}
+		}
 	}
 	var cfg protocol.MCPServerConfig
 	if err := json.Unmarshal(raw, &cfg); err != nil {

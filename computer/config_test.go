@@ -170,3 +170,80 @@ func FuzzParseISODuration(f *testing.F) {
 		}
 	})
 }
+
+// TestParseConfig_CommonShapesSniffed: the shapes other MCP clients write
+// (Claude Desktop / Cursor / .mcp.json "mcpServers", VS Code "servers"
+// with a type) become the same MCPServerConfig as SMCP's own shape, entry
+// by entry, without being told which shape it is.
+func TestParseConfig_CommonShapesSniffed(t *testing.T) {
+	smcp := `{"servers": {
+		"fs": {"type":"stdio","server_parameters":{"command":"npx","args":["-y","srv"],"env":{"TOKEN":"${env:GH}"},"cwd":"/tmp"}},
+		"web": {"type":"streamable","server_parameters":{"url":"https://mcp.example/mcp","headers":{"Authorization":"Bearer x"},"terminate_on_close":true}},
+		"old": {"type":"sse","server_parameters":{"url":"http://127.0.0.1:9/sse"}}
+	}}`
+	claude := `{"mcpServers": {
+		"fs": {"command":"npx","args":["-y","srv"],"env":{"TOKEN":"${env:GH}"},"cwd":"/tmp","autoApprove":["x"]},
+		"web": {"url":"https://mcp.example/mcp","headers":{"Authorization":"Bearer x"}},
+		"old": {"type":"sse","url":"http://127.0.0.1:9/sse"}
+	}}`
+	vscode := `{"inputs": [], "servers": {
+		"fs": {"type":"stdio","command":"npx","args":["-y","srv"],"env":{"TOKEN":"${env:GH}"},"cwd":"/tmp"},
+		"web": {"type":"http","url":"https://mcp.example/mcp","headers":{"Authorization":"Bearer x"}},
+		"old": {"type":"sse","server_parameters":{"url":"http://127.0.0.1:9/sse"}}
+	}}`
+	want, _, err := ParseConfig([]byte(smcp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, file := range map[string]string{"mcpServers": claude, "vscode-mixed": vscode} {
+		t.Run(name, func(t *testing.T) {
+			got, _, err := ParseConfig([]byte(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d servers, want %d", len(got), len(want))
+			}
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.Name != w.Name || g.Type != w.Type || g.Disabled != w.Disabled {
+					t.Fatalf("server %d: %+v, want %+v", i, g, w)
+				}
+				var gp, wp map[string]any
+				_ = json.Unmarshal(g.ServerParameters, &gp)
+				_ = json.Unmarshal(w.ServerParameters, &wp)
+				for k, v := range wp {
+					gb, _ := json.Marshal(gp[k])
+					wb, _ := json.Marshal(v)
+					if string(gb) != string(wb) {
+						t.Fatalf("%s.%s = %s, want %s", g.Name, k, gb, wb)
+					}
+				}
+			}
+			// Shown by get_config with the secrets masked.
+			shown, _ := json.Marshal(maskConfig(got[1]))
+			if strings.Contains(string(shown), "Bearer") {
+				t.Fatalf("header shown: %s", shown)
+			}
+		})
+	}
+}
+
+func TestParseConfig_CommonShapeErrors(t *testing.T) {
+	for name, tc := range map[string]struct{ file, want string }{
+		"EnvFile":     {`{"mcpServers":{"a":{"command":"x","envFile":".env"}}}`, `mcp server "a": envFile: not supported`},
+		"Both":        {`{"mcpServers":{"a":{"command":"x","url":"http://h/"}}}`, `mcp server "a": command: give command or url, not both`},
+		"BadType":     {`{"mcpServers":{"a":{"url":"http://h/","type":"ws"}}}`, `mcp server "a": type: "ws" with a url`},
+		"BadURL":      {`{"mcpServers":{"a":{"url":"ftp://h/"}}}`, `mcp server "a": server_parameters.url: scheme "ftp"`},
+		"ListNoName":  {`[{"command":"x"}]`, `mcp server "#0": name:`},
+		"WrongArgs":   {`{"mcpServers":{"a":{"command":"x","args":"-v"}}}`, `mcp server "a": args: wrong type`},
+		"EmptyObject": {`{"mcpServers":{"a":{}}}`, `mcp server "a": want command or url`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := ParseConfig([]byte(tc.file))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
