@@ -97,6 +97,7 @@ type Stack struct {
 	names   []string
 	closers []func() error
 	key     []byte
+	local   *Local // set by StartLocal
 }
 
 // OriginKey is the secret this stack's computers tag their get_dpe answers
