@@ -52,7 +52,9 @@ func (c *Converter) Probe(ctx context.Context, src Source) (Probe, error) {
 		return Probe{}, fmt.Errorf("%s: %w", src.Name, err)
 	}
 	p := Probe{Kind: kind, FileType: kind.FileType(), Title: baseName(&src), Keywords: []string{}, PageCount: pdfPageCountHint(data)}
-	if !src.ModTime.IsZero() {
+	if d := pdfDateHint(data); d != "" {
+		p.LastModified = d
+	} else if !src.ModTime.IsZero() {
 		p.LastModified = src.ModTime.UTC().Truncate(1e9).Format("2006-01-02T15:04:05Z07:00")
 	}
 	if !bytes.Contains(data[max(0, len(data)-2048):], []byte("%%EOF")) {
@@ -69,7 +71,23 @@ var (
 	pdfObject     = regexp.MustCompile(`(?s)\d+\s+\d+\s+obj\b(.*?)endobj`)
 	pdfTypePages  = regexp.MustCompile(`/Type\s*/Pages\b`)
 	pdfPagesCount = regexp.MustCompile(`/Count\s+(\d{1,9})\b`)
+	pdfModDate    = regexp.MustCompile(`/ModDate\s*\((D:[0-9+\-Z']{4,32})\)`)
+	pdfCreateDate = regexp.MustCompile(`/CreationDate\s*\((D:[0-9+\-Z']{4,32})\)`)
 )
+
+// pdfDateHint is the document's date as the conversion reads it (ModDate,
+// else CreationDate) when the Info dictionary is plain text; the last one
+// wins, as an incremental update appends a newer Info. "" otherwise.
+func pdfDateHint(data []byte) string {
+	for _, re := range []*regexp.Regexp{pdfModDate, pdfCreateDate} {
+		if all := re.FindAllSubmatch(data, -1); len(all) > 0 {
+			if d := pdfDate(string(all[len(all)-1][1])); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
+}
 
 // pdfPageCountHint is the largest /Count of a /Type /Pages object written
 // as plain text (the root of the page tree holds the total), or 0.
