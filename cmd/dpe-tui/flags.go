@@ -30,6 +30,7 @@ type globalFlags struct {
 	AllowFile    string // "", "1" (anywhere) or a root directory
 	allowFileSet bool
 	MaxAck       byteSize
+	Embedded     embeddedFlags // --mcp-config, --docs (embedded.go)
 }
 
 // byteSize is a flag value in bytes: 67108864, 64MiB, 64M, 512KiB.
@@ -100,6 +101,7 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 			g.MaxAck = byteSize(n)
 		}
 	}
+	g.Embedded.register(fs)
 	fs.Var(&g.MaxAck, "max-ack", "refuse any answer from the server larger than this, before reading it (env DPE_TUI_MAX_ACK; default 64MiB)")
 	fs.Func("allow-file-uri", "accept file:// access URIs from any computer, optionally only under ROOT (--allow-file-uri[=ROOT]); without it only from computers dpe-tui started", func(s string) error {
 		g.allowFileSet = true
@@ -127,7 +129,7 @@ func (g *globalFlags) validate() error {
 	if g.Timeout <= 0 {
 		return usageErrorf("--timeout must be positive")
 	}
-	return nil
+	return g.Embedded.validate(g.URL)
 }
 
 // logger writes to --log FILE, or nowhere: a TUI must not write logs onto
