@@ -37,6 +37,9 @@ func resolveTarget(ctx context.Context, g *globalFlags, log *slog.Logger) (*targ
 		}
 		return &target{URL: g.URL, Office: g.Office}, nil
 	}
+	if g.Embedded.active() {
+		return startEmbedded(ctx, g, log) // the user's own servers and folders
+	}
 	st, err := stack.Start(ctx, stack.Options{Office: g.Office, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("start embedded demo: %w", err)
