@@ -61,6 +61,10 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 		return usageErrorf("--page must be ≥ 1 (pages are numbered from 1), not %d", f.Page)
 	}
 
+	if handled, err := getHook(ctx, &f.globalFlags, pos[0], stdout, stderr); handled {
+		return err // a missing file, or a non-dpe resource of the user's own servers
+	}
+
 	log, closeLog, err := f.logger()
 	if err != nil {
 		return err
