@@ -39,6 +39,9 @@ func runOpen(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(pos) != 1 {
 		return usageErrorf("open needs exactly one file path or URL")
 	}
+	if err := checkLocalInput(pos[0]); err != nil {
+		return err // before any TUI starts
+	}
 	return startTUI(ctx, &f, pos[0])
 }
 
