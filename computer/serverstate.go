@@ -90,10 +90,16 @@ type startInfo struct {
 
 // startFailed is get_resources' answer for a server that failed to start:
 // 4014 like a disabled one (it is configured but not running), saying why.
+// The last line of its stderr comes along: that is usually the reason.
 func startFailed(s *mcpServer) *protocol.Error {
-	return &protocol.Error{Code: protocol.CodeMCPServerNotFound,
-		Message:       fmt.Sprintf("MCP server %s failed to start: %s", quoteTrunc(s.cfg.Name), s.start.err),
-		MCPServerName: s.cfg.Name}
+	msg := fmt.Sprintf("MCP server %s failed to start: %s", quoteTrunc(s.cfg.Name), s.start.err)
+	if s.start.tail != nil {
+		if tail := s.start.tail.String(); tail != "" {
+			lines := strings.Split(tail, "\n")
+			msg += " (stderr: " + oneLine(lines[len(lines)-1], 200) + ")"
+		}
+	}
+	return &protocol.Error{Code: protocol.CodeMCPServerNotFound, Message: msg, MCPServerName: s.cfg.Name}
 }
 
 // StartupOptions bound StartServers.

@@ -134,6 +134,10 @@ func TestStartServers_EachServerIsItsOwnRow(t *testing.T) {
 	if perr == nil || perr.Code != protocol.CodeMCPServerNotFound || !strings.Contains(perr.Message, "failed to start") || !strings.Contains(perr.Message, "dpe-tui-no-such-server") {
 		t.Fatalf("get_resources on the failed server: %v", perr)
 	}
+	perr = o.agent.call(protocol.EventGetResources, o.name, map[string]any{"mcp_server": "dies"}, &ret)
+	if perr == nil || !strings.Contains(perr.Message, "(stderr: bad token "+protocol.Masked+")") {
+		t.Fatalf("get_resources on the server that died: %v", perr)
+	}
 	// ServerStates of the Computer agrees for the registered rows.
 	if got := stateOf(o.comp.ServerStates(), "dies"); got.Status != ServerFailed || got.StderrTail == "" {
 		t.Fatalf("Computer.ServerStates dies: %+v", got)
