@@ -327,3 +327,34 @@ func resourceFileName(uri string) string {
 	}
 	return name
 }
+
+// commands that may follow global flags: `dpe-tui --docs DIR ls resources`
+// is `dpe-tui ls --docs DIR resources`.
+var hoistable = map[string]bool{"open": true, "ls": true, "get": true, "check": true, "find": true, "hash": true, "diff": true}
+
+// hoistCommand moves a command written after the global flags in front of
+// them. Only flags the TUI itself accepts may come first; anything else
+// leaves args as they are, for the usual error.
+func hoistCommand(args []string) []string {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+		return args
+	}
+	var f tuiFlags
+	fs := flag.NewFlagSet("dpe-tui", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.register(fs)
+	if err := fs.Parse(normalizeArgs(args)); err != nil {
+		return args
+	}
+	rest := fs.Args()
+	if len(rest) == 0 || !hoistable[rest[0]] {
+		return args
+	}
+	// The flags as given (normalizeArgs only rewrites a bare
+	// --allow-file-uri, which the command's own parse does again).
+	flags := args[:len(args)-len(rest)]
+	out := make([]string, 0, len(args))
+	out = append(out, rest[0])
+	out = append(out, flags...)
+	return append(out, rest[1:]...)
+}
