@@ -34,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runContext is run under a context the caller controls (tests stop
 // `serve` this way instead of with a signal).
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-
+	args = hoistCommand(args) // `dpe-tui --docs DIR ls resources` works too
 	cmd, rest := "", args
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, rest = args[0], args[1:]
