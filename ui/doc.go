@@ -64,6 +64,8 @@ type documentScreen struct {
 	failedOffline map[int]bool
 
 	images imageLoader
+	// src converts pages of a local file in-process (nil: fetched).
+	src PageSource
 }
 
 type findReq struct {

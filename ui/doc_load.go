@@ -70,7 +70,7 @@ const pagesPerStep = 16
 
 // loadStep loads idx[from:from+pagesPerStep] and answers with the pages.
 func (d *documentScreen) loadStep(idx []int, from int, kind loadKind, jump int) func(ctx context.Context, id int) tea.Msg {
-	opener, op := d.opener, d.op
+	opener, op, load := d.opener, d.op, d.pageLoader()
 	manifest := make([]bool, len(d.pages))
 	for i := range d.pages {
 		manifest[i] = d.pages[i].manifest
@@ -87,7 +87,7 @@ func (d *documentScreen) loadStep(idx []int, from int, kind loadKind, jump int) 
 				msg.errs[i] = err
 				break
 			}
-			p, err := loadPageCopy(ctx, o, buf, op, i, manifest[i])
+			p, err := load(ctx, o, buf, op, i, manifest[i])
 			if err != nil {
 				msg.errs[i] = err
 				continue

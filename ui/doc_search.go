@@ -59,7 +59,7 @@ func (d *documentScreen) startSearch(q string) tea.Cmd {
 // copies, others prefiltered on their raw bytes and decoded (copies,
 // handed back for Update to install) only when they may match.
 func (d *documentScreen) searchStep(q string, from int) func(ctx context.Context, id int) tea.Msg {
-	opener, op := d.opener, d.op
+	opener, op, load := d.opener, d.op, d.pageLoader()
 	loaded := make([]*dpe.Page, len(d.pages))
 	manifest := make([]bool, len(d.pages))
 	for i := range d.pages {
@@ -85,7 +85,7 @@ func (d *documentScreen) searchStep(q string, from int) func(ctx context.Context
 				}
 				decoded++
 				var err error
-				if p, err = loadPageCopy(ctx, o, buf, op, i, manifest[i]); err != nil {
+				if p, err = load(ctx, o, buf, op, i, manifest[i]); err != nil {
 					msg.errs[i] = err
 					continue
 				}

@@ -51,6 +51,9 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 // openTarget is `dpe-tui open <file|URL>`: no resolver, straight to fetch.
 func (m *model) openTarget(target string) tea.Cmd {
 	e := m.e
+	if p, ok := localFile(target); ok && e.opt.OpenFile != nil {
+		return m.openFile(target, p)
+	}
 	access := targetURI(target)
 	e.lastTrace = newTraceLog(access, "")
 	opener := &dpe.Opener{Fetcher: e.opt.Fetcher, Limits: e.opt.Limits, Now: e.opt.Now}
@@ -162,6 +165,7 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		s, cmd = c, c.render()
 	} else {
 		d := newDocumentScreen(e, msg, tl)
+		d.src = msg.src
 		s = d
 		cmd = tea.Batch(d.validate(), d.schedule(), e.setStatus(statusOK, "opened "+sanitizeLine(titleOf(op))+" in "+msg.duration.Round(time.Millisecond).String()))
 		if msg.firstErr != nil {

@@ -151,6 +151,8 @@ type openedMsg struct {
 	// first is page 0, decoded by the open command (nil on error).
 	first    *dpe.Page
 	firstErr error
+	// src converts the pages of a local file (nil: fetched as DPE).
+	src PageSource
 }
 
 // pagesMsg answers a page load: the pages decoded (copies; the shared

@@ -48,6 +48,10 @@ type Options struct {
 	// OpenTarget is a file path or URL for `dpe-tui open`: the document view
 	// opens straight on it, with no server.
 	OpenTarget string
+	// OpenFile converts an OpenTarget that is a local file other than DPE
+	// JSON (PDF, Office, HTML, e-mail, …); nil → every target is fetched
+	// as DPE JSON.
+	OpenFile OpenFileFunc
 	// Theme is "dark", "light", "notty" or "" (from the terminal background).
 	Theme string
 	// NoColor forces the colourless theme (NO_COLOR is also read from the

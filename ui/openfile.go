@@ -1,0 +1,119 @@
+package ui
+
+import (
+	"context"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+)
+
+// PageSource is a document converted in-process, page by page: what
+// convert.Document offers, named here so ui need not import convert.
+// Skeleton is the document with every page in manifest mode (no
+// elements); Page converts page i and returns it decoded, a new value on
+// each call, so the UI owns what it gets. Both must be safe to call from
+// a command while another command converts a page.
+type PageSource interface {
+	Skeleton() *dpe.Document
+	Page(ctx context.Context, i int) (*dpe.Page, error)
+}
+
+// OpenFileFunc opens a local file of any supported format (PDF, Office,
+// HTML, e-mail, …) as a PageSource. It runs in a command and must honour
+// ctx.
+type OpenFileFunc func(ctx context.Context, path string) (PageSource, error)
+
+// localFile is the path of a `dpe-tui open` target that a converter
+// should open: a plain path or file:// URI, except DPE JSON (*.json),
+// which is decoded as it is.
+func localFile(target string) (string, bool) {
+	p := target
+	if u, err := url.Parse(target); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
+		if u.Scheme != "file" {
+			return "", false
+		}
+		p = filepath.FromSlash(u.Path)
+	}
+	if strings.HasSuffix(strings.ToLower(p), ".json") {
+		return "", false
+	}
+	return p, true
+}
+
+// openFile converts a local file: the skeleton and page 1 come back in
+// one message, so the first page is on screen before the rest of a long
+// PDF is converted. Later pages convert when visited (the document
+// screen's page loads go through the source), each in a command that esc
+// cancels.
+func (m *model) openFile(target, path string) tea.Cmd {
+	e := m.e
+	open, now := e.opt.OpenFile, e.opt.Now
+	e.lastTrace = newTraceLog(target, "")
+	opener := &dpe.Opener{Fetcher: e.opt.Fetcher, Limits: e.opt.Limits, Now: now}
+	id, cmd := e.start("converting "+sanitizeLine(filepath.Base(path)), openTimeout, func(ctx context.Context, id int) tea.Msg {
+		t0 := now()
+		buf := &traceBuf{}
+		src, err := open(ctx, path)
+		if err != nil {
+			return errMsg{id: id, what: "open " + sanitizeLine(path), err: err}
+		}
+		doc := src.Skeleton()
+		if doc == nil {
+			return errMsg{id: id, what: "open " + sanitizeLine(path), err: errNoSkeleton}
+		}
+		op := &dpe.Opened{Access: dpe.Access{URI: target}, Kind: dpe.KindDocument, Doc: doc}
+		msg := openedMsg{id: id, opened: op, uri: target, target: target, opener: opener, src: src}
+		if len(doc.Pages) > 0 {
+			msg.first, msg.firstErr = convertPage(ctx, src, buf, now, 0)
+		}
+		msg.duration = now().Sub(t0)
+		msg.trace = buf.entries
+		return msg
+	})
+	if s, ok := m.top().(*openingScreen); ok {
+		s.id = id
+	}
+	return cmd
+}
+
+type skeletonError struct{}
+
+func (skeletonError) Error() string { return "the converter returned no document" }
+
+var errNoSkeleton error = skeletonError{}
+
+// convertPage converts page i and records it in the trace.
+func convertPage(ctx context.Context, src PageSource, buf *traceBuf, now func() time.Time, i int) (*dpe.Page, error) {
+	t0 := time.Now()
+	p, err := src.Page(ctx, i)
+	ev := dpe.TraceEvent{At: now(), Kind: dpe.TraceDecode, Detail: "page " + strconv.Itoa(i) + " converted", Duration: time.Since(t0)}
+	if err != nil {
+		ev.Err = err.Error()
+	} else {
+		ev.Bytes = int64(len(p.Raw))
+	}
+	buf.event(ev)
+	return p, err
+}
+
+// pageLoader is how this document's pages are loaded, captured in Update
+// for a command: converted by the source, or fetched and decoded.
+func (d *documentScreen) pageLoader() func(ctx context.Context, o *dpe.Opener, buf *traceBuf, op *dpe.Opened, i int, manifest bool) (*dpe.Page, error) {
+	src := d.src
+	if src == nil {
+		return loadPageCopy
+	}
+	return func(ctx context.Context, o *dpe.Opener, buf *traceBuf, _ *dpe.Opened, i int, _ bool) (*dpe.Page, error) {
+		now := o.Now
+		if now == nil {
+			now = time.Now
+		}
+		return convertPage(ctx, src, buf, now, i)
+	}
+}
