@@ -54,6 +54,8 @@ type cluster struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	rpc *rpc // routed requests to computers on other nodes
+
 	mu        sync.Mutex
 	up        bool
 	everUp    bool
@@ -171,6 +173,7 @@ func (c *cluster) opCtx() (context.Context, func()) {
 // start runs the supervisor: heartbeat, outage detection, re-registration
 // and reaping of dead nodes, every ttl/3.
 func (c *cluster) start() {
+	c.startRPC()
 	go func() {
 		defer close(c.done)
 		t := time.NewTicker(c.ttl / 3)
@@ -469,6 +472,7 @@ func (c *cluster) close() {
 	}
 	c.cancel()
 	<-c.done
+	c.rpc.close()
 	_ = c.rdb.Close()
 }
 

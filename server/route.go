@@ -7,9 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
 	"github.com/zishang520/socket.io/servers/socket/v3"
-	"github.com/zishang520/socket.io/v3/pkg/types"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -118,18 +116,17 @@ func (s *Server) clampTimeout(payload map[string]any, data []any) (time.Duration
 	return timeout, data
 }
 
-// routeRemote forwards a request to a computer connected to another node:
-// a server-side emit with ack to the room of its socket id, which the
-// Redis adapter delivers on that node and whose ack it brings back (all
-// the ack's arguments). Timeouts, the pending cap and shutdown behave as
-// for a local computer; a computer that disconnects from its node before
-// answering is answered by the timeout (its node does not know the asking
-// agent's pending requests).
+// routeRemote forwards a request to a computer connected to another node,
+// as a request/reply over Redis (rpc.go): the computer's node emits it to
+// the computer's socket and publishes the ack (all its arguments) back to
+// this node. Timeouts, the pending cap and shutdown behave as for a local
+// computer, and a computer that disconnects from its node before answering
+// is answered at once by that node (500), as here.
 func (s *Server) routeRemote(m *member, ev, office string, target entry, payload map[string]any, data []any, ack ackFunc) {
 	name := target.Name
-	room := socket.Room(target.SID)
 	if ack == nil {
-		_ = s.nsp.To(room).Emit(ev, data...)
+		// Nothing to answer: the adapter delivers a plain event.
+		_ = s.nsp.To(socket.Room(target.SID)).Emit(ev, data...)
 		return
 	}
 	if !m.asked.acquire(s.opt.maxPending()) {
@@ -138,40 +135,25 @@ func (s *Server) routeRemote(m *member, ev, office string, target entry, payload
 		return
 	}
 	timeout, data := s.clampTimeout(payload, data)
-	p := &pendingRequest{reply: ack, quota: &m.asked}
+	start := time.Now()
+	p := &pendingRequest{quota: &m.asked, reply: func(reply []any, err error) {
+		s.log.Debug("routed", "event", ev, "computer", name, "office", office, "node", target.Node, "took", time.Since(start))
+		ack(reply, err)
+	}}
+	id := s.cluster.rpc.expect(p)
 	if !s.remote.add(p) {
+		s.cluster.rpc.forget(id)
 		m.asked.release()
 		s.refuse(m, ev, ack, protocol.CodeInternal, "server shutting down")
 		return
 	}
-	start := time.Now()
 	p.start(timeout, func() {
 		msg := fmt.Sprintf("computer %s did not answer %s within %s", truncate(name, 64), ev, timeout)
 		if p.finish([]any{wire(&protocol.Error{Code: protocol.CodeTimeout, Message: msg})}) {
 			s.log.Warn("routed request timed out", "event", ev, "computer", name, "office", office, "node", target.Node, "timeout", timeout)
 		}
 	})
-	// The adapter's BroadcastWithAck is called directly rather than through
-	// BroadcastOperator.EmitWithAck: the operator answers only once every
-	// node has reported its client count, and in adapter v3.0.0 the
-	// requesting node can receive its own request before it has recorded
-	// it (it publishes first), count itself twice and never complete; the
-	// ack then only surfaces with the operator's timeout error. The
-	// adapter's per-client ack callback has no such wait: the one socket
-	// of this id answers once, and that answer is relayed. Its timeout flag
-	// bounds how long the adapter keeps the request; ours answers first.
-	limit := timeout + time.Second
-	packet := &parser.Packet{Type: parser.EVENT, Nsp: protocol.Namespace, Data: append([]any{ev}, data...)}
-	opts := &socket.BroadcastOptions{Rooms: types.NewSet(room), Except: types.NewSet[socket.Room](),
-		Flags: &socket.BroadcastFlags{Timeout: &limit}}
-	s.nsp.Adapter().BroadcastWithAck(packet, opts, func(uint64) {}, func(reply []any, err error) {
-		if err != nil {
-			return
-		}
-		if p.finish(reply) {
-			s.log.Debug("routed", "event", ev, "computer", name, "office", office, "node", target.Node, "took", time.Since(start))
-		}
-	})
+	s.cluster.rpc.send(id, p, target, ev, data, timeout)
 }
 
 // timeoutFor is the request's own "timeout" (seconds, at most
