@@ -166,3 +166,37 @@ func TestGet_LocalMarkdownEmbedsImagesOfItsFolderOnly(t *testing.T) {
 		t.Errorf("file_type %q, embedded %v: want only the image inside the folder", d.FileType, embedded)
 	}
 }
+
+// TestServe_DemoListsAndServesRealDocuments: the demo stack (embedded
+// corpus, no --docs) lists the real/ files with their _meta, and get
+// reads them through the office, converted on first read.
+func TestServe_DemoListsAndServesRealDocuments(t *testing.T) {
+	st := startDocsStack(t, "", nil)
+	rows := lsJSON(t, st.URL)
+	want := map[string]string{"soffice.pdf": "pdf", "pandoc.docx": "docx", "openpyxl.xlsx": "xlsx",
+		"pandoc.pptx": "pptx", "message.eml": "eml", "pandoc.epub": "epub"}
+	uris := map[string]string{}
+	for _, r := range rows {
+		uri, _ := r["uri"].(string)
+		for name, ft := range want {
+			if strings.HasSuffix(uri, "/real/"+name) {
+				if r["file_type"] != ft {
+					t.Errorf("%s: file_type %v, want %s", name, r["file_type"], ft)
+				}
+				if n, _ := r["page_count"].(float64); n < 1 {
+					t.Errorf("%s: page_count %v", name, r["page_count"])
+				}
+				uris[name] = uri
+			}
+		}
+	}
+	if len(uris) != len(want) {
+		t.Fatalf("demo lists %d of the %d real files: %v", len(uris), len(want), uris)
+	}
+	for name, text := range map[string]string{"soffice.pdf": "This corpus is converted by tools nobody here wrote.", "pandoc.docx": "## Introduction", "openpyxl.xlsx": "| North | 10 | 12 | 22 |"} {
+		code, out, errOut := runAgent(t, "get", uris[name], "--url="+st.URL, "--format", "md")
+		if code != 0 || !strings.Contains(out, text) {
+			t.Errorf("get %s: exit %d, stderr %q, stdout %.300q", name, code, errOut, out)
+		}
+	}
+}
