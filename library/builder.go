@@ -47,12 +47,6 @@ func (b *docBuilder) add(category, text string, meta map[string]any) string {
 	return id
 }
 
-// currentPageEmpty reports whether there is no page or the current one has
-// no elements yet.
-func (b *docBuilder) currentPageEmpty() bool {
-	return len(b.pages) == 0 || len(b.pages[len(b.pages)-1].Elements) == 0
-}
-
 // finish guarantees page_count ≥ 1 (seed 000 §校验规则 1: a document always
 // has at least one page) and returns the pages.
 func (b *docBuilder) finish() []PageJSON {
