@@ -36,11 +36,7 @@ func (v *conformanceOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
 			if v.list.cur >= len(f) {
 				return v, nil
 			}
-			x := f[v.list.cur]
-			if x.Page < 0 || x.Page >= len(v.d.pages) {
-				return v, e.info("this finding is about the document as a whole: " + sanitizeLine(x.Path))
-			}
-			return v, tea.Batch(v.e.ask(closeOverlayMsg{}), v.e.ask(jumpMsg{page: x.Page, el: max(0, x.Element)}))
+			return v, v.e.ask(overlayMsg{s: newFindingDetail(e, v.d, v, f[v.list.cur], v.list.cur, len(f))})
 		}
 	case tea.MouseWheelMsg:
 		v.list.wheel(msg.Button == tea.MouseWheelUp, len(f), e.bodyHeight()-2)
@@ -93,8 +89,8 @@ func (v *conformanceOverlay) View(w, h int) []string {
 func (v *conformanceOverlay) Keys() screenKeys {
 	k := v.e.keys
 	return screenKeys{
-		short: []key2{withHelp(k.Enter, "jump"), k.Up, k.Down, withHelp(k.Back, "close")},
-		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "jump to finding")}, k.globalKeys()},
+		short: []key2{withHelp(k.Enter, "details"), k.Up, k.Down, withHelp(k.Back, "close")},
+		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "finding details (enter there jumps)")}, k.globalKeys()},
 	}
 }
 

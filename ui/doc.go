@@ -422,7 +422,7 @@ func (d *documentScreen) Keys() screenKeys {
 	if d.search.query != "" {
 		short = append([]key2{k.NextHit, k.HitList}, short...)
 	}
-	if pu := d.pages[min(d.page, len(d.pages)-1)]; len(d.pages) > 0 && pu.err != "" && !pu.loaded() {
+	if len(d.pages) > 0 && d.pages[min(d.page, len(d.pages)-1)].err != "" && !d.pages[min(d.page, len(d.pages)-1)].loaded() {
 		short = append([]key2{withHelp(k.Retry, "retry page")}, short...)
 	}
 	return screenKeys{

@@ -355,6 +355,9 @@ func (d *documentScreen) contentView(w, h int) []string {
 	e := d.e
 	st := e.st
 	d.h = h - 1
+	if len(d.pages) == 0 {
+		return box([]string{"", " " + st.dim.Render("this document has no pages")}, w, h)
+	}
 	pu := d.pages[d.page]
 	title := pu.title
 	if title == "" {

@@ -393,7 +393,7 @@ func TestConformance_EnterJumpsToTheFindingsElement(t *testing.T) {
 	}
 	m.overlay.(*conformanceOverlay).list.cur = want
 	x := m.docS().findings[want]
-	press(t, m, "enter")
+	press(t, m, "enter", "enter") // the finding's detail, then its jump
 	if m.overlay != nil || m.docS().page != x.Page || m.docS().sel != x.Element {
 		t.Fatalf("enter should jump to page %d element %d; at page %d element %d", x.Page+1, x.Element+1, m.docS().page+1, m.docS().sel+1)
 	}
