@@ -21,7 +21,7 @@ type keyMap struct {
 	Search, NextHit, PrevHit, HitList                                                    key.Binding
 	Inspect, Raw, Conformance, Trace, Copy, Export, ExportPage, SaveImage, SideFocus     key.Binding
 	SideToggle, ErrorDetail, Fold, FoldAll, Scope, Expand                                key.Binding
-	ListBack                                                                             key.Binding
+	ListBack, Finder                                                                     key.Binding
 
 	// The y menu.
 	CopyRes, CopyAccess, CopyText, CopyJSON key.Binding
@@ -100,6 +100,7 @@ func newKeyMap() keyMap {
 		Scope:       b([]string{"tab"}, "tab", "element/page/doc"),
 		Expand:      b([]string{"enter"}, "enter", "expand response"),
 		ListBack:    b([]string{"backspace"}, "backspace", "back to the list"),
+		Finder:      b([]string{"F"}, "F", "find in the office"),
 
 		CopyRes:    b([]string{"u"}, "u", "resource URI"),
 		CopyAccess: b([]string{"a"}, "a", "access URI"),

@@ -35,12 +35,12 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 	e.lastTrace = tl
 	opener := &dpe.Opener{Resolver: recordingResolver{inner: e.agent.Resolver(computer), computer: computer, now: e.opt.Now},
 		Fetcher: e.opt.Fetcher, Limits: e.opt.Limits, Now: e.opt.Now}
-	uri, res, origin := req.uri, req.res, req.origin
+	uri, res, origin, at := req.uri, req.res, req.origin, req.at
 	_, cmd := e.start("opening "+sanitizeLine(uri), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
 		msg := doOpen(ctx, id, o, buf, uri, func(ctx context.Context) (*dpe.Opened, error) { return o.Open(ctx, uri) })
 		if om, ok := msg.(openedMsg); ok {
-			om.res, om.origin = res, origin
+			om.res, om.origin, om.at = res, origin, at
 			return om
 		}
 		return msg
@@ -171,6 +171,7 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		if msg.firstErr != nil {
 			cmd = tea.Batch(cmd, e.setErr("page 1", msg.firstErr))
 		}
+		cmd = tea.Batch(cmd, d.jumpToHit(msg.at))
 	}
 	switch t := m.top().(type) {
 	case *documentScreen, *contentScreen:

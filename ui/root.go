@@ -297,6 +297,8 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case matches(msg, k.Open) && m.overlay == nil && m.canOpen():
 		return m.bar.open(m, promptMsg{mode: barOpen})
+	case matches(msg, k.Finder) && m.overlay == nil && m.canOpen():
+		return m.openFinder()
 	case matches(msg, k.Command) && m.overlay == nil && m.canOpen():
 		return m.bar.open(m, promptMsg{mode: barCommand, validate: m.commandHint})
 	}

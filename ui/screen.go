@@ -46,6 +46,8 @@ type openURIMsg struct {
 	res      *client.Resource
 	origin   *pageRecord
 	computer string
+	// at is where to show the document (a Finder hit), nil: page 1.
+	at *hitPlace
 }
 
 // promptMsg opens the prompt; validate (optional) gives the live hint.
@@ -153,6 +155,7 @@ type openedMsg struct {
 	firstErr error
 	// src converts the pages of a local file (nil: fetched as DPE).
 	src PageSource
+	at  *hitPlace
 }
 
 // pagesMsg answers a page load: the pages decoded (copies; the shared

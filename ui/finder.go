@@ -1,0 +1,305 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+	"github.com/dpe-tui/dpe-tui/search"
+)
+
+// finderScreen searches every computer of the office that hosts a Finder
+// (package search) and lists the merged hits as they arrive: one Next per
+// command, so fast computers show first. enter opens a hit through the
+// normal open path, on the computer that found it, at its page.
+type finderScreen struct {
+	e       *env
+	query   string
+	op      int
+	running bool
+	srch    *search.Search
+	results []search.Result
+	hits    []search.Hit
+	list    scroller
+	// why is the last line about the search or an open (sanitized).
+	why string
+}
+
+// hitPlace is where an opened hit should show: 1-based page, element id.
+type hitPlace struct {
+	page      int
+	elementID string
+}
+
+type finderStartedMsg struct {
+	id int
+	s  *search.Search
+}
+
+type finderResultMsg struct {
+	id int
+	r  search.Result
+	ok bool
+}
+
+func (m finderStartedMsg) opID() int { return m.id }
+func (m finderResultMsg) opID() int  { return m.id }
+func (finderStartedMsg) chained()    {}
+func (finderResultMsg) chained()     {}
+
+func newFinder(e *env) *finderScreen { return &finderScreen{e: e} }
+
+// openFinder pushes the finder and opens its prompt.
+func (m *model) openFinder() tea.Cmd {
+	if m.e.agent == nil {
+		return m.e.info("the finder searches an office: no server connection")
+	}
+	if _, ok := m.top().(*finderScreen); ok {
+		return m.e.ask(promptMsg{mode: barSearch})
+	}
+	m.e.ask(pushMsg{s: newFinder(m.e)})
+	return m.e.ask(promptMsg{mode: barSearch})
+}
+
+func (f *finderScreen) start(q string) tea.Cmd {
+	e := f.e
+	f.stopSearch()
+	caller, ok := e.agent.(search.Caller)
+	if !ok {
+		f.why = "this agent cannot call tools (get_tools/tool_call), so it cannot search"
+		return nil
+	}
+	f.query, f.results, f.hits, f.why, f.running = q, nil, nil, "", true
+	f.list = scroller{}
+	id, cmd := e.start("finding "+sanitizeTrunc(q, 40), 0, func(ctx context.Context, id int) tea.Msg {
+		s, err := search.Start(ctx, caller, search.Query{Text: q})
+		if err != nil {
+			return errMsg{id: id, what: "find", err: err}
+		}
+		return finderStartedMsg{id: id, s: s}
+	})
+	f.op = id
+	return cmd
+}
+
+func (f *finderScreen) next(id int, s *search.Search) tea.Cmd {
+	return f.e.step(id, func(ctx context.Context, id int) tea.Msg {
+		r, ok := s.Next(ctx)
+		return finderResultMsg{id: id, r: r, ok: ok}
+	})
+}
+
+func (f *finderScreen) stopSearch() {
+	if f.srch != nil {
+		f.srch.Cancel()
+		f.srch = nil
+	}
+	if f.op != 0 {
+		f.e.ops.done(f.op)
+		f.op = 0
+	}
+	f.running = false
+}
+
+func (f *finderScreen) stop() { f.stopSearch() }
+
+func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	e := f.e
+	k := e.keys
+	switch msg := msg.(type) {
+	case promptDoneMsg:
+		if msg.mode != barSearch {
+			return f, nil
+		}
+		q := strings.TrimSpace(msg.value)
+		if msg.cancelled || q == "" {
+			if f.query == "" {
+				return f, e.ask(popMsg{})
+			}
+			return f, nil
+		}
+		return f, f.start(q)
+	case finderStartedMsg:
+		if msg.id != f.op {
+			return f, nil
+		}
+		f.srch = msg.s
+		e.progress(msg.id, fmt.Sprintf("0/%d computers", msg.s.Len()))
+		return f, f.next(msg.id, msg.s)
+	case finderResultMsg:
+		if msg.id != f.op {
+			return f, nil
+		}
+		if !msg.ok {
+			f.finish()
+			return f, nil
+		}
+		f.results = append(f.results, msg.r)
+		f.hits = search.Merge(f.results, 100)
+		if f.srch != nil {
+			e.progress(msg.id, fmt.Sprintf("%d/%d computers", len(f.results), f.srch.Len()))
+			return f, f.next(msg.id, f.srch)
+		}
+		return f, nil
+	case errMsg:
+		if msg.id != 0 && msg.id == f.op {
+			f.running, f.op = false, 0
+			f.why = "find: " + oneLine(msg.err)
+			return f, nil
+		}
+		if errors.Is(msg.err, client.ErrNotRouted) {
+			f.why = oneLine(search.OpenError(msg.err))
+		}
+		return f, nil
+	case cancelledMsg:
+		if msg.id == f.op {
+			f.op = 0
+			f.stopSearch()
+			f.why = "search cancelled"
+		}
+		return f, nil
+	case tea.KeyPressMsg:
+		if f.list.nav(k, msg, len(f.hits), e.bodyHeight()-3) {
+			return f, nil
+		}
+		switch {
+		case matches(msg, k.Back):
+			f.stopSearch()
+			return f, e.ask(popMsg{})
+		case matches(msg, k.Search):
+			return f, e.ask(promptMsg{mode: barSearch, value: f.query})
+		case matches(msg, k.Enter):
+			if f.list.cur >= len(f.hits) {
+				return f, nil
+			}
+			h := f.hits[f.list.cur]
+			f.why = ""
+			return f, e.ask(openURIMsg{uri: h.URI, computer: h.Computer, at: &hitPlace{page: h.Page, elementID: h.ElementID}})
+		}
+	}
+	return f, nil
+}
+
+// finish ends the search and says what came of it.
+func (f *finderScreen) finish() {
+	if f.op != 0 {
+		f.e.ops.done(f.op)
+		f.op = 0
+	}
+	f.srch, f.running = nil, false
+	if se := search.Syntax(f.results); se != nil {
+		f.why = sanitizeLine(se.Msg)
+	}
+}
+
+// highlight renders a snippet with its match spans (runes) marked; the
+// snippet is sanitized piece by piece so spans keep their places.
+func (f *finderScreen) highlight(snip string, spans []search.Span, w int) string {
+	st := f.e.st
+	r := []rune(snip)
+	var b strings.Builder
+	pos := 0
+	for _, s := range spans {
+		if s.Start < pos || s.End > len(r) {
+			continue
+		}
+		b.WriteString(sanitize.Line(string(r[pos:s.Start])))
+		b.WriteString(st.hit.Render(sanitize.Line(string(r[s.Start:s.End]))))
+		pos = s.End
+	}
+	b.WriteString(sanitize.Line(string(r[pos:])))
+	return clip(b.String(), w)
+}
+
+func (f *finderScreen) View(w, h int) []string {
+	st := f.e.st
+	head := " Finder"
+	if f.query != "" {
+		head += " · " + sanitizeTrunc(f.query, 40) + fmt.Sprintf(" · %d hits", len(f.hits))
+	}
+	out := []string{st.title.Render(clip(head, w))}
+	var notes []string
+	for _, r := range f.results {
+		switch r.State {
+		case search.NoFinder:
+			notes = append(notes, sanitizeLine(r.Computer)+": no Finder")
+		case search.Failed:
+			notes = append(notes, sanitizeLine(r.Computer)+": "+oneLine(r.Err))
+		case search.OK:
+			s := fmt.Sprintf("%s: %d", sanitizeLine(r.Computer), len(r.Hits))
+			if r.Indexed != "" && !r.Complete {
+				s += " (" + sanitizeLine(r.Indexed) + ")"
+			}
+			notes = append(notes, s)
+		}
+	}
+	if len(notes) > 0 {
+		out = append(out, " "+st.dim.Render(clip(strings.Join(notes, " · "), w-2)))
+	}
+	if f.why != "" {
+		out = append(out, " "+st.errText.Render(clip(f.why, w-2)))
+	}
+	if f.query == "" {
+		return append(out, "", " "+st.dim.Render("type a query: / opens the prompt"))
+	}
+	if len(f.hits) == 0 {
+		if f.running {
+			return append(out, "", "  "+f.e.spin.View()+" searching…")
+		}
+		return append(out, "", " "+st.dim.Render("no hits"))
+	}
+	rows := (h - len(out)) / 2
+	f.list.clamp(len(f.hits), max(1, rows))
+	for i := f.list.top; i < len(f.hits) && len(out)+2 <= h; i++ {
+		x := f.hits[i]
+		where := fmt.Sprintf("%s › %s › p%d", sanitizeTrunc(x.Computer, 16), sanitizeTrunc(orDefault(x.Title, x.URI), 36), x.Page)
+		line1 := clip(where, w-3)
+		line2 := "   " + f.highlight(x.Snippet, x.Match, w-4)
+		if i == f.list.cur {
+			out = append(out, st.gutter.Render("▌")+" "+st.selRow.Render(fit(line1, w-3)), line2)
+		} else {
+			out = append(out, "  "+line1, line2)
+		}
+	}
+	return out
+}
+
+func orDefault(s, d string) string {
+	if strings.TrimSpace(s) == "" {
+		return d
+	}
+	return s
+}
+
+func (f *finderScreen) Keys() screenKeys {
+	k := f.e.keys
+	return screenKeys{
+		short: []key2{withHelp(k.Enter, "open hit"), withHelp(k.Search, "new query"), k.Up, k.Down, k.Back},
+		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "open at the hit"), withHelp(k.Search, "new query")}, k.globalKeys()},
+	}
+}
+
+func (f *finderScreen) Crumb() string { return "finder" }
+
+// jumpToHit shows a document opened from a hit at its page, and at its
+// element when that page is decoded already.
+func (d *documentScreen) jumpToHit(at *hitPlace) tea.Cmd {
+	if at == nil || at.page < 1 || at.page > len(d.pages) {
+		return nil
+	}
+	i, el := at.page-1, -1
+	if p := d.pages[i].p; p != nil {
+		for j, x := range p.Elements {
+			if x.ID == at.elementID {
+				el = j
+				break
+			}
+		}
+	}
+	return d.gotoPage(i, el)
+}

@@ -1,0 +1,66 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+const finderSchema = `{"type":"object","properties":{"query":{"type":"string"},"cursor":{"type":"string"},"limit":{"type":"integer"},"file_type":{"type":"string"}},"required":["query"]}`
+
+// GetTools: laptop hosts a Finder, build-box has only another tool.
+func (f *fakeAgent) GetTools(ctx context.Context, computer string) ([]protocol.SMCPTool, error) {
+	if err := f.wait(ctx); err != nil {
+		return nil, err
+	}
+	switch computer {
+	case "laptop":
+		return []protocol.SMCPTool{{Name: "find", ParamsSchema: json.RawMessage(finderSchema)}}, nil
+	case "build-box":
+		return []protocol.SMCPTool{{Name: "build", ParamsSchema: json.RawMessage(`{"type":"object"}`)}}, nil
+	}
+	return nil, errors.New("no such computer")
+}
+
+// ToolCall answers find on laptop with one hit on page 2 of the annual
+// report; its snippet carries an escape sequence.
+func (f *fakeAgent) ToolCall(ctx context.Context, computer, tool string, params map[string]any) (json.RawMessage, error) {
+	if computer != "laptop" || tool != "find" {
+		return nil, errors.New("unexpected tool_call")
+	}
+	hit := map[string]any{"uri": reportURI, "title": "Annual report 2026", "page": 2, "element_id": "t2", "category": "Title",
+		"snippet": "Regional \x1b[31mdetails of revenue", "match": []map[string]int{{"start": 20, "end": 27}}, "score": 3.5}
+	return json.Marshal(map[string]any{"structuredContent": map[string]any{"hits": []any{hit}, "total": 1,
+		"indexed": map[string]any{"documents_indexed": 4, "documents_total": 4, "complete": true}}})
+}
+
+func TestFinder_FindsAcrossTheOfficeAndOpensAtTheHit(t *testing.T) {
+	fa := newFakeAgent(t)
+	s := start80(t, testOptions(fa))
+	s.waitFor("2 enabled")
+	s.keys("F")
+	s.waitFor("search /")
+	s.typeText("revenue")
+	s.keys("enter")
+	s.waitFor("build-box: no Finder")
+	s.waitFor("laptop: 1")
+	s.idle()
+	f := s.frame()
+	if strings.ContainsRune(f, '\x1b') {
+		t.Fatalf("escape sequence reached the screen:\n%q", f)
+	}
+	if !strings.Contains(f, "Annual report 2026 › p2") || !strings.Contains(f, "revenue") {
+		t.Fatalf("hit not listed:\n%s", f)
+	}
+	golden.RequireEqual(t, normalize(f))
+	s.keys("enter")
+	s.waitFor("page 2/3")
+	s.waitFor("Regional details")
+	s.final()
+}
