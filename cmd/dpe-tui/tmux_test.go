@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -47,11 +48,20 @@ func (s *tmuxSession) keys(keys ...string) {
 func (s *tmuxSession) text(txt string) { s.run("send-keys", "-t", s.name, "-l", txt) }
 func (s *tmuxSession) screen() string  { return s.run("capture-pane", "-p", "-t", s.name) }
 
+// manualSection matches the heading of each page of the generated manual
+// ("## 12.3 Valve inspection") in exported Markdown.
+var manualSection = regexp.MustCompile(`(?m)^#+ (\d+\.\d+) `)
+
 // waitFor polls the screen until it contains every want, or fails with the
 // screen as it last was.
 func (s *tmuxSession) waitFor(what string, want ...string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	return s.waitForWithin(30*time.Second, what, want...)
+}
+
+func (s *tmuxSession) waitForWithin(d time.Duration, what string, want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
 	var scr string
 	for time.Now().Before(deadline) {
 		scr = s.screen()
@@ -117,16 +127,45 @@ func TestTUI_EndToEndInTmux(t *testing.T) {
 	s.keys("n")
 	s.waitFor("match counter", "1/1", "page 4/11")
 
-	// Inspector on the focused element, then back.
-	s.keys("Enter")
+	// Inspector on the focused element ("." everywhere; enter on a table
+	// opens the cell view instead), then back.
+	s.keys(".")
 	s.waitFor("inspector", "inspector", "category", "element_id")
 	s.keys("Escape")
-	s.waitFor("inspector closed", "] next page")
+	s.waitFor("inspector closed", "S hit list", "? help")
 
 	// Resolver trace.
 	s.keys("x")
 	s.waitFor("trace", "resolver trace", "Timeline", "get_dpe", "fetch", "validate")
 	s.keys("Escape")
+
+	// Export the 300-page manual: every page is loaded first (only page 1
+	// is on screen), so the Markdown file holds all of them.
+	s.keys("o")
+	s.text("dpe://io.github.dpetui.library/generated/station-operations-manual")
+	s.keys("Enter")
+	s.waitFor("manual opens", "page 1/300", "Station Operations Manual")
+	out := filepath.Join(dir, "manual.md")
+	s.keys("e")
+	s.waitFor("export prompt", "export document to")
+	s.keys("C-u")
+	s.text(out)
+	s.keys("Enter")
+	s.waitForWithin(3*time.Minute, "export written", "document Markdown written to")
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]bool{}
+	for _, m := range manualSection.FindAllStringSubmatch(string(md), -1) {
+		sections[m[1]] = true
+	}
+	for p := 0; p < 300; p++ {
+		if want := fmt.Sprintf("%d.%d", p/10+1, p%10+1); !sections[want] {
+			t.Errorf("exported Markdown lacks page %d (section %s); %d of 300 sections present", p+1, want, len(sections))
+			break
+		}
+	}
 
 	s.keys("q")
 	s.waitFor("exit", "EXIT-0")
