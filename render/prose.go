@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"charm.land/glamour/v2"
+	gansi "charm.land/glamour/v2/ansi"
+	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -66,7 +68,7 @@ func (r *Renderer) glamourRender(s string, width int) (string, error) {
 	if !ok {
 		var err error
 		g, err = glamour.NewTermRenderer(
-			glamour.WithStandardStyle(r.theme.Glamour),
+			glamour.WithStyles(glamourStyle(r.theme.Glamour)),
 			glamour.WithWordWrap(width),
 		)
 		if err != nil {
@@ -115,4 +117,19 @@ func compactSGR(re *regexp.Regexp, l string) string {
 		return ""
 	}
 	return l
+}
+
+// glamourStyle is the named standard Glamour style (never "auto": output
+// must not depend on the terminal) without its document margin: the
+// document view indents every block alike, so Glamour's paragraphs and
+// the plain ones start in the same column.
+func glamourStyle(name string) gansi.StyleConfig {
+	cfg, ok := styles.DefaultStyles[name]
+	if !ok || cfg == nil {
+		cfg = &styles.NoTTYStyleConfig
+	}
+	c := *cfg
+	zero := uint(0)
+	c.Document.Margin = &zero
+	return c
 }

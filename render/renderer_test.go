@@ -2,8 +2,12 @@ package render
 
 import (
 	"encoding/json"
+	"image/color"
 	"strings"
 	"testing"
+
+	gstyles "charm.land/glamour/v2/styles"
+	"github.com/alecthomas/chroma/v2/styles"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
@@ -118,10 +122,23 @@ func TestNewTheme_UnknownNameIsNotty(t *testing.T) {
 	if th := NewTheme("solarized"); th.Name != "notty" || th.Color {
 		t.Errorf("NewTheme(solarized) = %q color %v", th.Name, th.Color)
 	}
-	for _, n := range []string{"dark", "light"} {
-		if th := NewTheme(n); th.Name != n || !th.Color || th.Glamour != n {
-			t.Errorf("NewTheme(%s) = %+v", n, th)
+	// One palette: Glamour and chroma use the Tokyo Night variants the
+	// theme's colours come from, by fixed name (never "auto").
+	want := map[string][2]string{"dark": {"tokyo-night", "tokyonight-night"}, "light": {"light", "tokyonight-day"}}
+	for n, w := range want {
+		th := NewTheme(n)
+		if th.Name != n || !th.Color || th.Glamour != w[0] || th.Chroma != w[1] || th.Palette.Fg == "" {
+			t.Errorf("NewTheme(%s): glamour %q chroma %q palette %+v", n, th.Glamour, th.Chroma, th.Palette)
 		}
+		if styles.Get(th.Chroma).Name != th.Chroma {
+			t.Errorf("chroma has no style %q", th.Chroma)
+		}
+		if _, ok := gstyles.DefaultStyles[th.Glamour]; !ok {
+			t.Errorf("glamour has no style %q", th.Glamour)
+		}
+	}
+	if th := NewTheme("dark"); th.Background != (color.RGBA{0x1A, 0x1B, 0x26, 0xFF}) {
+		t.Errorf("dark background %v", th.Background)
 	}
 }
 

@@ -67,6 +67,8 @@ type TableInfo struct {
 	FirstCol, LastCol int
 	MaxXOffset        int
 	Clipped           bool // some columns are off screen
+	// LastPartial is set when column LastCol is cut to fit the width.
+	LastPartial bool
 	// Squeezed is true when some column is narrower than its content
 	// (capped or squeezed): scrolling by column shows it whole.
 	Squeezed  bool
@@ -78,6 +80,9 @@ type tableLayout struct {
 	widths []int // their widths
 	info   TableInfo
 	sep    string // styled column separator, rendered once per layout
+	// cursor marks grid cell (row, col) when the view has a cursor.
+	cursor   bool
+	row, col int
 }
 
 // layout fits columns to width. All columns at their natural widths (capped
@@ -85,7 +90,7 @@ type tableLayout struct {
 // colMinSqueeze; else the first column stays and the rest scroll by
 // XOffset.
 func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
-	lay := tableLayout{info: TableInfo{Rows: len(g.Rows), Cols: g.Cols, HeaderRows: g.HeaderRows, FirstCol: min(1, g.Cols-1), LastCol: g.Cols - 1, Truncated: g.Truncated}}
+	lay := tableLayout{cursor: v.Cursor, row: v.Row, col: v.Col, info: TableInfo{Rows: len(g.Rows), Cols: g.Cols, HeaderRows: g.HeaderRows, FirstCol: min(1, g.Cols-1), LastCol: g.Cols - 1, Truncated: g.Truncated}}
 	n := g.Cols
 	nat := make([]int, n)
 	total := colSepWidth * (n - 1)
@@ -188,6 +193,7 @@ func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
 			lay.cols = append(lay.cols, c)
 			lay.widths = append(lay.widths, max(room, 1))
 			last = c
+			lay.info.LastPartial = room < nat[c]
 		}
 		break
 	}
@@ -316,7 +322,10 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 			sb.WriteString(sep)
 		}
 		cell := pad(text, w)
-		if header && text != "" {
+		switch {
+		case lay.cursor && ri == lay.row && lay.col >= c && lay.col <= lay.cols[j-1]:
+			cell = r.theme.TableCursor.Render(cell)
+		case header && text != "":
 			cell = r.theme.TableHeader.Render(cell)
 		}
 		sb.WriteString(cell)

@@ -21,15 +21,21 @@ type Theme struct {
 	Chroma string
 	// Background is what transparent image pixels are blended onto.
 	Background color.RGBA
+	// Palette is the theme's colours: the UI builds its own styles from
+	// it, so the screens and the rendered document are one palette.
+	// Empty for notty.
+	Palette Palette
 
 	Text, Dim, Italic, Tag                    lipgloss.Style
 	Title, Subtitle, Heading, TitleMarker     lipgloss.Style
 	Bullet, Formula, Checked, Unchecked, Rule lipgloss.Style
 	CodeBorder, CodeLabel                     lipgloss.Style
 	TableHeader, TableBorder, TableMarker     lipgloss.Style
-	Key, Value, Warning, Match                lipgloss.Style
-	JSONKey, JSONString, JSONNumber           lipgloss.Style
-	JSONBool, JSONNull, JSONPunct, JSONFold   lipgloss.Style
+	// TableCursor marks the selected cell of a table.
+	TableCursor                             lipgloss.Style
+	Key, Value, Warning, Match              lipgloss.Style
+	JSONKey, JSONString, JSONNumber         lipgloss.Style
+	JSONBool, JSONNull, JSONPunct, JSONFold lipgloss.Style
 }
 
 // NewTheme returns the named theme: "dark", "light" or "notty". Any other
@@ -37,16 +43,21 @@ type Theme struct {
 func NewTheme(name string) Theme {
 	switch name {
 	case "dark":
-		return colorTheme("dark", palette{
-			fg: "#C0CAF5", dim: "#737AA2", accent: "#BB9AF7", title: "#7AA2F7", sub: "#7DCFFF",
-			green: "#9ECE6A", orange: "#FF9E64", red: "#F7768E", yellow: "#E0AF68", border: "#565F89",
-			chroma: "monokai", bg: color.RGBA{0x1A, 0x1B, 0x26, 0xFF},
+		// Tokyo Night; Glamour's tokyo-night and chroma's tokyonight-night
+		// are the same palette.
+		return colorTheme("dark", "tokyo-night", "tokyonight-night", Palette{
+			Fg: "#C0CAF5", Dim: "#737AA2", Accent: "#BB9AF7", Title: "#7AA2F7", Sub: "#7DCFFF",
+			Green: "#9ECE6A", Orange: "#FF9E64", Red: "#F7768E", Yellow: "#E0AF68", Border: "#565F89",
+			Bg: "#1A1B26", SelBg: "#283457", Line: "#292E42",
 		})
 	case "light":
-		return colorTheme("light", palette{
-			fg: "#343B58", dim: "#6C6E75", accent: "#5A4A78", title: "#34548A", sub: "#166775",
-			green: "#485E30", orange: "#965027", red: "#8C4351", yellow: "#8F5E15", border: "#9699A3",
-			chroma: "github", bg: color.RGBA{0xFF, 0xFF, 0xFF, 0xFF},
+		// Tokyo Night Day; chroma ships it as tokyonight-day, Glamour has
+		// no light Tokyo Night, so its light style with this theme's code
+		// colours.
+		return colorTheme("light", "light", "tokyonight-day", Palette{
+			Fg: "#3760BF", Dim: "#6172B0", Accent: "#9854F1", Title: "#2E7DE9", Sub: "#007197",
+			Green: "#587539", Orange: "#B15C00", Red: "#F52A65", Yellow: "#8C6C3E", Border: "#A8AECB",
+			Bg: "#E1E2E7", SelBg: "#B7C1E3", Line: "#C4C8DA",
 		})
 	}
 	plain := lipgloss.NewStyle()
@@ -56,52 +67,79 @@ func NewTheme(name string) Theme {
 		Title: plain, Subtitle: plain, Heading: plain, TitleMarker: plain,
 		Bullet: plain, Formula: plain, Checked: plain, Unchecked: plain, Rule: plain,
 		CodeBorder: plain, CodeLabel: plain,
-		TableHeader: plain, TableBorder: plain, TableMarker: plain,
+		TableHeader: plain, TableBorder: plain, TableMarker: plain, TableCursor: plain,
 		Key: plain, Value: plain, Warning: plain, Match: plain,
 		JSONKey: plain, JSONString: plain, JSONNumber: plain,
 		JSONBool: plain, JSONNull: plain, JSONPunct: plain, JSONFold: plain,
 	}
 }
 
-type palette struct {
-	fg, dim, accent, title, sub, green, orange, red, yellow, border, chroma string
-	bg                                                                      color.RGBA
+// Palette is a theme's colours as "#RRGGBB".
+type Palette struct {
+	Fg, Dim, Accent, Title, Sub, Green, Orange, Red, Yellow, Border string
+	// Bg is the background, SelBg a selected row's, Line a faint rule's.
+	Bg, SelBg, Line string
 }
 
-func colorTheme(name string, p palette) Theme {
+func colorTheme(name, glamourStyle, chroma string, p Palette) Theme {
 	fg := func(c string) lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Color(c)) }
+	bg := rgba(p.Bg)
 	return Theme{
-		Name: name, Color: true, Glamour: name, Chroma: p.chroma, Background: p.bg,
+		Name: name, Color: true, Glamour: glamourStyle, Chroma: chroma, Background: bg, Palette: p,
 		Text:        lipgloss.NewStyle(),
-		Dim:         fg(p.dim),
-		Italic:      fg(p.fg).Italic(true),
-		Tag:         fg(p.dim).Italic(true),
-		Title:       fg(p.title).Bold(true),
-		Subtitle:    fg(p.sub).Bold(true),
-		Heading:     fg(p.accent).Bold(true),
-		TitleMarker: fg(p.dim),
-		Bullet:      fg(p.accent),
-		Formula:     fg(p.accent).Italic(true),
-		Checked:     fg(p.green),
-		Unchecked:   fg(p.dim),
-		Rule:        fg(p.border),
-		CodeBorder:  fg(p.border),
-		CodeLabel:   fg(p.yellow).Bold(true),
-		TableHeader: fg(p.sub).Bold(true),
-		TableBorder: fg(p.border),
-		TableMarker: fg(p.yellow),
-		Key:         fg(p.sub).Bold(true),
+		Dim:         fg(p.Dim),
+		Italic:      fg(p.Fg).Italic(true),
+		Tag:         fg(p.Dim).Italic(true),
+		Title:       fg(p.Title).Bold(true),
+		Subtitle:    fg(p.Sub).Bold(true),
+		Heading:     fg(p.Accent).Bold(true),
+		TitleMarker: fg(p.Dim),
+		Bullet:      fg(p.Accent),
+		Formula:     fg(p.Accent).Italic(true),
+		Checked:     fg(p.Green),
+		Unchecked:   fg(p.Dim),
+		Rule:        fg(p.Border),
+		CodeBorder:  fg(p.Border),
+		CodeLabel:   fg(p.Yellow).Bold(true),
+		TableHeader: fg(p.Sub).Bold(true),
+		TableBorder: fg(p.Border),
+		TableMarker: fg(p.Yellow),
+		TableCursor: lipgloss.NewStyle().Foreground(bg).Background(lipgloss.Color(p.Sub)).Bold(true),
+		Key:         fg(p.Sub).Bold(true),
 		Value:       lipgloss.NewStyle(),
-		Warning:     fg(p.yellow),
-		Match:       lipgloss.NewStyle().Foreground(p.bgColor()).Background(lipgloss.Color(p.yellow)).Bold(true),
-		JSONKey:     fg(p.title),
-		JSONString:  fg(p.green),
-		JSONNumber:  fg(p.orange),
-		JSONBool:    fg(p.accent),
-		JSONNull:    fg(p.red),
-		JSONPunct:   fg(p.dim),
-		JSONFold:    fg(p.yellow).Italic(true),
+		Warning:     fg(p.Yellow),
+		Match:       lipgloss.NewStyle().Foreground(bg).Background(lipgloss.Color(p.Yellow)).Bold(true),
+		JSONKey:     fg(p.Title),
+		JSONString:  fg(p.Green),
+		JSONNumber:  fg(p.Orange),
+		JSONBool:    fg(p.Accent),
+		JSONNull:    fg(p.Red),
+		JSONPunct:   fg(p.Dim),
+		JSONFold:    fg(p.Yellow).Italic(true),
 	}
 }
 
-func (p palette) bgColor() color.Color { return p.bg }
+// rgba parses "#RRGGBB".
+func rgba(hex string) color.RGBA {
+	var c color.RGBA
+	c.A = 0xFF
+	if len(hex) == 7 && hex[0] == '#' {
+		v := func(i int) uint8 {
+			var n uint8
+			for _, ch := range hex[i : i+2] {
+				n <<= 4
+				switch {
+				case ch >= '0' && ch <= '9':
+					n |= uint8(ch - '0')
+				case ch >= 'a' && ch <= 'f':
+					n |= uint8(ch-'a') + 10
+				case ch >= 'A' && ch <= 'F':
+					n |= uint8(ch-'A') + 10
+				}
+			}
+			return n
+		}
+		c.R, c.G, c.B = v(1), v(3), v(5)
+	}
+	return c
+}

@@ -1,14 +1,20 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // B2: esc during M (load all) resets the loading state: m works again and
@@ -161,5 +167,476 @@ func TestErrors_StatusFirstSentenceAndDetailView(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(m.overlay.(*lineView).lines(m.e.width), ""), "THE-END") {
 		t.Fatal("the detail view should have the whole error")
+	}
+}
+
+// tableDoc is a page with a 12-column table (a long cell, a hit in the
+// last column) and a second page holding a TableChunk.
+func tableDoc(t testing.TB) []byte {
+	var h, txt strings.Builder
+	h.WriteString("<table><tr>")
+	for c := range 12 {
+		fmt.Fprintf(&h, "<th>Column%02d</th>", c+1)
+	}
+	h.WriteString("</tr>")
+	for r := range 3 {
+		h.WriteString("<tr>")
+		for c := range 12 {
+			v := fmt.Sprintf("value-%d-%d", r+1, c+1)
+			switch {
+			case r == 2 && c == 11:
+				v = "needlecell"
+			case r == 0 && c == 1:
+				v = "long " + strings.Repeat("words ", 30) + "LONG-END"
+			}
+			fmt.Fprintf(&h, "<td>%s</td>", v)
+			txt.WriteString(v + " ")
+		}
+		h.WriteString("</tr>")
+	}
+	h.WriteString("</table>")
+	chunk := "<table><tr><th>Key</th><th>A</th><th>B</th><th>C</th><th>D</th><th>E</th><th>F</th><th>G</th></tr>" +
+		"<tr><td>k1</td><td>" + strings.Repeat("alpha ", 8) + "</td><td>" + strings.Repeat("beta ", 8) + "</td><td>" + strings.Repeat("gamma ", 8) +
+		"</td><td>delta</td><td>epsilon</td><td>zeta</td><td>eta-last</td></tr></table>"
+	doc := map[string]any{"doc_ref": "tables", "title": "Tables", "page_count": 2, "pages": []any{
+		map[string]any{"page_index": 0, "elements": []any{
+			map[string]any{"element_id": "h", "category": "Title", "text": "Tables"},
+			map[string]any{"element_id": "p", "category": "NarrativeText", "text": "Before the table."},
+			map[string]any{"element_id": "tb", "category": "Table", "text": txt.String(), "ele_metadata": map[string]any{"text_as_html": h.String()}},
+		}},
+		map[string]any{"page_index": 1, "elements": []any{
+			map[string]any{"element_id": "p2", "category": "NarrativeText", "text": "A chunk follows."},
+			map[string]any{"element_id": "ch", "category": "TableChunk", "text": "k1 alpha beta gamma delta epsilon zeta eta-last", "ele_metadata": map[string]any{"text_as_html": chunk}},
+		}},
+	}}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func openTables(t *testing.T, w, h int) *model {
+	t.Helper()
+	opt := Options{Theme: "dark", Width: w, Height: h, Now: func() time.Time { return fixedNow }, StatusTimeout: -1, OpenTarget: "tables.json"}
+	m := New(opt).m
+	o := m.e.ops.add("open", 0)
+	run(t, m, m.update(openedFor(m, o.id, decodedDoc(t, tableDoc(t)), "tables.json")))
+	if m.docS() == nil {
+		t.Fatal("document not open")
+	}
+	return m
+}
+
+// B3: on a squeezed table l/h move the cell cursor by column (scrolling),
+// 0/$ jump to the ends, w widens the column, enter shows the cell in full
+// and its row; the selected cell is highlighted.
+func TestTable_ColumnCursorWidenAndCellView(t *testing.T) {
+	m := openTables(t, 80, 24)
+	d := m.docS()
+	press(t, m, "t")
+	if !d.isTableSelected() {
+		t.Fatal("t should select the table")
+	}
+	press(t, m, "$")
+	if c := d.cell[d.sel]; c.col != 11 {
+		t.Fatalf("$: column %d, want 12th", c.col+1)
+	}
+	if f := frame(m); !strings.Contains(f, "Column12") || strings.Contains(f, "Column03") {
+		t.Fatalf("$ should scroll the last column into view:\n%s", f)
+	}
+	press(t, m, "0")
+	if c := d.cell[d.sel]; c.col != 0 || d.tv[d.sel].XOffset != 0 {
+		t.Fatalf("0: column %d offset %d", c.col+1, d.tv[d.sel].XOffset)
+	}
+	press(t, m, "l")
+	if c := d.cell[d.sel]; c.col != 1 {
+		t.Fatalf("l: column %d, want 2", c.col+1)
+	}
+	// The selected cell is highlighted: its text carries the cursor style.
+	if raw := m.view().Content; !strings.Contains(raw, cursorSGR(m.e.renderer.Theme().TableCursor)+"long") {
+		t.Fatalf("the selected cell is not highlighted:\n%q", raw)
+	}
+	before := frame(m)
+	press(t, m, "w")
+	if tv := d.tv[d.sel]; tv.ColWidthBonus == 0 || tv.WideCol != 2 {
+		t.Fatalf("w should widen column 2: %+v", tv)
+	}
+	if frame(m) == before {
+		t.Fatal("w changed nothing on screen")
+	}
+	press(t, m, "enter")
+	lv, ok := m.overlay.(*lineView)
+	if !ok {
+		t.Fatalf("enter on a table should open the cell view, overlay %T", m.overlay)
+	}
+	body := ansi.Strip(strings.Join(lv.lines(80), "\n"))
+	if !strings.Contains(body, "LONG-END") || !strings.Contains(body, "Column01") || !strings.Contains(body, "value-1-1") {
+		t.Fatalf("the cell view should hold the whole cell and its row:\n%s", body)
+	}
+}
+
+// cursorSGR is the escape sequence the cursor style opens with.
+func cursorSGR(s lipgloss.Style) string {
+	r := s.Render("x")
+	return r[:strings.Index(r, "x")]
+}
+
+// B4: a TableChunk is a table: t jumps to it, l scrolls it, the page
+// header counts it.
+func TestTableChunk_IsATableEverywhere(t *testing.T) {
+	m := openTables(t, 80, 24)
+	d := m.docS()
+	press(t, m, "]")
+	if d.page != 1 {
+		t.Fatalf("] should show page 2, on %d", d.page+1)
+	}
+	if f := frame(m); !strings.Contains(f, "(1 table)") {
+		t.Fatalf("the header should count the chunk as a table:\n%s", f)
+	}
+	press(t, m, "g", "t")
+	if el := d.selected(); el == nil || el.ID != "ch" {
+		t.Fatalf("t should select the chunk, selected %+v", el)
+	}
+	press(t, m, "$")
+	if d.cell[d.sel].col != 7 || !strings.Contains(frame(m), "eta-last") {
+		t.Fatalf("$ should scroll the chunk to its last column:\n%s", frame(m))
+	}
+}
+
+// B5: a hit inside a table scrolls the table to its cell; / opens empty
+// with history on ↑; S lists the hits and enter jumps.
+func TestSearch_TableHitHistoryAndHitList(t *testing.T) {
+	m := openTables(t, 80, 24)
+	d := m.docS()
+	press(t, m, "/")
+	m.bar.input.SetValue("needlecell")
+	press(t, m, "enter")
+	run(t, m, nil)
+	if len(d.search.hits) != 1 {
+		t.Fatalf("%d hits for needlecell", len(d.search.hits))
+	}
+	if c := d.cell[d.sel]; c.row != 3 || c.col != 11 {
+		t.Fatalf("the hit should put the cursor on row 4 column 12, got %+v", c)
+	}
+	if f := frame(m); !strings.Contains(f, "needlecell") {
+		t.Fatalf("the table should scroll to the hit:\n%s", f)
+	}
+	press(t, m, "/")
+	if !m.bar.active || m.bar.input.Value() != "" {
+		t.Fatalf("/ should open an empty prompt, got %q", m.bar.input.Value())
+	}
+	press(t, m, "up")
+	if m.bar.input.Value() != "needlecell" {
+		t.Fatalf("↑ should recall the last search, got %q", m.bar.input.Value())
+	}
+	m.bar.input.SetValue("value-1")
+	press(t, m, "enter")
+	n := len(d.search.hits)
+	if n < 2 {
+		t.Fatalf("%d hits for value-1", n)
+	}
+	press(t, m, "S")
+	if !overlayIs[*hitList](m) {
+		t.Fatalf("S should open the hit list, overlay %T", m.overlay)
+	}
+	if f := frame(m); !strings.Contains(f, "p1") || !strings.Contains(f, "value-1-") {
+		t.Fatalf("the hit list should show page and context:\n%s", f)
+	}
+	press(t, m, "down", "enter")
+	if m.overlay != nil || d.search.cur != 1 {
+		t.Fatalf("enter should close the list on hit 2 (cur %d, overlay %T)", d.search.cur, m.overlay)
+	}
+}
+
+// B6: a document opened by URI names the computer that answered.
+func TestOpen_BreadcrumbNamesTheAnsweringComputer(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	listOffice(t, m)
+	run(t, m, m.openDPE(openURIMsg{uri: notesURI}))
+	if m.docS() == nil {
+		t.Fatalf("not opened: %s", m.statusText())
+	}
+	crumb := strings.Split(frame(m), "\n")[1]
+	if !strings.Contains(crumb, "@") || !strings.Contains(crumb, "Meeting notes") {
+		t.Fatalf("the breadcrumb should name the computer: %q", crumb)
+	}
+	who := m.docS().op.Access.Computer
+	if who == "" || !strings.Contains(crumb, "@"+who) {
+		t.Fatalf("crumb %q, answering computer %q", crumb, who)
+	}
+}
+
+// B10: at 80 columns the resource list shows the name first and drops URI
+// and MIME; the detail pane's key column fits its keys.
+func TestResources_EightyColumnsNameFirst(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	m.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	listOffice(t, m)
+	pushResources(t, m, "laptop", "library")
+	fr := frame(m)
+	var head string
+	for _, l := range strings.Split(fr, "\n") {
+		if strings.Contains(l, "NAME") {
+			head = l
+		}
+	}
+	if !strings.HasPrefix(strings.TrimSpace(head), "NAME") || strings.Contains(head, "URI") || strings.Contains(head, "MIME") {
+		t.Fatalf("80-column header %q: want NAME first, no URI or MIME", head)
+	}
+	if !strings.Contains(fr, "Annual report 2026") {
+		t.Fatalf("the title should show whole at 80 columns:\n%s", fr)
+	}
+	for _, l := range strings.Split(fr, "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Fatalf("line wider than 80: %q", l)
+		}
+	}
+	m.update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	if fr := frame(m); !strings.Contains(fr, "URI") || !strings.Contains(fr, "MIME") {
+		t.Fatalf("at 160 columns URI and MIME come back:\n%s", fr)
+	}
+}
+
+func openJSON(t *testing.T, w, h int, doc map[string]any) *model {
+	t.Helper()
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Theme: "dark", Width: w, Height: h, Now: func() time.Time { return fixedNow }, StatusTimeout: -1, OpenTarget: "doc.json"}
+	m := New(opt).m
+	o := m.e.ops.add("open", 0)
+	run(t, m, m.update(openedFor(m, o.id, decodedDoc(t, b), "doc.json")))
+	if m.docS() == nil {
+		t.Fatal("document not open")
+	}
+	return m
+}
+
+// B12: prose wraps at 100 columns on a wide terminal, list items are not
+// separated by blank lines, Glamour and plain paragraphs start at the same
+// column, and \ toggles the sidebar.
+func TestReading_WidthMarginListsAndSidebarToggle(t *testing.T) {
+	long := strings.Repeat("plainword ", 40)
+	m := openJSON(t, 200, 40, map[string]any{"doc_ref": "r", "title": "Reading", "page_count": 1, "pages": []any{
+		map[string]any{"page_index": 0, "elements": []any{
+			map[string]any{"category": "NarrativeText", "text": "PLAINSTART " + long},
+			map[string]any{"category": "NarrativeText", "text": "MDSTART has **bold** " + strings.Repeat("mdword ", 40)},
+			map[string]any{"category": "ListItem", "text": "first item"},
+			map[string]any{"category": "ListItem", "text": "second item"},
+		}},
+	}})
+	lines := strings.Split(frame(m), "\n")
+	col := func(word string) int {
+		for _, l := range lines {
+			if i := strings.Index(l, word); i >= 0 {
+				return ansi.StringWidth(l[:i])
+			}
+		}
+		t.Fatalf("%s not on screen:\n%s", word, strings.Join(lines, "\n"))
+		return -1
+	}
+	if p, md := col("PLAINSTART"), col("MDSTART"); p != md {
+		t.Errorf("plain paragraph starts at column %d, Markdown at %d", p, md)
+	}
+	start := col("PLAINSTART")
+	for _, l := range lines {
+		if strings.Contains(l, "plainword") || strings.Contains(l, "mdword") {
+			if w := ansi.StringWidth(strings.TrimRight(l, " ")) - start; w > 100 {
+				t.Errorf("prose line %d cells wide (max 100): %q", w, l)
+			}
+		}
+	}
+	for i, l := range lines {
+		if strings.Contains(l, "first item") && (i+1 >= len(lines) || !strings.Contains(lines[i+1], "second item")) {
+			t.Errorf("list items are separated:\n%s", strings.Join(lines[i:min(i+3, len(lines))], "\n"))
+		}
+	}
+	press(t, m, "\\")
+	if f := frame(m); strings.Contains(f, "PAGES 1") {
+		t.Fatalf("\\ should hide the sidebar:\n%s", f)
+	}
+	press(t, m, "\\")
+	if f := frame(m); !strings.Contains(f, "PAGES 1") {
+		t.Fatalf("\\ again should show the sidebar:\n%s", f)
+	}
+}
+
+// B13: the inspector follows parent_id with enter, lists reverse links
+// (children, referenced by), shows coordinates as a box; the trace's raw
+// response expands.
+func TestInspector_LinksReverseLinksCoordinatesAndTraceExpand(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	m.update(tea.WindowSizeMsg{Width: 120, Height: 60})
+	listOffice(t, m)
+	run(t, m, m.openDPE(openURIMsg{uri: reportURI, computer: "laptop"}))
+	d := m.docS()
+	press(t, m, "g", "down") // n1, child of t1
+	if el := d.selected(); el == nil || el.ID != "n1" {
+		t.Fatalf("selected %+v, want n1", el)
+	}
+	press(t, m, ".")
+	v, ok := m.overlay.(*inspector)
+	if !ok {
+		t.Fatalf(". should open the inspector, overlay %T", m.overlay)
+	}
+	// Walk down to the parent_id line with the keys, then follow it.
+	for i := 0; i < 40; i++ {
+		if r, ok := v.links[v.list.cur]; ok && r.el == 0 {
+			break
+		}
+		press(t, m, "down")
+	}
+	press(t, m, "enter")
+	if m.overlay != nil || d.sel != 0 {
+		t.Fatalf("enter on parent_id should jump to t1; overlay %T, selected %d", m.overlay, d.sel)
+	}
+	press(t, m, ".")
+	if fr := frame(m); !strings.Contains(fr, "children") || !strings.Contains(fr, "n1 → p1 e2") || !strings.Contains(fr, "tb1 → p1 e3") {
+		t.Fatalf("the title's inspector should list its children:\n%s", fr)
+	}
+	press(t, m, "esc", "t", ".")
+	fr := frame(m)
+	if !strings.Contains(fr, "referenced by") || !strings.Contains(fr, "i1 → p1 e5") {
+		t.Fatalf("the table's inspector should say the image references it:\n%s", fr)
+	}
+	if !strings.Contains(fr, "box x 0–100, y 0–40 (100 × 40)") || !strings.Contains(fr, "system PixelSpace") {
+		t.Fatalf("coordinates should read as a box:\n%s", fr)
+	}
+	press(t, m, "esc", "x")
+	if !overlayIs[*traceOverlay](m) {
+		t.Fatalf("x should open the trace, overlay %T", m.overlay)
+	}
+	collapsed := strings.Join(m.overlay.(*traceOverlay).lines(120), "\n")
+	press(t, m, "enter")
+	expanded := strings.Join(m.overlay.(*traceOverlay).lines(120), "\n")
+	if strings.Contains(ansi.Strip(collapsed), `"req_id"`) || !strings.Contains(ansi.Strip(expanded), `"req_id"`) {
+		t.Fatalf("enter should expand the raw get_dpe response:\ncollapsed:\n%s\nexpanded:\n%s", ansi.Strip(collapsed), ansi.Strip(expanded))
+	}
+}
+
+// B14: r on a failed page retries that page in place (not the document);
+// pages that failed while disconnected are retried after reconnect.
+func TestRetry_FailedPageInPlaceAndAfterReconnect(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	listOffice(t, m)
+	run(t, m, m.openDPE(openURIMsg{uri: reportURI, computer: "laptop"}))
+	d := m.docS()
+	op := d.op
+	page3 := filepath.Join(f.dir, "page-3.json")
+	if err := os.Rename(page3, page3+".away"); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "]", "]")
+	if d.page != 2 || d.pages[2].err == "" {
+		t.Fatalf("page 3 should have failed: page %d err %q", d.page+1, d.pages[2].err)
+	}
+	if err := os.Rename(page3+".away", page3); err != nil {
+		t.Fatal(err)
+	}
+	resolved := f.resolved
+	press(t, m, "r")
+	if m.docS() != d || d.op != op || d.page != 2 || !d.pages[2].loaded() {
+		t.Fatalf("r should reload page 3 in place: same screen %v, page %d, loaded %v", m.docS() == d, d.page+1, d.pages[2].loaded())
+	}
+	if f.resolved != resolved {
+		t.Fatal("r on a failed page resolved the whole document again")
+	}
+	if !d.pages[1].loaded() && !d.pages[0].loaded() {
+		t.Fatal("the other pages were dropped")
+	}
+
+	// The same page fails while the connection is down, then reconnects.
+	m2 := newTestModel(t, f)
+	listOffice(t, m2)
+	run(t, m2, m2.openDPE(openURIMsg{uri: reportURI, computer: "laptop"}))
+	d2 := m2.docS()
+	if err := os.Rename(page3, page3+".away"); err != nil {
+		t.Fatal(err)
+	}
+	run(t, m2, m2.update(agentEventMsg{ev: client.StateEvent{State: client.Reconnecting, Attempt: 1}}))
+	run(t, m2, d2.gotoPage(2, 0))
+	if d2.pages[2].err == "" || !d2.failedOffline[2] {
+		t.Fatalf("page 3 should have failed offline: err %q", d2.pages[2].err)
+	}
+	if err := os.Rename(page3+".away", page3); err != nil {
+		t.Fatal(err)
+	}
+	run(t, m2, m2.update(agentEventMsg{ev: client.StateEvent{State: client.Connected}}))
+	if !d2.pages[2].loaded() || d2.pages[2].err != "" {
+		t.Fatalf("after reconnect page 3 should be retried: loaded %v err %q", d2.pages[2].loaded(), d2.pages[2].err)
+	}
+	if !strings.Contains(frame(m2), "Appendix: revenue method") {
+		t.Fatalf("the retried page should show:\n%s", frame(m2))
+	}
+}
+
+// B15: when a computer leaves, its servers and resources screens say so
+// and esc goes back.
+func TestStale_ServersAndResourcesSayTheComputerLeft(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	listOffice(t, m)
+	pushServers(t, m, "laptop")
+	pushResources(t, m, "laptop", "library")
+	run(t, m, m.update(agentEventMsg{ev: client.NotifyEvent{Name: protocol.NotifyLeaveOffice, Computer: "laptop"}}))
+	if fr := frame(m); !strings.Contains(fr, "computer laptop left the office") || !strings.Contains(fr, "esc goes back") {
+		t.Fatalf("the resources screen should say laptop left:\n%s", fr)
+	}
+	press(t, m, "esc")
+	if _, ok := m.top().(*serversScreen); !ok {
+		t.Fatalf("esc should go back to the servers, top %T", m.top())
+	}
+	if fr := frame(m); !strings.Contains(fr, "computer laptop left the office") {
+		t.Fatalf("the servers screen should say laptop left:\n%s", fr)
+	}
+	// Another computer leaving changes nothing here.
+	m3 := newTestModel(t, f)
+	listOffice(t, m3)
+	pushServers(t, m3, "laptop")
+	run(t, m3, m3.update(agentEventMsg{ev: client.NotifyEvent{Name: protocol.NotifyLeaveOffice, Computer: "build-box"}}))
+	if strings.Contains(frame(m3), "computer laptop left") {
+		t.Fatal("build-box leaving marked laptop's screen stale")
+	}
+}
+
+// B16: the wheel scrolls the view under the pointer; a click on a sidebar
+// entry opens that page; a click on a row selects it.
+func TestMouse_WheelClickSidebarAndRows(t *testing.T) {
+	m := openTables(t, 100, 12)
+	d := m.docS()
+	wheel := func(x, y int, b tea.MouseButton) {
+		run(t, m, m.update(tea.MouseWheelMsg{X: x, Y: y, Button: b}))
+	}
+	wheel(60, 5, tea.MouseWheelDown)
+	if d.yoff == 0 {
+		t.Fatal("the wheel over the page should scroll it")
+	}
+	wheel(60, 5, tea.MouseWheelUp)
+	if d.yoff != 0 {
+		t.Fatalf("wheel up should scroll back, yoff %d", d.yoff)
+	}
+	// The sidebar: PAGES title on body line 0, page 1 on 1, its outline
+	// on 2, page 2 on 3; the body starts at screen row 2.
+	run(t, m, m.update(tea.MouseClickMsg{X: 3, Y: 2 + 3, Button: tea.MouseLeft}))
+	if d.page != 1 {
+		t.Fatalf("a click on the second sidebar entry should open page 2, on %d", d.page+1)
+	}
+	f := newFakeAgent(t)
+	m2 := newTestModel(t, f)
+	listOffice(t, m2)
+	r := pushResources(t, m2, "laptop", "library")
+	// Rows start under the counter and the header: body lines 2, 3, …
+	run(t, m2, m2.update(tea.MouseClickMsg{X: 5, Y: 2 + 3, Button: tea.MouseLeft}))
+	if r.list.cur != 1 {
+		t.Fatalf("a click on the second row should select it, cur %d", r.list.cur)
+	}
+	if !strings.Contains(frame(m2), "Meeting notes") {
+		t.Fatal("the selected row's details should show")
 	}
 }

@@ -232,6 +232,12 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	case imageDecodedMsg:
 		d.onImageDecoded(msg)
 		return d, d.schedule()
+	case showHitMsg:
+		if msg.i >= 0 && msg.i < len(d.search.hits) {
+			d.search.cur = msg.i
+			return d, tea.Batch(d.showHit(), d.schedule())
+		}
+		return d, nil
 	case jumpMsg:
 		return d, tea.Batch(d.gotoPage(msg.page, msg.el), d.schedule())
 	case promptDoneMsg:

@@ -312,7 +312,8 @@ func (d *documentScreen) pageHint(v string) (string, bool) {
 }
 
 func (d *documentScreen) onWheel(msg tea.MouseWheelMsg) {
-	sw, _ := d.layout(d.e.width)
+	sw, cw := d.layout(d.e.width)
+	d.ensureBlocks(cw)
 	up := msg.Button == tea.MouseWheelUp
 	if msg.X < sw {
 		d.side.wheel(up, len(d.sideEntries()), d.h)
@@ -333,7 +334,8 @@ func (d *documentScreen) onClick(msg tea.MouseClickMsg) tea.Cmd {
 	if msg.Button != tea.MouseLeft || msg.Y < 1 {
 		return nil
 	}
-	sw, _ := d.layout(d.e.width)
+	sw, cw := d.layout(d.e.width)
+	d.ensureBlocks(cw)
 	if msg.X < sw {
 		es := d.sideEntries()
 		i := d.side.top + msg.Y - 1

@@ -95,7 +95,7 @@ func (d *documentScreen) scrollToCell(el int) {
 		info, _ = e.renderer.TableInfo(t, w, tv)
 	}
 	if cp.col >= 1 {
-		for tries := 0; tries < info.Cols && (cp.col < info.FirstCol || cp.col > info.LastCol); tries++ {
+		for tries := 0; tries < info.Cols && (cp.col < info.FirstCol || cp.col > info.LastCol || cp.col == info.LastCol && info.LastPartial); tries++ {
 			if cp.col < info.FirstCol {
 				tv.XOffset--
 			} else if tv.XOffset < info.MaxXOffset {

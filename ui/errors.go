@@ -38,7 +38,9 @@ func newErrorInfo(what string, err error) *errorInfo {
 		full = full[:maxErrorText] + "…"
 	}
 	full = displayText(sanitize.URLsIn(full))
-	if what != "" {
+	// Say each thing once: an error that already names what failed
+	// ("open URI: …") is not prefixed with it again.
+	if what != "" && !strings.HasPrefix(full, what+":") {
 		full = what + ": " + full
 	}
 	info := &errorInfo{what: what, full: full}

@@ -150,6 +150,11 @@ func (f *fakeAgent) Resources(ctx context.Context, computer, server, cursor stri
 }
 
 func (f *fakeAgent) Resolver(computer string) dpe.Resolver {
+	if computer == "" {
+		// Like the client: a URI typed without a listing is routed by
+		// its host to the computer serving it.
+		computer = "laptop"
+	}
 	return dpe.ResolverFunc(func(ctx context.Context, uri string) (dpe.Access, error) {
 		if err := f.wait(ctx); err != nil {
 			return dpe.Access{}, err

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/render"
@@ -579,7 +580,13 @@ func (m *model) statusView(w int) string {
 		case statusErr:
 			style = st.errText
 		}
-		return clip(" "+style.Render(e.status.text), w)
+		line := " " + style.Render(e.status.text)
+		if e.status.kind == statusErr && e.lastErr != nil && ansi.StringWidth(line) > w && !strings.HasSuffix(e.status.text, "E details") {
+			// An error cut by the width still says where the rest is.
+			tail := st.dim.Render(" · E details")
+			return clip(line, w-ansi.StringWidth(tail)) + tail
+		}
+		return clip(line, w)
 	}
 	if s, ok := m.top().(interface{ statusText(w int) string }); ok && m.overlay == nil {
 		return s.statusText(w)

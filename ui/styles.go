@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
+
+	"github.com/dpe-tui/dpe-tui/render"
 )
 
 // styles holds every style the screens use, built once per theme.
@@ -39,46 +41,53 @@ func newStyles(theme string) styles {
 		}
 		return s
 	}
-	ld := lipgloss.LightDark(theme != "light")
-	c := func(light, dark string) color.Color { return ld(lipgloss.Color(light), lipgloss.Color(dark)) }
+	// One palette: the screens use the colours the document renders with.
+	p := render.NewTheme(theme).Palette
+	col := func(hex string) color.Color { return lipgloss.Color(hex) }
 	fg := lipgloss.NewStyle()
-	accent := c("#5A56E0", "#7D79F6")
-	subtle := c("#8A8A8A", "#6C6C6C")
-	selBg := c("#E4E2FF", "#2F2B5C")
-	s.app = fg.Bold(true).Foreground(lipgloss.Color("#FFFDF5")).Background(accent).Padding(0, 1)
-	s.header = fg.Foreground(c("#3C3C3C", "#DDDDDD"))
+	accent, subtle, selBg := col(p.Title), col(p.Dim), col(p.SelBg)
+	s.app = fg.Bold(true).Foreground(col(p.Bg)).Background(accent).Padding(0, 1)
+	s.header = fg.Foreground(col(p.Fg))
 	s.headerDim = fg.Foreground(subtle)
-	s.crumb = fg.Foreground(c("#555555", "#AAAAAA"))
+	s.crumb = fg.Foreground(col(p.Fg))
 	s.crumbSep = fg.Foreground(subtle)
 	s.crumbLast = fg.Bold(true).Foreground(accent)
-	s.connOK = fg.Foreground(c("#168A3E", "#4ADE80"))
-	s.connWarn = fg.Foreground(c("#B25E00", "#FBBF24"))
-	s.connBad = fg.Foreground(c("#C0262D", "#F87171"))
+	s.connOK = fg.Foreground(col(p.Green))
+	s.connWarn = fg.Foreground(col(p.Yellow))
+	s.connBad = fg.Foreground(col(p.Red))
 	s.title = fg.Bold(true).Foreground(accent)
-	s.colHead = fg.Bold(true).Foreground(c("#555555", "#9E9E9E"))
+	s.colHead = fg.Bold(true).Foreground(col(p.Sub))
 	s.row = fg
 	s.selRow = fg.Background(selBg).Bold(true)
 	s.dim = fg.Foreground(subtle)
 	s.selDim = fg.Foreground(subtle).Background(selBg)
-	s.errText = fg.Foreground(c("#C0262D", "#F87171"))
-	s.warnText = fg.Foreground(c("#B25E00", "#FBBF24"))
-	s.okText = fg.Foreground(c("#168A3E", "#4ADE80"))
-	s.info = fg.Foreground(c("#2A6FDB", "#60A5FA"))
-	s.key = fg.Foreground(c("#5A56E0", "#A5A2FF"))
+	s.errText = fg.Foreground(col(p.Red))
+	s.warnText = fg.Foreground(col(p.Yellow))
+	s.okText = fg.Foreground(col(p.Green))
+	s.info = fg.Foreground(col(p.Sub))
+	s.key = fg.Foreground(col(p.Accent))
 	s.value = fg
 	s.label = fg.Foreground(subtle)
-	s.hit = fg.Background(c("#FFE08A", "#6B5400"))
-	s.hitCur = fg.Background(c("#FFB000", "#D97706")).Foreground(lipgloss.Color("#000000"))
+	s.hit = fg.Background(col(p.Line)).Foreground(col(p.Yellow))
+	s.hitCur = fg.Background(col(p.Yellow)).Foreground(col(p.Bg))
 	s.gutter = fg.Foreground(accent)
-	s.sidebar = fg.Foreground(c("#444444", "#BBBBBB"))
+	s.sidebar = fg.Foreground(col(p.Fg))
 	s.sideCur = fg.Bold(true).Foreground(accent)
 	s.sideTitle = fg.Bold(true).Foreground(subtle)
-	s.border = fg.Foreground(c("#DDDDDD", "#3A3A3A"))
-	s.counter = fg.Foreground(c("#555555", "#AAAAAA"))
+	s.border = fg.Foreground(col(p.Border))
+	s.counter = fg.Foreground(subtle)
 	s.barPrompt = fg.Bold(true).Foreground(accent)
-	s.barOK = fg.Foreground(c("#168A3E", "#4ADE80"))
-	s.barErr = fg.Foreground(c("#C0262D", "#F87171"))
+	s.barOK = fg.Foreground(col(p.Green))
+	s.barErr = fg.Foreground(col(p.Red))
 	s.spinner = fg.Foreground(accent)
-	s.help = help.DefaultStyles(theme != "light")
+	s.help = help.Styles{
+		ShortKey:       fg.Foreground(col(p.Accent)),
+		ShortDesc:      fg.Foreground(subtle),
+		ShortSeparator: fg.Foreground(col(p.Border)),
+		Ellipsis:       fg.Foreground(col(p.Border)),
+		FullKey:        fg.Foreground(col(p.Accent)),
+		FullDesc:       fg.Foreground(subtle),
+		FullSeparator:  fg.Foreground(col(p.Border)),
+	}
 	return s
 }
