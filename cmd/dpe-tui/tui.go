@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/ui"
 )
@@ -100,6 +101,13 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string) error {
 		opt.OpenTarget = access
 		opt.Fetcher = fetcher(&f.globalFlags, "")
 		opt.Fetcher.AllowFile = true
+		// Files that are not DPE JSON (PDF, Office, HTML, mail, EPUB, …)
+		// convert in-process, page by page as they are viewed.
+		conv := convert.New(convert.Options{})
+		defer conv.Close()
+		opt.OpenFile = func(ctx context.Context, path string) (ui.PageSource, error) {
+			return conv.OpenFile(ctx, path)
+		}
 	} else {
 		opt.Fetcher = fetcher(&f.globalFlags, f.URL)
 		// Connect runs inside a tea.Cmd, so the UI shows a spinner while the
