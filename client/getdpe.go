@@ -29,7 +29,7 @@ func (c *Client) GetDPE(ctx context.Context, computer, uri string) (dpe.Access, 
 	raw, err := c.do(ctx, protocol.EventGetDPE, computer,
 		protocol.GetDPEReq{AgentCallData: c.agentCall(), Computer: computer, URI: uri, Timeout: c.timeoutSeconds()}, &ret)
 	if err != nil {
-		return dpe.Access{}, err
+		return dpe.Access{}, asResolveError(err, computer, uri)
 	}
 	acc, err := decodeAccess(ret)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -119,6 +120,14 @@ func (c *Computer) getDPE(ctx context.Context, req protocol.GetDPEReq) (*protoco
 	readCancel()
 	if err != nil {
 		c.log.Warn("get_dpe resources/read failed", "uri", req.URI, "mcp_server", s.cfg.Name, "err", err)
+		if resourceNotFound(err) {
+			// The server is up and says there is no such resource: not
+			// a source outage, and retrying will not help. 4013 has no
+			// category for it, so it is sent without one (generic).
+			return nil, resolutionFailed(req.URI, "",
+				fmt.Sprintf("%s %s has no resource %s", NotFoundMessage, quoteTrunc(s.cfg.Name), quoteTrunc(u.Read)),
+				map[string]string{"mcp_server_name": s.cfg.Name, "mcp_error": oneLine(err.Error(), 300)})
+		}
 		return nil, resolutionFailed(req.URI, protocol.CategoryUpstreamUnavailable,
 			"DPE source unavailable: resources/read failed",
 			map[string]string{"mcp_server_name": s.cfg.Name, "mcp_error": oneLine(err.Error(), 300)})
@@ -254,4 +263,19 @@ func invalidResolverResult(r protocol.A2CResource) string {
 		}
 	}
 	return ""
+}
+
+// NotFoundMessage starts the message of a 4013 for a resource the MCP
+// server says it does not have; agents may show a not-found sentence for
+// it instead of "source unavailable".
+const NotFoundMessage = "DPE document not found: MCP server"
+
+// resourceNotFound recognises MCP's "resource not found": -32002 (before
+// SEP-2164) or -32602 invalid params with that message (go-sdk ≥ 1.7).
+func resourceNotFound(err error) bool {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) {
+		return false
+	}
+	return je.Code == -32002 || (je.Code == jsonrpc.CodeInvalidParams && strings.Contains(strings.ToLower(je.Message), "not found"))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -162,7 +163,7 @@ func (c *Computer) AddInProcess(ctx context.Context, cfg protocol.MCPServerConfi
 	}
 	s := newMCPServer(cfg)
 	if !cfg.Disabled {
-		serverT, clientT := mcp.NewInMemoryTransports()
+		serverT, clientT := inProcessTransports()
 		// Like the client side (connect), the server session gets a
 		// context that lives as long as the Computer, not the call.
 		ss, err := srv.Connect(c.ctx, serverT, nil)
@@ -384,4 +385,19 @@ func wireResource(r *mcp.Resource) (protocol.Resource, error) {
 		pr.Meta = b
 	}
 	return pr, nil
+}
+
+// InProcessMaxMessage bounds one MCP message from an in-process server
+// (the library): we own both ends, and a resources/read answer holds a
+// whole document, which may be far over go-sdk's 16 MiB default line
+// limit. It matches the agent's document size limit (dpe.DefaultMaxBytes).
+const InProcessMaxMessage = 256 << 20
+
+// inProcessTransports are go-sdk's in-memory transports with the client
+// side's inbound limit raised to InProcessMaxMessage; the server side
+// only receives requests and keeps the default.
+func inProcessTransports() (server, client mcp.Transport) {
+	a, b := net.Pipe()
+	return &mcp.IOTransport{Reader: a, Writer: a},
+		&mcp.IOTransport{Reader: b, Writer: b, MaxLineLength: InProcessMaxMessage}
 }

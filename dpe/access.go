@@ -2,6 +2,7 @@ package dpe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -43,6 +44,14 @@ type ResolverFunc func(ctx context.Context, dpeURI string) (Access, error)
 // Resolve calls f.
 func (f ResolverFunc) Resolve(ctx context.Context, dpeURI string) (Access, error) {
 	return f(ctx, dpeURI)
+}
+
+// Retryable reports whether err says that trying again may help: an error
+// in its chain has a Retryable method that says so (a resolver's refusal
+// for an unavailable source, for example). The TUI offers a retry then.
+func Retryable(err error) bool {
+	var r interface{ Retryable() bool }
+	return errors.As(err, &r) && r.Retryable()
 }
 
 // ClockSkew is how far apart the computer's clock and ours may be: an

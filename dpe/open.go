@@ -94,6 +94,16 @@ func (e *RefetchError) Error() string {
 
 func (e *RefetchError) Unwrap() []error { return []error{e.First, e.Second} }
 
+// prefixOnce prefixes err with what ("open dpe://…") unless err names the
+// URI itself (a resolver's refusal does), so no message says it twice.
+func prefixOnce(what string, err error) error {
+	var named interface{ DPEURI() string }
+	if errors.As(err, &named) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
 func (o *Opener) now() time.Time {
 	if o.Now != nil {
 		return o.Now()
@@ -156,7 +166,7 @@ func (o *Opener) Open(ctx context.Context, dpeURI string) (*Opened, error) {
 	what := "open " + wire
 	acc, err := o.resolve(ctx, wire)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, prefixOnce(what, err)
 	}
 	err = o.load(ctx, op, acc)
 	if err == nil {

@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -64,7 +66,12 @@ func report(err error, stderr io.Writer) int {
 	var ue *usageError
 	var pe *protocol.Error
 	var xe *exitError
+	var re *client.ResolveError
 	switch {
+	case errors.As(err, &re):
+		// Already one sentence ending in its code.
+		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
+		return exitProtocol
 	case errors.As(err, &xe):
 		if xe.msg != "" {
 			fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
@@ -84,4 +91,25 @@ func report(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "dpe-tui: %s\n", strings.TrimSpace(line))
 		return exitRuntime
 	}
+}
+
+// logError writes a command's error to --log with what the screen never
+// shows: the protocol error's details. URLs in both are redacted (the log
+// may be shared in a bug report).
+func logError(log *slog.Logger, command string, err error) {
+	if log == nil || err == nil || errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	attrs := []any{"command", command, "err", sanitize.URLsIn(err.Error())}
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		attrs = append(attrs, "code", pe.Code)
+		if pe.Category != "" {
+			attrs = append(attrs, "category", pe.Category)
+		}
+		if len(pe.Details) > 0 {
+			attrs = append(attrs, "details", sanitize.URLsIn(string(pe.Details)))
+		}
+	}
+	log.Error("command failed", attrs...)
 }

@@ -24,7 +24,7 @@ type getFlags struct {
 
 // runGet implements `get` and, with check set, `check`: both open the same
 // inputs the same way and differ only in what they print.
-func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check bool) error {
+func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check bool) (retErr error) {
 	name := "get"
 	if check {
 		name = "check"
@@ -70,6 +70,8 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 		return err
 	}
 	defer closeLog()
+	// Every error also goes to --log, with the details the screen omits.
+	defer func() { logError(log, name, retErr) }()
 
 	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], log, stderr)
 	if err != nil {

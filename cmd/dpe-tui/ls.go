@@ -28,7 +28,7 @@ type lsFlags struct {
 	JSON         bool
 }
 
-func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr error) {
 	var f lsFlags
 	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -52,6 +52,8 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	what := pos[0]
 	switch what {
+	case "desktop":
+		return lsDesktop(ctx, &f, stdout, stderr)
 	case "computers", "servers", "resources":
 	default:
 		return usageErrorf("ls %q: want computers, servers or resources", what)
@@ -68,6 +70,8 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeLog()
+	// Every error also goes to --log, with the details the screen omits.
+	defer func() { logError(log, "ls", retErr) }()
 	t, err := resolveTarget(ctx, &f.globalFlags, log)
 	if err != nil {
 		return err

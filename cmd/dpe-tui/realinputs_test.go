@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +13,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/dpegen"
 	"github.com/dpe-tui/dpe-tui/internal/hostilepeer"
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -44,12 +48,39 @@ func startDocsStack(t *testing.T, dir string, mut func(*stack.Options)) *stack.S
 // connection core's, not what these tests are about.
 func runAgent(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runAgentFor(t, 2*time.Minute, args...)
+}
+
+func runAgentFor(t *testing.T, limit time.Duration, args ...string) (int, string, string) {
+	t.Helper()
 	for i := 0; ; i++ {
-		code, out, errOut := runBounded(t, args...)
+		code, out, errOut := runWithin(t, limit, args...)
 		if i == 50 || !strings.Contains(errOut, "already has an agent") {
 			return code, out, errOut
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// runWithin is runCLI that fails the test instead of hanging past limit.
+func runWithin(t *testing.T, limit time.Duration, args ...string) (int, string, string) {
+	t.Helper()
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		done <- result{code, out.String(), errb.String()}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.out, r.err
+	case <-time.After(limit):
+		t.Fatalf("dpe-tui %v did not finish within %v", args, limit)
+		return 0, "", ""
 	}
 }
 
@@ -374,5 +405,99 @@ func TestRealInputs_ManifestDocumentAssembledAsJSON(t *testing.T) {
 		if want := "dpe-tui: --page must be ≥ 1 (pages are numbered from 1), not " + n + "\n"; code != exitUsage || !strings.HasPrefix(errOut, want) {
 			t.Errorf("--page %s: exit %d, stderr %q", n, code, errOut)
 		}
+	}
+}
+
+// A document too big for one MCP message under go-sdk's default limit
+// (16 MiB): 50 MB, 2,000 pages, through the library and the http
+// resolver's manifest mode, then get.
+func TestRealInputs_FiftyMegabyteDocumentThroughDocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("50 MB document")
+	}
+	o := dpegen.PresetA()
+	st, uri, src := manifestStack(t, o)
+	if len(src) < 50e6 {
+		t.Fatalf("generated %d bytes, want ≥ 50 MB", len(src))
+	}
+	// The read of 50 MB through MCP shares two CPUs with the library's
+	// search index being built: allow it more than the default 30 s.
+	code, out, errOut := runAgentFor(t, 6*time.Minute, "get", uri, "--url="+st.URL, "--format", "text", "--timeout=5m")
+	if code != 0 {
+		t.Fatalf("get: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, o.RareWord) {
+		t.Errorf("the text of page %d (%q) is missing from %d bytes", o.RarePage, o.RareWord, len(out))
+	}
+	code, out, errOut = runAgentFor(t, 6*time.Minute, "get", uri, "--url="+st.URL, "--format", "json", "--page", "2000", "--timeout=5m")
+	var page struct {
+		Elements []json.RawMessage `json:"elements"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &page) != nil || len(page.Elements) != o.ElementsPerPage {
+		t.Fatalf("--page 2000: exit %d, %d elements, stderr %q", code, len(page.Elements), errOut)
+	}
+}
+
+func TestRealInputs_ErrorsPeopleCanRead(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := startDocsStack(t, dir, func(o *stack.Options) {
+		o.WrapResolver = func(r computer.Resolver) computer.Resolver {
+			return computer.ResolverFunc(func(ctx context.Context, res protocol.A2CResource, c computer.Contents, h computer.Hint) (protocol.A2CResource, error) {
+				if strings.HasSuffix(res.URI, "/a.md") {
+					return protocol.A2CResource{}, errors.New("upload to https://store.example/x?X-Signature=SECRET failed")
+				}
+				return r.Resolve(ctx, res, c, h)
+			})
+		}
+	})
+	logFile := filepath.Join(t.TempDir(), "log")
+
+	// A resource the server does not have: not found, not "unavailable".
+	nope := "dpe://" + stack.HostLibrary + "/nope.md"
+	code, _, errOut := runAgent(t, "get", nope, "--url="+st.URL, "--computer", "alpha", "--log="+logFile)
+	want := "dpe-tui: " + nope + ` was not found on computer alpha: MCP server "library" has no such resource (4013)` + "\n"
+	if code != exitProtocol || errOut != want {
+		t.Errorf("not found: exit %d, stderr %q\nwant %q", code, errOut, want)
+	}
+	// The resolver failed: one sentence, a retry is offered.
+	a := "dpe://" + stack.HostLibrary + "/a.md"
+	code, _, errOut = runAgent(t, "get", a, "--url="+st.URL, "--computer", "alpha", "--log="+logFile)
+	want = "dpe-tui: " + a + " could not be prepared: the resolver of computer alpha failed; try again (4013 resolver_error)\n"
+	if code != exitProtocol || errOut != want {
+		t.Errorf("resolver error: exit %d, stderr %q\nwant %q", code, errOut, want)
+	}
+	// The log has both, with the details the screen leaves out, and no
+	// secret.
+	logged, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"command failed", "mcp_error", "resolver_exception", "category=resolver_error"} {
+		if !strings.Contains(string(logged), w) {
+			t.Errorf("--log lacks %q:\n%s", w, logged)
+		}
+	}
+	if strings.Contains(string(logged), "SECRET") {
+		t.Errorf("--log shows a secret:\n%s", logged)
+	}
+
+	// The client says which errors a retry may fix.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, client.Options{URL: st.URL, Office: st.Office, Name: "probe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = (&dpe.Opener{Resolver: c.Resolver("alpha")}).Open(ctx, a)
+	if !dpe.Retryable(err) || strings.Count(err.Error(), a) != 1 {
+		t.Errorf("resolver_error: Retryable=%v, %q", dpe.Retryable(err), err)
+	}
+	_, err = (&dpe.Opener{Resolver: c.Resolver("alpha")}).Open(ctx, nope)
+	if dpe.Retryable(err) || strings.Count(err.Error(), nope) != 1 {
+		t.Errorf("not found: Retryable=%v, %q", dpe.Retryable(err), err)
 	}
 }
