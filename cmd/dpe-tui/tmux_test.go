@@ -26,7 +26,7 @@ func newTmux(t *testing.T, w, h int, command string) *tmuxSession {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		interoptest.Need(t, "tmux not installed; the TUI end-to-end test needs it")
 	}
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("dpe-e2e-%d", os.Getpid()), name: "e2e"}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("dpe-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "e2e"}
 	s.run("-f", "/dev/null", "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
 		"-e", "TERM=xterm-256color", "sh", "-c", command)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
@@ -218,4 +218,51 @@ func TestTUI_FirstSIGTERMExitsAndRestoresTerminal(t *testing.T) {
 	if !strings.Contains(string(st), " icanon") || !strings.Contains(string(st), " echo ") {
 		t.Errorf("terminal not restored after SIGTERM:\n%s", st)
 	}
+}
+
+// TestTUI_OpenRealFilesInTmux: `open` converts files written by other tools
+// in-process: an XLSX from openpyxl (page per sheet, a squeezed table that
+// scrolls by column) and a PDF Debian ships (page jumps).
+func TestTUI_OpenRealFilesInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end TUI test")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+
+	xlsx, err := filepath.Abs("../../convert/testdata/openpyxl.xlsx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTmux(t, 60, 20, fmt.Sprintf("%s open %s; echo EXIT-$?; sleep 600", bin, xlsx))
+	s.waitFor("xlsx page 1", "page 1/2", "Region", "North")
+	if strings.Contains(s.screen(), "2024-03-31") {
+		t.Fatalf("the table is not squeezed at 60 columns; the scroll check below proves nothing:\n%s", s.screen())
+	}
+	s.keys("l", "l", "l", "l")
+	s.waitFor("table scrolled to its last column", "2024-03-31")
+	s.keys(":")
+	s.text("2")
+	s.keys("Enter")
+	s.waitFor("xlsx page 2", "page 2/2", "Author", "openpyxl")
+	s.keys("q")
+	s.waitFor("exit", "EXIT-0")
+
+	gz := "/usr/share/doc/fontconfig/fontconfig-user.pdf.gz"
+	raw, err := exec.Command("gzip", "-dc", gz).Output()
+	if err != nil {
+		interoptest.Need(t, "Debian's fontconfig user manual (a PDF nobody here made) is missing: "+err.Error())
+	}
+	pdf := filepath.Join(dir, "fontconfig-user.pdf")
+	if err := os.WriteFile(pdf, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := newTmux(t, 100, 30, fmt.Sprintf("%s open %s; echo EXIT-$?; sleep 600", bin, pdf))
+	p.waitFor("pdf page 1", "page 1/15")
+	p.keys(":")
+	p.text("3")
+	p.keys("Enter")
+	p.waitFor("pdf page 3", "Page 3 · page 3/15", "canonical font pattern")
+	p.keys("q")
+	p.waitFor("exit", "EXIT-0")
 }
