@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
@@ -154,14 +155,9 @@ type documentHead struct {
 
 // OpenFile opens a file from disk (file_uri and mod time from the file).
 func (c *Converter) OpenFile(ctx context.Context, name string) (*Document, error) {
-	f, err := os.Open(name)
+	f, st, err := OpenRegular(name)
 	if err != nil {
-		return nil, err // *PathError already names the file
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
+		return nil, err // names the file once
 	}
 	abs, _ := filepath.Abs(name)
 	src := Source{Name: name, ReaderAt: f, Size: st.Size(), ModTime: st.ModTime(),
@@ -466,4 +462,90 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// ErrNotRegular is wrapped by OpenRegular's refusals.
+var ErrNotRegular = errors.New("not a regular file")
+
+// OpenRegular opens a local file for reading, regular files only: the
+// rule every local open in dpe-tui follows (dpe.Fetcher's file:// reads
+// keep the same one, with the same wording). Opening a FIFO blocks until a
+// writer comes — forever, deaf to SIGINT — and /proc, /sys and /dev hold
+// files that claim to be regular or are devices and read as endless or
+// live kernel state, so:
+//   - a path that is, or whose symlinks resolve to, a place under /proc,
+//     /sys or /dev is refused before anything is opened;
+//   - the resolved file is stat'ed and must be regular;
+//   - it is opened with O_NONBLOCK (a FIFO swapped in after the stat does
+//     not block the open) and the descriptor is checked again.
+//
+// Refusals are one line naming the file and the cause ("x.md: not a
+// regular file (a FIFO)") and wrap ErrNotRegular; other errors are the
+// *PathError, which names the file too.
+func OpenRegular(name string) (*os.File, os.FileInfo, error) {
+	refuse := func(cause string) error { return fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, cause) }
+	real := name
+	if r, err := filepath.EvalSymlinks(name); err == nil {
+		real = r
+	}
+	absName, _ := filepath.Abs(name)
+	absReal, _ := filepath.Abs(real)
+	if root := pseudoRoot(absName, absReal); root != "" {
+		return nil, nil, refuse(root + " is a pseudo-filesystem")
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, refuse(fileKind(st.Mode()))
+	}
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			pe.Path = name // the name as given, not its resolved target
+		}
+		return nil, nil, err
+	}
+	if st, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, refuse(fileKind(st.Mode()))
+	}
+	return f, st, nil
+}
+
+// pseudoRoot names the pseudo-filesystem (/proc, /sys, /dev) the first of
+// the absolute paths is under, or "".
+func pseudoRoot(paths ...string) string {
+	for _, p := range paths {
+		p = filepath.ToSlash(filepath.Clean(p))
+		for _, root := range []string{"/proc", "/sys", "/dev"} {
+			if p == root || strings.HasPrefix(p, root+"/") {
+				return root
+			}
+		}
+	}
+	return ""
+}
+
+// fileKind names what a non-regular file is, as dpe's fetcher does.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "an irregular file"
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"strings"
 	"sync/atomic"
@@ -148,7 +149,20 @@ func (z *Zip) Open(name string) (io.ReadCloser, error) {
 }
 
 // OpenFile is Open for an entry already found.
+//
+// An entry whose declared size does not fit in what is left of the budget
+// is refused before a byte is inflated: archive/zip fails a read that goes
+// past the declared size (ErrFormat), so the declared size is a bound a
+// bomb cannot lie its way around, and a bomb with one 1.5 GB part costs
+// nothing instead of inflating the whole budget. What is read is still
+// counted, since the budget is shared by every part the document reads.
 func (z *Zip) OpenFile(f *zip.File) (io.ReadCloser, error) {
+	lim := z.env.Limits.MaxDecompressed
+	used := z.env.inflated.Load()
+	if f.UncompressedSize64 > uint64(max(lim-used, 0)) {
+		got := int64(min(f.UncompressedSize64, uint64(math.MaxInt64-used))) + used
+		return nil, fmt.Errorf("zip entry %s: %w", f.Name, limitErr("decompressed size", lim, got))
+	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("zip entry %s: %w", f.Name, err)
@@ -156,14 +170,24 @@ func (z *Zip) OpenFile(f *zip.File) (io.ReadCloser, error) {
 	return &budgetReader{rc: rc, env: z.env}, nil
 }
 
-// ReadFile reads a whole entry within the budget.
+// ReadFile reads a whole entry within the budget into one buffer of its
+// declared size (io.ReadAll's doubling would leave up to twice the part in
+// garbage); OpenFile already bounded that size by the budget.
 func (z *Zip) ReadFile(name string) ([]byte, error) {
-	rc, err := z.Open(name)
+	f := z.File(name)
+	if f == nil {
+		return nil, fmt.Errorf("zip entry %s is missing", name)
+	}
+	rc, err := z.OpenFile(f)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return io.ReadAll(rc)
+	buf := bytes.NewBuffer(make([]byte, 0, int(f.UncompressedSize64)+bytes.MinRead))
+	if _, err := buf.ReadFrom(rc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 type budgetReader struct {

@@ -1020,8 +1020,15 @@ func emitPDFTable(t *pdfTable, w, h float64, page int, b *PageBuilder) {
 }
 
 // pdfCoordinates is ele_metadata.coordinates for a box in PDF user space:
-// corners clockwise from top left.
+// corners clockwise from top left, clamped to the page. Text can run past
+// the page's edge (a long code line in a pdfTeX manual does, and poppler
+// reports it there too) while the page boxes start at the origin; a point
+// outside the PointSpace's width × height is a DPE violation, so the box
+// keeps only the part on the page.
 func pdfCoordinates(left, bottom, right, top, w, h float64) Meta {
+	clamp := func(v, hi float64) float64 { return max(0, min(v, hi)) }
+	left, right = clamp(left, w), clamp(right, w)
+	bottom, top = clamp(bottom, h), clamp(top, h)
 	return Meta{
 		"points": [][2]float64{{r2(left), r2(top)}, {r2(left), r2(bottom)}, {r2(right), r2(bottom)}, {r2(right), r2(top)}},
 		"system": Meta{"type": "PointSpace", "width": r2(w), "height": r2(h), "orientation": "CARTESIAN"},

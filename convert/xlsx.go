@@ -604,6 +604,7 @@ type xlsxTable struct {
 	htmlB, textB     strings.Builder
 	header           []string
 	n, chunk, start  int
+	cells            int // <td>/<th> written since the last flush
 	chunked, started bool
 }
 
@@ -636,6 +637,7 @@ func (t *xlsxTable) addRow(r int, cols []string) {
 			}
 		}
 		fmt.Fprintf(&t.htmlB, "<%s%s>%s</%s>", tag, attrs, html.EscapeString(v), tag)
+		t.cells++
 		line = append(line, v)
 	}
 	t.htmlB.WriteString("</tr>")
@@ -649,6 +651,15 @@ func (t *xlsxTable) addRow(r int, cols []string) {
 
 func (t *xlsxTable) flush(last bool) {
 	if t.n == 0 && (!last || t.chunked) {
+		return
+	}
+	if t.cells == 0 && !t.chunked && last {
+		// An empty sheet (or one of blank rows only) has no table: a
+		// <table> without cells is not a table (DPE-E032). Its page stays,
+		// titled with the sheet's name, without elements.
+		t.htmlB.Reset()
+		t.textB.Reset()
+		t.n = 0
 		return
 	}
 	cat := "Table"
@@ -668,4 +679,5 @@ func (t *xlsxTable) flush(last bool) {
 	t.textB.Reset()
 	t.chunk++
 	t.n = 0
+	t.cells = 0
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
@@ -136,5 +137,38 @@ func TestConvertErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
 		t.Error("an output file was written for a failed conversion")
+	}
+}
+
+// convert refuses a FIFO, a device and a pseudo-filesystem file at once,
+// with one line naming the file and the cause: opening a FIFO blocking
+// would hang until a writer comes, deaf to SIGINT and SIGTERM, and
+// /dev/zero would read as an endless (or "empty") file.
+func TestConvertRefusesIrregularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "x.md")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	link := filepath.Join(dir, "zero.pdf")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ file, cause string }{
+		{fifo, "a FIFO"},
+		{dir, "a directory"},
+		{"/dev/zero", "/dev is a pseudo-filesystem"},
+		{link, "/dev is a pseudo-filesystem"},
+		{"/proc/self/status", "/proc is a pseudo-filesystem"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runBounded(t, "convert", c.file, "-o", filepath.Join(dir, "out.json"))
+		want := "dpe-tui: " + c.file + ": not a regular file (" + c.cause + ")\n"
+		if code != exitRuntime || out != "" || errOut != want {
+			t.Errorf("convert %s: exit %d, stdout %q, stderr %q; want exit %d and %q", c.file, code, out, errOut, exitRuntime, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Error("an output file was written for a refused input")
 	}
 }
