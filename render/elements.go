@@ -132,9 +132,10 @@ func listMarker(s string) (marker, rest string) {
 }
 
 // formula: marked with "ƒ" and a bar, in italics, so it never reads as
-// prose.
+// prose. Common LaTeX reads as Unicode (the inspector keeps the raw text).
 func (r *Renderer) formula(el *dpe.Element, width int) []string {
 	s, more := r.text(el.Text)
+	s = LaTeXToUnicode(s)
 	var lines []string
 	for i, l := range wrap(s, max(width-4, 1)) {
 		head := "  │ "

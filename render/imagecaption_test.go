@@ -39,3 +39,56 @@ func TestCaptionIndex_MatchesTheRule(t *testing.T) {
 		}
 	}
 }
+
+// Flatten joins blocks into lines with gap blank lines between them, and
+// returns where each block starts.
+func Flatten(blocks []Block, gap int) (lines []string, starts []int) {
+	starts = make([]int, len(blocks))
+	for i, b := range blocks {
+		if i > 0 {
+			for range gap {
+				lines = append(lines, "")
+			}
+		}
+		starts[i] = len(lines)
+		lines = append(lines, b.Lines...)
+	}
+	return lines, starts
+}
+
+// relatedCaption is the caption rule written plainly, the oracle the
+// linear-time caption index is checked against. It finds the FigureCaption that belongs to the image at i: one
+// naming it as parent or related, or one it names as related. A caption
+// right after the image is drawn right below it anyway (reading order,
+// proposal §4.1), so it is not repeated.
+func relatedCaption(p *dpe.Page, i int) string {
+	img := p.Elements[i]
+	related := map[string]bool{}
+	for _, id := range metaStrings(img, "related_ids") {
+		related[id] = true
+	}
+	isCaption := func(el *dpe.Element) bool {
+		return el != nil && normalizeCategory(el.Category) == catFigureCaption
+	}
+	for j, el := range p.Elements {
+		if !isCaption(el) || j == i+1 {
+			continue
+		}
+		if img.ID != "" && (el.MetaString("parent_id") == img.ID || contains(metaStrings(el, "related_ids"), img.ID)) {
+			return el.Text
+		}
+		if el.ID != "" && related[el.ID] {
+			return el.Text
+		}
+	}
+	return ""
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -640,3 +640,20 @@ func TestMouse_WheelClickSidebarAndRows(t *testing.T) {
 		t.Fatal("the selected row's details should show")
 	}
 }
+
+// B18: a formula's LaTeX reads as Unicode on the page; the inspector
+// keeps the raw LaTeX.
+func TestFormula_UnicodeOnPageRawInInspector(t *testing.T) {
+	m := openJSON(t, 100, 30, map[string]any{"doc_ref": "f", "title": "Formulas", "page_count": 1, "pages": []any{
+		map[string]any{"page_index": 0, "elements": []any{
+			map[string]any{"category": "Formula", "text": `\sum_{i=1}^{n} \frac{\alpha}{2} + \sqrt{x}`},
+		}},
+	}})
+	if fr := frame(m); !strings.Contains(fr, "∑ᵢ₌₁ⁿ α/2 + √x") {
+		t.Fatalf("the formula should read as Unicode:\n%s", fr)
+	}
+	press(t, m, "g", ".")
+	if fr := frame(m); !strings.Contains(fr, `\sum_{i=1}^{n} \frac{\alpha}{2}`) {
+		t.Fatalf("the inspector should keep the raw LaTeX:\n%s", fr)
+	}
+}
