@@ -420,7 +420,8 @@ func TestFaultMatrix_SharedStack(t *testing.T) {
 				}
 			}},
 	}
-	for _, tt := range tests {
+	for i := range tests {
+		tt := &tests[i] // a Fetcher holds its transport: never copied
 		t.Run(tt.name, func(t *testing.T) {
 			var f faultFunc
 			if tt.fault != nil {
@@ -428,8 +429,7 @@ func TestFaultMatrix_SharedStack(t *testing.T) {
 			}
 			env.res.set(f)
 			defer env.res.set(nil)
-			fetch := tt.fetch
-			op := &dpe.Opener{Resolver: env.agent.Resolver(ComputerAlpha), Fetcher: &fetch}
+			op := &dpe.Opener{Resolver: env.agent.Resolver(ComputerAlpha), Fetcher: &tt.fetch}
 			tt.check(t, env, op, uri)
 			env.res.set(nil)
 			env.assertUsable(t, uri)
