@@ -93,6 +93,10 @@ type source struct {
 	key   string   // content key (hash of the file bytes) for Finder
 	info  *docInfo // listing metadata of a dpe document; nil for a file that cannot be converted
 	shown docInfo  // what the listing shows (refined after the first read)
+	// published: this source's res is the one registered with the MCP
+	// server. A re-walk replaces a changed file's source without
+	// registering it; its first read does (refine).
+	published bool
 	path  string   // folder path, for files of the folder
 	stamp stamp
 }
@@ -206,6 +210,7 @@ func Open(opt Options) (*Library, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: opt.Name, Version: "0.2.0"},
 		&mcp.ServerOptions{PageSize: opt.PageSize})
 	for _, s := range lib.sources {
+		s.published = true // before the server is shared: no reader yet
 		srv.AddResource(s.res, lib.read)
 	}
 	lib.mu.Lock()
@@ -281,8 +286,9 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 			di = errorInfo(p, err)
 		}
 		sum := sha256.Sum256(data)
-		// Size is the Document JSON's, known for a .dpe.json and, for
-		// other files, once a read has converted them.
+		// Size is the Document JSON's: known for a .dpe.json, not listed
+		// for converted files (their JSON exists only once read, and a
+		// relisting per first read would flood clients with list_changed).
 		var size int64
 		if isDPE(p) {
 			size = int64(len(data))
@@ -312,10 +318,10 @@ func (l *library) loader(ref sourceRef) func() ([]byte, error) {
 		defer cancel()
 		c, err := convertFile(ctx, l.conv, ref, data)
 		if err != nil {
-			l.refine(ref.uri, errorInfo(ref.path, err), 0)
+			l.refine(ref.uri, errorInfo(ref.path, err))
 			return nil, err
 		}
-		l.refine(ref.uri, c.Info, int64(len(c.JSON)))
+		l.refine(ref.uri, c.Info)
 		return c.JSON, nil
 	}
 }
@@ -335,16 +341,16 @@ func errorInfo(p string, err error) docInfo {
 // the walk could not (title, page count, an error). The new source
 // replaces the old one whole (sources are never changed once published)
 // and the SDK tells clients with resources/list_changed.
-func (l *library) refine(uri string, info docInfo, size int64) {
+func (l *library) refine(uri string, info docInfo) {
 	l.mu.Lock()
 	s := l.sources[uri]
-	if s == nil || s.path == "" || (sameInfo(s.shown, info) && s.res.Size == size) {
+	if s == nil || s.path == "" || (s.published && sameInfo(s.shown, info)) {
 		l.mu.Unlock()
 		return
 	}
 	fileURI, _ := s.res.Meta["file_uri"].(string)
-	n := newSource(uri, s.res.Name, info, fileURI, size, s.load)
-	n.key, n.path, n.stamp = s.key, s.path, s.stamp
+	n := newSource(uri, s.res.Name, info, fileURI, s.res.Size, s.load)
+	n.key, n.path, n.stamp, n.published = s.key, s.path, s.stamp, true
 	l.sources[uri] = n
 	srv := l.srv
 	l.mu.Unlock()
