@@ -341,31 +341,32 @@ func TestListDocuments_SortFilterPage(t *testing.T) {
 // TestFind_AnswersWhileIndexing: find answers from the part indexed so far
 // and says how much that is.
 func TestFind_AnswersWhileIndexing(t *testing.T) {
-	docs := manyDocs(3 * batchElements / 2)
+	const batch = 200
+	docs := manyDocs(3 * batch / 2)
 	gate := make(chan struct{})
 	var loads atomic.Int64
 	for i := range docs {
 		load := docs[i].Load
 		docs[i].Load = func() ([]byte, error) {
-			if loads.Add(1) > batchElements {
+			if loads.Add(1) > batch {
 				<-gate // the second batch waits until the test has looked
 			}
 			return load()
 		}
 	}
-	f, err := New(Options{Source: staticSource(docs)})
+	f, err := New(Options{Source: staticSource(docs), batch: batch})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = f.Close() }()
 	deadline := time.Now().Add(time.Minute)
-	for f.Status().Indexed < batchElements && time.Now().Before(deadline) {
+	for f.Status().Indexed < batch && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	res := find(t, f, FindParams{Query: "common"})
-	want := fmt.Sprintf("indexed: %d/%d documents", batchElements, len(docs))
-	if res.Indexed.String() != want || res.Indexed.Complete || res.Total != batchElements {
-		t.Fatalf("mid-build: %s complete=%v total=%d, want %s, incomplete, total %d", res.Indexed, res.Indexed.Complete, res.Total, want, batchElements)
+	want := fmt.Sprintf("indexed: %d/%d documents", batch, len(docs))
+	if res.Indexed.String() != want || res.Indexed.Complete || res.Total != batch {
+		t.Fatalf("mid-build: %s complete=%v total=%d, want %s, incomplete, total %d", res.Indexed, res.Indexed.Complete, res.Total, want, batch)
 	}
 	close(gate)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

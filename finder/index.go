@@ -10,18 +10,22 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
@@ -59,16 +63,29 @@ type Options struct {
 	Rescan time.Duration
 	// Logger receives WARNs for documents that cannot be indexed.
 	Logger *slog.Logger
+	// Start, when set, holds the first build until it is closed: a
+	// server indexes once it is up, not while it is starting.
+	Start <-chan struct{}
+	// Background makes the build yield to the rest of the process:
+	// batches of backgroundBatch elements, a yield between documents, and
+	// after each batch a pause as long as the batch took (at most
+	// maxPause). Indexing then takes about half the CPU it could, in
+	// short bursts, and requests served beside it keep their latency.
+	Background bool
+
+	batch int // elements per batch when > 0 (tests)
 }
 
 // schemaVersion names the mapping below; an index on disk built with
 // another is rebuilt.
-const schemaVersion = "dpe-finder-1"
+const schemaVersion = "dpe-finder-2"
 
 // Bounds on what one document contributes.
 const (
-	maxElementText = 64 << 10 // bytes of one element's text that are indexed
-	batchElements  = 4000
+	maxElementText  = 64 << 10 // bytes of one element's text that are indexed
+	batchElements   = 10000
+	backgroundBatch = 1000
+	maxPause        = 250 * time.Millisecond
 )
 
 // Status is how much of the source is indexed.
@@ -84,13 +101,15 @@ func (s Status) String() string {
 }
 
 type entry struct {
-	Key string `json:"k"`
-	N   int    `json:"n"` // element records written, ids uri#0 … uri#n-1
+	Key   string `json:"k"`
+	N     int    `json:"n"` // element records written, ids uri#0 … uri#n-1
+	Title string `json:"t,omitempty"`
 }
 
 // Finder owns the index and the goroutine that builds it.
 type Finder struct {
 	idx bleve.Index
+	an  analyzers
 	opt Options
 	log *slog.Logger
 
@@ -119,13 +138,25 @@ func CacheDir(key string) (string, error) {
 	return filepath.Join(base, "dpe-tui", "finder", hex.EncodeToString(sum[:12])), nil
 }
 
-func newMapping() mapping.IndexMapping {
+// Field indexing options. Term vectors (positions) are kept only on the
+// analyzed text fields, where phrase queries need them; snippets compute
+// their match ranges from the stored text of the returned hits instead of
+// asking the search for locations. No field has doc values: nothing sorts
+// or facets on a field.
+const (
+	optText    = index.IndexField | index.IncludeTermVectors
+	optKeyword = index.IndexField
+	optStored  = index.StoreField
+)
+
+func newMapping() (*mapping.IndexMappingImpl, error) {
 	text := func(analyzer string, store bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzer
 		f.Store = store
 		f.IncludeInAll = false
-		f.IncludeTermVectors = true // locations for snippets
+		f.IncludeTermVectors = true
+		f.DocValues = false
 		return f
 	}
 	kw := func(store bool) *mapping.FieldMapping {
@@ -134,39 +165,54 @@ func newMapping() mapping.IndexMapping {
 		f.Store = store
 		f.IncludeInAll = false
 		f.IncludeTermVectors = false
+		f.DocValues = false
 		return f
 	}
-	num := func() *mapping.FieldMapping {
-		f := bleve.NewNumericFieldMapping()
-		f.IncludeInAll = false
-		return f
-	}
+	// The mapping describes the records add writes (with IndexAdvanced,
+	// bypassing it), so that queries analyze each field as it was indexed.
 	dm := bleve.NewDocumentStaticMapping()
-	dm.AddFieldMappingsAt("en", text(en.AnalyzerName, false))
+	title := text(standard.Name, false)
+	title.IncludeTermVectors = false // a title phrase is matched without positions
+	dm.AddFieldMappingsAt("std", text(textAnalyzer, true))
 	dm.AddFieldMappingsAt("cjk", text(cjk.AnalyzerName, false))
-	dm.AddFieldMappingsAt("std", text(standard.Name, true))
-	dm.AddFieldMappingsAt("title", text(standard.Name, true))
-	dm.AddFieldMappingsAt("uri", kw(true))
-	dm.AddFieldMappingsAt("element_id", kw(true))
-	dm.AddFieldMappingsAt("category", kw(true))
+	dm.AddFieldMappingsAt("title", title)
+	dm.AddFieldMappingsAt("element_id", kw(false))
+	dm.AddFieldMappingsAt("category", kw(false))
 	dm.AddFieldMappingsAt("file_type", kw(false))
 	dm.AddFieldMappingsAt("keywords", kw(false))
-	dm.AddFieldMappingsAt("page", num())
-	dm.AddFieldMappingsAt("modified", num())
-	pf := bleve.NewNumericFieldMapping()
-	pf.Store = true
-	pf.Index = false
-	dm.AddFieldMappingsAt("page_no", pf)
+	// modified is a keyword of fixed width (modifiedTerm), so a range is
+	// a term range over a few distinct values, not the 16 terms a
+	// numeric field indexes per element.
+	dm.AddFieldMappingsAt("modified", kw(false))
+	ref := bleve.NewTextFieldMapping()
+	ref.Index, ref.Store, ref.IncludeInAll, ref.IncludeTermVectors, ref.DocValues = false, true, false, false, false
+	dm.AddFieldMappingsAt("ref", ref)
 
 	m := bleve.NewIndexMapping()
+	if err := addAnalyzers(m); err != nil {
+		return nil, fmt.Errorf("finder: mapping: %w", err)
+	}
 	m.DefaultMapping = dm
-	m.DefaultAnalyzer = standard.Name
+	m.DefaultAnalyzer = textAnalyzer
 	// Query terms a rewrite does not reach (ranges, regexps) search the
 	// standard field.
 	m.DefaultField = "std"
 	m.StoreDynamic = false
 	m.IndexDynamic = false
-	return m
+	return m, nil
+}
+
+// analyzers are the mapping's analyzers add indexes with.
+type analyzers struct {
+	text, cjk, title analysis.Analyzer
+}
+
+func analyzersOf(m mapping.IndexMapping) (analyzers, error) {
+	a := analyzers{text: m.AnalyzerNamed(textAnalyzer), cjk: m.AnalyzerNamed(cjk.AnalyzerName), title: m.AnalyzerNamed(standard.Name)}
+	if a.text == nil || a.cjk == nil || a.title == nil {
+		return a, errors.New("finder: mapping lacks an analyzer")
+	}
+	return a, nil
 }
 
 // New opens (or creates) the index and starts building it in the
@@ -183,7 +229,12 @@ func New(opt Options) (*Finder, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Finder{idx: idx, opt: opt, log: log, manifest: map[string]entry{}, done: make(chan struct{}), rescan: make(chan struct{}, 1)}
+	an, err := analyzersOf(idx.Mapping())
+	if err != nil {
+		_ = idx.Close()
+		return nil, err
+	}
+	f := &Finder{idx: idx, an: an, opt: opt, log: log, manifest: map[string]entry{}, done: make(chan struct{}), rescan: make(chan struct{}, 1)}
 	if b, err := idx.GetInternal([]byte("manifest")); err == nil && len(b) > 0 {
 		_ = json.Unmarshal(b, &f.manifest) // unreadable: everything is indexed again
 	}
@@ -198,14 +249,29 @@ func New(opt Options) (*Finder, error) {
 // NewMemOnly (upsidedown over a treap) is two orders of magnitude slower
 // to build.
 func memIndex() (bleve.Index, error) {
-	return bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, nil)
+	m, err := newMapping()
+	if err != nil {
+		return nil, err
+	}
+	return bleve.NewUsing("", m, scorch.Name, scorch.Name, scorchConfig(nil))
+}
+
+// scorchConfig is the configuration of every index: segments of zap
+// version 15, which build about 15% faster than the default (17) and
+// lack nothing Finder uses (17 adds vector and synonym sections).
+func scorchConfig(extra map[string]any) map[string]any {
+	c := map[string]any{"forceSegmentType": "zap", "forceSegmentVersion": 15}
+	for k, v := range extra {
+		c[k] = v
+	}
+	return c
 }
 
 func openIndex(dir string, log *slog.Logger) (bleve.Index, error) {
 	if dir == "" {
 		return memIndex()
 	}
-	idx, err := bleve.OpenUsing(dir, map[string]any{"bolt_timeout": "1s"})
+	idx, err := bleve.OpenUsing(dir, scorchConfig(map[string]any{"bolt_timeout": "1s"}))
 	switch {
 	case err == nil:
 		if v, _ := idx.GetInternal([]byte("schema")); string(v) == schemaVersion {
@@ -224,7 +290,13 @@ func openIndex(dir string, log *slog.Logger) (bleve.Index, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("finder: %w", err)
 	}
-	idx, err = bleve.New(dir, newMapping())
+	m, err := newMapping()
+	if err != nil {
+		return nil, err
+	}
+	// Not unsafe_batch: scorch's Close does not wait for unpersisted
+	// batches, and a restart would index everything again.
+	idx, err = bleve.NewUsing(dir, m, scorch.Name, scorch.Name, scorchConfig(nil))
 	if err != nil {
 		log.Warn("finder: cannot create the index on disk, using memory", "dir", dir, "err", err)
 		return memIndex()
@@ -272,6 +344,14 @@ func (f *Finder) Status() Status {
 	return Status{Indexed: f.indexed, Total: len(f.docs), Complete: f.complete}
 }
 
+// title is the title of an indexed document: hits carry it from the
+// manifest rather than from a field stored with every element.
+func (f *Finder) title(uri string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.manifest[uri].Title
+}
+
 // Documents returns the last listing.
 func (f *Finder) Documents() []Doc {
 	f.mu.Lock()
@@ -281,6 +361,13 @@ func (f *Finder) Documents() []Doc {
 
 func (f *Finder) loop(ctx context.Context) {
 	defer f.wg.Done()
+	if f.opt.Start != nil {
+		select {
+		case <-f.opt.Start:
+		case <-ctx.Done():
+			return
+		}
+	}
 	first := true
 	var tick <-chan time.Time
 	if f.opt.Rescan > 0 {
@@ -335,15 +422,33 @@ func (f *Finder) build(ctx context.Context) error {
 	for _, uri := range gone {
 		w.remove(uri)
 	}
+	size := batchElements
+	switch {
+	case f.opt.batch > 0:
+		size = f.opt.batch
+	case f.opt.Background:
+		size = backgroundBatch
+	}
+	t0 := time.Now()
 	for _, d := range todo {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		w.add(d)
-		if w.b.Size() >= batchElements {
-			if err := w.flush(); err != nil {
+		if w.elements < size {
+			if f.opt.Background {
+				runtime.Gosched()
+			}
+			continue
+		}
+		if err := w.flush(); err != nil {
+			return err
+		}
+		if f.opt.Background {
+			if err := pause(ctx, min(time.Since(t0), maxPause)); err != nil {
 				return err
 			}
+			t0 = time.Now()
 		}
 	}
 	if err := w.flush(); err != nil {
@@ -355,14 +460,26 @@ func (f *Finder) build(ctx context.Context) error {
 	return nil
 }
 
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // writer groups documents into batches; the manifest is written in the
 // same batch as the elements, so the index never claims a document it
 // does not hold.
 type writer struct {
-	f       *Finder
-	b       *bleve.Batch
-	pending map[string]*entry // nil entry: removed
-	added   int
+	f        *Finder
+	b        *bleve.Batch
+	pending  map[string]*entry // nil entry: removed
+	added    int
+	elements int // records in the batch
 }
 
 func (w *writer) remove(uri string) {
@@ -394,14 +511,15 @@ func (w *writer) add(d Doc) {
 	if err != nil {
 		w.f.log.Warn("finder: skip document", "uri", d.URI, "err", err)
 	} else {
-		var modified float64
+		var modified []byte
 		if t, err := time.Parse(time.RFC3339, d.LastModified); err == nil {
-			modified = float64(t.Unix())
+			modified = []byte(modifiedTerm(t))
 		}
 		kws := make([]string, 0, len(d.Keywords))
 		for _, k := range d.Keywords {
 			kws = append(kws, lower(k))
 		}
+		base := docFields{title: []byte(d.Title), fileType: []byte(lower(d.FileType)), keywords: kws, modified: modified}
 		for pi, p := range doc.Pages {
 			if !p.Decoded {
 				if err := doc.EnsurePage(pi, dpe.DefaultLimits()); err != nil {
@@ -415,24 +533,17 @@ func (w *writer) add(d Doc) {
 				if text == "" {
 					continue
 				}
-				rec := map[string]any{
-					"en": text, "cjk": text, "std": text,
-					"title": d.Title, "uri": d.URI, "element_id": e.ID, "category": e.Category,
-					"file_type": lower(d.FileType), "keywords": kws,
-					"page": float64(pi + 1), "page_no": float64(pi + 1),
-				}
-				if modified != 0 {
-					rec["modified"] = modified
-				}
-				if err := w.b.Index(d.URI+"#"+strconv.Itoa(n), rec); err == nil {
+				rec := w.f.record(d.URI+"#"+strconv.Itoa(n), &base, pi+1, e.ID, e.Category, text)
+				if err := w.b.IndexAdvanced(rec); err == nil {
 					n++
+					w.elements++
 				}
 			}
 		}
 	}
 	// A document that cannot be read is recorded too (with no elements):
 	// it counts as indexed and is retried when its content key changes.
-	w.pending[d.URI] = &entry{Key: d.Key, N: n}
+	w.pending[d.URI] = &entry{Key: d.Key, N: n, Title: d.Title}
 	w.added++
 }
 
@@ -466,8 +577,67 @@ func (w *writer) flush() error {
 	w.f.indexed += w.added
 	w.f.mu.Unlock()
 	w.b.Reset()
-	w.pending, w.added = nil, 0
+	w.pending, w.added, w.elements = nil, 0, 0
 	return nil
+}
+
+// docFields are the fields every element of one document repeats.
+type docFields struct {
+	title, fileType, modified []byte
+	keywords                  []string
+}
+
+// modifiedTerm is the keyword of a modification time: fixed width, so
+// that byte order is time order.
+func modifiedTerm(t time.Time) string {
+	return t.UTC().Format("20060102T150405Z")
+}
+
+// The stored "ref" of an element is its page, element id and category,
+// one stored value instead of three; the document URI is its record id
+// without the "#n" suffix.
+const refSep = "\x1f"
+
+func encodeRef(page int, elementID, category string) string {
+	return strconv.Itoa(page) + refSep + elementID + refSep + category
+}
+
+func decodeRef(s string) (page int, elementID, category string) {
+	p, rest, _ := strings.Cut(s, refSep)
+	elementID, category, _ = strings.Cut(rest, refSep)
+	page, _ = strconv.Atoi(p)
+	return page, elementID, category
+}
+
+// uriOf is the document URI of a record id (uri#n).
+func uriOf(id string) string {
+	if i := strings.LastIndexByte(id, '#'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// record is the bleve document of one element, built directly rather
+// than through the mapping (which would reflect over a map per element).
+// Its fields and options match newMapping.
+func (f *Finder) record(id string, d *docFields, page int, elementID, category, text string) *document.Document {
+	rec := document.NewDocument(id)
+	rec.AddField(document.NewTextFieldCustom("std", nil, []byte(text), optText|index.StoreField, f.an.text))
+	if hasCJK(text) {
+		rec.AddField(document.NewTextFieldCustom("cjk", nil, []byte(text), optText, f.an.cjk))
+	}
+	rec.AddField(document.NewTextFieldCustom("title", nil, d.title, optKeyword, f.an.title))
+	rec.AddField(document.NewTextFieldCustom("element_id", nil, []byte(elementID), optKeyword, nil))
+	rec.AddField(document.NewTextFieldCustom("category", nil, []byte(category), optKeyword, nil))
+	rec.AddField(document.NewTextFieldCustom("file_type", nil, d.fileType, optKeyword, nil))
+	for _, k := range d.keywords {
+		rec.AddField(document.NewTextFieldCustom("keywords", nil, []byte(k), optKeyword, nil))
+	}
+	if d.modified != nil {
+		rec.AddField(document.NewTextFieldCustom("modified", nil, d.modified, optKeyword, nil))
+	}
+	rec.AddField(document.NewTextFieldCustom("ref", nil, []byte(encodeRef(page, elementID, category)), optStored, nil))
+	return rec
 }
 
 // clip cuts s to at most n bytes on a rune boundary.

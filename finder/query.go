@@ -124,13 +124,14 @@ func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
 	if err != nil {
 		return nil, &SyntaxError{Err: err}
 	}
-	expand(parsed)
+	parsed = expandOne(parsed)
+	match := f.newMatcher(parsed)
 	conj := []query.Query{parsed}
 	if p.FileType != "" {
-		conj = append(conj, term("file_type", lower(p.FileType)))
+		conj = append(conj, filter(term("file_type", lower(p.FileType))))
 	}
 	for _, k := range p.Keywords {
-		conj = append(conj, term("keywords", lower(k)))
+		conj = append(conj, filter(term("keywords", lower(k))))
 	}
 	after, err := parseTime("modified_after", p.ModifiedAfter)
 	if err != nil {
@@ -140,11 +141,11 @@ func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if after != nil || before != nil {
+	if after != "" || before != "" {
 		incl, excl := true, false
-		r := query.NewNumericRangeInclusiveQuery(after, before, &incl, &excl)
+		r := query.NewTermRangeInclusiveQuery(after, before, &incl, &excl)
 		r.SetField("modified")
-		conj = append(conj, r)
+		conj = append(conj, filter(r))
 	}
 	hash := hashOf(q, lower(p.FileType), strings.Join(p.Keywords, "\x01"), p.ModifiedAfter, p.ModifiedBefore)
 	offset, err := decodeCursor(p.Cursor, hash)
@@ -152,9 +153,9 @@ func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
 		return nil, err
 	}
 	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(conj), limit, offset, false)
-	req.Fields = []string{"std", "title", "uri", "element_id", "category", "page_no"}
-	req.IncludeLocations = true
-	req.SortBy([]string{"-_score", "_id"})
+	req.Fields = []string{"std", "ref"}
+	// Ties in score keep the index's order (stable for one snapshot):
+	// a tie-break on _id would load the id of every matching element.
 	st := f.Status()
 	res, err := f.idx.SearchInContext(ctx, req)
 	if err != nil {
@@ -167,7 +168,7 @@ func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
 	}
 	out := &FindResult{Hits: make([]Hit, 0, len(res.Hits)), Total: int(res.Total), Indexed: st}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, toHit(h))
+		out.Hits = append(out.Hits, f.toHit(h, match))
 	}
 	if next := offset + len(res.Hits); len(res.Hits) == limit && uint64(next) < res.Total && next <= maxOffset {
 		out.NextCursor = encodeCursor(cursor{Offset: next, Hash: hash})
@@ -175,28 +176,32 @@ func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
 	return out, nil
 }
 
+// filter is a clause that selects without scoring: a file type shared by
+// every element would otherwise add the same to every score, at a cost.
+func filter(q query.Query) query.Query { return &constScore{q: q} }
+
 func term(field, v string) query.Query {
 	t := query.NewTermQuery(v)
 	t.SetField(field)
 	return t
 }
 
-func parseTime(name, s string) (*float64, error) {
+// parseTime is the modified term (modifiedTerm) of a filter bound.
+func parseTime(name, s string) (string, error) {
 	if s == "" {
-		return nil, nil
+		return "", nil
 	}
 	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
-			v := float64(t.Unix())
-			return &v, nil
+			return modifiedTerm(t), nil
 		}
 	}
-	return nil, fmt.Errorf("%s %q: want RFC 3339 or YYYY-MM-DD", name, clip(s, 64))
+	return "", fmt.Errorf("%s %q: want RFC 3339 or YYYY-MM-DD", name, clip(s, 64))
 }
 
 // textFields are the fields an unqualified term is searched in, each with
 // its own analyzer (see the package comment).
-var textFields = [...]string{"en", "cjk", "std"}
+var textFields = [...]string{"std", "cjk"}
 
 // expand rewrites, in place, every match and phrase query without a field
 // into a disjunction over the three text fields.
@@ -244,29 +249,26 @@ func expandOne(q query.Query) query.Query {
 			ds = append(ds, &c)
 		}
 		return query.NewDisjunctionQuery(ds)
+	case *query.WildcardQuery:
+		return newConstScore(m, m.BoostVal)
+	case *query.PrefixQuery:
+		return newConstScore(m, m.BoostVal)
+	case *query.RegexpQuery:
+		return newConstScore(m, m.BoostVal)
 	}
 	expand(q)
 	return q
 }
 
-func toHit(h *search.DocumentMatch) Hit {
+func (f *Finder) toHit(h *search.DocumentMatch, m *matcher) Hit {
 	str := func(k string) string { s, _ := h.Fields[k].(string); return s }
-	page, _ := h.Fields["page_no"].(float64)
+	page, elementID, category := decodeRef(str("ref"))
+	uri := uriOf(h.ID)
 	text := str("std")
-	var spans [][2]int
-	for _, field := range textFields {
-		for _, locs := range h.Locations[field] {
-			for _, l := range locs {
-				if int(l.End) <= len(text) && l.Start < l.End {
-					spans = append(spans, [2]int{int(l.Start), int(l.End)})
-				}
-			}
-		}
-	}
-	snip, match := snippet(text, spans)
+	snip, match := snippet(text, f.spans(m, text))
 	return Hit{
-		URI: str("uri"), Title: clipRunes(str("title"), maxTitleRunes), Page: int(page),
-		ElementID: str("element_id"), Category: str("category"),
+		URI: uri, Title: clipRunes(f.title(uri), maxTitleRunes), Page: page,
+		ElementID: elementID, Category: category,
 		Snippet: snip, Match: match, Score: h.Score,
 	}
 }
@@ -276,7 +278,6 @@ func toHit(h *search.DocumentMatch) Hit {
 // folded to one space (tables are tab-separated), so offsets are computed
 // after folding.
 func snippet(text string, spans [][2]int) (string, []Span) {
-	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
 	start := 0
 	if len(spans) > 0 {
 		start = spans[0][0]

@@ -24,6 +24,12 @@ type FinderOptions struct {
 	// Rescan is how often a folder served with Dir is walked again for
 	// added, changed and removed files (default 10s; negative: never).
 	Rescan time.Duration
+	// Start, when set, holds indexing until it is closed (the embedded
+	// demo closes it once its computers have joined the office).
+	Start <-chan struct{}
+	// Background indexes at low priority (finder.Options.Background), for
+	// a Finder that shares the process with servers whose latency counts.
+	Background bool
 }
 
 // DefaultRescan is FinderOptions.Rescan's default.
@@ -79,6 +85,7 @@ func (l *Library) startFinder(builtin bool) error {
 	first := true
 	f, err := finder.New(finder.Options{
 		Dir: dir, Rescan: rescan, Logger: l.lib.opt.Logger.With("component", "finder"),
+		Start: fo.Start, Background: fo.Background,
 		Source: func(ctx context.Context) ([]finder.Doc, error) {
 			if !first && l.lib.opt.Dir != "" {
 				l.rescan()

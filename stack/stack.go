@@ -212,8 +212,11 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	alpha := st.newComputer(opt, ComputerAlpha, resolver, log, inputs)
 	// The library and the archive carry Finder (find, list_documents);
 	// one per computer, since tool_call routes a tool name to one server.
+	// They index once the computers have joined, at low priority: the
+	// index shares the CPU with every request the demo serves.
+	up := make(chan struct{})
 	if err := st.addLibrary(ctx, alpha, ServerLibrary, library.Options{Dir: opt.DocsDir, Host: HostLibrary, PageSize: PageSize, Name: ServerLibrary,
-		Logger: log.With("component", "library"), Finder: &library.FinderOptions{IndexDir: opt.FinderDir}}); err != nil {
+		Logger: log.With("component", "library"), Finder: &library.FinderOptions{IndexDir: opt.FinderDir, Start: up, Background: true}}); err != nil {
 		return nil, err
 	}
 	if err := addLibrary(ctx, alpha, ServerNotes, library.Options{FS: emptyFS{}, Host: HostNotes, PageSize: PageSize, Name: ServerNotes, Generated: NotesCount}); err != nil {
@@ -240,7 +243,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// whose dpe hosts differ (exercises choosing a computer for a typed URI).
 	beta := st.newComputer(opt, ComputerBeta, resolver, log, nil)
 	if err := st.addLibrary(ctx, beta, ServerArchive, library.Options{FS: emptyFS{}, Host: HostArchive, PageSize: PageSize, Name: ServerArchive, Generated: 12,
-		Finder: &library.FinderOptions{}}); err != nil {
+		Finder: &library.FinderOptions{Start: up, Background: true}}); err != nil {
 		return nil, err
 	}
 
@@ -249,6 +252,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 			return nil, fmt.Errorf("computer join: %w", err)
 		}
 	}
+	close(up)
 	return st, nil
 }
 
