@@ -100,14 +100,21 @@ func decodeAccess(m map[string]any) (decodedAccess, error) {
 	meta, _ := m["_meta"].(map[string]any)
 	out.ETag, _ = meta["etag"].(string)
 	if s, _ := meta["expires_at"].(string); s != "" {
-		t, err := time.Parse(time.RFC3339Nano, s)
+		t, err := dpe.ParseTimestamp(s)
 		if err != nil {
-			// No usable expiry: the access URI is treated as not expiring,
-			// and a failed fetch still triggers one re-resolve (dpe.md).
-			out.warn = fmt.Sprintf("ignoring _meta.expires_at %q: not RFC 3339", truncate(s, 40))
+			// Not "never expires": an expiry we cannot read is assumed
+			// to be now, so the URI is used at once and re-resolved
+			// before any later fetch; and the answer is reported.
+			out.warn = fmt.Sprintf("_meta.expires_at %q is not an ISO 8601 date-time; treating the access URI as expiring now", truncate(s, 40))
+			out.Problems = append(out.Problems, out.warn)
+			out.ExpiresAt = time.Now()
 		} else {
 			out.ExpiresAt = t
 		}
+	} else if v, ok := meta["expires_at"]; ok && v != nil {
+		out.warn = fmt.Sprintf("_meta.expires_at is %s, not a string; treating the access URI as expiring now", valueKind(v))
+		out.Problems = append(out.Problems, out.warn)
+		out.ExpiresAt = time.Now()
 	}
 	return out, nil
 }

@@ -36,14 +36,14 @@ func TestGetDPE_DecodesAccessHints(t *testing.T) {
 					t.Errorf("exp %v", exp)
 				}
 			}},
-		{name: "bad expiry is ignored", ack: `{"uri":"file:///a","size":"x","_meta":{"expires_at":"tomorrow"}}`,
+		{name: "bad expiry is not 'never expires'", ack: `{"uri":"file:///a","size":"x","_meta":{"expires_at":"tomorrow"}}`,
 			check: func(t *testing.T, _, _ string, size int64, exp time.Time, _ string) {
-				if size != -1 || !exp.IsZero() {
-					t.Errorf("size %d exp %v", size, exp)
+				if size != -1 || exp.IsZero() || time.Since(exp) > time.Minute {
+					t.Errorf("size %d exp %v, want an expiry of about now", size, exp)
 				}
 			}},
 		{name: "missing uri is an error", ack: `{"mime_type":"x"}`, wantErr: "the answer has no access uri"},
-		{name: "4011 is a protocol error", ack: `{"code":4011,"message":"DPE Resolver Not Configured","uri":"dpe://h/d"}`, wantErr: "4011 DPE Resolver Not Configured"},
+		{name: "4011 is a protocol error", ack: `{"code":4011,"message":"DPE Resolver Not Configured","uri":"dpe://h/d"}`, wantErr: "dpe://h/d cannot be opened: computer box has no DPE resolver configured (4011)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

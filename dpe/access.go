@@ -24,6 +24,9 @@ type Access struct {
 	// access URI be file:// without --allow-file-uri.
 	OwnComputer bool
 	RawJSON     []byte // the GetDPERet exactly as received, for the trace view
+	// Problems are conformance findings about the answer itself (an
+	// expires_at that is not ISO 8601 …), one sentence each.
+	Problems []string
 }
 
 // Expired reports whether the access URI is past its expiry at now,

@@ -39,6 +39,14 @@ type Opened struct {
 	Doc      *Document
 	Body     []byte
 	MimeType string
+	// Notes say what was done that the user should know (an access URI
+	// used although it looked expired, a document that changed version
+	// while open); one sentence each.
+	Notes []string
+	// Version counts page-index reloads: it changes when a re-resolve
+	// found another version of the document (another _meta.etag) and
+	// Doc was replaced, so holders of old pages know to drop them.
+	Version int
 
 	dpe string     // the dpe URI string given to the resolver ("" for OpenAccess)
 	mu  sync.Mutex // serialises LoadPage (Access and Doc pages change)
@@ -178,7 +186,8 @@ func (o *Opener) Open(ctx context.Context, dpeURI string) (*Opened, error) {
 	o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(acc.URI), Detail: "calling get_dpe again once", Err: err.Error()})
 	acc2, err2 := o.resolve(ctx, wire)
 	if err2 == nil {
-		err2 = o.load(ctx, op, acc2)
+		o.noteIfExpired(op, acc2)
+		err2 = o.loadAt(ctx, op, acc2, true)
 	}
 	if err2 != nil {
 		return nil, &RefetchError{What: what, First: err, Second: err2}
@@ -218,9 +227,28 @@ func (o *Opener) resolve(ctx context.Context, wire string) (Access, error) {
 	return acc, err
 }
 
+// noteIfExpired reports a fresh answer that already looks expired: the
+// second of two answers is used anyway (clocks disagree more than
+// ClockSkew, or the computer hands out stale URIs), and the user is told.
+func (o *Opener) noteIfExpired(op *Opened, acc Access) {
+	if !acc.Expired(o.now()) {
+		return
+	}
+	note := fmt.Sprintf("the re-resolved access URI also looks expired (expires_at %s); fetched it anyway",
+		acc.ExpiresAt.UTC().Format(time.RFC3339))
+	o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(acc.URI), Detail: note})
+	op.Notes = append(op.Notes, note)
+}
+
 // load fetches, classifies and decodes acc into op.
 func (o *Opener) load(ctx context.Context, op *Opened, acc Access) error {
-	if now := o.now(); acc.Expired(now) {
+	return o.loadAt(ctx, op, acc, false)
+}
+
+// loadAt is load; anyway fetches an access URI that looks expired (the
+// second answer: there is no third).
+func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway bool) error {
+	if now := o.now(); acc.Expired(now) && !anyway {
 		return &ExpiredError{ExpiresAt: acc.ExpiresAt, Now: now}
 	}
 	if err := o.checkFileOrigin(acc, acc.URI); err != nil {
@@ -314,14 +342,24 @@ func (o *Opener) LoadPage(ctx context.Context, op *Opened, i int) error {
 		return fmt.Errorf("%s has neither \"elements\" nor \"uri\"", what)
 	}
 	refreshed := false
+	var err error
 	if op.dpe != "" && op.Access.Expired(o.now()) {
 		o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(op.Access.URI), Detail: what + ": access URI expired, calling get_dpe again once"})
 		if err := o.refresh(ctx, op); err != nil {
 			return fmt.Errorf("%s: access URI expired; re-resolving failed: %w", what, err)
 		}
 		refreshed = true
+		if p, err = op.pageAfterRefresh(i, p); err != nil {
+			return err
+		}
+		if p.Decoded {
+			return nil
+		}
+		if p.hasElements { // an inline page of the new version
+			return op.Doc.EnsurePage(i, o.Limits)
+		}
 	}
-	err := o.loadManifestPage(ctx, op, p)
+	err = o.loadManifestPage(ctx, op, p)
 	if err == nil {
 		return nil
 	}
@@ -331,7 +369,13 @@ func (o *Opener) LoadPage(ctx context.Context, op *Opened, i int) error {
 	o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(p.URI), Detail: what + ": calling get_dpe again once", Err: err.Error()})
 	err2 := o.refresh(ctx, op)
 	if err2 == nil {
-		err2 = o.loadManifestPage(ctx, op, p)
+		if p, err2 = op.pageAfterRefresh(i, p); err2 == nil && !p.Decoded {
+			if p.hasElements {
+				err2 = op.Doc.EnsurePage(i, o.Limits)
+			} else {
+				err2 = o.loadManifestPage(ctx, op, p)
+			}
+		}
 	}
 	if err2 != nil {
 		return &RefetchError{What: what, First: err, Second: err2}
@@ -339,18 +383,33 @@ func (o *Opener) LoadPage(ctx context.Context, op *Opened, i int) error {
 	return nil
 }
 
-// refresh re-resolves op's dpe URI and takes the new document's page URIs.
+// refresh re-resolves op's dpe URI. The same version (same _meta.etag, or
+// no etag and the same page count) keeps the pages already loaded and
+// takes the new page URIs; another version replaces the whole page index,
+// so one open document never mixes pages of two versions.
 func (o *Opener) refresh(ctx context.Context, op *Opened) error {
 	acc, err := o.resolve(ctx, op.dpe)
 	if err != nil {
 		return err
 	}
+	o.noteIfExpired(op, acc)
 	fresh := &Opened{}
-	if err := o.load(ctx, fresh, acc); err != nil {
+	if err := o.loadAt(ctx, fresh, acc, true); err != nil {
 		return err
 	}
 	if fresh.Doc == nil {
-		return fmt.Errorf("re-resolved content is %s, not a DPE document", fresh.Kind)
+		return fmt.Errorf("re-resolved content is %s, not a DPE document", kindWord(fresh.Kind))
+	}
+	changed := acc.ETag != op.Access.ETag || len(fresh.Doc.Pages) != len(op.Doc.Pages)
+	if changed {
+		note := "the document changed while open (another version); its page index was reloaded"
+		o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(acc.URI), Detail: note})
+		op.Notes = append(op.Notes, note)
+		op.Doc, op.Body, op.Kind, op.MimeType = fresh.Doc, fresh.Body, fresh.Kind, fresh.MimeType
+		op.pageJSON = nil
+		op.Version++
+		op.Access = acc
+		return nil
 	}
 	uris := make(map[int]string, len(fresh.Doc.Pages))
 	for _, np := range fresh.Doc.Pages {
@@ -365,6 +424,28 @@ func (o *Opener) refresh(ctx context.Context, op *Opened) error {
 	}
 	op.Access = acc
 	return nil
+}
+
+// pageAfterRefresh is page i of op's document after a refresh: the same
+// *Page when the version did not change, else the new version's page i.
+func (op *Opened) pageAfterRefresh(i int, old *Page) (*Page, error) {
+	if i < len(op.Doc.Pages) && op.Doc.Pages[i] == old {
+		return old, nil
+	}
+	if i >= len(op.Doc.Pages) {
+		return nil, fmt.Errorf("page %d: the new version of the document has %d pages", i+1, len(op.Doc.Pages))
+	}
+	return op.Doc.Pages[i], nil
+}
+
+func kindWord(k ContentKind) string {
+	switch k {
+	case KindMarkdown:
+		return "Markdown"
+	case KindText:
+		return "plain text"
+	}
+	return "binary data"
 }
 
 func (o *Opener) loadManifestPage(ctx context.Context, op *Opened, p *Page) error {

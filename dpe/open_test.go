@@ -492,3 +492,83 @@ func TestLoadPage_InlineElementsPreferredOverURI(t *testing.T) {
 		t.Fatal("dpe.md: with both, the agent uses the inline elements and does not fetch uri")
 	}
 }
+
+// A re-resolve that returns another version (another _meta.etag) replaces
+// the page index: no page of the old version is used with the new one.
+func TestLoadPage_NewETagReloadsThePageIndex(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/v1/doc.json", manifestDoc(""))
+	fs.set("/v1/p0.json", `{"elements":[{"element_id":"a","category":"Title","text":"old zero"}]}`)
+	fs.set("/v2/doc.json", `{"page_count":3,"pages":[{"page_index":0,"uri":"q0.json"},{"page_index":1,"uri":"q1.json"},{"page_index":2,"uri":"q2.json"}]}`)
+	fs.set("/v2/q1.json", `{"elements":[{"element_id":"b","category":"Title","text":"new one"}]}`)
+	now := testNow
+	res := &scripted{steps: []func() (Access, error){
+		func() (Access, error) {
+			return Access{URI: fs.URL + "/v1/doc.json", ETag: "v1", ExpiresAt: testNow.Add(time.Minute)}, nil
+		},
+		func() (Access, error) {
+			return Access{URI: fs.URL + "/v2/doc.json", ETag: "v2", ExpiresAt: testNow.Add(time.Hour)}, nil
+		},
+	}}
+	var evs []TraceEvent
+	o := newOpener(res, &evs)
+	o.Now = func() time.Time { return now }
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.LoadPage(context.Background(), op, 0); err != nil {
+		t.Fatal(err)
+	}
+	now = testNow.Add(2 * time.Minute)
+	if err := o.LoadPage(context.Background(), op, 1); err != nil {
+		t.Fatal(err)
+	}
+	if op.Version != 1 || len(op.Doc.Pages) != 3 || op.Access.ETag != "v2" {
+		t.Fatalf("version %d, %d pages, etag %q", op.Version, len(op.Doc.Pages), op.Access.ETag)
+	}
+	if op.Doc.Pages[0].Decoded {
+		t.Error("page 1 of the old version is still shown as loaded in the new one")
+	}
+	if p := op.Doc.Pages[1]; !p.Decoded || len(p.Elements) != 1 || p.Elements[0].Text != "new one" {
+		t.Errorf("page 2: %+v", p)
+	}
+	if fs.hitCount("/v1/p1.json") != 0 || len(op.Notes) != 1 || !strings.Contains(op.Notes[0], "changed while open") {
+		t.Errorf("old page fetched %d times; notes %q", fs.hitCount("/v1/p1.json"), op.Notes)
+	}
+}
+
+// Both answers expired: the second URL is fetched anyway, and said.
+func TestOpen_BothAnswersExpiredFetchesTheSecond(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/b.json", smallDoc)
+	old := testNow.Add(-time.Hour)
+	res := &scripted{steps: []func() (Access, error){
+		func() (Access, error) { return Access{URI: fs.URL + "/a.json", ExpiresAt: old}, nil },
+		func() (Access, error) { return Access{URI: fs.URL + "/b.json", ExpiresAt: old}, nil },
+	}}
+	var evs []TraceEvent
+	op, err := newOpener(res, &evs).Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.hitCount("/a.json") != 0 || fs.hitCount("/b.json") != 1 || len(op.Notes) != 1 || !strings.Contains(op.Notes[0], "also looks expired") {
+		t.Fatalf("a=%d b=%d notes=%q", fs.hitCount("/a.json"), fs.hitCount("/b.json"), op.Notes)
+	}
+}
+
+func TestParseTimestamp(t *testing.T) {
+	want := time.Date(2026, 4, 27, 12, 0, 0, 0, time.UTC)
+	for _, s := range []string{"2026-04-27T12:00:00Z", "2026-04-27T14:00:00+02:00", "2026-04-27T12:00:00.000Z",
+		"2026-04-27T12:00:00", "2026-04-27 12:00:00Z", "2026-04-27T12:00:00+0000", "2026-04-27t12:00:00z", "2026-04-27T12:00Z"} {
+		got, err := ParseTimestamp(s)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("%q: %v %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "soon", "27/04/2026", "2026-13-01T00:00:00Z", strings.Repeat("9", 100)} {
+		if _, err := ParseTimestamp(s); err == nil {
+			t.Errorf("%q parsed", s)
+		}
+	}
+}

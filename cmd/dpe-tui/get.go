@@ -113,6 +113,14 @@ func openInput(ctx context.Context, g *globalFlags, computer, input string, log 
 			cleanup()
 			return nil, nil, nil, err // "open dpe://…: …" already
 		}
+		// What the answer got wrong, and what was done about it, is said
+		// on stderr; the document is still printed.
+		for _, pr := range op.Access.Problems {
+			fmt.Fprintf(stderr, "dpe-tui: conformance: computer %s: %s\n", sanitize.Line(op.Access.Computer), sanitize.Line(pr))
+		}
+		for _, n := range op.Notes {
+			fmt.Fprintf(stderr, "dpe-tui: %s: %s\n", sanitize.Line(wire), sanitize.Line(n))
+		}
 		if computer == "" && op.Access.Computer != "" {
 			fmt.Fprintf(stderr, "dpe-tui: %s resolved by computer %s\n", sanitize.Line(wire), sanitize.Line(op.Access.Computer))
 		}

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -499,5 +502,51 @@ func TestRealInputs_ErrorsPeopleCanRead(t *testing.T) {
 	_, err = (&dpe.Opener{Resolver: c.Resolver("alpha")}).Open(ctx, nope)
 	if dpe.Retryable(err) || strings.Count(err.Error(), nope) != 1 {
 		t.Errorf("not found: Retryable=%v, %q", dpe.Retryable(err), err)
+	}
+}
+
+// get_dpe answers whose expires_at is odd: each still opens, and what was
+// wrong or done is said on stderr.
+func TestRealInputs_ExpiresAtFromTheWire(t *testing.T) {
+	const doc = `{"doc_ref":"d","pages":[{"page_index":0,"elements":[{"element_id":"e","category":"Title","text":"hello expiry"}]}]}`
+	docs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, doc)
+	}))
+	t.Cleanup(docs.Close)
+	future := time.Now().Add(time.Hour).UTC()
+	for _, c := range []struct {
+		name, expires string
+		wantErr       string // a line stderr must hold; "" = nothing but the "resolved by" line
+		resolves      int64
+	}{
+		{"RFC 3339 with offset and fraction", future.In(time.FixedZone("", 2*3600)).Format("2006-01-02T15:04:05.000-07:00"), "", 1},
+		{"no offset", future.Format("2006-01-02T15:04:05"), "", 1},
+		{"space and Z", future.Format("2006-01-02 15:04:05Z"), "", 1},
+		{"unparseable", "soon", `dpe-tui: conformance: computer c: _meta.expires_at "soon" is not an ISO 8601 date-time; treating the access URI as expiring now`, 1},
+		{"both answers expired", "2001-01-01T00:00:00Z", "dpe-tui: dpe://org.x.s/d: the re-resolved access URI also looks expired (expires_at 2001-01-01T00:00:00Z); fetched it anyway", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+				Name: "c", Servers: []string{"s"},
+				Resources: func(string, string) hostilepeer.Reply {
+					return hostilepeer.Page("", hostilepeer.Resource("dpe://org.x.s/d", "d"))
+				},
+				GetDPE: func(string) hostilepeer.Reply {
+					return hostilepeer.JSON(map[string]any{"uri": docs.URL + "/d.json", "mime_type": "application/json",
+						"_meta": map[string]any{"expires_at": c.expires}, "req_id": "r"})
+				},
+			}}})
+			code, out, errOut := runBounded(t, "get", "dpe://org.x.s/d", "--url="+srv.URL, "--computer", "c", "--format", "text")
+			if code != 0 || !strings.Contains(out, "hello expiry") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+			}
+			if c.wantErr == "" && errOut != "" || c.wantErr != "" && !strings.Contains(errOut, c.wantErr+"\n") {
+				t.Errorf("stderr %q, want %q", errOut, c.wantErr)
+			}
+			if n := srv.CallsTo("c", protocol.EventGetDPE); n != c.resolves {
+				t.Errorf("%d get_dpe calls, want %d", n, c.resolves)
+			}
+		})
 	}
 }
