@@ -204,7 +204,8 @@ func parseTime(name, s string) (string, error) {
 var textFields = [...]string{"std", "cjk"}
 
 // expand rewrites, in place, every match and phrase query without a field
-// into a disjunction over the three text fields.
+// into a disjunction over the text fields, and multi-term clauses into
+// constant-score ones (constScore).
 func expand(q query.Query) {
 	switch q := q.(type) {
 	case *query.BooleanQuery:
