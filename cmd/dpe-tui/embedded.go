@@ -112,6 +112,11 @@ func checkLocalInput(input string) error {
 	if err == nil && fi.IsDir() {
 		return fmt.Errorf("%s: is a directory", input)
 	}
+	if err == nil && !fi.Mode().IsRegular() {
+		// A FIFO or device would block an open; the fetcher refuses it
+		// at once, naming what it is.
+		return nil
+	}
 	if err == nil {
 		var f *os.File
 		if f, err = os.Open(input); err == nil {
@@ -139,7 +144,7 @@ func getHook(ctx context.Context, g *globalFlags, input string, stdout, stderr i
 	if u, err := url.Parse(input); err == nil {
 		scheme = strings.ToLower(u.Scheme)
 	}
-	fetchable := scheme == "file" || scheme == "http" || scheme == "https"
+	fetchable := scheme == "file" || scheme == "http" || scheme == "https" || scheme == "s3"
 	switch {
 	case scheme == "" || scheme == "dpe":
 		if e.Out != "" {
