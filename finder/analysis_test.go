@@ -159,3 +159,25 @@ func TestClose_WhileWaitingForStart(t *testing.T) {
 		t.Fatal("Close hangs while the build waits for Start")
 	}
 }
+
+// TestBuild_ElementsShareNoBuffers: bleve analyzes the records of a batch
+// on several goroutines and lower-cases unstored text in place, so no two
+// records may share a field's bytes (run with -race: the title of one
+// document is on all its elements).
+func TestBuild_ElementsShareNoBuffers(t *testing.T) {
+	var docs []Doc
+	for d := range 60 {
+		var pg page
+		for i := range 50 {
+			pg = append(pg, [2]string{fmt.Sprintf("e%d", i), fmt.Sprintf("Element Number %d of ÄÖÜ %d", i, d)})
+		}
+		docs = append(docs, testDoc(fmt.Sprintf("dpe://t.example/big%d", d), fmt.Sprintf("Shared UPPER Title %d", d), "pdf", "", nil, pg))
+	}
+	f := newFinder(t, Options{Source: staticSource(docs)})
+	if res := find(t, f, FindParams{Query: "title:upper"}); res.Total != 60*50 {
+		t.Fatalf("title:upper: total %d, want %d", res.Total, 60*50)
+	}
+	if h := find(t, f, FindParams{Query: "title:7 AND number"}).Hits[0]; h.Title != "Shared UPPER Title 7" {
+		t.Fatalf("title of a hit %q", h.Title)
+	}
+}

@@ -519,7 +519,7 @@ func (w *writer) add(d Doc) {
 		for _, k := range d.Keywords {
 			kws = append(kws, lower(k))
 		}
-		base := docFields{title: []byte(d.Title), fileType: []byte(lower(d.FileType)), keywords: kws, modified: modified}
+		base := docFields{title: d.Title, fileType: []byte(lower(d.FileType)), keywords: kws, modified: modified}
 		for pi, p := range doc.Pages {
 			if !p.Decoded {
 				if err := doc.EnsurePage(pi, dpe.DefaultLimits()); err != nil {
@@ -582,9 +582,13 @@ func (w *writer) flush() error {
 }
 
 // docFields are the fields every element of one document repeats.
+// The keyword fields have no analyzer and are only read, so their bytes
+// are shared; title is analyzed, and analysis lower-cases in place on
+// bleve's workers, so each record gets its own copy.
 type docFields struct {
-	title, fileType, modified []byte
-	keywords                  []string
+	title              string
+	fileType, modified []byte
+	keywords           []string
 }
 
 // modifiedTerm is the keyword of a modification time: fixed width, so
@@ -626,7 +630,7 @@ func (f *Finder) record(id string, d *docFields, page int, elementID, category, 
 	if hasCJK(text) {
 		rec.AddField(document.NewTextFieldCustom("cjk", nil, []byte(text), optText, f.an.cjk))
 	}
-	rec.AddField(document.NewTextFieldCustom("title", nil, d.title, optKeyword, f.an.title))
+	rec.AddField(document.NewTextFieldCustom("title", nil, []byte(d.title), optKeyword, f.an.title))
 	rec.AddField(document.NewTextFieldCustom("element_id", nil, []byte(elementID), optKeyword, nil))
 	rec.AddField(document.NewTextFieldCustom("category", nil, []byte(category), optKeyword, nil))
 	rec.AddField(document.NewTextFieldCustom("file_type", nil, d.fileType, optKeyword, nil))
