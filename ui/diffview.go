@@ -1,0 +1,303 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
+	"github.com/dpe-tui/dpe-tui/render"
+)
+
+// diffState is a comparison of the document with a fresh fetch of it
+// (D): the screen shows the new document; changed pages are marked ± in
+// the sidebar, changed elements in the gutter, and n/N walk the changes
+// until esc clears them.
+type diffState struct {
+	c *identity.Changes
+	// pages: screen pages whose page_hash changed; els: per screen page,
+	// element → "added" or "moved".
+	pages map[int]bool
+	els   map[int]map[int]string
+	walk  []elemRef
+	cur   int
+	text  string
+}
+
+// diffMsg answers a D: the document fetched again with every page
+// decoded, and the comparison with the one on screen.
+type diffMsg struct {
+	id    int
+	doc   *dpe.Opened // the document D was pressed on
+	fresh *dpe.Opened
+	pages []*dpe.Page
+	res   *identity.Result
+	c     *identity.Changes
+	old   *identity.Result
+	trace []traceEntry
+}
+
+func (m diffMsg) opID() int { return m.id }
+
+// refetchDiff re-resolves and fetches the document through the path it
+// was opened with (the same opener: get_dpe for a dpe:// URI, the access
+// URI for a file or URL), decodes every page of both versions and compares
+// their dpe1 identities.
+func (d *documentScreen) refetchDiff() tea.Cmd {
+	e := d.e
+	if d.diffOp != 0 {
+		return e.info("already comparing with a fresh fetch")
+	}
+	if d.src != nil || d.opener == nil {
+		return e.info("D compares fetched DPE documents; a file converted here has no served version to compare with")
+	}
+	opener, op, uri, byAccess, snap := d.opener, d.op, d.uri, d.target != "", d.snapshot()
+	id, cmd := e.start("fetching "+sanitizeLine(uri)+" again to compare", openTimeout, func(ctx context.Context, id int) tea.Msg {
+		o, buf := tracedOpener(opener)
+		fail := func(err error) tea.Msg {
+			return errMsg{id: id, what: "compare " + sanitizeLine(uri), err: err, trace: buf.entries}
+		}
+		var fresh *dpe.Opened
+		var err error
+		if byAccess {
+			fresh, err = o.OpenAccess(ctx, uri)
+		} else {
+			fresh, err = o.Open(ctx, uri)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		if fresh.Kind != dpe.KindDocument || fresh.Doc == nil {
+			return fail(fmt.Errorf("the fresh fetch is no longer a DPE document (%s)", fresh.MimeType))
+		}
+		// Every page of the old version (the ones not loaded yet are
+		// loaded now, into copies) and of the new one.
+		oldDoc := identityDoc(op, snap, nil)
+		for i, p := range oldDoc.Pages {
+			if !p.Decoded {
+				q, err := loadPageCopy(ctx, o, buf, op, i, snap.manifest[i])
+				if err != nil {
+					return fail(fmt.Errorf("page %d of the version on screen: %w", i+1, err))
+				}
+				oldDoc.Pages[i] = q
+			}
+		}
+		newDoc := &dpe.Document{Pages: make([]*dpe.Page, len(fresh.Doc.Pages))}
+		for i, p := range fresh.Doc.Pages {
+			q, err := loadPageCopy(ctx, o, buf, fresh, i, isManifest(p))
+			if err != nil {
+				return fail(fmt.Errorf("page %d of the fresh fetch: %w", i+1, err))
+			}
+			newDoc.Pages[i] = q
+		}
+		oldR := identity.Compute(identity.Map(op.Body, oldDoc))
+		newR := identity.Compute(identity.Map(fresh.Body, newDoc))
+		return diffMsg{id: id, doc: op, fresh: fresh, pages: newDoc.Pages, res: newR, old: oldR,
+			c: identity.Diff(oldR, newR), trace: buf.entries}
+	})
+	d.diffOp = id
+	return cmd
+}
+
+// onDiff shows the fresh document in place of the old one and marks what
+// changed.
+func (d *documentScreen) onDiff(msg diffMsg) tea.Cmd {
+	e := d.e
+	if msg.id == d.diffOp {
+		d.diffOp = 0
+	}
+	d.trace.add(msg.trace...)
+	if msg.doc != d.op {
+		return nil
+	}
+	page, sel := d.page, d.sel
+	d.clearSearch()
+	d.op = msg.fresh
+	d.pages = d.pages[:0]
+	for _, p := range d.op.Doc.Pages {
+		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p)})
+	}
+	for i, p := range msg.pages {
+		d.install(i, p)
+	}
+	d.tv, d.cell = map[int]render.TableView{}, map[int]cellPos{}
+	d.validated, d.findings, d.failedOffline = false, nil, map[int]bool{}
+	d.pendingFind, d.pendingJump = nil, -1
+	d.images.stop()
+	d.images.reset(e.renderer)
+	d.idn = identityState{res: msg.res, doc: msg.fresh, loaded: len(msg.pages), toUI: resultToUI(msg.res, d.op.Doc)}
+
+	ds := &diffState{c: msg.c, pages: map[int]bool{}, els: map[int]map[int]string{}}
+	for _, pc := range msg.c.Pages {
+		if pc.NewIndex < 0 {
+			continue // a removed page: counted in the delta, not on screen
+		}
+		ui, ok := d.idn.toUI[pc.NewIndex]
+		if !ok || ui >= len(d.pages) {
+			continue
+		}
+		ds.pages[ui] = true
+		n := 0
+		if d.pages[ui].p != nil {
+			n = len(d.pages[ui].p.Elements)
+		}
+		seen := map[int]bool{}
+		for _, ec := range pc.Elements {
+			at := ec.Index
+			if ec.Op == "removed" {
+				at = min(at, n-1) // where it was: the element now there
+			} else {
+				if ds.els[ui] == nil {
+					ds.els[ui] = map[int]string{}
+				}
+				ds.els[ui][at] = ec.Op
+			}
+			if !seen[at] {
+				seen[at] = true
+				ds.walk = append(ds.walk, elemRef{ui, max(0, at)})
+			}
+		}
+		if len(pc.Elements) == 0 {
+			ds.walk = append(ds.walk, elemRef{ui, 0}) // title or metadata changed
+		}
+	}
+	sort.Slice(ds.walk, func(a, b int) bool {
+		if ds.walk[a].page != ds.walk[b].page {
+			return ds.walk[a].page < ds.walk[b].page
+		}
+		return ds.walk[a].el < ds.walk[b].el
+	})
+	ds.cur = -1
+	ds.text = diffSummary(msg.old, msg.res, msg.c)
+	d.diff = ds
+
+	d.page = min(page, max(0, len(d.pages)-1))
+	d.sel = sel
+	if p := d.curPage(); p == nil || d.sel >= len(p.Elements) {
+		d.sel = 0
+	}
+	d.invalidate()
+	return tea.Batch(e.setStatus(statusOK, ds.text), d.validate())
+}
+
+// diffSummary is the status line of a comparison.
+func diffSummary(old, new *identity.Result, c *identity.Changes) string {
+	if c.Equal {
+		return "identical (doc_hash " + shortHash(c.NewDocHash) + ")"
+	}
+	s := fmt.Sprintf("changed: +%d −%d =%d", c.Delta.Added, c.Delta.Removed, c.Delta.Retained)
+	if c.OrderChanged {
+		s += " · order changed"
+	}
+	if n := len(c.Pages); n > 0 {
+		s += fmt.Sprintf(" · %d page(s) ±", n)
+	}
+	if c.FileTypeChanged {
+		s += " · file_type changed"
+	}
+	if c.DocMetaChanged {
+		s += " · doc_metadata changed"
+	}
+	for _, r := range []*identity.Result{old, new} {
+		if r.DocHash == "" {
+			s += " · " + problemText(r, "$")
+			break
+		}
+	}
+	return s
+}
+
+// shortHash cuts a dpe1 hash for a status line.
+func shortHash(h string) string {
+	if len(h) > len(identity.Prefix)+12 {
+		return h[:len(identity.Prefix)+12] + "…"
+	}
+	if h == "" {
+		return "—"
+	}
+	return h
+}
+
+// diffKey handles the keys of an active comparison: n/N walk the changes
+// (unless a search is on, whose hits they walk), esc clears it.
+func (d *documentScreen) diffKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := d.e.keys
+	if matches(msg, k.Diff) {
+		return d.refetchDiff(), true
+	}
+	if d.diff == nil || d.search.query != "" {
+		return nil, false
+	}
+	switch {
+	case matches(msg, k.Cancel):
+		d.diff = nil
+		d.invalidate()
+		return d.e.info("comparison cleared"), true
+	case matches(msg, k.NextChange):
+		return d.walkChange(1), true
+	case matches(msg, k.PrevChange):
+		return d.walkChange(-1), true
+	}
+	return nil, false
+}
+
+func (d *documentScreen) walkChange(dir int) tea.Cmd {
+	ds := d.diff
+	if len(ds.walk) == 0 {
+		return d.e.info(ds.text + " · no changed element on screen")
+	}
+	ds.cur = (ds.cur + dir + len(ds.walk)) % len(ds.walk)
+	if ds.cur < 0 {
+		ds.cur += len(ds.walk)
+	}
+	r := ds.walk[ds.cur]
+	op := ds.els[r.page][r.el]
+	if op == "" {
+		op = "changed"
+	}
+	return tea.Batch(d.gotoPage(r.page, r.el),
+		d.e.info(fmt.Sprintf("change %d/%d: %s · %s", ds.cur+1, len(ds.walk), op, ds.text)))
+}
+
+// diffGutter marks a changed element in the gutter: + added, ~ moved.
+func (d *documentScreen) diffGutter(el int, g string) string {
+	if d.diff == nil || el < 0 {
+		return g
+	}
+	op, ok := d.diff.els[d.page][el]
+	if !ok {
+		return g
+	}
+	m := "+"
+	if op == "moved" {
+		m = "~"
+	}
+	first := "▌"
+	if strings.HasPrefix(g, " ") || g == "" {
+		first = " "
+	}
+	if first == "▌" {
+		return d.e.st.gutter.Render("▌") + d.e.st.warnText.Render(m)
+	}
+	return d.e.st.warnText.Render(m) + " "
+}
+
+// diffPageMark is the sidebar mark of a changed page.
+func (d *documentScreen) diffPageMark(page int) string {
+	if d.diff != nil && d.diff.pages[page] {
+		return "±"
+	}
+	return ""
+}
+
+// diffStatusText is the status line while a comparison is on.
+func (d *documentScreen) diffStatusText(w int) string {
+	if d.diff == nil || d.search.query != "" {
+		return ""
+	}
+	return clip(d.e.st.info.Render(" "+d.diff.text)+d.e.st.dim.Render(" · n/N changes · esc clears"), w)
+}

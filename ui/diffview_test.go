@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// editedReport is the annual report as served the second time: one
+// element of page 2 edited and one appended, the rest as it was.
+func editedReport(t *testing.T) []byte {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(reportJSON(t), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p2 := doc["pages"].([]any)[1].(map[string]any)
+	els := p2["elements"].([]any)
+	els[1].(map[string]any)["text"] = "South revenue recovered after Q2."
+	p2["elements"] = append(els, map[string]any{"element_id": "n9", "category": "NarrativeText", "text": "A new closing remark."})
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDiff_RefetchShowsChangedPagesDeltaAndWalksChanges: the resolver
+// serves another version on the second fetch; D marks page 2 ±, says the
+// delta, and n walks to the edited element.
+func TestDiff_RefetchShowsChangedPagesDeltaAndWalksChanges(t *testing.T) {
+	f := newFakeAgent(t)
+	s := start80(t, testOptions(f))
+	s.toDocument()
+	s.idle()
+	f.mu.Lock()
+	resolvedBefore := f.resolved
+	f.mu.Unlock()
+	if err := os.WriteFile(f.docs[reportURI], editedReport(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.keys("D")
+	s.waitFor("changed: +2 −1")
+	s.idle()
+	f.mu.Lock()
+	if f.resolved <= resolvedBefore {
+		t.Errorf("D did not call get_dpe again (%d resolves before, %d after)", resolvedBefore, f.resolved)
+	}
+	f.mu.Unlock()
+	frame := s.frame()
+	if !strings.Contains(frame, "±  2 Details") {
+		t.Errorf("page 2 is not marked ±:\n%s", frame)
+	}
+	if strings.Contains(frame, "±  1 Overview") || strings.Contains(frame, "±  3 Appendix") {
+		t.Errorf("an unchanged page is marked ±:\n%s", frame)
+	}
+	s.keys("n")
+	s.waitFor("change 1/2: added")
+	s.waitFor("page 2/3")
+	s.waitFor("recovered after Q2.")
+	frame = s.frame()
+	if !strings.Contains(frame, "+ South revenue recovered after Q2.") && !strings.Contains(frame, "▌+South revenue recovered after Q2.") {
+		t.Errorf("the edited element is not marked in the gutter:\n%s", frame)
+	}
+	golden.RequireEqual(t, normalize(maskDir(frame, f)))
+	s.keys("n")
+	s.waitFor("change 2/2: added")
+	s.waitFor("A new closing remark.")
+	s.keys("N")
+	s.waitFor("change 1/2")
+	s.keys("esc")
+	s.waitFor("comparison cleared")
+	if frame := s.frame(); strings.Contains(frame, "±") {
+		t.Errorf("esc left the ± marks:\n%s", frame)
+	}
+	s.final()
+}
+
+// TestDiff_IdenticalRefetchSaysIdentical: the same bytes served again.
+func TestDiff_IdenticalRefetchSaysIdentical(t *testing.T) {
+	f := newFakeAgent(t)
+	s := start80(t, testOptions(f))
+	s.toDocument()
+	s.idle()
+	s.keys("D")
+	s.waitFor("identical (doc_hash dpe1:")
+	if frame := s.frame(); strings.Contains(frame, "±") {
+		t.Errorf("an identical refetch marked pages:\n%s", frame)
+	}
+	s.keys("n")
+	s.waitFor("no changed element")
+	s.final()
+}
+
+// TestIdentity_InspectorShowsContentAndPageHash: the inspector of an
+// element shows its content_hash and its page's page_hash; the manifest
+// page not loaded yet leaves the doc_hash uncomputed and says so.
+func TestIdentity_InspectorShowsContentAndPageHash(t *testing.T) {
+	f := newFakeAgent(t)
+	s := start80(t, testOptions(f))
+	s.toDocument()
+	s.idle()
+	s.keys(".")
+	s.waitFor("Identity (dpe1)")
+	s.waitUntil("hashes", func(fr string) bool {
+		return strings.Count(fr, "dpe1:") >= 2 && strings.Contains(fr, "page not loaded")
+	})
+	fr := s.frame()
+	for _, want := range []string{"content_hash", "page_hash", "doc_hash"} {
+		if !strings.Contains(fr, want) {
+			t.Errorf("inspector lacks %s:\n%s", want, fr)
+		}
+	}
+	s.final()
+}
