@@ -66,6 +66,12 @@ type documentScreen struct {
 	images imageLoader
 	// src converts pages of a local file in-process (nil: fetched).
 	src PageSource
+
+	// idn is the dpe1 identity; diff the comparison D made (nil: none),
+	// diffOp the D running.
+	idn    identityState
+	diff   *diffState
+	diffOp int
 }
 
 type findReq struct {
@@ -194,6 +200,9 @@ func (d *documentScreen) layout(w int) (side, content int) {
 
 func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	e := d.e
+	if cmd, ok := d.identityUpdate(msg); ok {
+		return d, tea.Batch(cmd, d.schedule())
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg, themeChangedMsg:
 		d.invalidate()
@@ -307,6 +316,9 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	if d.navKey(msg) {
 		return nil
 	}
+	if cmd, ok := d.diffKey(msg); ok {
+		return cmd
+	}
 	switch {
 	case matches(msg, k.Back):
 		if d.search.query != "" && matches(msg, k.Cancel) {
@@ -362,7 +374,7 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		if d.selected() == nil {
 			return nil
 		}
-		return d.e.ask(overlayMsg{s: newInspector(e, d)})
+		return tea.Batch(d.identify(), d.e.ask(overlayMsg{s: newInspector(e, d)}))
 	case matches(msg, k.Raw):
 		s := scopeElement
 		if d.selected() == nil {
@@ -427,6 +439,8 @@ func (d *documentScreen) Keys() screenKeys {
 	}
 	if d.search.query != "" {
 		short = append([]key2{k.NextHit, k.HitList}, short...)
+	} else if d.diff != nil {
+		short = append([]key2{k.NextChange, k.PrevChange, withHelp(k.Cancel, "clear diff")}, short...)
 	}
 	if len(d.pages) > 0 && d.pages[min(d.page, len(d.pages)-1)].err != "" && !d.pages[min(d.page, len(d.pages)-1)].loaded() {
 		short = append([]key2{withHelp(k.Retry, "retry page")}, short...)
@@ -437,7 +451,7 @@ func (d *documentScreen) Keys() screenKeys {
 			append(k.navKeys(), k.SideFocus, k.SideToggle),
 			{k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.PrevTitle, k.NextTable, k.PrevTable, k.NextImage, k.PrevImage},
 			{k.ColLeft, k.ColRight, k.FirstCol, k.LastCol, k.Widen, k.Narrow, k.Cell, k.Search, k.NextHit, k.PrevHit, k.HitList},
-			{k.Inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen")},
+			{k.Inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff, k.NextChange, k.PrevChange},
 			k.globalKeys(),
 		},
 	}

@@ -428,6 +428,7 @@ func (d *documentScreen) contentView(w, h int) []string {
 			if b == selB {
 				g = st.gutter.Render("▌ ")
 			}
+			g = d.diffGutter(blk.ElementIndex, g)
 			lines = append(lines, g+line) // render keeps lines within the width
 		}
 		b++
@@ -457,6 +458,9 @@ func (d *documentScreen) View(w, h int) []string {
 func (d *documentScreen) statusText(w int) string {
 	st := d.e.st
 	s := d.search
+	if t := d.diffStatusText(w); t != "" {
+		return t
+	}
 	if s.query == "" {
 		if el := d.selected(); el != nil && isTable(el) {
 			if m := tableMarker(d.tv[d.sel]); m != "" {

@@ -101,6 +101,9 @@ func (d *documentScreen) sidebarView(w, h int) []string {
 			case pu.manifest && !pu.loaded():
 				mark = "◌"
 			}
+			if m := d.diffPageMark(e.page); m != "" {
+				mark = m
+			}
 			title := pu.title
 			if title == "" {
 				title = "Page " + strconv.Itoa(e.page+1)

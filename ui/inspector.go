@@ -64,6 +64,8 @@ func (v *inspector) Update(msg tea.Msg) (screen, tea.Cmd) {
 		case matches(msg, k.Raw):
 			return v, v.e.ask(overlayMsg{s: newRawOverlay(e, v.d, scopeElement)})
 		}
+	case identityMsg:
+		v.cache = nil // the hashes arrived
 	case tea.MouseWheelMsg:
 		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.lines(e.width)), e.bodyHeight())
 	}
@@ -196,6 +198,11 @@ func (v *inspector) lines(w int) []string {
 	kv("element_id", orDash(el.ID))
 	kv("doc_ref", orDash(el.DocRef))
 	kv("page_index", fmt.Sprint(el.PageIndex))
+	section("Identity (dpe1)")
+	ch, ph, dh := v.d.elementIdentity(v.page, v.sel)
+	kv("content_hash", ch)
+	kv("page_hash", ph)
+	kv("doc_hash", dh)
 	section("Structure")
 	if pid := el.MetaString("parent_id"); pid != "" {
 		r, ok := v.find(pid)

@@ -22,6 +22,8 @@ type keyMap struct {
 	Inspect, Raw, Conformance, Trace, Copy, Export, ExportPage, SaveImage, SideFocus     key.Binding
 	SideToggle, ErrorDetail, Fold, FoldAll, Scope, Expand                                key.Binding
 	ListBack, Finder                                                                     key.Binding
+	// Comparing with a fresh fetch.
+	Diff, NextChange, PrevChange key.Binding
 
 	// The y menu.
 	CopyRes, CopyAccess, CopyText, CopyJSON key.Binding
@@ -101,6 +103,9 @@ func newKeyMap() keyMap {
 		Expand:      b([]string{"enter"}, "enter", "expand response"),
 		ListBack:    b([]string{"backspace"}, "backspace", "back to the list"),
 		Finder:      b([]string{"F"}, "F", "find in the office"),
+		Diff:        b([]string{"D"}, "D", "diff refetch"),
+		NextChange:  b([]string{"n"}, "n", "next change"),
+		PrevChange:  b([]string{"N"}, "N", "prev change"),
 
 		CopyRes:    b([]string{"u"}, "u", "resource URI"),
 		CopyAccess: b([]string{"a"}, "a", "access URI"),
