@@ -231,7 +231,7 @@ func (d *XMLDecoder) Token() (xml.Token, error) {
 	if err != nil {
 		return t, err
 	}
-	switch t.(type) {
+	switch tt := t.(type) {
 	case xml.StartElement:
 		d.depth++
 		if d.depth > d.max {
@@ -242,7 +242,7 @@ func (d *XMLDecoder) Token() (xml.Token, error) {
 	case xml.Directive:
 		// A DOCTYPE with an internal subset is how entity bombs start;
 		// office formats never need one.
-		if bytes.Contains(t.(xml.Directive), []byte("ENTITY")) {
+		if bytes.Contains(tt, []byte("ENTITY")) {
 			return nil, errors.New("XML declares entities (DTD), which office files never do")
 		}
 	}

@@ -121,11 +121,10 @@ func (e *pdfEngine) close() error {
 
 // pdfPages is an open PDF: one PDFium instance and document for its life.
 type pdfPages struct {
-	inst  pdfium.Pdfium
-	doc   *responses.OpenDocument
-	info  Info
-	data  []byte // kept alive: PDFium reads from it lazily
-	sizes [][2]float64
+	inst pdfium.Pdfium
+	doc  *responses.OpenDocument
+	info Info
+	data []byte // kept alive: PDFium reads from it lazily
 }
 
 func (e *pdfEngine) open(ctx context.Context, src *Source, env *Env) (Pages, error) {

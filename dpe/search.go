@@ -119,10 +119,9 @@ type matcher struct {
 	cands []byte // bytes the anchor may be in the text (its case variants)
 	// For the raw pre-check: every rune that folds to a query rune, and
 	// whether the query has runes outside the BMP (escaped as surrogates).
-	fold     []rune
-	nonBMP   bool
-	bigrams  []uint32
-	shortEsc []string
+	fold    []rune
+	nonBMP  bool
+	bigrams []uint32
 }
 
 func newMatcher(q string) *matcher {

@@ -183,7 +183,7 @@ func TestDir_ServesNothingOutsideTheFolder(t *testing.T) {
 		"dpe://org.example.docs/relative.md", "dpe://org.example.docs/out/secret.md", "dpe://org.example.docs/fifo.txt"} {
 		_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
 		var je *jsonrpc.Error
-		if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("read %s: %v, want resource-not-found", uri, err)
 		}
 	}

@@ -291,8 +291,8 @@ func TestRead_UnknownURIIsResourceNotFound(t *testing.T) {
 	} {
 		_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
 		var je *jsonrpc.Error
-		if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
-			t.Errorf("read %s: err %v, want resource-not-found (%d)", uri, err, mcp.CodeResourceNotFound)
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("read %s: err %v, want resource-not-found (%d)", uri, err, jsonrpc.CodeInvalidParams)
 		}
 	}
 }
@@ -430,7 +430,7 @@ func TestRead_FileRemovedAfterNewIsNotFoundAndBrokenFileIsAnError(t *testing.T) 
 	fsys["bad.dpe.json"] = &fstest.MapFile{Data: []byte(`[]`)}
 	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "dpe://" + DefaultHost + "/gone.md"})
 	var je *jsonrpc.Error
-	if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("removed file: %v, want resource-not-found", err)
 	}
 	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "dpe://" + DefaultHost + "/bad.dpe.json"})

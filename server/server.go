@@ -178,8 +178,3 @@ func (s *Server) Close() error {
 	return nil
 }
 
-func (s *Server) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
-}
