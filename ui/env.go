@@ -44,9 +44,6 @@ type env struct {
 	// lastTrace is the trace of the last open, kept when it failed so
 	// that x still explains why.
 	lastTrace *traceLog
-	// imageGen numbers documents, so image results for a closed one are
-	// dropped.
-	imageGen int
 	// asks are the requests screens made during this Update (ask).
 	asks []tea.Msg
 }

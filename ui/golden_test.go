@@ -106,13 +106,6 @@ func (s *session) waitUntil(want string, ok func(frame string) bool) {
 	s.t.Fatalf("waiting for %q: not on screen after 60s; last frame:\n%s", want, last)
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
-}
-
 func (s *session) keys(ks ...string) {
 	for _, k := range ks {
 		s.tm.Send(keyMsg(k))

@@ -53,14 +53,6 @@ func listOffice(t *testing.T, m *model) {
 	run(t, m, m.officeS().load())
 }
 
-// openDoc shows op as an opened document, the way the open command hands
-// it over (page 0 decoded into a copy).
-func openDoc(t testing.TB, m *model, op *dpe.Opened, uri string) {
-	t.Helper()
-	o := m.e.ops.add("open", 0)
-	run(t, m, m.update(openedFor(m, o.id, op, uri)))
-}
-
 // openedFor is the message the open command answers with.
 func openedFor(m *model, id int, op *dpe.Opened, uri string) openedMsg {
 	msg := openedMsg{id: id, opened: op, uri: uri, opener: &dpe.Opener{Limits: m.e.opt.Limits, Now: m.e.opt.Now}}

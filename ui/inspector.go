@@ -56,7 +56,7 @@ func (v *inspector) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return v, v.e.ask(closeOverlayMsg{})
 		case matches(msg, k.Enter):
 			if r, ok := v.links[v.list.cur]; ok {
-				return v, tea.Batch(v.e.ask(closeOverlayMsg{}), v.e.ask(jumpMsg{page: r.page, el: r.el}))
+				return v, tea.Batch(v.e.ask(closeOverlayMsg{}), v.e.ask(jumpMsg(r)))
 			}
 			return v, e.info("enter jumps from a linked element line (parent, related, children, referenced by)")
 		case matches(msg, k.Copy):
