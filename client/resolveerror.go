@@ -32,15 +32,13 @@ func (e *ResolveError) NotFound() bool {
 
 // Retryable reports whether offering the user a retry makes sense: the
 // source was unavailable, or the computer's resolver failed (an upload or
-// signing step that may work the next time); a timeout or internal error.
+// signing step that may work the next time).
 // A malformed source, an invalid resolver answer, a missing server or
 // resource, or a bad URI will fail the same way again.
 func (e *ResolveError) Retryable() bool {
 	switch e.Err.Code {
 	case protocol.CodeResolutionFailed:
 		return e.Err.Category == protocol.CategoryUpstreamUnavailable || e.Err.Category == protocol.CategoryResolverError
-	case protocol.CodeTimeout, protocol.CodeInternal:
-		return true
 	}
 	return false
 }
@@ -106,8 +104,9 @@ func trimPrefixFold(s, prefix string) string {
 func asResolveError(err error, computer, uri string) error {
 	var pe *protocol.Error
 	var re *ResolveError
-	if err == nil || errors.As(err, &re) || !errors.As(err, &pe) {
-		return err
+	if err == nil || errors.As(err, &re) || !errors.As(err, &pe) ||
+		pe.Code < protocol.CodeResolverNotConfig || pe.Code > protocol.CodeCapabilityMissing {
+		return err // not get_dpe's own refusal (4011–4015): said as it came
 	}
 	return &ResolveError{URI: uri, Computer: computer, Err: pe}
 }

@@ -23,7 +23,6 @@ func TestResolveError_RetryableByCategory(t *testing.T) {
 		{4012, "", false},
 		{4014, "", false},
 		{4015, "", false},
-		{408, "", true},
 	} {
 		err := asResolveError(&protocol.Error{Code: c.code, Category: c.category, Message: "m"}, "box", "dpe://h/d")
 		var re *ResolveError
@@ -34,5 +33,11 @@ func TestResolveError_RetryableByCategory(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Code != c.code {
 			t.Errorf("%d: the protocol error is not in the chain", c.code)
 		}
+	}
+	// Other errors are said as they came; a timeout is still retryable.
+	err := asResolveError(&protocol.Error{Code: 408, Message: "Timeout"}, "box", "dpe://h/d")
+	var re *ResolveError
+	if errors.As(err, &re) || !dpe.Retryable(err) {
+		t.Errorf("408: %T, Retryable %v", err, dpe.Retryable(err))
 	}
 }

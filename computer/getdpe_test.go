@@ -247,7 +247,9 @@ func TestGetDPE_ErrorPayloads(t *testing.T) {
 		{"DocumentWithoutPagesIs4013InvalidDPEMime", "dpe://" + host + "/no-pages", protocol.Error{Code: 4013, Category: protocol.CategoryInvalidDPEMime}},
 		{"URIRefWithoutURIIs4013InvalidDPEMime", "dpe://" + host + "/bad-ref", protocol.Error{Code: 4013, Category: protocol.CategoryInvalidDPEMime}},
 		{"UpstreamErrorIs4013UpstreamUnavailable", "dpe://" + host + "/failing", protocol.Error{Code: 4013, Category: protocol.CategoryUpstreamUnavailable}},
-		{"UnlistedResourceIs4013UpstreamUnavailable", "dpe://" + host + "/not-there", protocol.Error{Code: 4013, Category: protocol.CategoryUpstreamUnavailable}},
+		// The server is up and has no such resource: a not-found 4013
+		// (no category fits), not "source unavailable".
+		{"UnlistedResourceIs4013NotFound", "dpe://" + host + "/not-there", protocol.Error{Code: 4013, Category: ""}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -264,6 +266,9 @@ func TestGetDPE_ErrorPayloads(t *testing.T) {
 				if perr.URI != tc.uri {
 					t.Fatalf("uri %q, want %q", perr.URI, tc.uri)
 				}
+			}
+			if perr.Code == 4013 && perr.Category == "" && !strings.HasPrefix(perr.Message, NotFoundMessage) {
+				t.Fatalf("not-found message %q", perr.Message)
 			}
 			if perr.Code == 4012 && perr.Reason == "" {
 				t.Fatal("4012 without reason")

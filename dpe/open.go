@@ -402,8 +402,8 @@ func (o *Opener) refresh(ctx context.Context, op *Opened) error {
 	}
 	changed := acc.ETag != op.Access.ETag || len(fresh.Doc.Pages) != len(op.Doc.Pages)
 	if changed {
-		note := "the document changed while open (another version); its page index was reloaded"
-		o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(acc.URI), Detail: note})
+		note := "the document changed while open (the new answer names another version); its page index was reloaded"
+		o.trace(TraceEvent{Kind: TraceGetDPE, URI: RedactURI(acc.URI), Detail: note})
 		op.Notes = append(op.Notes, note)
 		op.Doc, op.Body, op.Kind, op.MimeType = fresh.Doc, fresh.Body, fresh.Kind, fresh.MimeType
 		op.pageJSON = nil
