@@ -1,8 +1,6 @@
 package dpe_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -82,74 +80,6 @@ func BenchmarkUnmarshalAny(b *testing.B) {
 		var v any
 		if err := json.Unmarshal(data, &v); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// textFields concatenates every element text of data: the P5 yardstick
-// searches these bytes with bytes.Index.
-func textFields(b *testing.B, data []byte) []byte {
-	var doc struct {
-		Pages []struct {
-			Elements []struct {
-				Text string `json:"text"`
-			} `json:"elements"`
-		} `json:"pages"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		b.Fatal(err)
-	}
-	var buf bytes.Buffer
-	for _, p := range doc.Pages {
-		for _, e := range p.Elements {
-			buf.WriteString(e.Text)
-			buf.WriteByte(0)
-		}
-	}
-	return buf.Bytes()
-}
-
-// BenchmarkP5_SearchRareWordVsBytesIndex: Search for a rare word over
-// every page of a freshly decoded (lazy) document, ÷ bytes.Index over the
-// file's text fields. Target ≤ 1.5.
-func BenchmarkP5_SearchRareWordVsBytesIndex(b *testing.B) {
-	data := docA(b)
-	texts := textFields(b, data)
-	word := dpegen.PresetA().RareWord
-	var ours, yard time.Duration
-	for b.Loop() {
-		d, err := dpe.Decode(data, dpe.Limits{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		t0 := time.Now()
-		hits, err := dpe.Search(context.Background(), d, word, dpe.Limits{}, nil)
-		if err != nil || len(hits) != 1 {
-			b.Fatalf("hits=%v err=%v", hits, err)
-		}
-		t1 := time.Now()
-		if !bytes.Contains(texts, []byte(word)) {
-			b.Fatal("yardstick missed the word")
-		}
-		t2 := time.Now()
-		ours += t1.Sub(t0)
-		yard += t2.Sub(t1)
-	}
-	b.ReportMetric(float64(ours.Nanoseconds())/float64(b.N), "search-ns/op")
-	b.ReportMetric(float64(yard.Nanoseconds())/float64(b.N), "bytes-index-ns/op")
-	b.ReportMetric(float64(ours)/float64(yard), "ratio")
-}
-
-// BenchmarkSearchRareWord: Search alone on an already decoded (lazy) document.
-func BenchmarkSearchRareWord(b *testing.B) {
-	data := docA(b)
-	d, err := dpe.Decode(data, dpe.Limits{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if hits, _ := dpe.Search(context.Background(), d, dpegen.PresetA().RareWord, dpe.Limits{}, nil); len(hits) != 1 {
-			b.Fatalf("hits=%v", hits)
 		}
 	}
 }

@@ -93,7 +93,10 @@ func hintFor(err error, info *errorInfo) string {
 		case protocol.CategoryResolverError:
 			return "The resolver failed; check the computer's log, then retry (r)."
 		}
-		return "The document could not be resolved; retry (r) or check the computer's log."
+		if dpe.Retryable(err) {
+			return "The document could not be resolved; retry (r) or check the computer's log."
+		}
+		return "The document could not be resolved; the computer's log has the cause."
 	case protocol.CodeResolverNotConfig:
 		return "That computer has no DPE resolver; open the URI on another computer."
 	case protocol.CodeInvalidDPEURI:

@@ -5,7 +5,7 @@
 //	P2 keystroke Update+View scrolling (b) at 200×60, p50/p99      p99 ≤ 16 ms
 //	P3 resources/s server → computer → agent, 100k, 100 per page  ≥ 20,000/s, agent RSS ≤ 150 MB
 //	P4 peak RSS of `dpe-tui get (a) --page 1 --format text`       ≤ 2× file size
-//	P5 rare-word search over (a) ÷ bytes.Index over text fields    ≤ 1.5
+//	P5 UI search for a rare word across every page of (a) ÷ bytes.Index over the file  ≤ 1.5
 //
 // P1, P2 and P5 come from `go test -bench` benchmarks (dpe, ui) that time
 // the contender and its yardstick in the same loop; P3 and P4 run the real
@@ -72,15 +72,20 @@ func run(benchtime string, resources int) error {
 
 	var figs []figure
 
-	m, err := benchMetrics("./dpe/", "BenchmarkP1_|BenchmarkP5_", benchtime)
+	m, err := benchMetrics("./dpe/", "BenchmarkP1_", benchtime)
 	if err != nil {
 		return err
 	}
 	p1 := m["BenchmarkP1_FirstPageVsUnmarshalAny"]
 	figs = append(figs, figure{"P1", fmt.Sprintf("first page %s ÷ unmarshal-any %s", ms(p1["first-page-ns/op"]), ms(p1["unmarshal-any-ns/op"])),
 		fmt.Sprintf("%.3f", p1["ratio"]), "≤ 0.5", p1["ratio"] > 0 && p1["ratio"] <= 0.5})
-	p5 := m["BenchmarkP5_SearchRareWordVsBytesIndex"]
-	figs = append(figs, figure{"P5", fmt.Sprintf("search %s ÷ bytes.Index %s", ms(p5["search-ns/op"]), ms(p5["bytes-index-ns/op"])),
+	// P5 runs the document screen's own search (ui), not a unit below it.
+	m, err = benchMetrics("./ui/", "BenchmarkP5_", benchtime)
+	if err != nil {
+		return err
+	}
+	p5 := m["BenchmarkP5_UISearchRareWordVsBytesIndex"]
+	figs = append(figs, figure{"P5", fmt.Sprintf("UI search %s ÷ bytes.Index %s", ms(p5["search-ns/op"]), ms(p5["bytes-index-ns/op"])),
 		fmt.Sprintf("%.3f", p5["ratio"]), "≤ 1.5", p5["ratio"] > 0 && p5["ratio"] <= 1.5})
 
 	m, err = benchMetrics("./ui/", "BenchmarkP2_", "1x")
