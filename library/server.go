@@ -97,8 +97,8 @@ type source struct {
 	// server. A re-walk replaces a changed file's source without
 	// registering it; its first read does (refine).
 	published bool
-	path  string   // folder path, for files of the folder
-	stamp stamp
+	path      string // folder path, for files of the folder
+	stamp     stamp
 }
 
 // stamp is what a rescan compares to decide a file is unchanged without

@@ -177,4 +177,3 @@ func (s *Server) Close() error {
 	}
 	return nil
 }
-
