@@ -316,7 +316,21 @@ func (c *Client) shutdown(reason string) {
 
 // Close disconnects and releases everything. Calls in flight fail with
 // ErrClosed; Events() is closed after the final Offline event.
+//
+// A joined client leaves the office first (bounded to a second): a server
+// frees the office's agent seat when it handles the leave, whereas a
+// closed socket is noticed only later, and an agent started right after
+// this one (the next command of a script) would be refused as a second
+// agent in the office.
 func (c *Client) Close() error {
+	c.mu.Lock()
+	joined := c.joined && !c.offline && !c.left
+	c.mu.Unlock()
+	if joined {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = c.Leave(ctx)
+		cancel()
+	}
 	c.shutdown("closed")
 	return nil
 }

@@ -226,3 +226,20 @@ func TestStack_ExpiredHTTPURLIsRefusedAndAFreshGetDPEWorks(t *testing.T) {
 		t.Errorf("get_dpe calls = %d, want 2 (stale, then fresh)", calls)
 	}
 }
+
+// TestStack_ClosedAgentFreesTheOfficeAtOnce: one agent per office, and a
+// script runs one command after another: an agent that closed must not
+// still hold the office when the next one joins.
+func TestStack_ClosedAgentFreesTheOfficeAtOnce(t *testing.T) {
+	st, first := startDemo(t, Options{})
+	first.Close()
+	for i := 0; i < 10; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		c, err := client.Dial(ctx, client.Options{URL: st.URL, Office: st.Office, Name: "script", ConnectTimeout: 10 * time.Second})
+		cancel()
+		if err != nil {
+			t.Fatalf("agent %d right after the previous one closed: %v", i+1, err)
+		}
+		c.Close()
+	}
+}
