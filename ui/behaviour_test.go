@@ -657,3 +657,20 @@ func TestFormula_UnicodeOnPageRawInInspector(t *testing.T) {
 		t.Fatalf("the inspector should keep the raw LaTeX:\n%s", fr)
 	}
 }
+
+// TestCmdBar_TypedNonASCIIURIIsNormalisedOnce: a dpe:// URI typed with
+// non-ASCII characters goes to the resolver percent-encoded, the way the
+// listing has it (a raw "é" would be a different resource).
+func TestCmdBar_TypedNonASCIIURIIsNormalisedOnce(t *testing.T) {
+	fa := newFakeAgent(t)
+	listed := "dpe://io.github.dpetui.library/caf%C3%A9-report"
+	fa.docs[listed] = fa.docs[reportURI]
+	fa.mime[listed] = fa.mime[reportURI]
+	s := start80(t, testOptions(fa))
+	s.waitFor("2 enabled")
+	s.keys("o")
+	s.typeText("dpe://io.github.dpetui.library/café-report")
+	s.keys("enter")
+	s.waitFor("page 1/3")
+	s.final()
+}

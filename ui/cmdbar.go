@@ -236,6 +236,11 @@ func (b *cmdBar) submit(m *model) tea.Cmd {
 		if mode == barCommand && isDigits(v) {
 			return m.toTopScreen(promptDoneMsg{mode: mode, value: v})
 		}
+		// A typed URI is normalised once (non-ASCII percent-encoded,
+		// existing escapes kept), as the headless commands do.
+		if n, err := dpe.NormalizeURI(v); err == nil {
+			v = n
+		}
 		return m.openDPE(openURIMsg{uri: v})
 	}
 	b.remember(v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -239,6 +240,9 @@ func (f *finderScreen) View(w, h int) []string {
 		}
 	}
 	if len(notes) > 0 {
+		// By computer name, not by arrival: the same office reads the same
+		// way every time (results still arrive and show fastest first).
+		slices.Sort(notes)
 		out = append(out, " "+st.dim.Render(clip(strings.Join(notes, " · "), w-2)))
 	}
 	if f.why != "" {
