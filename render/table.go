@@ -152,6 +152,7 @@ func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
 				extra--
 			}
 		}
+		widenSqueezed(ws, nat, v)
 		return all(ws)
 	}
 	if n == 1 {
@@ -389,4 +390,29 @@ func (r *Renderer) TableRowLine(el *dpe.Element, width int, v TableView, row int
 		sticky += e.grid.HeaderRows + 1
 	}
 	return sticky + row - e.grid.HeaderRows
+}
+
+// widenSqueezed gives the column the user widened (TableView.WideCol, w) up
+// to ColWidthBonus more cells in a squeezed layout, taken one cell at a
+// time from the widest other columns, none below colMinSqueeze: the total
+// stays what fitted.
+func widenSqueezed(ws, nat []int, v TableView) {
+	j := v.WideCol - 1
+	if j < 0 || j >= len(ws) || v.ColWidthBonus <= 0 {
+		return
+	}
+	grow := min(nat[j], ws[j]+v.ColWidthBonus) - ws[j]
+	for ; grow > 0; grow-- {
+		from := -1
+		for i, w := range ws {
+			if i != j && w > colMinSqueeze && (from < 0 || w > ws[from]) {
+				from = i
+			}
+		}
+		if from < 0 {
+			return
+		}
+		ws[from]--
+		ws[j]++
+	}
 }

@@ -55,6 +55,9 @@ func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case matches(msg, k.LastCol):
 		cp.col = max(0, info.Cols-1)
 	case matches(msg, k.Widen):
+		if tv.WideCol != cp.col+1 {
+			tv.ColWidthBonus = 0 // the bonus belongs to one column
+		}
 		tv.ColWidthBonus += 8
 		tv.WideCol = cp.col + 1
 	case matches(msg, k.Narrow):
