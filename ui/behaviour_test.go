@@ -674,3 +674,18 @@ func TestCmdBar_TypedNonASCIIURIIsNormalisedOnce(t *testing.T) {
 	s.waitFor("page 1/3")
 	s.final()
 }
+
+// TestHelp_EveryKeyReachableAt80x24: the help lays its columns out in
+// bands as wide as the screen and scrolls, so even at 80×24 every key of
+// the document screen can be read (none is cut off with "…").
+func TestHelp_EveryKeyReachableAt80x24(t *testing.T) {
+	s := start80(t, testOptions(newFakeAgent(t)))
+	s.toDocument()
+	s.keys("?")
+	s.waitFor("Keys")
+	for i := 0; i < 30; i++ {
+		s.keys("down")
+	}
+	s.waitFor("ctrl+c")
+	s.final()
+}

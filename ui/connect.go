@@ -3,10 +3,13 @@ package ui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 )
 
 // connectingScreen waits for the first connection.
@@ -182,6 +185,7 @@ type helpOverlay struct {
 	e    *env
 	h    *help.Model
 	keys screenKeys
+	off  int // first line shown, when the help is taller than the screen
 }
 
 func newHelpOverlay(e *env, h *help.Model, keys screenKeys) *helpOverlay {
@@ -189,20 +193,56 @@ func newHelpOverlay(e *env, h *help.Model, keys screenKeys) *helpOverlay {
 }
 
 func (o *helpOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
-	if msg, ok := msg.(tea.KeyPressMsg); ok && matches(msg, o.e.keys.Back) {
-		return o, o.e.ask(closeOverlayMsg{})
+	if msg, ok := msg.(tea.KeyPressMsg); ok {
+		k := o.e.keys
+		switch {
+		case matches(msg, k.Back):
+			return o, o.e.ask(closeOverlayMsg{})
+		case matches(msg, k.Down), matches(msg, k.HalfDown), matches(msg, k.PageDown):
+			o.off++
+		case matches(msg, k.Up), matches(msg, k.HalfUp), matches(msg, k.PageUp):
+			o.off = max(0, o.off-1)
+		}
 	}
 	return o, nil
 }
 
+// View lays the help's columns out in bands as wide as the screen, so a
+// narrow terminal shows every key instead of cutting the last columns; a
+// help taller than the screen scrolls (↑/↓).
 func (o *helpOverlay) View(w, h int) []string {
-	out := []string{" " + o.e.st.title.Render("Keys") + o.e.st.dim.Render(" · ? or esc closes"), ""}
+	head := []string{" " + o.e.st.title.Render("Keys") + o.e.st.dim.Render(" · ? or esc closes · ↑/↓ scroll"), ""}
 	o.h.ShowAll = true
-	for _, l := range strings.Split(o.h.FullHelpView(o.keys.FullHelp()), "\n") {
-		out = append(out, " "+l)
+	width := o.h.Width()
+	o.h.SetWidth(0) // measured here, never cut
+	defer func() {
+		o.h.ShowAll = false
+		o.h.SetWidth(width)
+	}()
+	var body []string
+	var band [][]key.Binding
+	flush := func() {
+		if len(band) == 0 {
+			return
+		}
+		if len(body) > 0 {
+			body = append(body, "")
+		}
+		for _, l := range strings.Split(o.h.FullHelpView(band), "\n") {
+			body = append(body, " "+l)
+		}
+		band = nil
 	}
-	o.h.ShowAll = false
-	return out
+	for _, col := range o.keys.FullHelp() {
+		if len(band) > 0 && lipgloss.Width(o.h.FullHelpView(append(slices.Clone(band), col))) > w-2 {
+			flush()
+		}
+		band = append(band, col)
+	}
+	flush()
+	room := max(1, h-len(head))
+	o.off = min(o.off, max(0, len(body)-room))
+	return append(head, body[o.off:min(len(body), o.off+room)]...)
 }
 
 func (o *helpOverlay) Keys() screenKeys {
