@@ -13,11 +13,11 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/identity/")
+var update = flag.Bool("update-identity", false, "rewrite the golden files under testdata/identity/")
 
 const idDir = "testdata/identity"
 
-// golden compares got with testdata/identity/name (rewritten with -update).
+// golden compares got with testdata/identity/name (rewritten with -update-identity).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join(idDir, name)
@@ -29,7 +29,7 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
+		t.Fatalf("%v (run with -update-identity to create it)", err)
 	}
 	if string(want) != got {
 		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/internal/hostilepeer"
+	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/ui"
+)
+
+// TestHostile_TUILoadAllStopsAtTheBudget: the browser, on the real client,
+// against a server whose computer hands out fresh cursors for ever: `M`
+// (load all) stops at the listing budget with a message naming it, after a
+// bounded number of get_resources.
+func TestHostile_TUILoadAllStopsAtTheBudget(t *testing.T) {
+	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "evil", Servers: []string{"pit"}, Resources: hostilepeer.EndlessCursors("org.evil.pit", 10),
+	}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, client.Options{URL: srv.URL, Office: "demo", Name: "tui", ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m := ui.New(ui.Options{Agent: c, Theme: "dark", Width: 100, Height: 30, StatusTimeout: -1, MaxListedResources: 50})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+	wait := func(want string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
+			teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	wait("evil")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wait("pit")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wait("doc 0")
+	tm.Send(tea.KeyPressMsg{Code: 'M', Text: "M"})
+	wait("listing budget reached")
+	if n := srv.CallsTo("evil", protocol.EventGetResources); n > 6 {
+		t.Errorf("%d get_resources calls for a budget of 50 resources at 10 a page", n)
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
