@@ -71,7 +71,10 @@ const managerListenWait = 2 * time.Second
 func (w *gatedTransport) DoOpen() {
 	go func() {
 		start := time.Now()
-		for i := 0; w.sock.ListenerCount("error") == 0 && time.Since(start) < managerListenWait; i++ {
+		// Stops early when the transport is closed meanwhile (the attempt
+		// was abandoned): nothing is left waiting after a Close.
+		for i := 0; w.sock.ListenerCount("error") == 0 && time.Since(start) < managerListenWait &&
+			w.ReadyState() != engine.TransportStateClosed; i++ {
 			if i < 64 {
 				runtime.Gosched()
 			} else {
