@@ -490,7 +490,7 @@ func OpenRegular(name string) (*os.File, os.FileInfo, error) {
 	}
 	absName, _ := filepath.Abs(name)
 	absReal, _ := filepath.Abs(real)
-	if root := pseudoRoot(absName, absReal); root != "" {
+	if root := dpe.PseudoRoot(absName, absReal); root != "" {
 		return nil, nil, refuse(root + " is a pseudo-filesystem")
 	}
 	st, err := os.Stat(name)
@@ -498,7 +498,7 @@ func OpenRegular(name string) (*os.File, os.FileInfo, error) {
 		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, nil, refuse(fileKind(st.Mode()))
+		return nil, nil, refuse(dpe.FileKind(st.Mode()))
 	}
 	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -514,38 +514,7 @@ func OpenRegular(name string) (*os.File, os.FileInfo, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, refuse(fileKind(st.Mode()))
+		return nil, nil, refuse(dpe.FileKind(st.Mode()))
 	}
 	return f, st, nil
-}
-
-// pseudoRoot names the pseudo-filesystem (/proc, /sys, /dev) the first of
-// the absolute paths is under, or "".
-func pseudoRoot(paths ...string) string {
-	for _, p := range paths {
-		p = filepath.ToSlash(filepath.Clean(p))
-		for _, root := range []string{"/proc", "/sys", "/dev"} {
-			if p == root || strings.HasPrefix(p, root+"/") {
-				return root
-			}
-		}
-	}
-	return ""
-}
-
-// fileKind names what a non-regular file is, as dpe's fetcher does.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "an irregular file"
 }

@@ -273,7 +273,7 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (
 		real = r
 	}
 	if pseudoFS(p) || pseudoFS(real) {
-		return nil, refuse("not a regular file (%s is a pseudo-filesystem)", pseudoRoot(p, real))
+		return nil, refuse("not a regular file (%s is a pseudo-filesystem)", PseudoRoot(p, real))
 	}
 	if f.FileRoot != "" && !ownComputer {
 		root, err := filepath.Abs(f.FileRoot)
@@ -296,7 +296,7 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (
 	if st, err := os.Lstat(real); err != nil {
 		return nil, err
 	} else if !st.Mode().IsRegular() {
-		return nil, refuse("not a regular file (%s)", fileKind(st.Mode()))
+		return nil, refuse("not a regular file (%s)", FileKind(st.Mode()))
 	}
 	// The file may be swapped between Lstat and open: open without
 	// blocking and without following a symlink, then check the descriptor.
@@ -310,7 +310,7 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, refuse("not a regular file (%s)", fileKind(st.Mode()))
+		return nil, refuse("not a regular file (%s)", FileKind(st.Mode()))
 	}
 	max := f.maxBytes()
 	if st.Size() > max {
@@ -341,10 +341,12 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (
 
 // pseudoFS reports paths under /proc, /sys and /dev: their files claim to
 // be regular (or are devices) and read as endless or live kernel state.
-func pseudoFS(p string) bool { return pseudoRoot(p) != "" }
+func pseudoFS(p string) bool { return PseudoRoot(p) != "" }
 
-// pseudoRoot names the pseudo-filesystem the first of paths is under.
-func pseudoRoot(paths ...string) string {
+// PseudoRoot names the pseudo-filesystem (/proc, /sys, /dev) the first of
+// paths is under, or "". Every local read of the product refuses those
+// paths (the fetcher here, convert's OpenRegular).
+func PseudoRoot(paths ...string) string {
 	for _, p := range paths {
 		p = filepath.ToSlash(filepath.Clean(p))
 		for _, root := range []string{"/proc", "/sys", "/dev"} {
@@ -356,7 +358,8 @@ func pseudoRoot(paths ...string) string {
 	return ""
 }
 
-func fileKind(m os.FileMode) string {
+// FileKind names what a non-regular file is, for "not a regular file (…)".
+func FileKind(m os.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
