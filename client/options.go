@@ -24,7 +24,14 @@ type Options struct {
 	// URL is the server: http(s):// or ws(s)://host[:port][/path]. A path
 	// other than "/" is the engine.io path (e.g. http://h:7800/smcp),
 	// unless Path is set.
-	URL    string
+	URL string
+	// URLs are further servers of the same office, tried in order after
+	// URL when a connect or reconnect to the current one fails (agent
+	// failover). The first working one stays current until it fails; the
+	// same backoff and jitter apply between attempts, and the office is
+	// re-joined after a switch. URL may be empty when URLs is not: the
+	// first of URLs is then the first tried.
+	URLs   []string
 	Office string // office_id to join
 	Name   string // agent name
 	// APIKey is sent as the x-api-key header. It is never logged and never
