@@ -131,11 +131,18 @@ func TestVectors(t *testing.T) {
 				}
 				ran++
 			case "document":
+				if strings.Contains(string(b), `"dpe2"`) {
+					t.Logf("%s: its dpe2 expectations are an upgrade drill for a hypothetical contract; only dpe1 is checked", name)
+				}
 				values := map[string]string{}
 				for key, raw := range v.Documents {
 					if older && usesRetiredFields(raw) {
-						t.Logf("%s: input uses attributes/occurrence, which the current contract does not define; skipped", key)
-						continue
+						// attributes and occurrence fed only the older
+						// contract's state_hash; the 0ac17ca contract has
+						// neither, so they are removed and the content
+						// hashes are checked.
+						t.Logf("%s: input uses attributes/occurrence (older contract, state_hash only): removed; checking doc_hash, page_hash and content_hash", key)
+						raw = withoutRetiredFields(t, raw)
 					}
 					want := v.Expected[key].DPE1
 					if want == nil {
@@ -225,6 +232,45 @@ func usesRetiredFields(raw json.RawMessage) bool {
 		}
 	}
 	return false
+}
+
+// withoutRetiredFields drops the document's attributes and each element's
+// occurrence.
+func withoutRetiredFields(t *testing.T, raw json.RawMessage) json.RawMessage {
+	t.Helper()
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "attributes")
+	var pages []map[string]json.RawMessage
+	if err := json.Unmarshal(doc["pages"], &pages); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if p["elements"] == nil {
+			continue
+		}
+		var els []map[string]json.RawMessage
+		if err := json.Unmarshal(p["elements"], &els); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range els {
+			delete(e, "occurrence")
+		}
+		p["elements"] = mustJSON(t, els)
+	}
+	doc["pages"] = mustJSON(t, pages)
+	return mustJSON(t, doc)
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // checkRelations asserts the vector's equal/distinct relations over the
