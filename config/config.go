@@ -1,0 +1,565 @@
+// Package config reads dpe-tui's configuration file: named connection
+// profiles in $XDG_CONFIG_HOME/dpe-tui/config.toml.
+//
+//	default = "work"
+//
+//	[profiles.work]
+//	url = "https://smcp.example.com"   # or "a,b" or ["a", "b"]
+//	office = "team"
+//	name = "alice"                     # agent name
+//	timeout = "45s"
+//	api_key_cmd = "pass show smcp"     # or api_key_env = "SMCP_KEY"
+//
+// A file is either accepted whole or refused with one *ParseError naming
+// the file, the line and the key: a profile that is half understood would
+// connect somewhere the user did not mean.
+package config
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/adrg/xdg"
+
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+const (
+	// maxFileBytes bounds the file read: a config is a few hundred bytes,
+	// and a mistaken path (a log, a device) must not be slurped whole.
+	maxFileBytes = 1 << 20
+	// maxKeyBytes bounds what api_key_cmd may print: a key is short, and a
+	// command that streams must not grow memory without end.
+	maxKeyBytes = 64 << 10
+	// keyCmdTimeout bounds api_key_cmd: a password manager waiting for a
+	// PIN that will never be typed must not hang the start-up.
+	keyCmdTimeout = 10 * time.Second
+)
+
+// Themes and ImageModes are the accepted values of `theme` and `images`.
+var (
+	themes     = []string{"dark", "light", "notty"}
+	imageModes = []string{"kitty", "sixel", "blocks", "off", "auto"}
+)
+
+// DefaultPath is $XDG_CONFIG_HOME/dpe-tui/config.toml. The environment is
+// read at each call (adrg/xdg reads it once at init), so a test or a
+// wrapper that sets XDG_CONFIG_HOME is honoured; a relative value is
+// ignored, as the XDG base directory spec says.
+func DefaultPath() (string, error) {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		dir = xdg.ConfigHome
+	}
+	if dir == "" {
+		return "", errors.New("config path: no XDG_CONFIG_HOME and no home directory")
+	}
+	return filepath.Join(dir, "dpe-tui", "config.toml"), nil
+}
+
+// File is a loaded configuration file.
+type File struct {
+	Path string // where it was read from (set even when the file is missing)
+
+	def      string
+	profiles map[string]Profile
+}
+
+// Profile is one [profiles.NAME] table. Empty strings and a nil Mouse mean
+// "not set here": the caller's flags, environment and defaults decide.
+type Profile struct {
+	Name       string
+	URLs       []string
+	Office     string
+	AgentName  string
+	Path       string
+	A2CVersion string
+	Theme      string
+	Images     string
+	Mouse      *bool
+	Timeout    time.Duration
+	APIKey     string
+	APIKeyEnv  string
+	APIKeyCmd  string
+}
+
+// ParseError is a refused configuration file. Error() is one line:
+// "FILE:LINE: key KEY: reason" (LINE and KEY are left out when unknown).
+type ParseError struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString(sanitize.Line(e.File))
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString("key ")
+		b.WriteString(sanitize.Line(e.Key))
+		b.WriteString(": ")
+	}
+	b.WriteString(sanitize.Line(e.Msg))
+	return b.String()
+}
+
+// Load reads the file at path. A missing file is an empty *File (no
+// profiles) and no error: having no config is the common case.
+func Load(path string) (*File, error) {
+	f := &File{Path: path, profiles: map[string]Profile{}}
+	fh, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &ParseError{File: path, Msg: "not a regular file"}
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, maxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if len(data) > maxFileBytes {
+		return nil, &ParseError{File: path, Msg: fmt.Sprintf("larger than %d KiB", maxFileBytes>>10)}
+	}
+	p := parser{file: path, text: string(data)}
+	if err := p.parse(f); err != nil {
+		return nil, err
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		for _, name := range f.Names() {
+			if f.profiles[name].APIKey == "" {
+				continue
+			}
+			k := toml.Key{"profiles", name, "api_key"}
+			return nil, &ParseError{File: path, Line: p.line(k), Key: k.String(), Msg: fmt.Sprintf(
+				"a literal key is refused in a file readable by group or others (mode %04o); chmod 600 %s, or use api_key_env or api_key_cmd",
+				perm, path)}
+		}
+	}
+	return f, nil
+}
+
+// Names are the profile names, sorted.
+func (f *File) Names() []string {
+	names := make([]string, 0, len(f.profiles))
+	for n := range f.profiles {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Default is the file's `default` profile name, "" when it names none.
+// Load has checked that it names a profile of the file.
+func (f *File) Default() string { return f.def }
+
+// Lookup returns the named profile; an unknown name is an error that lists
+// the known ones.
+func (f *File) Lookup(name string) (Profile, error) {
+	if p, ok := f.profiles[name]; ok {
+		return p, nil
+	}
+	names := f.Names()
+	if len(names) == 0 {
+		return Profile{}, fmt.Errorf("profile %q: %s has no profiles", sanitize.Line(name), sanitize.Line(f.Path))
+	}
+	for i, n := range names {
+		names[i] = sanitize.Line(n)
+	}
+	return Profile{}, fmt.Errorf("profile %q is not in %s (known: %s)",
+		sanitize.Line(name), sanitize.Line(f.Path), strings.Join(names, ", "))
+}
+
+// maskedProfile is the shape WriteMasked prints, in the order of the file
+// format's documentation.
+type maskedProfile struct {
+	URL        any    `toml:"url,omitempty"`
+	Office     string `toml:"office,omitempty"`
+	Name       string `toml:"name,omitempty"`
+	Path       string `toml:"path,omitempty"`
+	A2CVersion string `toml:"a2c_version,omitempty"`
+	Theme      string `toml:"theme,omitempty"`
+	Images     string `toml:"images,omitempty"`
+	Mouse      *bool  `toml:"mouse,omitempty"`
+	Timeout    string `toml:"timeout,omitempty"`
+	APIKey     string `toml:"api_key,omitempty"`
+	APIKeyEnv  string `toml:"api_key_env,omitempty"`
+	APIKeyCmd  string `toml:"api_key_cmd,omitempty"`
+}
+
+// WriteMasked writes the file's profiles as TOML with a literal api_key
+// shown as "****"; api_key_env (a variable's name) and api_key_cmd (a
+// command) are not secrets and are shown as they are. Strings are
+// sanitized: this is for a terminal.
+func (f *File) WriteMasked(w io.Writer) error {
+	type doc struct {
+		Default  string                   `toml:"default,omitempty"`
+		Profiles map[string]maskedProfile `toml:"profiles"`
+	}
+	d := doc{Default: sanitize.Line(f.def), Profiles: map[string]maskedProfile{}}
+	s := sanitize.Line
+	for name, p := range f.profiles {
+		m := maskedProfile{
+			Office: s(p.Office), Name: s(p.AgentName), Path: s(p.Path), A2CVersion: s(p.A2CVersion),
+			Theme: p.Theme, Images: p.Images, Mouse: p.Mouse,
+			APIKeyEnv: s(p.APIKeyEnv), APIKeyCmd: s(p.APIKeyCmd),
+		}
+		switch len(p.URLs) {
+		case 0:
+		case 1:
+			m.URL = s(p.URLs[0])
+		default:
+			urls := make([]string, len(p.URLs))
+			for i, u := range p.URLs {
+				urls[i] = s(u)
+			}
+			m.URL = urls
+		}
+		if p.Timeout > 0 {
+			m.Timeout = p.Timeout.String()
+		}
+		if p.APIKey != "" {
+			m.APIKey = "****"
+		}
+		d.Profiles[s(name)] = m
+	}
+	if len(d.Profiles) == 0 {
+		d.Profiles = nil
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(d); err != nil {
+		return fmt.Errorf("config show: %w", err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// ResolveAPIKey returns the profile's API key: the literal api_key, else
+// the variable named by api_key_env, else the stdout of api_key_cmd run by
+// `sh -c` (at most 10 s under ctx, at most 64 KiB, its trailing newline
+// trimmed). "" and no error when the profile sets none.
+func (p Profile) ResolveAPIKey(ctx context.Context) (string, error) {
+	switch {
+	case p.APIKey != "":
+		return p.APIKey, nil
+	case p.APIKeyEnv != "":
+		v, ok := os.LookupEnv(p.APIKeyEnv)
+		if !ok {
+			return "", fmt.Errorf("profile %s: api_key_env: variable %s is not set",
+				sanitize.Line(p.Name), sanitize.Line(p.APIKeyEnv))
+		}
+		if v == "" {
+			return "", fmt.Errorf("profile %s: api_key_env: variable %s is empty",
+				sanitize.Line(p.Name), sanitize.Line(p.APIKeyEnv))
+		}
+		return v, nil
+	case p.APIKeyCmd != "":
+		return p.runKeyCmd(ctx)
+	}
+	return "", nil
+}
+
+func (p Profile) runKeyCmd(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, keyCmdTimeout)
+	defer cancel()
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("profile %s: api_key_cmd: %s", sanitize.Line(p.Name), fmt.Sprintf(format, a...))
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", p.APIKeyCmd)
+	stdout := &capped{max: maxKeyBytes}
+	stderr := &capped{max: 4 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// A grandchild that keeps the pipes open after sh is killed must not
+	// keep Wait waiting.
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return "", fail("no answer within %s", keyCmdTimeout)
+		}
+		return "", fail("%v", ctx.Err())
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if line := firstLine(stderr.buf.String()); line != "" {
+				return "", fail("%s: %s", ee.ProcessState, sanitize.Line(line))
+			}
+			return "", fail("%s", ee.ProcessState)
+		}
+		return "", fail("%v", err)
+	case stdout.over:
+		return "", fail("printed more than %d KiB", maxKeyBytes>>10)
+	}
+	key := strings.TrimSuffix(stdout.buf.String(), "\n")
+	key = strings.TrimSuffix(key, "\r")
+	if key == "" {
+		return "", fail("printed nothing")
+	}
+	return key, nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// capped keeps the first max bytes written to it and notes that more came;
+// it never fails a write, so the child is not killed by SIGPIPE halfway.
+type capped struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *capped) Write(b []byte) (int, error) {
+	if room := c.max - c.buf.Len(); room < len(b) {
+		c.over = true
+		c.buf.Write(b[:max(room, 0)])
+		return len(b), nil
+	}
+	c.buf.Write(b)
+	return len(b), nil
+}
+
+// parser turns the decoded TOML into profiles, checking every key and type
+// itself: the toml package's own type errors are free text, and ours must
+// name the key.
+type parser struct {
+	file string
+	text string
+}
+
+func (p *parser) errAt(k toml.Key, format string, a ...any) *ParseError {
+	return &ParseError{File: p.file, Line: p.line(k), Key: k.String(), Msg: fmt.Sprintf(format, a...)}
+}
+
+func (p *parser) parse(f *File) error {
+	var raw map[string]any
+	if _, err := toml.Decode(p.text, &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			line := pe.Position.Line
+			// The toml package counts a newline it did not expect as the
+			// start of the next line; the mistake is on the line it ends.
+			if st := pe.Position.Start; st >= 0 && st < len(p.text) && pe.Position.Len <= 1 {
+				line = 1 + strings.Count(p.text[:st], "\n")
+			}
+			return &ParseError{File: p.file, Line: line, Key: pe.LastKey, Msg: pe.Message}
+		}
+		return &ParseError{File: p.file, Msg: err.Error()}
+	}
+	for _, k := range sortedKeys(raw) {
+		v := raw[k]
+		switch k {
+		case "default":
+			s, ok := v.(string)
+			if !ok {
+				return p.errAt(toml.Key{k}, "want a string (a profile name), have %s", typeName(v))
+			}
+			f.def = s
+		case "profiles":
+			tab, ok := v.(map[string]any)
+			if !ok {
+				return p.errAt(toml.Key{k}, "want tables [profiles.NAME], have %s", typeName(v))
+			}
+			for _, name := range sortedKeys(tab) {
+				prof, err := p.profile(name, tab[name])
+				if err != nil {
+					return err
+				}
+				f.profiles[name] = prof
+			}
+		default:
+			return p.errAt(toml.Key{k}, "unknown key (the file has `default` and [profiles.NAME] tables)")
+		}
+	}
+	if f.def != "" {
+		if _, ok := f.profiles[f.def]; !ok {
+			return p.errAt(toml.Key{"default"}, "names profile %q, which the file does not define", f.def)
+		}
+	}
+	return nil
+}
+
+func (p *parser) profile(name string, v any) (Profile, error) {
+	base := toml.Key{"profiles", name}
+	tab, ok := v.(map[string]any)
+	if !ok {
+		return Profile{}, p.errAt(base, "want a table [profiles.%s], have %s", name, typeName(v))
+	}
+	if strings.TrimSpace(name) == "" {
+		return Profile{}, p.errAt(base, "a profile needs a non-blank name")
+	}
+	prof := Profile{Name: name}
+	for _, k := range sortedKeys(tab) {
+		key := append(slices.Clone(base), k)
+		v := tab[k]
+		str := func(dst *string) error {
+			s, ok := v.(string)
+			if !ok {
+				return p.errAt(key, "want a string, have %s", typeName(v))
+			}
+			*dst = s
+			return nil
+		}
+		var err error
+		switch k {
+		case "url":
+			prof.URLs, err = p.urls(key, v)
+		case "office":
+			err = str(&prof.Office)
+		case "name":
+			err = str(&prof.AgentName)
+		case "path":
+			err = str(&prof.Path)
+		case "a2c_version":
+			err = str(&prof.A2CVersion)
+		case "theme":
+			if err = str(&prof.Theme); err == nil && !slices.Contains(themes, prof.Theme) {
+				err = p.errAt(key, "%q is not one of %s", prof.Theme, strings.Join(themes, ", "))
+			}
+		case "images":
+			if err = str(&prof.Images); err == nil && !slices.Contains(imageModes, prof.Images) {
+				err = p.errAt(key, "%q is not one of %s", prof.Images, strings.Join(imageModes, ", "))
+			}
+		case "mouse":
+			b, ok := v.(bool)
+			if !ok {
+				err = p.errAt(key, "want true or false, have %s", typeName(v))
+			} else {
+				prof.Mouse = &b
+			}
+		case "timeout":
+			var s string
+			if err = str(&s); err == nil {
+				d, perr := time.ParseDuration(s)
+				switch {
+				case perr != nil:
+					err = p.errAt(key, "%q is not a duration (e.g. \"30s\", \"2m\")", s)
+				case d <= 0:
+					err = p.errAt(key, "%q: want a positive duration", s)
+				default:
+					prof.Timeout = d
+				}
+			}
+		case "api_key":
+			err = str(&prof.APIKey)
+		case "api_key_env":
+			err = str(&prof.APIKeyEnv)
+		case "api_key_cmd":
+			err = str(&prof.APIKeyCmd)
+		default:
+			err = p.errAt(key, "unknown key")
+		}
+		if err != nil {
+			return Profile{}, err
+		}
+	}
+	set := 0
+	for _, s := range []string{prof.APIKey, prof.APIKeyEnv, prof.APIKeyCmd} {
+		if s != "" {
+			set++
+		}
+	}
+	if set > 1 {
+		k := append(slices.Clone(base), "api_key_cmd")
+		if prof.APIKeyCmd == "" {
+			k[2] = "api_key_env"
+		}
+		return Profile{}, p.errAt(k, "set one of api_key, api_key_env, api_key_cmd, not several")
+	}
+	return prof, nil
+}
+
+// urls accepts "u", "u1,u2" or ["u1", "u2"].
+func (p *parser) urls(key toml.Key, v any) ([]string, error) {
+	var parts []string
+	switch v := v.(type) {
+	case string:
+		parts = strings.Split(v, ",")
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return nil, p.errAt(key, "want strings in the array, have %s", typeName(e))
+			}
+			parts = append(parts, s)
+		}
+	default:
+		return nil, p.errAt(key, "want a string or an array of strings, have %s", typeName(v))
+	}
+	var out []string
+	for _, s := range parts {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, p.errAt(key, "%q is not a URL like http://host:port", s)
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, p.errAt(key, "no URL given")
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case []any, []map[string]any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	case time.Time:
+		return "a date-time"
+	}
+	return fmt.Sprintf("%T", v)
+}
