@@ -115,9 +115,6 @@ func New(opt Options) *Converter {
 // fail afterwards.
 func (c *Converter) Close() error { return c.pdf.close() }
 
-// Supports reports whether a file of this kind has a converter.
-func (c *Converter) Supports(k Kind) bool { return c.formats[k] != nil }
-
 // SupportedName reports, by extension only (for listing a folder cheaply),
 // whether name looks like a file this Converter converts.
 func (c *Converter) SupportedName(name string) bool {
@@ -413,24 +410,6 @@ func (d *Document) Close() error {
 	}
 	d.closed = true
 	return d.pages.Close()
-}
-
-// Convert converts a whole file and decodes it.
-func (c *Converter) Convert(ctx context.Context, src Source) (*dpe.Document, error) {
-	data, err := c.ConvertJSON(ctx, src)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := dpe.Decode(data, dpe.Limits{MaxPages: c.opt.Limits.MaxPages, MaxElementsPerPage: c.opt.Limits.MaxElementsPerPage})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.Name, err)
-	}
-	for i := range doc.Pages {
-		if err := doc.EnsurePage(i, dpe.Limits{MaxElementsPerPage: c.opt.Limits.MaxElementsPerPage}); err != nil {
-			return nil, fmt.Errorf("%s: %w", src.Name, err)
-		}
-	}
-	return doc, nil
 }
 
 // ConvertJSON converts a whole file to DPE Document JSON.

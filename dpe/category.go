@@ -27,24 +27,6 @@ const (
 	CategoryCheckBox         = "CheckBox"
 )
 
-// StandardCategories lists the 19 standard categories in proposal order.
-func StandardCategories() []string {
-	return []string{
-		CategoryText, CategoryTitle, CategoryNarrativeText, CategoryListItem, CategoryAddress,
-		CategoryEmailAddress, CategoryCompositeElement, CategoryCodeSnippet, CategoryFigureCaption,
-		CategoryPageNumber, CategoryFormula, CategoryImage, CategoryPageBreak, CategoryTable,
-		CategoryTableChunk, CategoryHeader, CategoryFooter, CategoryFormKeysValues, CategoryCheckBox,
-	}
-}
-
-// V01Categories lists the lowercase v0.1 set (dpe.md §元素类型).
-func V01Categories() []string {
-	return []string{
-		"text", "heading", "list", "code", "table", "pivot_table", "chart", "diagram", "image",
-		"formula", "link", "annotation", "header", "footer", "separator", "audio", "video", "form", "widget",
-	}
-}
-
 // normalizeCategory maps a category (any case) to its standard name. v0.1
 // names without a standard counterpart go to the closest renderer: charts
 // and diagrams are pictures (Image), a separator breaks the flow
