@@ -511,3 +511,41 @@ func TestTools_SchemasAndErrors(t *testing.T) {
 		t.Fatalf("list_documents structured content %s: %v", b, err)
 	}
 }
+
+// TestFind_CJKPhrasePrecision: a CJK query term is one phrase, not a bag
+// of its character pairs. The corpus has CJK documents that share pairs
+// with the query (股东, 大会, 会议) but not the phrase: none of them is a hit.
+func TestFind_CJKPhrasePrecision(t *testing.T) {
+	docs := append(corpus(),
+		testDoc("dpe://t.example/minutes", "会议纪要", "markdown", "2025-02-01T00:00:00Z", nil,
+			page{{"m1", "大会议室今天下午维修，股东代表改在三楼见面。"}}),
+		testDoc("dpe://t.example/sports", "运动会", "markdown", "2025-02-02T00:00:00Z", nil,
+			page{{"s1", "秋季运动大会将在体育场举行。"}}),
+		testDoc("dpe://t.example/jp", "お知らせ", "markdown", "2025-02-03T00:00:00Z", nil,
+			page{{"j1", "株主総会は来週開催されます。"}}),
+	)
+	f := newFinder(t, Options{Source: staticSource(docs)})
+	for _, tc := range []struct{ query, phrase, uri string }{
+		{"股东大会", "股东大会", "dpe://t.example/notice"},
+		{"株主総会", "株主総会", "dpe://t.example/jp"},
+		{"运动大会", "运动大会", "dpe://t.example/sports"},
+	} {
+		res := find(t, f, FindParams{Query: tc.query, Limit: MaxLimit})
+		if len(res.Hits) != 1 || res.Total != 1 {
+			var got []string
+			for _, h := range res.Hits {
+				got = append(got, h.URI+" "+h.Snippet)
+			}
+			t.Errorf("%s: %d hits (total %d), want exactly %s:\n%s", tc.query, len(res.Hits), res.Total, tc.uri, strings.Join(got, "\n"))
+			continue
+		}
+		if h := res.Hits[0]; h.URI != tc.uri || !strings.Contains(h.Snippet, tc.phrase) {
+			t.Errorf("%s: hit %s %q", tc.query, h.URI, h.Snippet)
+		}
+	}
+	// Two CJK terms are two phrases, either of which may match.
+	res := find(t, f, FindParams{Query: "股东大会 株主総会", Limit: MaxLimit})
+	if res.Total != 2 {
+		t.Errorf("two CJK phrases: %d hits, want 2", res.Total)
+	}
+}

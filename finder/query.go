@@ -232,6 +232,23 @@ func expandOne(q query.Query) query.Query {
 		if m.FieldVal != "" {
 			return m
 		}
+		if hasCJK(m.Match) {
+			// CJK text has no spaces: one query term is a phrase of
+			// several words (bigrams in "cjk", ideographs in "std"), and
+			// matching any one of them finds every CJK document that
+			// shares a character pair. A CJK term is therefore matched
+			// as a phrase: its words in order, adjacent.
+			ds := make([]query.Query, 0, len(textFields))
+			for _, f := range textFields {
+				p := query.NewMatchPhraseQuery(m.Match)
+				p.SetField(f)
+				if m.BoostVal != nil {
+					p.SetBoost(m.BoostVal.Value())
+				}
+				ds = append(ds, p)
+			}
+			return query.NewDisjunctionQuery(ds)
+		}
 		ds := make([]query.Query, 0, len(textFields))
 		for _, f := range textFields {
 			c := *m
