@@ -2,9 +2,13 @@ package dpe
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -38,25 +42,10 @@ func Decode(data []byte, lim Limits) (*Document, error) {
 	f := fields{s: s, depth: 1, extra: &d.Extra, probs: &d.problems, path: "$"}
 	pagesSeen := false
 	end, err := s.object(i, 1, func(key []byte, v int) (int, error) {
+		if end, ok, err := docField(&f, d, key, v); ok {
+			return end, err
+		}
 		switch string(key) {
-		case "doc_ref":
-			return f.str(key, v, &d.DocRef)
-		case "uri":
-			return f.str(key, v, &d.URI)
-		case "file_uri":
-			return f.str(key, v, &d.FileURI)
-		case "file_type":
-			return f.str(key, v, &d.FileType)
-		case "title":
-			return f.str(key, v, &d.Title)
-		case "summary":
-			return f.str(key, v, &d.Summary)
-		case "last_modified":
-			return f.str(key, v, &d.LastModified)
-		case "page_count":
-			return f.integer(key, v, &d.PageCount, &d.hasPageCount)
-		case "keywords":
-			return f.strings(key, v, &d.Keywords)
 		case "pages":
 			if data[v] == 'n' {
 				return s.scalar(v)
@@ -102,6 +91,34 @@ func Decode(data []byte, lim Limits) (*Document, error) {
 		sort.SliceStable(d.Pages, func(a, b int) bool { return d.Pages[a].Index < d.Pages[b].Index })
 	}
 	return d, nil
+}
+
+// docField reads one named top-level field of d (all but "pages"); ok is
+// false for a key it does not name.
+func docField(f *fields, d *Document, key []byte, v int) (end int, ok bool, err error) {
+	switch string(key) {
+	case "doc_ref":
+		end, err = f.str(key, v, &d.DocRef)
+	case "uri":
+		end, err = f.str(key, v, &d.URI)
+	case "file_uri":
+		end, err = f.str(key, v, &d.FileURI)
+	case "file_type":
+		end, err = f.str(key, v, &d.FileType)
+	case "title":
+		end, err = f.str(key, v, &d.Title)
+	case "summary":
+		end, err = f.str(key, v, &d.Summary)
+	case "last_modified":
+		end, err = f.str(key, v, &d.LastModified)
+	case "page_count":
+		end, err = f.integer(key, v, &d.PageCount, &d.hasPageCount)
+	case "keywords":
+		end, err = f.strings(key, v, &d.Keywords)
+	default:
+		return 0, false, nil
+	}
+	return end, true, err
 }
 
 // DecodePage decodes a page object fetched from a manifest page's uri
@@ -579,4 +596,179 @@ func objectStart(data []byte, lim Limits, sizeWhat, emptyMsg, what, want string)
 		return nil, 0, notDocument("%s JSON is %s, want %s", what, s.kind(i), want)
 	}
 	return s, i, nil
+}
+
+// The first page before the whole file. A document's first page is
+// usually a sliver of its bytes: decoding it from the prefix that holds it
+// lets a viewer show it while the rest is still read, scanned and indexed.
+// The provisional document is built by peekFirstPage from the prefix; the
+// final one by Decode from all the bytes, so every limit, error and
+// finding is exactly Decode's, and the two share nothing mutable.
+
+// errFirstPage stops peekFirstPage's scan once the first page is indexed.
+var errFirstPage = errors.New("first page indexed")
+
+// peekFirstPage scans data, a prefix of a document still arriving, up to
+// the end of its first page. It returns a Document holding the top-level
+// fields that precede "pages" and that page, decoded; ok is false when the
+// prefix does not hold an inline first page yet, or does not start a
+// document at all. Decode of the whole has the last word either way.
+func peekFirstPage(data []byte, lim Limits) (*Document, bool) {
+	lim = lim.withDefaults()
+	if int64(len(data)) > lim.MaxBytes {
+		return nil, false
+	}
+	// Cap at len: nothing the provisional page keeps can reach the bytes
+	// still being written after the prefix.
+	data = data[:len(data):len(data)]
+	s := &jscan{data: data, maxDepth: lim.MaxDepth}
+	i := s.ws(skipBOM(data))
+	if i >= len(data) || data[i] != '{' {
+		return nil, false
+	}
+	d := &Document{}
+	f := fields{s: s, depth: 1, extra: &d.Extra, probs: &d.problems, path: "$"}
+	_, err := s.object(i, 1, func(key []byte, v int) (int, error) {
+		if end, ok, err := docField(&f, d, key, v); ok {
+			return end, err
+		}
+		if string(key) != "pages" {
+			return f.keep(key, v)
+		}
+		if data[v] != '[' {
+			return 0, ErrNotDocument
+		}
+		pv := s.ws(v + 1)
+		if pv >= len(data) || data[pv] != '{' {
+			return 0, ErrNotDocument
+		}
+		p, _, err := indexPage(s, pv, 0, lim)
+		if err != nil {
+			return 0, err
+		}
+		d.Pages = []*Page{p}
+		return 0, errFirstPage
+	})
+	if err != errFirstPage || !d.Pages[0].hasElements {
+		return nil, false
+	}
+	if d.EnsurePage(0, lim) != nil {
+		return nil, false
+	}
+	liftKernelMetadata(d)
+	return d, true
+}
+
+// firstPager watches a body arrive and hands its first page over once.
+type firstPager struct {
+	lim Limits
+	fn  func(*Document)
+	// next: try again once this many bytes are in. Doubling keeps the
+	// retries of a first page that spans many reads O(n) in all.
+	next int
+	done bool
+}
+
+// feed sees the bytes read so far (a prefix: a body that is complete
+// needs no provisional page). A nil firstPager does nothing.
+func (fp *firstPager) feed(buf []byte) {
+	if fp == nil || fp.done || len(buf) < fp.next {
+		return
+	}
+	if d, ok := peekFirstPage(buf, fp.lim); ok {
+		fp.done = true
+		fp.fn(d)
+		return
+	}
+	fp.next = 2 * len(buf)
+}
+
+// DecodeReader reads a Document JSON from r (at most lim.MaxBytes; size,
+// when > 0, is the stated length and sizes the one buffer) and decodes it
+// as Decode does: same limits, same errors, same findings. ctx is checked
+// between reads; r's own deadlines bound each read.
+//
+// first, when not nil, is called at most once, from DecodeReader's
+// goroutine, as soon as the bytes of an inline first page have arrived
+// and the rest of the body has not. Its Document is provisional: the
+// top-level fields that precede "pages" and that one page, decoded. It
+// shares nothing mutable with the final Document, so it may be handed to
+// another goroutine at once. Findings that need the whole file come only
+// with the final Document.
+//
+// It returns the final Document and the bytes it aliases.
+func DecodeReader(ctx context.Context, r io.Reader, size int64, lim Limits, first func(*Document)) (*Document, []byte, error) {
+	lim = lim.withDefaults()
+	var fp *firstPager
+	if first != nil {
+		fp = &firstPager{lim: lim, fn: first}
+	}
+	data, err := readBody(ctx, r, size, lim.MaxBytes, "document size", fp.feed)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := Decode(data, lim)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, data, nil
+}
+
+// readChunk is how much readBody asks for at a time when it reports
+// progress: small enough that a first page is seen early, large enough
+// that the retries of peekFirstPage stay rare.
+const readChunk = 1 << 20
+
+// readBody reads r to its end into one buffer: of the stated size when
+// size > 0 (no doubling garbage: documents are large and peak memory is
+// a budget), growing otherwise; more than max bytes is a *LimitError
+// naming what. progress, when not nil, sees the bytes read so far after
+// each read that did not complete a stated size.
+func readBody(ctx context.Context, r io.Reader, size, max int64, what string, progress func([]byte)) ([]byte, error) {
+	if size > max {
+		return nil, &LimitError{What: what, Limit: max, Got: size}
+	}
+	var data []byte
+	if size > 0 {
+		data = make([]byte, 0, size)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			if size > 0 && int64(len(data)) >= size {
+				// The stated size is read; the file may have grown since
+				// it was stated: read the rest, still bounded.
+				rest, err := io.ReadAll(io.LimitReader(r, max+1-int64(len(data))))
+				if err != nil {
+					return nil, err
+				}
+				data = append(data, rest...)
+				if int64(len(data)) > max {
+					return nil, &LimitError{What: what, Limit: max, Got: int64(len(data))}
+				}
+				return data, nil
+			}
+			data = slices.Grow(data, min(readChunk, int(max+1)-len(data)))
+		}
+		end := min(cap(data), len(data)+readChunk)
+		if int64(end) > max+1 {
+			end = int(max + 1)
+		}
+		n, err := r.Read(data[len(data):end])
+		data = data[:len(data)+n]
+		if int64(len(data)) > max {
+			return nil, &LimitError{What: what, Limit: max, Got: int64(len(data))}
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 && progress != nil && (size <= 0 || int64(len(data)) < size) {
+			progress(data)
+		}
+	}
 }

@@ -99,6 +99,17 @@ func (f *Fetcher) Fetch(ctx context.Context, accessURI string) (*Fetched, error)
 // regular-file rules) for an access URI that a computer dpe-tui started
 // handed out.
 func (f *Fetcher) fetch(ctx context.Context, accessURI string, ownComputer bool) (*Fetched, error) {
+	return f.fetchWith(ctx, accessURI, ownComputer, nil)
+}
+
+// progressFunc sees a body arrive: the bytes so far (a prefix, never
+// the whole) and the media type the answer declared. It runs on the
+// fetching goroutine, between reads.
+type progressFunc func(prefix []byte, mimeType string)
+
+// fetchWith is fetch; progress, when not nil, sees the body arrive
+// (http and file; s3 bodies arrive whole).
+func (f *Fetcher) fetchWith(ctx context.Context, accessURI string, ownComputer bool, progress progressFunc) (*Fetched, error) {
 	start := time.Now()
 	u, err := url.Parse(accessURI)
 	if err != nil {
@@ -113,9 +124,9 @@ func (f *Fetcher) fetch(ctx context.Context, accessURI string, ownComputer bool)
 	var out *Fetched
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
-		out, err = f.fetchHTTP(ctx, u)
+		out, err = f.fetchHTTP(ctx, u, progress)
 	case "file":
-		out, err = f.fetchFile(ctx, u, ownComputer)
+		out, err = f.fetchFile(ctx, u, ownComputer, progress)
 	case "s3":
 		out, err = f.fetchS3(ctx, u) // dpe/s3.go
 	default:
@@ -174,7 +185,7 @@ func (f *Fetcher) newClient() *http.Client {
 	return &c
 }
 
-func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL) (*Fetched, error) {
+func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL, progress progressFunc) (*Fetched, error) {
 	idle := f.IdleTimeout
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
@@ -211,6 +222,12 @@ func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL) (*Fetched, error) {
 	if resp.ContentLength > max {
 		return nil, &LimitError{What: "fetch size", Limit: max, Got: resp.ContentLength}
 	}
+	mt := ""
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		if m, _, err := mime.ParseMediaType(ct); err == nil {
+			mt = strings.ToLower(m)
+		}
+	}
 	var buf bytes.Buffer
 	if resp.ContentLength > 0 {
 		buf.Grow(int(resp.ContentLength))
@@ -224,6 +241,9 @@ func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL) (*Fetched, error) {
 				return nil, &LimitError{What: "fetch size", Limit: max, Got: int64(buf.Len() + n)}
 			}
 			buf.Write(chunk[:n])
+			if progress != nil && int64(buf.Len()) != resp.ContentLength {
+				progress(buf.Bytes(), mt)
+			}
 		}
 		if rerr == io.EOF {
 			break
@@ -235,16 +255,10 @@ func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL) (*Fetched, error) {
 			return nil, fmt.Errorf("after %d bytes: %w", buf.Len(), rerr)
 		}
 	}
-	mt := ""
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		if m, _, err := mime.ParseMediaType(ct); err == nil {
-			mt = strings.ToLower(m)
-		}
-	}
 	return &Fetched{Status: resp.StatusCode, MimeType: mt, Bytes: buf.Bytes()}, nil
 }
 
-func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (*Fetched, error) {
+func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool, progress progressFunc) (*Fetched, error) {
 	refuse := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrFileRefused, fmt.Sprintf(format, a...))
 	}
@@ -312,31 +326,19 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool) (
 	if !st.Mode().IsRegular() {
 		return nil, refuse("not a regular file (%s)", FileKind(st.Mode()))
 	}
-	max := f.maxBytes()
-	if st.Size() > max {
-		return nil, &LimitError{What: "fetch size", Limit: max, Got: st.Size()}
+	// One buffer of the stated size: io.ReadAll's doubling would leave up
+	// to twice the file in garbage, and documents are large (peak RSS is
+	// a budget: P4).
+	mt := mimeByExt(filepath.Ext(p))
+	var seen func([]byte)
+	if progress != nil {
+		seen = func(b []byte) { progress(b, mt) }
 	}
-	// Read into one buffer of the stated size: io.ReadAll's doubling would
-	// leave up to twice the file in garbage, and documents are large
-	// (peak RSS ≤ 2× file size).
-	data := make([]byte, st.Size())
-	n, err := io.ReadFull(fh, data)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	data = data[:n]
-	// The file may have grown since Stat; read the rest, still bounded.
-	rest, err := io.ReadAll(io.LimitReader(fh, max+1-int64(n)))
+	data, err := readBody(ctx, fh, st.Size(), f.maxBytes(), "fetch size", seen)
 	if err != nil {
 		return nil, err
 	}
-	if len(rest) > 0 {
-		data = append(data, rest...)
-	}
-	if int64(len(data)) > max {
-		return nil, &LimitError{What: "fetch size", Limit: max, Got: int64(len(data))}
-	}
-	return &Fetched{MimeType: mimeByExt(filepath.Ext(p)), Bytes: data}, nil
+	return &Fetched{MimeType: mt, Bytes: data}, nil
 }
 
 // pseudoFS reports paths under /proc, /sys and /dev: their files claim to

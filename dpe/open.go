@@ -27,6 +27,14 @@ type Opener struct {
 	// whole document can be written out inline (AssembledJSON). Off by
 	// default: a session that only shows pages needs their elements only.
 	KeepPageJSON bool
+	// OnFirstPage, when set, is called at most once per Open or
+	// OpenAccess, on the opening goroutine, as soon as the first page of
+	// a DPE document has arrived and decoded and the rest of the body has
+	// not (so not for a manifest first page, nor a body that came in one
+	// read). Its Opened is provisional (Partial): see DecodeReader. Open
+	// then goes on reading, indexing and decoding the whole and returns
+	// the final Opened, which replaces it.
+	OnFirstPage func(*Opened)
 }
 
 // Opened is an open resource. For KindDocument, Doc is the lazily decoded
@@ -47,6 +55,15 @@ type Opened struct {
 	// found another version of the document (another _meta.etag) and
 	// Doc was replaced, so holders of old pages know to drop them.
 	Version int
+	// Partial marks the provisional Opened given to Opener.OnFirstPage:
+	// Doc holds the top-level fields that precede "pages" and the first
+	// page, decoded; Body is nil; the document's size and page count are
+	// not known yet, nor its findings.
+	Partial bool
+
+	// firstSent: OnFirstPage was called for this open (a re-resolve after
+	// a failed fetch does not call it again).
+	firstSent bool
 
 	dpe string     // the dpe URI string given to the resolver ("" for OpenAccess)
 	mu  sync.Mutex // serialises LoadPage (Access and Doc pages change)
@@ -176,7 +193,7 @@ func (o *Opener) Open(ctx context.Context, dpeURI string) (*Opened, error) {
 	if err != nil {
 		return nil, prefixOnce(what, err)
 	}
-	err = o.load(ctx, op, acc)
+	err = o.loadAt(ctx, op, acc, false, true)
 	if err == nil {
 		return op, nil
 	}
@@ -187,7 +204,7 @@ func (o *Opener) Open(ctx context.Context, dpeURI string) (*Opened, error) {
 	acc2, err2 := o.resolve(ctx, wire)
 	if err2 == nil {
 		o.noteIfExpired(op, acc2)
-		err2 = o.loadAt(ctx, op, acc2, true)
+		err2 = o.loadAt(ctx, op, acc2, true, true)
 	}
 	if err2 != nil {
 		return nil, &RefetchError{What: what, First: err, Second: err2}
@@ -199,7 +216,7 @@ func (o *Opener) Open(ctx context.Context, dpeURI string) (*Opened, error) {
 // resolver, so no re-resolve on failure.
 func (o *Opener) OpenAccess(ctx context.Context, accessURI string) (*Opened, error) {
 	op := &Opened{}
-	if err := o.load(ctx, op, Access{URI: accessURI, Size: -1}); err != nil {
+	if err := o.loadAt(ctx, op, Access{URI: accessURI, Size: -1}, false, true); err != nil {
 		var fe *FetchError
 		if errors.As(err, &fe) {
 			return nil, err // "fetch <uri>: …" names it already
@@ -240,14 +257,10 @@ func (o *Opener) noteIfExpired(op *Opened, acc Access) {
 	op.Notes = append(op.Notes, note)
 }
 
-// load fetches, classifies and decodes acc into op.
-func (o *Opener) load(ctx context.Context, op *Opened, acc Access) error {
-	return o.loadAt(ctx, op, acc, false)
-}
-
-// loadAt is load; anyway fetches an access URI that looks expired (the
-// second answer: there is no third).
-func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway bool) error {
+// loadAt fetches, classifies and decodes acc into op. anyway fetches an
+// access URI that looks expired (the second answer: there is no third);
+// first lets OnFirstPage see the body arrive (an open, not a refresh).
+func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway, first bool) error {
 	if now := o.now(); acc.Expired(now) && !anyway {
 		return &ExpiredError{ExpiresAt: acc.ExpiresAt, Now: now}
 	}
@@ -255,7 +268,11 @@ func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway bool
 		o.trace(TraceEvent{Kind: TraceFetch, URI: RedactURI(acc.URI), Err: err.Error()})
 		return err
 	}
-	f, err := o.fetcher().fetch(ctx, acc.URI, acc.OwnComputer)
+	var progress progressFunc
+	if first && o.OnFirstPage != nil && !op.firstSent {
+		progress = o.firstPageWatch(op, acc)
+	}
+	f, err := o.fetcher().fetchWith(ctx, acc.URI, acc.OwnComputer, progress)
 	ev := TraceEvent{Kind: TraceFetch, URI: RedactURI(acc.URI), Err: errString(err)}
 	if f != nil {
 		ev.Status, ev.Bytes, ev.Duration, ev.Detail = f.Status, int64(len(f.Bytes)), f.Duration, f.MimeType
@@ -291,6 +308,36 @@ func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway bool
 	}
 	op.Access, op.Kind, op.Doc, op.Body, op.MimeType = acc, kind, doc, f.Bytes, mt
 	return nil
+}
+
+// classifyHead is how much of a body Classify sniffs.
+const classifyHead = 8192
+
+// firstPageWatch is the progress hook of one fetch: once the prefix
+// classifies as a document (with as much of its head as Classify reads,
+// so it cannot say otherwise of the whole) and holds an inline first
+// page, OnFirstPage gets it.
+func (o *Opener) firstPageWatch(op *Opened, acc Access) progressFunc {
+	lim := o.Limits.withDefaults()
+	fp := &firstPager{lim: lim, fn: func(d *Document) {
+		op.firstSent = true
+		o.trace(TraceEvent{Kind: TraceDecode, URI: RedactURI(acc.URI), Detail: "page 1 shown before the rest arrived"})
+		o.OnFirstPage(&Opened{DPE: op.DPE, Access: acc, Kind: KindDocument, Doc: d, Partial: true, dpe: op.dpe})
+	}}
+	return func(prefix []byte, mimeType string) {
+		if fp.done || len(prefix) < classifyHead {
+			return
+		}
+		mt := mimeType
+		if (mt == "" || mt == "application/octet-stream") && acc.MimeType != "" {
+			mt = acc.MimeType
+		}
+		if Classify(prefix, mt) != KindDocument {
+			fp.done = true
+			return
+		}
+		fp.feed(prefix)
+	}
 }
 
 // retryable: access problems are; content problems (limits, malformed or
@@ -394,7 +441,7 @@ func (o *Opener) refresh(ctx context.Context, op *Opened) error {
 	}
 	o.noteIfExpired(op, acc)
 	fresh := &Opened{}
-	if err := o.loadAt(ctx, fresh, acc, true); err != nil {
+	if err := o.loadAt(ctx, fresh, acc, true, false); err != nil {
 		return err
 	}
 	if fresh.Doc == nil {
