@@ -40,7 +40,9 @@ func exportDoc(d *dpe.Document, md bool) string {
 		if p == nil {
 			continue
 		}
-		sep := fmt.Sprintf("Page %d", p.Index)
+		// Pages are 1-based in every text a person reads; the wire's
+		// page_index stays 0-based in the JSON.
+		sep := fmt.Sprintf("Page %d", i+1)
 		if t := strings.TrimSpace(sanitize.Line(p.Title)); t != "" {
 			sep += ": " + t
 		}

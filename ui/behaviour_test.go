@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -688,4 +689,116 @@ func TestHelp_EveryKeyReachableAt80x24(t *testing.T) {
 	}
 	s.waitFor("ctrl+c")
 	s.final()
+}
+
+// B9: q while a document is still opening asks once (opening can take
+// the whole open timeout); ctrl+c always quits.
+func TestQuit_QAsksWhileADocumentOpens(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	listOffice(t, m)
+	f.block = true
+	_ = m.update(openURIMsg{uri: reportURI}) // not run: the open stays in flight
+	if cmd := m.update(keyMsg("q")); isQuit(cmd) {
+		t.Fatal("q quit while the document was opening, without asking")
+	}
+	if s := m.statusText(); !strings.Contains(s, "still running: opening") || !strings.Contains(s, "q again quits") {
+		t.Fatalf("status %q should ask about the open", s)
+	}
+	if cmd := m.update(keyMsg("ctrl+c")); !isQuit(cmd) {
+		t.Fatal("ctrl+c must always quit")
+	}
+
+	f.block = false
+	m = newTestModel(t, f)
+	listOffice(t, m)
+	_ = m.update(openURIMsg{uri: reportURI})
+	m.update(keyMsg("q"))
+	if cmd := m.update(keyMsg("q")); !isQuit(cmd) {
+		t.Fatal("the second q should quit")
+	}
+}
+
+// twoPageTableDoc has no table on page 1 and a table on page 2, which is
+// not decoded when the document opens.
+func twoPageTableDoc() map[string]any {
+	return map[string]any{"doc_ref": "tt", "title": "Tables later", "page_count": 2, "pages": []any{
+		map[string]any{"page_index": 0, "elements": []any{map[string]any{"category": "NarrativeText", "text": "No table here."}}},
+		map[string]any{"page_index": 1, "elements": []any{map[string]any{"category": "Table", "text": "a b",
+			"ele_metadata": map[string]any{"text_as_html": "<table><tr><th>Alpha</th><th>Beta</th></tr><tr><td>1</td><td>2</td></tr></table>"}}}},
+	}}
+}
+
+// A page loaded to continue a jump says why on its spinner line, and
+// nothing about loading stays on the status line once the page is there.
+func TestStatus_NoStaleLoadingLineAfterThePageArrives(t *testing.T) {
+	m := openJSON(t, 100, 30, twoPageTableDoc())
+	cmd := m.update(keyMsg("t"))
+	if line := ansi.Strip(m.statusView(100)); !strings.Contains(line, "loading page 2 to look for the next table") {
+		t.Fatalf("while loading, the status line is %q", line)
+	}
+	run(t, m, cmd)
+	d := m.docS()
+	if d.page != 1 || !isTable(d.selected()) {
+		t.Fatalf("t should land on the table of page 2 (page %d, sel %d)", d.page+1, d.sel)
+	}
+	if line := ansi.Strip(m.statusView(100)); strings.Contains(line, "loading") {
+		t.Fatalf("stale status after the page arrived: %q", line)
+	}
+	if fr := frame(m); strings.Contains(fr, "loading page") || strings.Contains(fr, "decoding page") {
+		t.Fatalf("the frame still says the page is loading:\n%s", fr)
+	}
+}
+
+// A page whose load was cancelled says it is not loaded (no endless
+// spinner), and r loads it.
+func TestStatus_CancelledPageLoadSaysNotLoadedAndRLoadsIt(t *testing.T) {
+	m := openJSON(t, 100, 30, twoPageTableDoc())
+	cmd := m.update(keyMsg("]"))
+	m.update(keyMsg("esc"))
+	run(t, m, cmd) // the cancelled answer is dropped
+	fr := frame(m)
+	if !strings.Contains(fr, "page 2 is not loaded · r loads it") || strings.Contains(fr, "decoding page") {
+		t.Fatalf("after esc the page should say it is not loaded:\n%s", fr)
+	}
+	press(t, m, "r")
+	if fr := frame(m); !strings.Contains(fr, "Alpha") {
+		t.Fatalf("r should load the page:\n%s", fr)
+	}
+}
+
+// Pages are 1-based in the Markdown export's headings and in the trace
+// overlay (the wire's page_index stays 0-based).
+func TestPages_OneBasedInExportHeadingsAndTrace(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	m.e.opt.SaveDir = t.TempDir()
+	run(t, m, m.openDPE(openURIMsg{uri: reportURI}))
+	press(t, m, "e")
+	m.bar.input.SetValue("report.md")
+	run(t, m, m.update(keyMsg("enter")))
+	b, err := os.ReadFile(filepath.Join(m.e.opt.SaveDir, "report.md"))
+	if err != nil {
+		t.Fatalf("export not written: %v (status %q)", err, m.statusText())
+	}
+	for _, want := range []string{"<!-- Page 1: Overview -->", "<!-- Page 2: Details -->", "<!-- Page 3: Appendix -->"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the export lacks the heading %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "Page 0") {
+		t.Errorf("the export numbers a page 0:\n%s", b)
+	}
+	press(t, m, "x")
+	fr := frame(m)
+	// The manifest page 3 (page_index 2) was fetched and decoded for the
+	// export; page 1 (page_index 0) was decoded when it opened.
+	for _, want := range []string{"page 1", "page 3"} {
+		if !regexp.MustCompile(`(decode|fetch_page) .*` + want + `\b`).MatchString(fr) {
+			t.Errorf("trace lacks a %q event:\n%s", want, fr)
+		}
+	}
+	if regexp.MustCompile(`(decode|fetch_page) .*page 0\b`).MatchString(fr) {
+		t.Errorf("the trace shows a page 0:\n%s", fr)
+	}
 }

@@ -53,6 +53,9 @@ type documentScreen struct {
 	side       scroller
 	// pendingJump is the element to select when the page loads.
 	pendingJump int
+	// pendingHit is a Finder hit whose page was not decoded when the
+	// document opened: its element is selected once the page loads.
+	pendingHit *hitPlace
 	// loadOp is the op loading the current page, if any.
 	loadOp int
 	// pendingFind continues a t/}/i jump once an unloaded page is loaded.
@@ -211,7 +214,9 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		if msg.doc != d.op {
 			return d, nil
 		}
-		return d, tea.Batch(d.onPages(msg), d.schedule())
+		cmd := d.onPages(msg)
+		d.landHit()
+		return d, tea.Batch(cmd, d.schedule())
 	case searchStepMsg:
 		if msg.doc != d.op {
 			return d, nil
@@ -411,7 +416,10 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return d.e.ask(promptMsg{mode: barSaveImage, value: dpe.SuggestFileName(imageName(d, el), mime)})
 	case matches(msg, k.Retry):
-		if pu := &d.pages[d.page]; pu.err != "" && !pu.loaded() {
+		if pu := &d.pages[d.page]; !pu.loaded() {
+			if pu.loading {
+				return nil
+			}
 			return d.retryPage(d.page)
 		}
 		return d.reopen()

@@ -239,7 +239,13 @@ func (d *documentScreen) findCategory(req findReq) tea.Cmd {
 		if !pu.loaded() && p != d.page && pu.err == "" {
 			// Load it and continue the search there (onPages).
 			d.pendingFind = &req
-			return tea.Batch(d.gotoPage(p, -1), e.info(fmt.Sprintf("loading page %d to look for the next %s", p+1, strings.ToLower(cat))))
+			cmd := d.gotoPage(p, -1)
+			// The why goes on the op's spinner line, not the status line:
+			// a status would outlive the load and still say "loading".
+			if o := e.ops.get(d.loadOp); o != nil {
+				o.label = fmt.Sprintf("loading page %d to look for the next %s", p+1, strings.ToLower(cat))
+			}
+			return cmd
 		}
 		if pu.loaded() {
 			els := pu.p.Elements
@@ -384,6 +390,10 @@ func (d *documentScreen) contentView(w, h int) []string {
 		msg := []string{"", " " + st.errText.Render(clip("page "+strconv.Itoa(d.page+1)+" failed: "+pu.err, w-2)), "",
 			st.dim.Render(" r retries this page · E shows the whole error · ] / [ other pages · esc back")}
 		return box(append(lines, msg...), w, h)
+	case !pu.loaded() && !pu.loading:
+		// Its load was cancelled (esc): say so, rather than a spinner
+		// that never ends.
+		return box(append(lines, "", " "+st.dim.Render(clip("page "+strconv.Itoa(d.page+1)+" is not loaded · r loads it · ] / [ other pages", w-2))), w, h)
 	case !pu.loaded():
 		what := "decoding"
 		if pu.manifest {

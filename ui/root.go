@@ -137,7 +137,7 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		m.copyMenu = &msg
 		return nil
 	case openURIMsg:
-		return m.openDPE(msg)
+		return m.startsLong(func() tea.Cmd { return m.openDPE(msg) })
 	case retryMsg:
 		return m.retry()
 
@@ -230,6 +230,20 @@ func (m *model) pop() tea.Cmd {
 	}
 	m.stack = m.stack[:len(m.stack)-1]
 	return nil
+}
+
+// startsLong runs start, which starts ops, and marks those ops long:
+// opening a document can take the whole open timeout, so q asks before
+// throwing it away, like it does for an export or a load-all.
+func (m *model) startsLong(start func() tea.Cmd) tea.Cmd {
+	first := m.e.ops.next + 1
+	cmd := start()
+	for id := first; id <= m.e.ops.next; id++ {
+		if o := m.e.ops.get(id); o != nil {
+			o.long = true
+		}
+	}
+	return cmd
 }
 
 // quit stops everything and ends the program.
@@ -346,7 +360,7 @@ func (m *model) retry() tea.Cmd {
 	switch {
 	case e.opt.OpenTarget != "":
 		m.stack = []screen{newOpeningScreen(e, e.opt.OpenTarget)}
-		return m.openTarget(e.opt.OpenTarget)
+		return m.startsLong(func() tea.Cmd { return m.openTarget(e.opt.OpenTarget) })
 	case e.agent != nil:
 		office := newOfficeScreen(e)
 		m.stack = []screen{office}

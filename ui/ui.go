@@ -162,7 +162,7 @@ func (mm Model) Init() tea.Cmd {
 	}
 	switch t := m.top().(type) {
 	case *openingScreen:
-		cmds = append(cmds, m.openTarget(t.target))
+		cmds = append(cmds, m.startsLong(func() tea.Cmd { return m.openTarget(t.target) }))
 	case *officeScreen:
 		cmds = append(cmds, m.listen(), t.load())
 	default:
