@@ -22,6 +22,8 @@ type keyMap struct {
 	Inspect, Raw, Conformance, Trace, Copy, Export, ExportPage, SaveImage, SideFocus     key.Binding
 	SideToggle, ErrorDetail, Fold, FoldAll, Scope, Expand                                key.Binding
 	ListBack, Finder                                                                     key.Binding
+	// Profile opens the profile picker (with a config file of profiles).
+	Profile key.Binding
 	// Comparing with a fresh fetch.
 	Diff, NextChange, PrevChange key.Binding
 
@@ -103,6 +105,7 @@ func newKeyMap() keyMap {
 		Expand:      b([]string{"enter"}, "enter", "expand response"),
 		ListBack:    b([]string{"backspace"}, "backspace", "back to the list"),
 		Finder:      b([]string{"F"}, "F", "find in the office"),
+		Profile:     b([]string{"P"}, "P", "switch profile"),
 		Diff:        b([]string{"D"}, "D", "diff refetch"),
 		NextChange:  b([]string{"n"}, "n", "next change"),
 		PrevChange:  b([]string{"N"}, "N", "prev change"),

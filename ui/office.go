@@ -118,11 +118,11 @@ func (v *officeScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return v, v.key(msg)
 	case tea.MouseClickMsg:
-		if i := v.list.top + msg.Y - 1; msg.Y >= 1 && i < len(v.visible()) {
+		if i := v.list.top + msg.Y - v.head(); msg.Y >= v.head() && i < len(v.visible()) {
 			v.list.cur = i
 		}
 	case tea.MouseWheelMsg:
-		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.visible()), v.e.bodyHeight()-1)
+		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.visible()), v.e.bodyHeight()-v.head())
 	}
 	return v, nil
 }
@@ -218,7 +218,7 @@ func (v *officeScreen) visible() []int {
 func (v *officeScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := v.e.keys
 	vis := v.visible()
-	if v.list.nav(k, msg, len(vis), v.e.bodyHeight()-1) {
+	if v.list.nav(k, msg, len(vis), v.e.bodyHeight()-v.head()) {
 		return nil
 	}
 	switch {
@@ -260,7 +260,11 @@ func (v *officeScreen) View(w, h int) []string {
 		return []string{"", "  " + e.spin.View() + " listing computers in office " + sanitizeLine(officeName(e)) + "…"}
 	}
 	cols := v.columns(w - 2)
-	lines := []string{"  " + st.colHead.Render(joinCols(cols, colHeader(cols)))}
+	var lines []string
+	if e.opt.Profile != "" {
+		lines = append(lines, profileLine(e, w))
+	}
+	lines = append(lines, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
 	if len(v.rows) == 0 {
 		return append(lines, "", st.dim.Render("  No computers in office "+sanitizeLine(officeName(e))+". Waiting for notify:enter_office…"))
 	}
@@ -268,7 +272,7 @@ func (v *officeScreen) View(w, h int) []string {
 	if len(vis) == 0 {
 		return append(lines, "", st.dim.Render(fmt.Sprintf("  No computer matches %q.", sanitizeLine(v.filter))))
 	}
-	v.list.clamp(len(vis), h-1)
+	v.list.clamp(len(vis), h-v.head())
 	for i := v.list.top; i < len(vis) && len(lines) < h; i++ {
 		r := v.rows[vis[i]]
 		count, status := "…", "loading config"
@@ -297,10 +301,22 @@ func (v *officeScreen) View(w, h int) []string {
 
 func (v *officeScreen) Keys() screenKeys {
 	k := v.e.keys
-	return screenKeys{
-		short: []key2{withHelp(k.Enter, "servers"), k.Filter, k.Refresh, k.Open, k.Up, k.Down},
-		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "servers"), k.Filter, k.Refresh}, k.globalKeys()},
+	short := []key2{withHelp(k.Enter, "servers"), k.Filter, k.Refresh, k.Open, k.Up, k.Down}
+	actions := []key2{withHelp(k.Enter, "servers"), k.Filter, k.Refresh}
+	if canSwitchProfile(v.e) {
+		short = append(short[:3], append([]key2{k.Profile}, short[3:]...)...)
+		actions = append(actions, k.Profile)
 	}
+	return screenKeys{short: short, full: [][]key2{k.navKeys(), actions, k.globalKeys()}}
+}
+
+// head is the number of lines above the rows: the profile line, when
+// connected through a profile, and the column header.
+func (v *officeScreen) head() int {
+	if v.e.opt.Profile != "" {
+		return 2
+	}
+	return 1
 }
 
 func (v *officeScreen) Crumb() string { return "" }

@@ -29,6 +29,8 @@ type model struct {
 	// quitArmed is set by a q that asked because a long op runs.
 	quitArmed bool
 	lastPanic string
+	// profiles is the state of switching profiles (P).
+	profiles profileSwitch
 }
 
 func (m *model) top() screen {
@@ -171,11 +173,24 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		return nil
 
 	case agentEventMsg:
+		if m.profiles.switched {
+			return nil // from an agent a profile switch replaced
+		}
 		return tea.Batch(m.listen(), m.onAgentEvent(msg.ev))
 
 	case agentClosedMsg:
+		if m.profiles.switched {
+			return nil
+		}
 		e.conn = client.StateEvent{State: client.Offline, Reason: "agent closed"}
 		return nil
+
+	case switchProfileMsg:
+		return m.switchProfile(msg.name)
+	case profileDialedMsg:
+		return m.onProfileDialed(msg)
+	case profileAgentMsg:
+		return m.onProfileAgent(msg)
 
 	case openedMsg:
 		return m.onOpened(msg)
@@ -314,6 +329,8 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.bar.open(m, promptMsg{mode: barOpen})
 	case matches(msg, k.Finder) && m.overlay == nil && m.canOpen():
 		return m.openFinder()
+	case matches(msg, k.Profile) && m.overlay == nil && m.canSwitchProfile():
+		return m.openProfilePicker()
 	case matches(msg, k.Command) && m.overlay == nil && m.canOpen():
 		return m.bar.open(m, promptMsg{mode: barCommand, validate: m.commandHint})
 	}

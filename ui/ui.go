@@ -21,6 +21,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/config"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -45,6 +46,16 @@ type Options struct {
 	Agent Agent
 	// Connect dials (again) when Agent is nil, and on retry after a failure.
 	Connect func(ctx context.Context) (Agent, error)
+	// Profiles is the loaded configuration file; with ConnectProfile set
+	// and at least one profile in it, P opens the profile picker.
+	Profiles *config.File
+	// Profile is the name of the profile Agent (or Connect) is for; ""
+	// when none. The office screen shows it.
+	Profile string
+	// ConnectProfile dials the named profile of Profiles (switching with
+	// P, bounded by RequestTimeout and cancelled by esc). The agent it
+	// replaces is closed by the UI when it has a Close method.
+	ConnectProfile func(ctx context.Context, name string) (Agent, error)
 	// OpenTarget is a file path or URL for `dpe-tui open`: the document view
 	// opens straight on it, with no server.
 	OpenTarget string
