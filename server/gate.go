@@ -67,13 +67,14 @@ func (g *gates) forget(d *gatedDecoder) {
 	}
 }
 
-// gateParser is the server's parser: the default encoder, gated decoders.
+// gateParser is the server's parser: gated decoders, and both sides relay
+// acks on /smcp as raw JSON (rawack.go).
 type gateParser struct {
 	base  parser.Parser
 	gates *gates
 }
 
-func (p gateParser) NewEncoder() parser.Encoder { return p.base.NewEncoder() }
+func (p gateParser) NewEncoder() parser.Encoder { return rawEncoder{base: p.base.NewEncoder()} }
 
 func (p gateParser) NewDecoder() parser.Decoder {
 	d := &gatedDecoder{EventEmitter: types.NewEventEmitter(), inner: p.base.NewDecoder(), gates: p.gates}
@@ -99,7 +100,17 @@ type gatedDecoder struct {
 	holding map[string]bool
 }
 
-func (d *gatedDecoder) Add(data any) error { return d.inner.Add(data) }
+func (d *gatedDecoder) Add(data any) error {
+	pkt, ok, err := rawAck(data)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return d.inner.Add(data)
+	}
+	d.onDecoded(pkt)
+	return nil
+}
 
 func (d *gatedDecoder) Destroy() {
 	d.inner.Destroy()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	sio "github.com/zishang520/socket.io/clients/socket/v3"
+	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -75,6 +76,7 @@ type peerConfig struct {
 	Polling   bool   // polling transport instead of websocket
 	Namespace string // default protocol.Namespace
 	Timeout   time.Duration
+	Parser    parser.Parser // the client's Socket.IO parser; the library's by default
 }
 
 // peer is a zishang client connected to /smcp. It records notify:* events.
@@ -124,6 +126,9 @@ func dialOnce(t *testing.T, base string, cfg peerConfig) (*peer, error) {
 		opts.SetTransports(types.NewSet(sio.WebSocket))
 	}
 	opts.SetPerMessageDeflate(nil)
+	if cfg.Parser != nil {
+		opts.SetParser(cfg.Parser)
+	}
 	opts.SetAutoConnect(false)
 	opts.SetReconnection(false)
 	timeout := cfg.Timeout

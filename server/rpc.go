@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,7 +38,36 @@ type rpcMessage struct {
 	Office string `json:"office,omitempty"`
 	Event  string `json:"event,omitempty"`
 	WaitMS int64  `json:"wait_ms,omitempty"`
-	Args   []any  `json:"args"`
+	// Args stay raw both ways: an ack crosses the cluster as the bytes the
+	// computer sent, and reaches the agent so (rawack.go).
+	Args []json.RawMessage `json:"args"`
+}
+
+// rawArgs turns event or ack arguments into JSON values; relayed acks are
+// already raw and are not encoded again.
+func rawArgs(args []any) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(args))
+	for i, a := range args {
+		if r, ok := a.(json.RawMessage); ok {
+			out[i] = r
+			continue
+		}
+		b, err := json.Marshal(a)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// anyArgs is the arguments as the library emits them: raw JSON values.
+func anyArgs(raw []json.RawMessage) []any {
+	out := make([]any, len(raw))
+	for i, r := range raw {
+		out[i] = r
+	}
+	return out
 }
 
 // rpc is a node's side of the exchange.
@@ -101,7 +129,7 @@ func (r *rpc) receive(payload string) {
 	delete(r.waiting, m.ID)
 	r.mu.Unlock()
 	if p != nil {
-		p.finish(m.Args)
+		p.finish(anyArgs(m.Args))
 	}
 }
 
@@ -126,9 +154,12 @@ func (r *rpc) expect(p *pendingRequest) string {
 // its timer armed by the caller) is answered by the reply, the timer, or at
 // once when Redis refuses the publish.
 func (r *rpc) send(id string, p *pendingRequest, target entry, ev string, data []any, wait time.Duration) {
-	m := rpcMessage{ID: id, From: r.c.node, SID: target.SID, Name: target.Name,
-		Office: target.Office, Event: ev, WaitMS: wait.Milliseconds(), Args: slices.Clone(data)}
-	b, err := json.Marshal(m)
+	args, err := rawArgs(data)
+	var b []byte
+	if err == nil {
+		b, err = json.Marshal(rpcMessage{ID: id, From: r.c.node, SID: target.SID, Name: target.Name,
+			Office: target.Office, Event: ev, WaitMS: wait.Milliseconds(), Args: args})
+	}
 	if err != nil {
 		p.finish([]any{wire(&protocol.Error{Code: protocol.CodeBadRequest, Message: ev + ": payload cannot be forwarded: " + err.Error()})})
 		return
@@ -152,10 +183,15 @@ func (r *rpc) forget(id string) {
 // ack, or a 500 when the computer is no longer here.
 func (r *rpc) serve(m rpcMessage) {
 	reply := func(args []any) {
-		b, err := json.Marshal(rpcMessage{ID: m.ID, Args: args})
+		raw, err := rawArgs(args)
+		var b []byte
+		if err == nil {
+			b, err = json.Marshal(rpcMessage{ID: m.ID, Args: raw})
+		}
 		if err != nil {
-			b, _ = json.Marshal(rpcMessage{ID: m.ID, Args: []any{wire(&protocol.Error{Code: protocol.CodeInternal,
-				Message: "the computer's answer cannot be relayed: " + err.Error()})}})
+			e, _ := json.Marshal(&protocol.Error{Code: protocol.CodeInternal,
+				Message: "the computer's answer cannot be relayed: " + err.Error()})
+			b, _ = json.Marshal(rpcMessage{ID: m.ID, Args: []json.RawMessage{e}})
 		}
 		ctx, cancel := r.c.opCtx()
 		defer cancel()
@@ -188,6 +224,6 @@ func (r *rpc) serve(m rpcMessage) {
 		expired.Store(true)
 		p.finish(nil)
 	})
-	fwd := append(m.Args, func(args []any, _ error) { p.finish(args) })
+	fwd := append(anyArgs(m.Args), func(args []any, _ error) { p.finish(args) })
 	_ = target.conn.Emit(m.Event, fwd...)
 }
