@@ -7,12 +7,17 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/search"
+	"github.com/dpe-tui/dpe-tui/ui"
 )
 
 // finderQuery matches the demo on both computers: "valve" in alpha's
@@ -245,4 +250,148 @@ func testSilentBounded(t *testing.T, st *Stack, g *gate) {
 	if hits := search.Merge(results, 0); len(hits) == 0 || hits[0].Computer == "gamma" {
 		t.Fatalf("merged hits %+v", hits)
 	}
+}
+
+// TestFinder_TUIAcrossTheDemo drives the real browser (ui.New on a real
+// client) against the embedded demo: beta serves its archive without
+// Finder, alpha's Finder is held. The Finder screen shows "beta: no
+// Finder" while alpha is still searching, then alpha's hits; enter opens
+// the annual report at page 7 with the hit's element selected and on
+// screen. A second query that alpha never answers fails alpha alone,
+// within the request timeout.
+func TestFinder_TUIAcrossTheDemo(t *testing.T) {
+	g := &gate{}
+	hold := func(ctx context.Context, computer string) error {
+		if computer != ComputerAlpha {
+			return nil
+		}
+		ch := g.wait()
+		if ch == nil {
+			return nil // not armed: answer at once
+		}
+		select {
+		case <-ch:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	st, err := Start(ctx, Options{NoFinder: []string{ComputerBeta}, HoldFinder: hold})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	agent := dialAgent(t, st.URL, st.Office, "tui", 4*time.Second)
+	waitAlphaIndexed(t, agent)
+
+	release := g.arm()
+	t.Cleanup(g.release) // a call still held ends before the stack closes
+	m := ui.New(ui.Options{Agent: agent, Theme: "dark", Width: 100, Height: 30, StatusTimeout: -1, RequestTimeout: 4 * time.Second})
+	tm := teatest.NewTestModel(t, probe{m}, teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+	frame := func() string {
+		t.Helper()
+		reply := make(chan string, 1)
+		tm.Send(probeMsg{reply: reply})
+		select {
+		case f := <-reply:
+			return f
+		case <-time.After(10 * time.Second):
+			t.Fatal("no frame")
+		}
+		return ""
+	}
+	wait := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(45 * time.Second)
+		for {
+			f := frame()
+			if ok(f) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("waiting for %s; the screen is:\n%s", what, f)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	has := func(s string) func(string) bool { return func(f string) bool { return strings.Contains(f, s) } }
+	key := func(r rune) { tm.Send(tea.KeyPressMsg{Code: r, Text: string(r)}) }
+	typeText := func(s string) {
+		for _, r := range s {
+			key(r)
+		}
+	}
+
+	wait("office", has(ComputerBeta))
+	key('F')
+	wait("prompt", has("search /"))
+	typeText(`"answer a call"`)
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wait("beta: no Finder", has("beta: no Finder"))
+	// Alpha is held: beta is reported without waiting for it.
+	if strings.Contains(frame(), "alpha: ") {
+		t.Fatalf("alpha reported before its Finder answered:\n%s", frame())
+	}
+	release()
+	wait("alpha's hits", has("alpha: 1"))
+	wait("the hit", has("p7"))
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wait("page 7", has("page 7/"))
+	wait("the element on screen", func(f string) bool {
+		for _, l := range strings.Split(f, "\n") {
+			if strings.Contains(l, "answer a call") && strings.Contains(l, "▌") {
+				return true
+			}
+		}
+		return false
+	})
+
+	// Alpha never answers this one: beta first, alpha fails alone.
+	g.arm()
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	wait("finder again", has("Finder ·"))
+	key('/')
+	typeText(" OR valve")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wait("alpha's timeout", has("no answer within"))
+	if !strings.Contains(frame(), "beta: no Finder") {
+		t.Fatalf("beta's state is not shown with alpha's timeout:\n%s", frame())
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// waitAlphaIndexed waits until alpha's Finder reports a complete index.
+func waitAlphaIndexed(t *testing.T, c *client.Client) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		rs, err := search.Run(ctx, c, search.Query{Text: "valve", Computers: []string{ComputerAlpha}}, nil)
+		cancel()
+		if err == nil && len(rs) == 1 && rs[0].State == search.OK && rs[0].Complete {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("alpha's Finder index not complete: %v %+v", err, rs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// probe answers probeMsg with the current screen, as plain text.
+type probe struct{ ui.Model }
+
+type probeMsg struct{ reply chan string }
+
+func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if pm, ok := msg.(probeMsg); ok {
+		pm.reply <- ansi.Strip(p.Model.View().Content)
+		return p, nil
+	}
+	m, cmd := p.Model.Update(msg)
+	return probe{m.(ui.Model)}, cmd
 }

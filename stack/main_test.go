@@ -17,6 +17,8 @@ import (
 //     backoff, ping timeout) is a goroutine waiting for its timer or stop
 //     channel; one armed by a reconnect that races Close ends when it fires.
 //
+// teatest's SIGINT watcher, which every teatest.NewTestModel starts and
+// nothing stops (TestFinder_TUIAcrossTheDemo drives the browser here),
 // and bleve's four analysis workers, which its package init starts for the
 // process-wide default configuration (bleve.Config); the library's search
 // index links bleve into every binary that serves the corpus.
@@ -31,5 +33,6 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("github.com/zishang520/socket.io/v3/pkg/utils.SetInterval.func1"),
 		goleak.IgnoreTopFunction("github.com/zishang520/socket.io/v3/pkg/utils.SetTimeout.func1"),
 		goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"),
+		goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"),
 	)
 }

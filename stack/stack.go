@@ -15,7 +15,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/computer"
@@ -84,6 +87,17 @@ type Options struct {
 	// FinderDir keeps the library's Finder index there; empty: under the
 	// XDG cache dir for DocsDir, in memory for the embedded corpus.
 	FinderDir string
+	// NoFinder names demo computers (ComputerAlpha, ComputerBeta) whose
+	// library is served without Finder: an office where one computer
+	// cannot search.
+	NoFinder []string
+	// HoldFinder, when set, runs before every Finder tool call (MCP
+	// tools/call) on a demo computer, with that computer's name, and the
+	// call waits for it: a test makes one computer's Finder slow or
+	// silent while the computer and the server in between are the real
+	// ones. It must return when ctx ends (the call's own bound); an error
+	// fails the call.
+	HoldFinder func(ctx context.Context, computer string) error
 }
 
 // Stack is a running deployment.
@@ -216,7 +230,8 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// index shares the CPU with every request the demo serves.
 	up := make(chan struct{})
 	if err := st.addLibrary(ctx, alpha, ServerLibrary, library.Options{Dir: opt.DocsDir, Host: HostLibrary, PageSize: PageSize, Name: ServerLibrary,
-		Logger: log.With("component", "library"), Finder: &library.FinderOptions{IndexDir: opt.FinderDir, Start: up, Background: true}}); err != nil {
+		Logger: log.With("component", "library"), Finder: finderFor(opt, ComputerAlpha, &library.FinderOptions{IndexDir: opt.FinderDir, Start: up, Background: true})},
+		holdFinder(opt, ComputerAlpha)...); err != nil {
 		return nil, err
 	}
 	if err := addLibrary(ctx, alpha, ServerNotes, library.Options{FS: emptyFS{}, Host: HostNotes, PageSize: PageSize, Name: ServerNotes, Generated: NotesCount}); err != nil {
@@ -243,7 +258,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// whose dpe hosts differ (exercises choosing a computer for a typed URI).
 	beta := st.newComputer(opt, ComputerBeta, resolver, log, nil)
 	if err := st.addLibrary(ctx, beta, ServerArchive, library.Options{FS: emptyFS{}, Host: HostArchive, PageSize: PageSize, Name: ServerArchive, Generated: 12,
-		Finder: &library.FinderOptions{Start: up, Background: true}}); err != nil {
+		Finder: finderFor(opt, ComputerBeta, &library.FinderOptions{Start: up, Background: true})}, holdFinder(opt, ComputerBeta)...); err != nil {
 		return nil, err
 	}
 
@@ -306,14 +321,45 @@ func addLibrary(ctx context.Context, c *computer.Computer, name string, opt libr
 	return (&Stack{}).addLibrary(ctx, c, name, opt)
 }
 
-// addLibrary opens a library (and its Finder, closed with the stack).
-func (st *Stack) addLibrary(ctx context.Context, c *computer.Computer, name string, opt library.Options) error {
+// finderFor is computer's Finder options, or nil when opt.NoFinder names it.
+func finderFor(opt Options, computer string, f *library.FinderOptions) *library.FinderOptions {
+	if slices.Contains(opt.NoFinder, computer) {
+		return nil
+	}
+	return f
+}
+
+// holdFinder is the middleware that makes computer's tool calls wait for
+// opt.HoldFinder (none when it is unset).
+func holdFinder(opt Options, computer string) []mcp.Middleware {
+	if opt.HoldFinder == nil {
+		return nil
+	}
+	hold := opt.HoldFinder
+	return []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				if err := hold(ctx, computer); err != nil {
+					return nil, err
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}}
+}
+
+// addLibrary opens a library (and its Finder, closed with the stack);
+// mw wraps its MCP server's incoming requests.
+func (st *Stack) addLibrary(ctx context.Context, c *computer.Computer, name string, opt library.Options, mw ...mcp.Middleware) error {
 	lib, err := library.Open(opt)
 	if err != nil {
 		return fmt.Errorf("library %s: %w", name, err)
 	}
 	st.closers = append(st.closers, lib.Close)
 	srv := lib.Server()
+	if len(mw) > 0 {
+		srv.AddReceivingMiddleware(mw...)
+	}
 	cfg := protocol.MCPServerConfig{
 		Name: name, Type: protocol.ServerTypeStdio, ForbiddenTools: []string{}, ToolMeta: map[string]protocol.ToolMeta{},
 		ServerParameters: []byte(`{"command":"(in-process)","args":[],"env":null,"cwd":null,"encoding":"utf-8","encoding_error_handler":"strict"}`),

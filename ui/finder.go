@@ -198,10 +198,13 @@ func (f *finderScreen) finish() {
 	}
 }
 
-// highlight renders a snippet with its match spans (runes) marked; the
-// snippet is sanitized piece by piece so spans keep their places.
+// highlight renders the part of a snippet that fits in w columns,
+// centred on its first match (search.Window), with its match spans
+// (runes) marked; the snippet is sanitized piece by piece so spans keep
+// their places.
 func (f *finderScreen) highlight(snip string, spans []search.Span, w int) string {
 	st := f.e.st
+	snip, spans = search.Window(snip, spans, w)
 	r := []rune(snip)
 	var b strings.Builder
 	pos := 0
@@ -290,20 +293,61 @@ func (f *finderScreen) Keys() screenKeys {
 
 func (f *finderScreen) Crumb() string { return "finder" }
 
-// jumpToHit shows a document opened from a hit at its page, and at its
-// element when that page is decoded already.
+// jumpToHit shows a document opened from a hit at its page and selects
+// the hit's element, scrolled into view; when the page is not decoded yet
+// the element is selected once it loads (landHit).
 func (d *documentScreen) jumpToHit(at *hitPlace) tea.Cmd {
 	if at == nil || at.page < 1 || at.page > len(d.pages) {
 		return nil
 	}
-	i, el := at.page-1, -1
-	if p := d.pages[i].p; p != nil {
-		for j, x := range p.Elements {
-			if x.ID == at.elementID {
-				el = j
-				break
-			}
+	i := at.page - 1
+	if el := d.hitElement(i, at.elementID); el >= 0 {
+		d.pendingHit = nil
+		return d.gotoPage(i, el)
+	}
+	d.pendingHit = at
+	cmd := d.gotoPage(i, -1)
+	d.landHit() // a page gotoPage had decoded already
+	return cmd
+}
+
+// hitElement is the index of the element with that id on page i, or -1
+// (page not decoded, or no such element).
+func (d *documentScreen) hitElement(i int, id string) int {
+	p := d.pages[i].p
+	if p == nil || id == "" {
+		return -1
+	}
+	for j, x := range p.Elements {
+		if x.ID == id {
+			return j
 		}
 	}
-	return d.gotoPage(i, el)
+	return -1
+}
+
+// landHit selects the pending hit's element once its page is shown and
+// decoded. Moving to another page first drops the hit.
+func (d *documentScreen) landHit() {
+	at := d.pendingHit
+	if at == nil {
+		return
+	}
+	i := at.page - 1
+	if d.page != i {
+		d.pendingHit = nil
+		return
+	}
+	if !d.pages[i].loaded() {
+		return
+	}
+	d.pendingHit = nil
+	el := d.hitElement(i, at.elementID)
+	if el < 0 {
+		return
+	}
+	_, cw := d.layout(d.e.width)
+	d.ensureBlocks(cw)
+	d.sel = el
+	d.reveal(true)
 }
