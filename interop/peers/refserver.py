@@ -15,11 +15,11 @@ Behaviour:
   * Bound to 127.0.0.1:0; prints "PORT <n>" once listening; exits when
     stdin closes.
 """
-import asyncio
-import sys
 
 import socketio
 from aiohttp import web
+
+import peerlib
 
 NS = "/smcp"
 
@@ -54,19 +54,7 @@ def main():
         sio.enter_room(sid, office, namespace=NS)
         return True, None
 
-    @sio.on("server:leave_office", namespace=NS)
-    async def leave_office(sid, data):
-        s = sessions.get(sid)
-        if s and s["office_id"]:
-            sio.leave_room(sid, s["office_id"], namespace=NS)
-            s["office_id"] = None
-        return True, None
-
-    @sio.on("server:list_room", namespace=NS)
-    async def list_room(sid, data):
-        office = data.get("office_id")
-        out = [dict(s) for s in sessions.values() if s["office_id"] == office]
-        return {"sessions": out, "req_id": data.get("req_id")}
+    peerlib.office_rooms(sio, NS, sessions)
 
     async def route(event, sid, data):
         agent = sessions.get(sid)
@@ -97,20 +85,7 @@ def main():
     for ev in ("client:get_dpe", "client:get_config", "client:get_resources", "client:get_desktop"):
         not_routed(ev)
 
-    async def run():
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]
-        print(f"PORT {port}", flush=True)
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        await reader.read()
-        await runner.cleanup()
-
-    asyncio.run(run())
+    peerlib.serve(app)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A minimal A2C-SMCP server on Node socket.io 4.8, used only as a test peer
-// for the Go agent (issue 3, Done-when 2). Same behaviour as smcp_peer.py:
+// for the Go agent's interop tests. Same behaviour as smcp_peer.py:
 //   * an HTTP 'request' pre-handler checks a2c_version before engine.io sees
 //     the request (versioning.md): missing/invalid → 400, incompatible → 400 +
 //     4008 body + X-A2C-Error-Code: 4008; with --api-key a wrong x-api-key → 401.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A minimal A2C-SMCP server on python-socketio + aiohttp, used only as a test
-peer for the Go agent (issue 3, Done-when 2). It is NOT our server: it is
+peer for the Go agent's interop tests. It is NOT our server: it is
 written the way the reference Python SDK server works, so the agent is tested
 against another Socket.IO implementation.
 
@@ -20,26 +20,13 @@ Prints the chosen port on stdout ("PORT <n>") once listening.
 """
 import argparse
 import asyncio
-import json
-import sys
 
 import socketio
 from aiohttp import web
 
+import peerlib
+
 NS = "/smcp"
-
-
-def parse_version(s):
-    parts = s.split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        raise ValueError("want MAJOR.MINOR.PATCH")
-    return tuple(int(p) for p in parts)
-
-
-def compatible(server, client):
-    if server[0] != client[0]:
-        return False
-    return server[0] != 0 or server[1] == client[1]
 
 
 def main():
@@ -52,37 +39,10 @@ def main():
     ap.add_argument("--notify-on-join", action="store_true",
                     help="send notify:enter_office for --computer to an agent that joins")
     args = ap.parse_args()
-    server_version = parse_version(args.server_version)
+    server_version = peerlib.parse_version(args.server_version)
     stats = {"handshakes": 0, "rejected": 0}
 
-    @web.middleware
-    async def a2c_version(request, handler):
-        if not request.path.startswith("/socket.io"):
-            return await handler(request)
-        if "sid" not in request.query:
-            stats["handshakes"] += 1
-        v = request.query.get("a2c_version")
-        if not v:
-            stats["rejected"] += 1
-            return web.json_response({"code": 400, "message": "Missing a2c_version query parameter"}, status=400)
-        try:
-            cv = parse_version(v)
-        except ValueError as e:
-            stats["rejected"] += 1
-            return web.json_response({"code": 400, "message": f"Invalid a2c_version: {e}"}, status=400)
-        if not compatible(server_version, cv):
-            stats["rejected"] += 1
-            sv = ".".join(map(str, server_version))
-            return web.json_response({
-                "code": 4008, "message": "Protocol version mismatch",
-                "server_version": sv, "client_version": v,
-                "min_supported": f"{server_version[0]}.{server_version[1]}.0",
-                "max_supported": f"{server_version[0]}.{server_version[1]}.999",
-            }, status=400, headers={"X-A2C-Error-Code": "4008"})
-        if args.api_key and request.headers.get("x-api-key") != args.api_key:
-            stats["rejected"] += 1
-            return web.json_response({"code": 401, "message": "Invalid API key"}, status=401)
-        return await handler(request)
+    a2c_version = peerlib.version_middleware(server_version, stats, args.api_key)
 
     sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*")
     app = web.Application(middlewares=[a2c_version])
@@ -125,22 +85,13 @@ def main():
             await sio.emit("notify:enter_office", {"office_id": office, "computer": args.computer}, to=sid, namespace=NS)
         return True, None
 
-    @sio.on("server:leave_office", namespace=NS)
-    async def leave_office(sid, data):
-        s = sessions.get(sid)
-        if s and s["office_id"]:
-            sio.leave_room(sid, s["office_id"], namespace=NS)
-            s["office_id"] = None
-        return True, None
+    def virtual(office):
+        if not args.computer:
+            return []
+        return [{"sid": "virtual-computer", "name": args.computer, "role": "computer",
+                 "office_id": office, "a2c_version": "0.2.0"}]
 
-    @sio.on("server:list_room", namespace=NS)
-    async def list_room(sid, data):
-        office = data.get("office_id")
-        out = [dict(s) for s in sessions.values() if s["office_id"] == office]
-        if args.computer:
-            out.append({"sid": "virtual-computer", "name": args.computer, "role": "computer",
-                        "office_id": office, "a2c_version": "0.2.0"})
-        return {"sessions": out, "req_id": data.get("req_id")}
+    peerlib.office_rooms(sio, NS, sessions, extra=virtual)
 
     @sio.on("client:get_config", namespace=NS)
     async def get_config(sid, data):
@@ -164,24 +115,7 @@ def main():
             await asyncio.sleep(3600)
         return None  # empty ack: this peer does not route get_resources
 
-    async def on_startup(app_):
-        pass
-
-    async def run():
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]
-        print(f"PORT {port}", flush=True)
-        # Exit when the parent closes stdin (the test ended or died).
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        await reader.read()
-        await runner.cleanup()
-
-    asyncio.run(run())
+    peerlib.serve(app)
 
 
 if __name__ == "__main__":

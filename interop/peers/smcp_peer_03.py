@@ -28,11 +28,11 @@ Behaviour:
 Prints "PORT <n>" once listening; exits when stdin closes.
 """
 import argparse
-import asyncio
-import sys
 
 import socketio
 from aiohttp import web
+
+import peerlib
 
 NS = "/smcp"
 SERVERS = {
@@ -42,52 +42,16 @@ SERVERS = {
 }
 
 
-def parse_version(s):
-    parts = s.split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        raise ValueError("want MAJOR.MINOR.PATCH")
-    return tuple(int(p) for p in parts)
-
-
-def compatible(server, client):
-    if server[0] != client[0]:
-        return False
-    return server[0] != 0 or server[1] == client[1]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--server-version", default="0.3.0")
     ap.add_argument("--computer", default="box")
     args = ap.parse_args()
-    server_version = parse_version(args.server_version)
+    server_version = peerlib.parse_version(args.server_version)
     sv = ".".join(map(str, server_version))
     stats = {"handshakes": 0, "rejected": 0, "events": {}}
 
-    @web.middleware
-    async def a2c_version(request, handler):
-        if not request.path.startswith("/socket.io"):
-            return await handler(request)
-        if "sid" not in request.query:
-            stats["handshakes"] += 1
-        v = request.query.get("a2c_version")
-        if not v:
-            stats["rejected"] += 1
-            return web.json_response({"code": 400, "message": "Missing a2c_version query parameter"}, status=400)
-        try:
-            cv = parse_version(v)
-        except ValueError as e:
-            stats["rejected"] += 1
-            return web.json_response({"code": 400, "message": f"Invalid a2c_version: {e}"}, status=400)
-        if not compatible(server_version, cv):
-            stats["rejected"] += 1
-            return web.json_response({
-                "code": 4008, "message": "Protocol version mismatch",
-                "server_version": sv, "client_version": v,
-                "min_supported": f"{server_version[0]}.{server_version[1]}.0",
-                "max_supported": f"{server_version[0]}.{server_version[1]}.999",
-            }, status=400, headers={"X-A2C-Error-Code": "4008"})
-        return await handler(request)
+    a2c_version = peerlib.version_middleware(server_version, stats)
 
     sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*")
     app = web.Application(middlewares=[a2c_version])
@@ -128,14 +92,9 @@ def main():
         sio.enter_room(sid, office, namespace=NS)
         return True, None
 
-    @sio.on("server:list_room", namespace=NS)
-    async def list_room(sid, data):
-        count("server:list_room")
-        office = data.get("office_id")
-        out = [dict(s) for s in sessions.values() if s["office_id"] == office]
-        out.append({"sid": "virtual-computer", "name": args.computer, "role": "computer",
-                    "office_id": office, "a2c_version": sv})
-        return {"sessions": out, "req_id": data.get("req_id")}
+    peerlib.office_rooms(sio, NS, sessions, count=count, leave=False, extra=lambda office: [
+        {"sid": "virtual-computer", "name": args.computer, "role": "computer",
+         "office_id": office, "a2c_version": sv}])
 
     @sio.on("client:get_config", namespace=NS)
     async def get_config(sid, data):
@@ -172,20 +131,7 @@ def main():
         count(event)
         return None
 
-    async def run():
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]
-        print(f"PORT {port}", flush=True)
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        await reader.read()
-        await runner.cleanup()
-
-    asyncio.run(run())
+    peerlib.serve(app)
 
 
 if __name__ == "__main__":
