@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -127,4 +128,42 @@ func (s *mcpServer) listsOrigin(origin string) bool {
 		}
 	}
 	return false
+}
+
+// MaxFileName bounds a saved file's name (bytes).
+const MaxFileName = 120
+
+// ResourceFileName is a safe file name for saving a resource (get -o,
+// the TUI's save prompt): the last segment of its URI's path, decoded,
+// with anything but letters, digits, '.', '-' and '_' replaced, no
+// leading dot, bounded; "resource" when nothing is left.
+func ResourceFileName(uri string) string {
+	seg := uri
+	if u, err := url.Parse(uri); err == nil {
+		seg = u.Path
+		if seg == "" || seg == "/" {
+			seg = u.Opaque
+		}
+		if seg == "" || seg == "/" {
+			seg = u.Host
+		}
+	}
+	seg = path.Base(strings.TrimRight(seg, "/"))
+	var b strings.Builder
+	for _, r := range seg {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := strings.TrimLeft(b.String(), "._")
+	if len(name) > MaxFileName {
+		name = name[:MaxFileName]
+	}
+	if name == "" {
+		name = "resource"
+	}
+	return name
 }

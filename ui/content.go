@@ -27,6 +27,33 @@ type contentScreen struct {
 	width int
 	sc    scroller
 	renOp int
+	// local is set when the content was read from the local computer with
+	// MCP resources/read rather than fetched from an access URI.
+	local *localSource
+}
+
+// localSource is where a resources/read content came from.
+type localSource struct {
+	server   string
+	fileName string // safe save name, from the URI's last segment
+	json     bool   // pretty-printed JSON
+	count    int    // contents in the answer (the first is shown)
+}
+
+// newLocalContentScreen shows the first content of a resources/read.
+func newLocalContentScreen(e *env, msg localReadMsg) *contentScreen {
+	c := &contentScreen{e: e, op: msg.opened, uri: msg.uri, trace: newTraceLog(msg.uri, ""), sc: scroller{lines: true}}
+	c.local = &localSource{server: msg.server, fileName: msg.content.FileName, count: msg.count,
+		json: !msg.content.IsBlob && msg.opened.Kind == dpe.KindText && isJSONMIME(msg.content.MIMEType)}
+	return c
+}
+
+// saveName is the name the save prompt offers.
+func (c *contentScreen) saveName() string {
+	if c.local != nil && c.local.fileName != "" {
+		return c.local.fileName
+	}
+	return dpe.SuggestFileName(c.nameSource(), c.op.MimeType)
 }
 
 func newContentScreen(e *env, msg openedMsg, tl *traceLog) *contentScreen {
@@ -34,6 +61,9 @@ func newContentScreen(e *env, msg openedMsg, tl *traceLog) *contentScreen {
 }
 
 func (c *contentScreen) kindName() string {
+	if c.local != nil && c.local.json {
+		return "JSON"
+	}
 	switch c.op.Kind {
 	case dpe.KindMarkdown:
 		return "Markdown"
@@ -125,7 +155,7 @@ func (c *contentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		case matches(msg, k.Back):
 			return c, c.e.ask(popMsg{})
 		case matches(msg, k.SaveImage):
-			return c, c.e.ask(promptMsg{mode: barSaveContent, value: dpe.SuggestFileName(c.nameSource(), c.op.MimeType)})
+			return c, c.e.ask(promptMsg{mode: barSaveContent, value: c.saveName()})
 		case matches(msg, k.Trace):
 			return c, c.e.ask(overlayMsg{s: newTraceOverlay(e, c.trace)})
 		case matches(msg, k.Copy):
@@ -166,10 +196,19 @@ func (c *contentScreen) View(w, h int) []string {
 		mime = "no mime type"
 	}
 	head := fmt.Sprintf(" Not a DPE document: %s · %s · %s", c.kindName(), sanitizeLine(mime), humanBytes(int64(len(c.op.Body))))
-	out := []string{st.title.Render(clip(head, w)), st.dim.Render(clip(" s saves it to a file · x shows how it was fetched", w))}
+	sub := " s saves it to a file · x shows how it was fetched"
+	if l := c.local; l != nil {
+		head = fmt.Sprintf(" %s · %s · %s", c.kindName(), sanitizeLine(mime), humanBytes(int64(len(c.op.Body))))
+		sub = " read from MCP server " + sanitizeLine(l.server) + " with resources/read"
+		if l.count > 1 {
+			sub += fmt.Sprintf(" · content 1 of %d", l.count)
+		}
+		sub += " · s saves it to a file"
+	}
+	out := []string{st.title.Render(clip(head, w)), st.dim.Render(clip(sub, w))}
 	if c.op.Kind == dpe.KindBinary || (c.lines == nil && len(c.op.Body) > 0 && c.width > 0) {
 		out = append(out, "", "  "+st.info.Render("This content cannot be shown as text. Press s to save it as "+
-			sanitizeLine(dpe.SuggestFileName(c.nameSource(), c.op.MimeType))+"."))
+			sanitizeLine(c.saveName())+"."))
 		return box(out, w, h)
 	}
 	if c.lines == nil {

@@ -26,6 +26,9 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 	if e.agent == nil {
 		return e.setStatus(statusErr, "open "+sanitizeLine(req.uri)+": no server connection (open mode)")
 	}
+	if l := e.opt.Local; l != nil && isNonDPEURI(req.uri) {
+		return readLocal(e, l, "", req.uri) // typed in the open bar
+	}
 	computer := req.computer
 	if req.res != nil && req.res.Computer != "" {
 		computer = req.res.Computer

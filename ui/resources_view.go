@@ -217,7 +217,13 @@ func (v *resourcesScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if !r.IsDPE() {
-			return e.info("not a dpe:// resource: " + sanitizeLine(r.URI))
+			// Only a computer in this process can be asked: A2C-SMCP
+			// has no event for reading non-dpe resources.
+			l := e.localFor(v.computer)
+			if l == nil {
+				return e.info(remoteNonDPE)
+			}
+			return readLocal(e, l, r.Server, r.URI)
 		}
 		res := *r
 		var origin *pageRecord

@@ -194,6 +194,8 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 
 	case openedMsg:
 		return m.onOpened(msg)
+	case localReadMsg:
+		return m.onLocalRead(msg)
 
 	case savedMsg:
 		return e.setStatus(statusOK, fmt.Sprintf("%s written to %s", msg.what, sanitizeLine(msg.path)))
@@ -326,7 +328,7 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	case matches(msg, k.Open) && m.overlay == nil && m.canOpen():
-		return m.bar.open(m, promptMsg{mode: barOpen})
+		return m.bar.open(m, promptMsg{mode: barOpen, validate: m.openValidate()})
 	case matches(msg, k.Finder) && m.overlay == nil && m.canOpen():
 		return m.openFinder()
 	case matches(msg, k.Profile) && m.overlay == nil && m.canSwitchProfile():

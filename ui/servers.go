@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,10 +26,97 @@ type serversScreen struct {
 	// gone is set when the computer left the office: the screen says so
 	// and offers to go back.
 	gone bool
+	// local is set when computer is this process's (Options.Local): the
+	// rows are its servers' start-up states, kept live by a watch this
+	// screen owns (watching) until no server is starting (localDone).
+	local      LocalServers
+	states     []LocalServerState
+	watching   bool
+	localDone  bool
+	statesSeen bool
 }
 
 func newServersScreen(e *env, computer string, cfg *client.Config) *serversScreen {
-	return &serversScreen{e: e, computer: computer, cfg: cfg}
+	return &serversScreen{e: e, computer: computer, cfg: cfg, local: e.localFor(computer)}
+}
+
+// serverRow is one row: a configured server from get_config, its local
+// start-up state, or both.
+type serverRow struct {
+	cfg   client.ServerConfig
+	state *LocalServerState
+}
+
+func (r serverRow) name() string {
+	if r.state != nil {
+		return r.state.Name
+	}
+	return r.cfg.Name
+}
+
+func (r serverRow) typ() string {
+	if r.state != nil && r.state.Type != "" {
+		return r.state.Type
+	}
+	return r.cfg.Type
+}
+
+func (r serverRow) disabled() bool {
+	if r.state != nil {
+		return r.state.Status == LocalDisabled
+	}
+	return r.cfg.Disabled
+}
+
+// rows are get_config's servers; on the local computer, every server's
+// state in its order (a server still starting is not in get_config yet),
+// then any get_config server the states do not name.
+func (v *serversScreen) rows() []serverRow {
+	var out []serverRow
+	cfgs := map[string]client.ServerConfig{}
+	if v.cfg != nil {
+		for _, c := range v.cfg.Servers {
+			cfgs[c.Name] = c
+		}
+	}
+	named := map[string]bool{}
+	if v.local != nil {
+		for i := range v.states {
+			st := &v.states[i]
+			named[st.Name] = true
+			out = append(out, serverRow{cfg: cfgs[st.Name], state: st})
+		}
+	}
+	if v.cfg != nil {
+		for _, c := range v.cfg.Servers {
+			if !named[c.Name] {
+				out = append(out, serverRow{cfg: c})
+			}
+		}
+	}
+	return out
+}
+
+// watch starts this screen's watch of the local states when none runs.
+func (v *serversScreen) watch(now bool) tea.Cmd {
+	if v.local == nil || v.watching || v.localDone {
+		return nil
+	}
+	v.watching = true
+	return watchLocal(v.e, v.local, v, now)
+}
+
+func (v *serversScreen) onStates(msg localStatesMsg) tea.Cmd {
+	v.watching = false
+	changed := !v.statesSeen || !slices.Equal(v.states, msg.states)
+	v.states, v.localDone, v.statesSeen = msg.states, msg.done, true
+	var cmds []tea.Cmd
+	if changed && v.cfg != nil {
+		// A server that became ready is in get_config now: its
+		// endpoint comes from there.
+		cmds = append(cmds, loadConfig(v.e, v.computer))
+	}
+	return tea.Batch(append(cmds, v.watch(false))...)
 }
 
 func (v *serversScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
@@ -39,9 +127,14 @@ func (v *serversScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		}
 		if msg.err != nil {
 			v.err = oneLine(msg.err)
-			return v, nil
+			return v, v.watch(true)
 		}
 		v.cfg, v.err, v.gone = msg.cfg, "", false
+		return v, v.watch(true)
+	case localStatesMsg:
+		if msg.owner == v {
+			return v, v.onStates(msg)
+		}
 	case client.NotifyEvent:
 		switch {
 		case msg.Name == protocol.NotifyLeaveOffice && msg.Computer == v.computer:
@@ -74,13 +167,11 @@ func (v *serversScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 }
 
 func (v *serversScreen) visible() []int {
-	if v.cfg == nil {
-		return nil
-	}
+	rows := v.rows()
 	f := strings.ToLower(v.filter)
-	out := make([]int, 0, len(v.cfg.Servers))
-	for i, s := range v.cfg.Servers {
-		if f == "" || strings.Contains(strings.ToLower(s.Name+" "+s.Type), f) {
+	out := make([]int, 0, len(rows))
+	for i, s := range rows {
+		if f == "" || strings.Contains(strings.ToLower(s.name()+" "+s.typ()), f) {
 			out = append(out, i)
 		}
 	}
@@ -114,11 +205,22 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		if v.gone {
 			return e.info("computer " + sanitizeLine(v.computer) + " left the office · esc goes back")
 		}
-		s := v.cfg.Servers[vis[v.list.cur]]
-		if s.Disabled {
-			return e.info("server " + sanitizeLine(s.Name) + " is disabled")
+		row := v.rows()[vis[v.list.cur]]
+		name := sanitizeLine(row.name())
+		if st := row.state; st != nil {
+			switch {
+			case st.Status == LocalStarting:
+				return e.info("server " + name + " is still starting")
+			case st.Status == LocalFailed:
+				return e.setStatus(statusErr, "server "+name+" failed to start: "+sanitizeLine(st.Err))
+			case st.Status == LocalReady && st.NoResources:
+				return e.info("server " + name + " has no resources capability (its tools still work)")
+			}
 		}
-		r := newResourcesScreen(e, v.computer, s.Name)
+		if row.disabled() {
+			return e.info("server " + name + " is disabled")
+		}
+		r := newResourcesScreen(e, v.computer, row.name())
 		return tea.Batch(v.e.ask(pushMsg{s: r}), r.loadNext(false))
 	}
 	return nil
@@ -160,32 +262,114 @@ func (v *serversScreen) View(w, h int) []string {
 		lines = append(lines, goneBanner(v.e, v.computer, w))
 		h--
 	}
-	if v.cfg == nil {
+	if v.cfg == nil && (v.local == nil || !v.statesSeen) {
 		if v.err != "" {
 			return append(lines, "", "  "+st.errText.Render("get_config failed: "+v.err), "", st.dim.Render("  r retry · esc back"))
 		}
 		return append(lines, "", "  "+v.e.spin.View()+" asking "+sanitizeLine(v.computer)+" for its config…")
 	}
-	cols := []column{{"SERVER", 0}, {"TYPE", 10}, {"STATE", 8}, {"ENDPOINT", 0}}
-	rest := w - 2 - 10 - 8 - 3*2
+	if v.local != nil {
+		lines = append(lines, " "+st.counter.Render(v.localSummary()))
+		h--
+	}
+	stateW := 8
+	if v.local != nil {
+		stateW = 12 // "no resources"
+	}
+	cols := []column{{"SERVER", 0}, {"TYPE", 10}, {"STATE", stateW}, {"ENDPOINT", 0}}
+	rest := w - 2 - 10 - stateW - 3*2
 	cols[0].width = max(8, rest*40/100)
 	cols[3].width = max(6, rest-cols[0].width)
 	lines = append(lines, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
-	if len(v.cfg.Servers) == 0 {
+	rows := v.rows()
+	if len(rows) == 0 {
 		return append(lines, "", st.dim.Render("  "+sanitizeLine(v.computer)+" has no MCP servers configured."))
 	}
 	vis := v.visible()
-	v.list.clamp(len(vis), h-1)
-	for i := v.list.top; i < len(vis) && len(lines) < h+boolInt(v.gone); i++ {
-		s := v.cfg.Servers[vis[i]]
-		state := "enabled"
-		if s.Disabled {
+	var detail []string
+	if v.local != nil && v.list.cur < len(vis) {
+		detail = v.failureDetail(rows[vis[v.list.cur]], w, max(0, h-1-min(len(vis), 3)))
+	}
+	listH := h - 1 - len(detail)
+	v.list.clamp(len(vis), listH)
+	top := len(lines)
+	for i := v.list.top; i < len(vis) && len(lines)-top < listH; i++ {
+		r := rows[vis[i]]
+		state, end := "enabled", sanitizeLine(endpoint(r.cfg))
+		if r.disabled() {
 			state = "disabled"
 		}
-		row := joinCols(cols, []string{sanitizeLine(s.Name), sanitizeLine(s.Type), state, sanitizeLine(endpoint(s))})
-		lines = append(lines, listRow(st, row, i == v.list.cur, s.Disabled || v.gone, w))
+		if s := r.state; s != nil {
+			state = s.Status
+			switch {
+			case s.Status == LocalStarting:
+				state = "starting…"
+			case s.Status == LocalFailed:
+				end = "✗ " + sanitizeLine(s.Err)
+			case s.Status == LocalReady && s.NoResources:
+				state = "no resources"
+			}
+		}
+		row := joinCols(cols, []string{sanitizeLine(r.name()), sanitizeLine(r.typ()), state, end})
+		line := listRow(st, row, i == v.list.cur, r.disabled() || v.gone, w)
+		if r.state != nil && r.state.Status == LocalFailed && i != v.list.cur {
+			line = st.errText.Render(clip(" "+row, w))
+		}
+		lines = append(lines, line)
+	}
+	if len(detail) > 0 {
+		lines = append(box(lines, w, top+listH), detail...)
 	}
 	return lines
+}
+
+// localSummary counts the local servers by state.
+func (v *serversScreen) localSummary() string {
+	n := map[string]int{}
+	for _, s := range v.states {
+		n[s.Status]++
+	}
+	parts := []string{fmt.Sprintf("%d servers", len(v.states))}
+	for _, k := range []string{LocalStarting, LocalReady, LocalFailed, LocalDisabled} {
+		if n[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+		}
+	}
+	s := strings.Join(parts, " · ")
+	if n[LocalStarting] > 0 {
+		s += " · usable while the others start"
+	}
+	return s
+}
+
+// maxTailShown bounds the stderr lines a failed server's pane shows.
+const maxTailShown = 8
+
+// failureDetail is the pane under the list for a selected failed server:
+// its error and the end of its stderr, each line sanitized, at most h
+// lines.
+func (v *serversScreen) failureDetail(r serverRow, w, h int) []string {
+	s := r.state
+	if s == nil || s.Status != LocalFailed || h < 3 {
+		return nil
+	}
+	st := v.e.st
+	out := []string{st.border.Render(strings.Repeat("─", w)),
+		clip(" "+st.errText.Render("✗ "+sanitizeLine(s.Name)+" failed to start: ")+sanitizeLine(s.Err), w)}
+	if tail := strings.TrimSpace(s.StderrTail); tail != "" {
+		lines := strings.Split(tail, "\n")
+		keep := min(maxTailShown, h-3, len(lines))
+		if keep > 0 {
+			out = append(out, st.label.Render(" stderr (last lines):"))
+			for _, l := range lines[len(lines)-keep:] {
+				out = append(out, st.dim.Render(clip("   "+sanitizeLine(l), w)))
+			}
+		}
+	}
+	if len(out) > h {
+		out = out[:h]
+	}
+	return out
 }
 
 func boolInt(b bool) int {

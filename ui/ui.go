@@ -101,6 +101,12 @@ type Options struct {
 	// StatusTimeout is how long a transient status message stays; zero →
 	// 4s (10s for errors); negative → until replaced (golden tests).
 	StatusTimeout time.Duration
+	// Local is the computer of the user's own MCP servers and folders,
+	// running in this process (--mcp-config, --docs): its servers screen
+	// shows each server's start-up state live, and enter on a non-dpe
+	// resource reads it with MCP resources/read. nil: the office is not
+	// this process's, and non-dpe resources cannot be read.
+	Local LocalServers
 	// Images picks how image previews are drawn: "kitty", "sixel",
 	// "blocks" (half-blocks) or "off"; "" → blocks.
 	Images string
