@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
 )
@@ -33,6 +35,13 @@ import (
 // wrapping ErrNotDocument; limits give a *LimitError; malformed JSON a
 // *SyntaxError.
 func Decode(data []byte, lim Limits) (*Document, error) {
+	return decode(data, lim, nil)
+}
+
+// decode is Decode; scanned, when not nil, is told after each page how far
+// the scan has got (data before that offset is not read again by the
+// scan, so a mapped file's pages can be dropped from memory behind it).
+func decode(data []byte, lim Limits, scanned func(end int)) (*Document, error) {
 	lim = lim.withDefaults()
 	s, i, err := objectStart(data, lim, "document size", "empty input", "top-level", `an object with a "pages" array`)
 	if err != nil {
@@ -72,6 +81,9 @@ func Decode(data []byte, lim Limits) (*Document, error) {
 					return 0, err
 				}
 				d.Pages = append(d.Pages, p)
+				if scanned != nil {
+					scanned(end)
+				}
 				return end, nil
 			})
 		}
@@ -163,6 +175,9 @@ func (d *Document) EnsurePage(i int, lim Limits) error {
 			return fmt.Errorf("page %d: %w", p.Index, ErrManifestPage)
 		}
 		return fmt.Errorf("page %d has neither \"elements\" nor \"uri\"", p.Index)
+	}
+	if p.Raw == nil {
+		return fmt.Errorf("page %d was not kept (the document was opened for one page)", p.Index)
 	}
 	q, err := decodeInline(p, lim)
 	if err != nil {
@@ -771,4 +786,85 @@ func readBody(ctx context.Context, r io.Reader, size, max int64, what string, pr
 			progress(data)
 		}
 	}
+}
+
+// One page of a mapped file. `get --page N` needs one page, but the whole
+// file validated: decodeMapped scans a read-only mapping of it with
+// Decode's own code, dropping the scanned bytes from memory behind the
+// scan, then keeps copies of what the document must hold on to (that
+// page's bytes, the fields kept raw) and nothing of the mapping.
+
+// dropWindow is how much scanned data may stay resident before it is
+// dropped: large enough that the drops are few.
+const dropWindow = 2 << 20
+
+// errFileChanged: reading a mapped file faulted; it shrank under us.
+var errFileChanged = errors.New("the file changed (it shrank) while it was read")
+
+// guardFault runs fn, turning a memory fault inside it (a mapped file
+// truncated meanwhile) into errFileChanged instead of a crash.
+func guardFault(fn func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); fault {
+				err = errFileChanged
+				return
+			}
+			panic(r)
+		}
+	}()
+	return fn()
+}
+
+// decodeMapped decodes data, a read-only file mapping, as Decode does and
+// detaches the result from it, keeping the bytes of d.Pages[keep] only
+// (none when keep is out of range). data may be unmapped afterwards.
+func decodeMapped(data []byte, lim Limits, keep int) (*Document, error) {
+	var d *Document
+	err := guardFault(func() error {
+		var err error
+		dropped := 0
+		d, err = decode(data, lim, func(end int) {
+			if end-dropped < dropWindow {
+				return
+			}
+			to := end &^ (os.Getpagesize() - 1)
+			dropResident(data[dropped:to])
+			dropped = to
+		})
+		if err != nil {
+			return err
+		}
+		d.detach(keep)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// detach copies every byte slice d holds of its source (raw fields, the
+// kept page's JSON) and forgets the other pages' bytes: EnsurePage says
+// they were not kept.
+func (d *Document) detach(keep int) {
+	d.Extra = cloneRaw(d.Extra)
+	for i, p := range d.Pages {
+		p.Extra = cloneRaw(p.Extra)
+		if i == keep {
+			p.Raw = bytes.Clone(p.Raw)
+			continue
+		}
+		p.Raw = nil
+		p.spans, p.bigrams, p.spansKnown = nil, nil, false
+	}
+}
+
+func cloneRaw(m map[string]json.RawMessage) map[string]json.RawMessage {
+	for k, v := range m {
+		m[k] = bytes.Clone(v)
+	}
+	return m
 }

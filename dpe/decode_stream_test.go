@@ -121,21 +121,25 @@ func TestDecodeReader_FirstPageBeforeTheRestIsRead(t *testing.T) {
 	defer cancel()
 	r := &gatedReader{ctx: ctx, data: data, cut: cut, gate: make(chan struct{}), wait: make(chan struct{})}
 	firsts := make(chan *Document, 2)
+	served := make(chan int, 2)
 	type result struct {
 		d   *Document
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		d, _, err := DecodeReader(ctx, r, int64(len(data)), Limits{}, func(d *Document) { firsts <- d })
+		d, _, err := DecodeReader(ctx, r, int64(len(data)), Limits{}, func(d *Document) {
+			served <- r.off // read here, on the reading goroutine
+			firsts <- d
+		})
 		done <- result{d, err}
 	}()
 	first := wait(t, firsts, "first page while the reader holds the rest back")
-	select {
-	case <-r.wait:
-	default:
-		t.Fatal("first page delivered but the reader was never asked past it")
+	if off := <-served; off > cut {
+		t.Fatalf("first page handed over after %d bytes, page 1 ends at %d", off, cut)
 	}
+	// The decoder goes on and waits at the gate: the rest is not there.
+	wait(t, r.wait, "the decoder to ask for the rest")
 	select {
 	case res := <-done:
 		t.Fatalf("DecodeReader returned before the rest was read: %v", res.err)

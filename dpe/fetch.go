@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -259,24 +260,47 @@ func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL, progress progressFu
 }
 
 func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool, progress progressFunc) (*Fetched, error) {
+	fh, st, mt, err := f.openFile(ctx, u, ownComputer)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	// One buffer of the stated size: io.ReadAll's doubling would leave up
+	// to twice the file in garbage, and documents are large (peak RSS is
+	// a budget: P4).
+	var seen func([]byte)
+	if progress != nil {
+		seen = func(b []byte) { progress(b, mt) }
+	}
+	data, err := readBody(ctx, fh, st.Size(), f.maxBytes(), "fetch size", seen)
+	if err != nil {
+		return nil, err
+	}
+	return &Fetched{MimeType: mt, Bytes: data}, nil
+}
+
+// openFile applies the file:// policy to u and opens the regular file it
+// names, within the size limit: the descriptor, its Stat and the media
+// type its name suggests.
+func (f *Fetcher) openFile(ctx context.Context, u *url.URL, ownComputer bool) (*os.File, os.FileInfo, string, error) {
 	refuse := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrFileRefused, fmt.Sprintf(format, a...))
 	}
 	if !f.AllowFile && !ownComputer {
-		return nil, refuse("allow local files with --allow-file-uri[=ROOT]")
+		return nil, nil, "", refuse("allow local files with --allow-file-uri[=ROOT]")
 	}
 	if u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
-		return nil, refuse("host %q is not local", u.Host)
+		return nil, nil, "", refuse("host %q is not local", u.Host)
 	}
 	p := u.Path
 	if u.Opaque != "" || p == "" {
-		return nil, refuse("no absolute path")
+		return nil, nil, "", refuse("no absolute path")
 	}
 	// Any ".." after decoding is refused, whatever a clean would make of
 	// it. Checked per segment so "a..b.json" stays legal.
 	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if seg == ".." {
-			return nil, refuse("path contains \"..\"")
+			return nil, nil, "", refuse("path contains \"..\"")
 		}
 	}
 	p = filepath.FromSlash(p)
@@ -287,58 +311,51 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool, p
 		real = r
 	}
 	if pseudoFS(p) || pseudoFS(real) {
-		return nil, refuse("not a regular file (%s is a pseudo-filesystem)", PseudoRoot(p, real))
+		return nil, nil, "", refuse("not a regular file (%s is a pseudo-filesystem)", PseudoRoot(p, real))
 	}
 	if f.FileRoot != "" && !ownComputer {
 		root, err := filepath.Abs(f.FileRoot)
 		if err != nil {
-			return nil, err
+			return nil, nil, "", err
 		}
 		if r, err := filepath.EvalSymlinks(root); err == nil {
 			root = r
 		}
 		rel, err := filepath.Rel(root, real)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, refuse("path is outside %s (--allow-file-uri=ROOT)", f.FileRoot)
+			return nil, nil, "", refuse("path is outside %s (--allow-file-uri=ROOT)", f.FileRoot)
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	// Lstat the real path before opening it: opening a FIFO blocks until a
 	// writer comes (forever, deaf to signals), a device may never end.
 	if st, err := os.Lstat(real); err != nil {
-		return nil, err
+		return nil, nil, "", err
 	} else if !st.Mode().IsRegular() {
-		return nil, refuse("not a regular file (%s)", FileKind(st.Mode()))
+		return nil, nil, "", refuse("not a regular file (%s)", FileKind(st.Mode()))
 	}
 	// The file may be swapped between Lstat and open: open without
 	// blocking and without following a symlink, then check the descriptor.
 	fh, err := openNoBlock(real)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
-	defer fh.Close()
 	st, err := fh.Stat()
 	if err != nil {
-		return nil, err
+		fh.Close()
+		return nil, nil, "", err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, refuse("not a regular file (%s)", FileKind(st.Mode()))
+		fh.Close()
+		return nil, nil, "", refuse("not a regular file (%s)", FileKind(st.Mode()))
 	}
-	// One buffer of the stated size: io.ReadAll's doubling would leave up
-	// to twice the file in garbage, and documents are large (peak RSS is
-	// a budget: P4).
-	mt := mimeByExt(filepath.Ext(p))
-	var seen func([]byte)
-	if progress != nil {
-		seen = func(b []byte) { progress(b, mt) }
+	if max := f.maxBytes(); st.Size() > max {
+		fh.Close()
+		return nil, nil, "", &LimitError{What: "fetch size", Limit: max, Got: st.Size()}
 	}
-	data, err := readBody(ctx, fh, st.Size(), f.maxBytes(), "fetch size", seen)
-	if err != nil {
-		return nil, err
-	}
-	return &Fetched{MimeType: mt, Bytes: data}, nil
+	return fh, st, mimeByExt(filepath.Ext(p)), nil
 }
 
 // pseudoFS reports paths under /proc, /sys and /dev: their files claim to
@@ -383,3 +400,39 @@ func FileKind(m os.FileMode) string {
 // and fragment never reach output, logs or the trace view. It stays for
 // callers that only import dpe.
 func RedactURI(s string) string { return sanitize.URL(s) }
+
+// mappedFile is a local file mapped read-only (Fetcher.mapFile).
+type mappedFile struct {
+	data     []byte
+	mimeType string
+	duration time.Duration
+}
+
+func (m *mappedFile) close() { _ = unmapFile(m.data) }
+
+// mapFile is fetch for a file:// access URI whose bytes are scanned once
+// and not kept: the same policy, limits and errors, but the file is
+// mapped instead of read, so a scan can drop what it has passed
+// (dropResident) and peak memory stays a fraction of the file. ok is
+// false when it does not apply (not file://, an empty file, no mmap on
+// this system): fetch instead.
+func (f *Fetcher) mapFile(ctx context.Context, accessURI string, ownComputer bool) (m *mappedFile, ok bool, err error) {
+	start := time.Now()
+	u, perr := url.Parse(accessURI)
+	if perr != nil || !strings.EqualFold(u.Scheme, "file") {
+		return nil, false, nil
+	}
+	fh, st, mt, err := f.openFile(ctx, u, ownComputer)
+	if err != nil {
+		return nil, true, &FetchError{URI: RedactURI(accessURI), Err: err}
+	}
+	defer fh.Close()
+	if st.Size() == 0 || st.Size() > math.MaxInt {
+		return nil, false, nil
+	}
+	data, err := mapReadOnly(fh, int(st.Size()))
+	if err != nil {
+		return nil, false, nil // read it instead
+	}
+	return &mappedFile{data: data, mimeType: mt, duration: time.Since(start)}, true, nil
+}

@@ -268,6 +268,11 @@ func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway, fir
 		o.trace(TraceEvent{Kind: TraceFetch, URI: RedactURI(acc.URI), Err: err.Error()})
 		return err
 	}
+	if n := pageOnly(ctx); n > 0 {
+		if done, err := o.loadMapped(ctx, op, acc, n-1); done {
+			return err
+		}
+	}
 	var progress progressFunc
 	if first && o.OnFirstPage != nil && !op.firstSent {
 		progress = o.firstPageWatch(op, acc)
@@ -308,6 +313,76 @@ func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway, fir
 	}
 	op.Access, op.Kind, op.Doc, op.Body, op.MimeType = acc, kind, doc, f.Bytes, mt
 	return nil
+}
+
+type pageOnlyKey struct{}
+
+// WithPageOnly marks ctx for opens that need only page n (1-based) of a
+// document (`get --page N`). A local file (file://) is then mapped, not
+// read, and scanned once with Decode's own code (same limits, errors and
+// findings), its scanned bytes dropped from memory behind the scan; only
+// page n's bytes are kept. The Opened then has no Body, and the other
+// pages are headers only: EnsurePage says they were not kept. Peak memory
+// is a fraction of the file instead of all of it. n ≤ 0 changes nothing;
+// other schemes are fetched as usual.
+func WithPageOnly(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, pageOnlyKey{}, n)
+}
+
+func pageOnly(ctx context.Context) int {
+	n, _ := ctx.Value(pageOnlyKey{}).(int)
+	return n
+}
+
+// loadMapped is loadAt for a page-only open of a local file; done is
+// false when it does not apply (fetch as usual).
+func (o *Opener) loadMapped(ctx context.Context, op *Opened, acc Access, keep int) (done bool, err error) {
+	m, ok, err := o.fetcher().mapFile(ctx, acc.URI, acc.OwnComputer)
+	if !ok {
+		return false, nil
+	}
+	ev := TraceEvent{Kind: TraceFetch, URI: RedactURI(acc.URI), Err: errString(err)}
+	if err != nil {
+		o.trace(ev)
+		return true, err
+	}
+	defer m.close()
+	ev.Bytes, ev.Duration, ev.Detail = int64(len(m.data)), m.duration, m.mimeType+" (mapped)"
+	o.trace(ev)
+	mt := m.mimeType
+	if mt == "" || mt == "application/octet-stream" {
+		if acc.MimeType != "" {
+			mt = acc.MimeType
+		}
+	}
+	var kind ContentKind
+	var body []byte
+	if err := guardFault(func() error {
+		if kind = Classify(m.data, mt); kind != KindDocument {
+			body = bytes.Clone(m.data)
+		}
+		return nil
+	}); err != nil {
+		return true, &FetchError{URI: RedactURI(acc.URI), Err: err}
+	}
+	var doc *Document
+	if kind == KindDocument {
+		start := time.Now()
+		doc, err = decodeMapped(m.data, o.Limits, keep)
+		dev := TraceEvent{Kind: TraceDecode, URI: RedactURI(acc.URI), Bytes: int64(len(m.data)), Duration: time.Since(start), Err: errString(err)}
+		if err == nil {
+			dev.Detail = fmt.Sprintf("indexed %d pages, kept page %d", len(doc.Pages), keep+1)
+		}
+		o.trace(dev)
+		if errors.Is(err, errFileChanged) {
+			return true, &FetchError{URI: RedactURI(acc.URI), Err: err}
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	op.Access, op.Kind, op.Doc, op.Body, op.MimeType = acc, kind, doc, body, mt
+	return true, nil
 }
 
 // classifyHead is how much of a body Classify sniffs.
