@@ -131,6 +131,11 @@ func TestDiffGolden(t *testing.T) {
 				t.Fatalf("delta %+v order %v, want +%d -%d =%d order %v", ch.Delta, ch.OrderChanged, c.added, c.removed, c.retained, c.order)
 			}
 			golden(t, c.name+".diff.json.golden", out)
+			code, hashed, errOut := runCLI(t, "hash", "--json", fixture(c.name))
+			if code != exitOK {
+				t.Fatalf("hash --json: exit %d: %s", code, errOut)
+			}
+			golden(t, c.name+".hash.json.golden", hashed)
 			code, text, errOut := runCLI(t, "diff", fixture("base"), fixture(c.name))
 			if code != exitDiffer {
 				t.Fatalf("diff text: exit %d: %s", code, errOut)
@@ -178,12 +183,11 @@ func TestDiffInlineAndManifestIdentical(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write(body)
 		})
-		var n int
-		json.Unmarshal(p["elements"], &[]any{})
 		var els []any
-		json.Unmarshal(p["elements"], &els)
-		n = len(els)
-		entries = append(entries, map[string]any{"page_index": p["page_index"], "title": p["title"], "uri": path, "element_count": n})
+		if err := json.Unmarshal(p["elements"], &els); err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, map[string]any{"page_index": p["page_index"], "title": p["title"], "uri": path, "element_count": len(els)})
 	}
 	head := map[string]any{}
 	for k, v := range doc {
@@ -211,4 +215,16 @@ func TestDiffInlineAndManifestIdentical(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ch); err != nil || !ch.Equal || ch.Delta.Retained != 7 || len(ch.Pages) != 0 {
 		t.Fatalf("inline vs manifest: %v\n%s", err, out)
 	}
+	golden(t, "manifest.diff.json.golden", out)
+	code, text, errOut := runCLI(t, "diff", fixture("base"), srv.URL+"/doc.json")
+	if code != exitOK {
+		t.Fatalf("inline vs manifest (text): exit %d\n%s%s", code, text, errOut)
+	}
+	golden(t, "manifest.diff.txt.golden", text)
+	code, hashed, errOut := runCLI(t, "hash", "--json", srv.URL+"/doc.json")
+	if code != exitOK {
+		t.Fatalf("hash --json of the manifest: exit %d: %s", code, errOut)
+	}
+	// The manifest hashes exactly as the inline file: same golden.
+	golden(t, "base.hash.json.golden", hashed)
 }
