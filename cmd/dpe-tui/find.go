@@ -15,6 +15,12 @@ import (
 	"github.com/dpe-tui/dpe-tui/search"
 )
 
+// findSnippetCols is the width of a hit's snippet in find's text output:
+// a window centred on the match (search.Window), so the match shows even
+// where the Finder's snippet starts well before it. --json prints the
+// whole snippet and its match spans.
+const findSnippetCols = 60
+
 type findFlags struct {
 	globalFlags
 	Computer string
@@ -94,8 +100,9 @@ func runFind(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			}
 			continue
 		}
+		snip, _ := search.Window(h.Snippet, h.Match, findSnippetCols)
 		fmt.Fprintf(stdout, "%s\t%s\tp.%d\t%s\t%s\t%s\n", sanitize.Line(h.Computer), sanitize.Line(h.URI), h.Page,
-			sanitize.Line(h.ElementID), sanitize.Line(h.Title), sanitize.Line(h.Snippet))
+			sanitize.Line(h.ElementID), sanitize.Line(h.Title), sanitize.Line(snip))
 	}
 	finders := 0
 	for _, r := range results {
