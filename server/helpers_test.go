@@ -83,6 +83,9 @@ type peerConfig struct {
 type peer struct {
 	t    *testing.T
 	sock *sio.Socket
+	// emitMu serialises emits: the library keeps per-emit flags (Timeout)
+	// in state shared by the socket.
+	emitMu sync.Mutex
 
 	mu     sync.Mutex
 	notes  []note
@@ -264,7 +267,9 @@ func (p *peer) call(ev string, payload any) []any {
 		err  error
 	}
 	ch := make(chan res, 1)
+	p.emitMu.Lock()
 	p.sock.Timeout(wait).EmitWithAck(ev, payload)(func(args []any, err error) { ch <- res{args, err} })
+	p.emitMu.Unlock()
 	r := <-ch
 	if r.err != nil {
 		p.t.Fatalf("%s: no ack: %v", ev, r.err)
