@@ -128,6 +128,7 @@ func dialVersion(ctx context.Context, o Options, version string) (*Client, error
 	}
 	sc, err := sioconn.New(sioconn.Options{
 		URL:                opt.URL,
+		URLs:               opt.URLs,
 		Path:               opt.Path,
 		Version:            c.version,
 		Headers:            opt.headers(),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,8 +87,14 @@ type ListingLimits struct {
 
 // normalized returns opt with defaults filled in, or an error naming the bad field.
 func (opt Options) normalized() (Options, error) {
-	if _, _, err := sioconn.ParseURL(opt.URL); err != nil {
-		return opt, fmt.Errorf("dial: %w", err)
+	if opt.URL == "" && len(opt.URLs) > 0 {
+		opt.URL, opt.URLs = opt.URLs[0], opt.URLs[1:]
+	}
+	opt.URLs = slices.Clone(opt.URLs)
+	for _, u := range append([]string{opt.URL}, opt.URLs...) {
+		if _, _, err := sioconn.ParseURL(u); err != nil {
+			return opt, fmt.Errorf("dial: %w", err)
+		}
 	}
 	switch {
 	case opt.Office == "":

@@ -81,19 +81,6 @@ func New(opt Options) *Computer {
 	return &Computer{opt: opt, log: log, ctx: ctx, cancel: cancel, warned: map[string]bool{}}
 }
 
-// Name is the name the Computer joins its office under.
-func (c *Computer) Name() string { return c.opt.Name }
-
-// Servers lists the registered server configs in registration order.
-func (c *Computer) Servers() []protocol.MCPServerConfig {
-	ss := c.snapshot()
-	out := make([]protocol.MCPServerConfig, len(ss))
-	for i, s := range ss {
-		out[i] = s.cfg
-	}
-	return out
-}
-
 // Start connects to the SMCP server and joins the office. It returns once
 // the join is acknowledged, or with an error: connect failure or timeout,
 // connect_error from the server (e.g. a bad API key), or a refused join.

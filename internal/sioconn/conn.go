@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,11 +31,12 @@ var ErrAckTimeout = errors.New("no answer")
 // the zishang520 v3 client handled (see doc.go). Make it with New, register
 // listeners with On / OnAny, then Connect. It is safe for concurrent use.
 type Conn struct {
-	opt  Options
-	base *url.URL // scheme://host, for the engine and messages
-	http *http.Client
-	mgr  *sio.Manager
-	sock *sio.Socket
+	opt     Options
+	targets []target     // URL, then URLs
+	cur     atomic.Int32 // index of the current target
+	http    *http.Client
+	mgr     *sio.Manager
+	sock    *sio.Socket
 
 	// emitMu serialises emits and (dis)connects: the library keeps
 	// per-emit flags in state shared by the socket.
@@ -62,15 +62,17 @@ type Conn struct {
 
 // New checks opt and builds the connection. It does no I/O.
 func New(opt Options) (*Conn, error) {
-	opt, base, err := opt.normalized()
+	opt, targets, err := opt.normalized()
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Conn{opt: opt, base: base, http: newHTTPClient(opt), first: make(chan error, 1),
+	c := &Conn{opt: opt, targets: targets, http: newHTTPClient(opt), first: make(chan error, 1),
 		ep: newEpoch(), ctx: ctx, cancel: cancel}
 	close(c.ep.lost) // not connected yet
-	c.mgr = sio.NewManager(base.String(), c.managerOptions())
+	// The manager's URL is fixed; with failover each transport is pointed
+	// at the current target instead (gatedCtor.New).
+	c.mgr = sio.NewManager(targets[0].base.String(), c.managerOptions())
 	c.sock = c.mgr.Socket(opt.Namespace, c.managerOptions())
 	c.listen()
 	return c, nil
@@ -128,8 +130,26 @@ func (c *Conn) On(event string, fn func(args ...any)) {
 // OnAny registers a listener for every server event: args[0] is its name.
 func (c *Conn) OnAny(fn func(args ...any)) { c.sock.OnAny(fn) }
 
-// URL is the server base URL, without credentials.
-func (c *Conn) URL() string { return Redact(c.base) }
+// URL is the current server's base URL, without credentials.
+func (c *Conn) URL() string { return Redact(c.target().base) }
+
+// target is the server in use (or being tried) now.
+func (c *Conn) target() target { return c.targets[int(c.cur.Load())%len(c.targets)] }
+
+// failover moves to the next server of URLs after a failed attempt on the
+// current one; false when there is only one.
+func (c *Conn) failover(why string) bool {
+	if len(c.targets) < 2 {
+		return false
+	}
+	from := c.URL()
+	n := c.cur.Add(1)
+	if int(n) >= len(c.targets) {
+		c.cur.CompareAndSwap(n, n%int32(len(c.targets)))
+	}
+	c.opt.Logger.Warn("smcp: trying the next server", "from", from, "to", c.URL(), "why", why)
+	return true
+}
 
 // Connected reports whether the namespace is connected now.
 func (c *Conn) Connected() bool { return c.sock.Connected() }
@@ -169,7 +189,7 @@ func (c *Conn) Connect(ctx context.Context) error {
 		}
 		return err
 	}
-	if err := c.probe(dctx); err != nil {
+	if err := c.probeAny(dctx); err != nil {
 		return fail(err)
 	}
 	if err := c.openEngine(dctx, connectFailures); err != nil {
@@ -178,13 +198,11 @@ func (c *Conn) Connect(ctx context.Context) error {
 	c.emitMu.Lock()
 	c.sock.Connect()
 	c.emitMu.Unlock()
-	// A CONNECT can be lost: the zishang520 server sends its engine.io
-	// OPEN from inside the session constructor and subscribes the
-	// Socket.IO layer to the session's data only afterwards, so a CONNECT
-	// answered that fast is dropped (about one loopback connect in a few
-	// hundred against our server). Sending it again on the same engine is
-	// the double-CONNECT trap, so an unanswered one is retried on a fresh
-	// engine (reopen).
+	// The CONNECT used to be lost now and then: not by the server (see
+	// doc.go, "early CONNECT") but in the client library's write buffer,
+	// fixed in gatedTransport.DoOpen. Should one still go unanswered,
+	// sending it again on the same engine is the double-CONNECT trap, so
+	// it is retried on a fresh engine (reopen), with a WARN.
 	unanswered := time.NewTimer(attemptTimeout(timeout))
 	defer unanswered.Stop()
 	for {
@@ -213,6 +231,27 @@ func (c *Conn) Connect(ctx context.Context) error {
 			return fail(dctx.Err())
 		}
 	}
+}
+
+// probeAny probes the current server and, with failover, each next one
+// that does not answer, once round. A refusal is an answer: it is
+// returned at once (the servers of one office share their rules). Else the
+// first server's error is returned.
+func (c *Conn) probeAny(ctx context.Context) error {
+	var first error
+	for range c.targets {
+		err := c.probe(ctx)
+		if err == nil || Fatal(err) || ctx.Err() != nil {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+		if !c.failover(oneLine(err.Error())) {
+			break
+		}
+	}
+	return first
 }
 
 // openEngine opens the manager's engine, retrying failed or timed-out
@@ -256,6 +295,7 @@ func (c *Conn) openEngine(ctx context.Context, maxFail int) error {
 				return fmt.Errorf("the websocket connection failed %d times: %w", failed, err)
 			}
 			c.opt.Logger.Debug("smcp: connect attempt failed; retrying", "url", c.URL(), "err", err)
+			c.failover(oneLine(err.Error()))
 			select {
 			case <-time.After(100 * time.Millisecond):
 			case <-ctx.Done():
@@ -358,6 +398,14 @@ func (c *Conn) listen() {
 	})
 	_ = c.mgr.On("open", func(...any) { c.opens.Add(1) })
 	_ = c.mgr.On("error", func(args ...any) { c.onManagerError(argError(args)) })
+	// A failed reconnect attempt (refused, or timed out by
+	// superviseAttempt) moves to the next server before the next attempt,
+	// which the manager schedules with its backoff.
+	_ = c.mgr.On("reconnect_error", func(args ...any) {
+		if err := argError(args); err != nil && c.ctx.Err() == nil {
+			c.failover(oneLine(err.Error()))
+		}
+	})
 	_ = c.mgr.On("reconnect_attempt", func(args ...any) {
 		n := c.attempts.Add(1)
 		before := c.opens.Load()

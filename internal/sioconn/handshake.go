@@ -63,8 +63,9 @@ func newHTTPClient(opt Options) *http.Client {
 
 // handshakeURL is the engine.io polling handshake the probe GETs.
 func (c *Conn) handshakeURL() *url.URL {
-	u := *c.base
-	u.Path = c.opt.Path
+	t := c.target()
+	u := *t.base
+	u.Path = t.path
 	q := c.opt.query()
 	q.Set("EIO", "4")
 	q.Set("transport", "polling")

@@ -29,6 +29,14 @@ type Options struct {
 	// URL is the server: http(s):// or ws(s)://host[:port][/path]. A path
 	// other than "/" is the engine.io path, unless Path is set.
 	URL string
+	// URLs are further servers of the same office, tried in order after
+	// URL (agent failover): Connect moves to the next when one does not
+	// answer, and so does a reconnect attempt that fails; the one that
+	// works stays current until it fails. Backoff and jitter are those of
+	// every reconnect, and OnConnect (re-join) runs after a switch as
+	// after any reconnect. A path in one of them is its engine.io path
+	// unless Path is set.
+	URLs []string
 	// Path is the engine.io HTTP path. Default: the path of URL, else
 	// protocol.DefaultPath ("/socket.io/").
 	Path string
@@ -82,23 +90,36 @@ type Options struct {
 	OnConnectError func(err error)
 }
 
-// normalized returns opt with defaults filled in, the engine base URL
-// (scheme://host, ws mapped to http) and the engine.io path.
-func (opt Options) normalized() (Options, *url.URL, error) {
-	base, urlPath, err := ParseURL(opt.URL)
-	if err != nil {
-		return opt, nil, err
+// target is one server a Conn may use: its engine base URL (scheme://host,
+// ws mapped to http) and engine.io path.
+type target struct {
+	base *url.URL
+	path string
+}
+
+// normalized returns opt with defaults filled in and the servers to try,
+// URL first. opt.Path is the first one's engine.io path.
+func (opt Options) normalized() (Options, []target, error) {
+	explicit := opt.Path
+	var targets []target
+	for _, raw := range append([]string{opt.URL}, opt.URLs...) {
+		base, urlPath, err := ParseURL(raw)
+		if err != nil {
+			return opt, nil, err
+		}
+		p := cmp.Or(explicit, urlPath, protocol.DefaultPath)
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		targets = append(targets, target{base: base, path: p})
 	}
-	opt.Path = cmp.Or(opt.Path, urlPath, protocol.DefaultPath)
-	if !strings.HasPrefix(opt.Path, "/") {
-		opt.Path = "/" + opt.Path
-	}
+	opt.Path = targets[0].path
 	opt.Namespace = cmp.Or(opt.Namespace, protocol.Namespace)
 	opt.Version = cmp.Or(opt.Version, protocol.Version)
 	opt.ConnectTimeout = Positive(opt.ConnectTimeout, DefaultConnectTimeout)
 	opt.MaxMessage = Positive(opt.MaxMessage, DefaultMaxMessage)
 	opt.Logger = cmp.Or(opt.Logger, slog.New(slog.DiscardHandler))
-	return opt, base, nil
+	return opt, targets, nil
 }
 
 // ParseURL checks a server URL — http(s):// or ws(s)://host[:port][/path]

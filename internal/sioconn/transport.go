@@ -3,6 +3,7 @@ package sioconn
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/zishang520/socket.io/clients/engine/v3"
@@ -40,6 +41,22 @@ type gatedCtor struct {
 func (g *gatedCtor) Name() string { return g.inner.Name() }
 
 func (g *gatedCtor) New(s engine.Socket, o engine.SocketOptionsInterface) engine.Transport {
+	// Each transport goes to the current server (failover, Options.URLs):
+	// the engine took host, port and path from the manager's fixed URL.
+	cur := g.c.target()
+	secure := cur.base.Scheme == "https"
+	port := cur.base.Port()
+	if port == "" {
+		port = map[bool]string{true: "443", false: "80"}[secure]
+	}
+	o.SetHostname(cur.base.Hostname())
+	o.SetPort(port)
+	o.SetSecure(secure)
+	path := strings.TrimRight(cur.path, "/")
+	if o.AddTrailingSlash() {
+		path += "/" // as the engine does with the manager's path
+	}
+	o.SetPath(path)
 	t := g.inner.New(s, o)
 	if d := wsDialer(t); d != nil {
 		limitDialer(d, g.c.opt.MaxMessage, func(n int64) {
@@ -85,8 +102,20 @@ func (w *gatedTransport) DoOpen() {
 			return // closed while waiting: do not dial
 		}
 		w.Transport.DoOpen()
-		if w.ReadyState() == engine.TransportStateClosed {
+		switch w.ReadyState() {
+		case engine.TransportStateClosed:
 			w.Transport.DoClose() // closed during the dial: release it
+		case engine.TransportStateOpen:
+			// The library starts the reader before it marks the transport
+			// writable (websocket.addEventListeners: go message(), then
+			// OnOpen). When the reader wins, the server's OPEN is handled
+			// and the engine flushes the namespace CONNECT while the
+			// transport is not writable yet: the packet stays in the
+			// engine's write buffer until the next flush, which only the
+			// server's first ping brings (25 s on our server, 10 min on
+			// the hostile peer). Flush again now that it is writable; an
+			// empty buffer makes this a no-op.
+			w.sock.Flush()
 		}
 	}()
 }
