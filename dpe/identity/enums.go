@@ -42,9 +42,3 @@ func FileTypes() []string {
 
 // FileTypeKnown reports whether s is in the file_type enum.
 func FileTypeKnown(s string) bool { return slices.Contains(FileTypes(), s) }
-
-// CategoryKnown reports whether c is in the category enum.
-func CategoryKnown(c string) bool {
-	_, ok := categoryOf(c)
-	return ok
-}

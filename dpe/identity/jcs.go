@@ -35,17 +35,6 @@ func (e *IntegerError) Error() string {
 	return fmt.Sprintf("%s: integer %s is beyond ±(2^53−1)", e.Path, lit)
 }
 
-// Canonical returns the RFC 8785 (JCS) form of one JSON value, after
-// checking that no integer literal in it is beyond ±(2^53−1). path names
-// the value in errors ("$.doc_metadata").
-func Canonical(raw []byte, path string) ([]byte, error) {
-	v, err := parse(raw, path, false)
-	if err != nil {
-		return nil, err
-	}
-	return canonicalTree(v)
-}
-
 // Meta is meta(m) of contract §2.1: keys whose value is null are removed
 // recursively from objects (array items are kept), then JCS. An absent or
 // null metadata is the empty object; anything but an object is an error.
