@@ -66,18 +66,16 @@ func (c *Client) Resources(ctx context.Context, computer, server, cursor string)
 	if cursor != "" {
 		req.Cursor = &cursor
 	}
-	var ret struct {
-		Resources  []json.RawMessage `json:"resources"`
-		NextCursor any               `json:"next_cursor"`
-	}
+	var ret resourcesAck
 	raw, err := c.do(ctx, protocol.EventGetResources, computer, req, &ret)
 	if err != nil {
 		return nil, fmt.Errorf("resources of %s: %w", server, err)
 	}
 	page := &ResourcePage{Raw: raw}
 	lim := c.opt.Limits
-	for _, r := range ret.Resources {
-		res, ok := decodeResource(r, lim.MaxFieldBytes)
+	page.Resources = make([]Resource, 0, len(ret.Resources))
+	for i := range ret.Resources {
+		res, ok := ret.Resources[i].resource(lim.MaxFieldBytes)
 		if !ok {
 			continue
 		}
@@ -109,47 +107,78 @@ func truncField(s string, max int) (string, bool) {
 	return s[:cut] + truncMarker, true
 }
 
-// decodeResource reads one MCP Resource field by field, so that one field
-// of the wrong type does not lose the entry. A resource needs a string uri.
+// resourcesAck is a get_resources answer, decoded in one pass straight into
+// typed fields. It is a lenientAck: a field of the wrong JSON type reads as
+// its zero value, and the rest of the page is still read.
+type resourcesAck struct {
+	Resources  []wireResource `json:"resources"`
+	NextCursor any            `json:"next_cursor"`
+}
+
+func (*resourcesAck) lenientAck() {}
+
+// wireResource is one MCP Resource as listed. A field of the wrong type is
+// left zero by the decoder, so one bad field does not lose the entry.
+type wireResource struct {
+	URI         string          `json:"uri"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	MimeType    string          `json:"mimeType"`
+	Size        *float64        `json:"size"`
+	Annotations json.RawMessage `json:"annotations"`
+	Meta        json.RawMessage `json:"_meta"`
+}
+
+// decodeResource reads one MCP Resource leniently (see resource).
+func decodeResource(raw json.RawMessage, maxField int) (Resource, bool) {
+	var w wireResource
+	if err := json.Unmarshal(raw, &w); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return Resource{}, false
+		}
+	}
+	return w.resource(maxField)
+}
+
+// resource checks and bounds a listed resource. It needs a string uri.
 //
 // Fields longer than maxField bytes are cut with a marker; a uri that long
 // loses the entry (a cut URI would name another resource), and _meta or
 // annotations over 8×maxField are dropped.
-func decodeResource(raw json.RawMessage, maxField int) (Resource, bool) {
+func (w *wireResource) resource(maxField int) (Resource, bool) {
 	if maxField <= 0 {
 		maxField = DefaultMaxFieldBytes
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	if w.URI == "" || len(w.URI) > maxField {
 		return Resource{}, false
 	}
 	var r Resource
-	if json.Unmarshal(m["uri"], &r.URI) != nil || r.URI == "" || len(r.URI) > maxField {
-		return Resource{}, false
-	}
+	r.URI = w.URI
 	for _, f := range []struct {
-		key string
+		src string
 		dst *string
-	}{{"name", &r.Name}, {"title", &r.Title}, {"description", &r.Description}, {"mimeType", &r.MimeType}} {
-		_ = json.Unmarshal(m[f.key], f.dst)
+	}{{w.Name, &r.Name}, {w.Title, &r.Title}, {w.Description, &r.Description}, {w.MimeType, &r.MimeType}} {
 		var cut bool
-		if *f.dst, cut = truncField(*f.dst, maxField); cut {
+		if *f.dst, cut = truncField(f.src, maxField); cut {
 			r.Truncated = true
 		}
 	}
-	for _, k := range []string{"annotations", "_meta"} {
-		if len(m[k]) > 8*maxField {
-			delete(m, k)
+	for _, f := range []*json.RawMessage{&w.Annotations, &w.Meta} {
+		if len(*f) > 8*maxField {
+			*f = nil
 			r.Truncated = true
 		}
 	}
-	var size float64
-	if json.Unmarshal(m["size"], &size) == nil && size >= 0 && size <= math.MaxInt64 && size == math.Trunc(size) {
-		n := int64(size)
-		r.Size = &n
+	if w.Size != nil {
+		if size := *w.Size; size >= 0 && size <= math.MaxInt64 && size == math.Trunc(size) {
+			n := int64(size)
+			r.Size = &n
+		}
 	}
-	r.Annotations = nullToNil(m["annotations"])
-	r.Resource.Meta = nullToNil(m["_meta"])
+	r.Annotations = nullToNil(w.Annotations)
+	r.Resource.Meta = nullToNil(w.Meta)
 	r.Meta = ParseResourceMeta(r.Resource.Meta, r.Annotations)
 	return r, true
 }
@@ -158,28 +187,44 @@ func decodeResource(raw json.RawMessage, maxField int) (Resource, bool) {
 // keywords must be an array of strings, page_count an integer ≥ 1.
 func ParseResourceMeta(meta, annotations json.RawMessage) ResourceMeta {
 	var out ResourceMeta
-	var m, a map[string]any
-	_ = json.Unmarshal(meta, &m)
-	_ = json.Unmarshal(annotations, &a)
-	str := func(o map[string]any, k string) string { s, _ := o[k].(string); return s }
+	// Only the keys read here are decoded (into any, to tell a wrong type
+	// from an absent key); the rest of _meta is skipped, not built.
+	var m struct {
+		Keywords     any `json:"keywords"`
+		FileType     any `json:"file_type"`
+		PageCount    any `json:"page_count"`
+		FileURI      any `json:"file_uri"`
+		LastModified any `json:"last_modified"`
+	}
+	var a struct {
+		LastModified any `json:"lastModified"`
+		Audience     any `json:"audience"`
+	}
+	if len(meta) > 0 {
+		_ = json.Unmarshal(meta, &m)
+	}
+	if len(annotations) > 0 {
+		_ = json.Unmarshal(annotations, &a)
+	}
+	str := func(v any) string { s, _ := v.(string); return s }
 	var bad []string
-	out.Keywords, bad = stringListReport(m["keywords"])
+	out.Keywords, bad = stringListReport(m.Keywords)
 	for _, b := range bad {
 		out.Problems = append(out.Problems, "_meta.keywords: "+b)
 	}
-	if v, ok := m["keywords"]; ok && v != nil {
+	if v := m.Keywords; v != nil {
 		if _, isArr := v.([]any); !isArr {
 			out.Problems = append(out.Problems, fmt.Sprintf("_meta.keywords is %s, not an array of strings", valueKind(v)))
 		}
 	}
-	out.FileType = str(m, "file_type")
-	if n, ok := m["page_count"].(float64); ok && n >= 1 && n == math.Trunc(n) && n <= math.MaxInt32 {
+	out.FileType = str(m.FileType)
+	if n, ok := m.PageCount.(float64); ok && n >= 1 && n == math.Trunc(n) && n <= math.MaxInt32 {
 		out.PageCount = int(n)
 	}
-	out.FileURI = str(m, "file_uri")
-	out.LastModified = str(a, "lastModified")
+	out.FileURI = str(m.FileURI)
+	out.LastModified = str(a.LastModified)
 	if out.LastModified == "" {
-		out.LastModified = str(m, "last_modified")
+		out.LastModified = str(m.LastModified)
 	}
 	if out.LastModified != "" {
 		if _, err := dpe.ParseTimestamp(out.LastModified); err != nil {
@@ -187,7 +232,7 @@ func ParseResourceMeta(meta, annotations json.RawMessage) ResourceMeta {
 			out.Problems = append(out.Problems, fmt.Sprintf("lastModified %q is not an ISO 8601 date-time", truncate(out.LastModified, 40)))
 		}
 	}
-	out.Audience = stringList(a["audience"])
+	out.Audience = stringList(a.Audience)
 	return out
 }
 
@@ -270,7 +315,8 @@ type CursorError struct {
 	Cursor   string // the repeated or refused cursor, or the next cursor not followed
 	Pages    int
 	Loaded   int
-	Limit    int // the cap, budget or cursor limit that was hit
+	Bytes    int64 // listing bytes received (ErrByteBudget)
+	Limit    int   // the cap, budget or cursor limit that was hit
 }
 
 func (e *CursorError) Error() string {
@@ -281,6 +327,9 @@ func (e *CursorError) Error() string {
 	case errors.Is(e.Err, ErrCursorTooLong):
 		return fmt.Sprintf("resources of %s on %s: refused a next_cursor of %d bytes (limit %d); the listing stops here",
 			e.Server, e.Computer, len(e.Cursor), e.Limit)
+	case errors.Is(e.Err, ErrByteBudget):
+		return fmt.Sprintf("resources of %s on %s: stopped at the budget of %d listing bytes after %d pages (%d resources loaded, more remain)",
+			e.Server, e.Computer, e.Limit, e.Pages, e.Loaded)
 	case errors.Is(e.Err, ErrResourceBudget):
 		return fmt.Sprintf("resources of %s on %s: stopped at the budget of %d resources after %d pages (more remain)",
 			e.Server, e.Computer, e.Limit, e.Pages)
@@ -291,23 +340,34 @@ func (e *CursorError) Error() string {
 
 func (e *CursorError) Unwrap() error { return e.Err }
 
-// PagerOptions bound a Pager.
+// PagerOptions bound a listing walk (Paging, Pager).
 type PagerOptions struct {
-	MaxPages     int // default 1000
-	MaxResources int // default DefaultMaxResources
+	MaxPages     int   // default DefaultMaxPages
+	MaxResources int   // default DefaultMaxResources
+	MaxBytes     int64 // listing acks received, in bytes; default DefaultMaxListingBytes
 }
 
-// DefaultMaxResources is a Pager's default resource budget.
-const DefaultMaxResources = 200000
+// Listing bounds by default: a server whose cursors never end must not keep
+// a client listing forever, nor fill its memory.
+const (
+	DefaultMaxPages        = 1000
+	DefaultMaxResources    = 200000
+	DefaultMaxListingBytes = 256 << 20
+)
 
-// Pager walks client:get_resources page by page (events.md: absent or empty
-// next_cursor ends the listing). It detects a repeated cursor and a page cap
-// instead of looping. A Pager is not safe for concurrent use.
-type Pager struct {
+// ErrByteBudget is wrapped by *CursorError when a listing has received its
+// budget of bytes and the server still offers more.
+var ErrByteBudget = errors.New("byte budget reached")
+
+// Paging is the cursor rules of one get_resources listing as a value, with
+// no I/O (events.md: an absent or empty next_cursor ends the listing): the
+// caller fetches Cursor() however it likes (a loop in Pager, a tea.Cmd in
+// the TUI) and hands each answer to Add, which returns why the listing
+// stopped early, if it did: a repeated cursor, the page cap, the resource
+// budget, the byte budget (all *CursorError). Not safe for concurrent use.
+type Paging struct {
 	computer, server string
-	max              int
-	maxResources     int
-	fetch            func(ctx context.Context, cursor string) (*ResourcePage, error)
+	opt              PagerOptions
 
 	cursor string
 	// seen holds a fingerprint of every cursor followed, not the cursor:
@@ -315,8 +375,115 @@ type Pager struct {
 	seen   map[[16]byte]struct{}
 	pages  int
 	loaded int
+	bytes  int64
 	done   bool
 	err    error
+}
+
+// NewPaging starts a listing of server's resources on computer.
+func NewPaging(computer, server string, opt PagerOptions) *Paging {
+	if opt.MaxPages <= 0 {
+		opt.MaxPages = DefaultMaxPages
+	}
+	if opt.MaxResources <= 0 {
+		opt.MaxResources = DefaultMaxResources
+	}
+	if opt.MaxBytes <= 0 {
+		opt.MaxBytes = DefaultMaxListingBytes
+	}
+	return &Paging{computer: computer, server: server, opt: opt, seen: map[[16]byte]struct{}{}}
+}
+
+// Cursor is the cursor to ask for next ("" for the first page).
+func (p *Paging) Cursor() string { return p.cursor }
+
+// Add takes the answer to Cursor(). refused is the error that came with the
+// page, if any: a *CursorError for a next_cursor the client refused
+// (ErrCursorTooLong) keeps the page and ends the listing with it; pass nil
+// otherwise. Add numbers the page's resources (Resource.PageNo) and returns
+// the *CursorError that stopped the listing at this page, or nil when it
+// ended normally or goes on (see Done). Once stopped, the error is sticky
+// and Add ignores further pages.
+func (p *Paging) Add(page *ResourcePage, refused error) error {
+	if p.Done() {
+		return p.err
+	}
+	if page == nil {
+		page = &ResourcePage{}
+	}
+	p.pages++
+	p.loaded += len(page.Resources)
+	p.bytes += pageBytes(page)
+	for i := range page.Resources {
+		page.Resources[i].PageNo = p.pages
+	}
+	var ce *CursorError
+	if errors.As(refused, &ce) {
+		e := *ce
+		e.Computer, e.Server, e.Pages, e.Loaded = p.computer, p.server, p.pages, p.loaded
+		p.err = &e
+		return p.err
+	}
+	if p.cursor != "" {
+		p.seen[fingerprint(p.cursor)] = struct{}{}
+	}
+	next := page.NextCursor
+	stop := func(err error, limit int) error {
+		p.err = &CursorError{Err: err, Computer: p.computer, Server: p.server, Cursor: truncate(next, 60),
+			Pages: p.pages, Loaded: p.loaded, Bytes: p.bytes, Limit: limit}
+		return p.err
+	}
+	_, repeated := p.seen[fingerprint(next)]
+	switch {
+	case next == "":
+		p.done = true
+		return nil
+	case next == p.cursor || repeated:
+		return stop(ErrRepeatedCursor, 0)
+	case p.loaded >= p.opt.MaxResources:
+		return stop(ErrResourceBudget, p.opt.MaxResources)
+	case p.bytes >= p.opt.MaxBytes:
+		return stop(ErrByteBudget, int(min(p.opt.MaxBytes, math.MaxInt)))
+	case p.pages >= p.opt.MaxPages:
+		return stop(ErrPageCap, p.opt.MaxPages)
+	}
+	p.cursor = next
+	return nil
+}
+
+// pageBytes is what one listing page cost: its raw ack, or when none was
+// kept (a test double), the size of the fields it holds.
+func pageBytes(page *ResourcePage) int64 {
+	if len(page.Raw) > 0 {
+		return int64(len(page.Raw))
+	}
+	var n int64
+	for _, r := range page.Resources {
+		n += int64(len(r.URI) + len(r.Name) + len(r.Title) + len(r.Description) + len(r.MimeType) + len(r.Resource.Meta) + len(r.Annotations))
+	}
+	return n + int64(len(page.NextCursor))
+}
+
+// Done reports whether the listing is over: its last page, or a stop.
+func (p *Paging) Done() bool { return p.done || p.err != nil }
+
+// Err is the sticky *CursorError that stopped the listing, if any.
+func (p *Paging) Err() error { return p.err }
+
+// Pages counts the pages added.
+func (p *Paging) Pages() int { return p.pages }
+
+// Loaded counts the resources added.
+func (p *Paging) Loaded() int { return p.loaded }
+
+// Bytes is the size of the listing acks added.
+func (p *Paging) Bytes() int64 { return p.bytes }
+
+// Pager walks client:get_resources page by page: a Paging with the fetch
+// loop. A Pager is not safe for concurrent use.
+type Pager struct {
+	walk  *Paging
+	fetch func(ctx context.Context, cursor string) (*ResourcePage, error)
 }
 
 // Pager returns a pager over server's resources on computer.
@@ -327,13 +494,7 @@ func (c *Client) Pager(computer, server string, opt PagerOptions) *Pager {
 }
 
 func newPager(computer, server string, opt PagerOptions, fetch func(context.Context, string) (*ResourcePage, error)) *Pager {
-	if opt.MaxPages <= 0 {
-		opt.MaxPages = 1000
-	}
-	if opt.MaxResources <= 0 {
-		opt.MaxResources = DefaultMaxResources
-	}
-	return &Pager{computer: computer, server: server, max: opt.MaxPages, maxResources: opt.MaxResources, fetch: fetch, seen: map[[16]byte]struct{}{}}
+	return &Pager{walk: NewPaging(computer, server, opt), fetch: fetch}
 }
 
 func fingerprint(cursor string) [16]byte {
@@ -344,68 +505,39 @@ func fingerprint(cursor string) [16]byte {
 }
 
 // Next fetches the next page. It returns io.EOF after the last page, and a
-// *CursorError (ErrRepeatedCursor, ErrPageCap) when it stops early; both are
-// sticky. A network error is not sticky: Next may be called again to retry
-// the same cursor.
+// *CursorError (ErrRepeatedCursor, ErrPageCap, ErrResourceBudget,
+// ErrByteBudget) on the call after the page that stopped the listing; an
+// oversized next_cursor (ErrCursorTooLong) comes back as the page with no
+// error, and its error on the next call. Both are sticky. A network error
+// is not: Next may be called again to retry the same cursor.
 func (p *Pager) Next(ctx context.Context) (*ResourcePage, error) {
-	if p.err != nil {
-		return nil, p.err
+	w := p.walk
+	if err := w.Err(); err != nil {
+		return nil, err
 	}
-	if p.done {
+	if w.Done() {
 		return nil, io.EOF
 	}
-	if p.pages >= p.max {
-		p.err = &CursorError{Err: ErrPageCap, Computer: p.computer, Server: p.server, Pages: p.pages, Loaded: p.loaded, Limit: p.max}
-		return nil, p.err
-	}
-	if p.loaded >= p.maxResources {
-		p.err = &CursorError{Err: ErrResourceBudget, Computer: p.computer, Server: p.server, Pages: p.pages, Loaded: p.loaded, Limit: p.maxResources}
-		return nil, p.err
-	}
-	page, err := p.fetch(ctx, p.cursor)
+	page, err := p.fetch(ctx, w.Cursor())
 	var ce *CursorError
 	if err != nil && !(page != nil && errors.As(err, &ce)) {
 		return nil, err
 	}
-	p.pages++
-	p.loaded += len(page.Resources)
-	for i := range page.Resources {
-		page.Resources[i].PageNo = p.pages
-	}
-	if ce != nil {
-		// An oversized cursor: keep the page, end the listing with why.
-		ce.Pages, ce.Loaded = p.pages, p.loaded
-		p.err = ce
-		return page, nil
-	}
-	if p.cursor != "" {
-		p.seen[fingerprint(p.cursor)] = struct{}{}
-	}
-	next := page.NextCursor
-	_, repeated := p.seen[fingerprint(next)]
-	switch {
-	case next == "":
-		p.done = true
-	case next == p.cursor || repeated:
-		// Keep only a prefix for the message.
-		p.err = &CursorError{Err: ErrRepeatedCursor, Computer: p.computer, Server: p.server, Cursor: truncate(next, 60), Pages: p.pages, Loaded: p.loaded}
-	default:
-		p.cursor = next
-	}
+	w.Add(page, err)
 	return page, nil
 }
 
 // Done reports whether the listing ended (last page, repeated cursor or cap).
-func (p *Pager) Done() bool { return p.done || p.err != nil }
+func (p *Pager) Done() bool { return p.walk.Done() }
 
 // Err is the sticky error that stopped the pager, if any.
-func (p *Pager) Err() error { return p.err }
+func (p *Pager) Err() error { return p.walk.Err() }
 
 // Loaded counts the resources loaded so far.
-func (p *Pager) Loaded() int { return p.loaded }
+func (p *Pager) Loaded() int { return p.walk.Loaded() }
 
 // Pages counts the pages loaded so far.
-func (p *Pager) Pages() int { return p.pages }
+func (p *Pager) Pages() int { return p.walk.Pages() }
 
 func truncate(s string, n int) string {
 	r := []rune(s)

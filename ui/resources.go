@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strings"
 	"time"
@@ -15,10 +15,6 @@ import (
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
-
-// maxResourcePages caps "load all" (client.PagerOptions default): a server
-// whose cursors never end must not keep us loading forever.
-const maxResourcePages = 1000
 
 // resourcesScreen pages one server's resources.
 type resourcesScreen struct {
@@ -35,13 +31,10 @@ type resourcesScreen struct {
 	// ack size, for the trace view ("the page the resource came from").
 	pages []pageRecord
 
-	cursor string
-	// seen holds fingerprints of the cursors sent, not the cursors: a
-	// server can send megabyte cursors.
-	seen map[uint64]bool
-	// listed is the bytes of listing acks received so far.
-	listed int64
-	done   bool
+	// walk holds the cursor rules (client.Paging, shared with ls): the
+	// cursor to send, the cursors seen, the page, resource and byte caps.
+	walk *client.Paging
+	done bool
 	// stop is why paging ended early (repeated cursor, page cap).
 	stop string
 
@@ -71,7 +64,9 @@ type pageRecord struct {
 }
 
 func newResourcesScreen(e *env, computer, server string) *resourcesScreen {
-	return &resourcesScreen{e: e, computer: computer, server: server, seen: map[uint64]bool{}, detail: true}
+	maxRes, maxBytes := listingBudget(e.opt)
+	walk := client.NewPaging(computer, server, client.PagerOptions{MaxResources: maxRes, MaxBytes: maxBytes})
+	return &resourcesScreen{e: e, computer: computer, server: server, walk: walk, detail: true}
 }
 
 func (v *resourcesScreen) reload() tea.Cmd {
@@ -112,17 +107,29 @@ func (v *resourcesScreen) loadNext(all bool) tea.Cmd {
 
 func (v *resourcesScreen) fetch(all bool) func(ctx context.Context, id int) tea.Msg {
 	e := v.e
-	a, computer, server, cursor, timeout, now := e.agent, v.computer, v.server, v.cursor, e.opt.RequestTimeout, e.opt.Now
+	a, computer, server, cursor, timeout, now := e.agent, v.computer, v.server, v.walk.Cursor(), e.opt.RequestTimeout, e.opt.Now
 	return func(ctx context.Context, id int) tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		t0 := now()
 		p, err := a.Resources(ctx, computer, server, cursor)
-		if err != nil {
+		var refused *client.CursorError
+		if err != nil && !(p != nil && errors.As(err, &refused)) {
 			return errMsg{id: id, what: "get_resources " + sanitizeLine(server), err: err}
 		}
-		return resourcesPageMsg{id: id, computer: computer, server: server, cursor: cursor, page: p, all: all, duration: now().Sub(t0)}
+		msg := resourcesPageMsg{id: id, computer: computer, server: server, cursor: cursor, page: p, all: all, duration: now().Sub(t0)}
+		if refused != nil {
+			return refusedCursorMsg{msg, err}
+		}
+		return msg
 	}
+}
+
+// refusedCursorMsg is a page whose next_cursor the client refused (too
+// long): the page is kept and the listing stops with why.
+type refusedCursorMsg struct {
+	resourcesPageMsg
+	refused error
 }
 
 // stopLoading forgets the op in flight: after a cancel or a failure m and
@@ -137,7 +144,12 @@ func (v *resourcesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		if msg.id != v.loadOp {
 			return v, nil
 		}
-		return v, v.onPage(msg)
+		return v, v.onPage(msg, nil)
+	case refusedCursorMsg:
+		if msg.id != v.loadOp {
+			return v, nil
+		}
+		return v, v.onPage(msg.resourcesPageMsg, msg.refused)
 	case errMsg:
 		if msg.id == v.loadOp {
 			v.stopLoading()
@@ -181,15 +193,15 @@ func (v *resourcesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 // onPage appends one page and applies the cursor rules: an empty next
 // cursor is the end; a cursor seen before or the page cap stops with a
 // message, so the list never pretends to be complete.
-func (v *resourcesScreen) onPage(msg resourcesPageMsg) tea.Cmd {
+func (v *resourcesScreen) onPage(msg resourcesPageMsg, refused error) tea.Cmd {
 	e := v.e
 	p := msg.page
 	if p == nil {
 		p = &client.ResourcePage{}
 	}
-	no := len(v.pages) + 1
+	stopped := v.walk.Add(p, refused) // numbers p's resources
+	no := v.walk.Pages()
 	v.pages = append(v.pages, pageRecord{No: no, Cursor: shortCursor(msg.cursor), Next: shortCursor(p.NextCursor), Count: len(p.Resources), RawBytes: len(p.Raw), Duration: msg.duration, At: e.opt.Now()})
-	v.listed += listedBytes(p)
 	for _, r := range p.Resources {
 		if r.Computer == "" {
 			r.Computer = v.computer
@@ -197,37 +209,16 @@ func (v *resourcesScreen) onPage(msg resourcesPageMsg) tea.Cmd {
 		if r.Server == "" {
 			r.Server = v.server
 		}
-		if r.PageNo == 0 {
-			r.PageNo = no
-		}
 		v.all = append(v.all, r)
 		v.hay = append(v.hay, haystack(r))
 		if r.IsDPE() {
 			v.dpeCount++
 		}
 	}
-	if msg.cursor != "" {
-		v.seen[cursorPrint(msg.cursor)] = true
+	v.done = v.walk.Done()
+	if stopped != nil {
+		v.stop = stopText(stopped)
 	}
-	next := p.NextCursor
-	maxRes, maxBytes := listingBudget(e.opt)
-	switch {
-	case next == "":
-		v.done = true
-	case v.seen[cursorPrint(next)] || next == msg.cursor:
-		v.done = true
-		v.stop = fmt.Sprintf("server repeated cursor %q at page %d; stopped", sanitizeLine(shortCursor(next)), no)
-	case len(v.all) >= maxRes:
-		v.done = true
-		v.stop = fmt.Sprintf("listing budget reached: %d resources (limit %d); stopped", len(v.all), maxRes)
-	case v.listed >= maxBytes:
-		v.done = true
-		v.stop = fmt.Sprintf("listing budget reached: %s listed (limit %s); stopped", humanBytes(v.listed), humanBytes(maxBytes))
-	case len(v.pages) >= maxResourcePages:
-		v.done = true
-		v.stop = fmt.Sprintf("page cap reached (%d pages); stopped", maxResourcePages)
-	}
-	v.cursor = next
 	v.refilter()
 	var cmd tea.Cmd
 	if v.stop != "" && v.done {
@@ -258,23 +249,26 @@ func listingBudget(opt Options) (int, int64) {
 	return r, b
 }
 
-// listedBytes is what one listing page cost: its raw ack, or when the
-// agent kept none, the size of the fields it holds.
-func listedBytes(p *client.ResourcePage) int64 {
-	if len(p.Raw) > 0 {
-		return int64(len(p.Raw))
+// stopText is the screen's short line for why client.Paging stopped the
+// listing early.
+func stopText(err error) string {
+	var ce *client.CursorError
+	if !errors.As(err, &ce) {
+		return oneLine(err)
 	}
-	var n int64
-	for _, r := range p.Resources {
-		n += int64(len(r.URI) + len(r.Name) + len(r.Title) + len(r.Description) + len(r.MimeType) + len(r.Resource.Meta) + len(r.Annotations))
+	switch {
+	case errors.Is(ce.Err, client.ErrRepeatedCursor):
+		return fmt.Sprintf("server repeated cursor %q at page %d; stopped", sanitizeLine(ce.Cursor), ce.Pages)
+	case errors.Is(ce.Err, client.ErrResourceBudget):
+		return fmt.Sprintf("listing budget reached: %d resources (limit %d); stopped", ce.Loaded, ce.Limit)
+	case errors.Is(ce.Err, client.ErrByteBudget):
+		return fmt.Sprintf("listing budget reached: %s listed (limit %s); stopped", humanBytes(ce.Bytes), humanBytes(int64(ce.Limit)))
+	case errors.Is(ce.Err, client.ErrPageCap):
+		return fmt.Sprintf("page cap reached (%d pages); stopped", ce.Limit)
+	case errors.Is(ce.Err, client.ErrCursorTooLong):
+		return fmt.Sprintf("server sent a next_cursor of %d bytes (limit %d); stopped", len(ce.Cursor), ce.Limit)
 	}
-	return n + int64(len(p.NextCursor))
-}
-
-func cursorPrint(c string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(c))
-	return h.Sum64()
+	return oneLine(err)
 }
 
 // shortCursor is a cursor as kept for the trace and messages: a hostile
