@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dpe-tui/dpe-tui/internal/version"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -214,7 +215,10 @@ func (c *Computer) snapshot() []*mcpServer {
 
 // connect opens the MCP session and records the server's capabilities.
 func (c *Computer) connect(ctx context.Context, s *mcpServer, t mcp.Transport) error {
-	client := mcp.NewClient(&mcp.Implementation{Name: "dpe-tui-computer", Version: protocol.Version}, &mcp.ClientOptions{
+	// Version is the build's (the A2C-SMCP version is not MCP's business),
+	// and the go-sdk logs its session trouble where the computer logs.
+	client := mcp.NewClient(&mcp.Implementation{Name: "dpe-tui-computer", Version: version.Read().Short()}, &mcp.ClientOptions{
+		Logger: c.log,
 		// A changed list may bring new hosts: rescan on the next miss.
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
 			s.mu.Lock()
