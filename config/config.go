@@ -48,11 +48,10 @@ const (
 	keyCmdTimeout = 10 * time.Second
 )
 
-// Themes and ImageModes are the accepted values of `theme` and `images`.
-var (
-	themes     = []string{"dark", "light", "notty"}
-	imageModes = []string{"kitty", "sixel", "blocks", "off", "auto"}
-)
+// themes and imageModes are the accepted values of `theme` and `images`
+// (functions, not variables: nothing at package level can be changed).
+func themes() []string     { return []string{"dark", "light", "notty"} }
+func imageModes() []string { return []string{"kitty", "sixel", "blocks", "off", "auto"} }
 
 // DefaultPath is $XDG_CONFIG_HOME/dpe-tui/config.toml. The environment is
 // read at each call (adrg/xdg reads it once at init), so a test or a
@@ -124,20 +123,24 @@ func (e *ParseError) Error() string {
 // profiles) and no error: having no config is the common case.
 func Load(path string) (*File, error) {
 	f := &File{Path: path, profiles: map[string]Profile{}}
-	fh, err := os.Open(path)
+	// Stat before opening: opening a FIFO would wait for a writer.
+	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	defer fh.Close()
-	st, err := fh.Stat()
+	if !st.Mode().IsRegular() {
+		return nil, &ParseError{File: path, Msg: "not a regular file"}
+	}
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, &ParseError{File: path, Msg: "not a regular file"}
+	defer fh.Close()
+	if st, err = fh.Stat(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	data, err := io.ReadAll(io.LimitReader(fh, maxFileBytes+1))
 	if err != nil {
@@ -444,12 +447,12 @@ func (p *parser) profile(name string, v any) (Profile, error) {
 		case "a2c_version":
 			err = str(&prof.A2CVersion)
 		case "theme":
-			if err = str(&prof.Theme); err == nil && !slices.Contains(themes, prof.Theme) {
-				err = p.errAt(key, "%q is not one of %s", prof.Theme, strings.Join(themes, ", "))
+			if err = str(&prof.Theme); err == nil && !slices.Contains(themes(), prof.Theme) {
+				err = p.errAt(key, "%q is not one of %s", prof.Theme, strings.Join(themes(), ", "))
 			}
 		case "images":
-			if err = str(&prof.Images); err == nil && !slices.Contains(imageModes, prof.Images) {
-				err = p.errAt(key, "%q is not one of %s", prof.Images, strings.Join(imageModes, ", "))
+			if err = str(&prof.Images); err == nil && !slices.Contains(imageModes(), prof.Images) {
+				err = p.errAt(key, "%q is not one of %s", prof.Images, strings.Join(imageModes(), ", "))
 			}
 		case "mouse":
 			b, ok := v.(bool)

@@ -336,3 +336,24 @@ func TestParseError_KeyFromFileIsSanitized(t *testing.T) {
 		t.Errorf("Error() = %q, want one sanitized line at line 2", msg)
 	}
 }
+
+func TestLoad_RefusesWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), dir+": not a regular file") {
+		t.Errorf("Load(dir) = %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo.toml")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Load(fifo) = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load waited on a FIFO")
+	}
+}
