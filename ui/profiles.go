@@ -269,7 +269,11 @@ func (p *profilePicker) Update(msg tea.Msg) (screen, tea.Cmd) {
 
 func (p *profilePicker) View(w, h int) []string {
 	st := p.e.st
-	lines := []string{" " + st.title.Render("Profiles") + st.dim.Render(" · "+sanitizeLine(p.e.opt.Profiles.Path)), ""}
+	head := " " + st.title.Render("Profiles")
+	if f := p.e.opt.Profiles; f != nil {
+		head += st.dim.Render(" · " + sanitizeLine(f.Path))
+	}
+	lines := []string{head, ""}
 	if len(p.names) == 0 {
 		return append(lines, st.dim.Render("  The config file has no profiles."))
 	}
