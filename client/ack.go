@@ -13,40 +13,82 @@ import (
 // decodeAck turns the arguments of one ack into out (a pointer to a typed
 // answer) and returns the answer's JSON as received.
 //
-// Ack arguments arrive as []any with float64 numbers, so the answer is
-// re-marshalled to JSON and decoded into the typed struct. Shapes accepted,
-// because servers differ (events.md only says "ack callback first argument"):
+// An answer object that arrives as raw JSON (json.RawMessage, from a parser
+// that leaves acks undecoded) is decoded once, straight into out. One that
+// the Socket.IO parser decoded into []any / float64 is marshalled back to
+// JSON first (Raw needs its bytes anyway) and decoded into out from those.
+// Shapes accepted, because servers differ (events.md only says "ack callback
+// first argument"):
 //   - zero arguments, or a single nil / "" / {} / []: the event was not routed
 //     (the reference Python server acks handlers that return None this way);
 //   - a flat ErrorPayload {code, message, …} → *protocol.Error;
 //   - [answer] wrapped in one more array, or (nil, answer) Node-style;
 //   - a JSON string holding the answer.
+//
+// When out implements lenientAck, a field of the wrong JSON type reads as
+// its zero value instead of making the whole answer malformed.
 func decodeAck(event, computer string, args []any, out any) (json.RawMessage, error) {
 	v, ok := ackValue(args)
 	if !ok {
 		return nil, &NotRoutedError{Event: event, Computer: computer}
 	}
-	if perr, ok := protocol.DecodeError(v); ok {
-		return nil, callError(event, computer, perr)
+	raw, isObj := v.(json.RawMessage) // ackValue leaves only objects raw
+	// An ErrorPayload has a "code" key; a raw answer without those bytes
+	// (nor an escape that could spell them) is not one, and is not scanned a
+	// second time to find out.
+	if !isObj || bytes.Contains(raw, []byte(`"code"`)) || bytes.Contains(raw, []byte(`\u`)) {
+		if perr, ok := protocol.DecodeError(v); ok {
+			return nil, callError(event, computer, perr)
+		}
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, &MalformedAckError{Event: event, Reason: err.Error()}
+	if !isObj {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, &MalformedAckError{Event: event, Reason: err.Error()}
+		}
+		raw = b
+		_, isObj = v.(map[string]any)
 	}
 	if out == nil {
 		return raw, nil
 	}
-	if _, isObj := v.(map[string]any); !isObj {
+	if !isObj {
 		return raw, &MalformedAckError{Event: event, Reason: "want a JSON object, got " + protocol.JSONKind(v)}
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return raw, &MalformedAckError{Event: event, Reason: oneLine(err.Error())}
+		var typeErr *json.UnmarshalTypeError
+		if _, lenient := out.(lenientAck); !lenient || !errors.As(err, &typeErr) {
+			return raw, &MalformedAckError{Event: event, Reason: oneLine(err.Error())}
+		}
 	}
 	return raw, nil
 }
 
+// lenientAck marks an answer type whose fields of the wrong JSON type are
+// read as zero values (encoding/json goes on decoding past a type error and
+// reports only the first), so one bad field does not lose the answer.
+type lenientAck interface{ lenientAck() }
+
 // ackValue picks the answer out of the ack arguments; false means empty.
+// Raw JSON arguments stay raw when they are objects (the answer); any other
+// raw value is decoded first, so every other shape is read as before.
 func ackValue(args []any) (any, bool) {
+	if len(args) > 0 {
+		if r, ok := args[0].(json.RawMessage); ok {
+			t := bytes.TrimSpace(r)
+			if len(t) > 0 && t[0] == '{' {
+				if isEmptyObject(t) {
+					return nil, false
+				}
+				return json.RawMessage(t), true
+			}
+			var v any
+			if json.Unmarshal(t, &v) != nil {
+				return nil, false
+			}
+			args = append([]any{v}, args[1:]...)
+		}
+	}
 	switch {
 	case len(args) == 0:
 		return nil, false
@@ -86,12 +128,13 @@ func ackValue(args []any) (any, bool) {
 		if len(t) == 0 {
 			return nil, false
 		}
-	case json.RawMessage:
-		if len(bytes.TrimSpace(t)) == 0 || string(bytes.TrimSpace(t)) == "null" {
-			return nil, false
-		}
 	}
 	return v, true
+}
+
+// isEmptyObject reports whether the JSON object t is {} (with any spacing).
+func isEmptyObject(t []byte) bool {
+	return len(bytes.TrimSpace(t[1:])) == 1 && bytes.TrimSpace(t[1:])[0] == '}'
 }
 
 // callError wraps a protocol error with the event and computer it answered.

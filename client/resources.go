@@ -125,7 +125,7 @@ type wireResource struct {
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	MimeType    string          `json:"mimeType"`
-	Size        *float64        `json:"size"`
+	Size        any             `json:"size"` // a pointer would be allocated even for a wrong type
 	Annotations json.RawMessage `json:"annotations"`
 	Meta        json.RawMessage `json:"_meta"`
 }
@@ -171,11 +171,9 @@ func (w *wireResource) resource(maxField int) (Resource, bool) {
 			r.Truncated = true
 		}
 	}
-	if w.Size != nil {
-		if size := *w.Size; size >= 0 && size <= math.MaxInt64 && size == math.Trunc(size) {
-			n := int64(size)
-			r.Size = &n
-		}
+	if size, ok := w.Size.(float64); ok && size >= 0 && size <= math.MaxInt64 && size == math.Trunc(size) {
+		n := int64(size)
+		r.Size = &n
 	}
 	r.Annotations = nullToNil(w.Annotations)
 	r.Resource.Meta = nullToNil(w.Meta)
