@@ -29,6 +29,6 @@
 // the server is up and Options.Background makes it yield to the rest of
 // the process. A persistent index (Options.Dir) remembers each document's
 // content key, so a restart re-indexes only the documents whose content
-// changed, and a rescan (Options.Rescan) picks up files added, changed or
-// removed since.
+// changed, and Finder.Rescan (called by whoever owns the source when it
+// changes) picks up documents added, changed or removed since.
 package finder

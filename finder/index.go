@@ -47,7 +47,7 @@ type Doc struct {
 }
 
 // Source lists the documents to index, now. It is called at start-up and
-// on every rescan.
+// after each Finder.Rescan.
 type Source func(ctx context.Context) ([]Doc, error)
 
 // Options configures New.
@@ -58,9 +58,6 @@ type Options struct {
 	// that another process holds open, or that cannot be opened, is
 	// replaced by an in-memory one with a WARN.
 	Dir string
-	// Rescan, when > 0, lists the source again at that interval and
-	// indexes what changed.
-	Rescan time.Duration
 	// Logger receives WARNs for documents that cannot be indexed.
 	Logger *slog.Logger
 	// Start, when set, holds the first build until it is closed: a
@@ -329,7 +326,10 @@ func (f *Finder) Wait(ctx context.Context) error {
 	}
 }
 
-// Rescan asks for the source to be listed again now (coalesced).
+// Rescan asks for the source to be listed again and what changed to be
+// indexed (coalesced: requests during a build make one more build). The
+// owner of the source calls it when it changes: the library when its
+// folder poll finds a file added, changed or removed.
 func (f *Finder) Rescan() {
 	select {
 	case f.rescan <- struct{}{}:
@@ -369,12 +369,6 @@ func (f *Finder) loop(ctx context.Context) {
 		}
 	}
 	first := true
-	var tick <-chan time.Time
-	if f.opt.Rescan > 0 {
-		t := time.NewTicker(f.opt.Rescan)
-		defer t.Stop()
-		tick = t.C
-	}
 	for {
 		if err := f.build(ctx); err != nil && ctx.Err() == nil {
 			f.log.Warn("finder: index build", "err", err)
@@ -386,7 +380,6 @@ func (f *Finder) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick:
 		case <-f.rescan:
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,6 +41,9 @@ type Library struct {
 	srv    *mcp.Server
 	lib    *library
 	finder *finder.Finder
+
+	stopPoll context.CancelFunc // nil: the folder is not polled
+	polling  sync.WaitGroup
 }
 
 // Server is the MCP server to connect to a transport or a computer.
@@ -50,6 +54,10 @@ func (l *Library) Finder() *finder.Finder { return l.finder }
 
 // Close stops the Finder and closes the folder.
 func (l *Library) Close() error {
+	if l.stopPoll != nil {
+		l.stopPoll()
+		l.polling.Wait()
+	}
 	var err error
 	if l.finder != nil {
 		err = l.finder.Close()
@@ -82,30 +90,50 @@ func (l *Library) startFinder(builtin bool) error {
 	case rescan == 0:
 		rescan = DefaultRescan
 	}
-	first := true
 	f, err := finder.New(finder.Options{
-		Dir: dir, Rescan: rescan, Logger: l.lib.opt.Logger.With("component", "finder"),
+		Dir: dir, Logger: l.lib.opt.Logger.With("component", "finder"),
 		Start: fo.Start, Background: fo.Background,
-		Source: func(ctx context.Context) ([]finder.Doc, error) {
-			if !first && l.lib.opt.Dir != "" {
-				l.rescan()
-			}
-			first = false
-			return l.lib.finderDocs(), nil
-		},
+		Source: func(context.Context) ([]finder.Doc, error) { return l.lib.finderDocs(), nil },
 	})
 	if err != nil {
 		return err
 	}
 	l.finder = f
 	f.AddTools(l.srv)
+	if rescan > 0 {
+		ctx, cancel := context.WithCancel(context.Background())
+		l.stopPoll = cancel
+		l.polling.Add(1)
+		go l.poll(ctx, rescan)
+	}
 	return nil
+}
+
+// poll walks the folder every interval and, when a file was added,
+// changed or removed, asks the Finder to index again (Finder.Rescan). A
+// walk that finds nothing new costs one stat per file and leaves the
+// index, and find's "complete", alone.
+func (l *Library) poll(ctx context.Context, every time.Duration) {
+	defer l.polling.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if l.rescan() {
+			l.finder.Rescan()
+		}
+	}
 }
 
 // rescan walks the folder again and brings the listed resources in line:
 // new files are added, removed files are removed (the SDK notifies
-// clients with resources/list_changed), changed files are replaced.
-func (l *Library) rescan() {
+// clients with resources/list_changed), changed files are replaced. It
+// reports whether anything changed.
+func (l *Library) rescan() bool {
 	lib := l.lib
 	lib.mu.RLock()
 	prev := make(map[string]*source, len(lib.sources))
@@ -118,9 +146,10 @@ func (l *Library) rescan() {
 	next := map[string]*source{}
 	if err := lib.walk(lib.files, lib.opt, prev, next); err != nil {
 		lib.opt.Logger.Warn("library: rescan", "err", err)
-		return
+		return false
 	}
 	var gone []string
+	changed := false
 	lib.mu.Lock()
 	for uri, s := range lib.sources {
 		if s.path == "" {
@@ -131,6 +160,7 @@ func (l *Library) rescan() {
 			gone = append(gone, uri)
 		} else if n != s {
 			lib.cache.drop(uri)
+			changed = true
 		}
 	}
 	var added []*source
@@ -149,6 +179,7 @@ func (l *Library) rescan() {
 	for _, s := range added {
 		l.srv.AddResource(s.res, lib.read)
 	}
+	return changed || len(gone) > 0 || len(added) > 0
 }
 
 // finderDocs lists the dpe documents served, sorted by URI.

@@ -3,6 +3,9 @@ package library
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -254,5 +257,58 @@ func TestFinderListDocuments(t *testing.T) {
 		if tl.InputSchema == nil || tl.OutputSchema == nil {
 			t.Fatalf("tool %s lacks a schema", tl.Name)
 		}
+	}
+}
+
+// TestFinderFolderChanges: the folder poll finds a file added, changed and
+// removed, and each time the Finder indexes it again: find sees the new
+// file, then its new content only, then nothing of it.
+func TestFinderFolderChanges(t *testing.T) {
+	dir := t.TempDir()
+	putFile(t, filepath.Join(dir, "a.md"), []byte("# Alpha\n\nThe heron nests here.\n"))
+	lib, cs := finderSession(t, Options{Dir: dir, Host: "org.example.poll", Finder: &FinderOptions{Memory: true, Rescan: 50 * time.Millisecond}})
+	uri := "dpe://org.example.poll/b.md"
+	// until waits for find q to give b.md that many hits, with the index
+	// complete over docs documents.
+	until := func(what, q string, hits, docs int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			res, _ := callFind(t, cs, map[string]any{"query": q})
+			n := 0
+			for _, h := range res.Hits {
+				if h.URI == uri {
+					n++
+				}
+			}
+			st := lib.Finder().Status()
+			if n == hits && st.Complete && st.Total == docs && res.Indexed.String() == fmt.Sprintf("indexed: %d/%d documents", docs, docs) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: find %q: %d hit(s) of b.md, %s, want %d of %d documents", what, q, n, res.Indexed, hits, docs)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	until("before", "kingfisher", 0, 1)
+	putFile(t, filepath.Join(dir, "b.md"), []byte("# Birds\n\nA kingfisher on the weir.\n"))
+	until("added", "kingfisher", 1, 2)
+
+	p := filepath.Join(dir, "b.md")
+	putFile(t, p, []byte("# Birds\n\nAn osprey over the reservoir, no other bird.\n"))
+	later := time.Now().Add(2 * time.Second) // a new mtime even on a coarse clock
+	if err := os.Chtimes(p, later, later); err != nil {
+		t.Fatal(err)
+	}
+	until("changed", "osprey", 1, 2)
+	until("changed: old content", "kingfisher", 0, 2)
+
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	until("removed", "osprey", 0, 1)
+	if res, _ := callFind(t, cs, map[string]any{"query": "heron"}); len(res.Hits) != 1 {
+		t.Fatalf("the unchanged file: %+v", res)
 	}
 }
