@@ -136,7 +136,9 @@ func (r *Renderer) image(el *dpe.Element, width int, pageCaption string) []strin
 	} else if p.Pending && img == nil && r.theme.Color {
 		lines = append(lines, styleLines(r.theme.Dim, hanging("", "◌ preview pending", width))...)
 	}
-	if img != nil {
+	if k := p.Kitty; img != nil && k.ID != 0 && k.Cols <= width && r.ImageMode() == ImagesKitty {
+		lines = append(lines, KittyPlaceholders(k.ID, k.Cols, k.Rows)...)
+	} else if img != nil {
 		lines = append(lines, halfBlocks(img, width, r.theme.Background)...)
 	}
 	caption := imageCaptionFromMeta(el)
@@ -173,11 +175,9 @@ func halfBlocks(img image.Image, width int, bg color.RGBA) []string {
 	if iw <= 0 || ih <= 0 {
 		return nil
 	}
-	cols := min(width, previewMaxCols, iw)
-	rows := max((cols*ih+iw)/(2*iw), 1)
-	if rows > previewMaxRows {
-		rows = previewMaxRows
-		cols = max(min(cols, rows*2*iw/ih), 1)
+	cols, rows := PreviewCells(img, width)
+	if cols <= 0 {
+		return nil
 	}
 	px := func(x, y int) color.RGBA {
 		// Box-average a few samples of the source area.

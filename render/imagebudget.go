@@ -27,6 +27,9 @@ type Preview struct {
 	// Thumb is the decoded image, scaled down to at most thumbMax pixels
 	// on a side; nil when there is none (yet).
 	Thumb image.Image
+	// Kitty is Thumb as transmitted to the terminal (ImagesKitty); a zero
+	// ID means it was not, and half-blocks are drawn.
+	Kitty KittyImage
 }
 
 // thumbMax bounds the side of a stored preview: enough for the largest
@@ -75,6 +78,7 @@ func (r *Renderer) AdoptPreviews(old *Renderer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.previews, r.pvGen = cp, max(r.pvGen, gen)
+	r.imageMode = old.ImageMode()
 }
 
 // DropPreviews forgets every preview (a document was closed).

@@ -100,8 +100,10 @@ type Renderer struct {
 	// versions them so a cached element drawn before its preview arrived
 	// is drawn again.
 	deferImages bool
-	previews    map[*dpe.Element]previewEntry
-	pvGen       uint64
+	// imageMode is how transmitted previews are drawn (SetImageMode).
+	imageMode string
+	previews  map[*dpe.Element]previewEntry
+	pvGen     uint64
 
 	glamMu sync.Mutex
 	glam   map[int]*glamour.TermRenderer

@@ -244,8 +244,12 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		d.onImagesProbed(msg)
 		return d, d.schedule()
 	case imageDecodedMsg:
-		d.onImageDecoded(msg)
-		return d, d.schedule()
+		return d, tea.Batch(d.onImageDecoded(msg), d.schedule())
+	case kittyEncodedMsg:
+		return d, d.onKittyEncoded(msg)
+	case imageModeMsg:
+		d.invalidate()
+		return d, d.kittyAll()
 	case showHitMsg:
 		if msg.i >= 0 && msg.i < len(d.search.hits) {
 			d.search.cur = msg.i

@@ -47,6 +47,12 @@ type imageLoader struct {
 	inflight int
 	// decodes counts decodes started for this document (tests read it).
 	decodes int
+	// kittyNext is the last kitty image id used (ids are never reused
+	// while the program runs); kittyIDs are this document's transmitted
+	// images, kittyDrop those of closed documents still to delete.
+	kittyNext uint32
+	kittyIDs  []uint32
+	kittyDrop []uint32
 }
 
 type imagesProbedMsg struct {
@@ -69,9 +75,9 @@ func (l *imageLoader) reset(r *render.Renderer) {
 	if l.cancel != nil {
 		l.cancel()
 	}
-	gen := l.gen + 1
+	gen, next, drop := l.gen+1, l.kittyNext, append(l.kittyDrop, l.kittyIDs...)
 	*l = imageLoader{gen: gen, probing: map[int]bool{}, probed: map[int]map[int]render.Preview{},
-		started: map[imgKey]bool{}, pageUsed: map[int]int64{}}
+		started: map[imgKey]bool{}, pageUsed: map[int]int64{}, kittyNext: next, kittyDrop: drop}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	r.DropPreviews()
 }
@@ -241,24 +247,24 @@ func (d *documentScreen) decodeImage(page, idx int, el *dpe.Element) tea.Cmd {
 	})
 }
 
-func (d *documentScreen) onImageDecoded(msg imageDecodedMsg) {
+func (d *documentScreen) onImageDecoded(msg imageDecodedMsg) tea.Cmd {
 	l := &d.images
 	if msg.gen != l.gen {
-		return
+		return nil
 	}
 	l.inflight = max(0, l.inflight-1)
 	if msg.page >= len(d.pages) || d.pages[msg.page].p == nil {
-		return
+		return nil
 	}
 	p := d.pages[msg.page].p
 	if msg.el >= len(p.Elements) || p.Elements[msg.el] != msg.ptr {
-		return
+		return nil
 	}
 	pr := l.probed[msg.page][msg.el]
 	pr.Pending = false
 	if msg.err != nil {
 		if ctxErr := l.ctx.Err(); ctxErr != nil {
-			return
+			return nil
 		}
 		pr.Problem = msg.err.Error()
 	} else {
@@ -269,4 +275,8 @@ func (d *documentScreen) onImageDecoded(msg imageDecodedMsg) {
 	if msg.page == d.page {
 		d.invalidate()
 	}
+	if pr.Thumb != nil && d.e.renderer.ImageMode() == render.ImagesKitty {
+		return d.kittyEncode(msg.page, msg.el, msg.ptr, pr)
+	}
+	return nil
 }

@@ -31,6 +31,8 @@ type model struct {
 	lastPanic string
 	// profiles is the state of switching profiles (P).
 	profiles profileSwitch
+	// imgQuery is the start-up terminal graphics query (images_kitty.go).
+	imgQuery imageQuery
 }
 
 func (m *model) top() screen {
@@ -74,6 +76,9 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		if _, step := msg.(chained); !step {
 			e.ops.done(a.opID())
 		}
+	}
+	if cmd, ok := m.onImageQuery(msg); ok {
+		return cmd
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -245,7 +250,11 @@ func (m *model) pop() tea.Cmd {
 	if len(m.stack) <= 1 {
 		return m.e.info("press q to quit")
 	}
+	closing := m.stack[len(m.stack)-1]
 	m.stack = m.stack[:len(m.stack)-1]
+	if c, ok := closing.(imageCloser); ok {
+		return c.closeImages()
+	}
 	return nil
 }
 
@@ -266,12 +275,22 @@ func (m *model) startsLong(start func() tea.Cmd) tea.Cmd {
 // quit stops everything and ends the program.
 func (m *model) quit() tea.Cmd {
 	m.e.ops.cancelAll()
+	var cleanup []tea.Cmd
 	for _, s := range m.stack {
 		if st, ok := s.(stopper); ok {
 			st.stop()
 		}
+		if c, ok := s.(imageCloser); ok {
+			if cmd := c.closeImages(); cmd != nil {
+				cleanup = append(cleanup, cmd)
+			}
+		}
 	}
-	return tea.Quit
+	if len(cleanup) == 0 {
+		return tea.Quit
+	}
+	// The terminal's copies of our images go before the program does.
+	return tea.Sequence(append(cleanup, tea.Quit)...)
 }
 
 // handleKey routes a key press: prompt first, then the copy menu, global

@@ -107,8 +107,10 @@ type Options struct {
 	// resource reads it with MCP resources/read. nil: the office is not
 	// this process's, and non-dpe resources cannot be read.
 	Local LocalServers
-	// Images picks how image previews are drawn: "kitty", "sixel",
-	// "blocks" (half-blocks) or "off"; "" → blocks.
+	// Images picks how image previews are drawn: "kitty" (graphics
+	// protocol, Unicode placeholders), "sixel" (drawn as half-blocks: see
+	// render.ImagesSixel), "blocks" (half-blocks) or "off"; "" or "auto"
+	// asks the terminal at start (bounded; no answer → blocks).
 	Images string
 }
 
@@ -177,6 +179,7 @@ func (mm Model) Init() tea.Cmd {
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
+	cmds = append(cmds, m.startImageQuery())
 	switch t := m.top().(type) {
 	case *openingScreen:
 		cmds = append(cmds, m.startsLong(func() tea.Cmd { return m.openTarget(t.target) }))
