@@ -3,21 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
-
-// exitViolations is check's exit code when the document has violations.
-// It is the runtime code today (README: "exit 1 on violations"); the one
-// place to change when it gets its own code is here and report() in exit.go.
-const exitViolations = exitRuntime
 
 // shownValueCells bounds the offending value on a text report line; the
 // JSON report carries it whole (as bounded by dpe.MaxValueBytes).
@@ -34,14 +30,39 @@ type checkFlags struct {
 	Jobs     int
 }
 
-// runCheck implements `check`: open like get, fetch manifest pages a few at
-// a time, run every conformance rule, print one finding per line (or JSON
-// Lines), exit exitViolations when there are violations.
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f checkFlags
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
+func (a *app) checkCmd() *cobra.Command {
+	f := &checkFlags{}
+	cmd := &cobra.Command{
+		Use:   "check URI|FILE|URL|-",
+		Short: "Check a document against the DPE conformance rules (exit 4 on violations)",
+		Long: "check opens a document like get (- reads a DPE JSON from standard input), fetches its\n" +
+			"manifest pages a few at a time, and prints one finding per line with its JSON path, or\n" +
+			"JSON Lines with --json. It exits 4 when there are violations (with --strict, warnings too).",
+		Example: `  dpe-tui check report.dpe.json
+  dpe-tui check dpe://io.github.dpetui.library/report.md --json --strict
+  cat doc.dpe.json | dpe-tui check - --ignore DPE-E012
+  dpe-tui check --rules`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("check needs exactly one dpe:// URI, file path, URL or -")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.with(&f.globalFlags, "check")
+			input := ""
+			if len(args) == 1 {
+				var cleanup func()
+				var err error
+				if input, cleanup, err = stdinArg(a.stdin, args[0]); err != nil {
+					return err
+				}
+				defer cleanup()
+			}
+			return runCheck(a.ctx, f, input, a.stdout, a.stderr)
+		},
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&f.Computer, "computer", "", "computer to ask for a dpe:// URI (default: the one that knows its host)")
 	fs.BoolVar(&f.JSON, "json", false, "print JSON Lines: one object per finding (or per rule with --rules)")
 	fs.BoolVar(&f.Rules, "rules", false, "list the rules (id, severity, name, what, source) and exit")
@@ -49,9 +70,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.Strict, "strict", false, "report warnings as violations (for CI)")
 	fs.BoolVar(&f.Progress, "progress", false, "show manifest page fetch progress on stderr even when it is not a terminal (it is shown on a terminal anyway)")
 	fs.IntVar(&f.Jobs, "jobs", dpe.DefaultFetchWorkers, "manifest pages fetched at once")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+	return cmd
+}
+
+// runCheck implements `check`: open like get, fetch manifest pages a few at
+// a time, run every conformance rule, print one finding per line (or JSON
+// Lines), exit exitViolations when there are violations. input "" is
+// only valid with --rules.
+func runCheck(ctx context.Context, f *checkFlags, input string, stdout, stderr io.Writer) error {
+	var pos []string
+	if input != "" {
+		pos = []string{input}
 	}
 	if err := f.validate(); err != nil {
 		return err
@@ -102,15 +131,6 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	findings := opener.Check(op, dpe.CheckOptions{Ignore: ignore, Strict: f.Strict, Loaded: loaded, Extra: identity.Check(op.Body)})
 	return writeReport(stdout, op.Doc, findings, f.JSON)
-}
-
-// printCheck is check with no options, for callers of the older entry.
-func printCheck(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, w io.Writer) error {
-	if op.Kind != dpe.KindDocument {
-		return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(dpe.RedactURI(op.Access.URI)), kindName(op.Kind))
-	}
-	loaded := opener.LoadManifestPages(ctx, op, dpe.DefaultFetchWorkers, nil)
-	return writeReport(w, op.Doc, opener.Check(op, dpe.CheckOptions{Loaded: loaded, Extra: identity.Check(op.Body)}), false)
 }
 
 // checkLine is one finding of `check --json`.
@@ -169,13 +189,22 @@ func writeReport(w io.Writer, d *dpe.Document, findings []dpe.Finding, asJSON bo
 	return nil
 }
 
+// ruleLine is one rule of `check --rules --json`.
+type ruleLine struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Severity string `json:"severity"`
+	What     string `json:"what"`
+	Source   string `json:"source"`
+}
+
 func printRules(w io.Writer, asJSON bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, r := range dpe.Rules() {
 		var err error
 		if asJSON {
-			err = enc.Encode(map[string]string{"id": r.ID, "name": r.Name, "severity": r.Severity.String(), "what": r.What, "source": r.Source})
+			err = enc.Encode(ruleLine{ID: r.ID, Name: r.Name, Severity: r.Severity.String(), What: r.What, Source: r.Source})
 		} else {
 			_, err = fmt.Fprintf(w, "%s  %-9s  %-26s  %s  [%s]\n", r.ID, r.Severity, r.Name, r.What, r.Source)
 		}

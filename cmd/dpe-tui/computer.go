@@ -2,50 +2,67 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
+type computerFlags struct {
+	office, name              string
+	docs, mcpConfig, resolver string
+	cacheDir                  string
+	connectTimeout            time.Duration
+	log                       logFlags
+}
+
+func (a *app) computerCmd() *cobra.Command {
+	f := &computerFlags{}
+	cmd := &cobra.Command{
+		Use:   "computer --url URL --office ID --name NAME",
+		Short: "Run one Computer against any SMCP server",
+		Long: "computer joins an office of any A2C-SMCP server as one Computer: with --docs it serves the\n" +
+			"folder as MCP server \"library\", with --mcp-config it fronts the configured MCP servers.",
+		Example: `  dpe-tui computer --url http://127.0.0.1:7800 --office demo --name gamma --docs ~/papers
+  dpe-tui computer --url https://smcp.example.org --office team --name ci --mcp-config servers.json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runComputer(a.ctx, f, &a.g, a.stdout, a.stderr)
+		},
+	}
+	fs := cmd.Flags()
+	// Local to computer: the office and name are this computer's, with no
+	// default; --docs and --mcp-config take one each.
+	fs.StringVar(&f.office, "office", "", "office to join")
+	bindEnv(fs, "office", "DPE_TUI_OFFICE")
+	fs.StringVar(&f.name, "name", "", "computer name (unique in the office)")
+	fs.StringVar(&f.docs, "docs", "", "serve this folder as MCP server \"library\"")
+	fs.StringVar(&f.mcpConfig, "mcp-config", "", "a JSON file of MCP servers to front (SMCP MCPServerConfig shape)")
+	fs.StringVar(&f.resolver, "resolver", "http", "the DPE resolver: file or http")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "file resolver cache (default: a temp dir removed on exit)")
+	fs.DurationVar(&f.connectTimeout, "connect-timeout", computer.DefaultConnectTimeout, "bound on connecting and joining")
+	f.log.define(fs)
+	return cmd
+}
+
 // runComputer runs one Computer against any SMCP server until ctx ends:
 // with --docs it serves the folder as MCP server "library", with
 // --mcp-config it fronts the configured MCP servers.
-func runComputer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var (
-		serverURL, office, name, apiKey string
-		docs, mcpConfig, resolver       string
-		cacheDir, logFile               string
-		verbose                         bool
-		connectTimeout                  time.Duration
-	)
-	fs := flag.NewFlagSet("computer", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&serverURL, "url", envOr("DPE_TUI_URL", ""), "SMCP server to join, e.g. http://127.0.0.1:7800")
-	fs.StringVar(&office, "office", envOr("DPE_TUI_OFFICE", ""), "office to join")
-	fs.StringVar(&name, "name", "", "computer name (unique in the office)")
-	fs.StringVar(&docs, "docs", "", "serve this folder as MCP server \"library\"")
-	fs.StringVar(&mcpConfig, "mcp-config", "", "JSON file of MCP servers to front (SMCP MCPServerConfig shape)")
-	fs.StringVar(&resolver, "resolver", "http", "DPE resolver: file or http")
-	fs.StringVar(&cacheDir, "cache-dir", "", "file resolver cache (default: a temp dir removed on exit)")
-	fs.StringVar(&apiKey, "api-key", "", "API key for the server; prefer env DPE_TUI_API_KEY")
-	fs.DurationVar(&connectTimeout, "connect-timeout", computer.DefaultConnectTimeout, "bound on connecting and joining")
-	fs.StringVar(&logFile, "log", "", "write logs to FILE instead of stderr")
-	fs.BoolVar(&verbose, "v", false, "debug logging")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
+func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, stderr io.Writer) error {
+	if err := g.resolveAPIKey(ctx); err != nil {
 		return err
 	}
+	serverURL, apiKey := g.URL, g.APIKey
+	office, name, docs, mcpConfig, resolver := f.office, f.name, f.docs, f.mcpConfig, f.resolver
+	cacheDir, connectTimeout := f.cacheDir, f.connectTimeout
 	switch {
-	case len(pos) > 0:
-		return usageErrorf("computer takes no arguments, got %q", pos[0])
 	case serverURL == "":
 		return usageErrorf("computer needs --url")
 	case office == "":
@@ -60,23 +77,11 @@ func runComputer(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if resolver != "file" && resolver != "http" {
 		return usageErrorf("--resolver must be file or http, not %q", resolver)
 	}
-	if apiKey == "" {
-		apiKey = os.Getenv("DPE_TUI_API_KEY")
+	log, closeLog, err := f.log.logger(g.LogFile, stderr, g.noColor())
+	if err != nil {
+		return err
 	}
-	level := slog.LevelInfo
-	if verbose {
-		level = slog.LevelDebug
-	}
-	logOut := stderr
-	if logFile != "" {
-		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return fmt.Errorf("open log file: %w", err)
-		}
-		defer f.Close()
-		logOut = f
-	}
-	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+	defer closeLog()
 
 	var res computer.Resolver
 	switch resolver {

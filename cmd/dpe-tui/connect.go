@@ -19,6 +19,7 @@ import (
 // stack started in this process on a free loopback port.
 type target struct {
 	URL    string
+	URLs   []string // further servers of the office (--url repeated): failover
 	Office string
 	demo   *stack.Stack
 }
@@ -35,7 +36,7 @@ func resolveTarget(ctx context.Context, g *globalFlags, log *slog.Logger) (*targ
 		if _, err := url.Parse(g.URL); err != nil {
 			return nil, usageErrorf("--url %q: invalid URL", sanitize.URL(g.URL))
 		}
-		return &target{URL: g.URL, Office: g.Office}, nil
+		return &target{URL: g.URL, URLs: g.URLs[1:], Office: g.Office}, nil
 	}
 	if g.Embedded.active() {
 		return startEmbedded(ctx, g, log) // the user's own servers and folders
@@ -58,13 +59,14 @@ func clientOptions(g *globalFlags, t *target, log *slog.Logger) client.Options {
 		OwnComputerKey: key,
 		MaxAckBytes:    int64(g.MaxAck),
 		URL:            t.URL,
+		URLs:           t.URLs,
 		Office:         t.Office,
 		Name:           g.Name,
 		APIKey:         g.apiKey(),
 		Path:           g.Path,
 		Version:        g.A2CVersion,
-		ConnectTimeout: g.Timeout, // --timeout bounds connecting too
-		RequestTimeout: g.Timeout,
+		ConnectTimeout: time.Duration(g.Timeout), // --timeout bounds connecting too
+		RequestTimeout: time.Duration(g.Timeout),
 		InsecureTLS:    g.Insecure,
 		Logger:         log,
 	}
@@ -72,6 +74,11 @@ func clientOptions(g *globalFlags, t *target, log *slog.Logger) client.Options {
 
 // dial connects and joins.
 func dial(ctx context.Context, g *globalFlags, t *target, log *slog.Logger) (*client.Client, error) {
+	if t.demo == nil {
+		if err := g.resolveAPIKey(ctx); err != nil {
+			return nil, err
+		}
+	}
 	c, err := client.Dial(ctx, clientOptions(g, t, log))
 	if err != nil {
 		return nil, fmt.Errorf("office %s: %w", t.Office, err) // the error names the redacted URL

@@ -2,29 +2,40 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+
 	"github.com/dpe-tui/dpe-tui/convert"
 )
+
+func (a *app) convertCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "convert FILE|-",
+		Short: "Convert a PDF, Office, ODF, HTML, EPUB, e-mail or image file to DPE JSON",
+		Long: "convert prints the reference DPE JSON of a file, for resolver developers to diff their own\n" +
+			"conversion against. - reads the file from standard input (its content decides the format).",
+		Example: `  dpe-tui convert report.pdf -o report.dpe.json
+  dpe-tui convert - < slides.pptx | dpe-tui check -`,
+		Args: exactArgs(1, "convert needs exactly one file (or - for standard input)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runConvert(a.ctx, args[0], out, a.stdin, a.stdout)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the DPE JSON to this file (default or -: standard output)")
+	return cmd
+}
 
 // runConvert implements `convert FILE|- [-o OUT]`: the reference DPE JSON
 // of a real file (PDF, Office, OpenDocument, HTML, EPUB, e-mail, images),
 // for resolver developers to diff their own conversion against.
-func runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("o", "", "write the DPE JSON to this file (default or -: standard output)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageErrorf("convert needs exactly one file (or - for standard input)")
-	}
+func runConvert(ctx context.Context, input, out string, stdin io.Reader, stdout io.Writer) error {
+	pos := []string{input}
+	var err error
 	c := convert.New(convert.Options{})
 	defer c.Close()
 	var data []byte
@@ -46,11 +57,11 @@ func runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 	data = append(data, '\n')
-	if *out == "" || *out == "-" {
+	if out == "" || out == "-" {
 		_, err := stdout.Write(data)
 		return err
 	}
-	return writeFileAtomic(*out, data)
+	return writeFileAtomic(out, data)
 }
 
 // writeFileAtomic writes through a temporary file in the same directory

@@ -62,7 +62,7 @@ func lsDesktop(ctx context.Context, f *lsFlags, stdout, stderr io.Writer) error 
 		}
 		for _, w := range d.Windows {
 			listed++
-			out.row(map[string]any{"computer": comp, "uri": w.URI, "text": w.Body, "truncated": w.Truncated},
+			out.row(lsWindow{Computer: sanitize.Text(comp), URI: sanitize.Text(w.URI), Text: sanitize.Text(w.Body), Truncated: w.Truncated},
 				sanitize.Line(comp), sanitize.Line(w.URI), firstLine(w.Body, 80))
 		}
 		if d.Skipped > 0 {
@@ -73,6 +73,14 @@ func lsDesktop(ctx context.Context, f *lsFlags, stdout, stderr io.Writer) error 
 		return errors.New("no desktop could be read")
 	}
 	return nil
+}
+
+// lsWindow is one JSON line of ls desktop --json.
+type lsWindow struct {
+	Computer  string `json:"computer"`
+	URI       string `json:"uri"`
+	Text      string `json:"text"`
+	Truncated bool   `json:"truncated"`
 }
 
 // firstLine is the first line of s, sanitized, cut to n runes.

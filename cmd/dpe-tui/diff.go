@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -24,36 +25,40 @@ type diffFlags struct {
 	Format   string
 }
 
-// runDiff implements `diff A B`: exit 0 when the doc_hashes are equal,
-// exitDiffer when they differ, else the usual error codes.
-func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	differ, err := diffCmd(ctx, args, stdin, stdout, stderr)
-	if err != nil {
-		printProblems(err, stderr)
-		return report(err, stderr)
+func (a *app) diffCmd() *cobra.Command {
+	f := &diffFlags{}
+	cmd := &cobra.Command{
+		Use:   "diff A B",
+		Short: "Show what changed between two documents (exit 5 when they differ)",
+		Long: "diff compares two documents, each a dpe:// URI, file, URL or - (standard input, for one of them):\n" +
+			"the delta of element contents, reading order, and each changed page's elements. It exits 0 when\n" +
+			"the doc_hashes are equal and 5 when they differ.",
+		Example: `  dpe-tui diff old.dpe.json new.dpe.json
+  dpe-tui diff old.dpe.json - --format md < new.dpe.json`,
+		Args: exactArgs(2, "diff needs two documents: each a dpe:// URI, file path, URL or -"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.with(&f.globalFlags, "diff")
+			differ, err := diffDocs(a.ctx, f, args, a.stdin, a.stdout, a.stderr)
+			if err != nil {
+				printProblems(err, a.stderr)
+				return err
+			}
+			if differ {
+				a.code = exitDiffer
+			}
+			return nil
+		},
 	}
-	if differ {
-		return exitDiffer
-	}
-	return exitOK
-}
-
-func diffCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (bool, error) {
-	var f diffFlags
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
+	fs := cmd.Flags()
 	fs.StringVar(&f.Computer, "computer", "", "computer to ask for dpe:// URIs (default: the one that knows the host)")
 	fs.StringVar(&f.Format, "format", "text", "text, md or json")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return false, err
-	}
+	return cmd
+}
+
+// diffDocs implements `diff A B`: whether the doc_hashes differ.
+func diffDocs(ctx context.Context, f *diffFlags, pos []string, stdin io.Reader, stdout, stderr io.Writer) (bool, error) {
 	if err := f.validate(); err != nil {
 		return false, err
-	}
-	if len(pos) != 2 {
-		return false, usageErrorf("diff needs two documents: each a dpe:// URI, file path, URL or -")
 	}
 	if pos[0] == "-" && pos[1] == "-" {
 		return false, usageErrorf("diff can read only one of its documents from stdin")

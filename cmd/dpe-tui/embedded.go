@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,14 +12,17 @@ import (
 	"mime"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/stack"
+	"github.com/dpe-tui/dpe-tui/ui"
 )
 
 // embeddedFlags are --mcp-config and --docs: instead of the demo, the
@@ -32,7 +34,7 @@ type embeddedFlags struct {
 	MCPConfigs []string
 	DocsDirs   []string
 	Out        string
-	// cmd is the flag set's name: the TUI ("dpe-tui", "open") does not
+	// cmd is the command's name: the TUI ("dpe-tui", "open") does not
 	// wait for slow servers, headless commands do.
 	cmd string
 }
@@ -42,19 +44,9 @@ type embeddedFlags struct {
 // the backstop.
 const maxStartWait = 2 * time.Minute
 
-func (e *embeddedFlags) register(fs *flag.FlagSet) {
-	e.cmd = fs.Name()
-	fs.Func("mcp-config", "front the MCP servers of this JSON `FILE` (SMCP, mcpServers or VS Code shape; repeatable) instead of the demo", func(s string) error {
-		e.MCPConfigs = append(e.MCPConfigs, s)
-		return nil
-	})
-	fs.Func("docs", "serve this folder `DIR` as an MCP server of its own (repeatable) instead of the demo", func(s string) error {
-		e.DocsDirs = append(e.DocsDirs, s)
-		return nil
-	})
-	if e.cmd == "get" {
-		fs.StringVar(&e.Out, "o", "", "save a non-dpe resource's contents into `DIR` (named from its URI) or to FILE")
-	}
+func (e *embeddedFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&e.MCPConfigs, "mcp-config", nil, "front the MCP servers of this JSON FILE (SMCP, mcpServers or VS Code shape; repeatable) instead of the demo")
+	fs.StringArrayVar(&e.DocsDirs, "docs", nil, "serve this folder DIR as an MCP server of its own (repeatable) instead of the demo")
 }
 
 // active: the user named servers or folders of their own.
@@ -250,7 +242,7 @@ func saveContents(out, uri string, contents []computer.ResourceContent, stderr i
 			if src == "" {
 				src = uri
 			}
-			name := resourceFileName(src)
+			name := computer.ResourceFileName(src)
 			for i := 2; used[name]; i++ {
 				ext := filepath.Ext(name)
 				name = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(name, ext), i, ext)
@@ -295,71 +287,61 @@ func writeNew(dest string, data []byte) error {
 	return nil
 }
 
-// maxFileName bounds a saved file's name (bytes).
-const maxFileName = 120
+// tuiLocal is the user's own computer as the TUI sees it
+// (ui.LocalServers; ui does not import stack). The stack starts inside the
+// TUI's Connect, after ui.New: until set, there are no servers to show.
+type tuiLocal struct{ l atomic.Pointer[stack.Local] }
 
-// resourceFileName is a safe file name for a resource: the last segment
-// of its URI's path, decoded, with anything but letters, digits, '.', '-'
-// and '_' replaced, no leading dot, bounded; "resource" when nothing is
-// left.
-func resourceFileName(uri string) string {
-	seg := uri
-	if u, err := url.Parse(uri); err == nil {
-		seg = u.Path
-		if seg == "" || seg == "/" {
-			seg = u.Opaque
-		}
-		if seg == "" || seg == "/" {
-			seg = u.Host
-		}
+func (t *tuiLocal) set(l *stack.Local) { t.l.Store(l) }
+
+func (t *tuiLocal) Computer() string { return stack.ComputerLocal }
+
+func (t *tuiLocal) States() []ui.LocalServerState {
+	l := t.l.Load()
+	if l == nil {
+		return nil
 	}
-	seg = path.Base(strings.TrimRight(seg, "/"))
-	var b strings.Builder
-	for _, r := range seg {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
+	states := l.States()
+	out := make([]ui.LocalServerState, 0, len(states))
+	for _, s := range states {
+		out = append(out, ui.LocalServerState{Name: s.Name, Type: s.Type, Status: string(s.Status), Err: s.Err, StderrTail: s.StderrTail, NoResources: s.NoResources})
 	}
-	name := strings.TrimLeft(b.String(), "._")
-	if len(name) > maxFileName {
-		name = name[:maxFileName]
-	}
-	if name == "" {
-		name = "resource"
-	}
-	return name
+	return out
 }
 
-// commands that may follow global flags: `dpe-tui --docs DIR ls resources`
-// is `dpe-tui ls --docs DIR resources`.
-var hoistable = map[string]bool{"open": true, "ls": true, "get": true, "check": true, "find": true, "hash": true, "diff": true}
+// Changed and Started are nil channels until the stack is set: a watch
+// waits on them with its own timer.
+func (t *tuiLocal) Changed() <-chan struct{} {
+	if l := t.l.Load(); l != nil {
+		return l.Changed()
+	}
+	return nil
+}
 
-// hoistCommand moves a command written after the global flags in front of
-// them. Only flags the TUI itself accepts may come first; anything else
-// leaves args as they are, for the usual error.
-func hoistCommand(args []string) []string {
-	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
-		return args
+func (t *tuiLocal) Started() <-chan struct{} {
+	if l := t.l.Load(); l != nil {
+		return l.Started()
 	}
-	var f tuiFlags
-	fs := flag.NewFlagSet("dpe-tui", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	f.register(fs)
-	if err := fs.Parse(normalizeArgs(args)); err != nil {
-		return args
+	return nil
+}
+
+func (t *tuiLocal) ReadResource(ctx context.Context, server, uri string) (string, []ui.LocalContent, error) {
+	l := t.l.Load()
+	if l == nil {
+		return "", nil, errors.New("your MCP servers have not started yet")
 	}
-	rest := fs.Args()
-	if len(rest) == 0 || !hoistable[rest[0]] {
-		return args
+	srv, contents, err := l.ReadResource(ctx, server, uri)
+	if err != nil {
+		return srv, nil, err
 	}
-	// The flags as given (normalizeArgs only rewrites a bare
-	// --allow-file-uri, which the command's own parse does again).
-	flags := args[:len(args)-len(rest)]
-	out := make([]string, 0, len(args))
-	out = append(out, rest[0])
-	out = append(out, flags...)
-	return append(out, rest[1:]...)
+	out := make([]ui.LocalContent, 0, len(contents))
+	for _, c := range contents {
+		src := c.URI
+		if src == "" {
+			src = uri
+		}
+		out = append(out, ui.LocalContent{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob, IsBlob: c.IsBlob,
+			FileName: computer.ResourceFileName(src)})
+	}
+	return srv, out, nil
 }

@@ -226,37 +226,3 @@ func TestEmbedded_RemoteHasNoEventForNonDPE(t *testing.T) {
 	}
 	oneLine(t, "remote non-dpe", errOut)
 }
-
-func TestMCPConfig_ResourceFileName(t *testing.T) {
-	for uri, want := range map[string]string{
-		"demo://resource/dynamic/blob/1":    "1",
-		"file:///a/b/report%20final.pdf":    "report_final.pdf",
-		"x://h/../../etc/passwd":            "passwd",
-		"x://h/.hidden":                     "hidden",
-		"x://h/dir/":                        "dir",
-		"x://h":                             "h",
-		"urn:isbn:0451450523":               "isbn_0451450523",
-		"x://h/\x1b[31mevil\u202e.txt":      "31mevil_.txt",
-		"x://h/" + strings.Repeat("a", 300): strings.Repeat("a", maxFileName),
-		"x://h/%2e%2e":                      "resource",
-	} {
-		if got := resourceFileName(uri); got != want {
-			t.Errorf("%q: %q, want %q", uri, got, want)
-		}
-	}
-}
-
-func TestEmbedded_HoistCommand(t *testing.T) {
-	for _, tc := range []struct{ in, want []string }{
-		{[]string{"--docs", "d", "ls", "resources"}, []string{"ls", "--docs", "d", "resources"}},
-		{[]string{"--mcp-config=f", "--theme", "dark", "get", "u"}, []string{"get", "--mcp-config=f", "--theme", "dark", "u"}},
-		{[]string{"--docs", "ls"}, []string{"--docs", "ls"}},                 // "ls" is the folder
-		{[]string{"--bogus", "ls"}, []string{"--bogus", "ls"}},               // left for the usual error
-		{[]string{"--docs", "d", "serve"}, []string{"--docs", "d", "serve"}}, // serve has its own flags
-		{[]string{"ls", "--docs", "d"}, []string{"ls", "--docs", "d"}},
-	} {
-		if got := hoistCommand(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("%v: %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}

@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -19,9 +20,14 @@ const (
 	exitRuntime  = 1
 	exitUsage    = 2
 	exitProtocol = 3
+	// exitViolations: check found conformance violations (the report is
+	// printed); distinct from the runtime error of not reading the
+	// document at all.
+	exitViolations = 4
+	// exitDiffer (diff.go) is 5.
 	// exitNothingListed: ls reached the office, but every server it
 	// asked was skipped (each with a note on stderr).
-	exitNothingListed = 4
+	exitNothingListed = 6
 )
 
 // exitError ends a command with code; msg, when set, is printed as the
@@ -38,16 +44,23 @@ func (e *exitError) Error() string {
 	return e.msg
 }
 
-// usageError marks bad command lines (exit 2).
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usageErrorf(format string, a ...any) error {
-	return &usageError{fmt.Sprintf(format, a...)}
+// usageError marks bad command lines, flag values, environment variables
+// and config files (exit 2).
+type usageError struct {
+	msg  string
+	hint string // "dpe-tui ls --help": where the right usage is
+	err  error  // the cause, when there is one (a config.ParseError)
 }
 
-// violationsError is check's "the document does not conform" (exit 1, the
+func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, a ...any) error {
+	err := fmt.Errorf(format, a...)
+	return &usageError{msg: err.Error(), err: errors.Unwrap(err)}
+}
+
+// violationsError is check's "the document does not conform" (exit 4, the
 // report itself already printed).
 type violationsError struct{ n int }
 
@@ -57,7 +70,7 @@ func (e *violationsError) Error() string {
 
 // report prints err as one sanitized line on stderr and picks the exit code.
 func report(err error, stderr io.Writer) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
+	if err == nil || errors.Is(err, pflag.ErrHelp) {
 		return exitOK
 	}
 	// Errors quote URLs (the server's, access URIs, library dial errors):
@@ -67,7 +80,11 @@ func report(err error, stderr io.Writer) int {
 	var pe *protocol.Error
 	var xe *exitError
 	var re *client.ResolveError
+	var ve *violationsError
 	switch {
+	case errors.As(err, &ve):
+		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
+		return exitViolations
 	case errors.As(err, &re):
 		// Already one sentence ending in its code.
 		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
@@ -78,8 +95,12 @@ func report(err error, stderr io.Writer) int {
 		}
 		return xe.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
-		fmt.Fprintln(stderr, "run 'dpe-tui help' for usage")
+		// One line: the problem, then where the right usage is.
+		hint := ue.hint
+		if hint == "" {
+			hint = "dpe-tui --help"
+		}
+		fmt.Fprintf(stderr, "dpe-tui: %s (see '%s')\n", line, hint)
 		return exitUsage
 	case errors.As(err, &pe):
 		fmt.Fprintf(stderr, "dpe-tui: protocol error %d: %s\n", pe.Code, line)
@@ -97,7 +118,7 @@ func report(err error, stderr io.Writer) int {
 // shows: the protocol error's details. URLs in both are redacted (the log
 // may be shared in a bug report).
 func logError(log *slog.Logger, command string, err error) {
-	if log == nil || err == nil || errors.Is(err, flag.ErrHelp) {
+	if log == nil || err == nil || errors.Is(err, pflag.ErrHelp) {
 		return
 	}
 	attrs := []any{"command", command, "err", sanitize.URLsIn(err.Error())}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
@@ -30,24 +31,35 @@ type findFlags struct {
 	Open     int
 }
 
-// runFind searches every computer's Finder (client:get_tools, then
-// client:tool_call in parallel) and prints the merged hits: one line each,
-// or JSON Lines. Per-computer states go to stderr as they arrive, so fast
-// computers are reported first and a silent one only when it times out.
-func runFind(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f findFlags
-	fs := flag.NewFlagSet("find", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
+func (a *app) findCmd() *cobra.Command {
+	f := &findFlags{}
+	cmd := &cobra.Command{
+		Use:   "find QUERY",
+		Short: "Search every computer's Finder for documents",
+		Long: "find asks every computer's Finder (client:get_tools, then client:tool_call in parallel) and\n" +
+			"prints the merged hits, one a line or JSON Lines. Each computer's state goes to stderr as it answers.",
+		Example: `  dpe-tui find "quarterly revenue"
+  dpe-tui find invoice --type pdf --limit 5 --json
+  dpe-tui find budget --open 1`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.with(&f.globalFlags, "find")
+			return runFind(a.ctx, f, args, a.stdout, a.stderr)
+		},
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&f.Computer, "computer", "", "search only this computer (default: every computer)")
 	fs.StringVar(&f.Type, "type", "", "only documents of this file_type (pdf, md, csv …)")
 	fs.IntVar(&f.Limit, "limit", 20, "at most N hits (1-100)")
 	fs.BoolVar(&f.JSON, "json", false, "one JSON object per hit")
 	fs.IntVar(&f.Open, "open", 0, "then open hit N (1-based) through client:get_dpe and print its page as text")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+	return cmd
+}
+
+// runFind searches every computer's Finder (client:get_tools, then
+// client:tool_call in parallel) and prints the merged hits: one line each,
+// or JSON Lines. Per-computer states go to stderr as they arrive, so fast
+// computers are reported first and a silent one only when it times out.
+func runFind(ctx context.Context, f *findFlags, pos []string, stdout, stderr io.Writer) error {
 	if err := f.validate(); err != nil {
 		return err
 	}

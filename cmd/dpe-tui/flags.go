@@ -1,28 +1,36 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/config"
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
-// globalFlags are accepted by every command that talks to a server. Each
-// has an environment variable so that secrets (the API key) need not appear
-// on the command line, where other users can read them in process listings.
+// globalFlags are accepted by every command that talks to a server. They
+// are persistent flags of the root command, so they go before or after the
+// subcommand. Each has an environment variable so that secrets (the API
+// key) need not appear on the command line, where other users can read
+// them in process listings.
 type globalFlags struct {
-	URL          string
+	URL          string   // the first of URLs: the server tried first
+	URLs         []string // --url, repeated or comma-separated (failover)
 	Office       string
 	Name         string
 	APIKey       string
-	Timeout      time.Duration
+	Timeout      timeout
 	Path         string // engine.io path; "" = the URL's path, else /socket.io/
 	A2CVersion   string // forced A2C-SMCP version; "" = negotiate
 	Insecure     bool
@@ -31,12 +39,92 @@ type globalFlags struct {
 	allowFileSet bool
 	MaxAck       byteSize
 	Embedded     embeddedFlags // --mcp-config, --docs (embedded.go)
+	Theme        string
+	NoColor      bool
+	Profile      string
+	ConfigFile   string
+	// keyFrom is the profile whose api_key_env / api_key_cmd gives the
+	// key when neither --api-key nor DPE_TUI_API_KEY did.
+	keyFrom *config.Profile
+}
+
+// annEnv is the pflag annotation naming a flag's environment variable.
+const annEnv = "dpe-tui/env"
+
+// bindEnv ties flag name of fs to the environment variable env and says so
+// in its help. applyEnv reads it; this is the one place the pair is named.
+func bindEnv(fs *pflag.FlagSet, name, env string) {
+	fl := fs.Lookup(name)
+	fl.Usage += " (env " + env + ")"
+	_ = fs.SetAnnotation(name, annEnv, []string{env})
+}
+
+// applyEnv sets every flag of fs that was not given on the command line
+// from its environment variable. A value the flag cannot parse is a usage
+// error naming the variable (the value is not echoed: it may be a key).
+// The flag is not marked Changed: "given on the command line" stays
+// distinguishable (s3 flags without --resolver s3 are refused only then).
+func applyEnv(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(fl *pflag.Flag) {
+		env := fl.Annotations[annEnv]
+		if err != nil || fl.Changed || len(env) == 0 {
+			return
+		}
+		v, ok := os.LookupEnv(env[0])
+		if !ok || v == "" {
+			return
+		}
+		if serr := fl.Value.Set(v); serr != nil {
+			err = usageErrorf("%s: invalid value for --%s: %v", env[0], fl.Name, cause(serr))
+		}
+	})
+	return err
+}
+
+// envSet reports whether the environment variable of flag fl is set.
+func envSet(fl *pflag.Flag) bool {
+	env := fl.Annotations[annEnv]
+	return len(env) > 0 && os.Getenv(env[0]) != ""
+}
+
+// cause is the last part of a pflag error: "invalid argument "x" for
+// "--timeout" flag: time: invalid duration "x"" names the flag again.
+func cause(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, " flag: "); i >= 0 {
+		return s[i+len(" flag: "):]
+	}
+	return s
+}
+
+// timeout is a duration flag that also takes a bare number of seconds
+// ("30"), which DPE_TUI_TIMEOUT has always accepted.
+type timeout time.Duration
+
+func (t *timeout) String() string { return time.Duration(*t).String() }
+func (t *timeout) Type() string   { return "duration" }
+func (t *timeout) Set(s string) error {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d <= 0 {
+			return fmt.Errorf("must be positive, not %s", d)
+		}
+		*t = timeout(d)
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("%q: want a positive duration such as 30s or 2m", s)
+	}
+	*t = timeout(time.Duration(n) * time.Second)
+	return nil
 }
 
 // byteSize is a flag value in bytes: 67108864, 64MiB, 64M, 512KiB.
 type byteSize int64
 
 func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) Type() string   { return "size" }
 
 func (b *byteSize) Set(s string) error {
 	n, err := parseByteSize(s)
@@ -66,59 +154,102 @@ func parseByteSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-func envOr(key, def string) string {
-	if v, ok := os.LookupEnv(key); ok && v != "" {
-		return v
-	}
-	return def
-}
-
-func envDuration(key string, def time.Duration) time.Duration {
-	if v := os.Getenv(key); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			return d
-		}
-		if n, err := strconv.Atoi(v); err == nil {
-			return time.Duration(n) * time.Second
-		}
-	}
-	return def
-}
-
-func (g *globalFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.URL, "url", envOr("DPE_TUI_URL", ""), "SMCP server URL, e.g. http://127.0.0.1:7800 (env DPE_TUI_URL; empty: embedded demo)")
-	fs.StringVar(&g.Office, "office", envOr("DPE_TUI_OFFICE", "demo"), "office to join (env DPE_TUI_OFFICE)")
-	fs.StringVar(&g.Name, "name", envOr("DPE_TUI_NAME", "dpe-tui"), "agent name (env DPE_TUI_NAME)")
-	fs.StringVar(&g.APIKey, "api-key", "", "API key sent as x-api-key; prefer env DPE_TUI_API_KEY")
-	fs.DurationVar(&g.Timeout, "timeout", envDuration("DPE_TUI_TIMEOUT", 30*time.Second), "per-request timeout (env DPE_TUI_TIMEOUT)")
-	fs.StringVar(&g.Path, "path", envOr("DPE_TUI_PATH", ""), "engine.io path of the server (env DPE_TUI_PATH; default: the path of --url, else /socket.io/)")
-	fs.StringVar(&g.A2CVersion, "a2c-version", envOr("DPE_TUI_A2C_VERSION", ""), "force this A2C-SMCP version, e.g. 0.3.0 (env DPE_TUI_A2C_VERSION; default: 0.2.0, or what the server's 4008 names)")
+// register defines the global flags, once, as persistent flags of root.
+func (g *globalFlags) register(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&g.URLs, "url", nil, "Server URL (A2C-SMCP), e.g. http://127.0.0.1:7800; repeat or comma-separate for failover (default: embedded demo)")
+	bindEnv(fs, "url", "DPE_TUI_URL")
+	fs.StringVar(&g.Office, "office", "demo", "office to join")
+	bindEnv(fs, "office", "DPE_TUI_OFFICE")
+	fs.StringVar(&g.Name, "name", "dpe-tui", "agent name")
+	bindEnv(fs, "name", "DPE_TUI_NAME")
+	fs.StringVar(&g.APIKey, "api-key", "", "The API key, sent as x-api-key; prefer the env var or a profile's api_key_cmd")
+	bindEnv(fs, "api-key", "DPE_TUI_API_KEY")
+	g.Timeout = timeout(30 * time.Second)
+	fs.Var(&g.Timeout, "timeout", "timeout of each request and of connecting, e.g. 30s")
+	bindEnv(fs, "timeout", "DPE_TUI_TIMEOUT")
+	fs.StringVar(&g.Path, "path", "", "the engine.io path of the server (default: the path of --url, else /socket.io/)")
+	bindEnv(fs, "path", "DPE_TUI_PATH")
+	fs.StringVar(&g.A2CVersion, "a2c-version", "", "force this A2C-SMCP version, e.g. 0.3.0 (default: 0.2.0, or what the server's 4008 names)")
+	bindEnv(fs, "a2c-version", "DPE_TUI_A2C_VERSION")
 	fs.BoolVar(&g.Insecure, "insecure", false, "skip TLS verification (development only)")
-	fs.StringVar(&g.LogFile, "log", envOr("DPE_TUI_LOG", ""), "write a debug log to FILE (env DPE_TUI_LOG)")
+	fs.StringVar(&g.LogFile, "log", "", "write a debug log to FILE")
+	bindEnv(fs, "log", "DPE_TUI_LOG")
 	g.MaxAck = byteSize(client.DefaultMaxAckBytes)
-	if v := os.Getenv("DPE_TUI_MAX_ACK"); v != "" {
-		if n, err := parseByteSize(v); err == nil {
-			g.MaxAck = byteSize(n)
-		}
-	}
+	fs.Var(&g.MaxAck, "max-ack", "refuse any answer from the server larger than this, before reading it, e.g. 64MiB")
+	bindEnv(fs, "max-ack", "DPE_TUI_MAX_ACK")
+	fs.StringVar(&g.AllowFile, "allow-file-uri", "", "accept file:// access URIs from any computer, or with =ROOT only under ROOT (default: only from computers dpe-tui started)")
+	fs.Lookup("allow-file-uri").NoOptDefVal = "1"
 	g.Embedded.register(fs)
-	fs.Var(&g.MaxAck, "max-ack", "refuse any answer from the server larger than this, before reading it (env DPE_TUI_MAX_ACK; default 64MiB)")
-	fs.Func("allow-file-uri", "accept file:// access URIs from any computer, optionally only under ROOT (--allow-file-uri[=ROOT]); without it only from computers dpe-tui started", func(s string) error {
-		g.allowFileSet = true
-		g.AllowFile = s
-		return nil
-	})
-	// A bare --allow-file-uri must work too; flag.Func needs a value, so
-	// this is rewritten in normalizeArgs.
+	fs.StringVar(&g.Theme, "theme", "", "colours: dark, light or notty (default: from the terminal background)")
+	bindEnv(fs, "theme", "DPE_TUI_THEME")
+	fs.BoolVar(&g.NoColor, "no-color", false, "no colours anywhere (also when env NO_COLOR is set)")
+	fs.StringVar(&g.Profile, "profile", "", "use this profile of the config file")
+	bindEnv(fs, "profile", "DPE_TUI_PROFILE")
+	fs.StringVar(&g.ConfigFile, "config", "", "config file (default: $XDG_CONFIG_HOME/dpe-tui/config.toml)")
+	bindEnv(fs, "config", "DPE_TUI_CONFIG")
 }
 
-// apiKey reads the key from the flag, else the environment.
-func (g *globalFlags) apiKey() string {
-	if g.APIKey != "" {
-		return g.APIKey
+// finish completes the global flags after parsing: the first URL, the
+// file:// grant, and the checks every command needs.
+func (g *globalFlags) finish(cmd *cobra.Command) error {
+	if err := g.finishURLs(); err != nil {
+		return err
 	}
-	return os.Getenv("DPE_TUI_API_KEY")
+	if fl := cmd.Flags().Lookup("allow-file-uri"); fl != nil {
+		g.allowFileSet = fl.Changed
+	}
+	switch g.Theme {
+	case "", "dark", "light", "notty":
+	default:
+		return usageErrorf("--theme must be dark, light or notty, not %q", sanitize.Line(g.Theme))
+	}
+	return nil
 }
+
+// finishURLs drops empty --url entries, checks the others and makes the
+// first one URL.
+func (g *globalFlags) finishURLs() error {
+	var urls []string
+	for _, u := range g.URLs {
+		if u = strings.TrimSpace(u); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	g.URLs = urls
+	g.URL = ""
+	if len(urls) > 0 {
+		g.URL = urls[0]
+	}
+	for _, u := range urls {
+		if err := checkServerURL(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkServerURL accepts what the client can dial: http, https, ws or
+// wss with a host.
+func checkServerURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return usageErrorf("--url %q: want a URL such as http://127.0.0.1:7800", sanitize.Line(sanitize.URL(s)))
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "ws", "wss":
+		return nil
+	}
+	return usageErrorf("--url %q: the scheme must be http, https, ws or wss", sanitize.Line(sanitize.URL(s)))
+}
+
+// noColor: --no-color, NO_COLOR (any value, per no-color.org) or
+// --theme notty.
+func (g *globalFlags) noColor() bool {
+	return g.NoColor || os.Getenv("NO_COLOR") != "" || g.Theme == "notty"
+}
+
+// apiKey reads the key from the flag (or its env var, or the profile).
+func (g *globalFlags) apiKey() string { return g.APIKey }
 
 func (g *globalFlags) validate() error {
 	if g.A2CVersion != "" {
@@ -143,36 +274,4 @@ func (g *globalFlags) logger() (*slog.Logger, func(), error) {
 		return nil, nil, fmt.Errorf("open log file: %w", err)
 	}
 	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})), func() { f.Close() }, nil
-}
-
-// normalizeArgs turns a bare --allow-file-uri into --allow-file-uri=1.
-func normalizeArgs(args []string) []string {
-	out := make([]string, 0, len(args))
-	for _, a := range args {
-		if a == "--allow-file-uri" || a == "-allow-file-uri" {
-			a = "--allow-file-uri=1"
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-// parseFlags parses with interspersed positionals allowed: `get URI --page 2`.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	args = normalizeArgs(args)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, err
-			}
-			return nil, usageErrorf("%v", err)
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/render"
@@ -20,34 +21,49 @@ type getFlags struct {
 	Computer string
 	Page     int
 	Format   string
+	pageSet  bool   // --page was given: 0 is then a mistake, not "all"
+	out      string // -o: where a non-dpe resource is saved
 }
 
-// runGet implements `get` and, with check set, `check`: both open the same
-// inputs the same way and differ only in what they print.
-func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check bool) (retErr error) {
-	name := "get"
-	if check {
-		name = "check"
+func (a *app) getCmd() *cobra.Command {
+	f := &getFlags{}
+	cmd := &cobra.Command{
+		Use:   "get URI|FILE|URL|-",
+		Short: "Print a document as Markdown, plain text or JSON",
+		Long: "get prints a document: a dpe:// URI resolved through the office, a local file or a\n" +
+			"file:// or http(s):// URL opened directly, or - for a DPE JSON on standard input.\n" +
+			"--format md on a terminal is rendered (Glamour, in the --theme colours); piped, it is plain Markdown.",
+		Example: `  dpe-tui get dpe://io.github.dpetui.library/report.md --format text
+  dpe-tui get report.pdf --page 2
+  cat doc.dpe.json | dpe-tui get - --format json`,
+		Args: exactArgs(1, "get needs exactly one dpe:// URI, file path, URL or -"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.with(&f.globalFlags, "get")
+			f.pageSet = cmd.Flags().Changed("page")
+			input, cleanup, err := stdinArg(a.stdin, args[0])
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			return runGet(a.ctx, f, input, a.stdout, a.stderr)
+		},
 	}
-	var f getFlags
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
+	fs := cmd.Flags()
 	fs.StringVar(&f.Computer, "computer", "", "computer to ask for a dpe:// URI (default: the one that knows its host)")
-	if !check {
-		fs.IntVar(&f.Page, "page", 0, "print only page N (1-based)")
-		fs.StringVar(&f.Format, "format", "md", "md, text or json")
-	}
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+	fs.IntVar(&f.Page, "page", 0, "print only page N (1-based)")
+	fs.StringVar(&f.Format, "format", "md", "md, text or json")
+	fs.StringVarP(&f.out, "out", "o", "", "save a non-dpe resource's contents into DIR (named from its URI) or to FILE")
+	return cmd
+}
+
+// runGet implements `get`.
+func runGet(ctx context.Context, f *getFlags, input string, stdout, stderr io.Writer) (retErr error) {
+	name := "get"
+	f.Embedded.Out = f.out
 	if err := f.validate(); err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("%s needs exactly one dpe:// URI, file path or URL", name)
-	}
+	pos := []string{input}
 	switch f.Format {
 	case "md", "text", "json", "":
 	default:
@@ -55,9 +71,7 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 	}
 	// Pages are 1-based in every message; 0 is not "all pages" but a
 	// mistake, like -1.
-	pageSet := false
-	fs.Visit(func(fl *flag.Flag) { pageSet = pageSet || fl.Name == "page" })
-	if f.Page < 0 || (pageSet && f.Page == 0) {
+	if f.Page < 0 || (f.pageSet && f.Page == 0) {
 		return usageErrorf("--page must be ≥ 1 (pages are numbered from 1), not %d", f.Page)
 	}
 
@@ -73,16 +87,22 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer, check 
 	// Every error also goes to --log, with the details the screen omits.
 	defer func() { logError(log, name, retErr) }()
 
+	// With --page, a local document is validated whole but only that page
+	// is kept: peak memory stays a fraction of the file.
+	ctx = dpe.WithPageOnly(ctx, f.Page)
 	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], log, stderr)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 
-	if check {
-		return printCheck(ctx, opener, op, stdout)
-	}
 	opener.KeepPageJSON = f.Format == "json"
+	if f.Format == "md" || f.Format == "" {
+		// On a terminal, Markdown is rendered; piped, it stays plain.
+		return renderMarkdown(stdout, f.Theme, f.noColor(), func(w io.Writer) error {
+			return printGet(ctx, opener, op, f.Page, f.Format, w)
+		})
+	}
 	return printGet(ctx, opener, op, f.Page, f.Format, stdout)
 }
 

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
@@ -22,26 +23,35 @@ type hashFlags struct {
 	Elements bool
 }
 
-// runHash implements `hash FILE|URL|dpe://…|-`: the dpe1 identity of one
-// document.
-func runHash(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var f hashFlags
-	fs := flag.NewFlagSet("hash", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
+func (a *app) hashCmd() *cobra.Command {
+	f := &hashFlags{}
+	cmd := &cobra.Command{
+		Use:   "hash URI|FILE|URL|-",
+		Short: "Print a document's dpe1 identity: doc_hash, page and element hashes",
+		Long:  "hash prints the dpe1 identity of one document (DPE hash contract 1); - reads a DPE JSON from standard input.",
+		Example: `  dpe-tui hash report.dpe.json
+  dpe-tui hash - --json < report.dpe.json
+  dpe-tui hash dpe://io.github.dpetui.library/report.md --elements`,
+		Args: exactArgs(1, "hash needs exactly one dpe:// URI, file path, URL or -"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.with(&f.globalFlags, "hash")
+			return runHash(a.ctx, f, args[0], a.stdin, a.stdout, a.stderr)
+		},
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&f.Computer, "computer", "", "computer to ask for a dpe:// URI (default: the one that knows its host)")
 	fs.BoolVar(&f.JSON, "json", false, `print {"doc_hash", "pages": [{"number", "page_hash", "elements"}]}`)
 	fs.BoolVar(&f.Elements, "elements", false, "also print each element's content_hash")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+	return cmd
+}
+
+// runHash implements `hash FILE|URL|dpe://…|-`: the dpe1 identity of one
+// document.
+func runHash(ctx context.Context, f *hashFlags, input string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("hash needs exactly one dpe:// URI, file path, URL or -")
-	}
+	pos := []string{input}
 	r, err := hashInput(ctx, &f.globalFlags, f.Computer, pos[0], stdin, stderr)
 	if err != nil {
 		printProblems(err, stderr)

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -28,32 +29,41 @@ type lsFlags struct {
 	JSON         bool
 }
 
-func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr error) {
-	var f lsFlags
-	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
+func (a *app) lsCmd() *cobra.Command {
+	f := &lsFlags{}
+	cmd := &cobra.Command{
+		Use:   "ls computers|servers|resources|desktop",
+		Short: "List the office's computers, their MCP servers, resources or desktops",
+		Long: "ls lists what the office holds: its computers, each computer's MCP servers, their resources\n" +
+			"(dpe:// only unless --all) or each computer's desktop windows. A server that cannot list is\n" +
+			"skipped with one line on stderr; the others are listed.",
+		Example: `  dpe-tui ls computers --url http://127.0.0.1:7800
+  dpe-tui ls resources --computer alpha --server library --json
+  dpe-tui --url http://127.0.0.1:7800 ls servers --computer beta`,
+		Args: exactArgs(1, "ls needs one of: computers, servers, resources, desktop"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.with(&f.globalFlags, "ls")
+			return runLs(a.ctx, f, args[0], a.stdout, a.stderr)
+		},
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&f.Computer, "computer", "", "computer name (default: every computer)")
-	fs.StringVar(&f.Server, "server", "", "MCP server name (default: every server)")
+	fs.StringVar(&f.Server, "server", "", "the MCP server (default: every server)")
 	fs.BoolVar(&f.All, "all", false, "list resources of every scheme, not only dpe://")
 	fs.IntVar(&f.LimitPages, "limit-pages", 0, "stop after N cursor pages per server (0: all, up to the page cap)")
 	fs.BoolVar(&f.JSON, "json", false, "one JSON object per line")
 	fs.IntVar(&f.MaxPages, "max-pages", 10000, "give up after this many cursor pages per server (guards against endless cursors)")
 	fs.IntVar(&f.MaxResources, "max-resources", client.DefaultMaxResources, "give up after this many resources per server (guards against endless cursors)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+	return cmd
+}
+
+func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Writer) (retErr error) {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("ls needs one of: computers, servers, resources")
-	}
-	what := pos[0]
 	switch what {
 	case "desktop":
-		return lsDesktop(ctx, &f, stdout, stderr)
+		return lsDesktop(ctx, f, stdout, stderr)
 	case "computers", "servers", "resources":
 	default:
 		return usageErrorf("ls %q: want computers, servers or resources", what)
@@ -112,7 +122,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr
 	if what == "computers" {
 		out.header("NAME", "A2C_VERSION", "SID")
 		for _, s := range computers {
-			out.row(map[string]any{"name": s.Name, "a2c_version": s.A2CVersion, "sid": s.SID},
+			out.row(lsComputer{Name: sanitize.Text(s.Name), A2CVersion: sanitize.Text(s.A2CVersion), SID: sanitize.Text(s.SID)},
 				s.Name, s.A2CVersion, s.SID)
 		}
 		return nil
@@ -144,7 +154,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr
 			}
 			matched = true
 			if what == "servers" {
-				out.row(map[string]any{"computer": comp.Name, "server": srv.Name, "type": srv.Type, "disabled": srv.Disabled},
+				out.row(lsServer{Computer: sanitize.Text(comp.Name), Server: sanitize.Text(srv.Name), Type: sanitize.Text(string(srv.Type)), Disabled: srv.Disabled},
 					comp.Name, srv.Name, srv.Type, strconv.FormatBool(srv.Disabled))
 				st.listed++
 				continue
@@ -155,7 +165,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr
 				}
 				continue
 			}
-			err := listResources(ctx, c, comp.Name, srv.Name, &f, out, stderr)
+			err := listResources(ctx, c, comp.Name, srv.Name, f, out, stderr)
 			out.flush()
 			var ce *client.CursorError
 			switch {
@@ -215,17 +225,17 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 	// The pager's cap guards against servers that mint endless cursors; a
 	// listing the user asked for in full may legitimately be long.
 	p := c.Pager(computer, server, client.PagerOptions{MaxPages: f.MaxPages, MaxResources: f.MaxResources})
-	pages := 0
+	pages, shown, hidden := 0, 0, 0
 	for {
 		if f.LimitPages > 0 && pages >= f.LimitPages {
 			if !p.Done() {
 				fmt.Fprintf(stderr, "dpe-tui: %s/%s: stopped after %d page(s), %d resources; more available\n", computer, server, pages, p.Loaded())
 			}
-			return nil
+			return onlyNonDPE(nil, shown, hidden)
 		}
 		page, err := p.Next(ctx)
 		if errors.Is(err, io.EOF) {
-			return p.Err()
+			return onlyNonDPE(p.Err(), shown, hidden)
 		}
 		if err != nil {
 			return err // the caller names the server and computer
@@ -233,8 +243,10 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 		pages++
 		for _, r := range page.Resources {
 			if !f.All && !r.IsDPE() {
+				hidden++
 				continue
 			}
+			shown++
 			pc := ""
 			if r.Meta.PageCount > 0 {
 				pc = strconv.Itoa(r.Meta.PageCount)
@@ -244,18 +256,17 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 				modified = "invalid: " + modified
 			}
 			size := ""
-			var sizeJSON any
 			if r.Size != nil {
-				size, sizeJSON = strconv.FormatInt(*r.Size, 10), *r.Size
+				size = strconv.FormatInt(*r.Size, 10)
 			}
-			row := map[string]any{
-				"computer": computer, "server": server, "uri": r.URI, "name": r.Name,
-				"mime_type": r.MimeType, "page_count": r.Meta.PageCount, "file_type": r.Meta.FileType,
-				"keywords": r.Meta.Keywords, "description": r.Description,
-				"lastModified": r.Meta.LastModified, "size": sizeJSON,
+			row := lsResource{
+				Computer: sanitize.Text(computer), Server: sanitize.Text(server), URI: sanitize.Text(r.URI), Name: sanitize.Text(r.Name),
+				MimeType: sanitize.Text(r.MimeType), PageCount: r.Meta.PageCount, FileType: sanitize.Text(r.Meta.FileType),
+				Keywords: sanitizeAll(r.Meta.Keywords), Description: sanitize.Text(r.Description),
+				LastModified: sanitize.Text(r.Meta.LastModified), Size: r.Size, Problems: sanitizeAll(r.Meta.Problems),
 			}
-			if len(r.Meta.Problems) > 0 {
-				row["problems"] = r.Meta.Problems
+			if len(row.Problems) == 0 {
+				row.Problems = nil // omitted: most resources have none
 			}
 			out.row(row, computer, server, r.URI, r.Name, r.MimeType, pc, r.Meta.FileType, strings.Join(r.Meta.Keywords, ","), modified, size)
 			for _, pr := range r.Meta.Problems {
@@ -266,9 +277,26 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 		// within the page, so a long listing never piles up in memory.
 		out.flush()
 		if p.Done() {
-			return p.Err() // nil at the end; a cursor refused with the last page
+			// nil at the end; a cursor refused with the last page
+			return onlyNonDPE(p.Err(), shown, hidden)
 		}
 	}
+}
+
+// errOnlyNonDPE: a server listed resources, none of them dpe:// (without
+// --all). Its table would be empty with no word why; it is skipped with a
+// note instead, so a listing of only such servers exits exitNothingListed.
+type errOnlyNonDPE struct{ n int }
+
+func (e *errOnlyNonDPE) Error() string {
+	return fmt.Sprintf("it lists %d non-dpe resource(s) and no dpe:// one (--all lists them)", e.n)
+}
+
+func onlyNonDPE(err error, shown, hidden int) error {
+	if err == nil && shown == 0 && hidden > 0 {
+		return &errOnlyNonDPE{n: hidden}
+	}
+	return err
 }
 
 // table prints aligned columns for people, or JSON lines for scripts.
@@ -298,9 +326,11 @@ func (t *table) header(cols ...string) {
 	}
 }
 
-func (t *table) row(obj map[string]any, cells ...string) {
+// row prints one row: obj (a typed struct whose strings are already
+// sanitized) as a JSON line, or cells as columns.
+func (t *table) row(obj any, cells ...string) {
 	if t.json {
-		_ = t.enc.Encode(sanitizeJSONValue(obj))
+		_ = t.enc.Encode(obj)
 		return
 	}
 	for i, c := range cells {
@@ -319,25 +349,44 @@ func (t *table) flush() {
 	}
 }
 
-// sanitizeJSONValue cleans strings before encoding: JSON escaping makes
-// control bytes harmless in the stream, but a consumer that prints the
-// decoded value to a terminal would still receive them.
-func sanitizeJSONValue(v any) any {
-	switch x := v.(type) {
-	case string:
-		return sanitize.Text(x)
-	case []string:
-		out := make([]string, len(x))
-		for i, s := range x {
-			out[i] = sanitize.Text(s)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			out[k] = sanitizeJSONValue(val)
-		}
-		return out
+// lsComputer, lsServer and lsResource are the JSON lines of ls --json:
+// typed, so field names and order are stable; lists are [] not null.
+type lsComputer struct {
+	Name       string `json:"name"`
+	A2CVersion string `json:"a2c_version"`
+	SID        string `json:"sid"`
+}
+
+type lsServer struct {
+	Computer string `json:"computer"`
+	Server   string `json:"server"`
+	Type     string `json:"type"`
+	Disabled bool   `json:"disabled"`
+}
+
+type lsResource struct {
+	Computer     string   `json:"computer"`
+	Server       string   `json:"server"`
+	URI          string   `json:"uri"`
+	Name         string   `json:"name"`
+	MimeType     string   `json:"mime_type"`
+	PageCount    int      `json:"page_count"`
+	FileType     string   `json:"file_type"`
+	Keywords     []string `json:"keywords"`
+	Description  string   `json:"description"`
+	LastModified string   `json:"lastModified"`
+	Size         *int64   `json:"size"` // null when the server did not say
+	Problems     []string `json:"problems,omitempty"`
+}
+
+// sanitizeAll cleans strings before encoding: JSON escaping makes control
+// bytes harmless in the stream, but a consumer that prints the decoded
+// value to a terminal would still receive them. Never nil: a list is []
+// in JSON, not null.
+func sanitizeAll(in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = sanitize.Text(s)
 	}
-	return v
+	return out
 }

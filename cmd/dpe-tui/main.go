@@ -2,22 +2,29 @@
 //
 //	dpe-tui                      TUI on the embedded demo stack
 //	dpe-tui --url U --office O   TUI on a real server
-//	dpe-tui open FILE|URL        a DPE JSON straight into the document view
+//	dpe-tui open FILE|URL|-      a DPE JSON straight into the document view
 //	dpe-tui serve                server + computers, headless
-//	dpe-tui ls computers|servers|resources
-//	dpe-tui get URI|FILE|URL     a document as md, text or json
-//	dpe-tui check URI|FILE|URL   the conformance report (exit 1 on violations)
+//	dpe-tui ls computers|servers|resources|desktop
+//	dpe-tui get URI|FILE|URL|-   a document as md, text or json
+//	dpe-tui check URI|FILE|URL|- the conformance report (exit 4 on violations)
 //
-// Exit codes: 0 ok, 1 runtime or network error, 2 usage, 3 protocol error.
+// Exit codes: see exitHelp.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"charm.land/fang/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/dpe-tui/dpe-tui/internal/version"
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 func main() {
@@ -34,63 +41,157 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runContext is run under a context the caller controls (tests stop
 // `serve` this way instead of with a signal).
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	args = hoistCommand(args) // `dpe-tui --docs DIR ls resources` works too
-	cmd, rest := "", args
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		cmd, rest = args[0], args[1:]
+	return runIO(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runIO is runContext with its standard input given (tests pipe a
+// document into `get -`).
+func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	err := fang.Execute(ctx, root,
+		fang.WithVersion(versionText()),
+		// Errors are reported by report: one sanitized line, and the
+		// exit code says which kind.
+		fang.WithErrorHandler(func(io.Writer, fang.Styles, error) {}),
+	)
+	if err == nil && a.code != 0 {
+		return a.code
 	}
-	var err error
-	switch cmd {
-	case "":
-		err = runTUI(ctx, rest, stdout, stderr, "")
-	case "open":
-		err = runOpen(ctx, rest, stdout, stderr)
-	case "serve":
-		err = runServe(ctx, rest, stdout, stderr)
-	case "computer":
-		err = runComputer(ctx, rest, stdout, stderr)
-	case "ls":
-		err = runLs(ctx, rest, stdout, stderr)
-	case "get":
-		err = runGet(ctx, rest, stdout, stderr, false)
-	case "check":
-		err = runCheck(ctx, rest, stdout, stderr)
-	case "find":
-		err = runFind(ctx, rest, stdout, stderr)
-	case "mcp":
-		err = runMCP(ctx, rest, os.Stdin, stdout, stderr)
-	case "hash":
-		err = runHash(ctx, rest, os.Stdin, stdout, stderr)
-	case "diff":
-		return runDiff(ctx, rest, os.Stdin, stdout, stderr)
-	case "convert":
-		err = runConvert(ctx, rest, os.Stdin, stdout, stderr)
-	case "help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	default:
-		err = usageErrorf("unknown command %q", cmd)
+	var ue *usageError
+	if errors.As(err, &ue) && ue.hint == "" {
+		ue.hint = "dpe-tui --help"
+		if c, _, ferr := root.Find(args); ferr == nil && c != nil {
+			ue.hint = c.CommandPath() + " --help"
+		}
 	}
 	return report(err, stderr)
 }
 
-const usage = `dpe-tui: browse DPE documents over A2C-SMCP
+// versionText is what --version and `version` print after "dpe-tui ".
+func versionText() string {
+	return version.Read().String() + "\nA2C-SMCP " + protocol.SpokenVersions + " (" + protocol.Version + " unless the server names another)"
+}
 
-Usage:
-  dpe-tui [flags]                       open the TUI (embedded demo unless --url)
-  dpe-tui open FILE|URL [flags]         open a DPE JSON file or URL in the TUI
-  dpe-tui serve [serve flags]           run server and computers headless
-  dpe-tui computer --url U --office O --name N [--docs DIR] [--mcp-config FILE] [--resolver file|http]
-                                        run one Computer against any SMCP server
-  dpe-tui ls computers|servers|resources [flags]
-  dpe-tui get URI|FILE|URL [--page N] [--format md|text|json] [flags]
-  dpe-tui check URI|FILE|URL [flags]    conformance report; exit 1 on violations
-  dpe-tui find QUERY [--computer C] [--type T] [--limit N] [--json]   search every computer's Finder
-  dpe-tui mcp [--docs DIR] [--http ADDR]                              library + Finder as an MCP server
-  dpe-tui hash URI|FILE|URL|- [--json] [--elements]   dpe1 doc/page/element hashes
-  dpe-tui diff A B [--format text|md|json]            what changed; exit 5 when they differ
-  dpe-tui convert FILE|- [-o OUT.dpe.json]            a PDF, Office, ODF, HTML, EPUB, e-mail or image file as DPE JSON
+// app is one run of the command line: where it reads and writes, and the
+// global flags every subcommand shares.
+type app struct {
+	ctx            context.Context
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	g              globalFlags
+	tf             tuiFlags
+	// code is an exit status a command chose without an error (diff's
+	// "the documents differ").
+	code int
+	// prof is the config file and chosen profile; nil for commands that
+	// do not read it.
+	prof *profileState
+}
 
-Run 'dpe-tui COMMAND -h' for a command's flags.
-Exit codes: 0 ok, 1 runtime or network error, 2 usage, 3 protocol error.
-`
+// exitHelp is the exit-code table of the root help (also in the README).
+const exitHelp = `Exit codes:
+  0  ok
+  1  runtime or network error (also: ls stopped by a repeated cursor or a cap)
+  2  usage: a bad command line, flag value, environment variable or config file
+  3  protocol error (the A2C-SMCP code is printed)
+  4  check: the document has conformance violations
+  5  diff: the documents differ
+  6  ls: nothing could be listed (every server was skipped, each with a note)`
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dpe-tui",
+		Short: "Browse DPE documents over A2C-SMCP",
+		Long: "dpe-tui browses DPE documents over A2C-SMCP: a terminal UI, and headless commands for scripts.\n" +
+			"Without --url it starts an embedded demo office in-process.\n\n" + exitHelp,
+		Example: `  # the TUI on the embedded demo
+  dpe-tui
+  # the TUI on a real server
+  dpe-tui --url http://127.0.0.1:7800 --office demo
+  # a saved connection from the config file
+  dpe-tui --profile work ls resources`,
+		Args:              noArgs,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: a.prepare,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runTUI(cmd, "")
+		},
+	}
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetIn(a.stdin)
+	root.SetVersionTemplate("dpe-tui {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	a.g.register(root.PersistentFlags())
+	a.tf.define(root.Flags())
+	root.AddCommand(
+		a.openCmd(), a.serveCmd(), a.computerCmd(), a.lsCmd(), a.getCmd(), a.checkCmd(),
+		a.findCmd(), a.mcpCmd(), a.hashCmd(), a.diffCmd(), a.convertCmd(), a.configCmd(), a.versionCmd(),
+	)
+	return root
+}
+
+// prepare runs before every command: environment variables for flags not
+// given, then the checks every command shares.
+func (a *app) prepare(cmd *cobra.Command, _ []string) error {
+	for c := cmd; c != nil; c = c.Parent() {
+		switch c.Name() {
+		case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd, "man", "version":
+			return nil // these must work whatever the environment says
+		}
+	}
+	if err := applyEnv(cmd.Flags()); err != nil {
+		return err
+	}
+	if !isConfigCmd(cmd) {
+		// `config edit` must work on the malformed file it is there to fix.
+		if err := a.loadProfile(cmd); err != nil {
+			return err
+		}
+	}
+	return a.g.finish(cmd)
+}
+
+// noArgs is cobra.NoArgs as a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if !cmd.HasParent() {
+		return usageErrorf("unknown command %q", args[0])
+	}
+	return usageErrorf("%s takes no arguments, got %q", cmd.Name(), args[0])
+}
+
+// exactArgs is cobra.ExactArgs as a usage error with the command's words.
+func exactArgs(n int, msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s", msg)
+		}
+		return nil
+	}
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print the version, VCS revision and A2C-SMCP versions supported",
+		Example: "  dpe-tui version\n  dpe-tui --version",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "dpe-tui %s\n", versionText())
+			return err
+		},
+	}
+}
+
+// with copies the global flags into a command's own flag struct: they are
+// parsed once, as persistent flags of the root.
+func (a *app) with(g *globalFlags, name string) {
+	*g = a.g
+	g.Embedded.cmd = name
+}

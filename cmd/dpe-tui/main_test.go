@@ -139,23 +139,23 @@ func TestGet_LocalFileWithoutServer(t *testing.T) {
 	// The escapes are control characters in text: a violation check names,
 	// without printing them.
 	code, out, _ = runCLI(t, "check", p)
-	if code != 1 || !strings.Contains(out, "DPE-E040") {
-		t.Errorf("check on text with control characters: exit %d, want 1 naming DPE-E040\n%s", code, out)
+	if code != exitViolations || !strings.Contains(out, "DPE-E040") {
+		t.Errorf("check on text with control characters: exit %d, want %d naming DPE-E040\n%s", code, exitViolations, out)
 	}
 	if strings.ContainsRune(out, 0x1b) || strings.Contains(out, "\a") {
 		t.Errorf("escape sequence survived in check output: %q", out)
 	}
 }
 
-func TestCheck_ViolationsExitOne(t *testing.T) {
+func TestCheck_ViolationsExitFour(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "bad.json")
 	bad := `{"doc_ref":"d","title":"bad","page_count":0,"keywords":"x","pages":[{"page_index":0,"elements":[{"element_id":"a","category":"Title","text":"t"},{"element_id":"a","category":"Blink","text":"t"}]},{"page_index":5}]}`
 	if err := os.WriteFile(p, []byte(bad), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, _ := runCLI(t, "check", p)
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\n%s", code, out)
+	if code != exitViolations || exitViolations != 4 {
+		t.Fatalf("exit %d, want 4\n%s", code, out)
 	}
 	for _, want := range []string{"page_count", "keywords", "$.pages[1]"} {
 		if !strings.Contains(out, want) {

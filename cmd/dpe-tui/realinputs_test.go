@@ -406,7 +406,7 @@ func TestRealInputs_ManifestDocumentAssembledAsJSON(t *testing.T) {
 	}
 	for _, n := range []string{"0", "-1"} {
 		code, _, errOut = runAgent(t, "get", uri, "--url="+st.URL, "--page", n)
-		if want := "dpe-tui: --page must be ≥ 1 (pages are numbered from 1), not " + n + "\n"; code != exitUsage || !strings.HasPrefix(errOut, want) {
+		if want := "dpe-tui: --page must be ≥ 1 (pages are numbered from 1), not " + n + " (see 'dpe-tui get --help')\n"; code != exitUsage || errOut != want {
 			t.Errorf("--page %s: exit %d, stderr %q", n, code, errOut)
 		}
 	}

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"flag"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/dpe"
@@ -15,15 +16,16 @@ import (
 // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (AWS_REGION) and so never show
 // in process listings. The endpoint defaults to DPE_TUI_S3_ENDPOINT, the
 // variable the agent reads for s3:// URIs.
-func addS3Flags(fs *flag.FlagSet, o *computer.S3ResolverOptions) func(resolver string) error {
-	fs.StringVar(&o.Endpoint, "s3-endpoint", envOr(dpe.EnvS3Endpoint, ""), "with --resolver s3: object store URL, http(s)://host[:port] (env "+dpe.EnvS3Endpoint+")")
+func addS3Flags(fs *pflag.FlagSet, o *computer.S3ResolverOptions) func(resolver string) error {
+	fs.StringVar(&o.Endpoint, "s3-endpoint", "", "with --resolver s3: object store URL, http(s)://host[:port]")
+	bindEnv(fs, "s3-endpoint", dpe.EnvS3Endpoint)
 	fs.StringVar(&o.Bucket, "s3-bucket", "", "with --resolver s3: bucket to upload documents to (must exist)")
 	fs.StringVar(&o.Prefix, "s3-prefix", "", "with --resolver s3: prefix of every object key, e.g. dpe/")
 	fs.DurationVar(&o.Expiry, "s3-expiry", computer.DefaultResolverTTL, "with --resolver s3: lifetime of a presigned URL (1s to 168h)")
 	return func(resolver string) error {
 		if resolver != "s3" {
 			var set []string
-			fs.Visit(func(f *flag.Flag) {
+			fs.Visit(func(f *pflag.Flag) {
 				if strings.HasPrefix(f.Name, "s3-") {
 					set = append(set, "--"+f.Name)
 				}

@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/internal/s3test"
@@ -26,7 +27,7 @@ func TestS3Flags_CheckedAgainstTheResolver(t *testing.T) {
 		{[]string{"--s3-endpoint", "http://127.0.0.1:9", "--s3-bucket", "b", "--s3-expiry", "2s", "--s3-prefix", "p/"}, "s3", ""},
 		{[]string{"--s3-bucket", "b"}, "s3", "--resolver s3 needs --s3-endpoint URL (or DPE_TUI_S3_ENDPOINT)"},
 		{[]string{"--s3-endpoint", "http://127.0.0.1:9"}, "s3", "--resolver s3 needs --s3-bucket NAME"},
-		{[]string{"--s3-endpoint", "http://127.0.0.1:9", "--s3-bucket", "b", "--s3-expiry", "8d"}, "s3", "invalid value"},
+		{[]string{"--s3-endpoint", "http://127.0.0.1:9", "--s3-bucket", "b", "--s3-expiry", "8d"}, "s3", "invalid argument"},
 		{[]string{"--s3-endpoint", "http://127.0.0.1:9", "--s3-bucket", "b", "--s3-expiry", "200h"}, "s3", "--s3-expiry must be between 1s and 168h0m0s, not 200h0m0s"},
 		{[]string{"--s3-endpoint", "127.0.0.1:9", "--s3-bucket", "b"}, "s3", "--s3-endpoint: endpoint 127.0.0.1:9: want an http:// or https:// URL"},
 		{[]string{"--s3-bucket", "b"}, "http", "--s3-bucket need --resolver s3"},
@@ -35,10 +36,13 @@ func TestS3Flags_CheckedAgainstTheResolver(t *testing.T) {
 	for _, c := range cases {
 		t.Setenv("DPE_TUI_S3_ENDPOINT", "")
 		var o computer.S3ResolverOptions
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		check := addS3Flags(fs, &o)
 		err := fs.Parse(c.args)
+		if err == nil {
+			err = applyEnv(fs)
+		}
 		if err == nil {
 			err = check(c.resolver)
 		}
@@ -49,14 +53,23 @@ func TestS3Flags_CheckedAgainstTheResolver(t *testing.T) {
 			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
 		}
 		var ue *usageError
-		if c.want != "" && err != nil && !strings.Contains(c.want, "invalid value") && !errors.As(err, &ue) {
+		if c.want != "" && err != nil && !strings.Contains(c.want, "invalid argument") && !errors.As(err, &ue) {
 			t.Errorf("%v: %v is not a usage error (exit 2)", c.args, err)
 		}
 	}
 	// The endpoint defaults to the agent's variable.
 	t.Setenv("DPE_TUI_S3_ENDPOINT", "http://127.0.0.1:9")
 	var o computer.S3ResolverOptions
-	addS3Flags(flag.NewFlagSet("serve", flag.ContinueOnError), &o)
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	check := addS3Flags(fs, &o)
+	if err := applyEnv(fs); err != nil {
+		t.Fatal(err)
+	}
+	// Set from the environment, not on the command line: not refused
+	// without --resolver s3 (the agent reads the same variable).
+	if err := check("http"); err != nil {
+		t.Errorf("DPE_TUI_S3_ENDPOINT with --resolver http: %v", err)
+	}
 	if o.Endpoint != "http://127.0.0.1:9" || o.Expiry != computer.DefaultResolverTTL {
 		t.Errorf("defaults: %+v", o)
 	}

@@ -2,50 +2,64 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/url"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/stack"
 )
 
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var (
-		opt     stack.Options
-		logFile string
-		verbose bool
-	)
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+type serveFlags struct {
+	opt     stack.Options
+	log     logFlags
+	checkS3 func(resolver string) error
+}
+
+func (a *app) serveCmd() *cobra.Command {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run an SMCP server and the demo computers, headless",
+		Long: "serve runs an A2C-SMCP server with computers alpha and beta (the embedded sample corpus, or\n" +
+			"--docs DIR) until interrupted; with --redis, as one node of a cluster. It logs to stderr\n" +
+			"(styled on a terminal; --log-format json for machines) or to --log FILE.",
+		Example: `  dpe-tui serve
+  dpe-tui serve --addr 127.0.0.1:0 --docs ~/papers --log-format json
+  DPE_TUI_API_KEY=secret dpe-tui serve --resolver file`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(a.ctx, f, &a.g, a.stdout, a.stderr)
+		},
+	}
+	opt := &f.opt
+	fs := cmd.Flags()
 	fs.StringVar(&opt.Addr, "addr", "127.0.0.1:7800", "listen address (host:port; port 0 picks a free one)")
-	fs.StringVar(&opt.Office, "office", envOr("DPE_TUI_OFFICE", "demo"), "office the computers join")
 	fs.StringVar(&opt.DocsDir, "docs", "", "serve this folder as the library instead of the embedded sample corpus")
-	fs.StringVar(&opt.MCPConfig, "mcp-config", "", "JSON file of extra MCP servers for computer alpha (SMCP MCPServerConfig shape)")
-	fs.StringVar(&opt.Resolver, "resolver", "http", "DPE resolver: file, http or s3")
-	fs.StringVar(&opt.APIKey, "api-key", "", "require this API key from clients; prefer env DPE_TUI_API_KEY")
+	fs.StringVar(&opt.MCPConfig, "mcp-config", "", "a JSON file of extra MCP servers for computer alpha (SMCP MCPServerConfig shape)")
+	fs.StringVar(&opt.Resolver, "resolver", "http", "the DPE resolver: file, http or s3")
+	fs.StringVar(&opt.APIKey, "api-key", "", "require this API key from clients; prefer the env var")
+	bindEnv(fs, "api-key", "DPE_TUI_API_KEY")
 	fs.IntVar(&opt.BenchResources, "bench-resources", 0, "add server \"bench\" to alpha with N generated resources (performance runs)")
 	fs.IntVar(&opt.BenchPageSize, "bench-page-size", 100, "cursor page size of the bench server")
 	fs.IntVar(&opt.MaxPendingPerAgent, "max-pending", 256, "routed requests one agent may have waiting for a computer; more are refused at once (403)")
 	fs.DurationVar(&opt.MaxRequestTimeout, "max-request-timeout", 120*time.Second, "largest per-request timeout a client may ask for; larger ones are lowered to it")
 	fs.Int64Var(&opt.MaxMessageBytes, "max-message-bytes", 64<<20, "largest engine.io message accepted; a connection sending more is closed")
-	fs.StringVar(&opt.Redis, "redis", envOr("DPE_TUI_REDIS", ""), "redis://HOST:PORT/N: run as one node of a cluster sharing offices through Redis")
+	fs.StringVar(&opt.Redis, "redis", "", "redis://HOST:PORT/N: run as one node of a cluster sharing offices through Redis")
+	bindEnv(fs, "redis", "DPE_TUI_REDIS")
 	fs.DurationVar(&opt.NodeTTL, "node-ttl", 10*time.Second, "with --redis: a node that stops heartbeating leaves every office within this (plus a third)")
 	fs.BoolVar(&opt.NoComputers, "no-computers", false, "run only the server node, without the demo computers")
-	fs.StringVar(&logFile, "log", "", "write logs to FILE instead of stderr")
-	fs.BoolVar(&verbose, "v", false, "debug logging")
-	checkS3 := addS3Flags(fs, &opt.S3)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usageErrorf("serve takes no arguments, got %q", pos[0])
-	}
+	f.log.define(fs)
+	f.checkS3 = addS3Flags(fs, &opt.S3)
+	return cmd
+}
+
+func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr io.Writer) error {
+	opt := f.opt
+	opt.Office = g.Office
 	switch {
 	case opt.MaxPendingPerAgent <= 0:
 		return usageErrorf("--max-pending must be > 0, not %d", opt.MaxPendingPerAgent)
@@ -59,31 +73,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if opt.Redis != "" && !strings.HasPrefix(opt.Redis, "redis://") && !strings.HasPrefix(opt.Redis, "rediss://") {
 		return usageErrorf("--redis must be a redis:// or rediss:// URL, not %q", opt.Redis)
 	}
-	if opt.APIKey == "" {
-		opt.APIKey = os.Getenv("DPE_TUI_API_KEY")
-	}
 	switch opt.Resolver {
 	case "file", "http", "s3":
 	default:
 		return usageErrorf("--resolver must be file, http or s3, not %q", opt.Resolver)
 	}
-	if err := checkS3(opt.Resolver); err != nil {
+	if err := f.checkS3(opt.Resolver); err != nil {
 		return err
 	}
-	level := slog.LevelInfo
-	if verbose {
-		level = slog.LevelDebug
+	log, closeLog, err := f.log.logger(g.LogFile, stderr, g.noColor())
+	if err != nil {
+		return err
 	}
-	logOut := stderr
-	if logFile != "" {
-		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return fmt.Errorf("open log file: %w", err)
-		}
-		defer f.Close()
-		logOut = f
-	}
-	opt.Logger = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+	defer closeLog()
+	opt.Logger = log
 
 	st, err := stack.Start(ctx, opt)
 	if err != nil {

@@ -205,6 +205,8 @@ func TestServe_LimitFlagsMustBePositive(t *testing.T) {
 // multi-node test kills a node with SIGKILL): with DPE_TUI_TEST_MAIN=1 the
 // test binary is dpe-tui.
 func TestMain(m *testing.M) {
+	// Help goldens are laid out at this width (fang reads it once).
+	os.Setenv("__FANG_TEST_WIDTH", "100")
 	if os.Getenv("DPE_TUI_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}

@@ -3,73 +3,81 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"os"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/ui"
 )
 
+// tuiFlags are the flags of the TUI itself (the root command and open).
 type tuiFlags struct {
 	globalFlags
-	Theme string
-	Mouse bool
+	Mouse  bool
+	Images string
 }
 
-func (f *tuiFlags) register(fs *flag.FlagSet) {
-	f.globalFlags.register(fs)
-	fs.StringVar(&f.Theme, "theme", envOr("DPE_TUI_THEME", ""), "dark or light (default: from the terminal background)")
+// define registers the TUI's own flags on fs (the root's and open's).
+func (f *tuiFlags) define(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Mouse, "mouse", false, "enable mouse (wheel scrolls, click selects)")
+	bindEnv(fs, "mouse", "DPE_TUI_MOUSE")
+	fs.StringVar(&f.Images, "images", "auto", "image previews: kitty, sixel, blocks, off or auto")
+	bindEnv(fs, "images", "DPE_TUI_IMAGES")
 }
 
-func runOpen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f tuiFlags
-	fs := flag.NewFlagSet("open", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+func (a *app) openCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "open FILE|URL|-",
+		Short: "Open a document in the TUI's document view, without a server",
+		Long: "open shows one document in the document view with no server: a DPE JSON file or URL,\n" +
+			"or any file convert reads (PDF, Office, ODF, HTML, EPUB, e-mail, images), converted page by page.\n" +
+			"- reads a DPE JSON from standard input.",
+		Example: `  dpe-tui open report.dpe.json
+  dpe-tui open slides.pptx --images kitty
+  curl -s https://example.org/doc.dpe.json | dpe-tui open -`,
+		Args: exactArgs(1, "open needs exactly one file path, URL or -"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runTUI(cmd, args[0])
+		},
 	}
-	if len(pos) != 1 {
-		return usageErrorf("open needs exactly one file path or URL")
-	}
-	if err := checkLocalInput(pos[0]); err != nil {
-		return err // before any TUI starts
-	}
-	return startTUI(ctx, &f, pos[0])
 }
 
-func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer, _ string) error {
-	var f tuiFlags
-	fs := flag.NewFlagSet("dpe-tui", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	f.register(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+// runTUI starts the TUI: on a server (openTarget "") or on one document.
+func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
+	f := &a.tf
+	a.with(&f.globalFlags, cmd.Name())
+	if openTarget == "-" {
+		// Read and check before any TUI starts: a bad document is one
+		// line and exit 1, not a screen.
+		path, remove, err := stdinDocument(a.stdin)
+		if err != nil {
+			return err
+		}
+		defer remove()
+		openTarget = path
+	} else if openTarget != "" {
+		if err := checkLocalInput(openTarget); err != nil {
+			return err // before any TUI starts
+		}
 	}
-	if len(pos) > 0 {
-		return usageErrorf("unknown command %q", pos[0])
+	switch f.Images {
+	case "kitty", "sixel", "blocks", "off", "auto":
+	default:
+		return usageErrorf("--images must be kitty, sixel, blocks, off or auto, not %q", sanitize.Line(f.Images))
 	}
-	return startTUI(ctx, &f, "")
+	return startTUI(a.ctx, f, openTarget, a.prof)
 }
 
-func startTUI(ctx context.Context, f *tuiFlags, openTarget string) error {
+func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profileState) error {
 	if err := f.validate(); err != nil {
 		return err
-	}
-	switch f.Theme {
-	case "", "dark", "light":
-	default:
-		return usageErrorf("--theme must be dark or light, not %q", f.Theme)
 	}
 	log, closeLog, err := f.logger()
 	if err != nil {
@@ -78,12 +86,14 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string) error {
 	defer closeLog()
 
 	opt := ui.Options{
-		Theme:  f.Theme,
-		Mouse:  f.Mouse,
-		Limits: dpe.DefaultLimits(),
-		Logger: log,
+		Theme:   f.Theme,
+		NoColor: f.noColor(),
+		Mouse:   f.Mouse,
+		Limits:  dpe.DefaultLimits(),
+		Logger:  log,
+		Images:  f.Images,
 	}
-	if os.Getenv("NO_COLOR") != "" {
+	if opt.NoColor {
 		opt.Theme = "notty"
 	}
 
@@ -93,6 +103,10 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string) error {
 			tgt.Close()
 		}
 	}()
+	// The targets of profiles switched to (P) are dialled in tea.Cmds;
+	// each is closed when the TUI ends.
+	var switched targets
+	defer switched.close()
 	if openTarget != "" {
 		access := openTarget
 		if !strings.Contains(openTarget, "://") {
@@ -110,6 +124,13 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string) error {
 		}
 	} else {
 		opt.Fetcher = fetcher(&f.globalFlags, f.URL)
+		// The user's own servers run in this process: the UI shows their
+		// start-up and reads their non-dpe resources.
+		var local *tuiLocal
+		if f.Embedded.active() {
+			local = &tuiLocal{}
+			opt.Local = local
+		}
 		// Connect runs inside a tea.Cmd, so the UI shows a spinner while the
 		// demo stack starts and the agent joins, and can offer a retry.
 		opt.Connect = func(ctx context.Context) (ui.Agent, error) {
@@ -119,12 +140,30 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string) error {
 					return nil, err
 				}
 				tgt = t
+				if local != nil && t.demo != nil && t.demo.Local() != nil {
+					local.set(t.demo.Local())
+				}
 			}
 			c, err := dial(ctx, &f.globalFlags, tgt, log)
 			if err != nil {
 				return nil, err
 			}
 			return c, nil
+		}
+		if prof != nil {
+			opt.Profiles, opt.Profile = prof.file, prof.name
+			opt.ConnectProfile = func(ctx context.Context, name string) (ui.Agent, error) {
+				g, _, err := prof.profileGlobals(name)
+				if err != nil {
+					return nil, err
+				}
+				t, err := resolveTarget(ctx, &g, log)
+				if err != nil {
+					return nil, err
+				}
+				switched.add(t)
+				return dial(ctx, &g, t, log)
+			}
 		}
 	}
 
@@ -145,4 +184,25 @@ func absFileURI(path string) string {
 		return path
 	}
 	return "file://" + abs
+}
+
+// targets are closed together; add is safe from any goroutine.
+type targets struct {
+	mu   sync.Mutex
+	list []*target
+}
+
+func (ts *targets) add(t *target) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.list = append(ts.list, t)
+}
+
+func (ts *targets) close() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, t := range ts.list {
+		t.Close()
+	}
+	ts.list = nil
 }
