@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/computer"
@@ -403,5 +405,102 @@ func writeFile(t *testing.T, p, s string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFind_MatchPastColumn80: in find's text output the snippet of a long
+// paragraph whose match sits far past column 80 (in English, and in
+// double-width Chinese) is a window of at most findSnippetCols columns
+// that shows the match, cut on both sides.
+func TestFind_MatchPastColumn80(t *testing.T) {
+	st := startStack(t, "http")
+	lead := strings.Repeat("The overflow channel carries water past the old mill when the weir is closed. ", 5)
+	cjkLead := strings.Repeat("水库在雨季之前放水以便腾出库容。", 8)
+	long := "# Long\n\n" + lead + "Then the zephyrquill gauge reads the level. " + lead + "\n\n" +
+		"# 长段\n\n" + cjkLead + "闸门调度员记录水位。" + cjkLead + "\n"
+	for _, prefix := range []string{lead, cjkLead} {
+		if w := ansi.StringWidth(prefix); w <= 200 {
+			t.Fatalf("the match is at column %d, want far past 80", w)
+		}
+	}
+	lib := openLibrary(t, library.Options{FS: fstest.MapFS{"long.md": {Data: []byte(long)}}, Host: "io.github.dpetui.long", Name: "shelf",
+		Finder: &library.FinderOptions{}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := lib.Finder().Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	joinComputer(t, st.URL, st.Office, "gamma", map[string]*mcp.Server{"shelf": lib.Server()})
+	waitFinders(t, st.URL, "gamma")
+
+	for _, c := range []struct{ query, match string }{
+		{"zephyrquill", "zephyrquill"},
+		{`"闸门调度员"`, "闸门调度员"},
+	} {
+		code, out, errOut := runCLI(t, "find", c.query, "--url="+st.URL, "--computer", "gamma")
+		if code != 0 {
+			t.Fatalf("find %s: exit %d\n%s", c.query, code, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		f := strings.Split(lines[0], "\t")
+		if len(lines) != 1 || len(f) != 6 || f[1] != "dpe://io.github.dpetui.long/long.md" {
+			t.Fatalf("find %s: %q, want one hit line of long.md", c.query, out)
+		}
+		snip := f[5]
+		if !strings.Contains(snip, c.match) || ansi.StringWidth(snip) > findSnippetCols ||
+			!strings.HasPrefix(snip, "…") || !strings.HasSuffix(snip, "…") {
+			t.Fatalf("find %s: snippet %q (%d columns), want %q within %d columns, cut on both sides",
+				c.query, snip, ansi.StringWidth(snip), c.match, findSnippetCols)
+		}
+		assertNoControls(t, out)
+	}
+}
+
+// TestMCP_FinderReadyLine: `dpe-tui mcp` on stdio says on stderr when the
+// background index build is done, and how many documents it holds; the
+// protocol on stdout stays clean, and closing stdin ends the server.
+func TestMCP_FinderReadyLine(t *testing.T) {
+	docs := t.TempDir()
+	writeFile(t, filepath.Join(docs, "intake.md"), "# Intake\n\nThe Lantern Creek intake opens in May.\n")
+	writeFile(t, filepath.Join(docs, "stations.csv"), "station,flow\nriverbend,12\n")
+	ready := make(chan string, 1)
+	stderr := &lineWriter{on: func(lines []string) {
+		if l := lines[len(lines)-1]; strings.Contains(l, "Finder index") {
+			select {
+			case ready <- l:
+			default:
+			}
+		}
+	}}
+	pr, pw := io.Pipe()
+	var stdout syncBuf
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- runIO(ctx, []string{"mcp", "--docs", docs, "--index-dir", filepath.Join(t.TempDir(), "idx")}, pr, &stdout, stderr)
+	}()
+	var line string
+	select {
+	case line = <-ready:
+	case code := <-exit:
+		t.Fatalf("mcp exited %d before its index was ready:\n%s", code, strings.Join(stderr.lines, "\n"))
+	case <-ctx.Done():
+		t.Fatal("no Finder ready line")
+	}
+	_ = pw.Close()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("mcp exit %d after stdin closed:\n%s", code, strings.Join(stderr.lines, "\n"))
+		}
+	case <-ctx.Done():
+		t.Fatal("mcp did not end when stdin closed")
+	}
+	if want := "dpe-tui mcp: Finder index ready: 2 documents"; line != want {
+		t.Fatalf("stderr line %q, want %q", line, want)
+	}
+	if stdout.String() != "" {
+		t.Fatalf("stdout (the protocol) got %q with no request", stdout.String())
 	}
 }
