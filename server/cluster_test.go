@@ -83,7 +83,7 @@ func (r *redisServer) stop() {
 
 // eventually polls cond until it holds or wait passes (a deadlock guard,
 // not a timing assertion).
-func eventually(t *testing.T, what string, cond func() bool) {
+func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for !cond() {
@@ -94,7 +94,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func startNode(t *testing.T, redisURL, prefix string, ttl time.Duration) (*Server, string) {
+func startNode(t testing.TB, redisURL, prefix string, ttl time.Duration) (*Server, string) {
 	t.Helper()
 	s, base := startServer(t, Options{Redis: redisURL, RedisPrefix: prefix, NodeTTL: ttl, RequestTimeout: 5 * time.Second})
 	eventually(t, "node joins the cluster", s.cluster.isUp)

@@ -23,19 +23,19 @@ import (
 const wait = 10 * time.Second
 
 // testLogger discards logs unless -v, where they help to read a failure.
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	if testing.Verbose() {
 		return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-type tWriter struct{ t *testing.T }
+type tWriter struct{ t testing.TB }
 
 func (w tWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
 
 // startServer serves on 127.0.0.1:0 and returns the base URL.
-func startServer(t *testing.T, opt Options) (*Server, string) {
+func startServer(t testing.TB, opt Options) (*Server, string) {
 	t.Helper()
 	if opt.Logger == nil {
 		opt.Logger = testLogger(t)
@@ -81,7 +81,7 @@ type peerConfig struct {
 
 // peer is a zishang client connected to /smcp. It records notify:* events.
 type peer struct {
-	t    *testing.T
+	t    testing.TB
 	sock *sio.Socket
 	// emitMu serialises emits: the library keeps per-emit flags (Timeout)
 	// in state shared by the socket.
@@ -106,7 +106,7 @@ type note struct {
 // listens for it, and the manager then waits for its timeout. dial detects
 // exactly that case (engine open, manager not) and retries with a fresh
 // manager; any other failure is returned.
-func dial(t *testing.T, base string, cfg peerConfig) (*peer, error) {
+func dial(t testing.TB, base string, cfg peerConfig) (*peer, error) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		p, err := dialOnce(t, base, cfg)
@@ -120,7 +120,7 @@ func dial(t *testing.T, base string, cfg peerConfig) (*peer, error) {
 
 var errMissedOpen = errors.New("client missed the engine open event")
 
-func dialOnce(t *testing.T, base string, cfg peerConfig) (*peer, error) {
+func dialOnce(t testing.TB, base string, cfg peerConfig) (*peer, error) {
 	t.Helper()
 	opts := sio.DefaultOptions()
 	if cfg.Polling {
@@ -248,7 +248,7 @@ func waitOpen(mgr *sio.Manager, opened <-chan error, timeout time.Duration) erro
 	}
 }
 
-func mustDial(t *testing.T, base string, cfg peerConfig) *peer {
+func mustDial(t testing.TB, base string, cfg peerConfig) *peer {
 	t.Helper()
 	p, err := dial(t, base, cfg)
 	if err != nil {
