@@ -6,6 +6,8 @@
 //	P3 resources/s server → computer → agent, 100k, 100 per page  ≥ 20,000/s, agent RSS ≤ 150 MB
 //	P4 peak RSS of `dpe-tui get (a) --page 1 --format text`       ≤ 2× file size
 //	P5 UI search for a rare word across every page of (a) ÷ bytes.Index over the file  ≤ 1.5
+//	scale: list_room and routed request p50/p99, 1,000 computers and 50 agents on 3 nodes
+//	       with one redis-server ÷ the same on 1 node (server/BenchmarkScale_Office)
 //
 // P1, P2 and P5 come from `go test -bench` benchmarks (dpe, ui) that time
 // the contender and its yardstick in the same loop; P3 and P4 run the real
@@ -39,6 +41,7 @@ func main() {
 	}
 	benchtime := flag.String("benchtime", "3x", "-benchtime for the go test benchmarks")
 	resources := flag.Int("resources", 100000, "P3 library size")
+	scale := flag.String("scale", "1000x50", "scale benchmark size, COMPUTERSxAGENTS; \"\" skips it (it needs redis-server)")
 	p4 := flag.Bool("p4", false, "measure P4 only (peak RSS of get --page 1)")
 	p4Dir := flag.String("p4-dir", "", "with -p4: build the binary and write (a) here, and keep them")
 	flag.Parse()
@@ -49,7 +52,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*benchtime, *resources); err != nil {
+	if err := run(*benchtime, *resources, *scale); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
@@ -60,7 +63,7 @@ type figure struct {
 	ok                      bool
 }
 
-func run(benchtime string, resources int) error {
+func run(benchtime string, resources int, scale string) error {
 	dir, err := os.MkdirTemp("", "dpe-perf-")
 	if err != nil {
 		return err
@@ -106,6 +109,14 @@ func run(benchtime string, resources int) error {
 		p99 := p2["p99-ms"]
 		figs = append(figs, figure{"P2", fmt.Sprintf("%s p50 %.2f ms, p99 %.2f ms (frame 16 ms)", strings.TrimPrefix(name, "BenchmarkP2_"), p2["p50-ms"], p99),
 			fmt.Sprintf("%.3f", p99/16), "p99 ÷ 16 ms ≤ 1", p99 > 0 && p99 <= 16})
+	}
+
+	if scale != "" {
+		sc, err := measureScale(scale)
+		if err != nil {
+			figs = append(figs, figure{"scale", "error: " + err.Error(), "-", "reported", false})
+		}
+		figs = append(figs, sc...)
 	}
 
 	p3, err := measureP3(bin, resources)
@@ -178,6 +189,11 @@ func benchMetrics(pkg, pattern, benchtime string) (map[string]map[string]float64
 	if err != nil {
 		return nil, fmt.Errorf("go test -bench %s %s: %v\n%s", pattern, pkg, err, out)
 	}
+	return parseBench(out), nil
+}
+
+// parseBench reads each benchmark line's metrics (value unit pairs).
+func parseBench(out []byte) map[string]map[string]float64 {
 	res := map[string]map[string]float64{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -194,7 +210,7 @@ func benchMetrics(pkg, pattern, benchtime string) (map[string]map[string]float64
 		}
 		res[mm[1]] = vals
 	}
-	return res, nil
+	return res
 }
 
 // measureP3 starts `dpe-tui serve` with a generated library and times an
@@ -283,6 +299,46 @@ func launch(args []string) int {
 	}
 	fmt.Println(ru.Maxrss)
 	return 0
+}
+
+// measureScale runs server/BenchmarkScale_Office once at scaleSize and
+// reports 3 nodes against 1 node, each percentile as a ratio.
+func measureScale(scaleSize string) ([]figure, error) {
+	var computers, agents int
+	if _, err := fmt.Sscanf(scaleSize, "%dx%d", &computers, &agents); err != nil {
+		return nil, fmt.Errorf("-scale %q: want COMPUTERSxAGENTS", scaleSize)
+	}
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkScale_Office$", "-benchtime", "1x", "-timeout", "10m", "./server/")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("DPE_SCALE_COMPUTERS=%d", computers), fmt.Sprintf("DPE_SCALE_AGENTS=%d", agents))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go test -bench BenchmarkScale_Office: %v\n%s", err, tail(out, 2000))
+	}
+	m := parseBench(out)
+	one, three := m["BenchmarkScale_Office/nodes=1"], m["BenchmarkScale_Office/nodes=3"]
+	if one == nil || three == nil {
+		return nil, fmt.Errorf("BenchmarkScale_Office printed no figures:\n%s", tail(out, 2000))
+	}
+	var figs []figure
+	for _, k := range []struct{ key, what string }{
+		{"list_room-p50-ms", "list_room p50"}, {"list_room-p99-ms", "list_room p99"},
+		{"routed-p50-ms", "routed request p50"}, {"routed-p99-ms", "routed request p99"},
+	} {
+		ratio := 0.0
+		if one[k.key] > 0 {
+			ratio = three[k.key] / one[k.key]
+		}
+		figs = append(figs, figure{"scale", fmt.Sprintf("%s: 3 nodes %.2f ms ÷ 1 node %.2f ms (%d computers, %d agents)", k.what, three[k.key], one[k.key], computers, agents),
+			fmt.Sprintf("%.2f", ratio), "reported", three[k.key] > 0})
+	}
+	return figs, nil
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
 }
 
 func ms(ns float64) string { return fmt.Sprintf("%.1f ms", ns/1e6) }
