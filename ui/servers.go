@@ -342,8 +342,12 @@ func (v *serversScreen) localSummary() string {
 	return s
 }
 
-// maxTailShown bounds the stderr lines a failed server's pane shows.
-const maxTailShown = 8
+// maxTailShown and maxErrShown bound the stderr and error lines a failed
+// server's pane shows.
+const (
+	maxTailShown = 8
+	maxErrShown  = 4
+)
 
 // failureDetail is the pane under the list for a selected failed server:
 // its error and the end of its stderr, each line sanitized, at most h
@@ -355,10 +359,18 @@ func (v *serversScreen) failureDetail(r serverRow, w, h int) []string {
 	}
 	st := v.e.st
 	out := []string{st.border.Render(strings.Repeat("─", w)),
-		clip(" "+st.errText.Render("✗ "+sanitizeLine(s.Name)+" failed to start: ")+sanitizeLine(s.Err), w)}
+		clip(" "+st.errText.Render("✗ "+sanitizeLine(s.Name)+" failed to start:"), w)}
+	// The error whole, wrapped: it is the one thing to read here.
+	errLines := wrapCells(sanitizeLine(s.Err), max(10, w-3))
+	if len(errLines) > maxErrShown {
+		errLines = append(errLines[:maxErrShown-1], errLines[maxErrShown-1]+"…")
+	}
+	for _, l := range errLines {
+		out = append(out, "   "+l)
+	}
 	if tail := strings.TrimSpace(s.StderrTail); tail != "" {
 		lines := strings.Split(tail, "\n")
-		keep := min(maxTailShown, h-3, len(lines))
+		keep := min(maxTailShown, h-len(out)-1, len(lines))
 		if keep > 0 {
 			out = append(out, st.label.Render(" stderr (last lines):"))
 			for _, l := range lines[len(lines)-keep:] {
