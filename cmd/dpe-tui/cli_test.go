@@ -498,3 +498,68 @@ func TestConfig_Commands(t *testing.T) {
 		t.Errorf("edit of a malformed file: exit %d, %q", code, errOut)
 	}
 }
+
+// TestServe_LogFormatJSON: --log-format json makes every log line a JSON
+// object (slog's JSON handler), here into --log FILE.
+func TestServe_LogFormatJSON(t *testing.T) {
+	cleanEnv(t)
+	logFile := filepath.Join(t.TempDir(), "serve.log")
+	url := startServe(t, "--log-format", "json", "--log", logFile, "--log-level", "debug")
+	if code, _, errOut := runCLI(t, "ls", "computers", "--url", url); code != 0 {
+		t.Fatalf("ls: exit %d %q", code, errOut)
+	}
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	complete, _ := bytes.CutSuffix(data[:bytes.LastIndexByte(data, '\n')+1], []byte("\n"))
+	lines := bytes.Split(complete, []byte("\n"))
+	if len(lines) < 2 {
+		t.Fatalf("log has %d line(s): %q", len(lines), data)
+	}
+	for _, l := range lines {
+		var rec struct{ Time, Level, Msg string }
+		if err := json.Unmarshal(l, &rec); err != nil || rec.Level == "" || rec.Msg == "" {
+			t.Fatalf("not a JSON log record: %q (%v)", l, err)
+		}
+	}
+	for _, bad := range [][]string{{"--log-format", "xml"}, {"--log-level", "loud"}} {
+		code, _, errOut := runCLI(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, bad...)...)
+		if code != exitUsage || !strings.Contains(errOut, bad[0]) {
+			t.Errorf("serve %v: exit %d %q", bad, code, errOut)
+		}
+	}
+}
+
+// TestLogger_TerminalIsCharmLog: on a terminal, serve's text log goes
+// through charm log (level word, styled); piped it is slog's key=value.
+func TestLogger_TerminalIsCharmLog(t *testing.T) {
+	ptmx, tty, err := openPTY()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	lf := logFlags{Format: "text", Level: "info"}
+	log, closeLog, err := lf.logger("", tty, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeLog()
+	log.Info("hello from serve", "k", "v")
+	got := make([]byte, 4096)
+	n, err := ptmx.Read(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(got[:n])
+	if !strings.Contains(s, "INFO") || !strings.Contains(s, "hello from serve") || strings.Contains(s, "level=INFO") {
+		t.Errorf("terminal log line: %q", s)
+	}
+	var buf bytes.Buffer
+	log, _, _ = lf.logger("", &buf, false)
+	log.Info("hello from serve", "k", "v")
+	if !strings.Contains(buf.String(), `level=INFO msg="hello from serve" k=v`) {
+		t.Errorf("piped log line: %q", buf.String())
+	}
+}
