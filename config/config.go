@@ -255,7 +255,13 @@ func (f *File) WriteMasked(w io.Writer) error {
 		d.Profiles = nil
 	}
 	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(d); err != nil {
+	if d.Profiles == nil {
+		// An empty output would leave the reader wondering what was read.
+		fmt.Fprintf(&buf, "# %s: no profiles\n", s(f.Path))
+	}
+	enc := toml.NewEncoder(&buf)
+	enc.Indent = ""
+	if err := enc.Encode(d); err != nil {
 		return fmt.Errorf("config show: %w", err)
 	}
 	_, err := w.Write(buf.Bytes())

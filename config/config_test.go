@@ -260,6 +260,11 @@ api_key_cmd = "pass show smcp"
 			t.Errorf("WriteMasked output lacks %q:\n%s", want, out)
 		}
 	}
+	var none strings.Builder
+	empty, _ := Load(filepath.Join(t.TempDir(), "none.toml"))
+	if err := empty.WriteMasked(&none); err != nil || !strings.Contains(none.String(), "no profiles") {
+		t.Errorf("WriteMasked of an empty file = %q, %v", none.String(), err)
+	}
 	// What is shown is itself a valid config with the same profiles.
 	again, err := Load(write(t, out, 0o600))
 	if err != nil {
