@@ -40,13 +40,15 @@ func Decode(data []byte, lim Limits) (*Document, error) {
 
 // decode is Decode; scanned, when not nil, is told after each page how far
 // the scan has got (data before that offset is not read again by the
-// scan, so a mapped file's pages can be dropped from memory behind it).
+// scan, so a mapped file's pages can be dropped from memory behind it),
+// and no search index is built.
 func decode(data []byte, lim Limits, scanned func(end int)) (*Document, error) {
 	lim = lim.withDefaults()
 	s, i, err := objectStart(data, lim, "document size", "empty input", "top-level", `an object with a "pages" array`)
 	if err != nil {
 		return nil, err
 	}
+	s.noSearch = scanned != nil
 	d := &Document{}
 	f := fields{s: s, depth: 1, extra: &d.Extra, probs: &d.problems, path: "$"}
 	pagesSeen := false
@@ -260,7 +262,7 @@ func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
 				// its "text" string lies and which escapes it uses: Search
 				// then scans only text bytes of undecoded pages.
 				return s.object(ev, 5, func(k []byte, v int) (int, error) {
-					if string(k) != "text" || s.data[v] != '"' {
+					if string(k) != "text" || s.data[v] != '"' || s.noSearch {
 						return s.value(v, 5)
 					}
 					s.esc = esc
@@ -796,7 +798,7 @@ func readBody(ctx context.Context, r io.Reader, size, max int64, what string, pr
 
 // dropWindow is how much scanned data may stay resident before it is
 // dropped: large enough that the drops are few.
-const dropWindow = 2 << 20
+const dropWindow = 256 << 10
 
 // errFileChanged: reading a mapped file faulted; it shrank under us.
 var errFileChanged = errors.New("the file changed (it shrank) while it was read")

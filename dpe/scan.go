@@ -30,6 +30,9 @@ type jscan struct {
 	// esc, when set, records the escapes seen in strings (the page being
 	// indexed), so Search can rule pages out without rescanning them.
 	esc *escapes
+	// noSearch: Decode builds no search index (spans, escapes, letter
+	// pairs) for a document opened for one page, which never searches.
+	noSearch bool
 }
 
 // escapes summarises the JSON escapes of one page: the runes written as
