@@ -188,6 +188,9 @@ func (d *documentScreen) retryOffline() tea.Cmd {
 // reads the shared document, which the UI never modifies; manifest page
 // loads happen under the document's own lock, which Validate takes too.
 func (d *documentScreen) validate() tea.Cmd {
+	if d.op.Partial {
+		return nil // page 1 only: the final document is validated
+	}
 	opener, op, now := d.opener, d.op, d.e.opt.Now
 	id, cmd := d.e.start("validating", 0, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -89,7 +90,46 @@ func tracedOpener(o *dpe.Opener) (*dpe.Opener, *traceBuf) {
 	return &c, buf
 }
 
+// firstPageMsg shows page 1 of a document while the open goes on reading,
+// validating and indexing the rest (dpe.Opener.OnFirstPage); rest waits
+// for the open's final answer (an openedMsg or errMsg with the same op
+// id), which replaces this screen. It is a step: the op stays live, so
+// esc still cancels the rest.
+type firstPageMsg struct {
+	openedMsg
+	rest tea.Cmd
+}
+
+func (firstPageMsg) chained() {}
+
+// doOpen opens in a goroutine of its own and answers with page 1 as soon
+// as the opener hands it over (firstPageMsg), else with the whole open.
 func doOpen(ctx context.Context, id int, opener *dpe.Opener, buf *traceBuf, uri string, open func(context.Context) (*dpe.Opened, error)) tea.Msg {
+	shown := *opener // what the screen keeps: without the hook, nor this buffer
+	shown.OnTrace = nil
+	firsts := make(chan *dpe.Opened, 1)
+	opener.OnFirstPage = func(op *dpe.Opened) { firsts <- op } // called at most once
+	final := make(chan tea.Msg, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				final <- errMsg{id: id, what: "open " + sanitizeLine(uri), err: fmt.Errorf("internal error: %v", r), panic: true}
+			}
+		}()
+		final <- doOpenWhole(ctx, id, opener, buf, uri, open)
+	}()
+	select {
+	case msg := <-final:
+		return msg
+	case op := <-firsts:
+		// The trace buffer is still being written: the final answer
+		// carries it.
+		return firstPageMsg{openedMsg: openedMsg{id: id, opened: op, uri: uri, opener: &shown, first: op.Doc.Pages[0]},
+			rest: func() tea.Msg { return <-final }}
+	}
+}
+
+func doOpenWhole(ctx context.Context, id int, opener *dpe.Opener, buf *traceBuf, uri string, open func(context.Context) (*dpe.Opened, error)) tea.Msg {
 	now := opener.Now
 	t0 := now()
 	op, err := open(ctx)
@@ -148,6 +188,14 @@ func targetURI(target string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 }
 
+// onFirstPage shows page 1 of a document still being read and validated,
+// and waits for the rest.
+func (m *model) onFirstPage(msg firstPageMsg) tea.Cmd {
+	cmd := m.onOpened(msg.openedMsg)
+	m.e.progress(msg.id, "page 1 shown · validating…")
+	return tea.Batch(cmd, msg.rest)
+}
+
 // onOpened shows what was opened: a document screen, or the content view
 // for anything else. A document opened from a document or content screen
 // replaces it, so back always leads to the list it came from.
@@ -171,6 +219,9 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		d.src = msg.src
 		s = d
 		cmd = tea.Batch(d.validate(), d.schedule(), e.setStatus(statusOK, "opened "+sanitizeLine(titleOf(op))+" in "+msg.duration.Round(time.Millisecond).String()))
+		if op.Partial {
+			cmd = tea.Batch(d.schedule(), e.setStatus(statusInfo, "page 1 of "+sanitizeLine(titleOf(op))+" shown; validating…"))
+		}
 		if msg.firstErr != nil {
 			cmd = tea.Batch(cmd, e.setErr("page 1", msg.firstErr))
 		}

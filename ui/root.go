@@ -199,6 +199,8 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 
 	case openedMsg:
 		return m.onOpened(msg)
+	case firstPageMsg:
+		return m.onFirstPage(msg)
 	case localReadMsg:
 		return m.onLocalRead(msg)
 
