@@ -1,10 +1,10 @@
 // Command report runs the issue 5 performance figures and prints each as a
 // ratio against its yardstick, measured in the same run:
 //
-//	P1 open (a) → first page ÷ json.Unmarshal of (a) into any      ≤ 0.5
+//	P1 open (a) → first page on screen ÷ json.Unmarshal of (a) into any  ≤ 0.10
 //	P2 keystroke Update+View scrolling (b) at 200×60, p50/p99      p99 ≤ 16 ms
 //	P3 resources/s server → computer → agent, 100k, 100 per page  ≥ 20,000/s, agent RSS ≤ 150 MB
-//	P4 peak RSS of `dpe-tui get (a) --page 1 --format text`       ≤ 2× file size
+//	P4 peak RSS of `dpe-tui get (a) --page 1 --format text`       ≤ 1.25× file size
 //	P5 UI search for a rare word across every page of (a) ÷ bytes.Index over the file  ≤ 1.5
 //	scale: list_room and routed request p50/p99, 1,000 computers and 50 agents on 3 nodes
 //	       with one redis-server ÷ the same on 1 node (server/BenchmarkScale_Office)
@@ -88,9 +88,14 @@ func run(benchtime string, resources int, scale string) error {
 	if err != nil {
 		return err
 	}
+	// P1 is the open path's first page (the rest is read, validated and
+	// indexed after it: "whole open"); the figure before incremental
+	// opening (whole index, then page 1) is printed beside it.
 	p1 := m["BenchmarkP1_FirstPageVsUnmarshalAny"]
-	figs = append(figs, figure{"P1", fmt.Sprintf("first page %s ÷ unmarshal-any %s", ms(p1["first-page-ns/op"]), ms(p1["unmarshal-any-ns/op"])),
-		fmt.Sprintf("%.3f", p1["ratio"]), "≤ 0.5", p1["ratio"] > 0 && p1["ratio"] <= 0.5})
+	p1d := m["BenchmarkP1_DecodeFirstPageVsUnmarshalAny"]
+	figs = append(figs, figure{"P1", fmt.Sprintf("first page %s ÷ unmarshal-any %s (whole open %s; whole index first: %.3f)",
+		ms(p1["first-page-ns/op"]), ms(p1["unmarshal-any-ns/op"]), ms(p1["whole-open-ns/op"]), p1d["ratio"]),
+		fmt.Sprintf("%.3f", p1["ratio"]), "≤ 0.10", p1["ratio"] > 0 && p1["ratio"] <= 0.10})
 	// P5 runs the document screen's own search (ui), not a unit below it.
 	m, err = benchMetrics("./ui/", "BenchmarkP5_", benchtime)
 	if err != nil {
