@@ -189,6 +189,9 @@ func (s *session) toDocument() {
 }
 
 func TestGolden(t *testing.T) {
+	// diffAgent is the fake of the running "diff" case, which edits the
+	// document on disk between the open and D.
+	var diffAgent *fakeAgent
 	tests := []struct {
 		name  string
 		agent func(*fakeAgent)
@@ -316,6 +319,33 @@ func TestGolden(t *testing.T) {
 			f.state = client.StateEvent{State: client.Reconnecting, Attempt: 3, Reason: "transport close"}
 		}, drive: func(s *session) {
 			s.waitFor("2 enabled")
+		}},
+		{name: "finder", drive: func(s *session) {
+			s.waitFor("2 enabled")
+			s.keys("F")
+			s.waitFor("search /")
+			s.typeText("revenue")
+			s.keys("enter")
+			s.waitFor("build-box: no Finder")
+			s.waitFor("laptop: 1")
+		}},
+		{name: "finding_detail", drive: func(s *session) {
+			s.toDocument()
+			s.keys("c")
+			s.waitFor("enter details")
+			s.keys("enter")
+			s.waitFor("Finding 1/")
+		}},
+		{name: "diff", agent: func(f *fakeAgent) { diffAgent = f }, drive: func(s *session) {
+			s.toDocument()
+			s.idle()
+			if err := os.WriteFile(diffAgent.docs[reportURI], editedReport(s.t), 0o644); err != nil {
+				s.t.Fatal(err)
+			}
+			s.keys("D")
+			s.waitFor("changed: +2 −1")
+			s.keys("n")
+			s.waitFor("change 1/2: added")
 		}},
 		{name: "error", opt: func(o *Options) {
 			o.Agent = nil
