@@ -62,6 +62,11 @@ const (
 	RuleDocRefResolved  = "doc-ref-resolved"
 	RuleFileTypeCase    = "file-type-lowercase"
 	RuleLastModified    = "last-modified-resource"
+	// Rules on what the wire said about the document (rules_wire.go): the
+	// get_dpe answer and the listing entry, through CheckOptions.
+	RuleExpiresAt       = "expires-at-iso8601"
+	RuleListingModified = "listing-last-modified-iso8601"
+	RuleListingKeywords = "listing-keywords-strings"
 	// The dpe1 identity rules are checked by package dpe/identity (which
 	// imports dpe) and reach Check through CheckOptions.Extra.
 	RuleDPE1PageNumber  = "dpe1-page-number-unique"
@@ -73,21 +78,22 @@ const (
 
 // Sections cited by the rules.
 const (
-	srcDocJSON   = "dpe.md §DPE 内容标准格式 › Document JSON"
-	srcHash      = "dpe-protocol spec/hash-contract-1.md (dpe1, 0ac17ca)"
-	srcPage      = "dpe.md §DPE 内容标准格式 › Page 对象"
-	srcElement   = "dpe.md §DPE 内容标准格式 › Element 对象"
-	srcURI       = "dpe.md §dpe:// URI 规范 › 校验规则"
-	srcResMeta   = "dpe.md §DPE Resource 元数据 › 校验规则; seed 000"
-	srcLifecycle = "dpe.md §DPE Resolver Hook › URI 生命周期与可用性"
-	srcPropDoc   = "proposal §3.1 Document 层; appendix A"
-	srcUnion     = "proposal §3.3.1 判别联合体; appendix B"
-	srcIDs       = "proposal §3.3.2 双 ID 系统"
-	srcStruct    = "proposal §3.4 元数据体系 › 结构关系"
-	srcCoords    = "proposal §3.4 › 空间位置; §4.6 坐标系; appendix A"
-	srcVisual    = "proposal §3.4 › 视觉信息; appendix B"
-	srcText      = "proposal §3.3 DocElement (text); §4.3 可清洗字段"
-	srcLang      = "proposal §3.4 › 语义标记 (languages: ISO 639-3)"
+	srcDocJSON    = "dpe.md §DPE 内容标准格式 › Document JSON"
+	srcHash       = "dpe-protocol spec/hash-contract-1.md (dpe1, 0ac17ca)"
+	srcPage       = "dpe.md §DPE 内容标准格式 › Page 对象"
+	srcElement    = "dpe.md §DPE 内容标准格式 › Element 对象"
+	srcURI        = "dpe.md §dpe:// URI 规范 › 校验规则"
+	srcResMeta    = "dpe.md §DPE Resource 元数据 › 校验规则; seed 000"
+	srcLifecycle  = "dpe.md §DPE Resolver Hook › URI 生命周期与可用性"
+	srcAccessMeta = "data-structures.md §A2CResource (_meta.expires_at)"
+	srcPropDoc    = "proposal §3.1 Document 层; appendix A"
+	srcUnion      = "proposal §3.3.1 判别联合体; appendix B"
+	srcIDs        = "proposal §3.3.2 双 ID 系统"
+	srcStruct     = "proposal §3.4 元数据体系 › 结构关系"
+	srcCoords     = "proposal §3.4 › 空间位置; §4.6 坐标系; appendix A"
+	srcVisual     = "proposal §3.4 › 视觉信息; appendix B"
+	srcText       = "proposal §3.3 DocElement (text); §4.3 可清洗字段"
+	srcLang       = "proposal §3.4 › 语义标记 (languages: ISO 639-3)"
 )
 
 // rules is the rule table, in id order. A function, not a package-level
@@ -143,6 +149,9 @@ func rules() []Rule {
 		{"DPE-E047", RuleLastModified, Warning, "last_modified agrees with the resource's annotations.lastModified", srcResMeta + "; " + srcDocJSON},
 		{"DPE-E048", RuleDPE1PageNumber, Violation, "page numbers (number) are unique: they pair pages in a diff", srcHash + " §5"},
 		{"DPE-E049", RuleDPE1SafeInteger, Violation, "integers lie within ±(2^53−1)", srcHash + "; dpe-protocol spec/core.md §2.6"},
+		{"DPE-E050", RuleExpiresAt, Violation, "the get_dpe answer's _meta.expires_at is an ISO 8601 date-time", srcAccessMeta + "; " + srcLifecycle},
+		{"DPE-E051", RuleListingModified, Violation, "the listing's annotations.lastModified (or _meta.last_modified) is an ISO 8601 date-time", srcResMeta},
+		{"DPE-E052", RuleListingKeywords, Violation, "the listing's _meta.keywords is an array of strings", srcResMeta},
 	}
 }
 

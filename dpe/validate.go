@@ -68,6 +68,14 @@ type CheckOptions struct {
 	ResolvedURI string
 	// Resource carries what the resource listing said, when known.
 	Resource *ResourceHints
+	// Answer is the get_dpe answer (GetDPERet) exactly as received, when
+	// the document was resolved from a dpe:// URI: its _meta is checked
+	// (rules_wire.go). Findings on it have paths starting "get_dpe:$".
+	Answer []byte
+	// Listing is the document's entry of the resource listing (an MCP
+	// Resource as received), when known: its annotations and _meta are
+	// checked. Findings on it have paths starting "listing:$".
+	Listing []byte
 	// Ignore silences rules by id (case-insensitive).
 	Ignore []string
 	// Strict reports warnings as violations (notes stay notes).
@@ -170,6 +178,7 @@ func (c *checker) document() {
 	}
 	c.resolved()
 	c.resource()
+	c.wire()
 	c.pageIndexes()
 }
 

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -113,6 +115,9 @@ func runCheck(ctx context.Context, f *checkFlags, input string, stdout, stderr i
 		return err
 	}
 	defer closeLog()
+	// The listing entry is looked up first, on a connection of its own
+	// that is closed before the document's (an office has one agent).
+	listing := listingEntry(ctx, &f.globalFlags, f.Computer, pos[0], log)
 	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], log, stderr)
 	if err != nil {
 		return err
@@ -129,8 +134,60 @@ func runCheck(ctx context.Context, f *checkFlags, input string, stdout, stderr i
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	findings := opener.Check(op, dpe.CheckOptions{Ignore: ignore, Strict: f.Strict, Loaded: loaded, Extra: identity.Check(op.Body)})
+	findings := opener.Check(op, dpe.CheckOptions{Ignore: ignore, Strict: f.Strict, Loaded: loaded, Extra: identity.Check(op.Body),
+		Answer: op.Access.RawJSON, Listing: listing})
 	return writeReport(stdout, op.Doc, findings, f.JSON)
+}
+
+// listingEntry finds input's entry in the listings of the office at --url
+// (on --computer, else on every computer), so check can hold it to the
+// rules too; nil when input is not a dpe:// URI, there is no --url (an
+// embedded office is started by openInput), or no listing names it. A
+// failure here only costs those findings: it is logged, not returned.
+func listingEntry(ctx context.Context, g *globalFlags, computer, input string, log *slog.Logger) []byte {
+	uri, err := dpe.NormalizeURI(input)
+	if g.URL == "" || err != nil || !strings.HasPrefix(strings.ToLower(input), "dpe:") {
+		return nil
+	}
+	c, err := dial(ctx, g, &target{URL: g.URL, Office: g.Office}, log)
+	if err != nil {
+		log.Debug("check: no listing entry", "uri", uri, "err", err)
+		return nil
+	}
+	defer c.Close()
+	comps := []string{computer}
+	if computer == "" {
+		all, err := c.Computers(ctx)
+		if err != nil {
+			return nil
+		}
+		comps = comps[:0]
+		for _, s := range all {
+			comps = append(comps, s.Name)
+		}
+	}
+	for _, comp := range comps {
+		cfg, err := c.Config(ctx, comp)
+		if err != nil {
+			continue
+		}
+		for _, srv := range cfg.Servers {
+			p := c.Pager(comp, srv.Key, client.PagerOptions{MaxPages: 100})
+			for !p.Done() && ctx.Err() == nil {
+				page, err := p.Next(ctx)
+				if err != nil {
+					break
+				}
+				for _, r := range page.Resources {
+					if r.URI == uri {
+						b, _ := json.Marshal(r.Resource)
+						return b
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // checkLine is one finding of `check --json`.
