@@ -24,7 +24,7 @@ func TestGet_LocalRealFilesAsMarkdown(t *testing.T) {
 	}{
 		{"soffice.pdf", []string{"Fixture Corpus", "Introduction", "This corpus is converted by tools nobody here wrote."}},
 		{"pandoc.docx", []string{"# Fixture Corpus", "## Introduction", "- First item", "  - Nested item"}},
-		{"openpyxl.xlsx", []string{"Page 0: Sales", "| Region | Q1 | Q2 | Total |", "| North | 10 | 12 | 22 |", "Page 1: Notes"}},
+		{"openpyxl.xlsx", []string{"Page 1: Sales", "| Region | Q1 | Q2 | Total |", "| North | 10 | 12 | 22 |", "Page 2: Notes"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			code, out, errOut := runCLI(t, "get", "--format", "md", filepath.Join(realFixtures, tc.file))
