@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/stack"
 )
@@ -561,5 +564,91 @@ func TestLogger_TerminalIsCharmLog(t *testing.T) {
 	log.Info("hello from serve", "k", "v")
 	if !strings.Contains(buf.String(), `level=INFO msg="hello from serve" k=v`) {
 		t.Errorf("piped log line: %q", buf.String())
+	}
+}
+
+// TestProfileSwitch_KeepsTheCommandLine: the globals for a profile the
+// TUI switches to (P) take that profile's values, except where the
+// command line or environment fixed a flag.
+func TestProfileSwitch_KeepsTheCommandLine(t *testing.T) {
+	cleanEnv(t)
+	cfg := writeConfig(t, "default = \"a\"\n[profiles.a]\nurl = \"http://127.0.0.1:1\"\noffice = \"oa\"\n"+
+		"[profiles.b]\nurl = [\"http://127.0.0.1:2\", \"http://127.0.0.1:3\"]\noffice = \"ob\"\nname = \"nb\"\ntimeout = \"7s\"\nimages = \"off\"\n")
+	a := &app{ctx: context.Background(), stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	root := a.rootCmd()
+	root.SetArgs([]string{"--config", cfg, "--name", "from-flag", "ls", "computers"})
+	ls, _, err := root.Find([]string{"ls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls.RunE = func(cmd *cobra.Command, _ []string) error { return nil } // stop before dialling
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if a.prof == nil || a.prof.name != "a" || a.g.Office != "oa" || a.g.Name != "from-flag" || a.g.URL != "http://127.0.0.1:1" {
+		t.Fatalf("default profile: %+v %q %q %q", a.prof, a.g.Office, a.g.Name, a.g.URL)
+	}
+	g, tf, err := a.prof.profileGlobals("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Office != "ob" || g.Name != "from-flag" || g.URL != "http://127.0.0.1:2" || len(g.URLs) != 2 ||
+		time.Duration(g.Timeout) != 7*time.Second || tf.Images != "off" {
+		t.Errorf("switched to b: office %q name %q url %q urls %v timeout %s images %q", g.Office, g.Name, g.URL, g.URLs, time.Duration(g.Timeout), tf.Images)
+	}
+	if _, _, err := a.prof.profileGlobals("nope"); err == nil {
+		t.Error("switch to an unknown profile succeeded")
+	}
+}
+
+// TestHelp_NoColorFlag: help on a terminal is styled, and --no-color
+// turns that off too (help is printed before flags are parsed).
+func TestHelp_NoColorFlag(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("TERM", "xterm-256color")
+	t.Setenv("COLORTERM", "truecolor")
+	ptmx, tty, err := openPTY()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	chunks := make(chan []byte, 256)
+	go func() {
+		for {
+			buf := make([]byte, 1<<16)
+			n, err := ptmx.Read(buf)
+			if n > 0 {
+				chunks <- buf[:n]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	help := func(args ...string) string {
+		var errb bytes.Buffer
+		if code := runIO(context.Background(), args, strings.NewReader(""), tty, &errb); code != 0 {
+			t.Fatalf("%v: exit %d %q", args, code, errb.String())
+		}
+		fmt.Fprintln(tty, "END-OF-HELP")
+		var got []byte
+		deadline := time.After(10 * time.Second)
+		for !bytes.Contains(got, []byte("END-OF-HELP")) {
+			select {
+			case c := <-chunks:
+				got = append(got, c...)
+			case <-deadline:
+				t.Fatalf("no end of help: %q", got)
+			}
+		}
+		return string(got)
+	}
+	if styled := help("ls", "--help"); !strings.Contains(styled, "\x1b[") {
+		t.Errorf("help on a terminal is not styled")
+	}
+	if plain := help("ls", "--help", "--no-color"); strings.Contains(plain, "\x1b[") || !strings.Contains(plain, "USAGE") {
+		t.Errorf("--no-color help on a terminal: %q", plain[:min(200, len(plain))])
 	}
 }

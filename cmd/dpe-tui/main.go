@@ -47,6 +47,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 // runIO is runContext with its standard input given (tests pipe a
 // document into `get -`).
 func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if noColorArg(args) {
+		// Help is printed before flags are parsed, by fang, which decides
+		// colour from the writer: one that is not a terminal gets none.
+		// Everything else reads --no-color from the parsed flags.
+		stdout, stderr = plainWriter{stdout}, plainWriter{stderr}
+	}
 	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCmd()
 	root.SetArgs(args)
@@ -194,4 +200,20 @@ func (a *app) versionCmd() *cobra.Command {
 func (a *app) with(g *globalFlags, name string) {
 	*g = a.g
 	g.Embedded.cmd = name
+}
+
+// plainWriter hides the terminal behind w, so nothing styles for it.
+type plainWriter struct{ io.Writer }
+
+// noColorArg: --no-color is on the command line (before a "--").
+func noColorArg(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--no-color", "--no-color=true", "--no-color=1":
+			return true
+		}
+	}
+	return false
 }
