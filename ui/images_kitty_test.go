@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi/kitty"
@@ -127,5 +128,64 @@ func TestImages_AutoQueryPicksKittyOnlyWhenTheTerminalSaysSo(t *testing.T) {
 		if raw != "" || m.e.renderer.ImageMode() != tt.want {
 			t.Errorf("Images %q: query %q, mode %q (want %q)", tt.opt, raw, m.e.renderer.ImageMode(), tt.want)
 		}
+	}
+}
+
+// runRaw is run that also returns what the commands asked to write to the
+// terminal (tea.Raw).
+func runRaw(t *testing.T, m *model, cmd tea.Cmd) string {
+	t.Helper()
+	var raw strings.Builder
+	queue := []tea.Cmd{cmd}
+	for steps := 0; len(queue) > 0; steps++ {
+		if steps > 10000 {
+			t.Fatal("command loop did not settle")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		var msg tea.Msg
+		guard(t, "command", func() { msg = c() })
+		switch msg := msg.(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.RawMsg:
+			raw.WriteString(msg.Msg.(string))
+		case spinner.TickMsg, nil:
+		default:
+			var next tea.Cmd
+			guard(t, "Update", func() { next = m.update(msg) })
+			queue = append(queue, next)
+		}
+	}
+	return raw.String()
+}
+
+// Leaving a document deletes its images from the terminal; a document
+// opened after it transmits under fresh ids.
+func TestImages_KittyImagesDeletedWhenTheDocumentCloses(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	listOffice(t, m)
+	m.e.renderer.SetImageMode(render.ImagesKitty)
+	out := runRaw(t, m, m.openDPE(openURIMsg{uri: reportURI}))
+	if m.docS() == nil {
+		t.Fatal("document not open")
+	}
+	out += runRaw(t, m, m.update(keyMsg("i")))
+	if strings.Count(out, "a=T") != 1 || !strings.Contains(out, "i=1,") {
+		t.Fatalf("opening the document should transmit image 1 once; wrote %q", out)
+	}
+	if fr := m.view().Content; !strings.ContainsRune(fr, kitty.Placeholder) {
+		t.Fatalf("no placeholder cells in the frame")
+	}
+	out = runRaw(t, m, m.update(keyMsg("esc")))
+	if m.docS() != nil {
+		t.Fatal("esc should close the document")
+	}
+	if out != render.KittyDelete(1) {
+		t.Fatalf("closing wrote %q, want the delete of image 1", out)
 	}
 }
