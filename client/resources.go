@@ -130,18 +130,6 @@ type wireResource struct {
 	Meta        json.RawMessage `json:"_meta"`
 }
 
-// decodeResource reads one MCP Resource leniently (see resource).
-func decodeResource(raw json.RawMessage, maxField int) (Resource, bool) {
-	var w wireResource
-	if err := json.Unmarshal(raw, &w); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			return Resource{}, false
-		}
-	}
-	return w.resource(maxField)
-}
-
 // resource checks and bounds a listed resource. It needs a string uri.
 //
 // Fields longer than maxField bytes are cut with a marker; a uri that long

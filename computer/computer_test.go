@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -191,9 +190,7 @@ func TestStart_RetriesRefusedRejoin(t *testing.T) {
 		l2, err = net.Listen("tcp", addr)
 		return err == nil
 	})
-	hs := &http.Server{Handler: s2.Handler()}
-	go func() { _ = hs.Serve(l2) }()
-	t.Cleanup(func() { _ = hs.Close() })
+	go func() { _ = s2.Serve(l2) }() // a second listener; s2.Close closes it too
 
 	a := newAgent(t, "http://"+addr, "o", "")
 	eventually(t, "pc's re-join refused", func() bool {

@@ -59,7 +59,7 @@ type cluster struct {
 	mu        sync.Mutex
 	up        bool
 	everUp    bool
-	abandoned bool // test hook: behave as a crashed node (no clean-up in Redis)
+	abandoned bool // set by tests (abandon): behave as a crashed node, no clean-up in Redis
 }
 
 // entry is one registered session.
@@ -474,15 +474,6 @@ func (c *cluster) close() {
 	<-c.done
 	c.rpc.close()
 	_ = c.rdb.Close()
-}
-
-// abandon makes the node behave as if its process died: it stops
-// heartbeating and touches Redis no more, leaving its registrations for
-// the other nodes to expire and reap. Tests use it to kill a node.
-func (c *cluster) abandon() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.abandoned = true
 }
 
 // sessions lists an office: this node's members, and in a cluster with

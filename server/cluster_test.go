@@ -81,6 +81,15 @@ func (r *redisServer) stop() {
 	r.cmd = nil
 }
 
+// abandon makes the node behave as if its process died: it stops
+// heartbeating and touches Redis no more, leaving its registrations for
+// the other nodes to expire and reap.
+func (c *cluster) abandon() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.abandoned = true
+}
+
 // eventually polls cond until it holds or wait passes (a deadlock guard,
 // not a timing assertion).
 func eventually(t testing.TB, what string, cond func() bool) {

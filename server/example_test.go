@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/server"
 )
 
@@ -23,7 +24,7 @@ func Example() {
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(l) }()
-	fmt.Println("agents and computers connect to http://" + "127.0.0.1:<port>" + s.Path() + " namespace /smcp")
+	fmt.Println("agents and computers connect to http://" + "127.0.0.1:<port>" + protocol.DefaultPath + " namespace " + protocol.Namespace)
 	_ = s.Close()
 	fmt.Println("serve returned:", <-done)
 	// Output:

@@ -18,8 +18,8 @@ import (
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
-// Server is an SMCP server. Create it with New, mount Handler or call
-// Serve, and Close it when done.
+// Server is an SMCP server. Create it with New, call Serve (on one or more
+// listeners), and Close it when done.
 type Server struct {
 	opt     Options
 	log     *slog.Logger
@@ -27,7 +27,6 @@ type Server struct {
 	path    string
 
 	io      *socket.Server
-	handler http.Handler
 	http    *http.Server
 	offices *offices
 	gates   *gates
@@ -102,7 +101,6 @@ func New(opt Options) (*Server, error) {
 	if p := strings.TrimSuffix(s.path, "/"); p != "" {
 		mux.Handle(p, engine)
 	}
-	s.handler = mux
 	if s.cluster != nil {
 		s.cluster.start()
 	}
@@ -114,13 +112,6 @@ func New(opt Options) (*Server, error) {
 	}
 	return s, nil
 }
-
-// Handler is the version middleware in front of engine.io, mounted on the
-// engine path; other paths answer 404.
-func (s *Server) Handler() http.Handler { return s.handler }
-
-// Path is the engine.io HTTP path, "/x/" form.
-func (s *Server) Path() string { return s.path }
 
 // Serve accepts connections on l until Close and returns nil then (also
 // when called after Close). l is closed when Serve returns.
