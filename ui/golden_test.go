@@ -189,8 +189,9 @@ func (s *session) toDocument() {
 }
 
 func TestGolden(t *testing.T) {
-	// diffAgent is the fake of the running "diff" case, which edits the
-	// document on disk between the open and D.
+	// diffAgent is the fake of the running case, for the cases that need
+	// its files: "diff" edits the document between the open and D,
+	// "open_target" opens it as a file.
 	var diffAgent *fakeAgent
 	tests := []struct {
 		name  string
@@ -346,6 +347,13 @@ func TestGolden(t *testing.T) {
 			s.waitFor("changed: +2 −1")
 			s.keys("n")
 			s.waitFor("change 1/2: added")
+		}},
+		{name: "open_target", agent: func(f *fakeAgent) { diffAgent = f }, opt: func(o *Options) {
+			// dpe-tui open FILE: no server, the file's document straight away.
+			o.Agent = nil
+			o.OpenTarget = diffAgent.docs[reportURI]
+		}, drive: func(s *session) {
+			s.waitFor("Revenue grew in every region.")
 		}},
 		{name: "error", opt: func(o *Options) {
 			o.Agent = nil
