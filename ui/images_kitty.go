@@ -28,9 +28,11 @@ const imageQueryTimeout = 150 * time.Millisecond
 // kittyQueryID is the image id of the start-up query (a=q stores nothing).
 const kittyQueryID = 31
 
-// imageQuery is the start-up terminal query's state.
+// imageQuery is the start-up terminal query's state: pending until an
+// answer or the timeout; da1 once DA1 arrived, after which no graphics
+// answer can follow (a terminal answers in order).
 type imageQuery struct {
-	pending bool
+	pending, da1 bool
 }
 
 type imageQueryTimeoutMsg struct{}
@@ -52,8 +54,10 @@ func imageModeOf(opt string) (mode string, ask bool) {
 // startImageQuery sets the renderer's mode from the options and, for
 // auto, sends the kitty graphics query followed by DA1: every terminal
 // answers DA1, in order, so a DA1 reply with no graphics reply before it
-// means no kitty graphics; no reply at all within imageQueryTimeout means
-// blocks too.
+// means no kitty graphics. Nothing waits for the answers: blocks are drawn
+// until a graphics OK arrives, and imageQueryTimeout ends the wait for a
+// terminal that answers nothing (a graphics OK later than that, from a
+// slow link, still switches to kitty: it is the terminal's word).
 func (m *model) startImageQuery() tea.Cmd {
 	mode, ask := imageModeOf(m.e.opt.Images)
 	m.e.renderer.SetImageMode(mode)
@@ -74,7 +78,7 @@ func (m *model) onImageQuery(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		if msg.Options.ID != kittyQueryID {
 			return nil, true // an answer we did not ask for (q=2 silences ours)
 		}
-		if m.imgQuery.pending && string(msg.Payload) == "OK" {
+		if !m.imgQuery.da1 && string(msg.Payload) == "OK" && m.e.renderer.ImageMode() != render.ImagesKitty {
 			m.imgQuery.pending = false
 			m.e.renderer.SetImageMode(render.ImagesKitty)
 			return m.broadcast(imageModeMsg{}), true
@@ -83,7 +87,7 @@ func (m *model) onImageQuery(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		return nil, true
 	case uv.PrimaryDeviceAttributesEvent:
 		// Sixel (attribute 4) would be next, but is drawn as blocks.
-		m.imgQuery.pending = false
+		m.imgQuery.pending, m.imgQuery.da1 = false, true
 		return nil, true
 	case imageQueryTimeoutMsg:
 		m.imgQuery.pending = false

@@ -3,11 +3,13 @@ package ui
 import (
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi/kitty"
 	"github.com/charmbracelet/x/exp/teatest/v2"
@@ -107,12 +109,16 @@ func TestImages_AutoQueryPicksKittyOnlyWhenTheTerminalSaysSo(t *testing.T) {
 		t.Fatalf("a DA1-only terminal got %q, want blocks", got)
 	}
 
-	// No answer at all: the bounded wait ends in blocks.
+	// No answer at all: the bounded wait ends in blocks; a graphics OK
+	// from a slow link after that is still the terminal's word.
 	m, _ = queryModel(t, "")
 	m.update(imageQueryTimeoutMsg{})
+	if got := m.e.renderer.ImageMode(); got != render.ImagesBlocks || m.imgQuery.pending {
+		t.Fatalf("a silent terminal got %q (pending %v), want blocks", got, m.imgQuery.pending)
+	}
 	m.update(uv.KittyGraphicsEvent{Options: kitty.Options{ID: kittyQueryID}, Payload: []byte("OK")})
-	if got := m.e.renderer.ImageMode(); got != render.ImagesBlocks {
-		t.Fatalf("a silent terminal got %q, want blocks", got)
+	if got := m.e.renderer.ImageMode(); got != render.ImagesKitty {
+		t.Fatalf("a late graphics OK got %q, want kitty", got)
 	}
 
 	// An error answer is no kitty.
@@ -187,5 +193,107 @@ func TestImages_KittyImagesDeletedWhenTheDocumentCloses(t *testing.T) {
 	}
 	if out != render.KittyDelete(1) {
 		t.Fatalf("closing wrote %q, want the delete of image 1", out)
+	}
+}
+
+// fakeTerminal is the program's terminal: it records what the program
+// writes and, once it sees the graphics query, types answer into the
+// program's input, as a real terminal answers.
+type fakeTerminal struct {
+	in     *io.PipeWriter
+	answer string
+	mu     sync.Mutex
+	out    strings.Builder
+	asked  bool
+}
+
+func (f *fakeTerminal) Write(b []byte) (int, error) {
+	f.mu.Lock()
+	f.out.Write(b)
+	ask := !f.asked && strings.Contains(f.out.String(), "\x1b_Gi=31,")
+	if ask {
+		f.asked = true
+	}
+	f.mu.Unlock()
+	if ask && f.answer != "" {
+		go f.in.Write([]byte(f.answer)) //nolint:errcheck // the pipe closes with the test
+	}
+	return len(b), nil
+}
+
+// modeProbe reads the image mode and whether the query still waits, from
+// inside the program.
+type modeProbe struct{ Model }
+
+type modeProbeMsg struct{ reply chan [2]string }
+
+func (p modeProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if pm, ok := msg.(modeProbeMsg); ok {
+		pending := "answered"
+		if p.m.imgQuery.pending {
+			pending = "pending"
+		}
+		pm.reply <- [2]string{p.m.e.renderer.ImageMode(), pending}
+		return p, nil
+	}
+	m, cmd := p.Model.Update(msg)
+	return modeProbe{m.(Model)}, cmd
+}
+
+// The auto query on a real tea.Program, the terminal's bytes going through
+// Bubble Tea's own input decoder: a kitty terminal's answer picks kitty; a
+// terminal that only answers DA1, or says nothing, gets blocks, the
+// silent one after the bounded wait.
+func TestImages_AutoQueryThroughTheProgramWithAFakeTerminal(t *testing.T) {
+	for _, tt := range []struct {
+		name, answer, want string
+	}{
+		{"kitty", "\x1b_Gi=31;OK\x1b\\\x1b[?62;4;22c", render.ImagesKitty},
+		{"da1 only", "\x1b[?62;4;22c", render.ImagesBlocks},
+		{"silent", "", render.ImagesBlocks},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			term := &fakeTerminal{in: inW, answer: tt.answer}
+			opt := testOptions(newFakeAgent(t))
+			opt.Images = "auto"
+			p := tea.NewProgram(modeProbe{New(opt)}, tea.WithInput(inR), tea.WithOutput(term),
+				tea.WithWindowSize(100, 30), tea.WithoutSignals(), tea.WithColorProfile(colorprofile.NoTTY))
+			done := make(chan error, 1)
+			go func() { _, err := p.Run(); done <- err }()
+			defer func() {
+				p.Quit()
+				inW.Close()
+				if err := <-done; err != nil {
+					t.Errorf("program: %v", err)
+				}
+			}()
+			var got [2]string
+			deadline := time.Now().Add(10 * time.Second)
+			for time.Now().Before(deadline) {
+				reply := make(chan [2]string, 1)
+				p.Send(modeProbeMsg{reply})
+				select {
+				case got = <-reply:
+				case <-time.After(2 * time.Second):
+				}
+				if got[1] == "answered" && (tt.want != render.ImagesKitty || got[0] == tt.want) {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if got[1] != "answered" {
+				t.Fatalf("the query never ended (mode %q)", got[0])
+			}
+			if got[0] != tt.want {
+				t.Fatalf("mode %q, want %q", got[0], tt.want)
+			}
+			term.mu.Lock()
+			asked := term.asked
+			term.mu.Unlock()
+			if !asked {
+				t.Fatal("the program never sent the graphics query")
+			}
+		})
 	}
 }
