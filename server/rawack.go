@@ -52,7 +52,12 @@ func rawAck(data any) (pkt *parser.Packet, ok bool, err error) {
 		}
 		b = []byte(t)
 	case *types.StringBuffer:
-		b = t.Bytes() // the unread bytes; not consumed, so a fallback still sees them
+		// The unread bytes, not consumed, so a fallback still sees them;
+		// copied, so the relayed arguments own their memory.
+		if !bytes.HasPrefix(t.Bytes(), ackPrefix) {
+			return nil, false, nil
+		}
+		b = bytes.Clone(t.Bytes())
 	default:
 		return nil, false, nil
 	}
@@ -79,30 +84,54 @@ func rawAck(data any) (pkt *parser.Packet, ok bool, err error) {
 }
 
 // splitArray returns the elements of the JSON array b, each as the bytes it
-// was sent as. ok is false when b is not one valid JSON array.
+// was sent as. ok is false when b is not one valid JSON array. One validity
+// scan (json.Valid), then a split at the top-level commas: a decoder into
+// json.RawMessage would scan each element twice and copy it twice.
 func splitArray(b []byte) (args []any, ok bool, err error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+	b = bytes.TrimSpace(b)
+	if len(b) < 2 || b[0] != '[' || !json.Valid(b) {
 		return nil, false, nil
 	}
 	args = []any{}
-	for dec.More() {
-		if len(args) == maxAckArgs {
-			return nil, true, errTooManyAckArgs
+	inner := bytes.TrimSpace(b[1 : len(b)-1])
+	if len(inner) == 0 {
+		return args, true, nil
+	}
+	// b is valid JSON, so brackets balance and strings end: only strings
+	// (with their escapes) and nesting need tracking to find the commas.
+	depth, start, inString := 0, 0, false
+	for i := 0; i < len(inner); i++ {
+		c := inner[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, false, nil
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				if len(args) == maxAckArgs {
+					return nil, true, errTooManyAckArgs
+				}
+				args = append(args, json.RawMessage(bytes.TrimSpace(inner[start:i])))
+				start = i + 1
+			}
 		}
-		args = append(args, raw)
 	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
-		return nil, false, nil
+	if len(args) == maxAckArgs {
+		return nil, true, errTooManyAckArgs
 	}
-	if len(bytes.TrimSpace(b[dec.InputOffset():])) != 0 {
-		return nil, false, nil
-	}
-	return args, true, nil
+	return append(args, json.RawMessage(bytes.TrimSpace(inner[start:]))), true, nil
 }
 
 // rawEncoder writes an ACK whose arguments are all json.RawMessage (a relayed

@@ -125,6 +125,8 @@ func TestRawAck_ParsesOnlyTextAcksForSMCP(t *testing.T) {
 		id   uint64
 	}{
 		{name: "ack", in: `3/smcp,12[{"a":1} , "x",null]`, ok: true, args: []string{`{"a":1}`, `"x"`, "null"}, id: 12},
+		{name: "nested", in: `3/smcp,5[ {"a":[1,2],"s":"x,]\"\\"} ,[3,{"b":","}],"q\\",""]`, ok: true,
+			args: []string{`{"a":[1,2],"s":"x,]\"\\"}`, `[3,{"b":","}]`, `"q\\"`, `""`}, id: 5},
 		{name: "buffer", in: types.NewStringBufferString(`3/smcp,7[]`), ok: true, args: []string{}, id: 7},
 		{name: "event", in: `2/smcp,["x",{}]`},
 		{name: "other namespace", in: `3/other,1[1]`},
