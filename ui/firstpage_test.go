@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,11 +42,11 @@ func firstPageDoc() (doc []byte, firstEnd int) {
 	return []byte(b.String()), firstEnd
 }
 
-// The document screen shows page 1 while the server still holds the rest
-// back, says it is validating, and takes the whole document (every page,
-// the findings that need the whole file) when it comes.
-func TestOpen_FirstPageShownWhileTheRestIsValidated(t *testing.T) {
-	doc, cut := firstPageDoc()
+// openFirstPage serves doc[:cut] at once and the rest only when release
+// is called, opens it in the model, and drives commands until page 1 is
+// on screen. rest are the commands left (they wait for the body).
+func openFirstPage(t *testing.T, doc []byte, cut int) (m *model, rest []tea.Cmd, release func()) {
+	t.Helper()
 	gate := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -59,20 +60,14 @@ func TestOpen_FirstPageShownWhileTheRestIsValidated(t *testing.T) {
 		}
 		_, _ = w.Write(doc[cut:])
 	})) // binds 127.0.0.1:0
-	defer srv.Close()
-	released := false
-	defer func() {
-		if !released {
-			close(gate)
-		}
-	}()
+	t.Cleanup(srv.Close)
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
 
 	opt := Options{Theme: "dark", Width: 120, Height: 40, Now: func() time.Time { return fixedNow }, StatusTimeout: -1, OpenTarget: srv.URL + "/doc.json"}
-	m := New(opt).m
-	// Drive commands until page 1 is on screen; hold back the rest, which
-	// would wait for the gate.
+	m = New(opt).m
 	queue := []tea.Cmd{m.openTarget(srv.URL + "/doc.json")}
-	var rest []tea.Cmd
 	for len(queue) > 0 {
 		c := queue[0]
 		queue = queue[1:]
@@ -96,6 +91,15 @@ func TestOpen_FirstPageShownWhileTheRestIsValidated(t *testing.T) {
 	if rest == nil {
 		t.Fatal("no first page while the server held the rest back")
 	}
+	return m, rest, release
+}
+
+// The document screen shows page 1 while the server still holds the rest
+// back, says it is validating, and takes the whole document (every page,
+// the findings that need the whole file) when it comes.
+func TestOpen_FirstPageShownWhileTheRestIsValidated(t *testing.T) {
+	doc, cut := firstPageDoc()
+	m, rest, release := openFirstPage(t, doc, cut)
 	d := m.docS()
 	if d == nil || len(d.pages) != 1 {
 		t.Fatalf("document screen with page 1 only: %v", d)
@@ -108,8 +112,7 @@ func TestOpen_FirstPageShownWhileTheRestIsValidated(t *testing.T) {
 		t.Error("a provisional document must not be validated")
 	}
 
-	close(gate)
-	released = true
+	release()
 	for _, c := range rest {
 		run(t, m, c)
 	}
@@ -129,5 +132,24 @@ func TestOpen_FirstPageShownWhileTheRestIsValidated(t *testing.T) {
 	}
 	if f := frame(m); strings.Contains(f, "validating…") || !strings.Contains(f, "PAGE1TEXT") {
 		t.Errorf("after the whole document: page 1 without \"validating…\":\n%s", f)
+	}
+}
+
+// A document whose later bytes are malformed: page 1 was shown, then the
+// open fails with one line naming the cause, and the program goes on.
+func TestOpen_FirstPageThenMalformedRestSaysWhy(t *testing.T) {
+	doc, cut := firstPageDoc()
+	bad := append(append([]byte{}, doc[:cut]...), `,{"page_index":1,"elements":[}]}`...)
+	m, rest, release := openFirstPage(t, bad, cut)
+	release()
+	for _, c := range rest {
+		run(t, m, c)
+	}
+	if st := m.statusText(); !strings.Contains(st, "malformed JSON at byte") {
+		t.Fatalf("status after a malformed rest: %q", st)
+	}
+	press(t, m, "j") // still responsive
+	if f := frame(m); !strings.Contains(f, "PAGE1TEXT") {
+		t.Errorf("page 1 should stay on screen:\n%s", f)
 	}
 }
