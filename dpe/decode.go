@@ -19,8 +19,7 @@ import (
 // (page_index/number, title, doc_ref, uri, element_count), counts inline
 // elements against the limits, and keeps each page's bytes in Raw with
 // Decoded false. Elements are built on demand by EnsurePage, so opening a
-// huge document costs one scan, not one allocation per element (issue 5
-// P1).
+// huge document costs one scan, not one allocation per element.
 //
 // Decode keeps slices of data (Raw fields): do not modify data afterwards.
 //

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Limits bound what a document may cost (issue 6 §Limits). A zero field
+// Limits bound what a document may cost (README §Security › Limits). A zero field
 // takes its default.
 type Limits struct {
 	MaxBytes           int64
@@ -15,7 +15,7 @@ type Limits struct {
 	MaxDepth           int
 }
 
-// Defaults (issue 6): 256 MiB, 100000 pages, 200000 elements per page,
+// Defaults: 256 MiB, 100000 pages, 200000 elements per page,
 // nesting depth 64.
 const (
 	DefaultMaxBytes           = 256 << 20

@@ -10,8 +10,8 @@ import (
 )
 
 // scan.go is a small validating JSON scanner. Decode uses it to find page
-// boundaries and read page headers without building elements (issue 5 P1:
-// first page in ≤ 0.5× the time of json.Unmarshal into any). It is
+// boundaries and read page headers without building elements (P1: an
+// index costs a fraction of json.Unmarshal into any). It is
 // iterative, so a hostile "[[[[…" costs a depth check, not the stack.
 
 // SyntaxError is malformed JSON, with the byte offset where it was seen.
