@@ -58,9 +58,10 @@ func TestServe_MCPConfigFrontsServerEverything(t *testing.T) {
 			t.Fatalf("bad resource line %q: %v", l, err)
 		}
 	}
-	// None of everything's resources is dpe://: without --all nothing is listed.
-	if code, out, _ := runCLI(t, "ls", "resources", "--url="+url, "--computer", "alpha", "--server", "everything", "--json"); code != 0 || strings.TrimSpace(out) != "" {
-		t.Errorf("dpe-only listing of everything: exit %d, %q", code, out)
+	// None of everything's resources is dpe://: without --all nothing is
+	// listed, and the server is skipped with a note saying why.
+	if code, out, errOut := runCLI(t, "ls", "resources", "--url="+url, "--computer", "alpha", "--server", "everything", "--json"); code != exitNothingListed || strings.TrimSpace(out) != "" || !strings.Contains(errOut, "--all") {
+		t.Errorf("dpe-only listing of everything: exit %d, %q %q", code, out, errOut)
 	}
 	if strings.Contains(out, "t0p") {
 		t.Error("a config secret leaked into the listing")
