@@ -266,3 +266,21 @@ func TestTUI_OpenRealFilesInTmux(t *testing.T) {
 	p.keys("q")
 	p.waitFor("exit", "EXIT-0")
 }
+
+// TestTUI_OpenStdinInTmux: `open -` shows a DPE JSON piped into it; the
+// keys still come from the terminal (Bubble Tea opens the TTY when stdin
+// is a pipe), so q quits.
+func TestTUI_OpenStdinInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end TUI test")
+	}
+	bin := buildBinary(t)
+	doc := filepath.Join(t.TempDir(), "piped.json")
+	if err := os.WriteFile(doc, []byte(goodDoc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := newTmux(t, 80, 20, fmt.Sprintf("cat %s | %s open -; echo EXIT-$?; sleep 600", doc, bin))
+	s.waitFor("piped document", "World of text.")
+	s.keys("q")
+	s.waitFor("exit", "EXIT-0")
+}
