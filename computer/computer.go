@@ -50,6 +50,9 @@ type Options struct {
 type Computer struct {
 	opt Options
 	log *slog.Logger
+	// pagedBytes is the run size asked of paged reads; 0: PagedMessageBytes
+	// (tests use smaller runs).
+	pagedBytes int
 
 	ctx    context.Context // cancelled by Close; parent of handler work
 	cancel context.CancelFunc

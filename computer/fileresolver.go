@@ -31,6 +31,14 @@ func (f *fileResolver) Resolve(ctx context.Context, res protocol.A2CResource, co
 	if contents.Kind == ContentsExternal {
 		return passThrough(res, contents.External), nil
 	}
+	if contents.Paged != nil {
+		// This resolver stores the document whole.
+		doc, err := contents.Inline(ctx)
+		if err != nil {
+			return protocol.A2CResource{}, fmt.Errorf("file resolver: %w", err)
+		}
+		contents.Document, contents.Paged = doc, nil
+	}
 	if contents.Kind != ContentsInline || len(contents.Document) == 0 {
 		return protocol.A2CResource{}, fmt.Errorf("file resolver: unsupported contents kind %q", contents.Kind)
 	}

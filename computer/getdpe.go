@@ -115,9 +115,7 @@ func (c *Computer) getDPE(ctx context.Context, req protocol.GetDPEReq) (*protoco
 	}
 
 	// Step 5: resources/read.
-	readCtx, readCancel := c.callContext(ctx, s.timeout)
-	rr, err := s.session.ReadResource(readCtx, &mcp.ReadResourceParams{URI: u.Read})
-	readCancel()
+	rr, paged, err := c.readDocument(ctx, s, u.Read)
 	if err != nil {
 		c.log.Warn("get_dpe resources/read failed", "uri", req.URI, "mcp_server", s.cfg.Name, "err", err)
 		if resourceNotFound(err) {
@@ -134,7 +132,13 @@ func (c *Computer) getDPE(ctx context.Context, req protocol.GetDPEReq) (*protoco
 	}
 
 	// Step 6: the two A2C mimetypes.
-	contents, perr := dpeContents(req.URI, s.cfg.Name, u.Read, rr)
+	var contents Contents
+	var perr *protocol.Error
+	if paged != nil {
+		contents, perr = pagedContents(req.URI, s.cfg.Name, paged)
+	} else {
+		contents, perr = dpeContents(req.URI, s.cfg.Name, u.Read, rr)
+	}
 	if perr != nil {
 		return nil, perr
 	}

@@ -78,8 +78,9 @@ type HTTPResolver struct {
 }
 
 type storedDoc struct {
-	id  string
-	raw []byte
+	id   string
+	raw  []byte // nil for a document read in pages (storePaged)
+	size int64  // bytes kept, for eviction
 	// Manifest mode: head is the document without "pages"; pages are the
 	// page objects, entries their manifest stand-ins (uri filled per URL).
 	manifest bool
@@ -158,13 +159,19 @@ func (h *HTTPResolver) Resolve(ctx context.Context, res protocol.A2CResource, co
 	if contents.Kind == ContentsExternal {
 		return passThrough(res, contents.External), nil
 	}
-	if contents.Kind != ContentsInline || len(contents.Document) == 0 {
+	if contents.Kind != ContentsInline || (len(contents.Document) == 0 && contents.Paged == nil) {
 		return protocol.A2CResource{}, fmt.Errorf("http resolver: unsupported contents kind %q", contents.Kind)
 	}
 	if err := ctx.Err(); err != nil {
 		return protocol.A2CResource{}, err
 	}
-	d, err := h.store(contents.Document)
+	var d *storedDoc
+	var err error
+	if contents.Paged != nil {
+		d, err = h.storePaged(ctx, contents.Paged)
+	} else {
+		d, err = h.store(contents.Document)
+	}
 	if err != nil {
 		return protocol.A2CResource{}, fmt.Errorf("http resolver: %w", err)
 	}
@@ -219,7 +226,7 @@ func (h *HTTPResolver) store(doc []byte) (*storedDoc, error) {
 	}
 	h.mu.Unlock()
 
-	d := &storedDoc{id: id, raw: bytes.Clone(doc)}
+	d := &storedDoc{id: id, raw: bytes.Clone(doc), size: int64(len(doc))}
 	if h.opt.ManifestThreshold > 0 && int64(len(doc)) > h.opt.ManifestThreshold {
 		if err := splitManifest(d); err != nil {
 			return nil, err
@@ -227,27 +234,75 @@ func (h *HTTPResolver) store(doc []byte) (*storedDoc, error) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if old, ok := h.docs[id]; ok {
-		if bytes.Equal(old.raw, doc) {
-			return old, nil
-		}
-		h.total -= int64(len(old.raw))
-		h.docs[id] = d
-		h.total += int64(len(d.raw))
-		return d, nil
+	if old, ok := h.docs[id]; ok && bytes.Equal(old.raw, doc) {
+		return old, nil
 	}
-	h.docs[id] = d
-	h.order = append(h.order, id)
-	h.total += int64(len(d.raw))
+	h.keep(d)
+	return d, nil
+}
+
+// keep stores d (replacing a document of the same id) and evicts the
+// oldest documents over MaxBytes. Called with mu held.
+func (h *HTTPResolver) keep(d *storedDoc) {
+	if old, ok := h.docs[d.id]; ok {
+		h.total -= old.size
+		h.docs[d.id] = d
+		h.total += d.size
+		return
+	}
+	h.docs[d.id] = d
+	h.order = append(h.order, d.id)
+	h.total += d.size
 	for h.total > h.opt.MaxBytes && len(h.order) > 1 {
 		victim := h.order[0]
 		h.order = h.order[1:]
 		if v, ok := h.docs[victim]; ok {
-			h.total -= int64(len(v.raw))
+			h.total -= v.size
 			delete(h.docs, victim)
 			h.log.Debug("http resolver evicted document", "etag", victim)
 		}
 	}
+}
+
+// storePaged keeps a document the MCP server handed over in pages: it is
+// read a run of pages at a time and served in manifest mode whatever its
+// size, so neither the MCP read nor the agent's first fetch holds it
+// whole. Its id (URL segment and etag) is the server's version of its
+// bytes, so a document already kept is not read again.
+func (h *HTTPResolver) storePaged(ctx context.Context, p *PagedDocument) (*storedDoc, error) {
+	id := p.Version
+	if _, err := hex.DecodeString(id); err != nil || len(id) != 64 {
+		sum := sha256.Sum256([]byte(p.Version))
+		id = hex.EncodeToString(sum[:])
+	}
+	h.mu.Lock()
+	if d, ok := h.docs[id]; ok && d.raw == nil {
+		h.mu.Unlock()
+		return d, nil
+	}
+	h.mu.Unlock()
+	var head map[string]json.RawMessage
+	if err := json.Unmarshal(p.Head, &head); err != nil {
+		return nil, fmt.Errorf("page index: %w", err)
+	}
+	delete(head, "pages")
+	pages := make([]json.RawMessage, 0, p.Pages)
+	var size int64
+	err := p.ReadPages(ctx, func(_ int, page json.RawMessage) error {
+		pages = append(pages, page)
+		size += int64(len(page))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d := &storedDoc{id: id, size: size + int64(len(p.Head))}
+	if err := buildManifest(d, head, pages); err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.keep(d)
 	return d, nil
 }
 
@@ -261,6 +316,11 @@ func splitManifest(d *storedDoc) error {
 		return fmt.Errorf("pages: %w", err)
 	}
 	delete(head, "pages")
+	return buildManifest(d, head, pages)
+}
+
+// buildManifest makes d a manifest-mode document of head and pages.
+func buildManifest(d *storedDoc, head map[string]json.RawMessage, pages []json.RawMessage) error {
 	d.head, d.pages = head, pages
 	d.entries = make([]manifestEntry, len(pages))
 	for i, p := range pages {

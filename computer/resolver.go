@@ -35,8 +35,13 @@ type Contents struct {
 	// Kind is ContentsInline or ContentsExternal.
 	Kind string
 	// Document is the DPE Document JSON (inline). It is a JSON object with
-	// a pages array; the bytes are exactly what the MCP server sent.
+	// a pages array; the bytes are exactly what the MCP server sent. It is
+	// nil when Paged is set: use Inline for the whole document.
 	Document json.RawMessage
+	// Paged is set instead of Document for a document the MCP server hands
+	// over in pages (our library, for documents over PagedMessageBytes):
+	// a resolver that serves pages reads them one run at a time.
+	Paged *PagedDocument
 	// External is the URI reference (external).
 	External *protocol.DPEURIRef
 }

@@ -177,6 +177,14 @@ func (s *S3Resolver) Resolve(ctx context.Context, res protocol.A2CResource, cont
 	if contents.Kind == ContentsExternal {
 		return passThrough(res, contents.External), nil
 	}
+	if contents.Paged != nil {
+		// This resolver stores the document whole.
+		doc, err := contents.Inline(ctx)
+		if err != nil {
+			return protocol.A2CResource{}, fmt.Errorf("s3 resolver: %w", err)
+		}
+		contents.Document, contents.Paged = doc, nil
+	}
 	if contents.Kind != ContentsInline || len(contents.Document) == 0 {
 		return protocol.A2CResource{}, fmt.Errorf("s3 resolver: unsupported contents kind %q", contents.Kind)
 	}

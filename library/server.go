@@ -114,6 +114,7 @@ type library struct {
 	mu      sync.RWMutex // sources: a rescan replaces folder documents
 	sources map[string]*source
 	cache   *docCache
+	paged   pagedCache // splits of documents read in pages
 	files   *folder
 	opt     Options
 	conv    *convert.Converter
@@ -461,9 +462,20 @@ func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Re
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
+	paged, err := parsePagedRequest(req.Params.Meta)
+	if err != nil {
+		return nil, fmt.Errorf("library: read %s: %w", uri, err)
+	}
 	// Cached by path + size + mtime: a file changed on disk (its stamp, as
 	// the last walk saw it) is converted again.
 	key := fmt.Sprintf("%s\x00%d\x00%d", uri, s.stamp.size, s.stamp.mod)
+	if paged != nil {
+		if v := l.paged.get(key); v != nil {
+			if res, done, err := l.readPaged(uri, s, key, paged, v.data); done {
+				return res, err
+			}
+		}
+	}
 	data, ok := l.cache.get(key)
 	if !ok {
 		var err error
@@ -475,6 +487,11 @@ func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Re
 			return nil, fmt.Errorf("library: read %s: %w", uri, err)
 		}
 		l.cache.put(key, data)
+	}
+	if paged != nil {
+		if res, done, err := l.readPaged(uri, s, key, paged, data); done {
+			return res, err
+		}
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI: uri, MIMEType: s.mime, Text: string(data),
