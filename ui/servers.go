@@ -330,6 +330,9 @@ func (v *serversScreen) localSummary() string {
 		n[s.Status]++
 	}
 	parts := []string{fmt.Sprintf("%d servers", len(v.states))}
+	if len(v.states) == 1 {
+		parts[0] = "1 server"
+	}
 	for _, k := range []string{LocalStarting, LocalReady, LocalFailed, LocalDisabled} {
 		if n[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
@@ -382,13 +385,6 @@ func (v *serversScreen) failureDetail(r serverRow, w, h int) []string {
 		out = out[:h]
 	}
 	return out
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func (v *serversScreen) Keys() screenKeys {

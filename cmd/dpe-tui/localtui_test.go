@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
 	"github.com/dpe-tui/dpe-tui/ui"
 )
 
@@ -133,11 +134,11 @@ func TestLocalTUI_EverythingListsReadsAndSaves(t *testing.T) {
 		l := startLocalTUI(t, cfg, 120, 40)
 		l.waitFor("local")
 		l.enter()
-		l.waitFor("everything", "ready", "1 servers · 1 ready")
+		l.waitFor("everything", "ready", "1 server · 1 ready")
 		l.enter()
-		f := l.waitFor("7 loaded · 0 dpe", "No dpe:// resources among 7 loaded")
+		l.waitFor("7 loaded · 0 dpe", "No dpe:// resources among 7 loaded")
 		l.rune('a')
-		f = l.waitFor("all schemes", "features.md")
+		f := l.waitFor("all schemes", "features.md")
 		listings = append(listings, f)
 		l.quit()
 	}
@@ -249,4 +250,26 @@ func TestLs_OnlyNonDPEResourcesSaysSo(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "plan.md") || !strings.Contains(errOut, "skipped server everything on local: it lists 7 non-dpe") {
 		t.Fatalf("with a folder: exit %d\n%s\n%s", code, out, errOut)
 	}
+}
+
+// TestLocalTUI_SlowServerStartsLive: a server that takes seconds to start
+// is "starting…" in the servers screen while the other one already lists,
+// and turns ready by itself (Local.Changed), with no key pressed.
+func TestLocalTUI_SlowServerStartsLive(t *testing.T) {
+	node, entry := interoptest.Everything(t)
+	slow := map[string]any{"command": "/bin/sh", "args": []string{"-c", `sleep 3; exec "$0" "$1" stdio`, node, entry}}
+	common, _ := everythingConfigs(t, map[string]any{"slow": slow})
+	l := startLocalTUI(t, common, 100, 30)
+	l.waitFor("local")
+	l.enter()
+	f := l.waitFor("2 servers · 1 starting · 1 ready", "starting…")
+	if !strings.Contains(f, "▌ everything") {
+		l.key(tea.KeyPressMsg{Code: tea.KeyDown})
+		l.waitFor("▌ everything")
+	}
+	l.enter()
+	l.waitFor("7 loaded")
+	l.esc()
+	l.waitFor("2 servers · 2 ready")
+	l.quit()
 }
