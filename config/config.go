@@ -33,6 +33,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/adrg/xdg"
 
+	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -120,12 +121,22 @@ func (e *ParseError) Error() string {
 }
 
 // Load reads the file at path. A missing file is an empty *File (no
-// profiles) and no error: having no config is the common case.
-func Load(path string) (*File, error) {
+// profiles) and no error: having no config at the default path is the
+// common case.
+func Load(path string) (*File, error) { return load(path, false) }
+
+// LoadExisting is Load for a file the user named (--config): a name that
+// is not there is a mistake to report, not an empty configuration.
+func LoadExisting(path string) (*File, error) { return load(path, true) }
+
+func load(path string, mustExist bool) (*File, error) {
 	f := &File{Path: path, profiles: map[string]Profile{}}
 	// Stat before opening: opening a FIFO would wait for a writer.
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if mustExist {
+			return nil, &ParseError{File: path, Msg: "no such file"}
+		}
 		return f, nil
 	}
 	if err != nil {
@@ -303,10 +314,16 @@ func (p Profile) runKeyCmd(ctx context.Context) (string, error) {
 	stdout := &capped{max: maxKeyBytes}
 	stderr := &capped{max: 4 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// A grandchild that keeps the pipes open after sh is killed must not
+	inOwnGroup(cmd)
+	// A grandchild that keeps the pipes open after sh is gone must not
 	// keep Wait waiting.
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) || ctx.Err() != nil {
+		// sh ended (or was killed) but something it started still holds
+		// the pipes: it is still in the group, so the group is there.
+		_ = killGroup(cmd)
+	}
 	switch {
 	case ctx.Err() != nil:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -382,6 +399,12 @@ func (p *parser) parse(f *File) error {
 			if st := pe.Position.Start; st >= 0 && st < len(p.text) && pe.Position.Len <= 1 {
 				line = 1 + strings.Count(p.text[:st], "\n")
 			}
+			if key, ok := duplicateKey(pe.Message); ok {
+				// The toml package's wording names the key in quotes and
+				// its position is that of the second definition.
+				return &ParseError{File: p.file, Line: pe.Position.Line, Key: key,
+					Msg: "defined twice (each table and key may appear once)"}
+			}
 			return &ParseError{File: p.file, Line: line, Key: pe.LastKey, Msg: pe.Message}
 		}
 		return &ParseError{File: p.file, Msg: err.Error()}
@@ -451,7 +474,11 @@ func (p *parser) profile(name string, v any) (Profile, error) {
 		case "path":
 			err = str(&prof.Path)
 		case "a2c_version":
-			err = str(&prof.A2CVersion)
+			if err = str(&prof.A2CVersion); err == nil {
+				if _, ok := protocol.Negotiate(prof.A2CVersion); !ok {
+					err = p.errAt(key, "%q: dpe-tui speaks A2C-SMCP %s", prof.A2CVersion, protocol.SpokenVersions)
+				}
+			}
 		case "theme":
 			if err = str(&prof.Theme); err == nil && !slices.Contains(themes(), prof.Theme) {
 				err = p.errAt(key, "%q is not one of %s", prof.Theme, strings.Join(themes(), ", "))
@@ -542,6 +569,17 @@ func (p *parser) urls(key toml.Key, v any) ([]string, error) {
 		return nil, p.errAt(key, "no URL given")
 	}
 	return out, nil
+}
+
+// duplicateKey reads the key out of the toml package's "Key 'K' has
+// already been defined." message.
+func duplicateKey(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(msg, "Key '")
+	if !ok {
+		return "", false
+	}
+	key, ok := strings.CutSuffix(strings.TrimSuffix(rest, "."), "' has already been defined")
+	return key, ok && key != ""
 }
 
 func sortedKeys(m map[string]any) []string {

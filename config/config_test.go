@@ -157,6 +157,9 @@ func TestLoad_MalformedNamesFileLineAndKey(t *testing.T) {
 		{"dotted key", "[profiles]\na.url = \"http://a\"\na.images = \"x\"\n", 3, "profiles.a.images", "not one of"},
 		{"profile not a table", "[profiles]\na = 3\n", 2, "profiles.a", "want a table"},
 		{"default names no profile", "default = \"b\"\n[profiles.a]\n", 1, "default", `names profile "b"`},
+		{"unspoken a2c_version", "[profiles.a]\nurl = \"http://a:1\"\na2c_version = \"9.9\"\n", 3, "profiles.a.a2c_version", `"9.9": dpe-tui speaks A2C-SMCP`},
+		{"table twice", "[profiles.a]\nurl = \"http://a:1\"\n\n[profiles.a]\noffice = \"o\"\n", 4, "profiles.a", "defined twice"},
+		{"key twice", "[profiles.a]\nurl = \"http://a:1\"\nurl = \"http://b:1\"\n", 3, "profiles.a.url", "defined twice"},
 		{"two key sources", "[profiles.a]\napi_key_env = \"K\"\napi_key_cmd = \"printf k\"\n", 3, "profiles.a.api_key_cmd", "set one of"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -360,5 +363,51 @@ func TestLoad_RefusesWhatIsNotARegularFile(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Load waited on a FIFO")
+	}
+}
+
+// TestLoadExisting_MissingIsAnError: a file the user named must exist;
+// only the default path may be missing.
+func TestLoadExisting_MissingIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nope", "x.toml")
+	_, err := LoadExisting(path)
+	var pe *ParseError
+	if !errors.As(err, &pe) || err.Error() != path+": no such file" {
+		t.Fatalf("LoadExisting(missing) = %v, want %q", err, path+": no such file")
+	}
+	if f, err := Load(path); err != nil || len(f.Names()) != 0 {
+		t.Fatalf("Load(missing) = %v, %v; want empty and no error", f, err)
+	}
+	ok := write(t, "[profiles.a]\noffice = \"o\"\n", 0o600)
+	if f, err := LoadExisting(ok); err != nil || len(f.Names()) != 1 {
+		t.Fatalf("LoadExisting(present) = %v, %v", f, err)
+	}
+}
+
+// TestResolveAPIKey_TimeoutKillsTheGrandchild: a command that forks (sh
+// runs sleep as its child) leaves nothing running once it is given up on.
+func TestResolveAPIKey_TimeoutKillsTheGrandchild(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err := Profile{Name: "p", APIKeyCmd: "sleep 47 & echo $! > " + pidFile + "; wait"}.ResolveAPIKey(ctx)
+	if err == nil {
+		t.Fatal("a command that never answers gave a key")
+	}
+	data, rerr := os.ReadFile(pidFile)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(data)))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			_ = killPID(pid)
+			t.Fatalf("sleep (pid %d) still runs after api_key_cmd was given up on", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
