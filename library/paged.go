@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,60 +78,141 @@ type pagedView struct {
 }
 
 // splitPages finds the page objects of a Document JSON without decoding
-// them: one pass of a json.Decoder over the top-level object.
+// them: one byte scan of the top-level object (encoding/json's Decoder
+// would copy the whole document into its buffer and cost a decode).
 func splitPages(data []byte) (*pagedView, error) {
 	sum := sha256.Sum256(data)
 	v := &pagedView{data: data, version: hex.EncodeToString(sum[:])}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
 		return nil, errors.New("the document is not a JSON object")
 	}
-	head := map[string]json.RawMessage{}
+	var head bytes.Buffer
+	head.WriteByte('{')
+	i++
 	seen := false
-	for dec.More() {
-		t, err := dec.Token()
+	for {
+		i = skipSpace(data, i)
+		if i < len(data) && data[i] == '}' {
+			break
+		}
+		kEnd, err := skipValue(data, i)
+		if err != nil || data[i] != '"' {
+			return nil, errors.New("the document is not a JSON object")
+		}
+		key := data[i:kEnd]
+		i = skipSpace(data, kEnd)
+		if i >= len(data) || data[i] != ':' {
+			return nil, errors.New("the document is not a JSON object")
+		}
+		i = skipSpace(data, i+1)
+		vEnd, err := skipValue(data, i)
 		if err != nil {
 			return nil, err
 		}
-		key, _ := t.(string)
-		if key != "pages" {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return nil, fmt.Errorf("%s: %w", key, err)
+		if string(key) == `"pages"` {
+			seen = true
+			if data[i] != '[' {
+				return nil, errors.New("pages is not an array")
 			}
-			head[key] = raw
-			continue
-		}
-		seen = true
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return nil, errors.New("pages is not an array")
-		}
-		for dec.More() {
-			start := int(dec.InputOffset())
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, fmt.Errorf("page %d: %w", len(v.pages), err)
+			for j := i + 1; ; {
+				j = skipSpace(data, j)
+				if j >= vEnd-1 {
+					break // at the closing bracket
+				}
+				e, err := skipValue(data, j)
+				if err != nil {
+					return nil, err
+				}
+				v.pages = append(v.pages, [2]int{j, e})
+				j = skipSpace(data, e)
+				if j < vEnd && data[j] == ',' {
+					j++
+				}
 			}
-			end := int(dec.InputOffset())
-			// InputOffset before a value may sit before its separator.
-			for start < end && (data[start] == ',' || data[start] == ' ' || data[start] == '\n' || data[start] == '\r' || data[start] == '\t') {
-				start++
+		} else {
+			if head.Len() > 1 {
+				head.WriteByte(',')
 			}
-			v.pages = append(v.pages, [2]int{start, end})
+			head.Write(key)
+			head.WriteByte(':')
+			head.Write(data[i:vEnd])
 		}
-		if _, err := dec.Token(); err != nil {
-			return nil, err
+		i = skipSpace(data, vEnd)
+		if i < len(data) && data[i] == ',' {
+			i++
 		}
 	}
 	if !seen {
 		return nil, errors.New("the document has no pages")
 	}
-	h, err := json.Marshal(head)
-	if err != nil {
-		return nil, err
+	head.WriteByte('}')
+	if !json.Valid(head.Bytes()) {
+		return nil, errors.New("the document is not valid JSON")
 	}
-	v.head = h
+	v.head = head.Bytes()
 	return v, nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at b[i]. It tracks
+// strings and nesting only; the document was checked as JSON when it was
+// listed, and each page is checked by whoever decodes it.
+func skipValue(b []byte, i int) (int, error) {
+	depth := 0
+	for i < len(b) {
+		switch c := b[i]; c {
+		case '"':
+			i++
+			for i < len(b) && b[i] != '"' {
+				if b[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(b) {
+				return 0, errors.New("unterminated string")
+			}
+			i++
+			if depth == 0 {
+				return i, nil
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth < 0 {
+				return 0, errors.New("unbalanced JSON")
+			}
+			if depth == 0 {
+				return i + 1, nil
+			}
+		case ',', ' ', '\n', '\r', '\t', ':':
+			if depth == 0 {
+				return i, nil
+			}
+		default:
+			if depth == 0 {
+				j := i
+				for j < len(b) && !strings.ContainsRune(",}] \n\r\t", rune(b[j])) {
+					j++
+				}
+				return j, nil
+			}
+		}
+		i++
+	}
+	if depth != 0 {
+		return 0, errors.New("truncated JSON")
+	}
+	return i, nil
 }
 
 // pagedCache keeps the split of the last documents read in pages: a page

@@ -82,3 +82,39 @@ func TestPaged_IndexThenRunsOfPages(t *testing.T) {
 		t.Fatalf("a plain read: %v", err)
 	}
 }
+
+// The byte scan splits pages exactly where encoding/json does, through
+// strings with escaped quotes, brackets and braces.
+func TestPaged_SplitMatchesEncodingJSON(t *testing.T) {
+	doc := []byte(`{ "title" : "a \"} ] [{ title",
+	  "pages": [ {"page_index":0,"elements":[{"text":"x\\\"]}"}]} ,
+	{"page_index":1,"n":-1.5e3,"t":true,"z":null,"a":[1,[2,{}]]}
+	] , "keywords":["k,]"], "page_count": 2 }`)
+	v, err := splitPages(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want struct {
+		Pages []json.RawMessage `json:"pages"`
+	}
+	if err := json.Unmarshal(doc, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.pages) != 2 {
+		t.Fatalf("%d pages", len(v.pages))
+	}
+	for i, p := range v.pages {
+		if got := string(doc[p[0]:p[1]]); got != string(want.Pages[i]) {
+			t.Errorf("page %d: %q, want %q", i, got, want.Pages[i])
+		}
+	}
+	var head map[string]json.RawMessage
+	if err := json.Unmarshal(v.head, &head); err != nil || len(head) != 3 || head["pages"] != nil {
+		t.Errorf("head %s: %v", v.head, err)
+	}
+	for _, bad := range []string{`[]`, `{"pages":{}}`, `{"title":"x"}`, `{"pages":[{"a":"unterminated}]}`} {
+		if _, err := splitPages([]byte(bad)); err == nil {
+			t.Errorf("%s: split", bad)
+		}
+	}
+}
