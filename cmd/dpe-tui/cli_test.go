@@ -460,7 +460,7 @@ func TestConfig_APIKeyCmdReachesTheServer(t *testing.T) {
 func TestConfig_Commands(t *testing.T) {
 	cleanEnv(t)
 	bad := writeConfig(t, "[profiles.x]\nurl = \"http://127.0.0.1:1\"\ntimeout = \"soon\"\n")
-	code, _, errOut := runCLI(t, "--config", bad, "get", "x.json")
+	code, _, errOut := runCLI(t, "--config", bad, "ls", "computers")
 	if code != exitUsage || !strings.Contains(errOut, bad+":3: key profiles.x.timeout") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("malformed config: exit %d, %q", code, errOut)
 	}
@@ -567,10 +567,12 @@ func TestLogger_TerminalIsCharmLog(t *testing.T) {
 	}
 }
 
-// TestProfileSwitch_KeepsTheCommandLine: the globals for a profile the
-// TUI switches to (P) take that profile's values, except where the
-// command line or environment fixed a flag.
-func TestProfileSwitch_KeepsTheCommandLine(t *testing.T) {
+// TestProfileSwitch_ConnectsToWhatThePickerShows: the globals for a
+// profile the TUI switches to (P) connect where that profile says (its
+// URL, office, agent name and key, else the defaults), never where the
+// command line's --url/--name/--api-key said; the other flags still beat
+// the profile.
+func TestProfileSwitch_ConnectsToWhatThePickerShows(t *testing.T) {
 	cleanEnv(t)
 	cfg := writeConfig(t, "default = \"a\"\n[profiles.a]\nurl = \"http://127.0.0.1:1\"\noffice = \"oa\"\n"+
 		"[profiles.b]\nurl = [\"http://127.0.0.1:2\", \"http://127.0.0.1:3\"]\noffice = \"ob\"\nname = \"nb\"\ntimeout = \"7s\"\nimages = \"off\"\n")
@@ -592,7 +594,7 @@ func TestProfileSwitch_KeepsTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Office != "ob" || g.Name != "from-flag" || g.URL != "http://127.0.0.1:2" || len(g.URLs) != 2 ||
+	if g.Office != "ob" || g.Name != "nb" || g.URL != "http://127.0.0.1:2" || len(g.URLs) != 2 ||
 		time.Duration(g.Timeout) != 7*time.Second || tf.Images != "off" {
 		t.Errorf("switched to b: office %q name %q url %q urls %v timeout %s images %q", g.Office, g.Name, g.URL, g.URLs, time.Duration(g.Timeout), tf.Images)
 	}

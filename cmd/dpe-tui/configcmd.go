@@ -68,12 +68,8 @@ func (a *app) configCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := config.Load(p)
+			f, err := loadConfig(p, a.g.ConfigFile != "")
 			if err != nil {
-				var pe *config.ParseError
-				if errors.As(err, &pe) {
-					return &usageError{msg: pe.Error(), err: pe}
-				}
 				return err
 			}
 			return f.WriteMasked(a.stdout)

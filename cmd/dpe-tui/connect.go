@@ -32,6 +32,9 @@ func (t *target) Close() {
 
 // resolveTarget starts the embedded demo when no --url was given.
 func resolveTarget(ctx context.Context, g *globalFlags, log *slog.Logger) (*target, error) {
+	if err := g.configReady(); err != nil {
+		return nil, err // the demo too: a broken profile must not be skipped silently
+	}
 	if g.URL != "" {
 		if _, err := url.Parse(g.URL); err != nil {
 			return nil, usageErrorf("--url %q: invalid URL", sanitize.URL(g.URL))

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/config"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -94,6 +95,10 @@ func report(err error, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
 		}
 		return xe.code
+	case errors.As(err, &ue) && errors.As(err, new(*config.ParseError)):
+		// A config file: the fix is in the file, not the command line.
+		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
+		return exitUsage
 	case errors.As(err, &ue):
 		// One line: the problem, then where the right usage is.
 		hint := ue.hint

@@ -46,6 +46,9 @@ type globalFlags struct {
 	// keyFrom is the profile whose api_key_env / api_key_cmd gives the
 	// key when neither --api-key nor DPE_TUI_API_KEY did.
 	keyFrom *config.Profile
+	// configErr is why the config file or profile could not be used;
+	// returned by configReady when a command connects.
+	configErr error
 }
 
 // annEnv is the pflag annotation naming a flag's environment variable.

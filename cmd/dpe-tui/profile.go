@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,42 +27,63 @@ type profileState struct {
 	// base is the global flags before any profile was applied.
 	base  globalFlags
 	tbase tuiFlags
+	// explicit: the file was named by --config or DPE_TUI_CONFIG, so it
+	// must exist each time it is read.
+	explicit bool
+	// defOffice and defName are the flags' own defaults: what a profile
+	// switched to gets where it sets nothing.
+	defOffice, defName string
 }
 
 // loadProfile reads the config file (--config, else the default path)
 // and applies the chosen profile (--profile, else the file's default) to
 // every flag that is not fixed. A malformed file or an unknown profile is
-// a usage error: one line naming the file, line and key.
+// a usage error (one line naming the file, line and key), but only for a
+// command that connects: it is kept in the flags and returned when a
+// connection is made (configReady), so `get FILE`, `check FILE` and the
+// like work whatever the file holds.
+//
+// A profile's key is for that profile's servers only: when --url or
+// DPE_TUI_URL names the server and no profile was asked for, the file's
+// default profile is not applied at all; when one was asked for but the
+// URL is not one of its own, all of it applies but its key.
 func (a *app) loadProfile(cmd *cobra.Command) error {
 	path := a.g.ConfigFile
-	if path == "" {
+	explicit := path != ""
+	if !explicit {
 		p, err := config.DefaultPath()
 		if err != nil {
 			if a.g.Profile != "" {
-				return usageErrorf("--profile %s: %v", sanitize.Line(a.g.Profile), err)
+				a.g.configErr = usageErrorf("--profile %s: %v", sanitize.Line(a.g.Profile), err)
 			}
 			return nil // no home, no config: flags and env only
 		}
 		path = p
 	}
-	file, err := config.Load(path)
+	file, err := loadConfig(path, explicit)
 	if err != nil {
-		var pe *config.ParseError
-		if errors.As(err, &pe) {
-			return &usageError{msg: pe.Error(), err: pe}
-		}
-		return err
+		a.g.configErr = err
+		return nil
 	}
-	st := &profileState{file: file, fixed: map[string]bool{}}
+	st := &profileState{file: file, fixed: map[string]bool{}, explicit: explicit}
 	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
 		if fl.Changed || envSet(fl) {
 			st.fixed[fl.Name] = true
+		}
+		switch fl.Name {
+		case "office":
+			st.defOffice = fl.DefValue
+		case "name":
+			st.defName = fl.DefValue
 		}
 	})
 	st.base, st.tbase = a.g, a.tf
 	a.prof = st
 	name := a.g.Profile
 	if name == "" {
+		if st.fixed["url"] {
+			return nil // the server is not the default profile's
+		}
 		name = file.Default()
 	}
 	if name == "" {
@@ -67,13 +91,56 @@ func (a *app) loadProfile(cmd *cobra.Command) error {
 	}
 	p, err := file.Lookup(name)
 	if err != nil {
-		return usageErrorf("--profile: %v", err)
+		a.g.configErr = usageErrorf("--profile: %v", err)
+		return nil
 	}
 	st.name = name
 	st.fixed["profile"] = true
 	applyProfile(&a.g, &a.tf, p, st.fixed)
+	if a.g.keyFrom != nil && !ownURLs(a.g.URLs, p.URLs) {
+		a.g.keyFrom = nil
+		fmt.Fprintf(a.stderr, "dpe-tui: profile %s: its API key is not sent to %s, which is not one of its URLs\n",
+			sanitize.Line(name), sanitize.Line(sanitize.URL(strings.Join(a.g.URLs, ","))))
+	}
 	return nil
 }
+
+// loadConfig reads the config file; explicit: the user named it, so it
+// must exist. A refused file is a usage error without a flag hint: the
+// fix is in the file.
+func loadConfig(path string, explicit bool) (*config.File, error) {
+	load := config.Load
+	if explicit {
+		load = config.LoadExisting
+	}
+	file, err := load(path)
+	if err != nil {
+		var pe *config.ParseError
+		if errors.As(err, &pe) {
+			return nil, &usageError{msg: pe.Error(), err: pe}
+		}
+		return nil, err
+	}
+	return file, nil
+}
+
+// ownURLs: every URL the command will dial is one of the profile's own.
+func ownURLs(urls, own []string) bool {
+	norm := func(u string) string { return strings.TrimRight(strings.TrimSpace(u), "/") }
+	for _, u := range urls {
+		if strings.TrimSpace(u) == "" {
+			continue
+		}
+		if !slices.ContainsFunc(own, func(o string) bool { return norm(o) == norm(u) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// configReady is the config file's error, if reading it or picking the
+// profile failed: commands call it when they connect, and only then.
+func (g *globalFlags) configReady() error { return g.configErr }
 
 // applyProfile sets what p sets, on the flags not in fixed.
 func applyProfile(g *globalFlags, tf *tuiFlags, p config.Profile, fixed map[string]bool) {
@@ -107,6 +174,9 @@ func applyProfile(g *globalFlags, tf *tuiFlags, p config.Profile, fixed map[stri
 // was not given by --api-key or DPE_TUI_API_KEY; only commands that
 // connect call it, so a password manager is not asked for nothing.
 func (g *globalFlags) resolveAPIKey(ctx context.Context) error {
+	if err := g.configReady(); err != nil {
+		return err
+	}
 	if g.keyFrom == nil || g.APIKey != "" {
 		return nil
 	}
@@ -119,15 +189,30 @@ func (g *globalFlags) resolveAPIKey(ctx context.Context) error {
 }
 
 // profileGlobals are the global and TUI flags for profile name, as the TUI
-// switches to it: the command line and environment still win.
+// switches to it. The file is read again (it may have changed since the
+// start, as the picker shows). Where it connects is exactly what the
+// picker shows: the profile's URL, office, agent name, path, version and
+// key, else the defaults, never the command line's (a --url, --name or
+// --api-key was meant for the first connection, and a key must not reach
+// another server). The other flags (timeout, theme, …) still beat the
+// profile.
 func (st *profileState) profileGlobals(name string) (globalFlags, tuiFlags, error) {
-	p, err := st.file.Lookup(name)
+	file, err := loadConfig(st.file.Path, st.explicit)
+	if err != nil {
+		return globalFlags{}, tuiFlags{}, err
+	}
+	p, err := file.Lookup(name)
 	if err != nil {
 		return globalFlags{}, tuiFlags{}, err
 	}
 	g, tf := st.base, st.tbase
 	g.keyFrom = nil
-	applyProfile(&g, &tf, p, st.fixed)
+	fixed := maps.Clone(st.fixed)
+	for _, f := range []string{"url", "office", "name", "path", "a2c-version", "api-key"} {
+		delete(fixed, f)
+	}
+	g.URLs, g.Office, g.Name, g.Path, g.A2CVersion, g.APIKey = nil, st.defOffice, st.defName, "", "", ""
+	applyProfile(&g, &tf, p, fixed)
 	if err := g.finishURLs(); err != nil {
 		return globalFlags{}, tuiFlags{}, fmt.Errorf("profile %s: %w", sanitize.Line(name), err)
 	}

@@ -79,6 +79,12 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 	if err := f.validate(); err != nil {
 		return err
 	}
+	if openTarget == "" {
+		// Before the screen starts: a broken config file is one line.
+		if err := f.configReady(); err != nil {
+			return err
+		}
+	}
 	log, closeLog, err := f.logger()
 	if err != nil {
 		return err
