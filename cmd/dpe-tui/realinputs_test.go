@@ -10,8 +10,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -340,20 +343,20 @@ func TestRealInputs_ListingValidatesWhatItShows(t *testing.T) {
 
 // manifestStack serves one generated document big enough for the http
 // resolver's manifest mode (each page at its own signed URL).
-func manifestStack(t *testing.T, o dpegen.Options) (*stack.Stack, string, []byte) {
+func manifestStack(t *testing.T, o dpegen.Options, mut func(*stack.Options)) (*stack.Stack, string, []byte) {
 	t.Helper()
 	doc := dpegen.Document(o)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "big.dpe.json"), doc, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st := startDocsStack(t, dir, nil)
+	st := startDocsStack(t, dir, mut)
 	return st, "dpe://" + stack.HostLibrary + "/big.dpe.json", doc
 }
 
 func TestRealInputs_ManifestDocumentAssembledAsJSON(t *testing.T) {
 	o := dpegen.Options{Pages: 60, ElementsPerPage: 40, TextBytes: 360, Seed: 3}
-	st, uri, src := manifestStack(t, o)
+	st, uri, src := manifestStack(t, o, nil)
 	if len(src) <= 1<<20 {
 		t.Fatalf("document of %d bytes would not be served in manifest mode", len(src))
 	}
@@ -413,22 +416,34 @@ func TestRealInputs_ManifestDocumentAssembledAsJSON(t *testing.T) {
 }
 
 // A document too big for one MCP message under go-sdk's default limit
-// (16 MiB), through the library and the http resolver's manifest mode,
-// then get: 20 MB, 800 pages, always; the full 50 MB, 2,000-page case
-// with DPE_TUI_BIG_DOC=1 (it needs several GB while the library's search
-// index takes in the same document).
+// (16 MiB): 50 MB, 2,000 pages, through serve --docs (the library hands it
+// to the computer in runs of pages, the http resolver serves it in
+// manifest mode), then get. The heap is sampled throughout and the peak
+// RSS logged; the heap bound is a guard against holding the document in
+// many copies at once.
+//
+// The document's computer serves its library without the Finder: the
+// Finder's in-memory full-text index of this one document alone peaks at
+// about 2.4 GB of heap (bleve token frequencies), which is the Finder's
+// to bound, not the wire's. DPE_TUI_BIG_DOC=1 runs it with the Finder.
 func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 	o := dpegen.PresetA()
-	if os.Getenv("DPE_TUI_BIG_DOC") == "" {
-		o.Pages, o.RarePage = 800, 700
-	}
-	st, uri, src := manifestStack(t, o)
+	stopSampling, peakHeap := sampleHeap()
+	defer stopSampling()
+	withFinder := os.Getenv("DPE_TUI_BIG_DOC") != ""
+	st, uri, src := manifestStack(t, o, func(so *stack.Options) {
+		if !withFinder {
+			so.NoFinder = []string{stack.ComputerAlpha}
+		}
+	})
 	if len(src) <= 16<<20 {
 		t.Fatalf("generated %d bytes, want more than go-sdk's 16 MiB line limit", len(src))
 	}
 	// The read shares two CPUs with the library's search index being
 	// built from the same document: allow more than the default 30 s.
-	code, out, errOut := runAgentFor(t, 6*time.Minute, "get", uri, "--url="+st.URL, "--format", "text", "--timeout=2m")
+	start := time.Now()
+	code, out, errOut := runAgentFor(t, 6*time.Minute, "get", uri, "--url="+st.URL, "--format", "text", "--timeout=4m")
+	t.Logf("get --format text of %d bytes: %s", len(src), time.Since(start).Round(time.Second))
 	if code != 0 {
 		t.Fatalf("get %d bytes: exit %d: %s", len(src), code, errOut)
 	}
@@ -436,13 +451,70 @@ func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 		t.Errorf("the text of page %d (%q) is missing from %d bytes", o.RarePage, o.RareWord, len(out))
 	}
 	last := strconv.Itoa(o.Pages)
-	code, out, errOut = runAgentFor(t, 6*time.Minute, "get", uri, "--url="+st.URL, "--format", "json", "--page", last, "--timeout=2m")
+	code, out, errOut = runAgentFor(t, 6*time.Minute, "get", uri, "--url="+st.URL, "--format", "json", "--page", last, "--timeout=4m")
 	var page struct {
 		Elements []json.RawMessage `json:"elements"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &page) != nil || len(page.Elements) != o.ElementsPerPage {
 		t.Fatalf("--page %s: exit %d, %d elements, stderr %q", last, code, len(page.Elements), errOut)
 	}
+	stopSampling()
+	peak := peakHeap()
+	t.Logf("%d-byte document: peak heap in use %d MiB, peak RSS %s", len(src), peak>>20, peakRSS())
+	if limit := uint64(16 * len(src)); !withFinder && peak > limit {
+		t.Errorf("peak heap in use %d MiB for a %d MiB document (bound %d MiB)", peak>>20, len(src)>>20, limit>>20)
+	}
+}
+
+// sampleHeap samples HeapInuse every 20 ms until stop; peak is the largest.
+func sampleHeap() (stop func(), peak func() uint64) {
+	var mu sync.Mutex
+	var max uint64
+	done := make(chan struct{})
+	var once sync.Once
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			mu.Lock()
+			max = maxOf(max, ms.HeapInuse)
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	stop = func() { once.Do(func() { close(done); wg.Wait() }) }
+	peak = func() uint64 { mu.Lock(); defer mu.Unlock(); return max }
+	return stop, peak
+}
+
+func maxOf(a, b uint64) uint64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// peakRSS is the process's VmHWM from /proc (Linux), else "unknown".
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
 }
 
 func TestRealInputs_ErrorsPeopleCanRead(t *testing.T) {
@@ -552,5 +624,57 @@ func TestRealInputs_ExpiresAtFromTheWire(t *testing.T) {
 				t.Errorf("%d get_dpe calls, want %d", n, c.resolves)
 			}
 		})
+	}
+}
+
+// What the wire said about a document is held to the rules by check: an
+// expires_at that is not ISO 8601 in the get_dpe answer, a lastModified
+// that is not ISO 8601 and keywords that are not strings in the listing
+// entry, each a finding with its JSON path in that message.
+func TestRealInputs_CheckReportsTheWire(t *testing.T) {
+	const doc = `{"doc_ref":"d","page_count":1,"pages":[{"page_index":0,"elements":[{"element_id":"e","category":"Title","text":"hello"}]}]}`
+	docs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, doc)
+	}))
+	t.Cleanup(docs.Close)
+	entry := hostilepeer.Resource("dpe://org.x.s/d", "d")
+	entry["annotations"] = map[string]any{"lastModified": "last tuesday"}
+	entry["_meta"] = map[string]any{"keywords": []any{"ok", 7, true}}
+	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "c", Servers: []string{"s"},
+		Resources: func(string, string) hostilepeer.Reply { return hostilepeer.Page("", entry) },
+		GetDPE: func(string) hostilepeer.Reply {
+			return hostilepeer.JSON(map[string]any{"uri": docs.URL + "/d.json", "mime_type": "application/json",
+				"_meta": map[string]any{"expires_at": "soon"}, "req_id": "r"})
+		},
+	}}})
+	code, out, errOut := runBounded(t, "check", "dpe://org.x.s/d", "--url="+srv.URL, "--computer", "c", "--json")
+	if code == 0 {
+		t.Fatalf("check passed a document with wire violations: %s", out)
+	}
+	type line struct{ Rule, Path, Value string }
+	var got []line
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var x line
+		if err := json.Unmarshal([]byte(l), &x); err != nil {
+			t.Fatalf("not JSON Lines: %q (stderr %q)", out, errOut)
+		}
+		got = append(got, x)
+	}
+	for _, w := range []line{
+		{"DPE-E050", "get_dpe:$._meta.expires_at", "soon"},
+		{"DPE-E051", "listing:$.annotations.lastModified", "last tuesday"},
+		{"DPE-E052", "listing:$._meta.keywords[1]", "7"},
+		{"DPE-E052", "listing:$._meta.keywords[2]", "true"},
+	} {
+		if !slices.Contains(got, w) {
+			t.Errorf("no finding %+v in %+v", w, got)
+		}
+	}
+	// --ignore silences them like any rule.
+	code, out, _ = runBounded(t, "check", "dpe://org.x.s/d", "--url="+srv.URL, "--computer", "c", "--ignore", "DPE-E050,DPE-E051,DPE-E052")
+	if code != 0 {
+		t.Errorf("with the wire rules ignored: exit %d\n%s", code, out)
 	}
 }
