@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/config"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -18,6 +23,16 @@ import (
 // is installed in Update, the screens start over at its office, and the
 // old agent is closed in a command (closing leaves the office, which
 // waits on the network).
+//
+// A server lets one agent into an office: switching to a profile on the
+// same server and office as the current one would be refused while the
+// old agent is still in it. Then the old agent leaves first and the
+// screen waits on a profileGapScreen; a dial that fails there says so and
+// offers to reconnect the profile left, so the user is never stuck.
+//
+// The picker reads the config file again each time it opens (in a
+// command): a profile added while running appears, and a file that no
+// longer parses is its one-line error.
 //
 // Events of a replaced agent must not reach the new state: its listener
 // is still blocked on its channel and answers with the untagged
@@ -34,6 +49,8 @@ type profileDialedMsg struct {
 	id    int
 	name  string
 	agent Agent
+	// left: the previous agent was closed before this dial.
+	left bool
 }
 
 // profileAgentMsg is an event (or the end of the events, closed) of the
@@ -77,33 +94,154 @@ func profileLine(e *env, w int) string {
 	return clip(s, w)
 }
 
-func (m *model) openProfilePicker() tea.Cmd {
-	m.overlay = newProfilePicker(m.e)
-	return nil
+// profilesReadMsg is the config file read again for the picker.
+type profilesReadMsg struct {
+	file *config.File
+	err  error
 }
 
-// switchProfile dials name; the screen stays as it is until it answers.
+func (m *model) openProfilePicker() tea.Cmd {
+	m.overlay = newProfilePicker(m.e)
+	f := m.e.opt.Profiles
+	if f == nil {
+		return nil
+	}
+	path := f.Path
+	return m.e.safe(0, func() tea.Msg {
+		nf, err := config.Load(path)
+		return profilesReadMsg{file: nf, err: err}
+	})
+}
+
+// sameOffice: profile name is on the server and office the current agent
+// is in (a profile without an office gets the default one, which may be
+// it), so the server would refuse a second agent while this one stays.
+func sameOffice(e *env, name string) bool {
+	a := e.agent
+	if a == nil || e.opt.Profiles == nil {
+		return false
+	}
+	prof, err := e.opt.Profiles.Lookup(name)
+	if err != nil || len(prof.URLs) == 0 {
+		return false // no URL: an embedded office of its own
+	}
+	if prof.Office != "" && prof.Office != a.Office() {
+		return false
+	}
+	cur := serverHost(a.URL())
+	for _, u := range prof.URLs {
+		if h := serverHost(u); h != "" && h == cur {
+			return true
+		}
+	}
+	return false
+}
+
+// serverHost is the host:port of a server URL, lower-cased, with the
+// scheme's port filled in ("" when it does not parse).
+func serverHost(s string) string {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port == "" {
+		port = "80"
+		if sc := strings.ToLower(u.Scheme); sc == "https" || sc == "wss" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// switchProfile dials name. The screen stays as it is until it answers,
+// unless name is in the current office: then the current agent leaves
+// first, and a profileGapScreen waits.
 func (m *model) switchProfile(name string) tea.Cmd {
 	e := m.e
 	if e.opt.ConnectProfile == nil {
 		return e.setErr("switch profile", errors.New("profiles are not available here"))
 	}
+	connect := e.opt.ConnectProfile
+	dial := func(ctx context.Context) (Agent, error) { return connect(ctx, name) }
+	if sameOffice(e, name) {
+		return m.switchAfterLeaving(name, dial)
+	}
+	return m.dialProfile(name, dial, nil)
+}
+
+// dialProfile starts dial in an op; leave, when set, is the agent to
+// close before dialling (it has already been taken off the screen).
+func (m *model) dialProfile(name string, dial func(context.Context) (Agent, error), leave Agent) tea.Cmd {
+	e := m.e
 	if m.profiles.op != 0 {
 		e.ops.done(m.profiles.op) // the newer choice wins
 	}
-	dial := e.opt.ConnectProfile
+	log := e.opt.Logger
+	what := "switch to profile " + name
+	if name == "" {
+		what = "reconnect"
+	}
 	id, cmd := e.start("connecting to profile "+sanitizeLine(name), e.opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
-		a, err := dial(ctx, name)
+		if c, ok := leave.(interface{ Close() error }); ok {
+			if err := c.Close(); err != nil {
+				log.Warn("leaving the office for a profile in the same office", "err", err)
+			}
+		}
+		a, err := dial(ctx)
 		if err != nil {
-			return errMsg{id: id, what: "switch to profile " + name, err: err}
+			return errMsg{id: id, what: what, err: err}
 		}
 		if a == nil {
-			return errMsg{id: id, what: "switch to profile " + name, err: errors.New("the connection returned no agent")}
+			return errMsg{id: id, what: what, err: errors.New("the connection returned no agent")}
 		}
-		return profileDialedMsg{id: id, name: name, agent: a}
+		return profileDialedMsg{id: id, name: name, agent: a, left: leave != nil}
 	})
 	m.profiles.op = id
 	return cmd
+}
+
+// switchAfterLeaving takes the current agent off the screen, and closes
+// it before dialling name in the same command.
+func (m *model) switchAfterLeaving(name string, dial func(context.Context) (Agent, error)) tea.Cmd {
+	e := m.e
+	old, prev := e.agent, e.opt.Profile
+	m.retire()
+	e.agent = nil
+	e.conn = client.StateEvent{State: client.Offline, Reason: "left the office for profile " + sanitizeLine(name)}
+	gap := &profileGapScreen{e: e, m: m, target: name, prev: prev}
+	m.stack = []screen{gap}
+	cmd := m.dialProfile(name, dial, old)
+	gap.op = m.profiles.op
+	return cmd
+}
+
+// retire stops what the current agent was doing: its ops' answers and
+// its events no longer belong on screen.
+func (m *model) retire() {
+	m.e.ops.cancelAll()
+	for _, s := range m.stack {
+		if st, ok := s.(stopper); ok {
+			st.stop()
+		}
+	}
+	m.profiles.gen++
+	m.profiles.switched = true
+}
+
+// reconnect dials back the profile left by a switch that failed (prev ""
+// is the connection the program started with).
+func (m *model) reconnect(prev string) tea.Cmd {
+	e := m.e
+	dial := e.opt.Connect
+	if prev != "" && e.opt.ConnectProfile != nil {
+		connect := e.opt.ConnectProfile
+		dial = func(ctx context.Context) (Agent, error) { return connect(ctx, prev) }
+	}
+	if dial == nil {
+		return e.setErr("reconnect", errors.New("nothing to reconnect to"))
+	}
+	return m.dialProfile(prev, dial, nil)
 }
 
 // onProfileDialed installs the new agent, or closes it when its switch
@@ -117,16 +255,12 @@ func (m *model) onProfileDialed(msg profileDialedMsg) tea.Cmd {
 		return closeAgent(e, msg.agent)
 	}
 	old := e.agent
+	if msg.left {
+		old = nil // closed before the dial
+	}
 	// What is in flight was asked of the old agent; its answers no longer
 	// belong on screen.
-	e.ops.cancelAll()
-	for _, s := range m.stack {
-		if st, ok := s.(stopper); ok {
-			st.stop()
-		}
-	}
-	m.profiles.gen++
-	m.profiles.switched = true
+	m.retire()
 	e.agent = msg.agent
 	e.conn = msg.agent.State()
 	e.opt.Profile = msg.name
@@ -134,11 +268,15 @@ func (m *model) onProfileDialed(msg profileDialedMsg) tea.Cmd {
 	m.overlay = nil
 	office := newOfficeScreen(e)
 	m.stack = []screen{office}
+	status := "switched to profile " + sanitizeLine(msg.name)
+	if msg.name == "" {
+		status = "reconnected"
+	}
 	return tea.Batch(
 		closeAgent(e, old),
 		m.listenProfile(),
 		office.load(),
-		e.setStatus(statusOK, "switched to profile "+sanitizeLine(msg.name)),
+		e.setStatus(statusOK, status),
 	)
 }
 
@@ -177,6 +315,9 @@ func (m *model) listenProfile() tea.Cmd {
 
 // closeAgent closes a replaced agent in a command.
 func closeAgent(e *env, a Agent) tea.Cmd {
+	if a == nil {
+		return nil
+	}
 	c, ok := a.(interface{ Close() error })
 	if !ok {
 		return nil
@@ -193,7 +334,9 @@ func closeAgent(e *env, a Agent) tea.Cmd {
 // profilePicker is the P overlay: the profiles of the config file, the
 // current one marked, enter to switch.
 type profilePicker struct {
-	e     *env
+	e *env
+	// err is why the file, read again, was refused (one line).
+	err   string
 	names []string
 	// rows are the sanitized lines under the names (url, office, agent).
 	rows []string
@@ -202,9 +345,16 @@ type profilePicker struct {
 
 func newProfilePicker(e *env) *profilePicker {
 	p := &profilePicker{e: e}
-	f := e.opt.Profiles
+	p.fill(e.opt.Profiles)
+	return p
+}
+
+// fill lists the profiles of f.
+func (p *profilePicker) fill(f *config.File) {
+	e := p.e
+	p.names, p.rows, p.err = nil, nil, ""
 	if f == nil {
-		return p
+		return
 	}
 	p.names = f.Names()
 	for i, name := range p.names {
@@ -233,7 +383,6 @@ func newProfilePicker(e *env) *profilePicker {
 		}
 		p.rows = append(p.rows, sanitizeLine(strings.Join(parts, " · ")))
 	}
-	return p
 }
 
 // head is the number of lines above the list.
@@ -243,6 +392,29 @@ func (p *profilePicker) Update(msg tea.Msg) (screen, tea.Cmd) {
 	k := p.e.keys
 	h := max(1, p.e.bodyHeight()-pickerHead)
 	switch msg := msg.(type) {
+	case profilesReadMsg:
+		if msg.err != nil {
+			p.names, p.rows, p.err = nil, nil, oneLine(msg.err)
+			// The head shows the path: the error need only say where in it.
+			var pe *config.ParseError
+			if errors.As(msg.err, &pe) && pe.Line > 0 {
+				if rest, ok := strings.CutPrefix(p.err, sanitizeLine(pe.File)+":"); ok {
+					p.err = "line " + rest
+				}
+			}
+			return p, nil
+		}
+		// The file as it is now; switching looks profiles up in it.
+		p.e.opt.Profiles = msg.file
+		cur := ""
+		if p.list.cur < len(p.names) {
+			cur = p.names[p.list.cur]
+		}
+		p.fill(msg.file)
+		if i := slices.Index(p.names, cur); i >= 0 && cur != p.e.opt.Profile {
+			p.list.cur = i
+		}
+		return p, nil
 	case tea.KeyPressMsg:
 		if p.list.nav(k, msg, len(p.names), h) {
 			return p, nil
@@ -274,6 +446,13 @@ func (p *profilePicker) View(w, h int) []string {
 		head += st.dim.Render(" · " + sanitizeLine(f.Path))
 	}
 	lines := []string{head, ""}
+	if p.err != "" {
+		for _, l := range strings.Split(ansi.Wrap(p.err, max(10, w-4), " "), "\n") {
+			lines = append(lines, clip("  "+st.errText.Render(l), w))
+		}
+		lines = append(lines, "", clip(st.dim.Render("  Fix the file (dpe-tui config edit) and press P again."), w))
+		return lines[:min(len(lines), max(h, 0))]
+	}
 	if len(p.names) == 0 {
 		return append(lines, st.dim.Render("  The config file has no profiles."))
 	}
@@ -303,3 +482,70 @@ func (p *profilePicker) Keys() screenKeys {
 }
 
 func (p *profilePicker) Crumb() string { return "profiles" }
+
+// profileGapScreen stands for the office while a switch to a profile in
+// the same office dials, the old agent gone; when the dial fails it says
+// so, and r reconnects the profile left (P picks another, q quits).
+type profileGapScreen struct {
+	e      *env
+	m      *model
+	target string // the profile being dialled
+	prev   string // the profile left ("": the starting connection)
+	op     int
+	failed string // the dial's error, one line; "" while it runs
+}
+
+func (s *profileGapScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	switch msg := msg.(type) {
+	case errMsg:
+		if msg.id == s.op {
+			s.failed = oneLine(msg.err)
+		}
+	case cancelledMsg:
+		if msg.id == s.op {
+			s.failed = "cancelled"
+		}
+	case tea.KeyPressMsg:
+		if s.failed != "" && matches(msg, s.e.keys.Retry) {
+			s.failed = ""
+			cmd := s.m.reconnect(s.prev)
+			s.op = s.m.profiles.op
+			s.target = s.prev
+			return s, cmd
+		}
+	}
+	return s, nil
+}
+
+func (s *profileGapScreen) prevLabel() string {
+	if s.prev == "" {
+		return "the first connection"
+	}
+	return "profile " + sanitizeLine(s.prev)
+}
+
+func (s *profileGapScreen) View(w, h int) []string {
+	st := s.e.st
+	if s.failed == "" {
+		what := "profile " + sanitizeLine(s.target)
+		if s.target == "" {
+			what = "the first connection"
+		}
+		return []string{"", clip("  "+s.e.spin.View()+" left the office; connecting to "+what+"…", w), "",
+			st.dim.Render("  esc cancels · q quits")}
+	}
+	return []string{"",
+		clip("  "+st.errText.Render("could not connect: "+s.failed), w), "",
+		clip("  r reconnects "+s.prevLabel()+" · P picks another profile · q quits", w)}
+}
+
+func (s *profileGapScreen) Keys() screenKeys {
+	k := s.e.keys
+	if s.failed == "" {
+		return screenKeys{short: []key2{withHelp(k.Cancel, "cancel")}, full: [][]key2{{k.Cancel, k.Quit}}}
+	}
+	r := withHelp(k.Retry, "reconnect")
+	return screenKeys{short: []key2{r, k.Profile, k.Quit}, full: [][]key2{{r, k.Profile, k.Quit}}}
+}
+
+func (s *profileGapScreen) Crumb() string { return "" }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -220,4 +221,141 @@ func TestProfiles_PWithoutProfilesDoesNothing(t *testing.T) {
 	if m.overlay != nil || strings.Contains(frame(m), "switch profile") || strings.Contains(frame(m), "P switches") {
 		t.Fatalf("P acted without a way to dial:\n%s", frame(m))
 	}
+}
+
+// oneAgentOffice is a fake server that, like the real one, lets one agent
+// at a time into an office: a join while the office is taken fails.
+type oneAgentOffice struct {
+	t        *testing.T
+	mu       sync.Mutex
+	occupant *profileAgent
+	refuse   map[string]bool // profiles whose dial fails for another reason
+	dials    []string
+}
+
+func (o *oneAgentOffice) join(name string) (Agent, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.dials = append(o.dials, name)
+	if o.occupant != nil && !o.occupant.isClosed() {
+		return nil, errors.New("office keyed already has an agent")
+	}
+	if o.refuse[name] {
+		return nil, errors.New("dial http://127.0.0.1:7410: connection refused")
+	}
+	a := &profileAgent{fakeAgent: newFakeAgent(o.t), url: "http://127.0.0.1:7410", office: "keyed", closed: make(chan struct{})}
+	o.occupant = a
+	return a, nil
+}
+
+// sameOfficeProfiles: profiles a and b on one server and office, the
+// program connected through a.
+func sameOfficeProfiles(t *testing.T) (Options, *oneAgentOffice) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	text := "[profiles.a]\nurl = \"http://127.0.0.1:7410\"\noffice = \"keyed\"\nname = \"na\"\n" +
+		"[profiles.b]\nurl = \"http://127.0.0.1:7410/\"\noffice = \"keyed\"\nname = \"nb\"\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	office := &oneAgentOffice{t: t, refuse: map[string]bool{}}
+	first, err := office.join("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := testOptions(first)
+	opt.Profiles, opt.Profile = f, "a"
+	opt.ConnectProfile = func(_ context.Context, name string) (Agent, error) { return office.join(name) }
+	return opt, office
+}
+
+// TestProfiles_SwitchInTheSameOfficeLeavesFirst: the server refuses a
+// second agent in an office, so a switch to a profile on the same server
+// and office closes the current agent before it dials.
+func TestProfiles_SwitchInTheSameOfficeLeavesFirst(t *testing.T) {
+	opt, office := sameOfficeProfiles(t)
+	old := opt.Agent.(*profileAgent)
+	s := start80(t, opt)
+	s.waitFor("2 enabled")
+	s.keys("P")
+	s.waitFor("Profiles")
+	s.keys("down", "enter")
+	s.waitFor("switched to profile b")
+	s.waitFor("profile b")
+	if !old.isClosed() {
+		t.Fatal("the agent of profile a was not closed")
+	}
+	if f := s.frame(); strings.Contains(f, "already has an agent") || !strings.Contains(f, "build-box") {
+		t.Fatalf("after a switch in the same office:\n%s", f)
+	}
+	s.final()
+	if office.occupant.isClosed() {
+		t.Fatal("the new agent was closed")
+	}
+}
+
+// TestProfiles_FailedSwitchInTheSameOfficeOffersReconnect: when the dial
+// after leaving fails, the screen says so and r reconnects the profile
+// left; the user is never left without a way back.
+func TestProfiles_FailedSwitchInTheSameOfficeOffersReconnect(t *testing.T) {
+	opt, office := sameOfficeProfiles(t)
+	office.refuse["b"] = true
+	s := start80(t, opt)
+	s.waitFor("2 enabled")
+	s.keys("P")
+	s.waitFor("Profiles")
+	s.keys("down", "enter")
+	s.waitFor("could not connect")
+	s.waitFor("r reconnects profile a")
+	s.keys("r")
+	s.waitFor("switched to profile a")
+	s.waitFor("2 enabled")
+	if f := s.frame(); !strings.Contains(f, "profile a") || !strings.Contains(f, "build-box") {
+		t.Fatalf("after reconnecting:\n%s", f)
+	}
+	s.final()
+	office.mu.Lock()
+	defer office.mu.Unlock()
+	if want := []string{"a", "b", "a"}; !slices.Equal(office.dials, want) {
+		t.Errorf("dials = %v, want %v", office.dials, want)
+	}
+}
+
+// TestProfiles_PickerRereadsTheFile: a profile added while running shows
+// the next time P opens, and a file broken meanwhile is its one-line
+// error in the picker.
+func TestProfiles_PickerRereadsTheFile(t *testing.T) {
+	opt, _, _ := twoProfiles(t)
+	path := opt.Profiles.Path
+	s := start80(t, opt)
+	s.waitFor("2 enabled")
+	s.keys("P")
+	s.waitFor("Profiles")
+	s.waitFor("lab")
+	s.keys("esc")
+	add := "\n[profiles.added]\nurl = \"http://127.0.0.1:7430\"\noffice = \"late\"\n"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(data, add...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.keys("P")
+	s.waitFor("office late")
+	s.keys("esc")
+	if err := os.WriteFile(path, []byte("[profiles.home]\nmouse = \"yes\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.keys("P")
+	s.waitFor("key profiles.home.mouse")
+	if f := s.frame(); strings.Contains(f, "office late") {
+		t.Fatalf("the picker lists profiles of a refused file:\n%s", f)
+	}
+	s.keys("esc")
+	s.final()
 }
