@@ -31,7 +31,7 @@ type Opener struct {
 	// OpenAccess, on the opening goroutine, as soon as the first page of
 	// a DPE document has arrived and decoded and the rest of the body has
 	// not (so not for a manifest first page, nor a body that came in one
-	// read). Its Opened is provisional (Partial): see DecodeReader. Open
+	// read). Its Opened is provisional (Partial): see firstPager. Open
 	// then goes on reading, indexing and decoding the whole and returns
 	// the final Opened, which replaces it.
 	OnFirstPage func(*Opened)
