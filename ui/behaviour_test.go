@@ -106,6 +106,10 @@ func TestQuit_SlashNeverFallsThroughAndQAsksDuringLongOps(t *testing.T) {
 	if !strings.Contains(m.e.status.text, "q again quits") {
 		t.Fatalf("status %q should ask", m.e.status.text)
 	}
+	// The question is on screen, ahead of the running operation's line.
+	if fr := frame(m); !strings.Contains(fr, "q again quits") {
+		t.Fatalf("the quit question is not on screen while loading all:\n%s", fr)
+	}
 	if cmd := m.update(keyMsg("q")); !isQuit(cmd) {
 		t.Fatal("the second q should quit")
 	}

@@ -26,8 +26,11 @@ type model struct {
 	help     help.Model
 	// themeFixed is true when --theme chose the theme.
 	themeFixed bool
-	// quitArmed is set by a q that asked because a long op runs.
+	// quitArmed is set by a q that asked because a long op runs;
+	// quitAsk is that question, shown ahead of the running operation's
+	// line until the next key (progress must not hide it).
 	quitArmed bool
+	quitAsk   string
 	lastPanic string
 	// profiles is the state of switching profiles (P).
 	profiles profileSwitch
@@ -333,7 +336,8 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case matches(msg, k.Quit):
 		if o := e.ops.longRunning(); o != nil && !armed {
 			m.quitArmed = true
-			return e.setStatus(statusErr, "still running: "+o.label+" · q again quits, esc cancels it")
+			m.quitAsk = "still running: " + o.label + " · q again quits, esc cancels it"
+			return e.setStatus(statusErr, m.quitAsk)
 		}
 		return m.quit()
 	case matches(msg, k.Help):
@@ -618,6 +622,9 @@ func (m *model) crumbView(crumbs []string, w int) string {
 func (m *model) statusView(w int) string {
 	e := m.e
 	st := e.st
+	if m.quitArmed {
+		return clip(" "+st.errText.Render(m.quitAsk), w)
+	}
 	if o := e.ops.newest(); o != nil {
 		s := " " + e.spin.View() + " " + o.label
 		if o.progress != "" {
