@@ -10,7 +10,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
-// Issue 3, Done-when 2: against test peers written on other Socket.IO
+// Interop: against test peers written on other Socket.IO
 // implementations.
 
 func TestInterop_ConnectsOverWebSocketJoinsAndListsRoom(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// ContentKind is what a fetched body is (issue 3: a DPE document, or a
+// ContentKind is what a fetched body is (a DPE document, or a
 // typed non-DPE result the UI shows or offers to save, seed 003).
 type ContentKind int
 

@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkNew_100kGeneratedResources measures building a 100,000-resource
-// library (issue 5 yardstick c): listing entries only, nothing converted.
+// library (the P3 yardstick): listing entries only, nothing converted.
 func BenchmarkNew_100kGeneratedResources(b *testing.B) {
 	for b.Loop() {
 		if _, err := New(Options{FS: emptyFS(), Generated: 100_000, PageSize: 100}); err != nil {

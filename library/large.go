@@ -7,7 +7,7 @@ import (
 
 // largeManualPages is the size of the generated manual in the corpus: ~300
 // pages and over 2 MB of JSON, so the http resolver serves it in manifest
-// mode (issue 2, "a large document").
+// mode (a document above the manifest threshold).
 const largeManualPages = 300
 
 // LargeDocument generates a deterministic multi-page Document JSON: every

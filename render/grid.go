@@ -31,7 +31,7 @@ type Grid struct {
 // ErrNoTable is returned when an element holds nothing parseable as a table.
 var ErrNoTable = errors.New("no table found")
 
-// TableLimits bound table parsing (issue 6 "table cells").
+// TableLimits bound table parsing: a hostile table must not cost unbounded cells.
 type TableLimits struct {
 	MaxCells, MaxCols, MaxCellChars int
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Highlight marks every case-insensitive occurrence of query in a rendered
-// line with the theme's Match style (search hits, issue 4). It works on
+// line with the theme's Match style (search hits). It works on
 // the line's visible text and cuts the styled line by cells, so existing
 // styling around the hits is kept and the width is unchanged. notty has no
 // way to highlight without escapes, so its lines come back as they are.

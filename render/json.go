@@ -28,7 +28,7 @@ type JSONLine struct {
 }
 
 // JSON renders raw JSON as pretty-printed, syntax-coloured lines for the raw
-// view (issue 4 "rendered ⇄ raw JSON"). Objects and arrays whose path is in
+// view (rendered ⇄ raw JSON). Objects and arrays whose path is in
 // folded show as one line, `{…} 12 keys`. Default limits apply.
 func JSON(raw []byte, width int, theme Theme, folded map[string]bool) []string {
 	lines := JSONView(raw, width, theme, folded, Limits{})

@@ -17,7 +17,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
-// Limits bound what the renderer spends on one element (issue 6 "Limits").
+// Limits bound what the renderer spends on one element, so a hostile one cannot stall a frame.
 // Zero fields take the defaults.
 type Limits struct {
 	MaxChars       int // characters of one string shown (default 10,000)

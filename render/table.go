@@ -214,7 +214,7 @@ func (r *Renderer) TableInfo(el *dpe.Element, width int, v TableView) (TableInfo
 }
 
 // Table renders a Table/TableChunk element as a grid with horizontal scroll
-// state v (issue 4 "Table"). Falls back to the text when nothing parses;
+// state v. Falls back to the text when nothing parses;
 // any other element renders as Element does.
 func (r *Renderer) Table(el *dpe.Element, width int, v TableView) string {
 	return strings.Join(r.elementLines(el, width, v, ""), "\n")

@@ -17,7 +17,7 @@ import (
 // reach the output.
 const tabWidth = 4
 
-// clip keeps at most max characters of an untrusted string (issue 6 "string
+// clip keeps at most max characters of an untrusted string (README Security, "string
 // length shown"). It reports how many characters it dropped so the caller
 // can say so; the inspector shows the complete value.
 func clip(s string, max int) (string, int) {
@@ -136,7 +136,7 @@ func styleLines(st interface{ Render(...string) string }, lines []string) []stri
 // onlySGR removes every escape sequence except SGR (CSI … m). Glamour wraps
 // links in OSC 8 hyperlinks whose targets come from the document: a
 // clickable link whose text and target differ is exactly the kind of
-// deception issue 6 rules out, and the URL is shown as text anyway.
+// deception README Security rules out, and the URL is shown as text anyway.
 func onlySGR(s string) string {
 	if !strings.Contains(s, "\x1b") {
 		return s
@@ -245,7 +245,7 @@ func depth(el *dpe.Element) int {
 	return min(max(d, 0), 8)
 }
 
-// moreMarker is the line that says a string was cut (issue 6).
+// moreMarker is the line that says a string was cut, so a cut never looks like the end.
 func moreMarker(n int) string {
 	return fmt.Sprintf("… %d more characters (full text in the inspector)", n)
 }

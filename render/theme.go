@@ -7,7 +7,7 @@ import (
 )
 
 // Theme is the set of styles the renderers use. Name is "dark", "light" or
-// "notty"; notty (the NO_COLOR / not-a-TTY path, issue 4 "Themes") has no
+// "notty"; notty (the NO_COLOR / not-a-TTY path) has no
 // colour at all and its styles emit no escape sequences.
 type Theme struct {
 	Name string

@@ -1,6 +1,6 @@
 package stack
 
-// The fault matrix of issue 6 (Done-when 2), run against the in-process
+// The fault matrix (README Security, hostile peers), run against the in-process
 // stack: the real SMCP server, computers alpha and beta, the library MCP
 // servers, on 127.0.0.1. Every fault must end in a specific, one-line error
 // (asserted with errors.Is/As and on the key words of the message), without
@@ -742,7 +742,7 @@ func TestFault_Paging(t *testing.T) {
 	// A computer of our own in an office of its own, with an agent whose
 	// request timeout is sized for 1 MB pages.
 	const office, comp = "paging", "gamma"
-	// 10,000 resources with 10,000-character names (issue 6): 100 MB of
+	// 10,000 resources with 10,000-character names: 100 MB of
 	// names, 100 cursor pages of 1 MB. Under -race the full listing takes
 	// minutes, so it is cut to 500 resources in pages of 25 (250 KB); CI
 	// also runs the full size without -race (.ci/run). An agent that once

@@ -7,7 +7,7 @@ import (
 )
 
 // TestMain fails the package when any test leaves a goroutine behind
-// (issue 6, Done-when 2: "no goroutine leak"). Every stack, agent, extra
+// (no goroutine may outlive a test). Every stack, agent, extra
 // computer and httptest server a test starts is closed by its cleanup, so
 // what is left after the last test must be nothing but the process-wide
 // goroutines of zishang520 v3.0.6, the same two client/main_test.go ignores:

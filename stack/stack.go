@@ -27,7 +27,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/server"
 )
 
-// Demo layout (issue 2, "The demo office"): two computers; alpha has two
+// Demo layout (README, the demo office): two computers; alpha has two
 // servers, one of which lists ≥ 250 resources so paging takes ≥ 5 cursor
 // pages at the library's page size of 50.
 const (
@@ -67,7 +67,7 @@ type Options struct {
 	Now func() time.Time
 	// BenchResources > 0 adds server "bench" to alpha listing that many
 	// generated resources, BenchPageSize (default 100) per cursor page
-	// (issue 5, P3).
+	// (README Performance, P3).
 	BenchResources int
 	BenchPageSize  int
 	// WrapResolver, when set, wraps the resolver every computer uses:

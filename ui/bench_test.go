@@ -92,7 +92,7 @@ func TestDocumentScroll_TallTableScrollsLineByLineWithStickyHeader(t *testing.T)
 }
 
 // BenchmarkResourcesFilterHostile is one filter keystroke over 10,000
-// resources with 10,000-character names (issue 6 fault matrix).
+// resources with 10,000-character names (the fault matrix).
 func BenchmarkResourcesFilterHostile(b *testing.B) {
 	f := newFakeAgent(b)
 	f.noEvents = true

@@ -11,7 +11,7 @@ import (
 )
 
 // maxShown caps one untrusted string on a list row or status line; the
-// inspector shows it complete (issue 6 "string length shown").
+// inspector shows it complete (README Security, "string length shown").
 const maxShown = 512
 
 // sanitizeLine makes an untrusted string safe for one line.

@@ -1,5 +1,5 @@
 // Package gen generates deterministic DPE documents for benchmarks and
-// tests (issue 5 §Benchmarks): (a) a large multi-page document, inline or in
+// tests (README Performance): (a) a large multi-page document, inline or in
 // manifest mode, and (b) a document holding one large table.
 package dpegen
 
@@ -29,14 +29,14 @@ type Options struct {
 	DocRef, Host string
 }
 
-// PresetA is issue 5's document (a): ~50 MB, 2,000 pages, ~100k elements,
+// PresetA is the Performance section's document (a): ~50 MB, 2,000 pages, ~100k elements,
 // mixed categories, a table every few pages, one rare word.
 func PresetA() Options {
 	return Options{Pages: 2000, ElementsPerPage: 50, TextBytes: 360, TableEvery: 4, TableRows: 12, TableCols: 6,
 		Seed: 1, RareWord: "xylophonist", RarePage: 1500}
 }
 
-// PresetB is issue 5's document (b): one page with one 10,000-row × 12-column table.
+// PresetB is the Performance section's document (b): one page with one 10,000-row × 12-column table.
 func PresetB() Options {
 	return Options{Pages: 1, ElementsPerPage: 1, TableEvery: 1, TableRows: 10000, TableCols: 12, Seed: 2, DocRef: "bench-b"}
 }

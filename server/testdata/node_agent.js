@@ -1,5 +1,5 @@
 // Node socket.io-client 4.8 as an SMCP agent against the Go server
-// (issue 2, "A real Socket.IO client"). Run by TestNodeAgent_*; prints one
+// (a real Socket.IO client, not ours). Run by TestNodeAgent_*; prints one
 // JSON object with every result on stdout and exits 0, or prints
 // {"error": ...} and exits 1.
 //
