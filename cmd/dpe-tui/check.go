@@ -93,7 +93,7 @@ func runCheck(ctx context.Context, f *checkFlags, input string, stdout, stderr i
 			continue
 		}
 		if _, ok := dpe.RuleByID(id); !ok {
-			return usageErrorf("--ignore: no rule %q (see 'dpe-tui check --rules')", id)
+			return &usageError{msg: fmt.Sprintf("--ignore: no rule %q", sanitize.Line(id)), hint: "dpe-tui check --rules"}
 		}
 		ignore = append(ignore, id)
 	}

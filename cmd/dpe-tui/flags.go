@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -79,7 +81,7 @@ func applyEnv(fs *pflag.FlagSet) error {
 			return
 		}
 		if serr := fl.Value.Set(v); serr != nil {
-			err = usageErrorf("%s: invalid value for --%s: %v", env[0], fl.Name, cause(serr))
+			err = usageErrorf("%s: invalid value for --%s: %s", env[0], fl.Name, plainCause(v, serr))
 		}
 	})
 	return err
@@ -89,6 +91,39 @@ func applyEnv(fs *pflag.FlagSet) error {
 func envSet(fl *pflag.Flag) bool {
 	env := fl.Annotations[annEnv]
 	return len(env) > 0 && os.Getenv(env[0]) != ""
+}
+
+// flagError turns pflag's errors into one plain line: "--page: want a
+// whole number, got "abc"", not Go's strconv wording.
+func flagError(err error) error {
+	var ive *pflag.InvalidValueError
+	if errors.As(err, &ive) && ive.GetFlag() != nil {
+		return usageErrorf("--%s: %s", ive.GetFlag().Name, plainCause(ive.GetValue(), errors.Unwrap(ive)))
+	}
+	return usageErrorf("%v", err)
+}
+
+// plainCause says why value was refused in words a user knows.
+func plainCause(value string, err error) string {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		v := sanitize.Line(value)
+		if errors.Is(ne.Err, strconv.ErrRange) {
+			return fmt.Sprintf("%q is out of range", v)
+		}
+		switch ne.Func {
+		case "ParseBool":
+			return fmt.Sprintf("want true or false, got %q", v)
+		case "ParseFloat":
+			return fmt.Sprintf("want a number, got %q", v)
+		default:
+			return fmt.Sprintf("want a whole number, got %q", v)
+		}
+	}
+	if err == nil {
+		return fmt.Sprintf("%q is not valid", sanitize.Line(value))
+	}
+	return cause(err)
 }
 
 // cause is the last part of a pflag error: "invalid argument "x" for
@@ -126,8 +161,21 @@ func (t *timeout) Set(s string) error {
 // byteSize is a flag value in bytes: 67108864, 64MiB, 64M, 512KiB.
 type byteSize int64
 
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
-func (b *byteSize) Type() string   { return "size" }
+// String is the largest whole unit (64MiB, not 67108864): help shows the
+// default this way, and Set reads it back.
+func (b *byteSize) String() string {
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.m && n%u.m == 0 {
+			return strconv.FormatInt(n/u.m, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+func (b *byteSize) Type() string { return "size" }
 
 func (b *byteSize) Set(s string) error {
 	n, err := parseByteSize(s)
@@ -196,15 +244,46 @@ func (g *globalFlags) register(fs *pflag.FlagSet) {
 // file:// grant, and the checks every command needs.
 func (g *globalFlags) finish(cmd *cobra.Command) error {
 	if err := g.finishURLs(); err != nil {
+		// A URL from DPE_TUI_URL names the variable: the command line
+		// has no --url to fix.
+		if fl := cmd.Flags().Lookup("url"); fl != nil && !fl.Changed && envSet(fl) {
+			var ue *usageError
+			if errors.As(err, &ue) {
+				return usageErrorf("%s: %s", fl.Annotations[annEnv][0], ue.msg)
+			}
+		}
 		return err
 	}
 	if fl := cmd.Flags().Lookup("allow-file-uri"); fl != nil {
 		g.allowFileSet = fl.Changed
 	}
+	if strings.TrimSpace(g.Office) == "" {
+		return usageErrorf("--office must not be empty")
+	}
+	if err := checkFileRoot(g.AllowFile); err != nil {
+		return err
+	}
 	switch g.Theme {
 	case "", "dark", "light", "notty":
 	default:
 		return usageErrorf("--theme must be dark, light or notty, not %q", sanitize.Line(g.Theme))
+	}
+	return nil
+}
+
+// checkFileRoot: --allow-file-uri=ROOT names an absolute directory that
+// exists ("" and "1" are no grant and anywhere). A relative or missing
+// root would silently grant nothing, or something else later.
+func checkFileRoot(root string) error {
+	if root == "" || root == "1" {
+		return nil
+	}
+	if !filepath.IsAbs(root) {
+		return usageErrorf("--allow-file-uri=%q: the root must be an absolute directory", sanitize.Line(root))
+	}
+	st, err := os.Stat(root)
+	if err != nil || !st.IsDir() {
+		return usageErrorf("--allow-file-uri=%q: not an existing directory", sanitize.Line(root))
 	}
 	return nil
 }

@@ -40,7 +40,8 @@ func (a *app) lsCmd() *cobra.Command {
 		Example: `  dpe-tui ls computers --url http://127.0.0.1:7800
   dpe-tui ls resources --computer alpha --server library --json
   dpe-tui --url http://127.0.0.1:7800 ls servers --computer beta`,
-		Args: exactArgs(1, "ls needs one of: computers, servers, resources, desktop"),
+		Args:      exactArgs(1, "ls needs one of: computers, servers, resources, desktop"),
+		ValidArgs: []cobra.Completion{"computers", "servers", "resources", "desktop"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.with(&f.globalFlags, "ls")
 			return runLs(a.ctx, f, args[0], a.stdout, a.stderr)
@@ -66,7 +67,7 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 		return lsDesktop(ctx, f, stdout, stderr)
 	case "computers", "servers", "resources":
 	default:
-		return usageErrorf("ls %q: want computers, servers or resources", what)
+		return usageErrorf("ls %q: want computers, servers, resources or desktop", sanitize.Line(what))
 	}
 	if f.LimitPages < 0 {
 		return usageErrorf("--limit-pages must be ≥ 0")

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"charm.land/fang/v2"
@@ -130,14 +131,48 @@ func (a *app) rootCmd() *cobra.Command {
 	root.SetErr(a.stderr)
 	root.SetIn(a.stdin)
 	root.SetVersionTemplate("dpe-tui {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	a.g.register(root.PersistentFlags())
 	a.tf.define(root.Flags())
 	root.AddCommand(
 		a.openCmd(), a.serveCmd(), a.computerCmd(), a.lsCmd(), a.getCmd(), a.checkCmd(),
 		a.findCmd(), a.mcpCmd(), a.hashCmd(), a.diffCmd(), a.convertCmd(), a.configCmd(), a.versionCmd(),
 	)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	strictGroups(root)
+	a.registerCompletions(root)
 	return root
+}
+
+// strictGroups makes an unknown subcommand of a command group (completion
+// tcsh, config bogus, help bogus) a usage error: cobra prints the group's
+// help and exits 0, so a typo in a script passes unnoticed.
+func strictGroups(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if c.Name() == "help" && c.Run != nil {
+			show := c.Run
+			c.Run = nil
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if found, rest, err := c.Root().Find(args); err != nil || found == nil || len(rest) > 0 {
+					return usageErrorf("help: no command %q", strings.Join(args, " "))
+				}
+				show(c, args)
+				return nil
+			}
+			continue
+		}
+		if c.HasSubCommands() && !c.Runnable() {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return usageErrorf("%s: unknown command %q", c.CommandPath(), args[0])
+				}
+				return c.Help()
+			}
+		}
+		strictGroups(c)
+	}
 }
 
 // prepare runs before every command: environment variables for flags not

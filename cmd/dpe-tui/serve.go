@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/stack"
 )
 
@@ -70,6 +73,9 @@ func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr
 	case opt.NodeTTL < 300*time.Millisecond:
 		return usageErrorf("--node-ttl must be at least 300ms, not %s", opt.NodeTTL)
 	}
+	if err := checkListenAddr(opt.Addr); err != nil {
+		return err
+	}
 	if opt.Redis != "" && !strings.HasPrefix(opt.Redis, "redis://") && !strings.HasPrefix(opt.Redis, "rediss://") {
 		return usageErrorf("--redis must be a redis:// or rediss:// URL, not %q", opt.Redis)
 	}
@@ -111,4 +117,17 @@ func redactURL(s string) string {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
+}
+
+// checkListenAddr refuses an --addr no listener could take, as a usage
+// error before anything starts: host:port with a port number 0–65535.
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErrorf("--addr %q: want host:port, e.g. 127.0.0.1:7800", sanitize.Line(addr))
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return usageErrorf("--addr %q: the port must be a number from 0 to 65535", sanitize.Line(addr))
+	}
+	return nil
 }

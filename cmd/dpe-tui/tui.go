@@ -33,7 +33,7 @@ func (f *tuiFlags) define(fs *pflag.FlagSet) {
 }
 
 func (a *app) openCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "open FILE|URL|-",
 		Short: "Open a document in the TUI's document view, without a server",
 		Long: "open shows one document in the document view with no server: a DPE JSON file or URL,\n" +
@@ -47,12 +47,22 @@ func (a *app) openCmd() *cobra.Command {
 			return a.runTUI(cmd, args[0])
 		},
 	}
+	// The document view takes the TUI's own flags, as the root does.
+	a.tf.define(cmd.Flags())
+	return cmd
 }
 
 // runTUI starts the TUI: on a server (openTarget "") or on one document.
 func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 	f := &a.tf
 	a.with(&f.globalFlags, cmd.Name())
+	// Flag values first: a bad --images is a usage error whatever the
+	// target.
+	switch f.Images {
+	case "kitty", "sixel", "blocks", "off", "auto":
+	default:
+		return usageErrorf("--images must be kitty, sixel, blocks, off or auto, not %q", sanitize.Line(f.Images))
+	}
 	if openTarget == "-" {
 		// Read and check before any TUI starts: a bad document is one
 		// line and exit 1, not a screen.
@@ -66,11 +76,6 @@ func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 		if err := checkLocalInput(openTarget); err != nil {
 			return err // before any TUI starts
 		}
-	}
-	switch f.Images {
-	case "kitty", "sixel", "blocks", "off", "auto":
-	default:
-		return usageErrorf("--images must be kitty, sixel, blocks, off or auto, not %q", sanitize.Line(f.Images))
 	}
 	return startTUI(a.ctx, f, openTarget, a.prof)
 }
