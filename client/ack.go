@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dpe-tui/dpe-tui/internal/sioconn"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -148,7 +149,9 @@ func callError(event, computer string, perr *protocol.Error) error {
 // decodeJoinAck is protocol.DecodeJoinAck with the agent's errors: an
 // empty ack is a *NotRoutedError, an ErrorPayload names the event.
 func decodeJoinAck(office string, args []any) error {
-	err := protocol.DecodeJoinAck(office, args)
+	// It reads the ack loosely (bool, object, [ok, msg]); raw arguments are
+	// decoded first, as the library's parser would have.
+	err := protocol.DecodeJoinAck(office, sioconn.DecodeRawArgs(args))
 	var perr *protocol.Error
 	switch {
 	case errors.Is(err, protocol.ErrEmptyAck):

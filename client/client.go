@@ -127,16 +127,20 @@ func dialVersion(ctx context.Context, o Options, version string) (*Client, error
 		auth["role"] = protocol.RoleAgent
 	}
 	sc, err := sioconn.New(sioconn.Options{
-		URL:                opt.URL,
-		URLs:               opt.URLs,
-		Path:               opt.Path,
-		Version:            c.version,
-		Headers:            opt.headers(),
-		Auth:               auth,
-		TLS:                tlsConfig(opt),
-		ConnectTimeout:     opt.ConnectTimeout,
-		MaxMessage:         opt.MaxAckBytes,
-		Logger:             opt.Logger,
+		URL:            opt.URL,
+		URLs:           opt.URLs,
+		Path:           opt.Path,
+		Version:        c.version,
+		Headers:        opt.headers(),
+		Auth:           auth,
+		TLS:            tlsConfig(opt),
+		ConnectTimeout: opt.ConnectTimeout,
+		MaxMessage:     opt.MaxAckBytes,
+		Logger:         opt.Logger,
+		// Acks on /smcp arrive as raw JSON: decodeAck reads each answer
+		// once, straight into its typed struct. Notifications (events) are
+		// decoded by the library as before.
+		Parser:             sioconn.RawAckParser(protocol.Namespace),
 		OnConnect:          c.onConnect,
 		OnDisconnect:       c.onDisconnect,
 		OnReconnectAttempt: c.onReconnectAttempt,

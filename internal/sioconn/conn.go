@@ -109,6 +109,9 @@ func (c *Conn) managerOptions() *sio.Options {
 	if c.opt.TLS != nil {
 		o.SetTLSClientConfig(c.opt.TLS)
 	}
+	if c.opt.Parser != nil {
+		o.SetParser(c.opt.Parser)
+	}
 	return o
 }
 
@@ -565,7 +568,8 @@ func (c *Conn) Emit(event string, args ...any) error {
 // timeout (an error wrapping ErrAckTimeout), ctx, a dropped connection
 // (ErrConnectionLost, and *MessageTooLargeError when that was why) or
 // Close (ErrClosed), whichever comes first. Ack arguments are returned as
-// the library decodes them: []any, numbers as float64.
+// the parser decodes them: with the library's, []any, numbers as float64;
+// with RawAckParser, one json.RawMessage per argument.
 //
 // The library's own ack timeout is not used: it keeps a per-socket flag
 // that concurrent emits race on. An ack that never comes stays registered

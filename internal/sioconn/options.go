@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
+
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -72,6 +74,11 @@ type Options struct {
 	// library, like socket.io-client, never does on its own.
 	ReconnectOnServerDisconnect bool
 	Logger                      *slog.Logger
+	// Parser is the Socket.IO packet parser; nil is the library's, which
+	// decodes every ack into []any (numbers as float64). RawAckParser
+	// leaves the namespace's acks as json.RawMessage instead; EmitWithAck
+	// returns what the parser produced.
+	Parser parser.Parser
 
 	// OnConnect runs, in a goroutine of Conn, after every namespace
 	// connect: the first and each reconnect (re-join goes here). Runs never

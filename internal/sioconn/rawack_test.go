@@ -1,0 +1,205 @@
+package sioconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zishang520/socket.io/servers/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// ackServer is a plain zishang520 server on /smcp: "answer" acks with the
+// arguments it was sent (a list), "many" acks with n arguments, and every
+// connect gets a "notify:x" event carrying an object, so that events and
+// acks can be told apart on the same connection.
+func ackServer(t *testing.T) string {
+	t.Helper()
+	opts := socket.DefaultServerOptions()
+	opts.SetTransports(types.NewSet(socket.WebSocket, socket.Polling))
+	io := socket.NewServer(nil, opts)
+	_ = io.Of(protocol.Namespace, nil).On("connection", func(args ...any) {
+		s := args[0].(*socket.Socket)
+		_ = s.Emit("notify:x", map[string]any{"office_id": "o", "n": 1})
+		_ = s.On("answer", func(args ...any) {
+			list, _ := args[0].([]any)
+			if ack, ok := args[len(args)-1].(socket.Ack); ok {
+				ack(list, nil)
+			}
+		})
+		_ = s.On("many", func(args ...any) {
+			n, _ := args[0].(float64)
+			if ack, ok := args[len(args)-1].(socket.Ack); ok {
+				ack(make([]any, int(n)), nil)
+			}
+		})
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: io.ServeHandler(nil)}
+	go func() { _ = hs.Serve(l) }()
+	t.Cleanup(func() { _ = hs.Close(); io.Close(nil) })
+	return "http://" + l.Addr().String()
+}
+
+// answerArgs is every shape an ack argument takes, with the characters that
+// could fool a comma split: commas, brackets and escaped quotes in strings.
+var answerArgs = []any{
+	map[string]any{"resources": []any{map[string]any{"uri": "dpe://h/a,b", "name": `q"],[{`}}, "next_cursor": "c"},
+	"a, \"b\" ]",
+	float64(3),
+	nil,
+	[]any{true, map[string]any{}},
+}
+
+// dialRaw connects to url with opt and returns the Conn and the events it
+// heard (name, first argument).
+func dialRaw(t *testing.T, url string, p Options) (*Conn, chan any) {
+	t.Helper()
+	p.URL = url
+	c, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	events := make(chan any, 4)
+	c.On("notify:x", func(args ...any) {
+		select {
+		case events <- firstArg(args):
+		default:
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c, events
+}
+
+// With RawAckParser an ack's arguments are the bytes the server sent, one
+// json.RawMessage each, that decode to what the library's parser gives;
+// events on the same connection are still decoded by the library.
+func TestRawAckParser_AcksRawEventsDecoded(t *testing.T) {
+	url := ackServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+
+	plain, plainEvents := dialRaw(t, url, Options{})
+	want, err := plain.EmitWithAck(ctx, 5*time.Second, "answer", answerArgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(want, answerArgs) {
+		t.Fatalf("library parser: %#v", want)
+	}
+
+	raw, rawEvents := dialRaw(t, url, Options{Parser: RawAckParser(protocol.Namespace)})
+	got, err := raw.EmitWithAck(ctx, 5*time.Second, "answer", answerArgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(answerArgs) {
+		t.Fatalf("raw parser: %d arguments, want %d", len(got), len(answerArgs))
+	}
+	for i, a := range got {
+		r, ok := a.(json.RawMessage)
+		if !ok {
+			t.Fatalf("argument %d is %T, want json.RawMessage", i, a)
+		}
+		enc, _ := json.Marshal(answerArgs[i])
+		if string(r) != string(enc) {
+			t.Errorf("argument %d = %s, want the bytes sent %s", i, r, enc)
+		}
+	}
+	if d := DecodeRawArgs(got); !reflect.DeepEqual(d, want) {
+		t.Errorf("DecodeRawArgs = %#v, want the library's %#v", d, want)
+	}
+	if _, still := got[0].(json.RawMessage); !still {
+		t.Error("DecodeRawArgs changed its argument")
+	}
+	for name, ch := range map[string]chan any{"library": plainEvents, "raw": rawEvents} {
+		select {
+		case ev := <-ch:
+			m, ok := ev.(map[string]any)
+			if !ok || m["office_id"] != "o" || m["n"] != float64(1) {
+				t.Errorf("%s parser: event argument %#v, want the decoded map", name, ev)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s parser: no event", name)
+		}
+	}
+	// An empty ack is an empty list, as with the library.
+	if got, err := raw.EmitWithAck(ctx, 5*time.Second, "answer", []any{}); err != nil || len(got) != 0 {
+		t.Errorf("empty ack: %#v %v", got, err)
+	}
+}
+
+// An ack with more than MaxRawAckArgs arguments is a parse error: the wait
+// fails as a lost connection, which comes back by itself; an ack at the
+// bound is read.
+func TestRawAckParser_TooManyArgumentsDropsTheConnection(t *testing.T) {
+	url := ackServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, _ := dialRaw(t, url, Options{Parser: RawAckParser(protocol.Namespace), ConnectTimeout: 5 * time.Second})
+	if got, err := c.EmitWithAck(ctx, 5*time.Second, "many", MaxRawAckArgs); err != nil || len(got) != MaxRawAckArgs {
+		t.Fatalf("at the bound: %d args, %v", len(got), err)
+	}
+	if _, err := c.EmitWithAck(ctx, 5*time.Second, "many", MaxRawAckArgs+1); !errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("over the bound: err = %v, want ErrConnectionLost", err)
+	}
+	eventually(t, "reconnected", c.Connected)
+}
+
+func TestSplitJSONArray(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		ok   bool
+	}{
+		{`[]`, []string{}, true},
+		{` [ 1 , "a,b" ,{"k":[1,2]}, "\"],", null ] `, []string{`1`, `"a,b"`, `{"k":[1,2]}`, `"\"],"`, `null`}, true},
+		{`["\\",2]`, []string{`"\\"`, `2`}, true},
+		{`[1,]`, nil, false},
+		{`{"a":1}`, nil, false},
+		{`[1] 2`, nil, false},
+		{``, nil, false},
+	} {
+		args, ok, err := SplitJSONArray([]byte(tc.in), 8)
+		if ok != tc.ok {
+			t.Errorf("%s: ok = %v, want %v", tc.in, ok, tc.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.in, err)
+			continue
+		}
+		var got []string
+		for _, a := range args {
+			got = append(got, string(a.(json.RawMessage)))
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("%s: %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if _, ok, err := SplitJSONArray([]byte(`[1,2,3,4,5]`), 4); !ok || !errors.Is(err, ErrTooManyAckArgs) {
+		t.Errorf("5 of at most 4: ok %v err %v", ok, err)
+	}
+	if args, ok, err := SplitJSONArray([]byte(`[1,2,3,4]`), 4); !ok || err != nil || len(args) != 4 {
+		t.Errorf("4 of at most 4: %v %v %v", args, ok, err)
+	}
+}
