@@ -61,7 +61,11 @@ func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 	switch f.Images {
 	case "kitty", "sixel", "blocks", "off", "auto":
 	default:
-		return usageErrorf("--images must be kitty, sixel, blocks, off or auto, not %q", sanitize.Line(f.Images))
+		from := "--images"
+		if fl := cmd.Flags().Lookup("images"); fl != nil && !fl.Changed && envSet(fl) {
+			from = "DPE_TUI_IMAGES: --images"
+		}
+		return usageErrorf("%s must be kitty, sixel, blocks, off or auto, not %q", from, sanitize.Line(f.Images))
 	}
 	if openTarget == "-" {
 		// Read and check before any TUI starts: a bad document is one

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestUsage_NewUserDefects drives the command line with the values a new
+// user tried: each is a usage error (exit 2) in one line saying, in plain
+// words, what was wrong, with at most one "(see …)" hint.
+func TestUsage_NewUserDefects(t *testing.T) {
+	cleanEnv(t)
+	good := writeTemp(t, "good.json", goodDoc)
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string // substrings of stderr
+		not  []string
+	}{
+		{"open bad images", nil, []string{"open", good, "--images", "bogus"}, []string{"--images must be"}, nil},
+		{"open env images", map[string]string{"DPE_TUI_IMAGES": "bogus"}, []string{"open", filepath.Join(t.TempDir(), "missing.json")}, []string{"DPE_TUI_IMAGES"}, nil},
+		{"open env mouse", map[string]string{"DPE_TUI_MOUSE": "maybe"}, []string{"open", good}, []string{"DPE_TUI_MOUSE", `want true or false, got "maybe"`}, []string{"strconv"}},
+		{"open mouse value", nil, []string{"open", good, "--mouse=maybe"}, []string{`--mouse: want true or false, got "maybe"`}, []string{"strconv"}},
+		{"root mouse value", nil, []string{"--mouse=maybe"}, []string{`--mouse: want true or false`}, []string{"strconv"}},
+		{"page abc", nil, []string{"get", good, "--page", "abc"}, []string{`--page: want a whole number, got "abc"`}, []string{"strconv", "invalid argument"}},
+		{"completion tcsh", nil, []string{"completion", "tcsh"}, []string{`unknown command "tcsh"`}, nil},
+		{"config bogus", nil, []string{"config", "bogus"}, []string{`unknown command "bogus"`}, nil},
+		{"help bogus", nil, []string{"help", "bogus"}, []string{`no command "bogus"`}, nil},
+		{"office empty", nil, []string{"ls", "computers", "--office", ""}, []string{"--office must not be empty"}, []string{"dial"}},
+		{"serve addr", nil, []string{"serve", "--addr", "127.0.0.1:notaport"}, []string{`--addr "127.0.0.1:notaport"`}, []string{"lookup"}},
+		{"env url", map[string]string{"DPE_TUI_URL": "nonsense"}, []string{"ls", "computers"}, []string{"DPE_TUI_URL"}, nil},
+		{"check ignore", nil, []string{"check", good, "--ignore", "X"}, []string{`no rule "X"`, "check --rules"}, nil},
+		{"ls bogus", nil, []string{"ls", "bogus"}, []string{"desktop"}, nil},
+		{"file root relative", nil, []string{"ls", "computers", "--allow-file-uri=relative"}, []string{"absolute directory"}, nil},
+		{"file root missing", nil, []string{"ls", "computers", "--allow-file-uri=" + filepath.Join(t.TempDir(), "nope")}, []string{"not an existing directory"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			code, out, errOut := runCLI(t, tc.args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d (stdout %.200q, stderr %q)", code, exitUsage, out, errOut)
+			}
+			if out != "" {
+				t.Errorf("a usage error printed on stdout: %.200q", out)
+			}
+			if n := strings.Count(strings.TrimSpace(errOut), "\n"); n > 0 {
+				t.Errorf("error is not one line: %q", errOut)
+			}
+			if n := strings.Count(errOut, "(see "); n > 1 {
+				t.Errorf("%d hints: %q", n, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q lacks %q", errOut, w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(errOut, w) {
+					t.Errorf("stderr %q has %q", errOut, w)
+				}
+			}
+		})
+	}
+}
+
+// TestUsage_GoodValuesStillPass: what the checks above refuse has a
+// working neighbour (an existing absolute root, ls with "--", group help).
+func TestUsage_GoodValuesStillPass(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("NO_COLOR", "1")
+	for _, args := range [][]string{
+		{"ls", "--allow-file-uri=" + t.TempDir(), "--", "computers"},
+		{"completion"},
+		{"config"},
+		{"help", "ls"},
+		{"completion", "bash"},
+	} {
+		code, out, errOut := runCLI(t, args...)
+		if code != exitOK || out == "" {
+			t.Errorf("%q: exit %d, stdout %.100q, stderr %q", args, code, out, errOut)
+		}
+	}
+}
+
+// TestHelp_MaxAckDefaultInUnits: the default is shown as it is written.
+func TestHelp_MaxAckDefaultInUnits(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("NO_COLOR", "1")
+	_, out, _ := runCLI(t, "ls", "--help")
+	if !regexp.MustCompile(`--max-ack .*\(64MiB\)`).MatchString(out) || strings.Contains(out, "67108864") {
+		t.Errorf("--max-ack default not shown as 64MiB:\n%s", out)
+	}
+}
+
+// TestCompletion_Values: __complete offers ls's kinds and the values of
+// the enumerated flags, and --profile the names in the config file.
+func TestCompletion_Values(t *testing.T) {
+	cleanEnv(t)
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte("[profiles.work]\nurl = \"http://127.0.0.1:1\"\n[profiles.home]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"ls", ""}, []string{"computers", "servers", "resources", "desktop"}},
+		{[]string{"get", "x", "--format", ""}, []string{"md", "text", "json"}},
+		{[]string{"--theme", ""}, []string{"dark", "light", "notty"}},
+		{[]string{"open", "x", "--images", ""}, []string{"kitty", "sixel", "blocks", "off", "auto"}},
+		{[]string{"serve", "--log-format", ""}, []string{"text", "json"}},
+		{[]string{"serve", "--log-level", ""}, []string{"debug", "info", "warn", "error"}},
+		{[]string{"ls", "computers", "--config", cfg, "--profile", ""}, []string{"home", "work"}},
+	}
+	for _, tc := range cases {
+		code, out, errOut := runCLI(t, append([]string{"__complete"}, tc.args...)...)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d, stderr %q", tc.args, code, errOut)
+		}
+		var got []string
+		for _, l := range strings.Split(out, "\n") {
+			if l != "" && !strings.HasPrefix(l, ":") {
+				got = append(got, strings.SplitN(l, "\t", 2)[0])
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%q: completions %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
