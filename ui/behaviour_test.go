@@ -806,3 +806,65 @@ func TestPages_OneBasedInExportHeadingsAndTrace(t *testing.T) {
 		t.Errorf("the trace shows a page 0:\n%s", fr)
 	}
 }
+
+// twoTablesDoc has a 10-row table on page 1 and a 3-row table on page 2,
+// both the first element of their page.
+func twoTablesDoc() map[string]any {
+	var big strings.Builder
+	big.WriteString("<table><tr><th>Item</th><th>Note</th></tr>")
+	for r := range 10 {
+		v := fmt.Sprintf("row%d", r+1)
+		if r == 8 {
+			v = "surplus"
+		}
+		fmt.Fprintf(&big, "<tr><td>item%d</td><td>%s</td></tr>", r+1, v)
+	}
+	big.WriteString("</table>")
+	small := "<table><tr><th>A</th><th>B</th></tr><tr><td>a1</td><td>b1</td></tr><tr><td>a2</td><td>b2</td></tr></table>"
+	return map[string]any{"doc_ref": "two", "title": "Two tables", "page_count": 2, "pages": []any{
+		map[string]any{"page_index": 0, "elements": []any{
+			map[string]any{"element_id": "big", "category": "Table", "text": "item surplus", "ele_metadata": map[string]any{"text_as_html": big.String()}},
+		}},
+		map[string]any{"page_index": 1, "elements": []any{
+			map[string]any{"element_id": "small", "category": "Table", "text": "a1 b1 a2 b2", "ele_metadata": map[string]any{"text_as_html": small}},
+		}},
+	}}
+}
+
+// A table cursor set by a search hit on one page does not carry over to
+// the table of the same element index on another page.
+func TestTable_CursorResetsOnAnotherPagesTable(t *testing.T) {
+	m := openJSON(t, 80, 24, twoTablesDoc())
+	d := m.docS()
+	press(t, m, "/")
+	m.bar.input.SetValue("surplus")
+	press(t, m, "enter")
+	run(t, m, nil)
+	if c := d.cell[d.sel]; c.row != 9 || c.col != 1 {
+		t.Fatalf("the hit should select row 10 column 2, got %+v", c)
+	}
+	press(t, m, "esc", ":", "2", "enter")
+	run(t, m, nil)
+	if d.page != 1 {
+		t.Fatalf(":2 should show page 2, on %d", d.page+1)
+	}
+	press(t, m, "g", "t")
+	if el := d.selected(); el == nil || el.ID != "small" {
+		t.Fatalf("t should select the small table, got %+v", el)
+	}
+	if c := d.cell[d.sel]; c.row > 2 || c.col != 0 {
+		t.Fatalf("the small table's cursor kept the old hit's cell %+v", c)
+	}
+	if f := frame(m); strings.Contains(f, "row 10") {
+		t.Fatalf("the old hit's row shows on the small table:\n%s", f)
+	}
+	press(t, m, "enter")
+	lv, ok := m.overlay.(*lineView)
+	if !ok {
+		t.Fatalf("enter should open the cell view, overlay %T", m.overlay)
+	}
+	body := ansi.Strip(strings.Join(lv.lines(80), "\n"))
+	if strings.Contains(body, "no such cell") || !strings.Contains(body, "a1") {
+		t.Fatalf("the cell view should show the small table's first cell:\n%s", body)
+	}
+}

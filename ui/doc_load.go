@@ -24,6 +24,13 @@ func (d *documentScreen) gotoPage(i, jump int) tea.Cmd {
 	if jump >= 0 {
 		d.pendingFind = nil
 	}
+	if i != d.page {
+		// Table cursors and scroll offsets are per element index of the
+		// page shown: a cell chosen on another page must not land on
+		// this page's table of the same index.
+		clear(d.tv)
+		clear(d.cell)
+	}
 	d.page = i
 	d.sel, d.yoff = max(0, jump), 0
 	d.invalidate()
