@@ -569,7 +569,10 @@ func (w *writer) flush() error {
 	w.f.manifest = next
 	w.f.indexed += w.added
 	w.f.mu.Unlock()
-	w.b.Reset()
+	// A new batch, not Reset: scorch's Batch returns once every document
+	// is analysed, while its goroutine that queued them may still be
+	// ranging over the batch's map (a data race under -race).
+	w.b = w.f.idx.NewBatch()
 	w.pending, w.added, w.elements = nil, 0, 0
 	return nil
 }

@@ -68,12 +68,28 @@ func (l *Library) Close() error {
 	return errors.Join(err, l.lib.close())
 }
 
+// IndexKey is the key of a folder's stored index (finder.CacheDir): the
+// folder alone, absolute and with symlinks resolved, so every command that
+// serves the same folder (mcp --docs, the CLI's --docs, serve --docs) finds
+// the same index whatever dpe:// host it gives the documents. Documents
+// are re-indexed by content key, so a different host costs a re-index of
+// the URIs that changed, never a wrong hit.
+func IndexKey(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = filepath.Clean(dir)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return "dir:" + abs
+}
+
 func (l *Library) startFinder(builtin bool) error {
 	fo := *l.lib.opt.Finder
 	dir := fo.IndexDir
 	if dir == "" && l.lib.opt.Dir != "" {
-		abs, _ := filepath.Abs(l.lib.opt.Dir)
-		d, err := finder.CacheDir("dir:" + abs + "\x00host:" + l.lib.opt.Host)
+		d, err := finder.CacheDir(IndexKey(l.lib.opt.Dir))
 		if err != nil {
 			l.lib.opt.Logger.Warn("library: Finder index kept in memory", "err", err)
 		} else {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -92,7 +93,19 @@ func runFind(ctx context.Context, f *findFlags, pos []string, stdout, stderr io.
 	if f.Computer != "" {
 		q.Computers = []string{f.Computer}
 	}
-	results, err := search.Run(ctx, c, q, func(r search.Result) { printState(stderr, r) })
+	var results []search.Result
+	if t.demo != nil {
+		// The stack this process just started indexes in the background:
+		// a one-shot find would otherwise always answer from an empty
+		// index. Ask again until every Finder is complete, bounded by
+		// --timeout.
+		results, err = findComplete(ctx, c, q, time.Duration(f.Timeout))
+		for _, r := range results {
+			printState(stderr, r)
+		}
+	} else {
+		results, err = search.Run(ctx, c, q, func(r search.Result) { printState(stderr, r) })
+	}
 	if err != nil {
 		return err
 	}
@@ -125,6 +138,12 @@ func runFind(ctx context.Context, f *findFlags, pos []string, stdout, stderr io.
 	if finders == 0 {
 		return errors.New("no computer answered with a Finder")
 	}
+	if partial := incomplete(results); len(partial) > 0 {
+		fmt.Fprintf(stderr, "dpe-tui: answered from an incomplete index on %s\n", strings.Join(partial, ", "))
+		if len(hits) == 0 {
+			return &exitError{code: exitIncomplete, msg: "no hits, but the index is not complete: try again later or with a longer --timeout"}
+		}
+	}
 	if f.Open == 0 {
 		return nil
 	}
@@ -151,11 +170,71 @@ func openHit(ctx context.Context, g *globalFlags, c *client.Client, t *target, h
 	return printGet(ctx, opener, op, h.Page, "text", w)
 }
 
+// exitIncomplete: find found nothing, and at least one Finder answered
+// from an index still being built, so the answer may change.
+const exitIncomplete = 7
+
+// findPoll is how often findComplete asks again.
+const findPoll = 100 * time.Millisecond
+
+// findComplete runs q until every Finder that answers says its index is
+// complete, or wait has passed (then the last answers are returned, and
+// the caller says they are partial). Computers without Finder or that
+// failed do not make it wait.
+func findComplete(ctx context.Context, c search.Caller, q search.Query, wait time.Duration) ([]search.Result, error) {
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var last []search.Result
+	for {
+		results, err := search.Run(wctx, c, q, nil)
+		if wctx.Err() != nil && last != nil && ctx.Err() == nil {
+			return last, nil // the wait ran out mid-query: the previous full answer
+		}
+		if err != nil {
+			return results, err
+		}
+		last = results
+		if len(incomplete(results)) == 0 {
+			return results, nil
+		}
+		t := time.NewTimer(findPoll)
+		select {
+		case <-wctx.Done():
+			t.Stop()
+			if err := ctx.Err(); err != nil {
+				return last, err
+			}
+			return last, nil
+		case <-t.C:
+		}
+	}
+}
+
+// incomplete names the computers whose Finder answered from an index still
+// being built.
+func incomplete(results []search.Result) []string {
+	var out []string
+	for _, r := range results {
+		if r.State == search.OK && !r.Complete {
+			out = append(out, sanitize.Line(r.Computer))
+		}
+	}
+	return out
+}
+
+// plural is "1 hit", "2 hits".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
 func printState(w io.Writer, r search.Result) {
 	name := sanitize.Line(r.Computer)
 	switch r.State {
 	case search.OK:
-		fmt.Fprintf(w, "%s: %d hit(s) of %d; %s\n", name, len(r.Hits), r.Total, sanitize.Line(r.Indexed))
+		fmt.Fprintf(w, "%s: %s of %d; %s\n", name, plural(len(r.Hits), "hit"), r.Total, sanitize.Line(r.Indexed))
 	case search.NoFinder:
 		fmt.Fprintf(w, "%s: no Finder\n", name)
 	case search.Failed:

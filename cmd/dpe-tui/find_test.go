@@ -314,7 +314,7 @@ func TestFind_ReferenceServer(t *testing.T) {
 	if code != 0 || len(strings.Split(strings.TrimSpace(out), "\n")) != 3 || !strings.HasPrefix(out, "gamma\tdpe://io.github.dpetui.ref/") {
 		t.Fatalf("find through the reference server: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.HasPrefix(errOut, "gamma: 3 hit(s) of 5; indexed: 5/5 documents\n") {
+	if !strings.HasPrefix(errOut, "gamma: 3 hits of 5; indexed: 5/5 documents\n") {
 		t.Errorf("stderr %q", errOut)
 	}
 	code, out, errOut = runCLI(t, "find", "generated", "--url="+url, "--office", "ref", "--limit", "1", "--open", "1", "--timeout=10s")
