@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -132,6 +133,35 @@ func TestCompletion_Values(t *testing.T) {
 		}
 		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 			t.Errorf("%q: completions %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestLs_EmptyListingHasNoHeader: when nothing is listed (exit 6) stdout
+// is empty, with no header row over nothing.
+func TestLs_EmptyListingHasNoHeader(t *testing.T) {
+	common, _ := everythingConfigs(t, nil)
+	code, out, errOut := runCLI(t, "ls", "resources", "--mcp-config", common)
+	if code != exitNothingListed || out != "" {
+		t.Fatalf("exit %d (want %d), stdout %q, stderr %q", code, exitNothingListed, out, errOut)
+	}
+}
+
+// TestLs_JSONProblemsAlwaysPresent: every --json resource line has
+// "problems", [] when there are none, as keywords is.
+func TestLs_JSONProblemsAlwaysPresent(t *testing.T) {
+	st := startStack(t, "http")
+	code, out, errOut := runCLI(t, "ls", "resources", "--url="+st.URL, "--computer", "alpha", "--server", "notes", "--limit-pages", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var row map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &row); err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := row["problems"]; !ok || string(p) != "[]" {
+			t.Fatalf("problems is %q in %s", p, l)
 		}
 	}
 }

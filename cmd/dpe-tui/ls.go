@@ -88,6 +88,7 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 		return err
 	}
 	defer t.Close()
+	printLocalNotes(t, stderr)
 	c, err := dial(ctx, &f.globalFlags, t, log)
 	if err != nil {
 		return err
@@ -266,9 +267,6 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 				Keywords: sanitizeAll(r.Meta.Keywords), Description: sanitize.Text(r.Description),
 				LastModified: sanitize.Text(r.Meta.LastModified), Size: r.Size, Problems: sanitizeAll(r.Meta.Problems),
 			}
-			if len(row.Problems) == 0 {
-				row.Problems = nil // omitted: most resources have none
-			}
 			out.row(row, computer, server, r.URI, r.Name, r.MimeType, pc, r.Meta.FileType, strings.Join(r.Meta.Keywords, ","), modified, size)
 			for _, pr := range r.Meta.Problems {
 				fmt.Fprintf(stderr, "dpe-tui: %s: %s\n", sanitize.Line(r.URI), sanitize.Line(pr))
@@ -309,6 +307,9 @@ type table struct {
 	w    io.Writer
 	tw   *tabwriter.Writer
 	enc  *json.Encoder
+	// cols is the header, printed before the first row: a listing with
+	// no rows prints nothing at all.
+	cols []string
 }
 
 func newTable(w io.Writer, asJSON bool) *table {
@@ -323,7 +324,7 @@ func newTable(w io.Writer, asJSON bool) *table {
 
 func (t *table) header(cols ...string) {
 	if !t.json {
-		fmt.Fprintln(t.tw, strings.Join(cols, "\t"))
+		t.cols = cols
 	}
 }
 
@@ -333,6 +334,10 @@ func (t *table) row(obj any, cells ...string) {
 	if t.json {
 		_ = t.enc.Encode(obj)
 		return
+	}
+	if t.cols != nil {
+		fmt.Fprintln(t.tw, strings.Join(t.cols, "\t"))
+		t.cols = nil
 	}
 	for i, c := range cells {
 		c = sanitize.Truncate(sanitize.Line(c), 80)
@@ -377,7 +382,7 @@ type lsResource struct {
 	Description  string   `json:"description"`
 	LastModified string   `json:"lastModified"`
 	Size         *int64   `json:"size"` // null when the server did not say
-	Problems     []string `json:"problems,omitempty"`
+	Problems     []string `json:"problems"` // [] when there are none, like keywords
 }
 
 // sanitizeAll cleans strings before encoding: JSON escaping makes control
