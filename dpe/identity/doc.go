@@ -20,6 +20,10 @@
 //	v0.2 source                               dpe1 input
 //	------------------------------------------------------------------------
 //	file_type                                 file_type (must be in the enum; "markdown" is not "md")
+//	file_type of source code (go, py, js, mjs, "txt" (source code is plain text), and the v0.2
+//	  ts, tsx, rs, java, c, h, cc, cpp, hpp,    value goes to doc_metadata.source_file_type
+//	  sh, bash, sql, rb, kt, swift, lua, yaml,  (already there: a Problem); any other value
+//	  yml, toml, css)                           outside the enum is a Problem
 //	doc_metadata (kernel shape) + every other  doc_metadata (a key in both is a Problem)
 //	  top-level field but the dropped ones
 //	file_uri, uri, doc_ref                    dropped: document identity, not content

@@ -41,6 +41,20 @@ func Map(body []byte, d *dpe.Document) *Input {
 			in.FileType = s
 		}
 	}
+	if in.FileType != nil && sourceCodeType(*in.FileType) {
+		// The table's source-code row: the enum has no value per
+		// language, and source code is plain text; the language is kept
+		// in doc_metadata, so it is still content.
+		if _, dup := top[sourceFileTypeKey]; dup {
+			in.Problems = append(in.Problems, Problem{"$" + pathKey(sourceFileTypeKey), CodeValidation,
+				"field " + strconv.Quote(sourceFileTypeKey) + " is also where a source-code file_type goes"})
+		} else {
+			lang, _ := json.Marshal(*in.FileType)
+			top[sourceFileTypeKey] = lang
+			txt := "txt"
+			in.FileType = &txt
+		}
+	}
 	in.DocMetadata = in.merge("$", top, "doc_metadata", docDropped())
 
 	models := pairPages(src, d)
@@ -83,6 +97,23 @@ func Map(body []byte, d *dpe.Document) *Input {
 		in.Pages = append(in.Pages, p)
 	}
 	return in
+}
+
+// sourceFileTypeKey is the doc_metadata key that keeps a source-code
+// file_type mapped to "txt".
+const sourceFileTypeKey = "source_file_type"
+
+// sourceCodeType reports whether a v0.2 file_type names a source-code
+// language (what our code converter emits: the file's extension). The
+// list is closed, like the enum: any other value outside the enum stays a
+// Problem.
+func sourceCodeType(ft string) bool {
+	switch ft {
+	case "go", "py", "js", "mjs", "ts", "tsx", "rs", "java", "c", "h", "cc", "cpp", "hpp",
+		"sh", "bash", "sql", "rb", "kt", "swift", "lua", "yaml", "yml", "toml", "css":
+		return true
+	}
+	return false
 }
 
 // Fields that carry no content of their own: identities (file_uri is the

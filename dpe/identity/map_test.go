@@ -1,0 +1,42 @@
+package identity
+
+import (
+	"fmt"
+	"testing"
+)
+
+func hashOf(t *testing.T, body string) *Result {
+	t.Helper()
+	return hashDocument(t, []byte(body))
+}
+
+const codeDoc = `{"file_type":%q,"pages":[{"page_index":0,"elements":[{"category":"CodeSnippet","text":"fn main() {}"}]}]}`
+
+// TestMap_SourceCodeFileType: our converter's code documents hash (as
+// "txt" with the language kept in doc_metadata), two languages differ,
+// and a file_type that is neither in the enum nor source code is still a
+// Problem.
+func TestMap_SourceCodeFileType(t *testing.T) {
+	rs := hashOf(t, sprintf(codeDoc, "rs"))
+	if len(rs.Problems) != 0 || rs.DocHash == "" || rs.FileType != "txt" {
+		t.Fatalf("rs: %+v", rs)
+	}
+	py := hashOf(t, sprintf(codeDoc, "py"))
+	if py.DocHash == "" || py.DocHash == rs.DocHash {
+		t.Fatalf("py and rs hash the same or not at all: %q %q", py.DocHash, rs.DocHash)
+	}
+	txt := hashOf(t, sprintf(codeDoc, "txt"))
+	if txt.DocHash == rs.DocHash {
+		t.Fatal("a txt document hashes like the rs one: the language was lost")
+	}
+	bad := hashOf(t, sprintf(codeDoc, "exe"))
+	if bad.DocHash != "" || len(bad.Problems) != 1 || bad.Problems[0].Path != "$.file_type" {
+		t.Fatalf("exe: %+v", bad)
+	}
+	dup := hashOf(t, `{"file_type":"go","source_file_type":"x","pages":[]}`)
+	if dup.DocHash != "" || len(dup.Problems) == 0 {
+		t.Fatalf("a source_file_type already there: %+v", dup)
+	}
+}
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
