@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/ui"
 )
 
 // TestUsage_NewUserDefects drives the command line with the values a new
@@ -164,4 +167,27 @@ func TestLs_JSONProblemsAlwaysPresent(t *testing.T) {
 			t.Fatalf("problems is %q in %s", p, l)
 		}
 	}
+}
+
+// closerAgent is an agent that records Close; its other methods are never
+// called by closeCurrentAgent.
+type closerAgent struct {
+	ui.Agent
+	closed int
+}
+
+func (c *closerAgent) Close() error { c.closed++; return nil }
+
+func (c *closerAgent) State() client.StateEvent { return client.StateEvent{} }
+
+// TestTUI_ClosesTheAgentItEndsOn: the final model's agent (the one a P
+// switch left in use) is closed when the TUI returns.
+func TestTUI_ClosesTheAgentItEndsOn(t *testing.T) {
+	ag := &closerAgent{}
+	closeCurrentAgent(ui.New(ui.Options{Agent: ag}))
+	if ag.closed != 1 {
+		t.Fatalf("the agent in use at exit was closed %d times, want 1", ag.closed)
+	}
+	closeCurrentAgent(ui.New(ui.Options{})) // no agent: nothing to close
+	closeCurrentAgent(nil)
 }

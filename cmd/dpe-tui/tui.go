@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -183,7 +184,8 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 	}
 
 	p := tea.NewProgram(ui.New(opt), tea.WithContext(ctx))
-	_, err = p.Run()
+	final, err := p.Run()
+	closeCurrentAgent(final)
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
@@ -191,6 +193,19 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 		return fmt.Errorf("terminal UI crashed; see --log for details")
 	}
 	return nil
+}
+
+// closeCurrentAgent closes the agent the TUI ended on, so it leaves the
+// office: after a profile switch (P) it is not one this function dialled,
+// and nothing else holds it. Closing an agent twice is harmless.
+func closeCurrentAgent(final tea.Model) {
+	mm, ok := final.(ui.Model)
+	if !ok {
+		return
+	}
+	if c, ok := mm.CurrentAgent().(io.Closer); ok && c != nil {
+		_ = c.Close()
+	}
 }
 
 func absFileURI(path string) string {
