@@ -189,6 +189,18 @@ func diffSummary(old, new *identity.Result, c *identity.Changes) string {
 	if c.Equal {
 		return "identical (doc_hash " + shortHash(c.NewDocHash) + ")"
 	}
+	unhashable := old.DocHash == "" || new.DocHash == ""
+	if unhashable && c.Delta.Added == 0 && c.Delta.Removed == 0 && !c.OrderChanged && len(c.Pages) == 0 &&
+		!c.FileTypeChanged && !c.DocMetaChanged {
+		// Not "identical" (there is no doc_hash to say so), but nothing
+		// that could be compared changed either.
+		s := fmt.Sprintf("no change found: =%d", c.Delta.Retained)
+		for _, r := range []*identity.Result{old, new} {
+			if r.DocHash == "" {
+				return s + " · " + problemText(r, "$")
+			}
+		}
+	}
 	s := fmt.Sprintf("changed: +%d −%d =%d", c.Delta.Added, c.Delta.Removed, c.Delta.Retained)
 	if c.OrderChanged {
 		s += " · order changed"

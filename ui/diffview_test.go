@@ -116,3 +116,30 @@ func TestIdentity_InspectorShowsContentAndPageHash(t *testing.T) {
 	}
 	s.final()
 }
+
+// TestDiff_UnhashableUnchangedIsNotChanged: D on a document that dpe1
+// cannot hash (file_type outside the enum) and that did not change says
+// so, never "changed".
+func TestDiff_UnhashableUnchangedIsNotChanged(t *testing.T) {
+	f := newFakeAgent(t)
+	var doc map[string]any
+	if err := json.Unmarshal(reportJSON(t), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["file_type"] = "exe"
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.docs[reportURI], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := start80(t, testOptions(f))
+	s.toDocument()
+	s.idle()
+	s.keys("D")
+	s.waitFor("no change found")
+	if frame := s.frame(); strings.Contains(frame, "changed: +") || !strings.Contains(frame, "not hashable") {
+		t.Errorf("unchanged unhashable document:\n%s", frame)
+	}
+}
