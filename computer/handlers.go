@@ -101,11 +101,37 @@ func (c *Computer) handleGetResources(ctx context.Context, raw json.RawMessage) 
 	if req.Cursor != nil {
 		cursor = *req.Cursor
 	}
-	list, next, err := c.listResources(ctx, s, cursor, requestTimeout(req.Timeout))
+	page, err := c.listResources(ctx, s, cursor, requestTimeout(req.Timeout))
 	if err != nil {
 		return mcpCallError(fmt.Sprintf("resources/list on %s", quoteTrunc(s.cfg.Name)), err)
 	}
-	return &protocol.GetResourcesRet{Resources: list, NextCursor: next, ReqID: req.ReqID}
+	if page.raw != nil {
+		return resourcesAck(page.raw, page.next, req.ReqID)
+	}
+	list, err := page.wire()
+	if err != nil {
+		return mcpCallError(fmt.Sprintf("resources/list on %s", quoteTrunc(s.cfg.Name)), err)
+	}
+	return &protocol.GetResourcesRet{Resources: list, NextCursor: page.next, ReqID: req.ReqID}
+}
+
+// resourcesAck is protocol.GetResourcesRet with its resources given as the
+// raw JSON array the MCP server sent, written as encoding/json would write
+// the struct (next_cursor omitted when empty), so the resources are not
+// re-encoded on their way to the agent.
+func resourcesAck(resources json.RawMessage, next, reqID string) json.RawMessage {
+	n, _ := json.Marshal(next)
+	id, _ := json.Marshal(reqID)
+	b := make([]byte, 0, len(resources)+len(n)+len(id)+48)
+	b = append(b, `{"resources":`...)
+	b = append(b, resources...)
+	if next != "" {
+		b = append(b, `,"next_cursor":`...)
+		b = append(b, n...)
+	}
+	b = append(b, `,"req_id":`...)
+	b = append(b, id...)
+	return append(b, '}')
 }
 
 // mcpCallError maps a failed MCP call to a flat error: timeouts → 408,

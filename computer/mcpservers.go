@@ -1,6 +1,7 @@
 package computer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/internal/version"
@@ -49,7 +51,12 @@ type mcpServer struct {
 	scanned bool
 	// resources caches resources/list entries by URI: get_dpe builds the
 	// resolver's A2CResource input from them (dpe.md §Computer 处理流程 step 7).
-	resources map[string]protocol.Resource
+	// They are kept as go-sdk decoded them and converted to the wire shape
+	// only when get_dpe asks: a listing forwards raw JSON and converts none.
+	resources map[string]*mcp.Resource
+	// raw keeps the raw results of resources/list calls on transports that
+	// can (in-process); nil for the others.
+	raw *rawResults
 }
 
 func newMCPServer(cfg protocol.MCPServerConfig) *mcpServer {
@@ -76,22 +83,27 @@ func (s *mcpServer) hasHost(h string) bool {
 
 func (s *mcpServer) cachedResource(uri string) (protocol.Resource, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	r, ok := s.resources[uri]
-	return r, ok
+	s.mu.Unlock()
+	if !ok {
+		return protocol.Resource{}, false
+	}
+	pr, err := wireResource(r)
+	return pr, err == nil
 }
 
-// remember caches listed resources and returns the dpe hosts not seen before.
-func (s *mcpServer) remember(list []protocol.Resource) []string {
+// remember caches listed resources (none nil) and returns the dpe hosts
+// not seen before.
+func (s *mcpServer) remember(list []*mcp.Resource) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.hosts == nil {
 		s.hosts = map[string]bool{}
-		s.resources = map[string]protocol.Resource{}
+		s.resources = map[string]*mcp.Resource{}
 	}
 	var fresh []string
 	for _, r := range list {
-		if len(s.resources) < maxCachedResources {
+		if _, ok := s.resources[r.URI]; ok || len(s.resources) < maxCachedResources {
 			s.resources[r.URI] = r
 		}
 		h := hostOf(r.URI)
@@ -165,6 +177,9 @@ func (c *Computer) AddInProcess(ctx context.Context, cfg protocol.MCPServerConfi
 	s := newMCPServer(cfg)
 	if !cfg.Disabled {
 		serverT, clientT := inProcessTransports()
+		// We own both ends: listings forward the server's raw JSON.
+		raw := &rawResults{Transport: clientT}
+		s.raw = raw
 		// Like the client side (connect), the server session gets a
 		// context that lives as long as the Computer, not the call.
 		ss, err := srv.Connect(c.ctx, serverT, nil)
@@ -172,7 +187,7 @@ func (c *Computer) AddInProcess(ctx context.Context, cfg protocol.MCPServerConfi
 			return fmt.Errorf("mcp server %q: start in-process session: %w", cfg.Name, err)
 		}
 		s.stop = func() { _ = ss.Close() }
-		if err := c.connect(ctx, s, clientT); err != nil {
+		if err := c.connect(ctx, s, raw); err != nil {
 			s.stop()
 			return err
 		}
@@ -319,10 +334,11 @@ func (c *Computer) register(ctx context.Context, s *mcpServer) error {
 func (c *Computer) scanHosts(ctx context.Context, s *mcpServer) error {
 	cursor := ""
 	for range maxScanPages {
-		_, next, err := c.listResources(ctx, s, cursor, 0)
+		page, err := c.listResources(ctx, s, cursor, 0)
 		if err != nil {
 			return err
 		}
+		next := page.next
 		if next == "" || next == cursor {
 			s.mu.Lock()
 			s.scanned = true
@@ -334,33 +350,166 @@ func (c *Computer) scanHosts(ctx context.Context, s *mcpServer) error {
 	return fmt.Errorf("more than %d resources/list pages", maxScanPages)
 }
 
-// listResources is one resources/list call, with results converted to the
-// wire shape and remembered for get_dpe.
-func (c *Computer) listResources(ctx context.Context, s *mcpServer, cursor string, timeout time.Duration) ([]protocol.Resource, string, error) {
+// resourcePage is one resources/list page. list is what go-sdk decoded
+// (nil entries left out); raw, when the transport kept the result (the
+// in-process one), is its "resources" array exactly as the MCP server sent
+// it, and then says the same as list.
+type resourcePage struct {
+	list []*mcp.Resource
+	raw  json.RawMessage
+	next string
+}
+
+// listResources is one resources/list call, its results remembered for
+// get_dpe and the host index.
+func (c *Computer) listResources(ctx context.Context, s *mcpServer, cursor string, timeout time.Duration) (resourcePage, error) {
 	if timeout <= 0 {
 		timeout = s.timeout
 	}
 	cctx, cancel := c.callContext(ctx, timeout)
 	defer cancel()
+	var kept *rawResult
+	if s.raw != nil {
+		kept = &rawResult{}
+		cctx = context.WithValue(cctx, rawResultKey{}, kept)
+	}
 	res, err := s.session.ListResources(cctx, &mcp.ListResourcesParams{Cursor: cursor})
 	if err != nil {
-		return nil, "", err
+		return resourcePage{}, err
 	}
-	out := make([]protocol.Resource, 0, len(res.Resources))
+	page := resourcePage{list: make([]*mcp.Resource, 0, len(res.Resources)), next: res.NextCursor}
 	for _, r := range res.Resources {
-		if r == nil {
-			continue
+		if r != nil {
+			page.list = append(page.list, r)
 		}
+	}
+	// The raw array is forwarded only when it says exactly what list says:
+	// a null entry is left out of list, so such a page is re-encoded.
+	if kept != nil && len(page.list) == len(res.Resources) {
+		page.raw = kept.resources(len(page.list))
+	}
+	if fresh := s.remember(page.list); len(fresh) > 0 && s.registered() {
+		c.indexHosts(s, fresh)
+	}
+	return page, nil
+}
+
+// wire is the page's resources in the wire shape, for a page without raw.
+func (p resourcePage) wire() ([]protocol.Resource, error) {
+	out := make([]protocol.Resource, 0, len(p.list))
+	for _, r := range p.list {
 		pr, err := wireResource(r)
 		if err != nil {
-			return nil, "", fmt.Errorf("resource %s: %w", quoteTrunc(r.URI), err)
+			return nil, fmt.Errorf("resource %s: %w", quoteTrunc(r.URI), err)
 		}
 		out = append(out, pr)
 	}
-	if fresh := s.remember(out); len(fresh) > 0 && s.registered() {
-		c.indexHosts(s, fresh)
+	return out, nil
+}
+
+// rawResultKey marks a call's context with the *rawResult that should keep
+// its raw result.
+type rawResultKey struct{}
+
+// rawResult receives the raw result of one resources/list call.
+type rawResult struct {
+	mu  sync.Mutex
+	got json.RawMessage
+}
+
+func (r *rawResult) set(b json.RawMessage) {
+	r.mu.Lock()
+	r.got = b
+	r.mu.Unlock()
+}
+
+// resources is the "resources" array of the kept result, nil when none was
+// kept (go-sdk answered from its cache, or the result was not one object
+// with an array of n entries). It is a copy: the transport's buffer is
+// not ours to keep.
+func (r *rawResult) resources(n int) json.RawMessage {
+	r.mu.Lock()
+	got := r.got
+	r.mu.Unlock()
+	if len(got) == 0 {
+		return nil
 	}
-	return out, res.NextCursor, nil
+	var res struct {
+		Resources json.RawMessage `json:"resources"`
+	}
+	if json.Unmarshal(got, &res) != nil {
+		return nil
+	}
+	if t := bytes.TrimSpace(res.Resources); len(t) == 0 || t[0] != '[' || (n == 0 && string(t) != "[]") {
+		return nil
+	}
+	return res.Resources
+}
+
+// maxPendingRaw bounds the resources/list calls a rawConn waits on at once;
+// a call beyond it is answered by go-sdk as always, only not kept raw. A
+// call whose answer never comes leaves its entry until the bound.
+const maxPendingRaw = 64
+
+// rawResults is a client transport wrapper that keeps the raw JSON result
+// of each resources/list call made with a rawResultKey context: go-sdk's
+// ClientSession only returns the decoded result, and re-encoding every
+// resource of a page was the computer's share of a listing (README
+// Performance, P3). Only for transports whose connection has no optional
+// interface go-sdk looks for (the in-memory IOTransport): a wrapper would
+// hide it.
+type rawResults struct {
+	mcp.Transport
+}
+
+func (t *rawResults) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &rawConn{Connection: conn, want: map[jsonrpc.ID]*rawResult{}}, nil
+}
+
+type rawConn struct {
+	mcp.Connection
+	mu   sync.Mutex
+	want map[jsonrpc.ID]*rawResult
+}
+
+func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	req, ok := msg.(*jsonrpc.Request)
+	var kept *rawResult
+	if ok && req.IsCall() && req.Method == "resources/list" {
+		kept, _ = ctx.Value(rawResultKey{}).(*rawResult)
+	}
+	if kept != nil {
+		c.mu.Lock()
+		if len(c.want) < maxPendingRaw {
+			c.want[req.ID] = kept
+		}
+		c.mu.Unlock()
+	}
+	err := c.Connection.Write(ctx, msg)
+	if err != nil && kept != nil {
+		c.mu.Lock()
+		delete(c.want, req.ID)
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
+		c.mu.Lock()
+		kept := c.want[resp.ID]
+		delete(c.want, resp.ID)
+		c.mu.Unlock()
+		if kept != nil && resp.Error == nil {
+			kept.set(resp.Result)
+		}
+	}
+	return msg, err
 }
 
 // wireResource converts through JSON so that _meta and annotations reach
