@@ -123,3 +123,20 @@ func fileKind(m fs.FileMode) string {
 	}
 	return "irregular file"
 }
+
+// currentStamp is the size and mtime of s's file now, for the read cache
+// key: a read notices a file changed since the last walk (one stat) and
+// converts it again instead of serving the old content until the next
+// rescan. Sources that are not files of a served directory (embedded,
+// generated, a caller's fs.FS) and files that cannot be stat'ed keep the
+// walk's stamp; the load itself then reports what is wrong.
+func (l *library) currentStamp(s *source) stamp {
+	if s.path == "" || l.files.root == nil {
+		return s.stamp
+	}
+	fi, err := l.files.stat(s.path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return s.stamp
+	}
+	return stamp{fi.Size(), fi.ModTime().UnixNano()}
+}

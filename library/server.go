@@ -466,9 +466,10 @@ func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Re
 	if err != nil {
 		return nil, fmt.Errorf("library: read %s: %w", uri, err)
 	}
-	// Cached by path + size + mtime: a file changed on disk (its stamp, as
-	// the last walk saw it) is converted again.
-	key := fmt.Sprintf("%s\x00%d\x00%d", uri, s.stamp.size, s.stamp.mod)
+	// Cached by path + size + mtime: a file changed on disk (its stamp now,
+	// not only as the last walk saw it) is converted again.
+	st := l.currentStamp(s)
+	key := fmt.Sprintf("%s\x00%d\x00%d", uri, st.size, st.mod)
 	if paged != nil {
 		if v := l.paged.get(key); v != nil {
 			if res, done, err := l.readPaged(uri, s, key, paged, v.data); done {
