@@ -1,16 +1,20 @@
 package stack
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -46,7 +50,28 @@ type LocalOptions struct {
 type Local struct {
 	comp    *computer.Computer
 	startup *computer.Startup
+	notes   []string
 }
+
+// Notes are one-line remarks about the config files that are not errors
+// ("FILE: no MCP servers"), for the command to print on stderr. The paths
+// are the user's; sanitize them where shown.
+func (l *Local) Notes() []string { return l.notes }
+
+// ConfigError is an --mcp-config file that cannot be used: missing, not a
+// regular file, not JSON, or not a config. It names the file once; the
+// fix is in the file, so commands treat it as a usage error.
+type ConfigError struct {
+	Path string
+	Err  error
+}
+
+func (e *ConfigError) Error() string { return "--mcp-config " + e.Path + ": " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// maxConfigBytes bounds a config file: a server list is a few KiB, and a
+// file this large is not one.
+const maxConfigBytes = 4 << 20
 
 // Local is the user's own office when the stack was started by
 // StartLocal, else nil.
@@ -107,7 +132,7 @@ func StartLocal(ctx context.Context, opt LocalOptions) (_ *Stack, err error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	servers, inputs, err := loadConfigs(opt.MCPConfigs)
+	servers, inputs, notes, err := loadConfigs(opt.MCPConfigs)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +175,7 @@ func StartLocal(ctx context.Context, opt LocalOptions) (_ *Stack, err error) {
 	if err := comp.Start(ctx); err != nil {
 		return nil, fmt.Errorf("computer join: %w", err)
 	}
-	l := &Local{comp: comp, startup: comp.StartServers(servers, computer.StartupOptions{Parallel: opt.Parallel})}
+	l := &Local{comp: comp, startup: comp.StartServers(servers, computer.StartupOptions{Parallel: opt.Parallel}), notes: notes}
 	// Closing the computer stops what is still starting; then the
 	// start-up goroutines are waited for, so nothing outlives Close.
 	st.closers = append(st.closers, func() error {
@@ -163,35 +188,87 @@ func StartLocal(ctx context.Context, opt LocalOptions) (_ *Stack, err error) {
 }
 
 // loadConfigs reads every config file; server names must be unique
-// across them, and so must input ids.
-func loadConfigs(paths []string) ([]protocol.MCPServerConfig, []protocol.MCPServerInput, error) {
+// across them, and so must input ids. A file is read the way every local
+// read of the product is (convert.OpenRegular): a FIFO, device or
+// directory is refused at once instead of blocking the open.
+func loadConfigs(paths []string) ([]protocol.MCPServerConfig, []protocol.MCPServerInput, []string, error) {
 	var (
 		servers []protocol.MCPServerConfig
 		inputs  []protocol.MCPServerInput
+		notes   []string
 	)
 	serverFrom := map[string]string{}
 	inputFrom := map[string]string{}
 	for _, p := range paths {
-		s, in, err := computer.LoadConfigFile(p)
+		s, in, err := loadConfig(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--mcp-config: %w", err)
+			return nil, nil, nil, &ConfigError{Path: p, Err: err}
+		}
+		if len(s) == 0 {
+			notes = append(notes, p+": no MCP servers")
 		}
 		for _, cfg := range s {
 			if prev, ok := serverFrom[cfg.Name]; ok {
-				return nil, nil, fmt.Errorf("--mcp-config: server %q is in both %s and %s", cfg.Name, prev, p)
+				return nil, nil, nil, &ConfigError{Path: p, Err: fmt.Errorf("server %q is in both %s and %s", cfg.Name, prev, p)}
 			}
 			serverFrom[cfg.Name] = p
 			servers = append(servers, cfg)
 		}
 		for _, i := range in {
 			if prev, ok := inputFrom[i.ID]; ok {
-				return nil, nil, fmt.Errorf("--mcp-config: input %q is in both %s and %s", i.ID, prev, p)
+				return nil, nil, nil, &ConfigError{Path: p, Err: fmt.Errorf("input %q is in both %s and %s", i.ID, prev, p)}
 			}
 			inputFrom[i.ID] = p
 			inputs = append(inputs, i)
 		}
 	}
-	return servers, inputs, nil
+	return servers, inputs, notes, nil
+}
+
+// loadConfig reads and parses one config file. Its errors do not name the
+// file (ConfigError does).
+func loadConfig(p string) ([]protocol.MCPServerConfig, []protocol.MCPServerInput, error) {
+	f, _, err := convert.OpenRegular(p)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, nil, pe.Err
+		}
+		if errors.Is(err, convert.ErrNotRegular) {
+			// "p: not a regular file (a FIFO)": drop the name.
+			return nil, nil, errors.New(strings.TrimPrefix(err.Error(), p+": "))
+		}
+		return nil, nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, nil, pe.Err
+		}
+		return nil, nil, err
+	}
+	if len(data) > maxConfigBytes {
+		return nil, nil, fmt.Errorf("larger than %d MiB: not a config file", maxConfigBytes>>20)
+	}
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		var list []json.RawMessage
+		if json.Unmarshal(t, &list) == nil && len(list) == 0 {
+			return nil, nil, errors.New(`an empty list is not a config: want {"mcpServers": {NAME: {"command": …}}}`)
+		}
+	}
+	s, in, err := computer.ParseConfig(data)
+	var ce *computer.ConfigError
+	if errors.As(err, &ce) && ce.Server == "" && ce.Input == "" {
+		// A file-level problem: the file is named already, so not "mcp
+		// config: " again.
+		if ce.Field != "" {
+			return nil, nil, fmt.Errorf("%s: %s", ce.Field, ce.Reason)
+		}
+		return nil, nil, errors.New(ce.Reason)
+	}
+	return s, in, err
 }
 
 // folderServerName is a server name (and dpe host label) for a folder: its

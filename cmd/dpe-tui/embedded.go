@@ -60,7 +60,13 @@ func (e *embeddedFlags) validate(serverURL string) error {
 		if len(e.MCPConfigs) == 0 {
 			which = "--docs"
 		}
-		return usageErrorf("%s cannot be used with --url: it starts your servers in this process, and the office at --url is another process's (run 'dpe-tui computer --url … %s …' to add them there)", which, which)
+		what := "it starts your MCP servers in this process"
+		if which == "--docs" {
+			what = "it serves your folders in this process"
+		} else if len(e.DocsDirs) > 0 {
+			what = "they start your MCP servers and serve your folders in this process"
+		}
+		return usageErrorf("%s cannot be used with --url: %s, and the office at --url is another process's (run 'dpe-tui computer --url … %s …' to add them there)", which, what, which)
 	}
 	return nil
 }
@@ -78,8 +84,14 @@ func startEmbedded(ctx context.Context, g *globalFlags, log *slog.Logger) (*targ
 		return nil, err
 	}
 	st, err := stack.StartLocal(ctx, stack.LocalOptions{Office: g.Office, DocsDirs: e.DocsDirs, MCPConfigs: e.MCPConfigs, Logger: log})
+	var ce *stack.ConfigError
+	if errors.As(err, &ce) {
+		// The fix is in the file (exit 2, as --help says for config
+		// files), and the line names it: no flag hint.
+		return nil, &exitError{code: exitUsage, msg: err.Error()}
+	}
 	if err != nil {
-		return nil, err // names the file or folder
+		return nil, err // names the folder
 	}
 	t := &target{URL: st.URL, Office: st.Office, demo: st}
 	if !e.background() {
@@ -91,6 +103,17 @@ func startEmbedded(ctx context.Context, g *globalFlags, log *slog.Logger) (*targ
 		}
 	}
 	return t, nil
+}
+
+// printLocalNotes prints the user's own office's notes ("FILE: no MCP
+// servers"), one line each.
+func printLocalNotes(t *target, stderr io.Writer) {
+	if t.demo == nil || t.demo.Local() == nil {
+		return
+	}
+	for _, n := range t.demo.Local().Notes() {
+		fmt.Fprintf(stderr, "dpe-tui: %s\n", sanitize.Line(n))
+	}
 }
 
 // checkLocalInput fails at once, in one line, for a local file that `open`
@@ -161,6 +184,7 @@ func getHook(ctx context.Context, g *globalFlags, input string, stdout, stderr i
 		return true, err
 	}
 	defer t.Close()
+	printLocalNotes(t, stderr)
 	server, contents, err := t.demo.Local().ReadResource(ctx, "", input)
 	if errors.Is(err, computer.ErrNoReader) && fetchable && e.Out == "" {
 		return false, nil // a plain file or URL after all
