@@ -91,6 +91,9 @@ type tableLayout struct {
 // XOffset.
 func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
 	lay := tableLayout{cursor: v.Cursor, row: v.Row, col: v.Col, info: TableInfo{Rows: len(g.Rows), Cols: g.Cols, HeaderRows: g.HeaderRows, FirstCol: min(1, g.Cols-1), LastCol: g.Cols - 1, Truncated: g.Truncated}}
+	if lay.cursor && lay.row < g.HeaderRows && len(g.Rows) > g.HeaderRows {
+		lay.row = g.HeaderRows // the cursor is on a body row; the header marks its column
+	}
 	n := g.Cols
 	nat := make([]int, n)
 	total := colSepWidth * (n - 1)
@@ -323,9 +326,18 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 			sb.WriteString(sep)
 		}
 		cell := pad(text, w)
+		inCol := lay.cursor && lay.col >= c && lay.col <= lay.cols[j-1]
 		switch {
-		case lay.cursor && ri == lay.row && lay.col >= c && lay.col <= lay.cols[j-1]:
-			cell = r.theme.TableCursor.Render(cell)
+		case inCol && (ri == lay.row || header):
+			if !r.theme.Color && w >= 3 {
+				// No colour: brackets mark the cell and its column's header.
+				cell = "[" + pad(text, w-2) + "]"
+			}
+			if header {
+				cell = r.theme.TableColHeader.Render(cell)
+			} else {
+				cell = r.theme.TableCursor.Render(cell)
+			}
 		case header && text != "":
 			cell = r.theme.TableHeader.Render(cell)
 		}

@@ -31,8 +31,9 @@ type Theme struct {
 	Bullet, Formula, Checked, Unchecked, Rule lipgloss.Style
 	CodeBorder, CodeLabel                     lipgloss.Style
 	TableHeader, TableBorder, TableMarker     lipgloss.Style
-	// TableCursor marks the selected cell of a table.
-	TableCursor                             lipgloss.Style
+	// TableCursor marks the selected cell of a table, TableColHeader the
+	// header of its column.
+	TableCursor, TableColHeader             lipgloss.Style
 	Key, Value, Warning, Match              lipgloss.Style
 	JSONKey, JSONString, JSONNumber         lipgloss.Style
 	JSONBool, JSONNull, JSONPunct, JSONFold lipgloss.Style
@@ -67,7 +68,7 @@ func NewTheme(name string) Theme {
 		Title: plain, Subtitle: plain, Heading: plain, TitleMarker: plain,
 		Bullet: plain, Formula: plain, Checked: plain, Unchecked: plain, Rule: plain,
 		CodeBorder: plain, CodeLabel: plain,
-		TableHeader: plain, TableBorder: plain, TableMarker: plain, TableCursor: plain,
+		TableHeader: plain, TableBorder: plain, TableMarker: plain, TableCursor: plain, TableColHeader: plain,
 		Key: plain, Value: plain, Warning: plain, Match: plain,
 		JSONKey: plain, JSONString: plain, JSONNumber: plain,
 		JSONBool: plain, JSONNull: plain, JSONPunct: plain, JSONFold: plain,
@@ -105,17 +106,20 @@ func colorTheme(name, glamourStyle, chroma string, p Palette) Theme {
 		TableBorder: fg(p.Border),
 		TableMarker: fg(p.Yellow),
 		TableCursor: lipgloss.NewStyle().Foreground(bg).Background(lipgloss.Color(p.Sub)).Bold(true),
-		Key:         fg(p.Sub).Bold(true),
-		Value:       lipgloss.NewStyle(),
-		Warning:     fg(p.Yellow),
-		Match:       lipgloss.NewStyle().Foreground(bg).Background(lipgloss.Color(p.Yellow)).Bold(true),
-		JSONKey:     fg(p.Title),
-		JSONString:  fg(p.Green),
-		JSONNumber:  fg(p.Orange),
-		JSONBool:    fg(p.Accent),
-		JSONNull:    fg(p.Red),
-		JSONPunct:   fg(p.Dim),
-		JSONFold:    fg(p.Yellow).Italic(true),
+		// The selected column's header: the header colour on the
+		// selection background.
+		TableColHeader: fg(p.Sub).Bold(true).Background(lipgloss.Color(p.SelBg)),
+		Key:            fg(p.Sub).Bold(true),
+		Value:          lipgloss.NewStyle(),
+		Warning:        fg(p.Yellow),
+		Match:          lipgloss.NewStyle().Foreground(bg).Background(lipgloss.Color(p.Yellow)).Bold(true),
+		JSONKey:        fg(p.Title),
+		JSONString:     fg(p.Green),
+		JSONNumber:     fg(p.Orange),
+		JSONBool:       fg(p.Accent),
+		JSONNull:       fg(p.Red),
+		JSONPunct:      fg(p.Dim),
+		JSONFold:       fg(p.Yellow).Italic(true),
 	}
 }
 

@@ -868,3 +868,63 @@ func TestTable_CursorResetsOnAnotherPagesTable(t *testing.T) {
 		t.Fatalf("the cell view should show the small table's first cell:\n%s", body)
 	}
 }
+
+// A selected table shows its cursor cell and its column's header from
+// the moment it is selected; J/K move the row within the table; with no
+// colour, brackets mark them.
+func TestTable_SelectedCellAndColumnHighlightedJKMoveRows(t *testing.T) {
+	m := openJSON(t, 80, 24, twoTablesDoc())
+	d := m.docS()
+	if !d.isTableSelected() {
+		t.Fatal("the table, the page's first element, should be selected")
+	}
+	th := m.e.renderer.Theme()
+	raw := m.view().Content
+	if !strings.Contains(raw, cursorSGR(th.TableCursor)+"item1") {
+		t.Fatalf("the first body cell is not highlighted on select:\n%q", raw)
+	}
+	if !strings.Contains(raw, cursorSGR(th.TableColHeader)+"Item") {
+		t.Fatalf("the selected column's header is not highlighted:\n%q", raw)
+	}
+	press(t, m, "J", "J", "l")
+	if c := d.cell[d.sel]; c.row != 3 || c.col != 1 {
+		t.Fatalf("J J l: cell %+v, want row 3 column 2", c)
+	}
+	if d.selected().ID != "big" {
+		t.Fatal("J left the table")
+	}
+	if raw := m.view().Content; !strings.Contains(raw, cursorSGR(th.TableCursor)+"row3") || !strings.Contains(raw, cursorSGR(th.TableColHeader)+"Note") {
+		t.Fatalf("the cursor should be on row3 under Note:\n%q", raw)
+	}
+	press(t, m, "K", "K", "K")
+	if c := d.cell[d.sel]; c.row != 1 || !strings.Contains(m.statusText(), "first row") {
+		t.Fatalf("K stops at the first body row: %+v, status %q", c, m.statusText())
+	}
+	press(t, m, "enter")
+	lv, ok := m.overlay.(*lineView)
+	if !ok {
+		t.Fatalf("enter should open the cell view, overlay %T", m.overlay)
+	}
+	if body := ansi.Strip(strings.Join(lv.lines(80), "\n")); !strings.Contains(body, "row1") || !strings.Contains(body, "item1") {
+		t.Fatalf("the cell view should show row 1:\n%s", body)
+	}
+	press(t, m, "esc")
+	inHelp := false
+	for _, col := range m.keysNow().FullHelp() {
+		for _, b := range col {
+			inHelp = inHelp || b.Help().Key == "J"
+		}
+	}
+	if !inHelp {
+		t.Fatal("the help does not list J")
+	}
+
+	b, _ := json.Marshal(twoTablesDoc())
+	opt := Options{Theme: "notty", Width: 80, Height: 24, Now: func() time.Time { return fixedNow }, StatusTimeout: -1, OpenTarget: "doc.json"}
+	nm := New(opt).m
+	o := nm.e.ops.add("open", 0)
+	run(t, nm, nm.update(openedFor(nm, o.id, decodedDoc(t, b), "doc.json")))
+	if f := frame(nm); !strings.Contains(f, "[ite") || !strings.Contains(f, "[Item]") {
+		t.Fatalf("notty: brackets should mark the cell and its header:\n%s", f)
+	}
+}

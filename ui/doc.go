@@ -366,7 +366,7 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return d.jumpCategory(dpe.CategoryImage, 1)
 	case matches(msg, k.PrevImage):
 		return d.jumpCategory(dpe.CategoryImage, -1)
-	case matches(msg, k.ColLeft, k.ColRight, k.Widen, k.Narrow):
+	case matches(msg, k.ColLeft, k.ColRight, k.RowUp, k.RowDown, k.Widen, k.Narrow):
 		return e.info("select a table to scroll it (t jumps to the next table)")
 	case matches(msg, k.Search):
 		return d.e.ask(promptMsg{mode: barSearch})
@@ -447,7 +447,7 @@ func (d *documentScreen) Keys() screenKeys {
 	k := d.e.keys
 	short := []key2{k.NextPage, k.PrevPage, k.Search, k.Inspect, k.Back, k.Raw, k.Trace, k.Conformance, k.Export}
 	if d.isTableSelected() {
-		short = append([]key2{k.ColRight, k.ColLeft, k.Cell, k.Widen}, short...)
+		short = append([]key2{k.ColRight, k.ColLeft, k.Cell, withHelp(k.RowDown, "row down"), k.Widen}, short...)
 	}
 	if d.search.query != "" {
 		short = append([]key2{k.NextHit, k.HitList}, short...)
@@ -462,7 +462,7 @@ func (d *documentScreen) Keys() screenKeys {
 		full: [][]key2{
 			append(k.navKeys(), k.SideFocus, k.SideToggle),
 			{k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.PrevTitle, k.NextTable, k.PrevTable, k.NextImage, k.PrevImage},
-			{k.ColLeft, k.ColRight, k.FirstCol, k.LastCol, k.Widen, k.Narrow, k.Cell, k.Search, k.NextHit, k.PrevHit, k.HitList},
+			{k.ColLeft, k.ColRight, k.RowDown, k.RowUp, k.FirstCol, k.LastCol, k.Widen, k.Narrow, k.Cell, k.Search, k.NextHit, k.PrevHit, k.HitList},
 			{k.Inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff, k.NextChange, k.PrevChange},
 			k.globalKeys(),
 		},

@@ -41,7 +41,8 @@ func (d *documentScreen) ensureBlocks(cw int) {
 	w := max(10, cw-gutterW)
 	c := &d.cache
 	same := c.valid && c.page == d.page && c.width == w && c.gen == e.themeGen
-	if same && sameTV(c.tvState, d.tv) {
+	tvs := d.viewTV()
+	if same && sameTV(c.tvState, tvs) {
 		return
 	}
 	base := c.blocks
@@ -55,7 +56,7 @@ func (d *documentScreen) ensureBlocks(cw int) {
 		if idx < 0 || idx >= len(p.Elements) || !isTable(p.Elements[idx]) {
 			continue
 		}
-		tv, ok := d.tv[idx]
+		tv, ok := tvs[idx]
 		old, had := c.tvState[idx]
 		if !same || ok && (!had || old != tv) || !ok && had {
 			base[i].Lines = strings.Split(e.renderer.Table(p.Elements[idx], w, tv), "\n")
@@ -74,10 +75,24 @@ func (d *documentScreen) ensureBlocks(cw int) {
 	}
 	c.total = c.offs[len(base)]
 	c.valid, c.page, c.width, c.gen = true, d.page, w, e.themeGen
-	c.tvState = make(map[int]render.TableView, len(d.tv))
+	c.tvState = tvs
+}
+
+// viewTV is the table views as drawn: the selected table shows its cell
+// cursor (and its column's header) from the moment it is selected, the
+// others none.
+func (d *documentScreen) viewTV() map[int]render.TableView {
+	out := make(map[int]render.TableView, len(d.tv)+1)
 	for k, v := range d.tv {
-		c.tvState[k] = v
+		v.Cursor = false
+		out[k] = v
 	}
+	if el := d.selected(); el != nil && isTable(el) {
+		tv, cp := d.tv[d.sel], d.cell[d.sel]
+		tv.Cursor, tv.Row, tv.Col = true, cp.row, cp.col
+		out[d.sel] = tv
+	}
+	return out
 }
 
 func isListItem(p *dpe.Page, i int) bool {
@@ -418,7 +433,7 @@ func (d *documentScreen) contentView(w, h int) []string {
 		src := blk.Lines
 		if li > 0 && blk.ElementIndex >= 0 && isTable(p.Elements[blk.ElementIndex]) {
 			// A table scrolled past its top keeps its header rows on screen.
-			sticky, _, _ := e.renderer.TableWindow(p.Elements[blk.ElementIndex], d.cache.width, d.tv[blk.ElementIndex], 0, 0)
+			sticky, _, _ := e.renderer.TableWindow(p.Elements[blk.ElementIndex], d.cache.width, d.cache.tvState[blk.ElementIndex], 0, 0)
 			if len(sticky) > 0 && li+len(sticky) < len(src) {
 				src = append(append([]string(nil), sticky...), src[li+len(sticky):]...)
 				li = 0

@@ -21,7 +21,7 @@ func (d *documentScreen) tableWidth() int {
 
 // tableKey is the table keys on a selected Table or TableChunk: l/h move
 // the selected cell by column (the table scrolls when any column is
-// narrower than its content), 0/$ the ends, w/W widen or narrow the
+// narrower than its content), J/K by row, 0/$ the ends, w/W widen or narrow the
 // selected column, enter opens the cell and its row.
 func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	e := d.e
@@ -50,6 +50,16 @@ func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			return e.info("already at the first column"), true
 		}
 		cp.col--
+	case matches(msg, k.RowDown):
+		if cp.row >= info.Rows-1 {
+			return e.info("already at the last row"), true
+		}
+		cp.row++
+	case matches(msg, k.RowUp):
+		if cp.row <= info.HeaderRows {
+			return e.info("already at the first row"), true
+		}
+		cp.row--
 	case matches(msg, k.FirstCol):
 		cp.col = 0
 	case matches(msg, k.LastCol):

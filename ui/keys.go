@@ -17,7 +17,7 @@ type keyMap struct {
 	Filter, ToggleScheme, More, All, Detail, CopyURI key.Binding
 
 	NextPage, PrevPage, NextTable, PrevTable, NextTitle, PrevTitle, NextImage, PrevImage key.Binding
-	ColLeft, ColRight, FirstCol, LastCol, Widen, Narrow, Cell                            key.Binding
+	ColLeft, ColRight, FirstCol, LastCol, Widen, Narrow, Cell, RowUp, RowDown            key.Binding
 	Search, NextHit, PrevHit, HitList                                                    key.Binding
 	Inspect, Raw, Conformance, Trace, Copy, Export, ExportPage, SaveImage, SideFocus     key.Binding
 	SideToggle, ErrorDetail, Fold, FoldAll, Scope, Expand                                key.Binding
@@ -83,6 +83,8 @@ func newKeyMap() keyMap {
 		Widen:     b([]string{"w"}, "w", "widen column"),
 		Narrow:    b([]string{"W"}, "W", "narrow column"),
 		Cell:      b([]string{"enter"}, "enter", "cell/row"),
+		RowUp:     b([]string{"K"}, "K", "table row up"),
+		RowDown:   b([]string{"J"}, "J", "table row down"),
 		Search:    b([]string{"/"}, "/", "search"),
 		NextHit:   b([]string{"n"}, "n", "next hit"),
 		PrevHit:   b([]string{"N"}, "N", "prev hit"),
