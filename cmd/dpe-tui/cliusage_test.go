@@ -191,3 +191,34 @@ func TestTUI_ClosesTheAgentItEndsOn(t *testing.T) {
 	closeCurrentAgent(ui.New(ui.Options{})) // no agent: nothing to close
 	closeCurrentAgent(nil)
 }
+
+// TestServe_LogKeysOnce: each log line of serve names each key once, the
+// most specific value kept (component=smcp-server, not also =server).
+func TestServe_LogKeysOnce(t *testing.T) {
+	cleanEnv(t)
+	logFile := filepath.Join(t.TempDir(), "serve.log")
+	url := startServe(t, "--log", logFile)
+	if code, _, errOut := runCLI(t, "ls", "computers", "--url", url); code != 0 {
+		t.Fatalf("ls: exit %d %q", code, errOut)
+	}
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := regexp.MustCompile(`(?:^| )([A-Za-z_.]+)=`)
+	var sawServer, sawComputer bool
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		seen := map[string]bool{}
+		for _, m := range key.FindAllStringSubmatch(l, -1) {
+			if seen[m[1]] {
+				t.Errorf("key %s twice in %q", m[1], l)
+			}
+			seen[m[1]] = true
+		}
+		sawServer = sawServer || strings.Contains(l, "component=smcp-server")
+		sawComputer = sawComputer || strings.Contains(l, "computer=alpha")
+	}
+	if !sawServer || !sawComputer {
+		t.Errorf("the log lacks the server's or alpha's lines:\n%s", data)
+	}
+}

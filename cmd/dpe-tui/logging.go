@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	charmlog "charm.land/log/v2"
@@ -62,14 +64,70 @@ func (l *logFlags) logger(file string, stderr io.Writer, noColor bool) (*slog.Lo
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	if l.Format == "json" {
-		return slog.New(slog.NewJSONHandler(out, opts)), closeFn, nil
+		return slog.New(uniqueKeys(slog.NewJSONHandler(out, opts))), closeFn, nil
 	}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		cl := charmlog.NewWithOptions(out, charmlog.Options{Level: charmlog.Level(level), ReportTimestamp: true})
 		if noColor {
 			cl.SetColorProfile(colorprofile.NoTTY)
 		}
-		return slog.New(cl), closeFn, nil
+		return slog.New(uniqueKeys(cl)), closeFn, nil
 	}
-	return slog.New(slog.NewTextHandler(out, opts)), closeFn, nil
+	return slog.New(uniqueKeys(slog.NewTextHandler(out, opts))), closeFn, nil
+}
+
+// uniqueHandler writes each key once per line: loggers are narrowed in
+// layers (the stack says component=server, the server component=smcp-
+// server; the stack and the computer both say computer=alpha), and the
+// innermost, most specific value wins. Attributes are held back until a
+// group opens or a record is written, so a later one can replace them.
+type uniqueHandler struct {
+	inner slog.Handler
+	attrs []slog.Attr
+}
+
+func uniqueKeys(h slog.Handler) slog.Handler { return &uniqueHandler{inner: h} }
+
+func (h *uniqueHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.inner.Enabled(ctx, l)
+}
+
+func (h *uniqueHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &uniqueHandler{inner: h.inner, attrs: mergeAttrs(h.attrs, as)}
+}
+
+func (h *uniqueHandler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	inner := h.inner
+	if len(h.attrs) > 0 {
+		inner = inner.WithAttrs(h.attrs)
+	}
+	return &uniqueHandler{inner: inner.WithGroup(name)}
+}
+
+func (h *uniqueHandler) Handle(ctx context.Context, r slog.Record) error {
+	if len(h.attrs) == 0 {
+		return h.inner.Handle(ctx, r)
+	}
+	own := make([]slog.Attr, 0, r.NumAttrs())
+	r.Attrs(func(a slog.Attr) bool { own = append(own, a); return true })
+	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+	out.AddAttrs(mergeAttrs(h.attrs, own)...)
+	return h.inner.Handle(ctx, out)
+}
+
+// mergeAttrs is base then more, a key of more replacing base's in place.
+func mergeAttrs(base, more []slog.Attr) []slog.Attr {
+	out := slices.Clone(base)
+	for _, a := range more {
+		i := slices.IndexFunc(out, func(b slog.Attr) bool { return b.Key == a.Key })
+		if i >= 0 {
+			out[i] = a
+		} else {
+			out = append(out, a)
+		}
+	}
+	return out
 }
