@@ -26,6 +26,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
@@ -74,8 +75,8 @@ type Options struct {
 }
 
 // schemaVersion names the mapping below; an index on disk built with
-// another is rebuilt.
-const schemaVersion = "dpe-finder-2"
+// another is rebuilt. 3: text, titles and keywords are indexed in NFC.
+const schemaVersion = "dpe-finder-3"
 
 // Bounds on what one document contributes.
 const (
@@ -510,9 +511,9 @@ func (w *writer) add(d Doc) {
 		}
 		kws := make([]string, 0, len(d.Keywords))
 		for _, k := range d.Keywords {
-			kws = append(kws, lower(k))
+			kws = append(kws, lower(norm.NFC.String(k)))
 		}
-		base := docFields{title: d.Title, fileType: []byte(lower(d.FileType)), keywords: kws, modified: modified}
+		base := docFields{title: norm.NFC.String(d.Title), fileType: []byte(lower(d.FileType)), keywords: kws, modified: modified}
 		for pi, p := range doc.Pages {
 			if !p.Decoded {
 				if err := doc.EnsurePage(pi, dpe.DefaultLimits()); err != nil {
@@ -522,7 +523,9 @@ func (w *writer) add(d Doc) {
 				p = doc.Pages[pi]
 			}
 			for _, e := range p.Elements {
-				text := clip(e.Text, maxElementText)
+				// NFC, as queries are: "é" typed or converted either
+				// way is one term, and snippets' offsets are into this.
+				text := clip(norm.NFC.String(e.Text), maxElementText)
 				if text == "" {
 					continue
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Bounds of one answer.
@@ -108,7 +109,9 @@ func hashOf(parts ...string) uint64 {
 
 // Find searches the part of the index built so far.
 func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
-	q := strings.TrimSpace(p.Query)
+	// NFC, as the index is: a query typed in NFD (macOS file names,
+	// some input methods) matches NFC text.
+	q := strings.TrimSpace(norm.NFC.String(p.Query))
 	switch {
 	case q == "":
 		return nil, errors.New("query is empty")
@@ -424,13 +427,13 @@ func (f *Finder) ListDocuments(_ context.Context, p ListParams) (*ListResult, er
 		return nil, err
 	}
 	st := f.Status()
-	needle := strings.ToLower(p.Filter)
+	needle := strings.ToLower(norm.NFC.String(p.Filter))
 	var sel []Doc
 	for _, d := range f.Documents() {
 		if p.FileType != "" && lower(d.FileType) != lower(p.FileType) {
 			continue
 		}
-		if needle != "" && !strings.Contains(strings.ToLower(d.Name+"\x00"+d.Title+"\x00"+d.URI), needle) {
+		if needle != "" && !strings.Contains(strings.ToLower(norm.NFC.String(d.Name+"\x00"+d.Title+"\x00"+d.URI)), needle) {
 			continue
 		}
 		sel = append(sel, d)

@@ -1,0 +1,40 @@
+package finder
+
+import (
+	"testing"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// TestFind_NFCAndNFDMatch: query text, list filters and indexed text are
+// all NFC, so "café" typed in either form finds content in either form.
+func TestFind_NFCAndNFDMatch(t *testing.T) {
+	nfc, nfd := "café", norm.NFD.String("café")
+	if nfc == nfd {
+		t.Fatal("the test needs two forms")
+	}
+	docs := []Doc{
+		testDoc("dpe://t.example/nfc", "Menu "+nfc, "md", "2024-01-01T00:00:00Z", nil, page{{"a1", "The " + nfc + " opens at nine"}}),
+		testDoc("dpe://t.example/nfd", "Carte "+nfd, "md", "2024-01-01T00:00:00Z", nil, page{{"b1", "Le " + nfd + " ferme à minuit"}}),
+	}
+	f := newFinder(t, Options{Source: staticSource(docs)})
+	for _, q := range []string{nfc, nfd} {
+		res := find(t, f, FindParams{Query: q})
+		got := map[string]bool{}
+		for _, h := range res.Hits {
+			got[h.URI] = true
+		}
+		if !got["dpe://t.example/nfc"] || !got["dpe://t.example/nfd"] {
+			t.Errorf("query %+q: hits %+v, want both documents", q, res.Hits)
+		}
+	}
+	for _, filter := range []string{"é", norm.NFD.String("é")} {
+		res, err := f.ListDocuments(t.Context(), ListParams{Filter: filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Documents) != 2 {
+			t.Errorf("filter %+q: %d documents, want 2", filter, len(res.Documents))
+		}
+	}
+}
