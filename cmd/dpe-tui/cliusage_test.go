@@ -222,3 +222,21 @@ func TestServe_LogKeysOnce(t *testing.T) {
 		t.Errorf("the log lacks the server's or alpha's lines:\n%s", data)
 	}
 }
+
+// TestConvert_OutDirectory: -o DIR writes NAME.dpe.json inside it; from
+// standard input (no name) it is a usage error; nothing is left in "/".
+func TestConvert_OutDirectory(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "convert", convertFixture("openpyxl.xlsx"), "-o", dir)
+	if code != 0 || out != "" {
+		t.Fatalf("exit %d, stdout %.100q, stderr %q", code, out, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "openpyxl.dpe.json"))
+	if err != nil || !json.Valid(data) {
+		t.Fatalf("no DPE JSON in the directory: %v", err)
+	}
+	code, _, errOut = runStdin(t, goodDoc, "convert", "-", "-o", dir)
+	if code != exitUsage || !strings.Contains(errOut, "is a directory") {
+		t.Errorf("stdin to a directory: exit %d, %q", code, errOut)
+	}
+}

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 func (a *app) convertCmd() *cobra.Command {
@@ -36,6 +38,9 @@ func (a *app) convertCmd() *cobra.Command {
 func runConvert(ctx context.Context, input, out string, stdin io.Reader, stdout io.Writer) error {
 	pos := []string{input}
 	var err error
+	if out, err = convertOutPath(input, out); err != nil {
+		return err
+	}
 	c := convert.New(convert.Options{})
 	defer c.Close()
 	var data []byte
@@ -62,6 +67,25 @@ func runConvert(ctx context.Context, input, out string, stdin io.Reader, stdout 
 		return err
 	}
 	return writeFileAtomic(out, data)
+}
+
+// convertOutPath: -o naming an existing directory writes NAME.dpe.json
+// inside it (NAME: the input's name without its extension), as cp does; a
+// directory for standard input, which has no name, is refused. Checked
+// before converting, so a long conversion is not wasted.
+func convertOutPath(input, out string) (string, error) {
+	if out == "" || out == "-" {
+		return out, nil
+	}
+	st, err := os.Stat(out)
+	if err != nil || !st.IsDir() {
+		return out, nil
+	}
+	if input == "-" {
+		return "", usageErrorf("-o %s is a directory; name the file to write when reading standard input", sanitize.Line(out))
+	}
+	base := filepath.Base(input)
+	return filepath.Join(out, strings.TrimSuffix(base, filepath.Ext(base))+".dpe.json"), nil
 }
 
 // writeFileAtomic writes through a temporary file in the same directory
