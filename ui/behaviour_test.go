@@ -928,3 +928,53 @@ func TestTable_SelectedCellAndColumnHighlightedJKMoveRows(t *testing.T) {
 		t.Fatalf("notty: brackets should mark the cell and its header:\n%s", f)
 	}
 }
+
+// After the filter changes the cursor is on the best match (not the row
+// it was on before); a scattered match does not reach into the URI's
+// scheme and host, nor across a long description.
+func TestResources_FilterCursorOnTopMatchNoScatterInURIHost(t *testing.T) {
+	f := newFakeAgent(t)
+	rs := []client.Resource{res("dpe://station.dev/lib/tide-pool", "Tide-Pool guide", "", nil)}
+	for i := range 6 {
+		r := res(fmt.Sprintf("dpe://station.dev/lib/report-%d", i), fmt.Sprintf("Report %d", i), "", nil)
+		r.Description = "the itemised quarterly expense list"
+		rs = append(rs, r)
+	}
+	f.pages["scatter"] = map[string]*client.ResourcePage{"": {Resources: rs}}
+	m := newTestModel(t, f)
+	r := pushResources(t, m, "laptop", "scatter")
+	if len(r.visible) != 7 {
+		t.Fatalf("%d rows, want 7", len(r.visible))
+	}
+	press(t, m, "G")
+	if s := r.selected(); s == nil || s.Name == "Tide-Pool guide" {
+		t.Fatalf("G should select the last row, got %+v", s)
+	}
+	press(t, m, "/", "T", "i", "d", "e", "enter")
+	if r.filter != "Tide" {
+		t.Fatalf("filter %q", r.filter)
+	}
+	if len(r.visible) != 1 {
+		var names []string
+		for _, i := range r.visible {
+			names = append(names, r.all[i].Name)
+		}
+		t.Fatalf(`"Tide" matched %d rows %v, want only the Tide-Pool guide`, len(r.visible), names)
+	}
+	if s := r.selected(); s == nil || s.Name != "Tide-Pool guide" {
+		t.Fatalf("the cursor should be on the top match, got %+v", s)
+	}
+	// A new query with several matches starts at the best one.
+	press(t, m, "/", "backspace", "backspace", "backspace", "backspace", "r", "e", "p", "o", "r", "t", " ", "5", "enter")
+	if s := r.selected(); s == nil || s.Name != "Report 5" {
+		t.Fatalf(`"report 5" should select Report 5, got %+v`, s)
+	}
+	press(t, m, "/")
+	for range 8 {
+		press(t, m, "backspace")
+	}
+	press(t, m, "r", "e", "p", "enter")
+	if len(r.visible) != 6 || r.list.cur != 0 {
+		t.Fatalf(`"rep": %d rows cursor %d, want 6 rows from the top`, len(r.visible), r.list.cur)
+	}
+}

@@ -40,6 +40,8 @@ type resourcesScreen struct {
 
 	showAll bool
 	filter  string
+	// applied is the query the visible rows were ranked for.
+	applied string
 	visible []int
 	list    scroller
 	detail  bool

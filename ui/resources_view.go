@@ -34,7 +34,7 @@ func haystack(r client.Resource) hayFields {
 		}
 		return strings.ToLower(s)
 	}
-	h := hayFields{name: c(r.Name), title: c(r.Title), fileType: c(r.Meta.FileType), desc: c(r.Description), uri: c(r.URI)}
+	h := hayFields{name: c(r.Name), title: c(r.Title), fileType: c(r.Meta.FileType), desc: c(r.Description), uri: c(uriPath(r.URI))}
 	for i, k := range r.Meta.Keywords {
 		if i >= 32 {
 			break
@@ -44,10 +44,27 @@ func haystack(r client.Resource) hayFields {
 	return h
 }
 
+// uriPath is the part of a URI the filter matches: its path. Every row
+// shares the scheme and host, so letters scattered across them would
+// match almost any query.
+func uriPath(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u
+	}
+	rest := u[i+3:]
+	j := strings.IndexByte(rest, '/')
+	if j < 0 {
+		return ""
+	}
+	return rest[j:]
+}
+
 // fieldScore ranks query q in one field: exact match, then prefix, then a
-// word prefix, then a substring, then every rune in order (a scattered
-// match within the one field; the tighter, the better). 0: no match.
-func fieldScore(f, q string) int {
+// word prefix, then a substring, then (with scatter) every rune in order
+// (a scattered match within the one field; the tighter, the better).
+// 0: no match.
+func fieldScore(f, q string, scatter bool) int {
 	switch {
 	case f == "" || q == "":
 		return 0
@@ -61,6 +78,9 @@ func fieldScore(f, q string) int {
 			return 700
 		}
 		return 500
+	}
+	if !scatter {
+		return 0
 	}
 	// scattered: greedy in order, scored by how spread out it is
 	span, start, j := 0, -1, 0
@@ -87,17 +107,19 @@ func isWordRune(c byte) bool {
 }
 
 // score is the best field score; weak fields count for less, so an exact
-// keyword beats a word in a description.
+// keyword beats a word in a description. Weak fields match only as a
+// substring: in a long description or path the letters of almost any
+// query appear in order somewhere.
 func (h *hayFields) score(q string) int {
 	best := 0
 	for _, f := range []string{h.name, h.title, h.fileType} {
-		best = max(best, fieldScore(f, q))
+		best = max(best, fieldScore(f, q, true))
 	}
 	for _, k := range h.keywords {
-		best = max(best, fieldScore(k, q))
+		best = max(best, fieldScore(k, q, true))
 	}
 	for _, f := range []string{h.desc, h.uri} {
-		if s := fieldScore(f, q); s > 0 {
+		if s := fieldScore(f, q, false); s > 0 {
 			best = max(best, s/3)
 		}
 	}
@@ -116,6 +138,11 @@ func (v *resourcesScreen) refilter() {
 		}
 	}
 	q := strings.ToLower(strings.TrimSpace(v.filter))
+	if q != v.applied {
+		// A new query starts at its best match; new pages or the
+		// scheme toggle keep the row the cursor is on.
+		v.applied, cur = q, -1
+	}
 	if q == "" {
 		v.visible = base
 	} else {
