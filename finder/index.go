@@ -102,6 +102,9 @@ type entry struct {
 	Key   string `json:"k"`
 	N     int    `json:"n"` // element records written, ids uri#0 … uri#n-1
 	Title string `json:"t,omitempty"`
+	// Pages is the page count the document had when it was indexed:
+	// listings of converted files (PDF) claim 1 until they are read.
+	Pages int `json:"p,omitempty"`
 }
 
 // Finder owns the index and the goroutine that builds it.
@@ -353,11 +356,19 @@ func (f *Finder) title(uri string) string {
 	return f.manifest[uri].Title
 }
 
-// Documents returns the last listing.
+// Documents returns the last listing, with the page count of each
+// document the index has read in place of the listed one (a converted
+// file is listed with 1 page until it is read).
 func (f *Finder) Documents() []Doc {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]Doc(nil), f.docs...)
+	out := append([]Doc(nil), f.docs...)
+	for i := range out {
+		if e, ok := f.manifest[out[i].URI]; ok && e.Key == out[i].Key && e.Pages > 0 {
+			out[i].PageCount = e.Pages
+		}
+	}
+	return out
 }
 
 func (f *Finder) loop(ctx context.Context) {
@@ -539,7 +550,11 @@ func (w *writer) add(d Doc) {
 	}
 	// A document that cannot be read is recorded too (with no elements):
 	// it counts as indexed and is retried when its content key changes.
-	w.pending[d.URI] = &entry{Key: d.Key, N: n, Title: d.Title}
+	pages := 0
+	if doc != nil {
+		pages = len(doc.Pages)
+	}
+	w.pending[d.URI] = &entry{Key: d.Key, N: n, Title: d.Title, Pages: pages}
 	w.added++
 }
 

@@ -312,3 +312,34 @@ func TestFinderFolderChanges(t *testing.T) {
 		t.Fatalf("the unchanged file: %+v", res)
 	}
 }
+
+// TestFinderListsReadPageCount: a PDF is listed with one page until it
+// is read; once the index has read it, list_documents reports (and sorts
+// by) its real page count.
+func TestFinderListsReadPageCount(t *testing.T) {
+	dir := t.TempDir()
+	pdf, err := os.ReadFile("/usr/share/doc/libtasn1-doc/libtasn1.pdf")
+	if err != nil {
+		t.Skip("libtasn1-doc is not installed:", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "libtasn1.pdf"), pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "short.md"), []byte("# One\n\nA page.\n\n# Two\n\nAnother.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, cs := finderSession(t, Options{Dir: dir, Host: "org.example.docs", Finder: &FinderOptions{Memory: true, Rescan: -1}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: finder.ToolListDocuments,
+		Arguments: map[string]any{"sort": "page_count", "order": "desc"}})
+	if err != nil || res.IsError {
+		t.Fatalf("list_documents: %v %s", err, toolText(res))
+	}
+	var out finder.ListResult
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Documents) != 2 || out.Documents[0].Name != "libtasn1.pdf" || out.Documents[0].PageCount != 36 {
+		t.Fatalf("by page_count: %+v", out.Documents)
+	}
+}
