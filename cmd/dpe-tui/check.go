@@ -56,7 +56,7 @@ func (a *app) checkCmd() *cobra.Command {
 			if len(args) == 1 {
 				var cleanup func()
 				var err error
-				if input, cleanup, err = stdinArg(a.stdin, args[0]); err != nil {
+				if input, cleanup, err = a.stdinArg(args[0]); err != nil {
 					return err
 				}
 				defer cleanup()

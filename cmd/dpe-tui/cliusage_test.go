@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/ui"
@@ -238,5 +240,29 @@ func TestConvert_OutDirectory(t *testing.T) {
 	code, _, errOut = runStdin(t, goodDoc, "convert", "-", "-o", dir)
 	if code != exitUsage || !strings.Contains(errOut, "is a directory") {
 		t.Errorf("stdin to a directory: exit %d, %q", code, errOut)
+	}
+}
+
+// TestStdin_HintOnTerminal: "get -" with a terminal on stdin says what it
+// waits for, on stderr; ctrl+d ends the (empty) input.
+func TestStdin_HintOnTerminal(t *testing.T) {
+	cleanEnv(t)
+	ptmx, tty, err := openPTY()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	go func() { _, _ = ptmx.Write([]byte{4}) }() // ctrl+d: end of input
+	var out, errb strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code := runIO(ctx, []string{"get", "-"}, tty, &out, &errb)
+	if code != exitRuntime || !strings.HasPrefix(errb.String(), "dpe-tui: reading a DPE JSON from stdin; end with ctrl+d\n") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	// Piped, there is no hint.
+	if _, _, errOut := runStdin(t, goodDoc, "get", "-"); strings.Contains(errOut, "reading") {
+		t.Errorf("hint on a pipe: %q", errOut)
 	}
 }

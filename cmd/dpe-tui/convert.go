@@ -25,6 +25,9 @@ func (a *app) convertCmd() *cobra.Command {
   dpe-tui convert - < slides.pptx | dpe-tui check -`,
 		Args: exactArgs(1, "convert needs exactly one file (or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] == "-" {
+				a.hintStdin()
+			}
 			return runConvert(a.ctx, args[0], out, a.stdin, a.stdout)
 		},
 	}

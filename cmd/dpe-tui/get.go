@@ -23,6 +23,7 @@ type getFlags struct {
 	Format   string
 	pageSet  bool   // --page was given: 0 is then a mistake, not "all"
 	out      string // -o: where a non-dpe resource is saved
+	server   string // --server: which of your own MCP servers reads it
 }
 
 func (a *app) getCmd() *cobra.Command {
@@ -40,7 +41,7 @@ func (a *app) getCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.with(&f.globalFlags, "get")
 			f.pageSet = cmd.Flags().Changed("page")
-			input, cleanup, err := stdinArg(a.stdin, args[0])
+			input, cleanup, err := a.stdinArg(args[0])
 			if err != nil {
 				return err
 			}
@@ -53,6 +54,7 @@ func (a *app) getCmd() *cobra.Command {
 	fs.IntVar(&f.Page, "page", 0, "print only page N (1-based)")
 	fs.StringVar(&f.Format, "format", "md", "md, text or json")
 	fs.StringVarP(&f.out, "out", "o", "", "save a non-dpe resource's contents into DIR (named from its URI) or to FILE")
+	fs.StringVar(&f.server, "server", "", "which of your own MCP servers (--mcp-config) reads a non-dpe resource, when several list URIs like it")
 	return cmd
 }
 
@@ -60,6 +62,7 @@ func (a *app) getCmd() *cobra.Command {
 func runGet(ctx context.Context, f *getFlags, input string, stdout, stderr io.Writer) (retErr error) {
 	name := "get"
 	f.Embedded.Out = f.out
+	f.Embedded.Server = f.server
 	if err := f.validate(); err != nil {
 		return err
 	}

@@ -381,7 +381,7 @@ type lsResource struct {
 	Keywords     []string `json:"keywords"`
 	Description  string   `json:"description"`
 	LastModified string   `json:"lastModified"`
-	Size         *int64   `json:"size"` // null when the server did not say
+	Size         *int64   `json:"size"`     // null when the server did not say
 	Problems     []string `json:"problems"` // [] when there are none, like keywords
 }
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
@@ -33,6 +35,22 @@ func stdinDocument(stdin io.Reader) (string, func(), error) {
 		return "", nil, fmt.Errorf("stdin: %w", err)
 	}
 	return path, remove, nil
+}
+
+// stdinArg is the package stdinArg with the terminal hint.
+func (a *app) stdinArg(arg string) (string, func(), error) {
+	if arg == "-" {
+		a.hintStdin()
+	}
+	return stdinArg(a.stdin, arg)
+}
+
+// hintStdin says, on a terminal, that "-" is waiting for the user to
+// type or paste a document: otherwise it looks like a hang.
+func (a *app) hintStdin() {
+	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		fmt.Fprintln(a.stderr, "dpe-tui: reading a DPE JSON from stdin; end with ctrl+d")
+	}
 }
 
 // stdinArg replaces a "-" argument by the path of stdinDocument's copy.

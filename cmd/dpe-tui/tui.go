@@ -71,6 +71,7 @@ func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 	if openTarget == "-" {
 		// Read and check before any TUI starts: a bad document is one
 		// line and exit 1, not a screen.
+		a.hintStdin()
 		path, remove, err := stdinDocument(a.stdin)
 		if err != nil {
 			return err
