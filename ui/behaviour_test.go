@@ -978,3 +978,28 @@ func TestResources_FilterCursorOnTopMatchNoScatterInURIHost(t *testing.T) {
 		t.Fatalf(`"rep": %d rows cursor %d, want 6 rows from the top`, len(r.visible), r.list.cur)
 	}
 }
+
+// A long error keeps its "· E details" hint on the status line (the text
+// is cut, not the hint), and E shows the peer's own message even when the
+// error's sentence leaves it out.
+func TestErrors_LongStatusKeepsHintDetailShowsPeerMessage(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	listOffice(t, m)
+	err := &client.ResolveError{URI: "dpe://laptop/library/" + strings.Repeat("a-very-long-segment/", 6) + "report", Computer: "laptop",
+		Err: &protocol.Error{Code: protocol.CodeResolutionFailed, Category: protocol.CategoryUpstreamUnavailable, Message: "bucket s3://tidepool returned 503 SlowDown"}}
+	m.e.setErr("open", err)
+	lines := strings.Split(frame(m), "\n")
+	status := lines[len(lines)-2]
+	if !strings.HasSuffix(strings.TrimSpace(status), "· E details") {
+		t.Fatalf("the cut status line lost its hint: %q", status)
+	}
+	press(t, m, "E")
+	lv, ok := m.overlay.(*lineView)
+	if !ok {
+		t.Fatalf("E should open the error detail, overlay %T", m.overlay)
+	}
+	if body := ansi.Strip(strings.Join(lv.lines(80), "\n")); !strings.Contains(body, "returned 503 SlowDown") || !strings.Contains(body, "is unavailable") {
+		t.Fatalf("the detail view should hold the summary and the peer's message:\n%s", body)
+	}
+}

@@ -23,7 +23,10 @@ type errorInfo struct {
 	code     int
 	codeName string
 	category string
-	hint     string
+	// said is the peer's own message when the error's text leaves it out
+	// (a resolve error says the cause in its own words).
+	said string
+	hint string
 }
 
 // maxErrorText bounds the full text kept for the detail view.
@@ -50,6 +53,13 @@ func newErrorInfo(what string, err error) *errorInfo {
 	if errors.As(err, &pe) {
 		info.code, info.codeName, info.category = pe.Code, protocol.CodeName(pe.Code), sanitizeLine(pe.Category)
 		info.more = true
+		msg := pe.Message
+		if len(msg) > maxErrorText {
+			msg = msg[:maxErrorText] + "…"
+		}
+		if msg = strings.TrimSpace(displayText(sanitize.URLsIn(msg))); msg != "" && !strings.Contains(full, msg) {
+			info.said = msg
+		}
 	}
 	info.hint = hintFor(err, info)
 	if info.hint != "" {
@@ -116,6 +126,14 @@ func (i *errorInfo) lines(w int, st styles) []string {
 	for _, l := range strings.Split(i.full, "\n") {
 		for _, c := range wrapCells(l, max(10, w-4)) {
 			out = append(out, "  "+st.errText.Render(c))
+		}
+	}
+	if i.said != "" {
+		out = append(out, "", " "+st.title.Render("The peer said"))
+		for _, l := range strings.Split(i.said, "\n") {
+			for _, c := range wrapCells(l, max(10, w-4)) {
+				out = append(out, "  "+c)
+			}
 		}
 	}
 	if i.code != 0 {

@@ -641,11 +641,17 @@ func (m *model) statusView(w int) string {
 		case statusErr:
 			style = st.errText
 		}
-		line := " " + style.Render(e.status.text)
-		if e.status.kind == statusErr && e.lastErr != nil && ansi.StringWidth(line) > w && !strings.HasSuffix(e.status.text, "E details") {
-			// An error cut by the width still says where the rest is.
+		text := e.status.text
+		hinted := e.status.kind == statusErr && e.lastErr != nil
+		if hinted {
+			text = strings.TrimSuffix(text, " · E details")
+		}
+		line := " " + style.Render(text)
+		if hinted && (ansi.StringWidth(line) > w || text != e.status.text) {
+			// An error cut by the width still says where the rest is:
+			// the text is cut, never the hint.
 			tail := st.dim.Render(" · E details")
-			return clip(line, w-ansi.StringWidth(tail)) + tail
+			return clip(line, max(1, w-ansi.StringWidth(tail))) + tail
 		}
 		return clip(line, w)
 	}
