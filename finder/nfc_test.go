@@ -1,6 +1,7 @@
 package finder
 
 import (
+	"errors"
 	"testing"
 
 	"golang.org/x/text/unicode/norm"
@@ -35,6 +36,24 @@ func TestFind_NFCAndNFDMatch(t *testing.T) {
 		}
 		if len(res.Documents) != 2 {
 			t.Errorf("filter %+q: %d documents, want 2", filter, len(res.Documents))
+		}
+	}
+}
+
+// TestFind_SyntaxErrorNamesTheProblem: what the parser only calls a
+// "syntax error" is named.
+func TestFind_SyntaxErrorNamesTheProblem(t *testing.T) {
+	f := newFinder(t, Options{Source: staticSource(corpus())})
+	for q, want := range map[string]string{
+		"title:":         "query syntax: field title: needs a value",
+		"+":              "query syntax: + needs a term after it",
+		"revenue -":      "query syntax: - needs a term after it",
+		`"Lantern Creek`: "query syntax: parse error: unterminated quote", // the parser's own words
+	} {
+		_, err := f.Find(t.Context(), FindParams{Query: q})
+		var se *SyntaxError
+		if !errors.As(err, &se) || err.Error() != want {
+			t.Errorf("query %q: %v, want %q", q, err, want)
 		}
 	}
 }

@@ -71,6 +71,54 @@ type SyntaxError struct{ Err error }
 func (e *SyntaxError) Error() string { return "query syntax: " + oneLine(e.Err.Error()) }
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
+// explainSyntax names the problem of a query the parser rejected with
+// only "syntax error": a field with no value, an operator with no term,
+// an open quote or regexp. Anything else keeps the parser's words.
+func explainSyntax(q string, err error) error {
+	if !strings.Contains(err.Error(), "syntax error") {
+		return err // the parser named it ("unterminated quote")
+	}
+	var quoted, inRegexp bool
+	var tok strings.Builder
+	var toks []string
+	for _, r := range q {
+		switch {
+		case r == '"' && !inRegexp:
+			quoted = !quoted
+		case r == '/' && !quoted && (inRegexp || tok.Len() == 0 || strings.HasSuffix(tok.String(), ":")):
+			inRegexp = !inRegexp
+		case (r == ' ' || r == '\t' || r == '\n') && !quoted && !inRegexp:
+			if tok.Len() > 0 {
+				toks = append(toks, tok.String())
+				tok.Reset()
+			}
+			continue
+		}
+		tok.WriteRune(r)
+	}
+	if tok.Len() > 0 {
+		toks = append(toks, tok.String())
+	}
+	switch {
+	case quoted:
+		return errors.New("a quote \" is not closed")
+	case inRegexp:
+		return errors.New("a regexp /… is not closed")
+	}
+	for _, t := range toks {
+		f := strings.TrimLeft(t, "+-")
+		switch {
+		case f == "":
+			return fmt.Errorf("%s needs a term after it", clip(t, 8))
+		case strings.HasSuffix(f, ":"):
+			return fmt.Errorf("field %s needs a value", clip(f, 64))
+		case strings.HasPrefix(f, ":"):
+			return fmt.Errorf("%s: a value needs a field name before the colon", clip(f, 64))
+		}
+	}
+	return err
+}
+
 // cursor is opaque to callers: the offset of the next page and a hash of
 // the request it belongs to, so a cursor is not replayed on another query.
 type cursor struct {
@@ -125,7 +173,7 @@ func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
 	limit = min(limit, MaxLimit)
 	parsed, err := query.NewQueryStringQuery(q).Parse()
 	if err != nil {
-		return nil, &SyntaxError{Err: err}
+		return nil, &SyntaxError{Err: explainSyntax(q, err)}
 	}
 	parsed = expandOne(parsed)
 	match := f.newMatcher(parsed)

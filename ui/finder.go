@@ -173,7 +173,9 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			f.stopSearch()
 			return f, e.ask(popMsg{})
 		case matches(msg, k.Search):
-			return f, e.ask(promptMsg{mode: barSearch, value: f.query})
+			// An empty prompt, as in the document search: the last
+			// queries are on ↑ (the bar's history), not appended to.
+			return f, e.ask(promptMsg{mode: barSearch})
 		case matches(msg, k.Enter):
 			if f.list.cur >= len(f.hits) {
 				return f, nil
@@ -252,7 +254,9 @@ func (f *finderScreen) View(w, h int) []string {
 		out = append(out, " "+st.errText.Render(clip(f.why, w-2)))
 	}
 	if f.query == "" {
-		return append(out, "", " "+st.dim.Render("type a query: / opens the prompt"))
+		// The prompt is open whenever there is no query yet (closing it
+		// empty leaves the Finder).
+		return append(out, "", " "+st.dim.Render("type a query in the prompt below · enter searches · ↑ history · esc leaves"))
 	}
 	if len(f.hits) == 0 {
 		if f.running {

@@ -64,3 +64,30 @@ func TestFinder_FindsAcrossTheOfficeAndOpensAtTheHit(t *testing.T) {
 	s.waitFor("Regional details")
 	s.final()
 }
+
+// TestFinder_SlashOpensAnEmptyPrompt: the hint matches the open prompt,
+// and / after a search opens an empty prompt, so the new
+// query is not appended to the old one.
+func TestFinder_SlashOpensAnEmptyPrompt(t *testing.T) {
+	fa := newFakeAgent(t)
+	s := start80(t, testOptions(fa))
+	s.waitFor("2 enabled")
+	s.keys("F")
+	s.waitFor("search /")
+	if f := s.frame(); strings.Contains(f, "/ opens the prompt") || !strings.Contains(f, "enter searches") {
+		t.Fatalf("hint with the prompt open:\n%s", f)
+	}
+	s.typeText("revenue")
+	s.keys("enter")
+	s.waitFor("laptop: 1")
+	s.idle()
+	s.keys("/")
+	s.typeText("details")
+	s.keys("enter")
+	s.waitFor("Finder · details ·")
+	s.idle()
+	if f := s.frame(); strings.Contains(f, "revenuedetails") {
+		t.Fatalf("the new query was appended to the old one:\n%s", f)
+	}
+	s.final()
+}
