@@ -28,6 +28,11 @@ type ResourceContent struct {
 	IsBlob   bool
 }
 
+// ErrAmbiguous is wrapped by ReadResource when, with no server named,
+// several servers list URIs like the one asked for; the caller says how
+// to name one.
+var ErrAmbiguous = errors.New("say which server reads it")
+
 // ErrNoReader is returned by ReadResource when no server can be asked.
 var ErrNoReader = errors.New("no MCP server of this computer lists it")
 
@@ -107,7 +112,7 @@ func (c *Computer) readerFor(server, uri string) (*mcpServer, error) {
 	case 0:
 		return nil, fmt.Errorf("%s: %w", quoteTrunc(uri), ErrNoReader)
 	}
-	return nil, fmt.Errorf("%s: MCP servers %s and %s both list URIs like it; name one", quoteTrunc(uri), quoteTrunc(match[0].cfg.Name), quoteTrunc(match[1].cfg.Name))
+	return nil, fmt.Errorf("%s: MCP servers %s and %s both list URIs like it: %w", quoteTrunc(uri), quoteTrunc(match[0].cfg.Name), quoteTrunc(match[1].cfg.Name), ErrAmbiguous)
 }
 
 // uriOrigin is "scheme://host" of a URI, or "" for one without both.

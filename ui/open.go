@@ -28,7 +28,14 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 		return e.setStatus(statusErr, "open "+sanitizeLine(req.uri)+": no server connection (open mode)")
 	}
 	if l := e.opt.Local; l != nil && isNonDPEURI(req.uri) {
-		return readLocal(e, l, "", req.uri) // typed in the open bar
+		// Typed in the open bar: on a server's screen of the local
+		// computer that server reads it (several may list URIs like
+		// it), elsewhere the one that lists it.
+		server := ""
+		if rs, ok := m.top().(*resourcesScreen); ok && e.localFor(rs.computer) != nil {
+			server = rs.server
+		}
+		return readLocal(e, l, server, req.uri)
 	}
 	computer := req.computer
 	if req.res != nil && req.res.Computer != "" {

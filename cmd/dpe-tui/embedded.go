@@ -34,6 +34,9 @@ type embeddedFlags struct {
 	MCPConfigs []string
 	DocsDirs   []string
 	Out        string
+	// Server is get --server: the MCP server of the local computer that
+	// reads a non-dpe resource ("" → the one that lists it).
+	Server string
 	// cmd is the command's name: the TUI ("dpe-tui", "open") does not
 	// wait for slow servers, headless commands do.
 	cmd string
@@ -161,6 +164,8 @@ func getHook(ctx context.Context, g *globalFlags, input string, stdout, stderr i
 	}
 	fetchable := scheme == "file" || scheme == "http" || scheme == "https" || scheme == "s3"
 	switch {
+	case e.Server != "" && (!e.active() || scheme == "" || scheme == "dpe"):
+		return true, usageErrorf("--server picks which of your own MCP servers (--mcp-config) reads a non-dpe resource; a dpe:// URI or a file takes --computer")
 	case scheme == "" || scheme == "dpe":
 		if e.Out != "" {
 			return true, usageErrorf("-o saves a non-dpe resource of your own MCP servers; print a document with --format and redirect it")
@@ -185,9 +190,12 @@ func getHook(ctx context.Context, g *globalFlags, input string, stdout, stderr i
 	}
 	defer t.Close()
 	printLocalNotes(t, stderr)
-	server, contents, err := t.demo.Local().ReadResource(ctx, "", input)
-	if errors.Is(err, computer.ErrNoReader) && fetchable && e.Out == "" {
+	server, contents, err := t.demo.Local().ReadResource(ctx, e.Server, input)
+	if errors.Is(err, computer.ErrNoReader) && fetchable && e.Out == "" && e.Server == "" {
 		return false, nil // a plain file or URL after all
+	}
+	if errors.Is(err, computer.ErrAmbiguous) {
+		return true, fmt.Errorf("%w: choose one with --server NAME", err)
 	}
 	if err != nil {
 		return true, err
