@@ -130,10 +130,16 @@ func (r *Renderer) image(el *dpe.Element, width int, pageCaption string) []strin
 	} else if u := el.MetaString("image_url"); u != "" {
 		parts = append(parts, r.line(u))
 	}
-	lines := styleLines(r.theme.Dim, hanging("", strings.Join(parts, " · "), width))
+	off := r.ImageMode() == ImagesOff
+	desc := strings.Join(parts, " · ")
+	if off {
+		desc += " (previews off)"
+		img = nil
+	}
+	lines := styleLines(r.theme.Dim, hanging("", desc, width))
 	if problem != "" {
 		lines = append(lines, styleLines(r.theme.Warning, hanging("", "⚠ "+sanitize.Line(problem), width))...)
-	} else if p.Pending && img == nil && r.theme.Color {
+	} else if p.Pending && img == nil && r.theme.Color && !off {
 		lines = append(lines, styleLines(r.theme.Dim, hanging("", "◌ preview pending", width))...)
 	}
 	if k := p.Kitty; img != nil && k.ID != 0 && k.Cols <= width && r.ImageMode() == ImagesKitty {

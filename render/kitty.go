@@ -42,12 +42,13 @@ type KittyImage struct {
 const MaxKittyID = 1<<24 - 1
 
 // SetImageMode picks how previews with a transmitted kitty image are drawn
-// (ImagesKitty); any other mode draws half-blocks. Previews are drawn
+// (ImagesKitty), or that none are (ImagesOff: the description line says
+// so); any other mode draws half-blocks. Previews are drawn
 // again on their next use.
 func (r *Renderer) SetImageMode(mode string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if mode != ImagesKitty {
+	if mode != ImagesKitty && mode != ImagesOff {
 		mode = ImagesBlocks
 	}
 	r.imageMode = mode

@@ -110,7 +110,7 @@ func imageBudgets(opt Options) (page, doc int64, decoders int) {
 func (d *documentScreen) schedule() tea.Cmd {
 	e := d.e
 	l := &d.images
-	if l.stopped || l.ctx == nil || e.opt.Images == "off" {
+	if l.stopped || l.ctx == nil {
 		return nil
 	}
 	p := d.curPage()
@@ -123,7 +123,9 @@ func (d *documentScreen) schedule() tea.Cmd {
 		return d.probeImages(page, p)
 	}
 	probed := l.probed[page]
-	if len(probed) == 0 || !e.renderer.Theme().Color {
+	// With previews off the probe still runs (the description line
+	// names size and dimensions) but nothing is decoded.
+	if len(probed) == 0 || !e.renderer.Theme().Color || e.renderer.ImageMode() == render.ImagesOff {
 		return nil
 	}
 	pageBudget, docBudget, decoders := imageBudgets(e.opt)

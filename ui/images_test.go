@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -222,4 +223,26 @@ func BenchmarkKeyToFrameWhileImagesDecode(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(m.docS().images.decodes), "decodes")
+}
+
+// --images off draws no preview and says so on the description line,
+// which keeps the size and dimensions; nothing stays "pending".
+func TestImages_OffKeepsSizeAndDimensionsNoPending(t *testing.T) {
+	opt := Options{Theme: "dark", Width: 100, Height: 40, Now: func() time.Time { return fixedNow }, StatusTimeout: -1, OpenTarget: "img.json", Images: "off"}
+	m := New(opt).m
+	if cmd := m.startImageQuery(); cmd != nil {
+		t.Fatal("--images off should not query the terminal")
+	}
+	o := m.e.ops.add("open", 0)
+	run(t, m, m.update(openedFor(m, o.id, decodedDoc(t, imagePageDoc(t, 2, tinyPNG(t))), "img.json")))
+	out := frame(m)
+	if strings.Contains(out, "preview pending") || strings.Contains(out, "▀") {
+		t.Fatalf("--images off shows a pending or drawn preview:\n%s", out)
+	}
+	if !regexp.MustCompile(`▣ image/png · \d+ B · 8×4 \(previews off\)`).MatchString(out) {
+		t.Fatalf("the description line should keep size and dimensions and say previews are off:\n%s", out)
+	}
+	if n := m.docS().images.decodes; n != 0 {
+		t.Fatalf("%d images decoded with previews off", n)
+	}
 }
