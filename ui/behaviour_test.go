@@ -1003,3 +1003,33 @@ func TestErrors_LongStatusKeepsHintDetailShowsPeerMessage(t *testing.T) {
 		t.Fatalf("the detail view should hold the summary and the peer's message:\n%s", body)
 	}
 }
+
+// Checklist entries and list items are not separated by blank lines.
+func TestReading_ChecklistItemsHaveNoBlankLinesBetween(t *testing.T) {
+	m := openJSON(t, 100, 30, map[string]any{"doc_ref": "tide", "title": "Tide-Pool guide", "page_count": 1, "pages": []any{
+		map[string]any{"page_index": 0, "elements": []any{
+			map[string]any{"element_id": "t", "category": "Title", "text": "Before you go"},
+			map[string]any{"element_id": "c1", "category": "CheckBox", "text": "Check the tide table", "ele_metadata": map[string]any{"checked": true}},
+			map[string]any{"element_id": "c2", "category": "CheckBox", "text": "Pack water shoes", "ele_metadata": map[string]any{"checked": false}},
+			map[string]any{"element_id": "l1", "category": "ListItem", "text": "Bring a towel"},
+			map[string]any{"element_id": "p", "category": "NarrativeText", "text": "Then walk down."},
+		}},
+	}})
+	lines := strings.Split(frame(m), "\n")
+	at := func(s string) int {
+		for i, l := range lines {
+			if strings.Contains(l, s) {
+				return i
+			}
+		}
+		t.Fatalf("%q not on screen:\n%s", s, strings.Join(lines, "\n"))
+		return -1
+	}
+	a, b, c := at("Check the tide table"), at("Pack water shoes"), at("Bring a towel")
+	if b != a+1 || c != b+1 {
+		t.Fatalf("checklist and list lines at %d, %d, %d: want consecutive lines:\n%s", a, b, c, strings.Join(lines, "\n"))
+	}
+	if p := at("Then walk down."); p != c+2 {
+		t.Fatalf("the paragraph after the list should follow one blank line (list end %d, paragraph %d)", c, p)
+	}
+}

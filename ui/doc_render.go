@@ -95,8 +95,17 @@ func (d *documentScreen) viewTV() map[int]render.TableView {
 	return out
 }
 
+// isListItem is an element that reads as one line of a list: a list item
+// or a checklist entry (CheckBox).
 func isListItem(p *dpe.Page, i int) bool {
-	return i >= 0 && i < len(p.Elements) && dpe.NormalizeCategory(p.Elements[i].Category) == dpe.CategoryListItem
+	if i < 0 || i >= len(p.Elements) {
+		return false
+	}
+	switch dpe.NormalizeCategory(p.Elements[i].Category) {
+	case dpe.CategoryListItem, dpe.CategoryCheckBox:
+		return true
+	}
+	return false
 }
 
 func sameTV(a, b map[int]render.TableView) bool {
