@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -264,5 +267,39 @@ func TestStdin_HintOnTerminal(t *testing.T) {
 	// Piped, there is no hint.
 	if _, _, errOut := runStdin(t, goodDoc, "get", "-"); strings.Contains(errOut, "reading") {
 		t.Errorf("hint on a pipe: %q", errOut)
+	}
+}
+
+// TestNoColor_NoEscapesOnATerminal: with NO_COLOR (or --no-color) the real
+// command on a terminal writes no escape at all: no bold help headers, and
+// no background-colour query when a command fails.
+func TestNoColor_NoEscapesOnATerminal(t *testing.T) {
+	cleanEnv(t)
+	for _, tc := range []struct {
+		env  string
+		args []string
+	}{
+		{"NO_COLOR=1", []string{"--help"}},
+		{"NO_COLOR=1", []string{"ls", "--help"}},
+		{"NO_COLOR=", []string{"ls", "bogus", "--no-color"}},
+		{"NO_COLOR=1", []string{"get", filepath.Join(t.TempDir(), "missing.json")}},
+	} {
+		ptmx, tty, err := openPTY()
+		if err != nil {
+			t.Skipf("no pty: %v", err)
+		}
+		cmd := exec.Command(os.Args[0], tc.args...)
+		cmd.Env = append(os.Environ(), "DPE_TUI_TEST_MAIN=1", "TERM=xterm-256color", "COLORTERM=truecolor", tc.env)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tty.Close()
+		got, _ := io.ReadAll(ptmx) // EIO once the child is gone
+		ptmx.Close()
+		_ = cmd.Wait()
+		if bytes.ContainsRune(got, 0x1b) || len(got) == 0 {
+			t.Errorf("%s %q wrote escapes (or nothing): %q", tc.env, tc.args, got[:min(300, len(got))])
+		}
 	}
 }

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,17 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if helpArg(args) && (noColorArg(args) || os.Getenv("NO_COLOR") != "") {
+		// fang asks the terminal for its background colour (OSC 11 and a
+		// device-attributes request, written to the screen) before
+		// printing help whenever stdin and stdout are both terminals. With
+		// no colour there is nothing to choose, and help reads no input:
+		// this process's stdin is not the terminal while it prints help.
+		if devNull, err := os.Open(os.DevNull); err == nil {
+			defer devNull.Close()
+			os.Stdin = devNull
+		}
+	}
 	return runContext(ctx, args, stdout, stderr)
 }
 
@@ -48,21 +60,34 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 // runIO is runContext with its standard input given (tests pipe a
 // document into `get -`).
 func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if noColorArg(args) {
+	if noColorArg(args) || os.Getenv("NO_COLOR") != "" {
 		// Help is printed before flags are parsed, by fang, which decides
-		// colour from the writer: one that is not a terminal gets none.
+		// colour from the writer: one that is not a terminal gets none
+		// (with NO_COLOR alone it would still print bold and resets).
 		// Everything else reads --no-color from the parsed flags.
 		stdout, stderr = plainWriter{stdout}, plainWriter{stderr}
+	}
+	if helpArg(args) && !isTerminal(stdout) {
+		// fang pads help to a block width; in a file or pipe the padding
+		// is only trailing spaces.
+		tw := &trimWriter{w: stdout}
+		defer tw.flush()
+		stdout = tw
 	}
 	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCmd()
 	root.SetArgs(args)
+	var failed error
+	keepErrors(root, &failed)
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(versionText()),
 		// Errors are reported by report: one sanitized line, and the
 		// exit code says which kind.
 		fang.WithErrorHandler(func(io.Writer, fang.Styles, error) {}),
 	)
+	if err == nil {
+		err = failed
+	}
 	if err == nil && a.code != 0 {
 		return a.code
 	}
@@ -143,6 +168,46 @@ func (a *app) rootCmd() *cobra.Command {
 	strictGroups(root)
 	a.registerCompletions(root)
 	return root
+}
+
+// keepErrors makes every command's error land in *dst instead of being
+// returned to fang, which on any error asks the terminal for its
+// background colour (an OSC 11 query and a device-attributes request on
+// the user's screen) to style a message this program does not let it
+// print. The first error stops the run: later hooks see it and do nothing.
+func keepErrors(c *cobra.Command, dst *error) {
+	keep := func(err error) error {
+		if err != nil && *dst == nil {
+			*dst = err
+		}
+		return nil
+	}
+	if c == c.Root() {
+		flagErr := c.FlagErrorFunc()
+		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return keep(flagErr(c, err)) })
+	}
+	if args := c.Args; args != nil {
+		c.Args = func(c *cobra.Command, a []string) error { return keep(args(c, a)) }
+	}
+	if pre := c.PersistentPreRunE; pre != nil {
+		c.PersistentPreRunE = func(c *cobra.Command, a []string) error {
+			if *dst != nil {
+				return nil
+			}
+			return keep(pre(c, a))
+		}
+	}
+	if run := c.RunE; run != nil {
+		c.RunE = func(c *cobra.Command, a []string) error {
+			if *dst != nil {
+				return nil
+			}
+			return keep(run(c, a))
+		}
+	}
+	for _, sub := range c.Commands() {
+		keepErrors(sub, dst)
+	}
 }
 
 // strictGroups makes an unknown subcommand of a command group (completion
@@ -251,4 +316,48 @@ func noColorArg(args []string) bool {
 		}
 	}
 	return false
+}
+
+// helpArg: the command line asks for help (-h, --help or help first).
+func helpArg(args []string) bool {
+	if len(args) > 0 && args[0] == "help" {
+		return true
+	}
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// trimWriter drops spaces and tabs at the end of each line.
+type trimWriter struct {
+	w    io.Writer
+	line []byte
+}
+
+func (t *trimWriter) Write(p []byte) (int, error) {
+	for _, b := range p {
+		if b != '\n' {
+			t.line = append(t.line, b)
+			continue
+		}
+		t.line = append(bytes.TrimRight(t.line, " \t"), '\n')
+		if _, err := t.w.Write(t.line); err != nil {
+			return 0, err
+		}
+		t.line = t.line[:0]
+	}
+	return len(p), nil
+}
+
+func (t *trimWriter) flush() {
+	if len(t.line) > 0 {
+		_, _ = t.w.Write(bytes.TrimRight(t.line, " \t"))
+		t.line = nil
+	}
 }
