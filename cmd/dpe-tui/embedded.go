@@ -127,6 +127,11 @@ func checkLocalInput(input string) error {
 		return nil
 	}
 	fi, err := os.Stat(input)
+	if errors.Is(err, fs.ErrNotExist) && uriScheme(input) != "" {
+		// No such file, but it reads as a URI ("mine:opaque"): one of
+		// your own MCP servers may list it (getHook asks them).
+		return nil
+	}
 	if err == nil && fi.IsDir() {
 		return fmt.Errorf("%s: is a directory", input)
 	}
@@ -149,6 +154,16 @@ func checkLocalInput(input string) error {
 	return fmt.Errorf("%s: %w", input, err)
 }
 
+// uriScheme is the scheme of s when s reads as a URI (scheme ":" rest,
+// the scheme at least two characters, so "C:\x" is a path), else "".
+func uriScheme(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || len(u.Scheme) < 2 || (u.Opaque == "" && u.Host == "" && u.Path == "") {
+		return ""
+	}
+	return strings.ToLower(u.Scheme)
+}
+
 // getHook is get's part of this: a missing or unreadable local file fails
 // at once; a URI that is neither dpe:// nor a file or URL to fetch is read
 // with MCP resources/read on the user's own computer (which only it can
@@ -161,6 +176,9 @@ func getHook(ctx context.Context, g *globalFlags, input string, stdout, stderr i
 	scheme := ""
 	if u, err := url.Parse(input); err == nil {
 		scheme = strings.ToLower(u.Scheme)
+	}
+	if fi, err := os.Stat(input); err == nil && fi.Mode().IsRegular() && !strings.Contains(input, "://") {
+		scheme = "" // an existing file wins over a URI that looks like it
 	}
 	fetchable := scheme == "file" || scheme == "http" || scheme == "https" || scheme == "s3"
 	switch {
@@ -193,6 +211,10 @@ func getHook(ctx context.Context, g *globalFlags, input string, stdout, stderr i
 	server, contents, err := t.demo.Local().ReadResource(ctx, e.Server, input)
 	if errors.Is(err, computer.ErrNoReader) && fetchable && e.Out == "" && e.Server == "" {
 		return false, nil // a plain file or URL after all
+	}
+	if errors.Is(err, computer.ErrNoReader) && !strings.Contains(input, "://") && !fetchable {
+		// "mine:opaque" could have been either: say both.
+		return true, fmt.Errorf("%s: no such file, and no MCP server of computer %s lists it", sanitize.Line(input), stack.ComputerLocal)
 	}
 	if errors.Is(err, computer.ErrAmbiguous) {
 		return true, fmt.Errorf("%w: choose one with --server NAME", err)
