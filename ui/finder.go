@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -27,6 +28,9 @@ type finderScreen struct {
 	results []search.Result
 	hits    []search.Hit
 	list    scroller
+	// limit is the hits asked of each computer: finderLimit, raised by
+	// more up to finderMaxLimit.
+	limit int
 	// why is the last line about the search or an open (sanitized).
 	why string
 }
@@ -53,7 +57,15 @@ func (m finderResultMsg) opID() int  { return m.id }
 func (finderStartedMsg) chained()    {}
 func (finderResultMsg) chained()     {}
 
-func newFinder(e *env) *finderScreen { return &finderScreen{e: e} }
+// The Finder screen asks each computer for finderLimit hits, and m (or
+// moving past the last hit) asks again for finderLimit more, up to
+// finderMaxLimit (the most a Finder answers at once).
+const (
+	finderLimit    = 20
+	finderMaxLimit = 100
+)
+
+func newFinder(e *env) *finderScreen { return &finderScreen{e: e, limit: finderLimit} }
 
 // openFinder pushes the finder and opens its prompt.
 func (m *model) openFinder() tea.Cmd {
@@ -68,6 +80,35 @@ func (m *model) openFinder() tea.Cmd {
 }
 
 func (f *finderScreen) start(q string) tea.Cmd {
+	f.limit = finderLimit
+	cmd := f.run(q)
+	f.hits, f.list = nil, scroller{}
+	return cmd
+}
+
+// total is the matching elements every computer reported (more than the
+// hits listed when each sent only its first limit).
+func (f *finderScreen) total() int {
+	n := 0
+	for _, r := range f.results {
+		if r.State == search.OK {
+			n += max(r.Total, len(r.Hits))
+		}
+	}
+	return n
+}
+
+// more asks again with a higher limit, keeping the hits and the cursor
+// shown until the new answers are in.
+func (f *finderScreen) more() tea.Cmd {
+	if f.running || f.query == "" || f.limit >= finderMaxLimit || f.total() <= len(f.hits) {
+		return nil
+	}
+	f.limit = min(f.limit+finderLimit, finderMaxLimit)
+	return f.run(f.query)
+}
+
+func (f *finderScreen) run(q string) tea.Cmd {
 	e := f.e
 	f.stopSearch()
 	caller, ok := e.agent.(search.Caller)
@@ -75,10 +116,10 @@ func (f *finderScreen) start(q string) tea.Cmd {
 		f.why = "this agent cannot call tools (get_tools/tool_call), so it cannot search"
 		return nil
 	}
-	f.query, f.results, f.hits, f.why, f.running = q, nil, nil, "", true
-	f.list = scroller{}
+	f.query, f.results, f.why, f.running = q, nil, "", true
+	limit := f.limit
 	id, cmd := e.start("finding "+sanitizeTrunc(q, 40), 0, func(ctx context.Context, id int) tea.Msg {
-		s, err := search.Start(ctx, caller, search.Query{Text: q})
+		s, err := search.Start(ctx, caller, search.Query{Text: q, Limit: limit})
 		if err != nil {
 			return errMsg{id: id, what: "find", err: err}
 		}
@@ -141,7 +182,11 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return f, nil
 		}
 		f.results = append(f.results, msg.r)
-		f.hits = search.Merge(f.results, 100)
+		// While more hits load, the longer list shown stays until the
+		// new answers list as many.
+		if merged := search.Merge(f.results, finderMaxLimit); len(merged) >= len(f.hits) {
+			f.hits = merged
+		}
 		if f.srch != nil {
 			e.progress(msg.id, fmt.Sprintf("%d/%d computers", len(f.results), f.srch.Len()))
 			return f, f.next(msg.id, f.srch)
@@ -165,10 +210,15 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		}
 		return f, nil
 	case tea.KeyPressMsg:
+		if matches(msg, k.Down) && len(f.hits) > 0 && f.list.cur == len(f.hits)-1 {
+			return f, f.more() // past the last hit: the next ones
+		}
 		if f.list.nav(k, msg, len(f.hits), e.bodyHeight()-3) {
 			return f, nil
 		}
 		switch {
+		case matches(msg, k.More):
+			return f, f.more()
 		case matches(msg, k.Back):
 			f.stopSearch()
 			return f, e.ask(popMsg{})
@@ -195,6 +245,7 @@ func (f *finderScreen) finish() {
 		f.op = 0
 	}
 	f.srch, f.running = nil, false
+	f.hits = search.Merge(f.results, finderMaxLimit)
 	if se := search.Syntax(f.results); se != nil {
 		f.why = sanitizeLine(se.Msg)
 	}
@@ -226,7 +277,15 @@ func (f *finderScreen) View(w, h int) []string {
 	st := f.e.st
 	head := " Finder"
 	if f.query != "" {
-		head += " · " + sanitizeTrunc(f.query, 40) + fmt.Sprintf(" · %d hits", len(f.hits))
+		head += " · " + sanitizeTrunc(f.query, 40)
+		if t := f.total(); t > len(f.hits) {
+			head += fmt.Sprintf(" · %d of %d hits", len(f.hits), t)
+			if f.limit < finderMaxLimit && !f.running {
+				head += " (m more)"
+			}
+		} else {
+			head += " · " + plural(len(f.hits), "hit")
+		}
 	}
 	out := []string{st.title.Render(clip(head, w))}
 	var notes []string
@@ -264,11 +323,23 @@ func (f *finderScreen) View(w, h int) []string {
 		}
 		return append(out, "", " "+st.dim.Render("no hits"))
 	}
+	// Titles that name more than one file get the file's name.
+	uris := map[string]map[string]bool{}
+	for _, x := range f.hits {
+		if uris[x.Title] == nil {
+			uris[x.Title] = map[string]bool{}
+		}
+		uris[x.Title][x.URI] = true
+	}
 	rows := (h - len(out)) / 2
 	f.list.clamp(len(f.hits), max(1, rows))
 	for i := f.list.top; i < len(f.hits) && len(out)+2 <= h; i++ {
 		x := f.hits[i]
-		where := fmt.Sprintf("%s › %s › p%d", sanitizeTrunc(x.Computer, 16), sanitizeTrunc(orDefault(x.Title, x.URI), 36), x.Page)
+		name := sanitizeTrunc(orDefault(x.Title, x.URI), 36)
+		if x.Title != "" && len(uris[x.Title]) > 1 {
+			name += " (" + sanitizeTrunc(path.Base(x.URI), 28) + ")"
+		}
+		where := fmt.Sprintf("%s › %s › p%d", sanitizeTrunc(x.Computer, 16), name, x.Page)
 		line1 := clip(where, w-3)
 		line2 := "   " + f.highlight(x.Snippet, x.Match, w-4)
 		if i == f.list.cur {
@@ -278,6 +349,14 @@ func (f *finderScreen) View(w, h int) []string {
 		}
 	}
 	return out
+}
+
+// plural is "1 hit", "2 hits".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func orDefault(s, d string) string {
@@ -291,7 +370,8 @@ func (f *finderScreen) Keys() screenKeys {
 	k := f.e.keys
 	return screenKeys{
 		short: []key2{withHelp(k.Enter, "open hit"), withHelp(k.Search, "new query"), k.Up, k.Down, k.Back},
-		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "open at the hit"), withHelp(k.Search, "new query")}, k.globalKeys()},
+		full: [][]key2{k.navKeys(), {withHelp(k.Enter, "open at the hit"), withHelp(k.Search, "new query"),
+			withHelp(k.More, "more hits")}, k.globalKeys()},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -33,6 +34,9 @@ func (f *fakeAgent) GetTools(ctx context.Context, computer string) ([]protocol.S
 func (f *fakeAgent) ToolCall(ctx context.Context, computer, tool string, params map[string]any) (json.RawMessage, error) {
 	if computer != "laptop" || tool != "find" {
 		return nil, errors.New("unexpected tool_call")
+	}
+	if params["query"] == "many" {
+		return manyHits(params["limit"])
 	}
 	hit := map[string]any{"uri": reportURI, "title": "Annual report 2026", "page": 2, "element_id": "t2", "category": "Title",
 		"snippet": "Regional \x1b[31mdetails of revenue", "match": []map[string]int{{"start": 20, "end": 27}}, "score": 3.5}
@@ -90,4 +94,56 @@ func TestFinder_SlashOpensAnEmptyPrompt(t *testing.T) {
 		t.Fatalf("the new query was appended to the old one:\n%s", f)
 	}
 	s.final()
+}
+
+// manyHits answers the query "many": 81 matching elements, of which the
+// first limit are sent; they alternate between two documents with the
+// same title.
+func manyHits(limit any) (json.RawMessage, error) {
+	n, _ := limit.(int)
+	if f, ok := limit.(float64); ok {
+		n = int(f)
+	}
+	n = min(max(n, 1), 81)
+	hits := make([]any, 0, n)
+	for i := range n {
+		uri := "dpe://io.github.dpetui.library/minutes-2025.md"
+		if i%2 == 1 {
+			uri = "dpe://io.github.dpetui.library/minutes-2026.md"
+		}
+		hits = append(hits, map[string]any{"uri": uri, "title": "Minutes", "page": 1 + i, "element_id": fmt.Sprintf("e%d", i),
+			"category": "NarrativeText", "snippet": "many things", "score": 81.0 - float64(i)})
+	}
+	return json.Marshal(map[string]any{"structuredContent": map[string]any{"hits": hits, "total": 81,
+		"indexed": map[string]any{"documents_indexed": 4, "documents_total": 4, "complete": true}}})
+}
+
+// TestFinder_ShowsTotalLoadsMoreAndNamesFiles: the header says how many
+// of the total are listed, m asks for more (bounded), and hits whose
+// documents share a title show their file names.
+func TestFinder_ShowsTotalLoadsMoreAndNamesFiles(t *testing.T) {
+	fa := newFakeAgent(t)
+	s := start80(t, testOptions(fa))
+	s.waitFor("2 enabled")
+	s.keys("F")
+	s.waitFor("search /")
+	s.typeText("many")
+	s.keys("enter")
+	s.waitFor("20 of 81 hits")
+	s.idle()
+	f := s.frame()
+	if !strings.Contains(f, "Minutes (minutes-2025.md)") || !strings.Contains(f, "Minutes (minutes-2026.md)") {
+		t.Fatalf("same-title hits without file names:\n%s", f)
+	}
+	s.keys("m")
+	s.waitFor("40 of 81 hits")
+	for range 3 {
+		s.idle()
+		s.keys("m")
+	}
+	s.waitFor("81 hits")
+	s.idle()
+	if f := s.frame(); strings.Contains(f, " of 81") {
+		t.Fatalf("all 81 should be listed:\n%s", f)
+	}
 }
