@@ -197,6 +197,11 @@ func getHook(ctx context.Context, g *globalFlags, input string, stdout, stderr i
 	case !e.active():
 		return true, fmt.Errorf("%s: A2C-SMCP has no event for reading non-dpe resources; only MCP servers this process runs can be read (--mcp-config FILE, without --url)", sanitize.Line(sanitize.URL(input)))
 	}
+	if e.Out != "" {
+		if err := checkOut(e.Out); err != nil {
+			return true, err // before any server starts
+		}
+	}
 	log, closeLog, err := g.logger()
 	if err != nil {
 		return true, err
@@ -282,9 +287,29 @@ func isJSONType(mt string) bool {
 // directory, named from the content's URI (resourceFileName), else to the
 // file out itself (one content only). An existing file is never
 // overwritten.
+// checkOut fails for an -o whose directory does not exist, naming it (not
+// the temporary file a save writes first).
+func checkOut(out string) error {
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return nil
+	}
+	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
+		return fmt.Errorf("save: %s: no such directory", sanitize.Line(out))
+	}
+	if d := filepath.Dir(out); d != "" {
+		if di, err := os.Stat(d); err != nil || !di.IsDir() {
+			return fmt.Errorf("save: %s: no such directory", sanitize.Line(d))
+		}
+	}
+	return nil
+}
+
 func saveContents(out, uri string, contents []computer.ResourceContent, stderr io.Writer) error {
 	fi, err := os.Stat(out)
 	isDir := err == nil && fi.IsDir()
+	if err := checkOut(out); err != nil {
+		return err
+	}
 	if !isDir && len(contents) > 1 {
 		return fmt.Errorf("%s has %d contents: -o must be a directory", sanitize.Line(uri), len(contents))
 	}

@@ -43,3 +43,19 @@ func TestGet_ServerChoosesBetweenTwoThatListIt(t *testing.T) {
 		}
 	}
 }
+
+// TestGet_SaveIntoMissingDirSaysSo: -o into a directory that does not
+// exist names it, not a temporary file.
+func TestGet_SaveIntoMissingDirSaysSo(t *testing.T) {
+	cfg, _ := everythingConfigs(t, nil)
+	const blob = "demo://resource/dynamic/blob/1"
+	missing := t.TempDir() + "/nonexist_dir"
+	for _, o := range []string{missing + "/", missing + "/x.bin"} {
+		code, _, errOut := runCLI(t, "get", blob, "--mcp-config", cfg, "-o", o)
+		want := "save: " + missing
+		if code != exitRuntime || !strings.Contains(errOut, want) || !strings.Contains(errOut, "no such directory") || strings.Contains(errOut, ".dpe-tui-save") {
+			t.Fatalf("-o %s: exit %d %q", o, code, errOut)
+		}
+		oneLine(t, o, errOut)
+	}
+}
