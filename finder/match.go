@@ -20,6 +20,10 @@ const (
 // gather them for every matching element.
 type matcher struct {
 	std, cjk fieldMatch
+	// cjkRuns are the runs of CJK characters of the query's text: a CJK
+	// query term is searched as one phrase, so only the whole run is
+	// highlighted, never a lone character or pair of it found elsewhere.
+	cjkRuns []string
 }
 
 type fieldMatch struct {
@@ -79,6 +83,9 @@ func (f *Finder) collect(m *matcher, q query.Query) {
 		fm := m.field(field)
 		if fm == nil {
 			return
+		}
+		if len(m.cjkRuns) < maxMatchPatterns {
+			m.cjkRuns = append(m.cjkRuns, cjkRuns(text)...)
 		}
 		an := f.an.text
 		if field == "cjk" {
@@ -173,6 +180,9 @@ func (f *Finder) spans(m *matcher, text string) [][2]int {
 	var out [][2]int
 	mark := func(an analysis.Analyzer, fm *fieldMatch) {
 		for _, t := range an.Analyze([]byte(text)) {
+			if len(m.cjkRuns) > 0 && hasCJK(string(t.Term)) {
+				continue // CJK is marked by whole runs below
+			}
 			if fm.matches(t.Term) && t.Start < t.End && t.End <= len(text) {
 				out = append(out, [2]int{t.Start, t.End})
 			}
@@ -181,7 +191,18 @@ func (f *Finder) spans(m *matcher, text string) [][2]int {
 	if !m.std.empty() {
 		mark(f.an.text, &m.std)
 	}
-	if !m.cjk.empty() && hasCJK(text) {
+	if len(m.cjkRuns) > 0 {
+		for _, run := range m.cjkRuns {
+			for i := 0; i < len(text); {
+				j := strings.Index(text[i:], run)
+				if j < 0 {
+					break
+				}
+				out = append(out, [2]int{i + j, i + j + len(run)})
+				i += j + len(run)
+			}
+		}
+	} else if !m.cjk.empty() && hasCJK(text) {
 		mark(f.an.cjk, &m.cjk)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
@@ -194,4 +215,26 @@ func (f *Finder) spans(m *matcher, text string) [][2]int {
 		merged = append(merged, s)
 	}
 	return merged
+}
+
+// cjkRuns are the maximal runs of CJK characters in s.
+func cjkRuns(s string) []string {
+	var out []string
+	start := -1
+	for i, r := range s {
+		if hasCJK(string(r)) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
 }

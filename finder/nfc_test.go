@@ -57,3 +57,24 @@ func TestFind_SyntaxErrorNamesTheProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestFind_CJKPhraseHighlightsThePhraseOnly: a CJK query marks its whole
+// phrase in the snippet, not a lone character of it elsewhere.
+func TestFind_CJKPhraseHighlightsThePhraseOnly(t *testing.T) {
+	docs := []Doc{testDoc("dpe://t.example/ar", "年报", "md", "2024-01-01T00:00:00Z", nil,
+		page{{"a1", "二〇二五年的年度报告已发布。"}})}
+	f := newFinder(t, Options{Source: staticSource(docs)})
+	res := find(t, f, FindParams{Query: "年度报告"})
+	if len(res.Hits) != 1 {
+		t.Fatalf("hits %+v", res.Hits)
+	}
+	h := res.Hits[0]
+	r := []rune(h.Snippet)
+	var marked []string
+	for _, m := range h.Match {
+		marked = append(marked, string(r[m.Start:m.End]))
+	}
+	if len(marked) != 1 || marked[0] != "年度报告" {
+		t.Errorf("marked %q in %q, want only the phrase", marked, h.Snippet)
+	}
+}
