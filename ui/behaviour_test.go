@@ -1033,3 +1033,50 @@ func TestReading_ChecklistItemsHaveNoBlankLinesBetween(t *testing.T) {
 		t.Fatalf("the paragraph after the list should follow one blank line (list end %d, paragraph %d)", c, p)
 	}
 }
+
+// A hint on the status line answers one key: "end of page" goes with the
+// next key (a column move, g), "cancelled: …" with a successful m. Counts
+// say "1 match", "1 element".
+func TestStatus_HintsGoWithTheNextKeyAndCountsAreSingular(t *testing.T) {
+	m := openJSON(t, 80, 24, twoTablesDoc())
+	d := m.docS()
+	press(t, m, "G", "j")
+	if s := m.statusText(); !strings.Contains(s, "end of page 1") {
+		t.Fatalf("j at the end should say so, status %q", s)
+	}
+	press(t, m, "g")
+	if s := m.statusText(); strings.Contains(s, "end of page") {
+		t.Fatalf("g left the stale hint %q", s)
+	}
+	press(t, m, "G", "j", "l")
+	if s := m.statusText(); strings.Contains(s, "end of page") || d.cell[d.sel].col != 1 {
+		t.Fatalf("l left the stale hint %q (col %d)", s, d.cell[d.sel].col)
+	}
+	if f := frame(m); !strings.Contains(f, "· 1 element (1 table)") {
+		t.Fatalf("the page header should say 1 element:\n%s", f)
+	}
+	press(t, m, "/")
+	m.bar.input.SetValue("surplus")
+	press(t, m, "enter")
+	run(t, m, nil)
+	if s := m.statusText(); !strings.HasPrefix(s, "1 match for") {
+		t.Fatalf("status %q, want 1 match", s)
+	}
+
+	f := newFakeAgent(t)
+	f.resourcesFn = endlessCursors(10, 0)
+	m = newTestModel(t, f)
+	r := newResourcesScreen(m.e, "laptop", "endless")
+	m.stack = append(m.stack, r)
+	run(t, m, r.loadNext(false))
+	cmd := m.update(keyMsg("M"))
+	m.update(keyMsg("esc"))
+	run(t, m, cmd)
+	if s := m.statusText(); !strings.HasPrefix(s, "cancelled:") {
+		t.Fatalf("esc should say it cancelled, status %q", s)
+	}
+	press(t, m, "m")
+	if s := frame(m); strings.Contains(s, "cancelled:") {
+		t.Fatalf("a successful m left the cancelled hint:\n%s", s)
+	}
+}

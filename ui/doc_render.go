@@ -397,11 +397,11 @@ func (d *documentScreen) contentView(w, h int) []string {
 	}
 	head := fmt.Sprintf(" %s · page %d/%d", sanitizeLine(title), d.page+1, len(d.pages))
 	if pu.loaded() {
-		head += fmt.Sprintf(" · %d elements", len(pu.p.Elements))
+		head += " · " + counted(len(pu.p.Elements), "element", "elements")
 		var ks []string
 		for _, c := range []string{dpe.CategoryTable, dpe.CategoryImage, dpe.CategoryTitle} {
 			if n := pu.kinds[c]; n > 0 {
-				ks = append(ks, fmt.Sprintf("%d %s", n, strings.ToLower(c)))
+				ks = append(ks, counted(n, strings.ToLower(c), strings.ToLower(c)+"s"))
 			}
 		}
 		if len(ks) > 0 {

@@ -141,7 +141,7 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 		cmds = append(cmds, d.showHit())
 	}
 	if msg.next >= 0 && !d.search.capped {
-		e.progress(msg.id, fmt.Sprintf("page %d/%d · %d hits", msg.next, len(d.pages), len(d.search.hits)))
+		e.progress(msg.id, fmt.Sprintf("page %d/%d · %s", msg.next, len(d.pages), counted(len(d.search.hits), "hit", "hits")))
 		return tea.Batch(append(cmds, e.step(msg.id, d.searchStep(msg.query, msg.next)))...)
 	}
 	e.ops.done(msg.id)
@@ -153,7 +153,7 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 	case d.search.capped:
 		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%d+ matches for %q (stopped at %d) · n/N move · S lists", maxHits, q, maxHits)))
 	default:
-		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%d matches for %q · n/N move · S lists", len(d.search.hits), q)))
+		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%s for %q · n/N move · S lists", counted(len(d.search.hits), "match", "matches"), q)))
 	}
 	return tea.Batch(cmds...)
 }

@@ -232,7 +232,7 @@ func (v *officeScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return v.load()
 	case matches(msg, k.Filter):
 		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
-			return strconv.Itoa(len(v.visible())) + " match", true
+			return counted(len(v.visible()), "match", "matches"), true
 		}})
 	case matches(msg, k.Enter, k.Right):
 		if len(vis) == 0 || v.list.cur >= len(vis) {

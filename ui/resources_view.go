@@ -208,7 +208,7 @@ func (v *resourcesScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return v.e.ask(popMsg{})
 	case matches(msg, k.Filter):
 		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
-			return strconv.Itoa(len(v.visible)) + " match", true
+			return counted(len(v.visible), "match", "matches"), true
 		}})
 	case matches(msg, k.ToggleScheme):
 		v.showAll = !v.showAll
@@ -317,7 +317,7 @@ func (v *resourcesScreen) counter() string {
 	}
 	s += "   [" + scope + "]"
 	if v.filter != "" {
-		s += fmt.Sprintf("   filter %q: %d match", sanitizeLine(v.filter), len(v.visible))
+		s += fmt.Sprintf("   filter %q: %s", sanitizeLine(v.filter), counted(len(v.visible), "match", "matches"))
 	}
 	if v.loadOp != 0 {
 		s = v.e.spin.View() + " " + s

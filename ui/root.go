@@ -325,6 +325,11 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.copyMenu = nil
 		return m.copyChoice(c, msg)
 	}
+	if e.status.kind == statusInfo {
+		// A hint answers the key that caused it ("end of page 3",
+		// "cancelled: …"); the next key makes it stale.
+		e.status = statusLine{id: e.status.id + 1}
+	}
 	armed := m.quitArmed
 	m.quitArmed = false
 	switch {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -196,7 +195,7 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return loadConfig(e, v.computer)
 	case matches(msg, k.Filter):
 		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
-			return strconv.Itoa(len(v.visible())) + " match", true
+			return counted(len(v.visible()), "match", "matches"), true
 		}})
 	case matches(msg, k.Enter, k.Right):
 		if len(vis) == 0 || v.list.cur >= len(vis) {
@@ -401,5 +400,5 @@ func (v *serversScreen) statusText(w int) string {
 	if v.filter == "" {
 		return ""
 	}
-	return clip(v.e.st.info.Render(fmt.Sprintf(" filter %q: %d match", sanitizeLine(v.filter), len(v.visible())))+v.e.st.dim.Render(" · esc clears"), w)
+	return clip(v.e.st.info.Render(fmt.Sprintf(" filter %q: %s", sanitizeLine(v.filter), counted(len(v.visible()), "match", "matches")))+v.e.st.dim.Render(" · esc clears"), w)
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -40,6 +41,14 @@ func fit(s string, w int) string {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s + strings.Repeat(" ", w-sw)
+}
+
+// counted is "1 match" or "3 matches": n and the word in its number.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // clip truncates s to at most w cells without padding.
