@@ -498,7 +498,7 @@ func TestTools_SchemasAndErrors(t *testing.T) {
 	if err := json.Unmarshal(b, &fr); err != nil || len(fr.Hits) != 1 || fr.Hits[0].ElementID != "t1" {
 		t.Fatalf("structured content %s: %v", b, err)
 	}
-	if txt := res.Content[0].(*mcp.TextContent).Text; txt != "1 hit(s) of 1; indexed: 3/3 documents" {
+	if txt := res.Content[0].(*mcp.TextContent).Text; txt != "1 hit of 1; indexed: 3/3 documents" {
 		t.Errorf("text content %q", txt)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolListDocuments, Arguments: map[string]any{"sort": "page_count", "order": "desc", "limit": 1}})

@@ -31,7 +31,7 @@ func (f *Finder) AddTools(srv *mcp.Server) {
 			return nil, FindResult{}, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
-			Text: fmt.Sprintf("%d hit(s) of %d; %s", len(res.Hits), res.Total, res.Indexed),
+			Text: fmt.Sprintf("%s of %d; %s", count(len(res.Hits), "hit"), res.Total, res.Indexed),
 		}}}, *res, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{
@@ -45,7 +45,15 @@ func (f *Finder) AddTools(srv *mcp.Server) {
 			return nil, ListResult{}, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
-			Text: fmt.Sprintf("%d document(s) of %d; %s", len(res.Documents), res.Total, res.Indexed),
+			Text: fmt.Sprintf("%s of %d; %s", count(len(res.Documents), "document"), res.Total, res.Indexed),
 		}}}, *res, nil
 	})
+}
+
+// count is "1 hit", "2 hits".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -148,7 +148,7 @@ func runFind(ctx context.Context, f *findFlags, pos []string, stdout, stderr io.
 		return nil
 	}
 	if f.Open > len(hits) {
-		return fmt.Errorf("--open %d: there are %d hit(s)", f.Open, len(hits))
+		return fmt.Errorf("--open %d: there are %s", f.Open, plural(len(hits), "hit"))
 	}
 	return openHit(ctx, &f.globalFlags, c, t, hits[f.Open-1], stdout)
 }

@@ -175,7 +175,7 @@ func TestFind_AcrossComputers(t *testing.T) {
 		t.Errorf("delta: %q, want \"no Finder\"", got["delta"])
 	}
 	for _, name := range []string{"alpha", "beta", "gamma"} {
-		if !strings.Contains(got[name], " hit(s) of ") || !strings.Contains(got[name], "; indexed: ") {
+		if !(strings.Contains(got[name], " hits of ") || strings.Contains(got[name], " hit of ")) || !strings.Contains(got[name], "; indexed: ") {
 			t.Errorf("%s: %q", name, got[name])
 		}
 	}
