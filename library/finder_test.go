@@ -342,4 +342,16 @@ func TestFinderListsReadPageCount(t *testing.T) {
 	if len(out.Documents) != 2 || out.Documents[0].Name != "libtasn1.pdf" || out.Documents[0].PageCount != 36 {
 		t.Fatalf("by page_count: %+v", out.Documents)
 	}
+	// resources/list too: the conversion the index made refined it.
+	lr, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range lr.Resources {
+		if r.URI == "dpe://org.example.docs/libtasn1.pdf" {
+			if pc, _ := r.Meta["page_count"].(float64); pc != 36 {
+				t.Errorf("resources/list _meta.page_count %v, want 36", r.Meta["page_count"])
+			}
+		}
+	}
 }
