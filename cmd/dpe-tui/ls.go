@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/client"
@@ -305,7 +305,11 @@ func onlyNonDPE(err error, shown, hidden int) error {
 type table struct {
 	json bool
 	w    io.Writer
-	tw   *tabwriter.Writer
+	// rows wait for flush, which pads every column to its widest cell
+	// in display cells (ansi.StringWidth: wide and combining characters
+	// count as the terminal draws them, which tabwriter's rune count
+	// does not).
+	rows [][]string
 	enc  *json.Encoder
 	// cols is the header, printed before the first row: a listing with
 	// no rows prints nothing at all.
@@ -316,8 +320,6 @@ func newTable(w io.Writer, asJSON bool) *table {
 	t := &table{json: asJSON, w: w}
 	if asJSON {
 		t.enc = json.NewEncoder(w)
-	} else {
-		t.tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	}
 	return t
 }
@@ -336,7 +338,7 @@ func (t *table) row(obj any, cells ...string) {
 		return
 	}
 	if t.cols != nil {
-		fmt.Fprintln(t.tw, strings.Join(t.cols, "\t"))
+		t.rows = append(t.rows, t.cols)
 		t.cols = nil
 	}
 	for i, c := range cells {
@@ -346,13 +348,37 @@ func (t *table) row(obj any, cells ...string) {
 		}
 		cells[i] = strings.ReplaceAll(c, "\t", " ")
 	}
-	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+	t.rows = append(t.rows, cells)
 }
 
+// flush prints the rows held, each column padded to its widest cell plus
+// two spaces; the last column is not padded.
 func (t *table) flush() {
-	if t.tw != nil {
-		t.tw.Flush()
+	if len(t.rows) == 0 {
+		return
 	}
+	var widths []int
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range t.rows {
+		b.Reset()
+		for i, c := range r {
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+2))
+			}
+		}
+		b.WriteByte('\n')
+		_, _ = io.WriteString(t.w, b.String())
+	}
+	t.rows = t.rows[:0]
 }
 
 // lsComputer, lsServer and lsResource are the JSON lines of ls --json:
