@@ -149,7 +149,8 @@ func resolvePath(opt Options, name string) (string, error) {
 // writeNew writes data to a new file; it never overwrites, so a name typed
 // by mistake cannot destroy a file.
 func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// 0600 like `get -o`: what is saved came from a peer and may be private.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("%s already exists; choose another name", path)

@@ -230,7 +230,8 @@ func imageDocument(ctx context.Context, id int, uri, server string, c LocalConte
 			"elements": []any{map[string]any{
 				"element_id": "image-1", "category": "Image", "doc_ref": name, "page_index": 0,
 				"text":         fmt.Sprintf("%s, read from MCP server %s", uri, server),
-				"ele_metadata": map[string]any{"image_base64": c.Blob, "image_mime_type": mt},
+				// uri names the file s proposes: the URI's last segment.
+				"ele_metadata": map[string]any{"image_base64": c.Blob, "image_mime_type": mt, "uri": uri},
 			}},
 		}},
 	}

@@ -195,11 +195,21 @@ func TestLocal_EnterReadsNonDPEResources(t *testing.T) {
 	if err != nil || !bytes.Equal(data, []byte{0, 1, 2, 0xff, 'h', 'i'}) {
 		t.Fatalf("saved blob: %q, %v", data, err)
 	}
+	if fi, err := os.Stat(filepath.Join(opt.SaveDir, "42")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("saved blob mode %v (%v), want 0600 like get -o", fi.Mode().Perm(), err)
+	}
 	s.keys("esc")
 
 	s.keys("down", "enter") // pixel.png
 	s.waitFor("test://static/pixel.png, read from MCP server files")
 	s.waitUntil("a preview", func(fr string) bool { return strings.Contains(fr, "▀") || strings.Contains(fr, "▄") })
+	s.keys("s")
+	s.waitFor("save image as pixel.png")
+	s.keys("enter")
+	s.waitFor("image written to")
+	if fi, err := os.Stat(filepath.Join(opt.SaveDir, "pixel.png")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("saved image: %v, want pixel.png with mode 0600", err)
+	}
 	s.final()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -251,6 +261,40 @@ func TestLocal_OpenBarReadsAnyURI(t *testing.T) {
 	s.waitFor("content written to")
 	if data, err := os.ReadFile(filepath.Join(opt.SaveDir, "7")); err != nil || string(data) != "seven" {
 		t.Fatalf("saved: %q %v", data, err)
+	}
+	s.final()
+}
+
+// A failed server's row starts in the same column as the others, and the
+// "failed to start" status goes when the cursor leaves its row.
+func TestLocal_FailedRowAlignedAndItsStatusLeavesWithTheCursor(t *testing.T) {
+	f, l := localOffice(t)
+	opt := testOptions(f)
+	opt.Width, opt.Height = 100, 30
+	opt.Local = l
+	s := start(t, opt)
+	s.waitFor("local")
+	s.keys("enter")
+	s.waitFor("1 failed")
+	s.keys("down", "down", "enter")
+	s.waitFor("server broken failed to start")
+	s.keys("down")
+	var fr string
+	s.waitUntil("the status gone", func(f string) bool {
+		fr = f
+		return !strings.Contains(f, "server broken failed to start")
+	})
+	col := func(name string) int {
+		for _, l := range strings.Split(fr, "\n") {
+			if i := strings.Index(l, name+" "); i >= 0 && strings.Contains(l, "stdio") {
+				return len([]rune(l[:i]))
+			}
+		}
+		t.Fatalf("no row for %s:\n%s", name, fr)
+		return -1
+	}
+	if b, fl := col("broken"), col("files"); b != fl {
+		t.Fatalf("the failed row starts at column %d, the others at %d:\n%s", b, fl, fr)
 	}
 	s.final()
 }

@@ -21,7 +21,10 @@ type serversScreen struct {
 	cfg      *client.Config
 	list     scroller
 	err      string
-	filter   string
+	// rowErr is the status id of the failure enter showed for a row; it
+	// is cleared when the cursor leaves that row.
+	rowErr int
+	filter string
 	// gone is set when the computer left the office: the screen says so
 	// and offers to go back.
 	gone bool
@@ -181,7 +184,11 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	e := v.e
 	k := e.keys
 	vis := v.visible()
-	if v.list.nav(k, msg, len(vis), e.bodyHeight()-1) {
+	if cur := v.list.cur; v.list.nav(k, msg, len(vis), e.bodyHeight()-1) {
+		if v.list.cur != cur && v.rowErr != 0 && e.status.id == v.rowErr {
+			// The row's failure was about the row left behind.
+			e.status = statusLine{id: e.status.id + 1}
+		}
 		return nil
 	}
 	switch {
@@ -211,7 +218,9 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			case st.Status == LocalStarting:
 				return e.info("server " + name + " is still starting")
 			case st.Status == LocalFailed:
-				return e.setStatus(statusErr, "server "+name+" failed to start: "+sanitizeLine(st.Err))
+				cmd := e.setStatus(statusErr, "server "+name+" failed to start: "+sanitizeLine(st.Err))
+				v.rowErr = e.status.id
+				return cmd
 			case st.Status == LocalReady && st.NoResources:
 				return e.info("server " + name + " has no resources capability (its tools still work)")
 			}
@@ -312,7 +321,7 @@ func (v *serversScreen) View(w, h int) []string {
 		row := joinCols(cols, []string{sanitizeLine(r.name()), sanitizeLine(r.typ()), state, end})
 		line := listRow(st, row, i == v.list.cur, r.disabled() || v.gone, w)
 		if r.state != nil && r.state.Status == LocalFailed && i != v.list.cur {
-			line = st.errText.Render(clip(" "+row, w))
+			line = "  " + st.errText.Render(clip(row, w-2)) // the same margin as listRow
 		}
 		lines = append(lines, line)
 	}
