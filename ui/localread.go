@@ -229,7 +229,7 @@ func imageDocument(ctx context.Context, id int, uri, server string, c LocalConte
 			"page_index": 0, "title": name, "doc_ref": name,
 			"elements": []any{map[string]any{
 				"element_id": "image-1", "category": "Image", "doc_ref": name, "page_index": 0,
-				"text":         fmt.Sprintf("%s, read from MCP server %s", uri, server),
+				"text": fmt.Sprintf("%s, read from MCP server %s", uri, server),
 				// uri names the file s proposes: the URI's last segment.
 				"ele_metadata": map[string]any{"image_base64": c.Blob, "image_mime_type": mt, "uri": uri},
 			}},
