@@ -38,10 +38,14 @@ const (
 	DefaultStartParallel = 4
 )
 
+// TypeInProcess is ServerState.Type of a server served in this process
+// (AddInProcess, such as a folder's library).
+const TypeInProcess = "in-process"
+
 // ServerState is one server's row in the servers screen.
 type ServerState struct {
 	Name   string
-	Type   string // stdio, streamable or sse
+	Type   string // stdio, streamable, sse or TypeInProcess
 	Status ServerStatus
 	// Err is why a failed server failed, one line, secrets masked.
 	Err string
@@ -67,6 +71,11 @@ func (c *Computer) ServerStates() []ServerState {
 
 func (s *mcpServer) state() ServerState {
 	st := ServerState{Name: s.cfg.Name, Type: s.cfg.Type}
+	if s.raw != nil {
+		// Its config says stdio (the wire has no other word for it), but
+		// no process runs: the server is served in this process.
+		st.Type = TypeInProcess
+	}
 	switch {
 	case s.start.err != "":
 		st.Status, st.Err = ServerFailed, s.start.err

@@ -14,8 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
+	"github.com/dpe-tui/dpe-tui/stack"
 )
 
 type lsFlags struct {
@@ -130,8 +132,16 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 		return nil
 	}
 
+	// The user's own computer is in this process: its servers' start-up
+	// states are known (the wire has none).
+	local := map[string]computer.ServerState{}
+	if t.demo != nil && t.demo.Local() != nil {
+		for _, s := range t.demo.Local().States() {
+			local[s.Name] = s
+		}
+	}
 	if what == "servers" {
-		out.header("COMPUTER", "SERVER", "TYPE", "DISABLED")
+		out.header("COMPUTER", "SERVER", "TYPE", "DISABLED", "STATE")
 	} else {
 		out.header("COMPUTER", "SERVER", "URI", "NAME", "MIME", "PAGES", "TYPE", "KEYWORDS", "MODIFIED", "SIZE")
 	}
@@ -156,8 +166,18 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 			}
 			matched = true
 			if what == "servers" {
-				out.row(lsServer{Computer: sanitize.Text(comp.Name), Server: sanitize.Text(srv.Name), Type: sanitize.Text(string(srv.Type)), Disabled: srv.Disabled},
-					comp.Name, srv.Name, srv.Type, strconv.FormatBool(srv.Disabled))
+				typ, state := string(srv.Type), ""
+				if ls, ok := local[srv.Name]; ok && comp.Name == stack.ComputerLocal {
+					typ, state = ls.Type, localState(ls)
+					if ls.Status == computer.ServerFailed {
+						fmt.Fprintf(stderr, "dpe-tui: server %s on %s failed: %s\n", sanitize.Line(srv.Name), comp.Name, sanitize.Line(ls.Err))
+						for _, l := range lastLines(ls.StderrTail, 5) {
+							fmt.Fprintf(stderr, "dpe-tui:   %s\n", sanitize.Line(l))
+						}
+					}
+				}
+				out.row(lsServer{Computer: sanitize.Text(comp.Name), Server: sanitize.Text(srv.Name), Type: sanitize.Text(typ), Disabled: srv.Disabled, State: state},
+					comp.Name, srv.Name, typ, strconv.FormatBool(srv.Disabled), state)
 				st.listed++
 				continue
 			}
@@ -394,6 +414,30 @@ type lsServer struct {
 	Server   string `json:"server"`
 	Type     string `json:"type"`
 	Disabled bool   `json:"disabled"`
+	// State is a local server's start-up state; "" for a remote one.
+	State string `json:"state,omitempty"`
+}
+
+// localState is a local server's STATE cell.
+func localState(s computer.ServerState) string {
+	if s.Status == computer.ServerReady && s.NoResources {
+		return "no resources"
+	}
+	return string(s.Status)
+}
+
+// lastLines are the last n non-empty lines of s.
+func lastLines(s string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
 }
 
 type lsResource struct {
