@@ -123,7 +123,7 @@ func TestTUI_EndToEndInTmux(t *testing.T) {
 	s.keys("/")
 	s.text("turbidity")
 	s.keys("Enter")
-	s.waitFor("search result", `matches for "turbidity"`)
+	s.waitFor("search result", `for "turbidity" · n/N move`)
 	s.keys("n")
 	s.waitFor("match counter", "1/1", "page 4/11")
 
