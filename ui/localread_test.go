@@ -298,3 +298,17 @@ func TestLocal_FailedRowAlignedAndItsStatusLeavesWithTheCursor(t *testing.T) {
 	}
 	s.final()
 }
+
+// The local computer's office row counts what its servers' states say,
+// not get_config's enabled flags, and follows them live.
+func TestLocal_OfficeRowCountsTheStates(t *testing.T) {
+	f, l := localOffice(t)
+	opt := testOptions(f)
+	opt.Width, opt.Height = 160, 30
+	opt.Local = l
+	s := start(t, opt)
+	s.waitFor("1 ready · 1 starting · 1 failed · 1 disabled")
+	l.set(1, LocalServerState{Name: "slow", Type: "stdio", Status: LocalFailed, Err: "boom"}, true)
+	s.waitFor("1 ready · 2 failed · 1 disabled")
+	s.final()
+}

@@ -25,6 +25,10 @@ type officeScreen struct {
 	// one more when it answers.
 	compOp     int
 	compQueued bool
+	// local is the local computer's server states (localStatesMsg): its
+	// row counts what they say, not get_config's enabled flags.
+	local                    []LocalServerState
+	localWatching, localDone bool
 }
 
 type computerRow struct {
@@ -103,6 +107,19 @@ func (v *officeScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		return v, v.answered(msg.id)
 	case configMsg:
 		v.setConfig(msg.computer, msg.cfg, msg.err)
+		if l := v.e.localFor(msg.computer); l != nil && !v.localWatching && !v.localDone {
+			v.localWatching = true
+			return v, watchLocal(v.e, l, v, true)
+		}
+	case localStatesMsg:
+		if msg.owner != any(v) {
+			return v, nil
+		}
+		v.local, v.localDone, v.localWatching = msg.states, msg.done, false
+		if l := v.e.opt.Local; l != nil && !msg.done {
+			v.localWatching = true
+			return v, watchLocal(v.e, l, v, false)
+		}
 	case client.NotifyEvent:
 		return v, v.onNotify(msg)
 	case reconnectedMsg:
@@ -288,6 +305,9 @@ func (v *officeScreen) View(w, h int) []string {
 			}
 			count = strconv.Itoa(len(r.cfg.Servers))
 			status = fmt.Sprintf("%d enabled", enabled)
+			if v.local != nil && v.e.localFor(r.info.Name) != nil {
+				count, status = strconv.Itoa(len(v.local)), localCounts(v.local)
+			}
 		}
 		ver := r.info.A2CVersion
 		if ver == "" {
@@ -346,4 +366,23 @@ func officeName(e *env) string {
 		return ""
 	}
 	return e.agent.Office()
+}
+
+// localCounts says how many of the local servers are in each state, as
+// the states say ("3 ready · 3 failed").
+func localCounts(states []LocalServerState) string {
+	n := map[string]int{}
+	for _, s := range states {
+		n[s.Status]++
+	}
+	var parts []string
+	for _, k := range []string{LocalReady, LocalStarting, LocalFailed, LocalDisabled} {
+		if n[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+		}
+	}
+	if len(parts) == 0 {
+		return "no servers"
+	}
+	return strings.Join(parts, " · ")
 }
