@@ -50,11 +50,7 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 	_, cmd := e.start("opening "+sanitizeLine(uri), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
 		msg := doOpen(ctx, id, o, buf, uri, func(ctx context.Context) (*dpe.Opened, error) { return o.Open(ctx, uri) })
-		if om, ok := msg.(openedMsg); ok {
-			om.res, om.origin, om.at = res, origin, at
-			return om
-		}
-		return msg
+		return stampOpened(msg, func(om *openedMsg) { om.res, om.origin, om.at = res, origin, at })
 	})
 	return cmd
 }
@@ -71,16 +67,31 @@ func (m *model) openTarget(target string) tea.Cmd {
 	id, cmd := e.start("opening "+sanitizeLine(target), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
 		msg := doOpen(ctx, id, o, buf, access, func(ctx context.Context) (*dpe.Opened, error) { return o.OpenAccess(ctx, access) })
-		if om, ok := msg.(openedMsg); ok {
-			om.target = target
-			return om
-		}
-		return msg
+		return stampOpened(msg, func(om *openedMsg) { om.target = target })
 	})
 	if s, ok := m.top().(*openingScreen); ok {
 		s.id = id
 	}
 	return cmd
+}
+
+// stampOpened applies set to the openedMsg an open answers with, whether
+// it comes whole or as page 1 first (firstPageMsg) and the whole after it,
+// so where the open came from (a listing entry, a Finder hit's page, a
+// target) survives both steps.
+func stampOpened(msg tea.Msg, set func(*openedMsg)) tea.Msg {
+	switch om := msg.(type) {
+	case openedMsg:
+		set(&om)
+		return om
+	case firstPageMsg:
+		set(&om.openedMsg)
+		if rest := om.rest; rest != nil {
+			om.rest = func() tea.Msg { return stampOpened(rest(), set) }
+		}
+		return om
+	}
+	return msg
 }
 
 // tracedOpener is a copy of o for one command: its trace events and
