@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -42,7 +41,7 @@ func (e *ConfigError) Error() string {
 	return who + ": " + e.Reason
 }
 
-// LoadConfigFile reads a Computer config file (JSON):
+// ParseConfig parses a Computer config file (JSON):
 //
 //	{"servers": {"name": MCPServerConfig, ...}, "inputs": [MCPServerInput, ...]}
 //
@@ -52,20 +51,8 @@ func (e *ConfigError) Error() string {
 // "servers" may also be a list of MCPServerConfig (each with "name"), and the
 // whole file may be just that list. Map order is kept: it is the
 // registration order, which decides first-registered-wins host routing.
-// Every server is validated (ValidateServerConfig).
-func LoadConfigFile(path string) ([]protocol.MCPServerConfig, []protocol.MCPServerInput, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read mcp config: %w", err)
-	}
-	servers, inputs, err := ParseConfig(data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return servers, inputs, nil
-}
-
-// ParseConfig is LoadConfigFile on bytes.
+// Every server is validated (ValidateServerConfig). The file itself is
+// read by stack (regular files only, bounded), so a FIFO never blocks.
 func ParseConfig(data []byte) ([]protocol.MCPServerConfig, []protocol.MCPServerInput, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {

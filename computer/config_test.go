@@ -247,3 +247,13 @@ func TestParseConfig_CommonShapeErrors(t *testing.T) {
 		})
 	}
 }
+
+// LoadConfigFile reads and parses a config file for these tests (the
+// product reads the file in stack: regular files only, bounded).
+func LoadConfigFile(path string) ([]protocol.MCPServerConfig, []protocol.MCPServerInput, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ParseConfig(data)
+}

@@ -225,6 +225,17 @@ func loadConfigs(paths []string) ([]protocol.MCPServerConfig, []protocol.MCPServ
 	return servers, inputs, notes, nil
 }
 
+// LoadMCPConfig reads one MCP config file (any of the shapes
+// computer.ParseConfig accepts) the way every local read is done: regular
+// files only, bounded. Errors are *ConfigError, naming the file once.
+func LoadMCPConfig(p string) ([]protocol.MCPServerConfig, []protocol.MCPServerInput, error) {
+	s, in, err := loadConfig(p)
+	if err != nil {
+		return nil, nil, &ConfigError{Path: p, Err: err}
+	}
+	return s, in, nil
+}
+
 // loadConfig reads and parses one config file. Its errors do not name the
 // file (ConfigError does).
 func loadConfig(p string) ([]protocol.MCPServerConfig, []protocol.MCPServerInput, error) {

@@ -219,7 +219,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 		inputs []protocol.MCPServerInput
 	)
 	if opt.MCPConfig != "" {
-		if extra, inputs, err = computer.LoadConfigFile(opt.MCPConfig); err != nil {
+		if extra, inputs, err = LoadMCPConfig(opt.MCPConfig); err != nil {
 			return nil, fmt.Errorf("--mcp-config: %w", err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/stack"
 )
 
 type computerFlags struct {
@@ -110,7 +111,7 @@ func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, 
 		inputs []protocol.MCPServerInput
 	)
 	if mcpConfig != "" {
-		if extra, inputs, err = computer.LoadConfigFile(mcpConfig); err != nil {
+		if extra, inputs, err = stack.LoadMCPConfig(mcpConfig); err != nil {
 			return fmt.Errorf("--mcp-config: %w", err)
 		}
 	}
