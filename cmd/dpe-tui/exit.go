@@ -29,6 +29,9 @@ const (
 	// exitNothingListed: ls reached the office, but every server it
 	// asked was skipped (each with a note on stderr).
 	exitNothingListed = 6
+	// exitIncomplete: find found nothing, and at least one Finder
+	// answered from an index still being built, so the answer may change.
+	exitIncomplete = 7
 )
 
 // exitError ends a command with code; msg, when set, is printed as the

@@ -170,9 +170,6 @@ func openHit(ctx context.Context, g *globalFlags, c *client.Client, t *target, h
 	return printGet(ctx, opener, op, h.Page, "text", w)
 }
 
-// exitIncomplete: find found nothing, and at least one Finder answered
-// from an index still being built, so the answer may change.
-const exitIncomplete = 7
 
 // findPoll is how often findComplete asks again.
 const findPoll = 100 * time.Millisecond
