@@ -170,7 +170,6 @@ func openHit(ctx context.Context, g *globalFlags, c *client.Client, t *target, h
 	return printGet(ctx, opener, op, h.Page, "text", w)
 }
 
-
 // findPoll is how often findComplete asks again.
 const findPoll = 100 * time.Millisecond
 
