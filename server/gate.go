@@ -8,6 +8,7 @@ import (
 	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/dpe-tui/dpe-tui/internal/rawack"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -101,7 +102,7 @@ type gatedDecoder struct {
 }
 
 func (d *gatedDecoder) Add(data any) error {
-	pkt, ok, err := rawAck(data)
+	pkt, ok, err := rawack.Read(data, protocol.Namespace)
 	if err != nil {
 		return err
 	}

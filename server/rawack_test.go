@@ -11,6 +11,7 @@ import (
 	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/dpe-tui/dpe-tui/internal/rawack"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -90,14 +91,14 @@ func TestRoute_RelaysAckBytesVerbatim(t *testing.T) {
 	}
 }
 
-// An ack over maxAckArgs arguments is a protocol violation: the computer's
+// An ack over rawack.MaxArgs arguments is a protocol violation: the computer's
 // connection closes and the agent is answered 500 at once, not left waiting.
 func TestRoute_AckWithTooManyArgumentsClosesTheComputer(t *testing.T) {
 	_, base := startServer(t, Options{})
 	agent := mustDial(t, base, peerConfig{Role: protocol.RoleAgent})
 	comp := mustDial(t, base, peerConfig{Role: protocol.RoleComputer})
 	comp.answer(protocol.EventGetConfig, func(map[string]any) []any {
-		out := make([]any, maxAckArgs+1)
+		out := make([]any, rawack.MaxArgs+1)
 		for i := range out {
 			out[i] = i
 		}
@@ -138,10 +139,10 @@ func TestRawAck_ParsesOnlyTextAcksForSMCP(t *testing.T) {
 		{name: "trailing bytes", in: `3/smcp,1[1]x`},
 		{name: "two arrays", in: `3/smcp,1[1][2]`},
 		{name: "binary", in: []byte(`3/smcp,1[1]`)},
-		{name: "too many", in: `3/smcp,1[` + strings.Repeat("0,", maxAckArgs) + `0]`, ok: true, err: errTooManyAckArgs},
+		{name: "too many", in: `3/smcp,1[` + strings.Repeat("0,", rawack.MaxArgs) + `0]`, ok: true, err: rawack.ErrTooManyArgs},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pkt, ok, err := rawAck(tc.in)
+			pkt, ok, err := rawack.Read(tc.in, protocol.Namespace)
 			if ok != tc.ok || !errors.Is(err, tc.err) {
 				t.Fatalf("ok %v err %v, want %v %v", ok, err, tc.ok, tc.err)
 			}

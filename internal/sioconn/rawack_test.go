@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +14,8 @@ import (
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
+
+	"github.com/dpe-tui/dpe-tui/internal/rawack"
 )
 
 // ackServer is a plain zishang520 server on /smcp: "answer" acks with the
@@ -145,7 +146,7 @@ func TestRawAckParser_AcksRawEventsDecoded(t *testing.T) {
 	}
 }
 
-// An ack with more than MaxRawAckArgs arguments is a parse error: the wait
+// An ack with more than rawack.MaxArgs arguments is a parse error: the wait
 // fails as a lost connection, which comes back by itself; an ack at the
 // bound is read.
 func TestRawAckParser_TooManyArgumentsDropsTheConnection(t *testing.T) {
@@ -153,53 +154,11 @@ func TestRawAckParser_TooManyArgumentsDropsTheConnection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	c, _ := dialRaw(t, url, Options{Parser: RawAckParser(protocol.Namespace), ConnectTimeout: 5 * time.Second})
-	if got, err := c.EmitWithAck(ctx, 5*time.Second, "many", MaxRawAckArgs); err != nil || len(got) != MaxRawAckArgs {
+	if got, err := c.EmitWithAck(ctx, 5*time.Second, "many", rawack.MaxArgs); err != nil || len(got) != rawack.MaxArgs {
 		t.Fatalf("at the bound: %d args, %v", len(got), err)
 	}
-	if _, err := c.EmitWithAck(ctx, 5*time.Second, "many", MaxRawAckArgs+1); !errors.Is(err, ErrConnectionLost) {
+	if _, err := c.EmitWithAck(ctx, 5*time.Second, "many", rawack.MaxArgs+1); !errors.Is(err, ErrConnectionLost) {
 		t.Fatalf("over the bound: err = %v, want ErrConnectionLost", err)
 	}
 	eventually(t, "reconnected", c.Connected)
-}
-
-func TestSplitJSONArray(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []string
-		ok   bool
-	}{
-		{`[]`, []string{}, true},
-		{` [ 1 , "a,b" ,{"k":[1,2]}, "\"],", null ] `, []string{`1`, `"a,b"`, `{"k":[1,2]}`, `"\"],"`, `null`}, true},
-		{`["\\",2]`, []string{`"\\"`, `2`}, true},
-		{`[1,]`, nil, false},
-		{`{"a":1}`, nil, false},
-		{`[1] 2`, nil, false},
-		{``, nil, false},
-	} {
-		args, ok, err := SplitJSONArray([]byte(tc.in), 8)
-		if ok != tc.ok {
-			t.Errorf("%s: ok = %v, want %v", tc.in, ok, tc.ok)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v", tc.in, err)
-			continue
-		}
-		var got []string
-		for _, a := range args {
-			got = append(got, string(a.(json.RawMessage)))
-		}
-		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
-			t.Errorf("%s: %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if _, ok, err := SplitJSONArray([]byte(`[1,2,3,4,5]`), 4); !ok || !errors.Is(err, ErrTooManyAckArgs) {
-		t.Errorf("5 of at most 4: ok %v err %v", ok, err)
-	}
-	if args, ok, err := SplitJSONArray([]byte(`[1,2,3,4]`), 4); !ok || err != nil || len(args) != 4 {
-		t.Errorf("4 of at most 4: %v %v %v", args, ok, err)
-	}
 }
