@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -409,7 +410,7 @@ func (p *parser) parse(f *File) error {
 		}
 		return &ParseError{File: p.file, Msg: err.Error()}
 	}
-	for _, k := range sortedKeys(raw) {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		v := raw[k]
 		switch k {
 		case "default":
@@ -423,7 +424,7 @@ func (p *parser) parse(f *File) error {
 			if !ok {
 				return p.errAt(toml.Key{k}, "want tables [profiles.NAME], have %s", typeName(v))
 			}
-			for _, name := range sortedKeys(tab) {
+			for _, name := range slices.Sorted(maps.Keys(tab)) {
 				prof, err := p.profile(name, tab[name])
 				if err != nil {
 					return err
@@ -452,7 +453,7 @@ func (p *parser) profile(name string, v any) (Profile, error) {
 		return Profile{}, p.errAt(base, "a profile needs a non-blank name")
 	}
 	prof := Profile{Name: name}
-	for _, k := range sortedKeys(tab) {
+	for _, k := range slices.Sorted(maps.Keys(tab)) {
 		key := append(slices.Clone(base), k)
 		v := tab[k]
 		str := func(dst *string) error {
@@ -580,15 +581,6 @@ func duplicateKey(msg string) (string, bool) {
 	}
 	key, ok := strings.CutSuffix(strings.TrimSuffix(rest, "."), "' has already been defined")
 	return key, ok && key != ""
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func typeName(v any) string {
