@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 	"github.com/dpe-tui/dpe-tui/internal/sioconn"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -56,7 +57,7 @@ func decodeAck(event, computer string, args []any, out any) (json.RawMessage, er
 	if !isObj {
 		return raw, &MalformedAckError{Event: event, Reason: "want a JSON object, got " + protocol.JSONKind(v)}
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := jsonfast.Unmarshal(raw, out); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if _, lenient := out.(lenientAck); !lenient || !errors.As(err, &typeErr) {
 			return raw, &MalformedAckError{Event: event, Reason: oneLine(err.Error())}
@@ -84,7 +85,7 @@ func ackValue(args []any) (any, bool) {
 				return json.RawMessage(t), true
 			}
 			var v any
-			if json.Unmarshal(t, &v) != nil {
+			if jsonfast.Unmarshal(t, &v) != nil {
 				return nil, false
 			}
 			args = append([]any{v}, args[1:]...)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -187,10 +188,10 @@ func ParseResourceMeta(meta, annotations json.RawMessage) ResourceMeta {
 		Audience     any `json:"audience"`
 	}
 	if len(meta) > 0 {
-		_ = json.Unmarshal(meta, &m)
+		_ = jsonfast.Unmarshal(meta, &m)
 	}
 	if len(annotations) > 0 {
-		_ = json.Unmarshal(annotations, &a)
+		_ = jsonfast.Unmarshal(annotations, &a)
 	}
 	str := func(v any) string { s, _ := v.(string); return s }
 	var bad []string

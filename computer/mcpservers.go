@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 	"github.com/dpe-tui/dpe-tui/internal/version"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -437,7 +438,7 @@ func (r *rawResult) resources(n int) json.RawMessage {
 	var res struct {
 		Resources json.RawMessage `json:"resources"`
 	}
-	if json.Unmarshal(got, &res) != nil {
+	if jsonfast.Unmarshal(got, &res) != nil {
 		return nil
 	}
 	if t := bytes.TrimSpace(res.Resources); len(t) == 0 || t[0] != '[' || (n == 0 && string(t) != "[]") {

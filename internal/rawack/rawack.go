@@ -13,6 +13,8 @@ import (
 
 	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
 	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 )
 
 // MaxArgs bounds the arguments of one ack read by Read; an
@@ -81,11 +83,11 @@ func hasAckPrefix[T string | []byte](b T, nsp string) bool {
 // SplitJSONArray returns the elements of the JSON array b, each as the bytes
 // it was sent as (json.RawMessage, sharing b's memory). ok is false when b
 // is not one valid JSON array; err is ErrTooManyArgs past max elements.
-// One validity scan (json.Valid), then a split at the top-level commas: a
+// One validity scan (jsonfast.Valid), then a split at the top-level commas: a
 // decoder into json.RawMessage would scan each element twice and copy it.
 func SplitJSONArray(b []byte, max int) (args []any, ok bool, err error) {
 	b = bytes.TrimSpace(b)
-	if len(b) < 2 || b[0] != '[' || !json.Valid(b) {
+	if len(b) < 2 || b[0] != '[' || !jsonfast.Valid(b) {
 		return nil, false, nil
 	}
 	args = []any{}

@@ -1,0 +1,37 @@
+// Package jsonfast decodes JSON with encoding/json's results at several
+// times its speed, for the hot paths of a listing (every ack of every page
+// is validated and decoded at each hop).
+//
+// github.com/segmentio/encoding/json does the work; where it reports any
+// error, encoding/json decodes the same input again, so errors (their types
+// and texts) and the partial results encoding/json leaves on a type error
+// are exactly encoding/json's. On input both accept, the results are the
+// same: FuzzUnmarshal_SameAsEncodingJSON compares them.
+package jsonfast
+
+import (
+	"encoding/json"
+	"reflect"
+
+	segjson "github.com/segmentio/encoding/json"
+)
+
+// Valid reports whether data is one valid JSON value, as json.Valid does.
+func Valid(data []byte) bool { return segjson.Valid(data) }
+
+// Unmarshal is json.Unmarshal. v should hold a fresh value: after a failed
+// fast attempt, v is reset to the value it had (a shallow copy) and decoded
+// by encoding/json.
+func Unmarshal(data []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return json.Unmarshal(data, v)
+	}
+	saved := reflect.New(rv.Elem().Type()).Elem()
+	saved.Set(rv.Elem())
+	if segjson.Unmarshal(data, v) == nil {
+		return nil
+	}
+	rv.Elem().Set(saved)
+	return json.Unmarshal(data, v)
+}
