@@ -105,8 +105,8 @@ func (c *Computer) handleGetResources(ctx context.Context, raw json.RawMessage) 
 	if err != nil {
 		return mcpCallError(fmt.Sprintf("resources/list on %s", quoteTrunc(s.cfg.Name)), err)
 	}
-	if page.raw != nil {
-		return resourcesAck(page.raw, page.next, req.ReqID)
+	if page.rawPage != nil {
+		return resourcesAck(page.resources, page.next, req.ReqID)
 	}
 	list, err := page.wire()
 	if err != nil {

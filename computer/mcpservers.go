@@ -1,21 +1,17 @@
 package computer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 	"github.com/dpe-tui/dpe-tui/internal/version"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -52,12 +48,13 @@ type mcpServer struct {
 	scanned bool
 	// resources caches resources/list entries by URI: get_dpe builds the
 	// resolver's A2CResource input from them (dpe.md §Computer 处理流程 step 7).
-	// They are kept as go-sdk decoded them and converted to the wire shape
-	// only when get_dpe asks: a listing forwards raw JSON and converts none.
-	resources map[string]*mcp.Resource
+	// They are kept as listed (go-sdk's decoding, or the raw JSON of an
+	// in-process server) and converted to the wire shape only when get_dpe
+	// asks: a listing forwards raw JSON and converts none.
+	resources map[string]listedResource
 	// raw keeps the raw results of resources/list calls on transports that
 	// can (in-process); nil for the others.
-	raw *rawResults
+	raw *rawPages
 }
 
 func newMCPServer(cfg protocol.MCPServerConfig) *mcpServer {
@@ -82,36 +79,59 @@ func (s *mcpServer) hasHost(h string) bool {
 	return s.hosts[h]
 }
 
+// listedResource is one cached resources/list entry: decoded by go-sdk
+// (r), or raw JSON decoded as go-sdk would when asked for.
+type listedResource struct {
+	r   *mcp.Resource
+	raw json.RawMessage
+}
+
 func (s *mcpServer) cachedResource(uri string) (protocol.Resource, bool) {
 	s.mu.Lock()
-	r, ok := s.resources[uri]
+	lr, ok := s.resources[uri]
 	s.mu.Unlock()
 	if !ok {
 		return protocol.Resource{}, false
+	}
+	r := lr.r
+	if r == nil {
+		r = new(mcp.Resource)
+		if json.Unmarshal(lr.raw, r) != nil {
+			return protocol.Resource{}, false
+		}
 	}
 	pr, err := wireResource(r)
 	return pr, err == nil
 }
 
-// remember caches listed resources (none nil) and returns the dpe hosts
-// not seen before.
-func (s *mcpServer) remember(list []*mcp.Resource) []string {
+// remember caches a page's resources and returns the dpe hosts not seen
+// before.
+func (s *mcpServer) remember(p resourcePage) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.hosts == nil {
 		s.hosts = map[string]bool{}
-		s.resources = map[string]*mcp.Resource{}
+		s.resources = map[string]listedResource{}
 	}
 	var fresh []string
-	for _, r := range list {
-		if _, ok := s.resources[r.URI]; ok || len(s.resources) < maxCachedResources {
-			s.resources[r.URI] = r
+	keep := func(uri string, lr listedResource) {
+		if _, ok := s.resources[uri]; ok || len(s.resources) < maxCachedResources {
+			s.resources[uri] = lr
 		}
-		h := hostOf(r.URI)
+		h := hostOf(uri)
 		if h != "" && !s.hosts[h] {
 			s.hosts[h] = true
 			fresh = append(fresh, h)
 		}
+	}
+	if p.rawPage != nil {
+		for _, e := range p.entries {
+			keep(e.uri, listedResource{raw: e.raw})
+		}
+		return fresh
+	}
+	for _, r := range p.list {
+		keep(r.URI, listedResource{r: r})
 	}
 	return fresh
 }
@@ -179,8 +199,7 @@ func (c *Computer) AddInProcess(ctx context.Context, cfg protocol.MCPServerConfi
 	if !cfg.Disabled {
 		serverT, clientT := inProcessTransports()
 		// We own both ends: listings forward the server's raw JSON.
-		raw := &rawResults{Transport: clientT}
-		s.raw = raw
+		s.raw = clientT.raw()
 		// Like the client side (connect), the server session gets a
 		// context that lives as long as the Computer, not the call.
 		ss, err := srv.Connect(c.ctx, serverT, nil)
@@ -188,7 +207,7 @@ func (c *Computer) AddInProcess(ctx context.Context, cfg protocol.MCPServerConfi
 			return fmt.Errorf("mcp server %q: start in-process session: %w", cfg.Name, err)
 		}
 		s.stop = func() { _ = ss.Close() }
-		if err := c.connect(ctx, s, raw); err != nil {
+		if err := c.connect(ctx, s, clientT); err != nil {
 			s.stop()
 			return err
 		}
@@ -351,13 +370,12 @@ func (c *Computer) scanHosts(ctx context.Context, s *mcpServer) error {
 	return fmt.Errorf("more than %d resources/list pages", maxScanPages)
 }
 
-// resourcePage is one resources/list page. list is what go-sdk decoded
-// (nil entries left out); raw, when the transport kept the result (the
-// in-process one), is its "resources" array exactly as the MCP server sent
-// it, and then says the same as list.
+// resourcePage is one resources/list page: the raw page, when the
+// transport kept the result (the in-process one), else list, what go-sdk
+// decoded (nil entries left out).
 type resourcePage struct {
+	*rawPage
 	list []*mcp.Resource
-	raw  json.RawMessage
 	next string
 }
 
@@ -378,18 +396,18 @@ func (c *Computer) listResources(ctx context.Context, s *mcpServer, cursor strin
 	if err != nil {
 		return resourcePage{}, err
 	}
-	page := resourcePage{list: make([]*mcp.Resource, 0, len(res.Resources)), next: res.NextCursor}
-	for _, r := range res.Resources {
-		if r != nil {
-			page.list = append(page.list, r)
+	var page resourcePage
+	if raw := kept.get(); raw != nil {
+		page = resourcePage{rawPage: raw, next: raw.next}
+	} else {
+		page = resourcePage{list: make([]*mcp.Resource, 0, len(res.Resources)), next: res.NextCursor}
+		for _, r := range res.Resources {
+			if r != nil {
+				page.list = append(page.list, r)
+			}
 		}
 	}
-	// The raw array is forwarded only when it says exactly what list says:
-	// a null entry is left out of list, so such a page is re-encoded.
-	if kept != nil && len(page.list) == len(res.Resources) {
-		page.raw = kept.resources(len(page.list))
-	}
-	if fresh := s.remember(page.list); len(fresh) > 0 && s.registered() {
+	if fresh := s.remember(page); len(fresh) > 0 && s.registered() {
 		c.indexHosts(s, fresh)
 	}
 	return page, nil
@@ -406,111 +424,6 @@ func (p resourcePage) wire() ([]protocol.Resource, error) {
 		out = append(out, pr)
 	}
 	return out, nil
-}
-
-// rawResultKey marks a call's context with the *rawResult that should keep
-// its raw result.
-type rawResultKey struct{}
-
-// rawResult receives the raw result of one resources/list call.
-type rawResult struct {
-	mu  sync.Mutex
-	got json.RawMessage
-}
-
-func (r *rawResult) set(b json.RawMessage) {
-	r.mu.Lock()
-	r.got = b
-	r.mu.Unlock()
-}
-
-// resources is the "resources" array of the kept result, nil when none was
-// kept (go-sdk answered from its cache, or the result was not one object
-// with an array of n entries). It is a copy: the transport's buffer is
-// not ours to keep.
-func (r *rawResult) resources(n int) json.RawMessage {
-	r.mu.Lock()
-	got := r.got
-	r.mu.Unlock()
-	if len(got) == 0 {
-		return nil
-	}
-	var res struct {
-		Resources json.RawMessage `json:"resources"`
-	}
-	if jsonfast.Unmarshal(got, &res) != nil {
-		return nil
-	}
-	if t := bytes.TrimSpace(res.Resources); len(t) == 0 || t[0] != '[' || (n == 0 && string(t) != "[]") {
-		return nil
-	}
-	return res.Resources
-}
-
-// maxPendingRaw bounds the resources/list calls a rawConn waits on at once;
-// a call beyond it is answered by go-sdk as always, only not kept raw. A
-// call whose answer never comes leaves its entry until the bound.
-const maxPendingRaw = 64
-
-// rawResults is a client transport wrapper that keeps the raw JSON result
-// of each resources/list call made with a rawResultKey context: go-sdk's
-// ClientSession only returns the decoded result, and re-encoding every
-// resource of a page was the computer's share of a listing (README
-// Performance, P3). Only for transports whose connection has no optional
-// interface go-sdk looks for (the in-memory IOTransport): a wrapper would
-// hide it.
-type rawResults struct {
-	mcp.Transport
-}
-
-func (t *rawResults) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &rawConn{Connection: conn, want: map[jsonrpc.ID]*rawResult{}}, nil
-}
-
-type rawConn struct {
-	mcp.Connection
-	mu   sync.Mutex
-	want map[jsonrpc.ID]*rawResult
-}
-
-func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	req, ok := msg.(*jsonrpc.Request)
-	var kept *rawResult
-	if ok && req.IsCall() && req.Method == "resources/list" {
-		kept, _ = ctx.Value(rawResultKey{}).(*rawResult)
-	}
-	if kept != nil {
-		c.mu.Lock()
-		if len(c.want) < maxPendingRaw {
-			c.want[req.ID] = kept
-		}
-		c.mu.Unlock()
-	}
-	err := c.Connection.Write(ctx, msg)
-	if err != nil && kept != nil {
-		c.mu.Lock()
-		delete(c.want, req.ID)
-		c.mu.Unlock()
-	}
-	return err
-}
-
-func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
-		c.mu.Lock()
-		kept := c.want[resp.ID]
-		delete(c.want, resp.ID)
-		c.mu.Unlock()
-		if kept != nil && resp.Error == nil {
-			kept.set(resp.Result)
-		}
-	}
-	return msg, err
 }
 
 // wireResource converts through JSON so that _meta and annotations reach
@@ -539,19 +452,4 @@ func wireResource(r *mcp.Resource) (protocol.Resource, error) {
 		pr.Meta = b
 	}
 	return pr, nil
-}
-
-// InProcessMaxMessage bounds one MCP message from an in-process server
-// (the library): we own both ends, and a resources/read answer holds a
-// whole document, which may be far over go-sdk's 16 MiB default line
-// limit. It matches the agent's document size limit (dpe.DefaultMaxBytes).
-const InProcessMaxMessage = 256 << 20
-
-// inProcessTransports are go-sdk's in-memory transports with the client
-// side's inbound limit raised to InProcessMaxMessage; the server side
-// only receives requests and keeps the default.
-func inProcessTransports() (server, client mcp.Transport) {
-	a, b := net.Pipe()
-	return &mcp.IOTransport{Reader: a, Writer: a},
-		&mcp.IOTransport{Reader: b, Writer: b, MaxLineLength: InProcessMaxMessage}
 }

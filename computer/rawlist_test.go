@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,12 +38,13 @@ func TestGetResources_ForwardsTheMCPServersRawJSON(t *testing.T) {
 	if got.ReqID != "r<1>" || got.NextCursor == "" || len(got.Resources) != 25 {
 		t.Fatalf("req_id %q, next_cursor %q, %d resources", got.ReqID, got.NextCursor, len(got.Resources))
 	}
-	// The same page the way go-sdk decoded it, in the wire shape.
-	page, err := o.comp.listResources(ctx, o.comp.server("lib"), "", 0)
+	// The same page the way go-sdk decodes it (a call without a raw
+	// result to fill), in the wire shape.
+	res2, err := o.comp.server("lib").session.ListResources(ctx, &mcp.ListResourcesParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wire, err := page.wire()
+	wire, err := resourcePage{list: res2.Resources}.wire()
 	if err != nil || len(wire) != 25 {
 		t.Fatalf("typed page: %d resources, %v", len(wire), err)
 	}
@@ -83,28 +85,48 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 // A kept result is forwarded only when it is an object whose resources are
-// an array; anything else falls back to the re-encoded page.
-func TestRawResult_ResourcesArrayOrNothing(t *testing.T) {
+// an array of objects with string uris and whose nextCursor is a string;
+// anything else is left to go-sdk, which decodes it as for any transport.
+func TestParseRawPage_ArrayOfObjectsOrNothing(t *testing.T) {
 	for _, tc := range []struct {
-		got  string
-		n    int
-		want string
+		result string
+		ok     bool
+		uris   []string
+		next   string
 	}{
-		{``, 0, ``},
-		{`{"resources":[{"uri":"a"}],"nextCursor":"x"}`, 1, `[{"uri":"a"}]`},
-		{`{"resources":[]}`, 0, `[]`},
-		{`{"resources":null}`, 0, ``},
-		{`{"resources":{"uri":"a"}}`, 1, ``},
-		{`{"nextCursor":"x"}`, 0, ``},
-		{`[1]`, 0, ``},
-		{`{"resources":[1]`, 1, ``},
+		{`{"resources":[{"uri":"a"},{"name":"no uri"}],"nextCursor":"x"}`, true, []string{"a", ""}, "x"},
+		{`{"resources":[]}`, true, []string{}, ""},
+		{`{"resources":[ {"uri":"dpe://h/caf\u00e9"} ] , "ttl":0}`, true, []string{"dpe://h/café"}, ""},
+		{`{"resources":null}`, false, nil, ""},
+		{`{"resources":[null]}`, false, nil, ""},
+		{`{"resources":[1]}`, false, nil, ""},
+		{`{"resources":[{"uri":5}]}`, false, nil, ""},
+		{`{"resources":{"uri":"a"}}`, false, nil, ""},
+		{`{"resources":[],"nextCursor":7}`, false, nil, ""},
+		{`{"nextCursor":"x"}`, false, nil, ""},
+		{`[1]`, false, nil, ""},
+		{`{"resources":[{"uri":"a"}]`, false, nil, ""},
 	} {
-		r := &rawResult{}
-		if tc.got != "" {
-			r.set(json.RawMessage(tc.got))
+		page, ok := parseRawPage(json.RawMessage(tc.result))
+		if ok != tc.ok {
+			t.Errorf("%s: ok = %v, want %v", tc.result, ok, tc.ok)
+			continue
 		}
-		if got := string(r.resources(tc.n)); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.got, got, tc.want)
+		if !ok {
+			continue
+		}
+		uris := []string{}
+		for _, e := range page.entries {
+			uris = append(uris, e.uri)
+			if !json.Valid(e.raw) || e.raw[0] != '{' {
+				t.Errorf("%s: entry %q is not the object's bytes", tc.result, e.raw)
+			}
+		}
+		if strings.Join(uris, "|") != strings.Join(tc.uris, "|") || len(uris) != len(tc.uris) || page.next != tc.next {
+			t.Errorf("%s: uris %q next %q, want %q %q", tc.result, uris, page.next, tc.uris, tc.next)
+		}
+		if !json.Valid(page.resources) || page.resources[0] != '[' {
+			t.Errorf("%s: resources %q", tc.result, page.resources)
 		}
 	}
 }
