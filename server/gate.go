@@ -68,14 +68,28 @@ func (g *gates) forget(d *gatedDecoder) {
 	}
 }
 
+// Acks on /smcp are relayed, never read: the server routes a computer's ack
+// to the agent that asked, and nothing in between looks inside it. The
+// library's parser would decode each ack into maps of []any / float64 and
+// its encoder would marshal them again for the agent, which is most of the
+// server's work on a listing (a 30 KB page is decoded and re-encoded once
+// per page). So the gated decoder reads a text ACK for /smcp itself: it
+// splits the argument array into one json.RawMessage per argument (checked
+// to be valid JSON, never decoded), and the encoder (rawack.Encoder) writes
+// arguments that are all raw back as they came. Everything else goes through the library's
+// parser unchanged. The websocket read limit (MaxMessageBytes) still bounds
+// the whole message before any of it is read, and rawack.MaxArgs
+// bounds how many arguments one ack may carry. The reading itself is
+// rawack.Read, the same reader the agent uses.
+//
 // gateParser is the server's parser: gated decoders, and both sides relay
-// acks on /smcp as raw JSON (rawack.go).
+// acks on /smcp as raw JSON.
 type gateParser struct {
 	base  parser.Parser
 	gates *gates
 }
 
-func (p gateParser) NewEncoder() parser.Encoder { return rawEncoder{base: p.base.NewEncoder()} }
+func (p gateParser) NewEncoder() parser.Encoder { return rawack.Encoder{Base: p.base.NewEncoder()} }
 
 func (p gateParser) NewDecoder() parser.Decoder {
 	d := &gatedDecoder{EventEmitter: types.NewEventEmitter(), inner: p.base.NewDecoder(), gates: p.gates}

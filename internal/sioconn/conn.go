@@ -12,8 +12,10 @@ import (
 
 	"github.com/zishang520/socket.io/clients/engine/v3"
 	sio "github.com/zishang520/socket.io/clients/socket/v3"
+	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/dpe-tui/dpe-tui/internal/rawack"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -109,11 +111,20 @@ func (c *Conn) managerOptions() *sio.Options {
 	if c.opt.TLS != nil {
 		o.SetTLSClientConfig(c.opt.TLS)
 	}
-	if c.opt.Parser != nil {
-		o.SetParser(c.opt.Parser)
+	p := c.opt.Parser
+	if p == nil {
+		p = parser.NewParser()
 	}
+	o.SetParser(rawEncoding{p})
 	return o
 }
+
+// rawEncoding is a parser whose encoder writes an ack answered with raw
+// JSON (a computer's resource page) as it is, instead of marshalling and
+// compacting it again (rawack.Encoder); everything else is the parser's.
+type rawEncoding struct{ parser.Parser }
+
+func (p rawEncoding) NewEncoder() parser.Encoder { return rawack.Encoder{Base: p.Parser.NewEncoder()} }
 
 // connectFailures is how many failed engine attempts end Connect.
 const connectFailures = 3

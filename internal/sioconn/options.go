@@ -77,7 +77,9 @@ type Options struct {
 	// Parser is the Socket.IO packet parser; nil is the library's, which
 	// decodes every ack into []any (numbers as float64). RawAckParser
 	// leaves the namespace's acks as json.RawMessage instead; EmitWithAck
-	// returns what the parser produced.
+	// returns what the parser produced. Either way an ack this side
+	// answers with json.RawMessage arguments only is written as they are
+	// (rawack.Encoder).
 	Parser parser.Parser
 
 	// OnConnect runs, in a goroutine of Conn, after every namespace
