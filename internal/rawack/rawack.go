@@ -86,7 +86,7 @@ func hasAckPrefix[T string | []byte](b T, nsp string) bool {
 // One validity scan (jsonfast.Valid), then a split at the top-level commas: a
 // decoder into json.RawMessage would scan each element twice and copy it.
 func SplitJSONArray(b []byte, max int) (args []any, ok bool, err error) {
-	b = bytes.TrimSpace(b)
+	b = bytes.Trim(b, jsonSpace)
 	if len(b) < 2 || b[0] != '[' || !jsonfast.Valid(b) {
 		return nil, false, nil
 	}
@@ -97,21 +97,11 @@ func SplitJSONArray(b []byte, max int) (args []any, ok bool, err error) {
 	}
 	// b is valid JSON, so brackets balance and strings end: only strings
 	// (with their escapes) and nesting need tracking to find the commas.
-	depth, start, inString := 0, 0, false
+	depth, start := 0, 0
 	for i := 0; i < len(inner); i++ {
-		c := inner[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+		switch inner[i] {
 		case '"':
-			inString = true
+			i = stringEnd(inner, i)
 		case '[', '{':
 			depth++
 		case ']', '}':
@@ -130,4 +120,31 @@ func SplitJSONArray(b []byte, max int) (args []any, ok bool, err error) {
 		return nil, true, ErrTooManyArgs
 	}
 	return append(args, json.RawMessage(bytes.TrimSpace(inner[start:]))), true, nil
+}
+
+// jsonSpace is the whitespace JSON allows between tokens (a form feed or
+// U+00A0 around the array is not valid JSON).
+const jsonSpace = " \t\r\n"
+
+// stringEnd is the index of the quote that closes the string opened at
+// b[open], in valid JSON: the next quote not escaped by an odd run of
+// backslashes. Most of a page's bytes are inside strings, and IndexByte
+// crosses them many bytes at a time.
+func stringEnd(b []byte, open int) int {
+	j := open + 1
+	for {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return len(b) - 1
+		}
+		q += j
+		n := 0
+		for k := q - 1; k > open && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		j = q + 1
+	}
 }

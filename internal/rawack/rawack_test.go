@@ -48,3 +48,31 @@ func TestSplitJSONArray(t *testing.T) {
 		t.Errorf("4 of at most 4: %v %v %v", args, ok, err)
 	}
 }
+
+// SplitJSONArray splits a valid array into the elements encoding/json finds
+// (each as its exact bytes), and refuses whatever json.Valid refuses or is
+// not an array.
+func FuzzSplitJSONArray_SameAsEncodingJSON(f *testing.F) {
+	for _, s := range []string{`[]`, `[1,"a,b",{"k":[1,2]},"\"],",null]`, `["\\",2]`, `["\\\"",{"a":"\\\\"}]`, `[1,]`, `{"a":1}`, ` [ "é" , [ ] ] `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		args, ok, err := SplitJSONArray(b, 1<<20)
+		var want []json.RawMessage
+		wantOK := json.Unmarshal(b, &want) == nil && want != nil
+		if ok != wantOK {
+			t.Fatalf("%q: ok = %v, encoding/json says %v", b, ok, wantOK)
+		}
+		if !ok {
+			return
+		}
+		if err != nil || len(args) != len(want) {
+			t.Fatalf("%q: %d args (%v), want %d", b, len(args), err, len(want))
+		}
+		for i := range want {
+			if got := args[i].(json.RawMessage); string(got) != string(want[i]) {
+				t.Fatalf("%q: arg %d = %q, want %q", b, i, got, want[i])
+			}
+		}
+	})
+}
