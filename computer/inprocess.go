@@ -28,6 +28,16 @@ func inProcessTransports() (server mcp.Transport, client *inProcessClient) {
 		&inProcessClient{conn: &memConn{pipe: p, in: toClient, out: toServer, raw: &rawPages{want: map[jsonrpc.ID]*rawResult{}}}}
 }
 
+// inProcessSession pins in-process sessions to MCP 2025-11-25, the
+// session protocol: with go-sdk's default (2026-07-28, stateless) every
+// request repeats the client's info and capabilities in its _meta and the
+// server decodes them again, which cost a listing more allocation than its
+// page (README Performance, P3). In process there is one session for the
+// server's life, so saying it once at initialize is the same.
+func inProcessSession() *mcp.ClientSessionOptions {
+	return &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+}
+
 // memQueue is how many messages may wait unread in each direction before a
 // writer blocks (until the reader takes one, the pipe closes or the
 // writer's context ends).

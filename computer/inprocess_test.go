@@ -93,3 +93,15 @@ func TestMemConn_CloseAndContextUnblock(t *testing.T) {
 		t.Error("write after close succeeded")
 	}
 }
+
+// An in-process server is spoken to in the session protocol, which states
+// the client's info once instead of in every request.
+func TestAddInProcess_UsesTheSessionProtocol(t *testing.T) {
+	o := startOffice(t, Options{}, func(c *Computer) {
+		inProc(t, c, "lib", newDocServer(docServerOptions{Host: "com.example.docs", Docs: 3, PageSize: 2}))
+	})
+	ir := o.comp.server("lib").session.InitializeResult()
+	if ir == nil || ir.ProtocolVersion != inProcessSession().ProtocolVersion {
+		t.Fatalf("initialize result %+v, want protocol %s", ir, inProcessSession().ProtocolVersion)
+	}
+}

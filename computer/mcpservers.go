@@ -167,7 +167,7 @@ func (c *Computer) AddServer(ctx context.Context, cfg protocol.MCPServerConfig) 
 			return fmt.Errorf("mcp server %q: %w", cfg.Name, err)
 		}
 		s.timeout = timeout
-		if err := c.connect(ctx, s, t); err != nil {
+		if err := c.connect(ctx, s, t, nil); err != nil {
 			return err
 		}
 	}
@@ -207,7 +207,7 @@ func (c *Computer) AddInProcess(ctx context.Context, cfg protocol.MCPServerConfi
 			return fmt.Errorf("mcp server %q: start in-process session: %w", cfg.Name, err)
 		}
 		s.stop = func() { _ = ss.Close() }
-		if err := c.connect(ctx, s, clientT); err != nil {
+		if err := c.connect(ctx, s, clientT, inProcessSession()); err != nil {
 			s.stop()
 			return err
 		}
@@ -248,8 +248,9 @@ func (c *Computer) snapshot() []*mcpServer {
 	return slices.Clone(c.servers)
 }
 
-// connect opens the MCP session and records the server's capabilities.
-func (c *Computer) connect(ctx context.Context, s *mcpServer, t mcp.Transport) error {
+// connect opens the MCP session and records the server's capabilities;
+// opts nil is go-sdk's default (its latest protocol).
+func (c *Computer) connect(ctx context.Context, s *mcpServer, t mcp.Transport, opts *mcp.ClientSessionOptions) error {
 	// Version is the build's (the A2C-SMCP version is not MCP's business),
 	// and the go-sdk logs its session trouble where the computer logs.
 	client := mcp.NewClient(&mcp.Implementation{Name: "dpe-tui-computer", Version: version.Read().Short()}, &mcp.ClientOptions{
@@ -271,7 +272,7 @@ func (c *Computer) connect(ctx context.Context, s *mcpServer, t mcp.Transport) e
 	}
 	done := make(chan result, 1)
 	go func() {
-		sess, err := client.Connect(sessCtx, t, nil)
+		sess, err := client.Connect(sessCtx, t, opts)
 		done <- result{sess, err}
 	}()
 	wctx, cancel := c.callContext(ctx, s.timeout)

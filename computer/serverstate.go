@@ -254,7 +254,7 @@ func (c *Computer) startOne(ctx context.Context, cfg protocol.MCPServerConfig) S
 		}
 	}
 	s.timeout = timeout
-	if err := c.connect(ctx, s, t); err != nil {
+	if err := c.connect(ctx, s, t, nil); err != nil {
 		// A process that died says why on stderr; give its last
 		// writes a moment to arrive before the tail is kept.
 		tail.settle(250 * time.Millisecond)
