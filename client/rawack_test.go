@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -148,7 +149,8 @@ func TestDecodeAck_TypeErrorsAreMalformedUnlessLenient(t *testing.T) {
 }
 
 // BenchmarkResourcesDecode measures the agent's decoding of one 100-resource
-// page, from an ack the parser decoded into maps and from a raw one.
+// page, from an ack the parser decoded into maps and from a raw one, also
+// per resource (ns/resource, allocs/resource).
 func BenchmarkResourcesDecode(b *testing.B) {
 	var sb strings.Builder
 	sb.WriteString(`{"resources":[`)
@@ -173,11 +175,19 @@ func BenchmarkResourcesDecode(b *testing.B) {
 			c := fakeClientB(b, bc.args)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(page)))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			n := 0
 			for b.Loop() {
-				if _, err := c.Resources(context.Background(), "box", "lib", ""); err != nil {
+				p, err := c.Resources(context.Background(), "box", "lib", "")
+				if err != nil || len(p.Resources) != 100 {
 					b.Fatal(err)
 				}
+				n += len(p.Resources)
 			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/resource")
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/resource")
 		})
 	}
 }

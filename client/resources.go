@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -173,6 +174,70 @@ func (w *wireResource) resource(maxField int) (Resource, bool) {
 // ParseResourceMeta reads the DPE metadata leniently (dpe.md §Resource 元数据):
 // keywords must be an array of strings, page_count an integer ≥ 1.
 func ParseResourceMeta(meta, annotations json.RawMessage) ResourceMeta {
+	if out, ok := parseResourceMetaTyped(meta, annotations); ok {
+		return out
+	}
+	return parseResourceMetaLoose(meta, annotations)
+}
+
+// parseResourceMetaTyped is ParseResourceMeta for metadata of the expected
+// types, the usual case, decoded straight into typed fields instead of
+// into interfaces (a tenth of the allocations). It gives up (false) on
+// anything else: a key of the wrong type fails the decode, and a null
+// anywhere is refused because a null in a []string decodes as "" where the
+// loose path reports it. What it accepts, both paths read the same
+// (TestParseResourceMeta_TypedSameAsLoose).
+func parseResourceMetaTyped(meta, annotations json.RawMessage) (ResourceMeta, bool) {
+	var out ResourceMeta
+	null := []byte("null")
+	if bytes.Contains(meta, null) || bytes.Contains(annotations, null) {
+		return out, false
+	}
+	var m struct {
+		Keywords     []string `json:"keywords"`
+		FileType     string   `json:"file_type"`
+		PageCount    float64  `json:"page_count"`
+		FileURI      string   `json:"file_uri"`
+		LastModified string   `json:"last_modified"`
+	}
+	var a struct {
+		LastModified string   `json:"lastModified"`
+		Audience     []string `json:"audience"`
+	}
+	if len(meta) > 0 && jsonfast.Unmarshal(meta, &m) != nil {
+		return out, false
+	}
+	if len(annotations) > 0 && jsonfast.Unmarshal(annotations, &a) != nil {
+		return out, false
+	}
+	out.Keywords = m.Keywords
+	out.FileType = m.FileType
+	if n := m.PageCount; n >= 1 && n == math.Trunc(n) && n <= math.MaxInt32 {
+		out.PageCount = int(n)
+	}
+	out.FileURI = m.FileURI
+	out.LastModified = a.LastModified
+	if out.LastModified == "" {
+		out.LastModified = m.LastModified
+	}
+	out.checkLastModified()
+	out.Audience = a.Audience
+	return out, true
+}
+
+// checkLastModified marks a LastModified that is not an ISO 8601 date-time.
+func (out *ResourceMeta) checkLastModified() {
+	if out.LastModified != "" {
+		if _, err := dpe.ParseTimestamp(out.LastModified); err != nil {
+			out.LastModifiedInvalid = true
+			out.Problems = append(out.Problems, fmt.Sprintf("lastModified %q is not an ISO 8601 date-time", truncate(out.LastModified, 40)))
+		}
+	}
+}
+
+// parseResourceMetaLoose reads each key into an interface, to tell a wrong
+// type from an absent key and report it.
+func parseResourceMetaLoose(meta, annotations json.RawMessage) ResourceMeta {
 	var out ResourceMeta
 	// Only the keys read here are decoded (into any, to tell a wrong type
 	// from an absent key); the rest of _meta is skipped, not built.
@@ -213,12 +278,7 @@ func ParseResourceMeta(meta, annotations json.RawMessage) ResourceMeta {
 	if out.LastModified == "" {
 		out.LastModified = str(m.LastModified)
 	}
-	if out.LastModified != "" {
-		if _, err := dpe.ParseTimestamp(out.LastModified); err != nil {
-			out.LastModifiedInvalid = true
-			out.Problems = append(out.Problems, fmt.Sprintf("lastModified %q is not an ISO 8601 date-time", truncate(out.LastModified, 40)))
-		}
-	}
+	out.checkLastModified()
 	out.Audience = stringList(a.Audience)
 	return out
 }

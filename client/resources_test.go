@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -209,5 +210,64 @@ func TestPager_NetworkErrorIsNotStickyAndRetriesSameCursor(t *testing.T) {
 	}
 	if !reflect.DeepEqual(asked, []string{"", "a", "a"}) || !p.Done() || p.Pages() != 2 {
 		t.Errorf("asked %q pages %d", asked, p.Pages())
+	}
+}
+
+// TestParseResourceMeta_TypedSameAsLoose: the typed fast path of
+// ParseResourceMeta, whenever it accepts metadata, reads exactly what the
+// loose path reads, over every combination of value kinds per key (absent,
+// right and wrong types, nulls, mixed arrays, case-folded and repeated
+// keys); and it does accept the usual, well-typed metadata.
+func TestParseResourceMeta_TypedSameAsLoose(t *testing.T) {
+	values := []string{"", `"s"`, `""`, `1`, `2.5`, `-3`, `0`, `1e3`, `true`, `null`, `{}`, `{"a":1}`,
+		`[]`, `["a","b"]`, `["a",1]`, `["a",null]`, `[null]`, `"2024-01-02T03:04:05Z"`, `"yesterday"`, `"\u00e9\n"`}
+	obj := func(kv ...string) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := 0; i < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				continue // absent
+			}
+			if b.Len() > 1 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%q:%s", kv[i], kv[i+1])
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	accepted, tried := 0, 0
+	check := func(meta, annot string) {
+		t.Helper()
+		tried++
+		typed, ok := parseResourceMetaTyped(json.RawMessage(meta), json.RawMessage(annot))
+		if !ok {
+			return
+		}
+		accepted++
+		if loose := parseResourceMetaLoose(json.RawMessage(meta), json.RawMessage(annot)); !reflect.DeepEqual(typed, loose) {
+			t.Fatalf("meta %s annotations %s:\ntyped %#v\nloose %#v", meta, annot, typed, loose)
+		}
+	}
+	metaKeys := []string{"keywords", "file_type", "page_count", "file_uri", "last_modified"}
+	for i, k := range metaKeys {
+		for _, v := range values {
+			for _, w := range values {
+				other := metaKeys[(i+1)%len(metaKeys)]
+				check(obj(k, v, other, w), "")
+				check(obj(k, v, strings.ToUpper(k), w), "") // case-folded duplicate: the last wins
+				check(obj(k, v), obj("lastModified", w, "audience", v))
+			}
+		}
+	}
+	check("", "")
+	check(`{"keywords":["a","b"],"file_type":"pdf","page_count":3,"file_uri":"file:///x","last_modified":"2024-01-02"}`,
+		`{"lastModified":"2024-01-02T03:04:05Z","audience":["user"],"priority":0.5}`)
+	if accepted < 300 { // of some 6,000, most of them ill-typed
+		t.Fatalf("the typed path accepted %d of %d", accepted, tried)
+	}
+	if _, ok := parseResourceMetaTyped(json.RawMessage(`{"keywords":["note","generated"],"page_count":1,"file_type":"md"}`),
+		json.RawMessage(`{"lastModified":"2024-05-01T10:00:00Z","audience":["user"]}`)); !ok {
+		t.Fatal("the typed path refused well-typed metadata")
 	}
 }
