@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -210,5 +212,50 @@ func TestLs_LimitPagesFetchesNoMore(t *testing.T) {
 	code, out, errOut = runBounded(t, "ls", "resources", "--url="+srv2.URL, "--limit-pages=3", "--json")
 	if code != exitOK || errOut != "" || strings.Count(out, "\n") != 6 {
 		t.Fatalf("exit %d, stderr %q, %d rows", code, errOut, strings.Count(out, "\n"))
+	}
+}
+
+// gcPercent reads the GC percent (SetGCPercent is the only reader).
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestLs_ResourcesRaiseTheGCTargetWhileListing: while ls resources lists,
+// the GC target is 400% (collection was half the agent's CPU at 100%);
+// after, the settings are back; a GOGC the user set is left alone.
+func TestLs_ResourcesRaiseTheGCTargetWhileListing(t *testing.T) {
+	var seen []int
+	var mu sync.Mutex
+	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "box", Servers: []string{"lib"}, Resources: func(server, cursor string) hostilepeer.Reply {
+			mu.Lock()
+			seen = append(seen, gcPercent()) // the server runs in this process
+			mu.Unlock()
+			return threePages(make(chan string, 1), nil)(server, cursor)
+		},
+	}}})
+	before, limit := gcPercent(), debug.SetMemoryLimit(-1)
+	if code, _, errOut := runBounded(t, "ls", "resources", "--url="+srv.URL, "--json"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := func() string { mu.Lock(); defer mu.Unlock(); return fmt.Sprint(seen) }
+	if got() != "[400 400 400]" {
+		t.Errorf("GC percent while listing: %v, want 400 at each page", got())
+	}
+	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != before || l != limit {
+		t.Errorf("after: GC percent %d, memory limit %d; want %d, %d restored", p, l, before, limit)
+	}
+
+	mu.Lock()
+	seen = nil
+	mu.Unlock()
+	t.Setenv("GOGC", strconv.Itoa(before))
+	if code, _, errOut := runBounded(t, "ls", "resources", "--url="+srv.URL, "--json"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := fmt.Sprint([]int{before, before, before}); got() != want {
+		t.Errorf("with GOGC set: %v, want %s", got(), want)
 	}
 }
