@@ -259,3 +259,66 @@ func TestLs_ResourcesRaiseTheGCTargetWhileListing(t *testing.T) {
 		t.Errorf("with GOGC set: %v, want %s", got(), want)
 	}
 }
+
+// TestLs_ErrorOnALaterPageComesAfterThePagesBeforeIt: a server that fails
+// on page 2 has page 1 printed, then its one skip line, in that order, and
+// the next server is still listed.
+func TestLs_ErrorOnALaterPageComesAfterThePagesBeforeIt(t *testing.T) {
+	pages := threePages(make(chan string, 8), nil)
+	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "box", Servers: []string{"bad", "good"}, Resources: func(server, cursor string) hostilepeer.Reply {
+			if server == "bad" && cursor == "c2" {
+				return hostilepeer.Error(4001, "page two is gone")
+			}
+			return pages(server, cursor)
+		},
+	}}})
+	var out, errb bytes.Buffer
+	ordered := &orderWriter{}
+	code := runContext(context.Background(), []string{"ls", "resources", "--url=" + srv.URL, "--json"},
+		ordered.tag("out", &out), ordered.tag("err", &errb))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if want := "dpe-tui: skipped server bad on box: 4001 Error: page two is gone\n"; errb.String() != want {
+		t.Errorf("stderr %q\nwant %q", errb.String(), want)
+	}
+	if n := strings.Count(out.String(), `"server":"bad"`); n != 2 {
+		t.Errorf("%d rows of bad, want page 1's 2", n)
+	}
+	if n := strings.Count(out.String(), `"server":"good"`); n != 6 {
+		t.Errorf("%d rows of good, want 6", n)
+	}
+	if got := ordered.String(); got != "out err out out out" {
+		t.Errorf("writes in the order %q, want page 1 of bad, its skip line, then good's three pages", got)
+	}
+}
+
+// orderWriter records which of its tagged writers wrote, in order.
+type orderWriter struct {
+	mu   sync.Mutex
+	tags []string
+}
+
+func (o *orderWriter) tag(name string, w *bytes.Buffer) *taggedWriter {
+	return &taggedWriter{o: o, name: name, w: w}
+}
+
+func (o *orderWriter) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return strings.Join(o.tags, " ")
+}
+
+type taggedWriter struct {
+	o    *orderWriter
+	name string
+	w    *bytes.Buffer
+}
+
+func (t *taggedWriter) Write(p []byte) (int, error) {
+	t.o.mu.Lock()
+	defer t.o.mu.Unlock()
+	t.o.tags = append(t.o.tags, t.name)
+	return t.w.Write(p)
+}
