@@ -64,6 +64,12 @@ func (r Resource) IsDPE() bool {
 // ListingLimits.MaxCursorBytes is refused: the page is returned without it,
 // together with a *CursorError (ErrCursorTooLong).
 func (c *Client) Resources(ctx context.Context, computer, server, cursor string) (*ResourcePage, error) {
+	return c.resources(ctx, computer, server, cursor, true)
+}
+
+// resources is Resources; without parseMeta each Resource.Meta is left
+// zero for the caller to fill in (PagerOptions.DeferMeta).
+func (c *Client) resources(ctx context.Context, computer, server, cursor string, parseMeta bool) (*ResourcePage, error) {
 	req := protocol.GetResourcesReq{AgentCallData: c.agentCall(), Computer: computer, MCPServer: server, Timeout: c.timeoutSeconds()}
 	if cursor != "" {
 		req.Cursor = &cursor
@@ -77,7 +83,7 @@ func (c *Client) Resources(ctx context.Context, computer, server, cursor string)
 	lim := c.opt.Limits
 	page.Resources = make([]Resource, 0, len(ret.Resources))
 	for i := range ret.Resources {
-		res, ok := ret.Resources[i].resource(lim.MaxFieldBytes)
+		res, ok := ret.Resources[i].resource(lim.MaxFieldBytes, parseMeta)
 		if !ok {
 			continue
 		}
@@ -136,8 +142,9 @@ type wireResource struct {
 //
 // Fields longer than maxField bytes are cut with a marker; a uri that long
 // loses the entry (a cut URI would name another resource), and _meta or
-// annotations over 8×maxField are dropped.
-func (w *wireResource) resource(maxField int) (Resource, bool) {
+// annotations over 8×maxField are dropped. Meta is parsed from what is
+// kept, unless parseMeta is false.
+func (w *wireResource) resource(maxField int, parseMeta bool) (Resource, bool) {
 	if maxField <= 0 {
 		maxField = DefaultMaxFieldBytes
 	}
@@ -167,7 +174,9 @@ func (w *wireResource) resource(maxField int) (Resource, bool) {
 	}
 	r.Annotations = nullToNil(w.Annotations)
 	r.Resource.Meta = nullToNil(w.Meta)
-	r.Meta = ParseResourceMeta(r.Resource.Meta, r.Annotations)
+	if parseMeta {
+		r.Meta = ParseResourceMeta(r.Resource.Meta, r.Annotations)
+	}
 	return r, true
 }
 
@@ -392,6 +401,13 @@ type PagerOptions struct {
 	MaxPages     int   // default DefaultMaxPages
 	MaxResources int   // default DefaultMaxResources
 	MaxBytes     int64 // listing acks received, in bytes; default DefaultMaxListingBytes
+	// DeferMeta (Pager only): each Resource.Meta is left zero, for the
+	// caller to fill in with ParseResourceMeta(r.Resource.Meta,
+	// r.Annotations), which gives what Resources would have. A caller
+	// that fetches on one goroutine and prints on another parses on the
+	// printing one, so the next request goes out sooner; the walk's rules
+	// do not read Meta.
+	DeferMeta bool
 }
 
 // Listing bounds by default: a server whose cursors never end must not keep
@@ -536,7 +552,7 @@ type Pager struct {
 // Pager returns a pager over server's resources on computer.
 func (c *Client) Pager(computer, server string, opt PagerOptions) *Pager {
 	return newPager(computer, server, opt, func(ctx context.Context, cursor string) (*ResourcePage, error) {
-		return c.Resources(ctx, computer, server, cursor)
+		return c.resources(ctx, computer, server, cursor, !opt.DeferMeta)
 	})
 }
 

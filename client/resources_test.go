@@ -271,3 +271,49 @@ func TestParseResourceMeta_TypedSameAsLoose(t *testing.T) {
 		t.Fatal("the typed path refused well-typed metadata")
 	}
 }
+
+// TestPager_DeferMetaLeavesMetaToTheCaller: with DeferMeta a Pager's pages
+// have Meta unset, and ParseResourceMeta on each resource's raw _meta and
+// annotations gives back exactly the page a Pager without it returns; the
+// walk (count, cursor, stop) is the same.
+func TestPager_DeferMetaLeavesMetaToTheCaller(t *testing.T) {
+	walk := func(deferMeta bool) ([]*ResourcePage, error) {
+		// Every page hands out cursor c2: the second one repeats it.
+		c := fakeClient(t, func(string, map[string]any) []any { return []any{json.RawMessage(hostilePage)} })
+		c.opt.Limits.MaxFieldBytes = 100
+		p := c.Pager("box", "lib", PagerOptions{DeferMeta: deferMeta})
+		var pages []*ResourcePage
+		for {
+			page, err := p.Next(context.Background())
+			if err != nil {
+				return pages, err
+			}
+			pages = append(pages, page)
+		}
+	}
+	want, wantErr := walk(false)
+	got, gotErr := walk(true)
+	if !errors.Is(wantErr, ErrRepeatedCursor) || gotErr == nil || gotErr.Error() != wantErr.Error() {
+		t.Fatalf("walks stopped with %v and %v", wantErr, gotErr)
+	}
+	if len(got) != 2 || len(got) != len(want) {
+		t.Fatalf("%d and %d pages", len(want), len(got))
+	}
+	problems := 0
+	for i := range got {
+		for j := range got[i].Resources {
+			r := &got[i].Resources[j]
+			if !reflect.DeepEqual(r.Meta, ResourceMeta{}) {
+				t.Fatalf("deferred page %d resource %d has Meta %+v", i, j, r.Meta)
+			}
+			r.Meta = ParseResourceMeta(r.Resource.Meta, r.Annotations)
+			problems += len(r.Meta.Problems)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("deferred and parsed\n%+v\nwant\n%+v", got, want)
+	}
+	if problems == 0 {
+		t.Errorf("the hostile page's metadata problems were lost")
+	}
+}

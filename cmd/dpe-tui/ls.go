@@ -274,14 +274,16 @@ type sessionInfo = protocol.SessionInfo
 // The fetch runs one page ahead of the printing: a goroutine owns the pager
 // and asks for the next page as soon as the previous one is decoded, while
 // this one sanitizes and prints it, so the server works on page N+1 while
-// page N is written out. Pages, and the error that ends a listing, arrive
+// page N is decoded and written out. Pages, and the error that ends a listing, arrive
 // in order through a channel of one; at most three pages are held (one
 // printing, one queued, one arriving). No page past --limit-pages or the
 // pager's caps is asked for.
 func listResources(ctx context.Context, c *client.Client, computer, server string, f *lsFlags, out *table, stderr io.Writer) error {
 	// The pager's cap guards against servers that mint endless cursors; a
 	// listing the user asked for in full may legitimately be long.
-	p := c.Pager(computer, server, client.PagerOptions{MaxPages: f.MaxPages, MaxResources: f.MaxResources})
+	// Metadata is parsed here, on the printing side, not while the next
+	// request waits to go out.
+	p := c.Pager(computer, server, client.PagerOptions{MaxPages: f.MaxPages, MaxResources: f.MaxResources, DeferMeta: true})
 	pages := prefetchPages(ctx, p, f.LimitPages)
 	defer pages.stop()
 	npages, shown, hidden := 0, 0, 0
@@ -304,6 +306,7 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 				continue
 			}
 			shown++
+			r.Meta = client.ParseResourceMeta(r.Resource.Meta, r.Annotations)
 			printResource(out, stderr, computer, server, &r)
 		}
 		// Stream: each page is printed as it arrives, its columns aligned
