@@ -160,7 +160,8 @@ func (l *Library) rescan() bool {
 	}
 	lib.mu.RUnlock()
 	next := map[string]*source{}
-	if err := lib.walk(lib.files, lib.opt, prev, next); err != nil {
+	skipped := newSkipList(lib.opt.MaxFileBytes)
+	if err := lib.walk(lib.files, lib.opt, prev, next, skipped); err != nil {
 		lib.opt.Logger.Warn("library: rescan", "err", err)
 		return false
 	}
@@ -188,6 +189,10 @@ func (l *Library) rescan() bool {
 			}
 		}
 	}
+	if len(gone) > 0 || len(added) > 0 {
+		lib.indexNFC()
+	}
+	lib.skipped = skipped.result()
 	lib.mu.Unlock()
 	if len(gone) > 0 {
 		l.srv.RemoveResources(gone...)

@@ -120,6 +120,11 @@ type library struct {
 	conv    *convert.Converter
 	ownConv bool        // conv is closed with the library
 	srv     *mcp.Server // set once New has built it; refined listings are re-added
+	// byNFC maps the NFC form of each folder file's URI to the URIs that
+	// have it (resolveURI); rebuilt whenever the set of sources changes.
+	byNFC map[string][]string
+	// skipped is what the last walk left out (Library.Skipped).
+	skipped Skipped
 }
 
 // New builds the MCP server. It walks the FS once, converting each document
@@ -197,10 +202,12 @@ func Open(opt Options) (*Library, error) {
 	if lib.conv == nil {
 		lib.conv, lib.ownConv = convert.New(convert.Options{}), true
 	}
-	if err := lib.walk(files, opt, nil, lib.sources); err != nil {
+	skipped := newSkipList(opt.MaxFileBytes)
+	if err := lib.walk(files, opt, nil, lib.sources, skipped); err != nil {
 		lib.close()
 		return nil, err
 	}
+	lib.skipped = skipped.result()
 	if builtin {
 		if err := lib.addGeneratedCorpus(opt); err != nil {
 			return nil, err
@@ -217,7 +224,9 @@ func Open(opt Options) (*Library, error) {
 		s.published = true // before the server is shared: no reader yet
 		srv.AddResource(s.res, lib.read)
 	}
+	srv.AddReceivingMiddleware(lib.normalizeMiddleware)
 	lib.mu.Lock()
+	lib.indexNFC()
 	lib.srv = srv
 	lib.mu.Unlock()
 	out := &Library{srv: srv, lib: lib}
@@ -235,14 +244,17 @@ func Open(opt Options) (*Library, error) {
 //
 // prev, when set, holds the sources of an earlier walk by path: a file
 // whose size and modification time are unchanged is taken from it without
-// being read again. Sources go into out.
-func (l *library) walk(files *folder, opt Options, prev map[string]*source, out map[string]*source) error {
+// being read again. Sources go into out; every file left out (but hidden
+// ones) goes into skip with why.
+func (l *library) walk(files *folder, opt Options, prev map[string]*source, out map[string]*source, skip *skipList) error {
 	return fs.WalkDir(files.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			opt.Logger.Warn("library: skip unreadable path", "path", p, "err", err)
 			if d != nil && d.IsDir() {
+				skip.add(p+"/", err)
 				return fs.SkipDir
 			}
+			skip.add(p, err)
 			return nil
 		}
 		if p != "." && strings.HasPrefix(path.Base(p), ".") {
@@ -255,16 +267,18 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			if !l.followLink(files, p, opt) {
+			if !l.followLink(files, p, opt, skip) {
 				return nil
 			}
 		} else if !d.Type().IsRegular() {
 			if l.supported(p) {
 				opt.Logger.Warn("library: skip file", "path", p, "reason", fileKind(d.Type()))
 			}
+			skip.add(p, fmt.Errorf("%w (%s)", errNotRegular, fileKind(d.Type())))
 			return nil
 		}
 		if !l.supported(p) {
+			skip.add(p, errUnsupported)
 			return nil
 		}
 		ref := sourceRef{files: files, path: p, uri: escapeDocRef(opt.Host, p), fileURI: fileURIOf(opt.FileRoot, p)}
@@ -277,6 +291,7 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 		data, info, err := files.read(p, opt.MaxFileBytes)
 		if err != nil {
 			opt.Logger.Warn("library: skip file", "path", p, "reason", err.Error())
+			skip.add(p, err)
 			return nil
 		}
 		ref.modTime = info.ModTime()
@@ -380,21 +395,25 @@ func (l *library) close() error {
 // regular file inside the served root. Links that leave the root, links to
 // directories and links of a caller's fs.FS (which cannot be checked) are
 // skipped with a log line naming them, never their target.
-func (l *library) followLink(files *folder, p string, opt Options) bool {
+func (l *library) followLink(files *folder, p string, opt Options, skip *skipList) bool {
 	if files.root == nil {
 		opt.Logger.Warn("library: skip symlink", "path", p, "reason", "symlinks are followed only in a directory served with Dir")
+		skip.add(p, errLinkNotFollowed)
 		return false
 	}
 	fi, err := files.stat(p)
 	switch {
 	case errors.Is(err, errOutside):
 		opt.Logger.Warn("library: skip symlink", "path", p, "reason", errOutside.Error())
+		skip.add(p, err)
 		return false
 	case err != nil:
 		opt.Logger.Warn("library: skip symlink", "path", p, "reason", err.Error())
+		skip.add(p, linkError(err))
 		return false
 	case fi.IsDir():
 		opt.Logger.Info("library: skip symlink", "path", p, "reason", "symlinked directories are not followed")
+		skip.add(p, errLinkedDir)
 		return false
 	}
 	return true

@@ -51,12 +51,40 @@ type Local struct {
 	comp    *computer.Computer
 	startup *computer.Startup
 	notes   []string
+	folders []localFolder
 }
 
-// Notes are one-line remarks about the config files that are not errors
-// ("FILE: no MCP servers"), for the command to print on stderr. The paths
-// are the user's; sanitize them where shown.
-func (l *Local) Notes() []string { return l.notes }
+// localFolder is a folder served as server name.
+type localFolder struct {
+	name string
+	lib  *library.Library
+}
+
+// Notes are one-line remarks that are not errors, for the command to print
+// on stderr and the TUI to show: a config file that defines no servers
+// ("FILE: no MCP servers"), then each folder that leaves files out
+// ("NAME: 3 files skipped: big.pdf (over 64 MiB), …", as of its latest
+// walk). Paths and file names are the user's: sanitize them where shown.
+func (l *Local) Notes() []string {
+	out := append([]string(nil), l.notes...)
+	for _, f := range l.folders {
+		if s := f.lib.Skipped().Summary(); s != "" {
+			out = append(out, f.name+": "+s)
+		}
+	}
+	return out
+}
+
+// Skipped is what the folder served as server name leaves out, and
+// whether name is such a folder.
+func (l *Local) Skipped(name string) (library.Skipped, bool) {
+	for _, f := range l.folders {
+		if f.name == name {
+			return f.lib.Skipped(), true
+		}
+	}
+	return library.Skipped{}, false
+}
 
 // ConfigError is an --mcp-config file that cannot be used: missing, not a
 // regular file, not JSON, or not a config. It names the file once; the
@@ -159,6 +187,7 @@ func StartLocal(ctx context.Context, opt LocalOptions) (_ *Stack, err error) {
 	for _, s := range servers {
 		taken[s.Name] = true
 	}
+	var folders []localFolder
 	for i, dir := range opt.DocsDirs {
 		name := uniqueName(folderServerName(dir), taken)
 		lo := library.Options{Dir: dir, Host: "local.docs." + name, PageSize: PageSize, Name: name,
@@ -168,14 +197,16 @@ func StartLocal(ctx context.Context, opt LocalOptions) (_ *Stack, err error) {
 		if i == 0 {
 			lo.Finder = &library.FinderOptions{IndexDir: opt.FinderDir}
 		}
-		if err := st.addLibrary(ctx, comp, name, lo); err != nil {
+		lib, err := st.openLibrary(ctx, comp, name, lo)
+		if err != nil {
 			return nil, err
 		}
+		folders = append(folders, localFolder{name: name, lib: lib})
 	}
 	if err := comp.Start(ctx); err != nil {
 		return nil, fmt.Errorf("computer join: %w", err)
 	}
-	l := &Local{comp: comp, startup: comp.StartServers(servers, computer.StartupOptions{Parallel: opt.Parallel}), notes: notes}
+	l := &Local{comp: comp, startup: comp.StartServers(servers, computer.StartupOptions{Parallel: opt.Parallel}), notes: notes, folders: folders}
 	// Closing the computer stops what is still starting; then the
 	// start-up goroutines are waited for, so nothing outlives Close.
 	st.closers = append(st.closers, func() error {

@@ -351,9 +351,16 @@ func holdFinder(opt Options, computer string) []mcp.Middleware {
 // addLibrary opens a library (and its Finder, closed with the stack);
 // mw wraps its MCP server's incoming requests.
 func (st *Stack) addLibrary(ctx context.Context, c *computer.Computer, name string, opt library.Options, mw ...mcp.Middleware) error {
+	_, err := st.openLibrary(ctx, c, name, opt, mw...)
+	return err
+}
+
+// openLibrary is addLibrary returning the library (a folder's skipped
+// files are asked of it).
+func (st *Stack) openLibrary(ctx context.Context, c *computer.Computer, name string, opt library.Options, mw ...mcp.Middleware) (*library.Library, error) {
 	lib, err := library.Open(opt)
 	if err != nil {
-		return fmt.Errorf("library %s: %w", name, err)
+		return nil, fmt.Errorf("library %s: %w", name, err)
 	}
 	st.closers = append(st.closers, lib.Close)
 	srv := lib.Server()
@@ -365,9 +372,9 @@ func (st *Stack) addLibrary(ctx context.Context, c *computer.Computer, name stri
 		ServerParameters: []byte(`{"command":"(in-process)","args":[],"env":null,"cwd":null,"encoding":"utf-8","encoding_error_handler":"strict"}`),
 	}
 	if err := c.AddInProcess(ctx, cfg, srv); err != nil {
-		return fmt.Errorf("add %s: %w", name, err)
+		return nil, fmt.Errorf("add %s: %w", name, err)
 	}
-	return nil
+	return lib, nil
 }
 
 // Close stops everything in reverse order of start.
