@@ -115,14 +115,17 @@ func TestPaging_CapsAndBudgetsAreTypedErrors(t *testing.T) {
 		pages []*client.ResourcePage
 		want  error
 		after int // pages added when it stopped
+		kept  int // resources kept, when not 0
 	}{
-		{"end", client.PagerOptions{}, []*client.ResourcePage{page("a", 1, 1), page("", 1, 1)}, nil, 2},
-		{"same cursor", client.PagerOptions{}, []*client.ResourcePage{page("a", 1, 1), page("a", 1, 1)}, client.ErrRepeatedCursor, 2},
-		{"older cursor", client.PagerOptions{}, []*client.ResourcePage{page("a", 1, 1), page("b", 1, 1), page("a", 1, 1)}, client.ErrRepeatedCursor, 3},
-		{"page cap", client.PagerOptions{MaxPages: 2}, []*client.ResourcePage{page("a", 1, 1), page("b", 1, 1), page("c", 1, 1)}, client.ErrPageCap, 2},
-		{"resource budget", client.PagerOptions{MaxResources: 5}, []*client.ResourcePage{page("a", 3, 1), page("b", 3, 1), page("c", 3, 1)}, client.ErrResourceBudget, 2},
-		{"byte budget", client.PagerOptions{MaxBytes: 100}, []*client.ResourcePage{page("a", 1, 60), page("b", 1, 60), page("c", 1, 1)}, client.ErrByteBudget, 2},
-		{"last page at the cap", client.PagerOptions{MaxPages: 2}, []*client.ResourcePage{page("a", 1, 1), page("", 1, 1)}, nil, 2},
+		{"end", client.PagerOptions{}, []*client.ResourcePage{page("a", 1, 1), page("", 1, 1)}, nil, 2, 0},
+		{"same cursor", client.PagerOptions{}, []*client.ResourcePage{page("a", 1, 1), page("a", 1, 1)}, client.ErrRepeatedCursor, 2, 0},
+		{"older cursor", client.PagerOptions{}, []*client.ResourcePage{page("a", 1, 1), page("b", 1, 1), page("a", 1, 1)}, client.ErrRepeatedCursor, 3, 0},
+		{"page cap", client.PagerOptions{MaxPages: 2}, []*client.ResourcePage{page("a", 1, 1), page("b", 1, 1), page("c", 1, 1)}, client.ErrPageCap, 2, 0},
+		{"resource budget", client.PagerOptions{MaxResources: 5}, []*client.ResourcePage{page("a", 3, 1), page("b", 3, 1), page("c", 3, 1)}, client.ErrResourceBudget, 2, 5},
+		{"resource budget on the last page", client.PagerOptions{MaxResources: 5}, []*client.ResourcePage{page("a", 3, 1), page("", 3, 1)}, client.ErrResourceBudget, 2, 5},
+		{"resource budget met by the last page", client.PagerOptions{MaxResources: 5}, []*client.ResourcePage{page("a", 3, 1), page("", 2, 1)}, nil, 2, 5},
+		{"byte budget", client.PagerOptions{MaxBytes: 100}, []*client.ResourcePage{page("a", 1, 60), page("b", 1, 60), page("c", 1, 1)}, client.ErrByteBudget, 2, 0},
+		{"last page at the cap", client.PagerOptions{MaxPages: 2}, []*client.ResourcePage{page("a", 1, 1), page("", 1, 1)}, nil, 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,6 +147,13 @@ func TestPaging_CapsAndBudgetsAreTypedErrors(t *testing.T) {
 			}
 			if added != tt.after || !w.Done() {
 				t.Fatalf("%d pages added (done %v), want %d", added, w.Done(), tt.after)
+			}
+			kept := 0
+			for _, p := range tt.pages[:added] {
+				kept += len(p.Resources)
+			}
+			if tt.kept != 0 && (w.Loaded() != tt.kept || kept != tt.kept) {
+				t.Fatalf("kept %d (pages hold %d), want %d", w.Loaded(), kept, tt.kept)
 			}
 			if tt.want != nil && !errors.Is(w.Err(), tt.want) {
 				t.Fatalf("Err = %v, not sticky", w.Err())

@@ -475,6 +475,12 @@ func (p *Paging) Add(page *ResourcePage, refused error) error {
 		page = &ResourcePage{}
 	}
 	p.pages++
+	// The budget is what is kept, not what was sent: a page that crosses
+	// it is cut there and ends the listing.
+	cut := false
+	if room := max(p.opt.MaxResources-p.loaded, 0); len(page.Resources) > room {
+		page.Resources, cut = page.Resources[:room], true
+	}
 	p.loaded += len(page.Resources)
 	p.bytes += pageBytes(page)
 	for i := range page.Resources {
@@ -498,6 +504,8 @@ func (p *Paging) Add(page *ResourcePage, refused error) error {
 	}
 	_, repeated := p.seen[fingerprint(next)]
 	switch {
+	case cut:
+		return stop(ErrResourceBudget, p.opt.MaxResources)
 	case next == "":
 		p.done = true
 		return nil
