@@ -153,7 +153,7 @@ func (c *Client) ChooseComputer(ctx context.Context, uri string) (string, dpe.Ac
 		return "", dpe.Access{}, fmt.Errorf("choose a computer for %s: no computer in office %s", uri, c.opt.Office)
 	}
 	host := strings.ToLower(hostOf(uri))
-	owners := c.hostOwners(ctx, comps, host)
+	owners, dropped := c.hostOwners(ctx, comps, host)
 	switch {
 	case len(owners) == 1:
 		acc, err := c.GetDPE(ctx, owners[0], uri)
@@ -164,6 +164,9 @@ func (c *Client) ChooseComputer(ctx context.Context, uri string) (string, dpe.Ac
 	}
 	if ctx.Err() != nil {
 		return "", dpe.Access{}, fmt.Errorf("choose a computer for %s: %w", uri, ctx.Err())
+	}
+	if dropped != nil {
+		return "", dpe.Access{}, fmt.Errorf("choose a computer for %s: %w", uri, dropped)
 	}
 	var tried []string
 	var last error
@@ -183,14 +186,20 @@ func (c *Client) ChooseComputer(ctx context.Context, uri string) (string, dpe.Ac
 }
 
 // hostOwners lists, in name order, the computers whose listings name host.
-// A computer whose listing fails is skipped (it cannot claim the host).
-func (c *Client) hostOwners(ctx context.Context, comps []protocol.SessionInfo, host string) []string {
-	var owners []string
+// A computer whose listing fails is skipped (it cannot claim the host),
+// except for an answer over the ack size limit: that dropped the
+// connection, so the walk stops and the error is returned as the reason
+// (every later call would only say the connection was lost).
+func (c *Client) hostOwners(ctx context.Context, comps []protocol.SessionInfo, host string) (owners []string, dropped error) {
+	var big *AckTooLargeError
 	for _, comp := range comps {
 		if ctx.Err() != nil {
-			return owners
+			return owners, nil
 		}
 		cfg, err := c.Config(ctx, comp.Name)
+		if errors.As(err, &big) {
+			return owners, err
+		}
 		if err != nil {
 			c.log.Debug("host routing: get_config failed", "computer", comp.Name, "err", err)
 			continue
@@ -201,6 +210,9 @@ func (c *Client) hostOwners(ctx context.Context, comps []protocol.SessionInfo, h
 				continue
 			}
 			page, err := c.Resources(ctx, comp.Name, srv.Name, "")
+			if errors.As(err, &big) {
+				return owners, err
+			}
 			if err != nil {
 				c.log.Debug("host routing: get_resources failed", "computer", comp.Name, "server", srv.Name, "err", err)
 				continue
@@ -213,7 +225,7 @@ func (c *Client) hostOwners(ctx context.Context, comps []protocol.SessionInfo, h
 			}
 		}
 	}
-	return owners
+	return owners, nil
 }
 
 func hostOf(uri string) string {

@@ -194,3 +194,25 @@ func TestGetDPE_OriginTag(t *testing.T) {
 		})
 	}
 }
+
+// Choosing a computer for a typed URI lists each server's first page; one
+// over the ack size limit drops the connection, and that, not the lost
+// connection every later call would report, is the answer.
+func TestChooseComputer_AckLimitIsTheReason(t *testing.T) {
+	_, c := dialHostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "alpha", Servers: []string{"bench", "docs"},
+		Resources: func(server, _ string) hostilepeer.Reply {
+			if server == "bench" {
+				return hostilepeer.Reply{Stream: hostilepeer.HugeStream(4 << 20)}
+			}
+			return hostilepeer.Page("", hostilepeer.Resource("dpe://org.example.docs/report", "report"))
+		},
+	}, {Name: "beta", Servers: []string{"lib"}}}}, Options{MaxAckBytes: 1 << 20})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _, err := c.ChooseComputer(ctx, "dpe://org.example.docs/report")
+	var tl *AckTooLargeError
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "resources of bench") || strings.Contains(err.Error(), "connection lost") {
+		t.Fatalf("err = %v, want the ack limit on bench", err)
+	}
+}
