@@ -322,12 +322,21 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 // printResource prints one resource's row, and its problems on stderr.
 func printResource(out *table, stderr io.Writer, computer, server string, r *client.Resource) {
 	if out.json {
-		out.rowJSON(lsResource{
+		row := lsResource{
 			Computer: sanitize.Text(computer), Server: sanitize.Text(server), URI: sanitize.Text(r.URI), Name: sanitize.Text(r.Name),
-			MimeType: sanitize.Text(r.MimeType), PageCount: r.Meta.PageCount, FileType: sanitize.Text(r.Meta.FileType),
+			MimeType: sanitize.Text(r.MimeType), FileType: sanitize.Text(r.Meta.FileType),
 			Keywords: sanitizeAll(r.Meta.Keywords), Description: sanitize.Text(r.Description),
-			LastModified: sanitize.Text(r.Meta.LastModified), Size: r.Size, Problems: sanitizeAll(r.Meta.Problems),
-		})
+			Size: r.Size, Problems: sanitizeAll(r.Meta.Problems),
+		}
+		if r.Meta.PageCount > 0 {
+			n := r.Meta.PageCount
+			row.PageCount = &n
+		}
+		if r.Meta.LastModified != "" {
+			lm := sanitize.Text(r.Meta.LastModified)
+			row.LastModified = &lm
+		}
+		out.rowJSON(row)
 	} else {
 		pc := ""
 		if r.Meta.PageCount > 0 {
@@ -439,6 +448,10 @@ type table struct {
 	// cols is the header, printed before the first row: a listing with
 	// no rows prints nothing at all.
 	cols []string
+	// widths are the column widths so far: a flush pads to them or wider,
+	// so a later page lines up with the header and the pages before it
+	// (a wider cell widens its column from there on; none is over 80).
+	widths []int
 }
 
 func newTable(w io.Writer, asJSON bool) *table {
@@ -486,11 +499,11 @@ func (t *table) rowCells(cells ...string) {
 	t.rows = append(t.rows, cells)
 }
 
-// flush prints the rows held, each column padded to its widest cell plus
-// two spaces; the last column is not padded.
+// flush prints the rows held, each column padded to its widest cell so
+// far plus two spaces; the last column is not padded.
 func (t *table) flush() {
 	if len(t.rows) > 0 {
-		var widths []int
+		widths := t.widths
 		for _, r := range t.rows {
 			for i, c := range r {
 				if i >= len(widths) {
@@ -499,6 +512,7 @@ func (t *table) flush() {
 				widths[i] = max(widths[i], ansi.StringWidth(c))
 			}
 		}
+		t.widths = widths
 		for _, r := range t.rows {
 			for i, c := range r {
 				t.buf = append(t.buf, c...)
@@ -563,13 +577,13 @@ type lsResource struct {
 	URI          string   `json:"uri"`
 	Name         string   `json:"name"`
 	MimeType     string   `json:"mime_type"`
-	PageCount    int      `json:"page_count"`
+	PageCount    *int     `json:"page_count"` // null when the server did not say (or said no integer ≥ 1)
 	FileType     string   `json:"file_type"`
 	Keywords     []string `json:"keywords"`
 	Description  string   `json:"description"`
-	LastModified string   `json:"lastModified"`
-	Size         *int64   `json:"size"`     // null when the server did not say
-	Problems     []string `json:"problems"` // [] when there are none, like keywords
+	LastModified *string  `json:"lastModified"` // null when the server did not say
+	Size         *int64   `json:"size"`         // null when the server did not say
+	Problems     []string `json:"problems"`     // [] when there are none, like keywords
 }
 
 // sanitizeAll cleans strings before encoding: JSON escaping makes control
@@ -600,7 +614,11 @@ func (r *lsResource) appendJSON(b []byte) []byte {
 	b = append(b, `,"mime_type":`...)
 	b = appendJSONString(b, r.MimeType)
 	b = append(b, `,"page_count":`...)
-	b = strconv.AppendInt(b, int64(r.PageCount), 10)
+	if r.PageCount == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, int64(*r.PageCount), 10)
+	}
 	b = append(b, `,"file_type":`...)
 	b = appendJSONString(b, r.FileType)
 	b = append(b, `,"keywords":`...)
@@ -608,7 +626,11 @@ func (r *lsResource) appendJSON(b []byte) []byte {
 	b = append(b, `,"description":`...)
 	b = appendJSONString(b, r.Description)
 	b = append(b, `,"lastModified":`...)
-	b = appendJSONString(b, r.LastModified)
+	if r.LastModified == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, *r.LastModified)
+	}
 	b = append(b, `,"size":`...)
 	if r.Size == nil {
 		b = append(b, "null"...)

@@ -67,15 +67,19 @@ func TestLsResourceJSON_SameAsEncodingJSON(t *testing.T) {
 		}
 	}
 	for _, s := range samples {
-		check(lsResource{Computer: s, Server: s, URI: s, Name: s, MimeType: s, FileType: s, Description: s, LastModified: s,
+		check(lsResource{Computer: s, Server: s, URI: s, Name: s, MimeType: s, FileType: s, Description: s, LastModified: &s,
 			Keywords: []string{s, s}, Problems: []string{s}})
 	}
 	for i := range 5000 {
-		r := lsResource{Computer: pick(), Server: pick(), URI: pick(), Name: pick(), MimeType: pick(), PageCount: rng.IntN(5) - 1,
-			FileType: pick(), Keywords: list(), Description: pick(), LastModified: pick(), Problems: list()}
+		r := lsResource{Computer: pick(), Server: pick(), URI: pick(), Name: pick(), MimeType: pick(),
+			FileType: pick(), Keywords: list(), Description: pick(), Problems: list()}
 		if i%2 == 0 {
 			n := rng.Int64() - rng.Int64()
 			r.Size = &n
+		}
+		if i%3 != 0 {
+			pc, lm := rng.IntN(5)-1, pick()
+			r.PageCount, r.LastModified = &pc, &lm
 		}
 		check(r)
 	}
@@ -121,6 +125,25 @@ func TestLs_JSONRowsMatchTheEncoder(t *testing.T) {
 		want, _ := json.Marshal(r)
 		if string(want) != l {
 			t.Fatalf("row\n%s\nre-encoded\n%s", l, want)
+		}
+	}
+}
+
+// What the server did not say is null in ls --json: page_count,
+// lastModified and size alike.
+func TestLs_JSONUnknownsAreNull(t *testing.T) {
+	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "box", Servers: []string{"lib"}, Resources: func(string, string) hostilepeer.Reply {
+			return hostilepeer.Page("", hostilepeer.Resource("dpe://org.x/bare", "bare"))
+		},
+	}}})
+	code, out, errOut := runBounded(t, "ls", "resources", "--url="+srv.URL, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`"page_count":null`, `"lastModified":null`, `"size":null`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("row %s has no %s", out, want)
 		}
 	}
 }

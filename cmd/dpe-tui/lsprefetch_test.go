@@ -322,3 +322,30 @@ func (t *taggedWriter) Write(p []byte) (int, error) {
 	t.o.tags = append(t.o.tags, t.name)
 	return t.w.Write(p)
 }
+
+// The table keeps its column widths from page to page: a later page with
+// narrower cells lines up with the header and the rows before it.
+func TestLs_TableColumnsLineUpAcrossPages(t *testing.T) {
+	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "box", Servers: []string{"lib"}, Resources: func(_, cursor string) hostilepeer.Reply {
+			if cursor == "" {
+				return hostilepeer.Page("c2", hostilepeer.Resource("dpe://org.x/a-rather-long-first-page-name", "a-rather-long-first-page-name"))
+			}
+			return hostilepeer.Page("", hostilepeer.Resource("dpe://org.x/b", "b"))
+		},
+	}}})
+	code, out, errOut := runBounded(t, "ls", "resources", "--url="+srv.URL)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want a header and two rows, got %q", out)
+	}
+	col := strings.Index(lines[0], "NAME")
+	for _, l := range lines[1:] {
+		if strings.Index(l, "dpe://")+len("dpe://org.x/a-rather-long-first-page-name")+2 != col {
+			t.Errorf("row %q: URI column is not padded to the header's NAME at %d\n%s", l, col, out)
+		}
+	}
+}
