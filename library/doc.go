@@ -41,6 +41,19 @@
 // FIFOs, devices and sockets are never opened; files above MaxFileBytes are
 // skipped with a WARN and no read goes past that size.
 //
+// Every file a walk leaves out (hidden files aside) is in
+// Library.Skipped, bounded to the first MaxSkippedListed plus a count,
+// with a short reason ("over 64 MiB", "FIFO, not a regular file",
+// "symlink loop", "permission denied", "unsupported file type"), and
+// Skipped.Summary says it in one line for a command or screen to show.
+//
+// A resources/read of a dpe:// URI that names no resource exactly is
+// matched by its NFC form (a name typed on a keyboard) against the NFC
+// forms of the folder's files (a name macOS wrote in NFD): an exact match
+// always wins, an NFC match is used only when exactly one file has it, and
+// several such files with no exact match is not found, saying why. The
+// answer carries the URI the listing shows.
+//
 // Element ids are "p<page>-e<n>": stable and unique per document.
 //
 // The embedded corpus (Corpus) holds reports/annual-operations-2026.md (11

@@ -37,6 +37,31 @@ type LocalServers interface {
 	ReadResource(ctx context.Context, server, uri string) (string, []LocalContent, error)
 }
 
+// LocalNotes is what a LocalServers may also offer: one-line remarks that
+// are not errors — a config file that defines no servers, a folder that
+// leaves files out ("docs: 3 files skipped: …"). The servers screen shows
+// them, one line each. The text is the user's files' names: untrusted,
+// sanitized where shown.
+type LocalNotes interface {
+	Notes() []string
+}
+
+// maxLocalNotes bounds the notes a watch carries (the screen shows fewer).
+const maxLocalNotes = 32
+
+// localNotesOf is l's notes, bounded, or nil when it has none.
+func localNotesOf(l LocalServers) []string {
+	n, ok := l.(LocalNotes)
+	if !ok {
+		return nil
+	}
+	notes := n.Notes()
+	if len(notes) > maxLocalNotes {
+		notes = notes[:maxLocalNotes]
+	}
+	return notes
+}
+
 // The states a local server goes through.
 const (
 	LocalStarting = "starting"
@@ -85,6 +110,7 @@ func (e *env) localFor(computer string) LocalServers {
 type localStatesMsg struct {
 	owner  any
 	states []LocalServerState
+	notes  []string // LocalNotes, read with the states
 	done   bool
 }
 
@@ -110,7 +136,7 @@ func watchLocal(e *env, l LocalServers, owner any, now bool) tea.Cmd {
 			done = true
 		default:
 		}
-		return localStatesMsg{owner: owner, states: l.States(), done: done}
+		return localStatesMsg{owner: owner, states: l.States(), notes: localNotesOf(l), done: done}
 	})
 }
 

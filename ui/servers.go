@@ -33,6 +33,7 @@ type serversScreen struct {
 	// screen owns (watching) until no server is starting (localDone).
 	local      LocalServers
 	states     []LocalServerState
+	notes      []string // LocalNotes: one line each above the list
 	watching   bool
 	localDone  bool
 	statesSeen bool
@@ -100,8 +101,10 @@ func (v *serversScreen) rows() []serverRow {
 }
 
 // watch starts this screen's watch of the local states when none runs.
+// Once no server is starting, only an immediate read (a config answer, a
+// refresh) is done: a folder's rescan may have changed its notes.
 func (v *serversScreen) watch(now bool) tea.Cmd {
-	if v.local == nil || v.watching || v.localDone {
+	if v.local == nil || v.watching || (v.localDone && !now) {
 		return nil
 	}
 	v.watching = true
@@ -111,7 +114,7 @@ func (v *serversScreen) watch(now bool) tea.Cmd {
 func (v *serversScreen) onStates(msg localStatesMsg) tea.Cmd {
 	v.watching = false
 	changed := !v.statesSeen || !slices.Equal(v.states, msg.states)
-	v.states, v.localDone, v.statesSeen = msg.states, msg.done, true
+	v.states, v.notes, v.localDone, v.statesSeen = msg.states, msg.notes, msg.done, true
 	var cmds []tea.Cmd
 	if changed && v.cfg != nil {
 		// A server that became ready is in get_config now: its
@@ -159,7 +162,7 @@ func (v *serversScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return v, v.key(msg)
 	case tea.MouseClickMsg:
-		if i := v.list.top + msg.Y - 1; msg.Y >= 1 && i < len(v.visible()) {
+		if i := v.list.top + msg.Y - v.head(); msg.Y >= v.head() && i < len(v.visible()) {
 			v.list.cur = i
 		}
 	case tea.MouseWheelMsg:
@@ -279,6 +282,9 @@ func (v *serversScreen) View(w, h int) []string {
 	if v.local != nil {
 		lines = append(lines, " "+st.counter.Render(v.localSummary()))
 		h--
+		notes := v.noteLines(w)
+		lines = append(lines, notes...)
+		h -= len(notes)
 	}
 	stateW := 8
 	if v.local != nil {
@@ -351,6 +357,44 @@ func (v *serversScreen) localSummary() string {
 		s += " · usable while the others start"
 	}
 	return s
+}
+
+// head is the number of lines View draws above the rows: the stale
+// banner, the local summary and notes, the column header.
+func (v *serversScreen) head() int {
+	n := 1
+	if v.gone {
+		n++
+	}
+	if v.local != nil {
+		n += 1 + min(len(v.notes), maxNotesShown)
+	}
+	return n
+}
+
+// maxNotesShown bounds the note lines above the list; more are counted.
+const maxNotesShown = 3
+
+// noteLines are the local notes, one sanitized, clipped line each, at most
+// maxNotesShown (the last of them counting the rest).
+func (v *serversScreen) noteLines(w int) []string {
+	if len(v.notes) == 0 {
+		return nil
+	}
+	st := v.e.st
+	shown := v.notes
+	more := 0
+	if len(shown) > maxNotesShown {
+		shown, more = shown[:maxNotesShown-1], len(shown)-(maxNotesShown-1)
+	}
+	out := make([]string, 0, maxNotesShown)
+	for _, n := range shown {
+		out = append(out, " "+st.info.Render(clip("note: "+sanitizeLine(n), w-1)))
+	}
+	if more > 0 {
+		out = append(out, " "+st.dim.Render(clip(fmt.Sprintf("note: %d more (ls servers prints them all)", more), w-1)))
+	}
+	return out
 }
 
 // maxTailShown and maxErrShown bound the stderr and error lines a failed
