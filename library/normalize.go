@@ -114,7 +114,7 @@ func (l *library) normalizeMiddleware(next mcp.MethodHandler) mcp.MethodHandler 
 		}
 		uri, found, err := l.resolveURI(rr.Params.URI)
 		if err != nil {
-			return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + err.Error()}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found: " + err.Error()}
 		}
 		if found && uri != rr.Params.URI {
 			p := *rr.Params
