@@ -34,7 +34,7 @@ func codeLexer(el *dpe.Element, code string) (chroma.Lexer, string) {
 			return l, c
 		}
 	}
-	if l := lexers.Analyse(code); l != nil {
+	if l := lexers.Analyse(code); l != nil && confident(l, code) {
 		return l, strings.ToLower(l.Config().Name)
 	}
 	label := ""
@@ -42,6 +42,18 @@ func codeLexer(el *dpe.Element, code string) (chroma.Lexer, string) {
 		label = cands[0]
 	}
 	return nil, label
+}
+
+// minDetectScore is the content-detection score (0–1) a lexer needs before
+// undeclared code is highlighted and labelled as its language: chroma's
+// weaker heuristics score Go's `func main() {` 0.4 as GDScript, and a
+// wrong label on the frame (and on an exported fence) misleads more than
+// none.
+const minDetectScore = 0.5
+
+func confident(l chroma.Lexer, code string) bool {
+	a, ok := l.(chroma.Analyser)
+	return ok && a.AnalyseText(code) >= minDetectScore
 }
 
 // code renders a CodeSnippet highlighted in a rounded frame whose top edge
