@@ -404,6 +404,15 @@ func (t *tuiLocal) Started() <-chan struct{} {
 	return nil
 }
 
+// Notes are the local office's notes (ui.LocalNotes): a config that
+// defines no server, the files a folder skipped. Nil until the stack is set.
+func (t *tuiLocal) Notes() []string {
+	if l := t.l.Load(); l != nil {
+		return l.Notes()
+	}
+	return nil
+}
+
 func (t *tuiLocal) ReadResource(ctx context.Context, server, uri string) (string, []ui.LocalContent, error) {
 	l := t.l.Load()
 	if l == nil {

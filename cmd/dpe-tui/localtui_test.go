@@ -142,8 +142,13 @@ func TestLocalTUI_EverythingListsReadsAndSaves(t *testing.T) {
 		listings = append(listings, f)
 		l.quit()
 	}
-	// The listing part of the frame (below the counter) is the same.
-	cut := func(f string) string { return f[strings.Index(f, "NAME"):] }
+	// The listing part of the frame (below the counter, above the status
+	// and help lines: the status is whichever notice of the start-up
+	// came last) is the same.
+	cut := func(f string) string {
+		lines := strings.Split(strings.TrimRight(f[strings.Index(f, "NAME"):], "\n"), "\n")
+		return strings.Join(lines[:max(len(lines)-2, 0)], "\n")
+	}
 	if cut(listings[0]) != cut(listings[1]) {
 		t.Fatalf("the SMCP shape lists differently:\n%s\n---\n%s", listings[0], listings[1])
 	}
@@ -271,5 +276,20 @@ func TestLocalTUI_SlowServerStartsLive(t *testing.T) {
 	l.waitFor("7 loaded")
 	l.esc()
 	l.waitFor("2 servers · 2 ready")
+	l.quit()
+}
+
+// TestLocalTUI_EmptyConfigSaysSo: an --mcp-config file that defines no
+// server is said on the servers screen, as ls says it on stderr, not an
+// empty list with no word why.
+func TestLocalTUI_EmptyConfigSaysSo(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "empty.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers":{}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := startLocalTUI(t, cfg, 80, 24)
+	l.waitFor("local")
+	l.enter()
+	l.waitFor("note: ", "empty.json: no MCP ser") // the path is clipped at 80 columns
 	l.quit()
 }
