@@ -45,6 +45,13 @@ type Doc struct {
 	Key string
 	// Load returns the DPE Document JSON.
 	Load func() ([]byte, error)
+
+	// Set by Documents, ignored from a Source: Partial says only the
+	// first IndexedPages pages of the document's text are indexed (its
+	// text is over the per-document budget, maxDocText); its title and
+	// metadata are indexed either way.
+	Partial      bool
+	IndexedPages int
 }
 
 // Source lists the documents to index, now. It is called at start-up and
@@ -71,16 +78,37 @@ type Options struct {
 	// short bursts, and requests served beside it keep their latency.
 	Background bool
 
-	batch int // elements per batch when > 0 (tests)
+	batch   int // elements per batch when > 0 (tests)
+	docText int // per-document text budget in bytes when > 0 (tests)
 }
 
 // schemaVersion names the mapping below; an index on disk built with
 // another is rebuilt. 3: text, titles and keywords are indexed in NFC.
 const schemaVersion = "dpe-finder-3"
 
-// Bounds on what one document contributes.
+// Bounds on what one document contributes, and on a batch in flight.
+//
+// The heap a build takes is about proportional to the text in the batch
+// being analysed (bleve keeps every token's frequencies and positions of
+// the batch until its segment is built) plus the index built so far: one
+// 50 MB document of 100k elements in one batch peaked at about 2.5 GB.
+// So a batch is flushed once it holds batchText bytes of text, within a
+// document too, and a document's text is indexed up to maxDocText bytes
+// or maxDocElements elements: its first pages; the rest is not indexed,
+// and Status and Documents say so. Its title and metadata are fields of
+// every record, so they are found whatever the budget cut.
+//
+// Measured on the 2,000-page preset (TestBuild_HugeDocumentIsBoundedAndSaysSo,
+// HeapInuse sampled every 10 ms, the test holding the 51 MB document):
+// with 1 MiB batches, 4 MiB of text (296 pages) peaks at 210-260 MiB and
+// keeps 40 MiB of index; 8 MiB (592 pages) at 250-360 MiB; the whole
+// document at 460 MiB, keeping 170 MiB. Batches of 1 MiB cost the
+// benchmark corpus no build time against 4 MiB ones.
 const (
 	maxElementText  = 64 << 10 // bytes of one element's text that are indexed
+	maxDocText      = 4 << 20  // bytes of one document's text that are indexed
+	maxDocElements  = 25000    // elements of one document that are indexed
+	batchText       = 1 << 20  // bytes of text in one batch
 	batchElements   = 10000
 	backgroundBatch = 1000
 	maxPause        = 250 * time.Millisecond
@@ -91,11 +119,44 @@ type Status struct {
 	Indexed  int  `json:"documents_indexed"`
 	Total    int  `json:"documents_total"`
 	Complete bool `json:"complete"`
+	// Partial counts the indexed documents whose text is indexed only
+	// in part (over maxDocText); Note names one and how much, in one
+	// line: "partly indexed: big.json, the first 330 of 2,000 pages".
+	Partial int    `json:"documents_partial,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
-// String is the line find shows: "indexed: 812/1000 documents".
+// String is the line find shows: "indexed: 812/1000 documents", and the
+// note when a document is indexed only in part.
 func (s Status) String() string {
-	return fmt.Sprintf("indexed: %d/%d documents", s.Indexed, s.Total)
+	out := fmt.Sprintf("indexed: %d/%d documents", s.Indexed, s.Total)
+	if s.Note != "" {
+		out += "; " + s.Note
+	}
+	return out
+}
+
+// partialNote is Status.Note for n partly indexed documents, d the first.
+func partialNote(n int, name string, e entry) string {
+	what := fmt.Sprintf("%s, the first %s of %s pages", clipRunes(oneLine(name), maxTitleRunes), thousands(e.IP), thousands(e.Pages))
+	if n == 1 {
+		return "partly indexed: " + what
+	}
+	return fmt.Sprintf("%d documents partly indexed, e.g. %s", n, what)
+}
+
+// thousands is n with comma separators: 2,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }
 
 type entry struct {
@@ -105,6 +166,10 @@ type entry struct {
 	// Pages is the page count the document had when it was indexed:
 	// listings of converted files (PDF) claim 1 until they are read.
 	Pages int `json:"p,omitempty"`
+	// Part: the text is indexed only up to the budget, the first IP
+	// pages whole (and perhaps the start of the next).
+	Part bool `json:"part,omitempty"`
+	IP   int  `json:"ip,omitempty"`
 }
 
 // Finder owns the index and the goroutine that builds it.
@@ -345,7 +410,25 @@ func (f *Finder) Rescan() {
 func (f *Finder) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Status{Indexed: f.indexed, Total: len(f.docs), Complete: f.complete}
+	st := Status{Indexed: f.indexed, Total: len(f.docs), Complete: f.complete}
+	first := -1
+	for i, d := range f.docs {
+		if e, ok := f.manifest[d.URI]; ok && e.Key == d.Key && e.Part {
+			st.Partial++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if first >= 0 {
+		d := f.docs[first]
+		name := d.Name
+		if name == "" {
+			name = d.URI
+		}
+		st.Note = partialNote(st.Partial, name, f.manifest[d.URI])
+	}
+	return st
 }
 
 // title is the title of an indexed document: hits carry it from the
@@ -364,8 +447,17 @@ func (f *Finder) Documents() []Doc {
 	defer f.mu.Unlock()
 	out := append([]Doc(nil), f.docs...)
 	for i := range out {
-		if e, ok := f.manifest[out[i].URI]; ok && e.Key == out[i].Key && e.Pages > 0 {
+		out[i].Partial, out[i].IndexedPages = false, 0
+		e, ok := f.manifest[out[i].URI]
+		if !ok || e.Key != out[i].Key {
+			continue
+		}
+		if e.Pages > 0 {
 			out[i].PageCount = e.Pages
+		}
+		out[i].Partial, out[i].IndexedPages = e.Part, e.IP
+		if !e.Part {
+			out[i].IndexedPages = e.Pages
 		}
 	}
 	return out
@@ -423,7 +515,10 @@ func (f *Finder) build(ctx context.Context) error {
 	}
 	f.mu.Unlock()
 
-	w := &writer{f: f, b: f.idx.NewBatch()}
+	w := &writer{f: f, b: f.idx.NewBatch(), budget: maxDocText}
+	if f.opt.docText > 0 {
+		w.budget = f.opt.docText
+	}
 	for _, uri := range gone {
 		w.remove(uri)
 	}
@@ -435,12 +530,27 @@ func (f *Finder) build(ctx context.Context) error {
 		size = backgroundBatch
 	}
 	t0 := time.Now()
+	w.size = size
+	w.flushed = func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if f.opt.Background {
+			if err := pause(ctx, min(time.Since(t0), maxPause)); err != nil {
+				return err
+			}
+			t0 = time.Now()
+		}
+		return nil
+	}
 	for _, d := range todo {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		w.add(d)
-		if w.elements < size {
+		if err := w.add(d); err != nil {
+			return err
+		}
+		if !w.full() {
 			if f.opt.Background {
 				runtime.Gosched()
 			}
@@ -449,11 +559,8 @@ func (f *Finder) build(ctx context.Context) error {
 		if err := w.flush(); err != nil {
 			return err
 		}
-		if f.opt.Background {
-			if err := pause(ctx, min(time.Since(t0), maxPause)); err != nil {
-				return err
-			}
-			t0 = time.Now()
+		if err := w.flushed(); err != nil {
+			return err
 		}
 	}
 	if err := w.flush(); err != nil {
@@ -485,7 +592,17 @@ type writer struct {
 	pending  map[string]*entry // nil entry: removed
 	added    int
 	elements int // records in the batch
+	text     int // bytes of text in the batch
+	budget   int // bytes of one document's text that are indexed
+	size     int // elements in a batch
+	// flushed runs after each flush: the pause of a background build,
+	// and cancellation.
+	flushed func() error
 }
+
+// full says the batch is to be written: it holds size elements or
+// batchText bytes of text.
+func (w *writer) full() bool { return w.elements >= w.size || w.text >= batchText }
 
 func (w *writer) remove(uri string) {
 	w.f.mu.Lock()
@@ -499,15 +616,23 @@ func (w *writer) remove(uri string) {
 			w.b.Delete(uri + "#" + strconv.Itoa(i))
 		}
 	}
+	w.set(uri, nil)
+}
+
+// set is what the next flush writes to the manifest for uri (nil: no entry).
+func (w *writer) set(uri string, e *entry) {
 	if w.pending == nil {
 		w.pending = map[string]*entry{}
 	}
-	w.pending[uri] = nil
+	w.pending[uri] = e
 }
 
-func (w *writer) add(d Doc) {
+// add indexes d, flushing the batch whenever it is full, also within
+// the document: a long document is written in several batches.
+func (w *writer) add(d Doc) error {
 	w.remove(d.URI)
 	n := 0
+	part, ip := false, 0
 	data, err := d.Load()
 	var doc *dpe.Document
 	if err == nil {
@@ -525,6 +650,8 @@ func (w *writer) add(d Doc) {
 			kws = append(kws, lower(norm.NFC.String(k)))
 		}
 		base := docFields{title: norm.NFC.String(d.Title), fileType: []byte(lower(d.FileType)), keywords: kws, modified: modified}
+		text := 0
+	pages:
 		for pi, p := range doc.Pages {
 			if !p.Decoded {
 				if err := doc.EnsurePage(pi, dpe.DefaultLimits()); err != nil {
@@ -536,16 +663,42 @@ func (w *writer) add(d Doc) {
 			for _, e := range p.Elements {
 				// NFC, as queries are: "é" typed or converted either
 				// way is one term, and snippets' offsets are into this.
-				text := clip(norm.NFC.String(e.Text), maxElementText)
-				if text == "" {
+				s := clip(norm.NFC.String(e.Text), maxElementText)
+				if s == "" {
 					continue
 				}
-				rec := w.f.record(d.URI+"#"+strconv.Itoa(n), &base, pi+1, e.ID, e.Category, text)
+				if (text+len(s) > w.budget || n >= maxDocElements) && n > 0 {
+					// Over the budget: the rest is not indexed. The
+					// first element always is, so the title and
+					// metadata (fields of every record) are found.
+					part, ip = true, pi
+					break pages
+				}
+				if w.full() {
+					// The records so far are written with an entry no
+					// content key matches: a build that stops here
+					// (a crash, Close) deletes them and starts over.
+					if n > 0 {
+						w.set(d.URI, &entry{N: n, Title: d.Title})
+					}
+					if err := w.flush(); err != nil {
+						return err
+					}
+					if err := w.flushed(); err != nil {
+						return err
+					}
+				}
+				rec := w.f.record(d.URI+"#"+strconv.Itoa(n), &base, pi+1, e.ID, e.Category, s)
 				if err := w.b.IndexAdvanced(rec); err == nil {
 					n++
 					w.elements++
+					w.text += len(s)
+					text += len(s)
 				}
 			}
+			// A decoded page is not needed again: drop it, so that a
+			// long document is not held decoded whole.
+			doc.Pages[pi].Elements = nil
 		}
 	}
 	// A document that cannot be read is recorded too (with no elements):
@@ -554,8 +707,12 @@ func (w *writer) add(d Doc) {
 	if doc != nil {
 		pages = len(doc.Pages)
 	}
-	w.pending[d.URI] = &entry{Key: d.Key, N: n, Title: d.Title, Pages: pages}
+	if part {
+		w.f.log.Info("finder: document indexed in part", "uri", d.URI, "pages", ip, "of", pages)
+	}
+	w.set(d.URI, &entry{Key: d.Key, N: n, Title: d.Title, Pages: pages, Part: part, IP: ip})
 	w.added++
+	return nil
 }
 
 func (w *writer) flush() error {
@@ -591,7 +748,7 @@ func (w *writer) flush() error {
 	// is analysed, while its goroutine that queued them may still be
 	// ranging over the batch's map (a data race under -race).
 	w.b = w.f.idx.NewBatch()
-	w.pending, w.added, w.elements = nil, 0, 0
+	w.pending, w.added, w.elements, w.text = nil, 0, 0, 0
 	return nil
 }
 

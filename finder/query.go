@@ -433,6 +433,11 @@ type DocInfo struct {
 	PageCount    int      `json:"page_count"`
 	LastModified string   `json:"last_modified,omitempty"`
 	Keywords     []string `json:"keywords"`
+	// PartlyIndexed: the document's text is over the Finder's budget and
+	// only its first IndexedPages pages are searched (its title and
+	// metadata are, whole).
+	PartlyIndexed bool `json:"partly_indexed,omitempty"`
+	IndexedPages  int  `json:"indexed_pages,omitempty" jsonschema:"pages whose text is searched, when partly_indexed"`
 }
 
 // ListResult is the answer of list_documents.
@@ -505,7 +510,11 @@ func (f *Finder) ListDocuments(_ context.Context, p ListParams) (*ListResult, er
 			kws = []string{}
 		}
 		out.Documents = append(out.Documents, DocInfo{URI: d.URI, Name: d.Name, Title: clipRunes(d.Title, maxTitleRunes),
-			FileType: d.FileType, PageCount: d.PageCount, LastModified: d.LastModified, Keywords: kws})
+			FileType: d.FileType, PageCount: d.PageCount, LastModified: d.LastModified, Keywords: kws,
+			PartlyIndexed: d.Partial})
+		if d.Partial {
+			out.Documents[len(out.Documents)-1].IndexedPages = d.IndexedPages
+		}
 	}
 	if next := offset + limit; next < len(sel) {
 		out.NextCursor = encodeCursor(cursor{Offset: next, Hash: hash})
