@@ -6,12 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
 )
 
 // realFiles are the files of real/ (made by LibreOffice, pandoc,
@@ -200,5 +203,64 @@ func TestDir_ChangedFileIsListedAgainAndReconverted(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("listing never showed the changed title")
 		}
+	}
+}
+
+// A file whose page count is learnt only when it is read (a PDF) is
+// listed without a page_count until then, not as one page; a file changed
+// since the walk is listed, once read, with its new mtime as lastModified,
+// as with its new page count.
+func TestDir_ReadRefinesPageCountAndLastModified(t *testing.T) {
+	dir := t.TempDir()
+	// Three pages whose /Pages object is in a compressed object stream,
+	// where the walk's page-count hint cannot see it.
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		interoptest.Need(t, "qpdf is not installed: %v", err)
+	}
+	one := "../convert/testdata/soffice.pdf"
+	if out, err := exec.Command("qpdf", "--empty", "--pages", one, one, one, "--", "--object-streams=generate", filepath.Join(dir, "made by soffice.pdf")).CombinedOutput(); err != nil {
+		t.Fatalf("qpdf: %v: %s", err, out)
+	}
+	md := filepath.Join(dir, "a.md")
+	putFile(t, md, []byte("# One\n\nfirst\n"))
+	lib, err := Open(Options{Dir: dir, Host: "org.example.real"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	cs := connect(t, lib.Server())
+	ctx := context.Background()
+	listed := func(uri string) *mcp.Resource {
+		t.Helper()
+		res, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Resources {
+			if r.URI == uri {
+				return r
+			}
+		}
+		t.Fatalf("%s is not listed", uri)
+		return nil
+	}
+	pdfURI, mdURI := "dpe://org.example.real/made%20by%20soffice.pdf", "dpe://org.example.real/a.md"
+	if pc, ok := listed(pdfURI).Meta["page_count"]; ok {
+		t.Errorf("unread PDF listed with page_count %v, want none (%q)", pc, listed(pdfURI).Description)
+	}
+	read(t, cs, pdfURI)
+	if pc, _ := listed(pdfURI).Meta["page_count"].(float64); pc != 3 {
+		t.Errorf("read PDF listed with page_count %v, want 3", listed(pdfURI).Meta["page_count"])
+	}
+
+	putFile(t, md, []byte("# One\n\nfirst\n\n# Two\n\nsecond\n"))
+	later := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(md, later, later); err != nil {
+		t.Fatal(err)
+	}
+	read(t, cs, mdURI)
+	r := listed(mdURI)
+	if pc, _ := r.Meta["page_count"].(float64); pc != 2 || r.Annotations == nil || !strings.HasPrefix(r.Annotations.LastModified, "2030-01-01") {
+		t.Errorf("changed file listed with page_count %v, lastModified %+v; want 2 and 2030-01-01", r.Meta["page_count"], r.Annotations)
 	}
 }

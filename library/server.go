@@ -328,14 +328,19 @@ func (l *library) supported(p string) bool { return isDPE(p) || l.conv.Supported
 // and title); a failure lists the file with its error.
 func (l *library) loader(ref sourceRef) func() ([]byte, error) {
 	return func() ([]byte, error) {
-		data, _, err := ref.files.read(ref.path, l.opt.MaxFileBytes)
+		data, fi, err := ref.files.read(ref.path, l.opt.MaxFileBytes)
 		if err != nil {
 			l.opt.Logger.Warn("library: cannot read document", "path", ref.path, "reason", err.Error())
 			return nil, err
 		}
+		// The file as read now, not as the walk saw it: a file changed
+		// since is converted with its new mtime (the listing's
+		// lastModified follows, as its page count does).
+		now := ref
+		now.modTime = fi.ModTime()
 		ctx, cancel := context.WithTimeout(context.Background(), convertTimeout)
 		defer cancel()
-		c, err := convertFile(ctx, l.conv, ref, data)
+		c, err := convertFile(ctx, l.conv, now, data)
 		if err != nil {
 			l.refine(ref.uri, errorInfo(ref.path, err))
 			return nil, err
@@ -353,7 +358,7 @@ func errorInfo(p string, err error) docInfo {
 		msg = string(r[:maxErrorNote-1]) + "…"
 	}
 	ft := strings.TrimPrefix(strings.ToLower(path.Ext(p)), ".")
-	return docInfo{Title: path.Base(p), FileType: ft, PageCount: 1, Err: msg}
+	return docInfo{Title: path.Base(p), FileType: ft, Err: msg}
 }
 
 // refine replaces the listing of uri when a conversion learnt something
@@ -442,10 +447,15 @@ func newSource(uri, name string, info docInfo, fileURI string, size int64, load 
 		kws = []string{}
 	}
 	meta := mcp.Meta{
-		"keywords":   kws,
-		"file_type":  info.FileType,
-		"page_count": max(info.PageCount, 1),
-		"file_uri":   fileURI,
+		"keywords":  kws,
+		"file_type": info.FileType,
+		"file_uri":  fileURI,
+	}
+	// page_count is recommended, and when present must be ≥ 1 (dpe.md
+	// §DPE Resource 元数据): a PDF whose pages are counted only once it is
+	// read is listed without one until then, not as a one-page document.
+	if info.PageCount >= 1 {
+		meta["page_count"] = info.PageCount
 	}
 	var di *docInfo
 	if info.Err != "" {
