@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -42,13 +43,34 @@ func nfcKey(uri string) (string, bool) {
 	}
 	segs := strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/")
 	for i, s := range segs {
-		d, err := url.PathUnescape(s)
-		if err != nil {
+		if _, err := url.PathUnescape(s); err != nil {
 			return "", false
 		}
-		segs[i] = norm.NFC.String(d)
+		segs[i] = norm.NFC.String(unescapeNonASCII(s))
 	}
 	return escapeDocRef(strings.ToLower(u.Host), strings.Join(segs, "/")), true
+}
+
+// unescapeNonASCII decodes the percent escapes of bytes ≥ 0x80 only (the
+// UTF-8 a normalization form changes) and keeps every other escape as
+// written: "x%2Dy.md" is another URI than "x-y.md", not another
+// normalization of it. s is a valid escaped path segment.
+func unescapeNonASCII(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil && v >= 0x80 {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // indexNFC rebuilds l.byNFC from l.sources; l.mu is held for writing.
