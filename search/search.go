@@ -84,6 +84,7 @@ type Result struct {
 	Total    int
 	Indexed  string // "indexed: 812/1000 documents"
 	Complete bool   // the computer's index is complete
+	Partial  bool   // some document is indexed only in part (Indexed says which)
 	Err      error  // Failed only
 }
 
@@ -320,9 +321,11 @@ type wireResult struct {
 		Hits    []wireHit `json:"hits"`
 		Total   int       `json:"total"`
 		Indexed *struct {
-			Indexed  int  `json:"documents_indexed"`
-			Total    int  `json:"documents_total"`
-			Complete bool `json:"complete"`
+			Indexed  int    `json:"documents_indexed"`
+			Total    int    `json:"documents_total"`
+			Complete bool   `json:"complete"`
+			Partial  int    `json:"documents_partial"`
+			Note     string `json:"note"`
 		} `json:"indexed"`
 	} `json:"structuredContent"`
 }
@@ -398,6 +401,13 @@ func decode(raw json.RawMessage, r *Result) error {
 	if ix := w.Structured.Indexed; ix != nil {
 		r.Indexed = fmt.Sprintf("indexed: %d/%d documents", ix.Indexed, ix.Total)
 		r.Complete = ix.Complete
+		if ix.Partial > 0 {
+			// "partly indexed: big.json, the first 296 of 2,000 pages"
+			r.Partial = true
+			if note := clip(oneLine(ix.Note), maxField); note != "" {
+				r.Indexed += "; " + note
+			}
+		}
 	}
 	return nil
 }

@@ -297,7 +297,7 @@ func (f *finderScreen) View(w, h int) []string {
 			notes = append(notes, sanitizeLine(r.Computer)+": "+oneLine(r.Err))
 		case search.OK:
 			s := fmt.Sprintf("%s: %d", sanitizeLine(r.Computer), len(r.Hits))
-			if r.Indexed != "" && !r.Complete {
+			if r.Indexed != "" && (!r.Complete || r.Partial) {
 				s += " (" + sanitizeLine(r.Indexed) + ")"
 			}
 			notes = append(notes, s)

@@ -418,24 +418,19 @@ func TestRealInputs_ManifestDocumentAssembledAsJSON(t *testing.T) {
 // A document too big for one MCP message under go-sdk's default limit
 // (16 MiB): 50 MB, 2,000 pages, through serve --docs (the library hands it
 // to the computer in runs of pages, the http resolver serves it in
-// manifest mode), then get. The heap is sampled throughout and the peak
-// RSS logged; the heap bound is a guard against holding the document in
-// many copies at once.
-//
-// The document's computer serves its library without the Finder: the
-// Finder's in-memory full-text index of this one document alone peaks at
-// about 2.4 GB of heap (bleve token frequencies), which is the Finder's
-// to bound, not the wire's. DPE_TUI_BIG_DOC=1 runs it with the Finder.
+// manifest mode), then get, while the library's Finder indexes it; then
+// find. The heap is sampled throughout and the peak RSS logged; the heap
+// bound is a guard against holding the document in many copies at once,
+// and against the Finder indexing it whole in one batch (which peaked at
+// about 2.4 GB): the Finder indexes its first pages, up to its
+// per-document budget, finds a word on page 1, and answers a word on
+// page 1,501 with no hit and a line saying the document is indexed only
+// in part and how far.
 func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 	o := dpegen.PresetA()
 	stopSampling, peakHeap := sampleHeap()
 	defer stopSampling()
-	withFinder := os.Getenv("DPE_TUI_BIG_DOC") != ""
-	st, uri, src := manifestStack(t, o, func(so *stack.Options) {
-		if !withFinder {
-			so.NoFinder = []string{stack.ComputerAlpha}
-		}
-	})
+	st, uri, src := manifestStack(t, o, nil)
 	if len(src) <= 16<<20 {
 		t.Fatalf("generated %d bytes, want more than go-sdk's 16 MiB line limit", len(src))
 	}
@@ -458,10 +453,38 @@ func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &page) != nil || len(page.Elements) != o.ElementsPerPage {
 		t.Fatalf("--page %s: exit %d, %d elements, stderr %q", last, code, len(page.Elements), errOut)
 	}
+
+	// find answers from the index built so far: ask until it is complete.
+	start = time.Now()
+	deadline := start.Add(4 * time.Minute)
+	for {
+		code, out, errOut = runAgentFor(t, 2*time.Minute, "find", `"chapter 1"`, "--url="+st.URL)
+		if code == 0 && !strings.Contains(errOut, "incomplete") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("find once the index is complete: %s; %s", time.Since(start).Round(time.Second), strings.TrimSpace(errOut))
+	if code != 0 || !strings.Contains(out, "\t"+uri+"\tp.1\t") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("find \"chapter 1\": exit %d, stdout %q, stderr %q; want one hit on page 1", code, out, errOut)
+	}
+	// "alpha: 1 hit of 1; indexed: 1/1 documents; partly indexed:
+	// big.dpe.json, the first 296 of 2,000 pages"
+	const partly = "; partly indexed: big.dpe.json, the first "
+	_, n, _ := strings.Cut(errOut, partly)
+	n, ok := strings.CutSuffix(strings.SplitN(n, "\n", 2)[0], " of 2,000 pages")
+	if pages, err := strconv.Atoi(n); !ok || err != nil || pages < 1 || pages >= o.RarePage {
+		t.Fatalf("find: stderr %q does not say the document is indexed in part, up to a page before %d", errOut, o.RarePage+1)
+	}
+	line := partly + n + " of 2,000 pages\n"
+	code, out, errOut = runAgent(t, "find", o.RareWord, "--url="+st.URL)
+	if code != 0 || out != "" || !strings.Contains(errOut, line) {
+		t.Errorf("find %s (page %d): exit %d, stdout %q, stderr %q; want no hit and the partial line", o.RareWord, o.RarePage+1, code, out, errOut)
+	}
 	stopSampling()
 	peak := peakHeap()
 	t.Logf("%d-byte document: peak heap in use %d MiB, peak RSS %s", len(src), peak>>20, peakRSS())
-	if limit := uint64(16 * len(src)); !withFinder && peak > limit {
+	if limit := uint64(16 * len(src)); peak > limit {
 		t.Errorf("peak heap in use %d MiB for a %d MiB document (bound %d MiB)", peak>>20, len(src)>>20, limit>>20)
 	}
 }
