@@ -154,6 +154,12 @@ func (c *Client) ChooseComputer(ctx context.Context, uri string) (string, dpe.Ac
 	}
 	host := strings.ToLower(hostOf(uri))
 	owners, dropped := c.hostOwners(ctx, comps, host)
+	if dropped != nil {
+		// The connection went down under the walk: no owner found so far
+		// can be asked on it, and the reason is this answer, not the
+		// lost connection a get_dpe would now report.
+		return "", dpe.Access{}, fmt.Errorf("choose a computer for %s: %w", uri, dropped)
+	}
 	switch {
 	case len(owners) == 1:
 		acc, err := c.GetDPE(ctx, owners[0], uri)
@@ -164,9 +170,6 @@ func (c *Client) ChooseComputer(ctx context.Context, uri string) (string, dpe.Ac
 	}
 	if ctx.Err() != nil {
 		return "", dpe.Access{}, fmt.Errorf("choose a computer for %s: %w", uri, ctx.Err())
-	}
-	if dropped != nil {
-		return "", dpe.Access{}, fmt.Errorf("choose a computer for %s: %w", uri, dropped)
 	}
 	var tried []string
 	var last error

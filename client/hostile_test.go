@@ -199,20 +199,27 @@ func TestGetDPE_OriginTag(t *testing.T) {
 // over the ack size limit drops the connection, and that, not the lost
 // connection every later call would report, is the answer.
 func TestChooseComputer_AckLimitIsTheReason(t *testing.T) {
-	_, c := dialHostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
-		Name: "alpha", Servers: []string{"bench", "docs"},
-		Resources: func(server, _ string) hostilepeer.Reply {
-			if server == "bench" {
-				return hostilepeer.Reply{Stream: hostilepeer.HugeStream(4 << 20)}
+	huge := func(string, string) hostilepeer.Reply {
+		return hostilepeer.Reply{Stream: hostilepeer.HugeStream(4 << 20)}
+	}
+	docs := func(string, string) hostilepeer.Reply {
+		return hostilepeer.Page("", hostilepeer.Resource("dpe://org.example.docs/report", "report"))
+	}
+	for name, comps := range map[string][]hostilepeer.Computer{
+		// The owner is found first, and the walk goes on to the next
+		// computer, whose answer drops the connection.
+		"after the owner":  {{Name: "alpha", Servers: []string{"docs"}, Resources: docs}, {Name: "beta", Servers: []string{"bench"}, Resources: huge}},
+		"before the owner": {{Name: "alpha", Servers: []string{"bench"}, Resources: huge}, {Name: "beta", Servers: []string{"docs"}, Resources: docs}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, c := dialHostile(t, hostilepeer.Script{Computers: comps}, Options{MaxAckBytes: 1 << 20})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, _, err := c.ChooseComputer(ctx, "dpe://org.example.docs/report")
+			var tl *AckTooLargeError
+			if !errors.As(err, &tl) || !strings.Contains(err.Error(), "resources of bench") || strings.Contains(err.Error(), "connection lost") {
+				t.Fatalf("err = %v, want the ack limit on bench", err)
 			}
-			return hostilepeer.Page("", hostilepeer.Resource("dpe://org.example.docs/report", "report"))
-		},
-	}, {Name: "beta", Servers: []string{"lib"}}}}, Options{MaxAckBytes: 1 << 20})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, _, err := c.ChooseComputer(ctx, "dpe://org.example.docs/report")
-	var tl *AckTooLargeError
-	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "resources of bench") || strings.Contains(err.Error(), "connection lost") {
-		t.Fatalf("err = %v, want the ack limit on bench", err)
+		})
 	}
 }
