@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -324,13 +325,17 @@ func printResource(out *table, stderr io.Writer, computer, server string, r *cli
 	if out.json {
 		row := lsResource{
 			Computer: sanitize.Text(computer), Server: sanitize.Text(server), URI: sanitize.Text(r.URI), Name: sanitize.Text(r.Name),
-			MimeType: sanitize.Text(r.MimeType), FileType: sanitize.Text(r.Meta.FileType),
+			MimeType: sanitize.Text(r.MimeType),
 			Keywords: sanitizeAll(r.Meta.Keywords), Description: sanitize.Text(r.Description),
 			Size: r.Size, Problems: sanitizeAll(r.Meta.Problems),
 		}
 		if r.Meta.PageCount > 0 {
 			n := r.Meta.PageCount
 			row.PageCount = &n
+		}
+		if r.Meta.FileType != "" {
+			ft := sanitize.Text(r.Meta.FileType)
+			row.FileType = &ft
 		}
 		if r.Meta.LastModified != "" {
 			lm := sanitize.Text(r.Meta.LastModified)
@@ -449,9 +454,11 @@ type table struct {
 	// no rows prints nothing at all.
 	cols []string
 	// widths are the column widths so far: a flush pads to them or wider,
-	// so a later page lines up with the header and the pages before it
-	// (a wider cell widens its column from there on; none is over 80).
+	// so a later page lines up with the header and the pages before it.
+	// A wider cell widens its column from there on (none is over 80), and
+	// the header (head) is printed again above the rows it widened.
 	widths []int
+	head   []string
 }
 
 func newTable(w io.Writer, asJSON bool) *table {
@@ -487,7 +494,7 @@ func (t *table) rowJSON(r lsResource) {
 func (t *table) rowCells(cells ...string) {
 	if t.cols != nil {
 		t.rows = append(t.rows, t.cols)
-		t.cols = nil
+		t.head, t.cols = t.cols, nil
 	}
 	for i, c := range cells {
 		c = sanitize.Truncate(sanitize.Line(c), 80)
@@ -503,12 +510,19 @@ func (t *table) rowCells(cells ...string) {
 // far plus two spaces; the last column is not padded.
 func (t *table) flush() {
 	if len(t.rows) > 0 {
-		widths := t.widths
+		printed := len(t.widths) > 0 // a flush before this one printed the header
+		widths := slices.Clone(t.widths)
 		for _, r := range t.rows {
 			for i, c := range r {
 				if i >= len(widths) {
 					widths = append(widths, 0)
 				}
+				widths[i] = max(widths[i], ansi.StringWidth(c))
+			}
+		}
+		if printed && t.head != nil && !slices.Equal(widths, t.widths) {
+			t.rows = slices.Insert(t.rows, 0, t.head)
+			for i, c := range t.head {
 				widths[i] = max(widths[i], ansi.StringWidth(c))
 			}
 		}
@@ -578,7 +592,7 @@ type lsResource struct {
 	Name         string   `json:"name"`
 	MimeType     string   `json:"mime_type"`
 	PageCount    *int     `json:"page_count"` // null when the server did not say (or said no integer ≥ 1)
-	FileType     string   `json:"file_type"`
+	FileType     *string  `json:"file_type"`  // null when the server did not say
 	Keywords     []string `json:"keywords"`
 	Description  string   `json:"description"`
 	LastModified *string  `json:"lastModified"` // null when the server did not say
@@ -620,7 +634,11 @@ func (r *lsResource) appendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(*r.PageCount), 10)
 	}
 	b = append(b, `,"file_type":`...)
-	b = appendJSONString(b, r.FileType)
+	if r.FileType == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, *r.FileType)
+	}
 	b = append(b, `,"keywords":`...)
 	b = appendJSONStrings(b, r.Keywords)
 	b = append(b, `,"description":`...)

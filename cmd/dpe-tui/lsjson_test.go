@@ -67,19 +67,19 @@ func TestLsResourceJSON_SameAsEncodingJSON(t *testing.T) {
 		}
 	}
 	for _, s := range samples {
-		check(lsResource{Computer: s, Server: s, URI: s, Name: s, MimeType: s, FileType: s, Description: s, LastModified: &s,
+		check(lsResource{Computer: s, Server: s, URI: s, Name: s, MimeType: s, FileType: &s, Description: s, LastModified: &s,
 			Keywords: []string{s, s}, Problems: []string{s}})
 	}
 	for i := range 5000 {
 		r := lsResource{Computer: pick(), Server: pick(), URI: pick(), Name: pick(), MimeType: pick(),
-			FileType: pick(), Keywords: list(), Description: pick(), Problems: list()}
+			Keywords: list(), Description: pick(), Problems: list()}
 		if i%2 == 0 {
 			n := rng.Int64() - rng.Int64()
 			r.Size = &n
 		}
 		if i%3 != 0 {
-			pc, lm := rng.IntN(5)-1, pick()
-			r.PageCount, r.LastModified = &pc, &lm
+			pc, lm, ft := rng.IntN(5)-1, pick(), pick()
+			r.PageCount, r.LastModified, r.FileType = &pc, &lm, &ft
 		}
 		check(r)
 	}
@@ -130,7 +130,7 @@ func TestLs_JSONRowsMatchTheEncoder(t *testing.T) {
 }
 
 // What the server did not say is null in ls --json: page_count,
-// lastModified and size alike.
+// file_type, lastModified and size alike.
 func TestLs_JSONUnknownsAreNull(t *testing.T) {
 	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
 		Name: "box", Servers: []string{"lib"}, Resources: func(string, string) hostilepeer.Reply {
@@ -141,7 +141,7 @@ func TestLs_JSONUnknownsAreNull(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{`"page_count":null`, `"lastModified":null`, `"size":null`} {
+	for _, want := range []string{`"page_count":null`, `"file_type":null`, `"lastModified":null`, `"size":null`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("row %s has no %s", out, want)
 		}

@@ -349,3 +349,28 @@ func TestLs_TableColumnsLineUpAcrossPages(t *testing.T) {
 		}
 	}
 }
+
+// A later page with a wider cell widens its column from there on, and the
+// header is printed again above it, lined up with the rows below.
+func TestLs_TableHeaderRepeatsWhenAColumnWidens(t *testing.T) {
+	long := "dpe://org.x/a-much-longer-name-on-the-second-page"
+	srv := hostile(t, hostilepeer.Script{Computers: []hostilepeer.Computer{{
+		Name: "box", Servers: []string{"lib"}, Resources: func(_, cursor string) hostilepeer.Reply {
+			if cursor == "" {
+				return hostilepeer.Page("c2", hostilepeer.Resource("dpe://org.x/b", "b"))
+			}
+			return hostilepeer.Page("", hostilepeer.Resource(long, "long"))
+		},
+	}}})
+	code, out, errOut := runBounded(t, "ls", "resources", "--url="+srv.URL)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[2], "COMPUTER") {
+		t.Fatalf("want header, row, header again, row; got\n%s", out)
+	}
+	if strings.Index(lines[2], "NAME") != strings.Index(lines[3], "  long")+2 || strings.Index(lines[0], "NAME") != strings.Index(lines[1], "  b  ")+2 {
+		t.Errorf("columns do not line up with their header:\n%s", out)
+	}
+}
