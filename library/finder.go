@@ -192,8 +192,10 @@ func (l *Library) rescan() bool {
 	if len(gone) > 0 || len(added) > 0 {
 		lib.indexNFC()
 	}
+	prevSkipped := lib.skipped
 	lib.skipped = skipped.result()
 	lib.mu.Unlock()
+	logNewSkips(lib.opt.Logger, prevSkipped, lib.skipped)
 	if len(gone) > 0 {
 		l.srv.RemoveResources(gone...)
 	}

@@ -201,17 +201,17 @@ func TestDir_ServesNothingOutsideTheFolder(t *testing.T) {
 
 	out := logs.String()
 	for _, line := range []string{
-		`level=WARN msg="library: skip symlink" path=leak.txt reason="symlink leaves the served folder"`,
-		`level=WARN msg="library: skip symlink" path=docs reason="symlink leaves the served folder"`,
-		`level=WARN msg="library: skip symlink" path=out reason="symlink leaves the served folder"`,
-		`level=WARN msg="library: skip symlink" path=relative.md reason="symlink leaves the served folder"`,
+		`level=WARN msg="library: skip file" path=leak.txt reason="symlink leaves the folder"`,
+		`level=WARN msg="library: skip file" path=docs reason="symlink leaves the folder"`,
+		`level=WARN msg="library: skip file" path=out reason="symlink leaves the folder"`,
+		`level=WARN msg="library: skip file" path=relative.md reason="symlink leaves the folder"`,
 		`level=WARN msg="library: image not embedded" path=leak.png document=guide.md reason="symlink leaves the served folder"`,
 		`level=WARN msg="library: image not embedded" path=out/secret.png document=guide.md reason="symlink leaves the served folder"`,
 		`level=WARN msg="library: image not embedded" path=docs/etc/passwd.png document=guide.md reason="symlink leaves the served folder"`,
 		`level=WARN msg="library: image not embedded" path=pipe.png document=guide.md reason="not a regular file (FIFO)"`,
-		`level=WARN msg="library: skip file" path=fifo.txt reason=FIFO`,
-		`level=WARN msg="library: skip file" path=huge.txt reason="file too large: 4096 bytes, limit 1024"`,
-		`level=INFO msg="library: skip symlink" path=imglink reason="symlinked directories are not followed"`,
+		`level=WARN msg="library: skip file" path=fifo.txt reason="FIFO, not a regular file"`,
+		`level=WARN msg="library: skip file" path=huge.txt reason="over 1 KiB"`,
+		`level=WARN msg="library: skip file" path=imglink reason="symlinked directory, not followed"`,
 		`level=WARN msg="library: cannot read document" path=swap.txt reason="symlink leaves the served folder"`,
 	} {
 		if !strings.Contains(out, line) {

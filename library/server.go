@@ -208,6 +208,7 @@ func Open(opt Options) (*Library, error) {
 		return nil, err
 	}
 	lib.skipped = skipped.result()
+	logNewSkips(opt.Logger, Skipped{}, lib.skipped)
 	if builtin {
 		if err := lib.addGeneratedCorpus(opt); err != nil {
 			return nil, err
@@ -249,7 +250,6 @@ func Open(opt Options) (*Library, error) {
 func (l *library) walk(files *folder, opt Options, prev map[string]*source, out map[string]*source, skip *skipList) error {
 	return fs.WalkDir(files.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			opt.Logger.Warn("library: skip unreadable path", "path", p, "err", err)
 			if d != nil && d.IsDir() {
 				skip.add(p+"/", err)
 				return fs.SkipDir
@@ -272,7 +272,6 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 			}
 		} else if !d.Type().IsRegular() {
 			if l.supported(p) {
-				opt.Logger.Warn("library: skip file", "path", p, "reason", fileKind(d.Type()))
 			}
 			skip.add(p, fmt.Errorf("%w (%s)", errNotRegular, fileKind(d.Type())))
 			return nil
@@ -290,7 +289,6 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 		}
 		data, info, err := files.read(p, opt.MaxFileBytes)
 		if err != nil {
-			opt.Logger.Warn("library: skip file", "path", p, "reason", err.Error())
 			skip.add(p, err)
 			return nil
 		}
@@ -402,22 +400,18 @@ func (l *library) close() error {
 // skipped with a log line naming them, never their target.
 func (l *library) followLink(files *folder, p string, opt Options, skip *skipList) bool {
 	if files.root == nil {
-		opt.Logger.Warn("library: skip symlink", "path", p, "reason", "symlinks are followed only in a directory served with Dir")
 		skip.add(p, errLinkNotFollowed)
 		return false
 	}
 	fi, err := files.stat(p)
 	switch {
 	case errors.Is(err, errOutside):
-		opt.Logger.Warn("library: skip symlink", "path", p, "reason", errOutside.Error())
 		skip.add(p, err)
 		return false
 	case err != nil:
-		opt.Logger.Warn("library: skip symlink", "path", p, "reason", err.Error())
 		skip.add(p, linkError(err))
 		return false
 	case fi.IsDir():
-		opt.Logger.Info("library: skip symlink", "path", p, "reason", "symlinked directories are not followed")
 		skip.add(p, errLinkedDir)
 		return false
 	}

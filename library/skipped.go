@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"strings"
 	"syscall"
 )
@@ -172,4 +173,23 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// logNewSkips logs, once, each file a walk skipped that the walk before it
+// (prev) did not: a rescan every few seconds would otherwise repeat the
+// same lines for as long as the files stay. Past the listed files, one
+// line says how many more.
+func logNewSkips(log *slog.Logger, prev, now Skipped) {
+	seen := make(map[SkippedFile]bool, len(prev.Files))
+	for _, f := range prev.Files {
+		seen[f] = true
+	}
+	for _, f := range now.Files {
+		if !seen[f] {
+			log.Warn("library: skip file", "path", f.Path, "reason", f.Reason)
+		}
+	}
+	if more := now.Total - len(now.Files); more > 0 && now.Total != prev.Total {
+		log.Warn("library: more files skipped", "count", more)
+	}
 }

@@ -5,6 +5,7 @@ package library
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,31 @@ func TestSkipped_IsBounded(t *testing.T) {
 	}
 	if !strings.HasSuffix(sum, fmt.Sprintf(" and %d more", MaxSkippedListed+27)) || !strings.Contains(sum, "…") {
 		t.Errorf("summary %q", sum)
+	}
+}
+
+// Each skipped file is logged once, unsupported ones too, not again on
+// every rescan while it stays; a file newly skipped by a rescan is logged.
+func TestSkipped_LoggedOncePerFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "tool.exe"), []byte("MZ"))
+	write(t, filepath.Join(dir, "good.md"), []byte("# good\n"))
+	var logs bytes.Buffer
+	lib, err := Open(Options{Dir: dir, Host: "org.example.docs", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lib.Close() })
+	lib.rescan()
+	lib.rescan()
+	symlink(t, "loop", filepath.Join(dir, "loop"))
+	lib.rescan()
+	for file, want := range map[string]int{"pipe.md": 1, "tool.exe": 1, "loop": 1, "good.md": 0} {
+		if n := strings.Count(logs.String(), "path="+file+" "); n != want {
+			t.Errorf("%s logged %d times, want %d:\n%s", file, n, want, logs.String())
+		}
 	}
 }

@@ -159,8 +159,8 @@ func TestServe_DocsServesNothingOutsideDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		`level=WARN msg="library: skip symlink" component=library path=leak.txt reason="symlink leaves the served folder"`,
-		`level=WARN msg="library: skip symlink" component=library path=docs reason="symlink leaves the served folder"`,
+		`level=WARN msg="library: skip file" component=library path=leak.txt reason="symlink leaves the folder"`,
+		`level=WARN msg="library: skip file" component=library path=docs reason="symlink leaves the folder"`,
 		`level=WARN msg="library: image not embedded" component=library path=leak.png document=guide.md reason="symlink leaves the served folder"`,
 	} {
 		if !strings.Contains(string(logs), line) {
