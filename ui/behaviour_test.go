@@ -1080,3 +1080,29 @@ func TestStatus_HintsGoWithTheNextKeyAndCountsAreSingular(t *testing.T) {
 		t.Fatalf("a successful m left the cancelled hint:\n%s", s)
 	}
 }
+
+// An answer over the ack size limit drops the connection; the re-join
+// after it does not reload the screen (the same answer would drop it again,
+// forever) and says why and which key reloads.
+func TestReconnect_AfterAnOversizedAnswerDoesNotReload(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	listOffice(t, m)
+	pushServers(t, m, "laptop")
+	f.resourcesErr = &client.AckTooLargeError{Event: protocol.EventGetResources, Computer: "laptop", Limit: 2048}
+	pushResources(t, m, "laptop", "library")
+	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Reconnecting, Attempt: 1}}))
+	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Connected}}))
+	if f.resourceCalls != 1 {
+		t.Fatalf("get_resources asked %d times, want once (no reload after the re-join)", f.resourceCalls)
+	}
+	if fr := frame(m); !strings.Contains(fr, "not reloaded: the last answer was over the ack size limit") {
+		t.Fatalf("the status should say why it did not reload:\n%s", fr)
+	}
+	// The next drop for another reason reloads as before.
+	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Reconnecting, Attempt: 1}}))
+	run(t, m, m.update(agentEventMsg{ev: client.StateEvent{State: client.Connected}}))
+	if f.resourceCalls != 2 {
+		t.Fatalf("get_resources asked %d times after an ordinary re-join, want 2", f.resourceCalls)
+	}
+}

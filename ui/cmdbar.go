@@ -118,7 +118,9 @@ func uriHint(v, empty string) (string, bool) {
 	if v == "" {
 		return empty, false
 	}
-	if _, err := dpe.ParseURI(v); err != nil {
+	// Checked as it will be sent: normalised once (a space or é typed
+	// raw is percent-encoded), as submit and the headless commands do.
+	if _, err := dpe.NormalizeURI(v); err != nil {
 		var ue *dpe.URIError
 		if errors.As(err, &ue) {
 			return ue.Reason, false

@@ -46,6 +46,10 @@ type env struct {
 	lastTrace *traceLog
 	// asks are the requests screens made during this Update (ask).
 	asks []tea.Msg
+	// ackDropped is set when an answer over the ack size limit dropped
+	// the connection: the re-join after it does not refresh the screen,
+	// which would ask for the same answer and drop it again, forever.
+	ackDropped bool
 }
 
 // Layout: header (1), breadcrumb (1), body, status line (1), help or

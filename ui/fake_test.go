@@ -55,6 +55,9 @@ type fakeAgent struct {
 	// servers); resourceCalls counts them.
 	resourcesFn   func(cursor string) *client.ResourcePage
 	resourceCalls int
+	// resourcesErr, when set, fails every get_resources with it (counted
+	// in resourceCalls too).
+	resourcesErr error
 	// computersGate, when set, runs inside every list_room before it
 	// answers (a slow server); computersCalls counts the calls and
 	// eventsLeft records how many events were still queued as each began.
@@ -130,6 +133,12 @@ func (f *fakeAgent) Config(ctx context.Context, computer string) (*client.Config
 func (f *fakeAgent) Resources(ctx context.Context, computer, server, cursor string) (*client.ResourcePage, error) {
 	if err := f.wait(ctx); err != nil {
 		return nil, err
+	}
+	if f.resourcesErr != nil {
+		f.mu.Lock()
+		f.resourceCalls++
+		f.mu.Unlock()
+		return nil, f.resourcesErr
 	}
 	if f.resourcesFn != nil {
 		f.mu.Lock()

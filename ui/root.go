@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -154,6 +155,10 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 	case errMsg:
 		if msg.panic {
 			m.lastPanic = msg.err.Error()
+		}
+		var big *client.AckTooLargeError
+		if errors.As(msg.err, &big) {
+			e.ackDropped = true
 		}
 		if len(msg.trace) > 0 && e.lastTrace != nil {
 			e.lastTrace.add(msg.trace...)
@@ -447,6 +452,10 @@ func (m *model) onState(ev client.StateEvent) tea.Cmd {
 	switch ev.State {
 	case client.Connected:
 		if prev.State == client.Reconnecting || prev.State == client.Offline {
+			if e.ackDropped {
+				e.ackDropped = false
+				return e.setStatus(statusErr, "reconnected; not reloaded: the last answer was over the ack size limit (--max-ack); "+e.keys.Refresh.Help().Key+" reloads")
+			}
 			// Re-joined the office: the screen on top refreshes, and a
 			// document retries the pages that failed meanwhile.
 			return tea.Batch(e.setStatus(statusOK, "reconnected"), m.toTopScreen(reconnectedMsg{}))

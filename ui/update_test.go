@@ -245,6 +245,9 @@ func TestCmdBar_ValidatesURIAsYouTypeAndRefusesInvalid(t *testing.T) {
 		{"dpe://host", "doc-ref is empty", false},
 		{"dpe://host/a?b", "query not allowed", false},
 		{"dpe://io.github.dpetui.library/notes", "valid dpe URI", true},
+		// typed raw, sent percent-encoded (as get does)
+		{"dpe://io.github.dpetui.library/café menu.md", "valid dpe URI", true},
+		{"dpe://io.github.dpetui.library/a b?x", "query not allowed", false},
 	}
 	for _, tt := range tests {
 		f := newFakeAgent(t)
