@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dpe-tui/dpe-tui/internal/bytesize"
 	"github.com/dpe-tui/dpe-tui/internal/sioconn"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -79,11 +80,8 @@ func (e *AckTooLargeError) Error() string {
 		who += " to computer " + e.Computer
 	}
 	return fmt.Sprintf("%s: the answer is over the ack size limit of %s; dropped the connection instead of reading it",
-		who, FormatBytes(e.Limit))
+		who, bytesize.Format(e.Limit))
 }
-
-// FormatBytes writes n in the largest binary unit that keeps it ≥ 1.
-func FormatBytes(n int64) string { return sioconn.FormatBytes(n) }
 
 // UnsupportedError is an event the server's protocol version does not
 // have, refused before anything is sent.

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"syscall"
+
+	"github.com/dpe-tui/dpe-tui/internal/bytesize"
 )
 
 // MaxSkippedListed bounds Skipped.Files: a folder of a million
@@ -132,7 +134,7 @@ func (s *skipList) result() Skipped {
 func (s *skipList) reason(err error) string {
 	switch {
 	case errors.Is(err, errTooLarge):
-		return "over " + byteSize(s.limit)
+		return "over " + bytesize.Format(s.limit)
 	case errors.Is(err, errNotRegular):
 		var kind string
 		if _, after, ok := strings.Cut(err.Error(), "("); ok {
@@ -160,19 +162,6 @@ func (s *skipList) reason(err error) string {
 		msg = string(r[:79]) + "…"
 	}
 	return msg
-}
-
-// byteSize is n in the largest binary unit that divides it ("64 MiB").
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // logNewSkips logs, once, each file a walk skipped that the walk before it

@@ -8,6 +8,8 @@ import (
 
 	"github.com/zishang520/socket.io/clients/engine/v3"
 	"github.com/zishang520/socket.io/parsers/engine/v3/packet"
+
+	"github.com/dpe-tui/dpe-tui/internal/bytesize"
 )
 
 // gatedCtor wraps the library's websocket transport constructor so that
@@ -137,20 +139,5 @@ type MessageTooLargeError struct{ Size, Limit int64 }
 
 func (e *MessageTooLargeError) Error() string {
 	return fmt.Sprintf("the server sent a message of at least %d bytes, over the limit of %s; dropped the connection instead of reading it",
-		e.Size, FormatBytes(e.Limit))
-}
-
-// FormatBytes writes n in the largest binary unit that keeps it ≥ 1.
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+		e.Size, bytesize.Format(e.Limit))
 }
