@@ -85,6 +85,7 @@ type Result struct {
 	Indexed  string // "indexed: 812/1000 documents"
 	Complete bool   // the computer's index is complete
 	Partial  bool   // some document is indexed only in part (Indexed says which)
+	Note     string // that part of Indexed alone: "partly indexed: big.json, the first 296 of 2,000 pages"
 	Err      error  // Failed only
 }
 
@@ -406,6 +407,7 @@ func decode(raw json.RawMessage, r *Result) error {
 			r.Partial = true
 			if note := clip(oneLine(ix.Note), maxField); note != "" {
 				r.Indexed += "; " + note
+				r.Note = note
 			}
 		}
 	}

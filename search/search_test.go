@@ -368,3 +368,20 @@ func TestOpenError(t *testing.T) {
 		t.Error("other errors are changed")
 	}
 }
+
+// A Finder's note that a document is indexed only in part is carried: in
+// the state line (Indexed) and alone (Note), one line, bounded.
+func TestRun_PartlyIndexedNote(t *testing.T) {
+	body := `{"structuredContent":{"hits":[],"total":0,"indexed":{"documents_indexed":1,"documents_total":1,"complete":true,` +
+		`"documents_partial":1,"note":"partly indexed: big.dpe.json,\nthe first 296 of 2,000 pages"}}}`
+	f := &fake{computers: []string{"c"}, tools: map[string][]protocol.SMCPTool{"c": {tool("find", finderSchema)}}, results: map[string]string{"c": body}}
+	results, err := Run(context.Background(), f, Query{Text: "x"}, nil)
+	if err != nil || len(results) != 1 || results[0].State != OK {
+		t.Fatalf("%v %+v", err, results)
+	}
+	r := results[0]
+	const note = "partly indexed: big.dpe.json, the first 296 of 2,000 pages"
+	if !r.Complete || !r.Partial || r.Note != note || r.Indexed != "indexed: 1/1 documents; "+note {
+		t.Errorf("complete %v partial %v note %q indexed %q", r.Complete, r.Partial, r.Note, r.Indexed)
+	}
+}

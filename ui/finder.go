@@ -297,7 +297,12 @@ func (f *finderScreen) View(w, h int) []string {
 			notes = append(notes, sanitizeLine(r.Computer)+": "+oneLine(r.Err))
 		case search.OK:
 			s := fmt.Sprintf("%s: %d", sanitizeLine(r.Computer), len(r.Hits))
-			if r.Indexed != "" && (!r.Complete || r.Partial) {
+			switch {
+			case r.Complete && r.Partial && r.Note != "":
+				// Every document is in: only what is missing is news
+				// (and it must fit at 80 columns).
+				s += " (" + sanitizeLine(r.Note) + ")"
+			case r.Indexed != "" && (!r.Complete || r.Partial):
 				s += " (" + sanitizeLine(r.Indexed) + ")"
 			}
 			notes = append(notes, s)
