@@ -78,7 +78,7 @@ func (s Skipped) Summary() string {
 		fmt.Fprintf(&b, "%s (%s)", name, f.Reason)
 	}
 	if rest := s.Total - n; rest > 0 {
-		fmt.Fprintf(&b, " and %d more", rest)
+		fmt.Fprintf(&b, " and %d more (see the --log file)", rest)
 	}
 	return b.String()
 }

@@ -52,7 +52,7 @@ func TestSkipped_NamesEveryFileLeftOut(t *testing.T) {
 		t.Fatalf("skipped %d %v\nwant %d %v", got.Total, got.Files, len(want), want)
 	}
 	sum := got.Summary()
-	if wantSum := "8 files skipped: a-big.txt (over 1 KiB), b-pipe (FIFO, not a regular file), c-loop1 (symlink loop) and 5 more"; sum != wantSum {
+	if wantSum := "8 files skipped: a-big.txt (over 1 KiB), b-pipe (FIFO, not a regular file), c-loop1 (symlink loop) and 5 more (see the --log file)"; sum != wantSum {
 		t.Errorf("summary %q\nwant    %q", sum, wantSum)
 	}
 
@@ -104,10 +104,10 @@ func TestSkipped_IsBounded(t *testing.T) {
 		t.Fatalf("total %d, listed %d", got.Total, len(got.Files))
 	}
 	sum := got.Summary()
-	if n := len([]rune(sum)); n > 3*(maxSkippedName+40)+40 {
+	if n := len([]rune(sum)); n > 3*(maxSkippedName+40)+80 {
 		t.Errorf("summary is %d runes: %q", n, sum)
 	}
-	if !strings.HasSuffix(sum, fmt.Sprintf(" and %d more", MaxSkippedListed+27)) || !strings.Contains(sum, "…") {
+	if !strings.HasSuffix(sum, fmt.Sprintf(" and %d more (see the --log file)", MaxSkippedListed+27)) || !strings.Contains(sum, "…") {
 		t.Errorf("summary %q", sum)
 	}
 }

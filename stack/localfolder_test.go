@@ -106,7 +106,7 @@ func TestStartLocal_SkippedFilesAreANote(t *testing.T) {
 	notes := st.Local().Notes()
 	want := []string{
 		cfg + ": no MCP servers",
-		"mine: 5 files skipped: big.pdf (over 64 MiB), loop-a (symlink loop), loop-b (symlink loop) and 2 more",
+		"mine: 5 files skipped: big.pdf (over 64 MiB), loop-a (symlink loop), loop-b (symlink loop) and 2 more (see the --log file)",
 	}
 	if strings.Join(notes, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(want, "\n"))
