@@ -557,11 +557,19 @@ func (c *Conn) reopen() {
 	c.emitMu.Unlock()
 }
 
-// tooLarge records why the connection is about to drop.
+// tooLarge records why the connection dropped.
+// The connection under this epoch is closed already (limitConn closed
+// it), so its waits end here with that cause rather than when the
+// library's "disconnect" gets through its own goroutines.
 func (c *Conn) tooLarge(err *MessageTooLargeError) {
 	c.opt.Logger.Warn("smcp: inbound message over the size limit; closing the connection", "size", err.Size, "limit", err.Limit)
 	c.mu.Lock()
 	c.ep.cause = err
+	select {
+	case <-c.ep.lost:
+	default:
+		close(c.ep.lost)
+	}
 	c.mu.Unlock()
 }
 
