@@ -12,13 +12,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/stack"
@@ -618,15 +618,15 @@ func sanitizeAll(in []string) []string {
 // was a tenth of the agent's time.
 func (r *lsResource) appendJSON(b []byte) []byte {
 	b = append(b, `{"computer":`...)
-	b = appendJSONString(b, r.Computer)
+	b = jsonfast.AppendString(b, r.Computer)
 	b = append(b, `,"server":`...)
-	b = appendJSONString(b, r.Server)
+	b = jsonfast.AppendString(b, r.Server)
 	b = append(b, `,"uri":`...)
-	b = appendJSONString(b, r.URI)
+	b = jsonfast.AppendString(b, r.URI)
 	b = append(b, `,"name":`...)
-	b = appendJSONString(b, r.Name)
+	b = jsonfast.AppendString(b, r.Name)
 	b = append(b, `,"mime_type":`...)
-	b = appendJSONString(b, r.MimeType)
+	b = jsonfast.AppendString(b, r.MimeType)
 	b = append(b, `,"page_count":`...)
 	if r.PageCount == nil {
 		b = append(b, "null"...)
@@ -637,17 +637,17 @@ func (r *lsResource) appendJSON(b []byte) []byte {
 	if r.FileType == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, *r.FileType)
+		b = jsonfast.AppendString(b, *r.FileType)
 	}
 	b = append(b, `,"keywords":`...)
 	b = appendJSONStrings(b, r.Keywords)
 	b = append(b, `,"description":`...)
-	b = appendJSONString(b, r.Description)
+	b = jsonfast.AppendString(b, r.Description)
 	b = append(b, `,"lastModified":`...)
 	if r.LastModified == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, *r.LastModified)
+		b = jsonfast.AppendString(b, *r.LastModified)
 	}
 	b = append(b, `,"size":`...)
 	if r.Size == nil {
@@ -669,62 +669,7 @@ func appendJSONStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = jsonfast.AppendString(b, s)
 	}
 	return append(b, ']')
-}
-
-// appendJSONString is encoding/json's string encoding with HTML escaping
-// (json.Marshal's and json.Encoder's default).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default: // other control bytes, and <, >, &
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are valid in JSON but not in JavaScript.
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -42,6 +42,7 @@ var seeds = []string{
 	`{"tags":{"k":1}}`,
 	`{"resources":[{"_meta":  { "spaced" : [ 1 , 2 ] } }]}`,
 	`{"items":["\ud800","\udc00\ud800","\\u0000"]}`,
+	"<a href=\"x\">&\u2028\u2029\x7f\x00\t",
 	`  {"flag":false}  `,
 	`null`,
 	`[]`,
@@ -66,6 +67,9 @@ func FuzzUnmarshal_SameAsEncodingJSON(f *testing.F) {
 		gotErr, wantErr = Unmarshal(data, &gotAny), json.Unmarshal(data, &wantAny)
 		if (gotErr == nil) != (wantErr == nil) || !reflect.DeepEqual(gotAny, wantAny) {
 			t.Fatalf("%q as any: %#v (%v), encoding/json %#v (%v)", data, gotAny, gotErr, wantAny, wantErr)
+		}
+		if want, _ := json.Marshal(string(data)); string(AppendString(nil, string(data))) != string(want) {
+			t.Fatalf("%q: AppendString %s, json.Marshal %s", data, AppendString(nil, string(data)), want)
 		}
 		if Valid(data) != json.Valid(data) {
 			t.Fatalf("%q: Valid %v, json.Valid %v", data, Valid(data), json.Valid(data))
