@@ -383,11 +383,7 @@ func (c *Conn) listen() {
 		desc, _ := ArgAt[error](args, 1)
 		c.mu.Lock()
 		ep := c.ep
-		select {
-		case <-ep.lost:
-		default:
-			close(ep.lost)
-		}
+		ep.drop()
 		if ep.cause != nil {
 			desc = ep.cause
 		}
@@ -565,11 +561,7 @@ func (c *Conn) tooLarge(err *MessageTooLargeError) {
 	c.opt.Logger.Warn("smcp: inbound message over the size limit; closing the connection", "size", err.Size, "limit", err.Limit)
 	c.mu.Lock()
 	c.ep.cause = err
-	select {
-	case <-c.ep.lost:
-	default:
-		close(c.ep.lost)
-	}
+	c.ep.drop()
 	c.mu.Unlock()
 }
 
@@ -651,6 +643,15 @@ type epoch struct {
 }
 
 func newEpoch() *epoch { return &epoch{lost: make(chan struct{})} }
+
+// drop ends the epoch's waits; a second drop does nothing. Conn.mu is held.
+func (ep *epoch) drop() {
+	select {
+	case <-ep.lost:
+	default:
+		close(ep.lost)
+	}
+}
 
 func (c *Conn) lostErr(ep *epoch) error {
 	if c.ctx.Err() != nil {
