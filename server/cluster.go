@@ -382,8 +382,16 @@ func (c *cluster) remote(office string) ([]entry, error) {
 	return slices.DeleteFunc(out, func(e entry) bool { return !alive[e.Node] }), nil
 }
 
+// errLinkDown is the answer of a node that cannot see the cluster now.
+var errLinkDown = errors.New("cluster link down")
+
 // remoteComputer finds the computer called name in office on another node.
+// While Redis is known to be down it fails at once with errLinkDown rather
+// than waiting a Redis timeout in the event handler.
 func (c *cluster) remoteComputer(office, name string) (entry, bool, error) {
+	if !c.isUp() {
+		return entry{}, false, errLinkDown
+	}
 	es, err := c.remote(office)
 	if err != nil {
 		return entry{}, false, err

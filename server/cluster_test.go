@@ -335,3 +335,50 @@ func TestCluster_FastAnswersAcrossNodesAreNeverLost(t *testing.T) {
 		t.Fatal("a request for a computer that left was not answered by its node")
 	}
 }
+
+// TestCluster_RedisOutageIsNotANotFound: while this node cannot reach Redis,
+// a request for a computer it does not hold may be for one on another node:
+// the answer is a retryable "cluster link down", never the 404 of a
+// computer that left. When Redis returns, the request reaches it again.
+func TestCluster_RedisOutageIsNotANotFound(t *testing.T) {
+	rds := startRedis(t)
+	ttl := 900 * time.Millisecond
+	s1, base1 := startNode(t, rds.URL(), "t4", ttl)
+	s2, base2 := startNode(t, rds.URL(), "t4", ttl)
+
+	comp := mustDial(t, base2, peerConfig{Role: protocol.RoleComputer})
+	comp.answer("client:ping", func(map[string]any) []any { return []any{"pong"} })
+	comp.join(protocol.RoleComputer, "c2", "o")
+	agent := mustDial(t, base1, peerConfig{Role: protocol.RoleAgent})
+	agent.join(protocol.RoleAgent, "a", "o")
+	ping := func() []any { return agent.call("client:ping", map[string]any{"computer": "c2", "agent": "a", "timeout": 2}) }
+	if got := ping(); len(got) != 1 || got[0] != "pong" {
+		t.Fatalf("before the outage: %v", got)
+	}
+
+	rds.stop()
+	// Whether or not node 1 has noticed yet, the answer is the same.
+	for i := range 2 {
+		e := errorAck(t, ping())
+		if e.Code != protocol.CodeInternal || !e.Retryable() || !strings.Contains(e.Message, "office unavailable on this node (cluster link down)") ||
+			!strings.Contains(e.Message, "c2") {
+			t.Fatalf("during the outage (%d): %+v, want a retryable 500 naming the cluster link", i, e)
+		}
+		eventually(t, "node 1 notices the outage", func() bool { return !s1.cluster.isUp() })
+	}
+	// A computer that is in no office anywhere can't be told from one on a
+	// lost node either: also the link, not 404.
+	if e := errorAck(t, agent.call("client:ping", map[string]any{"computer": "nobody", "agent": "a"})); e.Code == protocol.CodeNotFound {
+		t.Errorf("unknown computer during the outage: %+v", e)
+	}
+
+	rds.start()
+	eventually(t, "both nodes rejoin", func() bool { return s1.cluster.isUp() && s2.cluster.isUp() })
+	eventually(t, "the computer is reached again", func() bool {
+		got := ping()
+		return len(got) == 1 && got[0] == "pong"
+	})
+	if e := errorAck(t, agent.call("client:ping", map[string]any{"computer": "nobody", "agent": "a"})); e.Code != protocol.CodeNotFound {
+		t.Errorf("unknown computer after the outage: %+v, want 404", e)
+	}
+}

@@ -17,7 +17,8 @@ import (
 // unchanged (all its arguments). Unlike the reference server it always
 // answers when an ack was asked for: 403 (caller is not an agent), 4103
 // (caller not in an office), 400 (no "computer"), 4104 (computer in another
-// office), 404 (no such computer), 408 (no ack in time), 500 (computer left),
+// office), 404 (no such computer), 408 (no ack in time), 500 (computer left,
+// or, in a cluster cut off from Redis, a computer this node cannot see),
 // 403 (the agent already has Options.MaxPendingPerAgent requests waiting).
 func (s *Server) route(m *member, ev string, args []any) {
 	data, ack := splitArgs(args)
@@ -41,21 +42,31 @@ func (s *Server) route(m *member, ev string, args []any) {
 		return
 	}
 	target, found := s.offices.computer(office, name)
-	if found != computerHere && s.cluster.isUp() {
+	linkDown := false
+	if found != computerHere && s.cluster != nil {
 		e, ok, err := s.cluster.remoteComputer(office, name)
-		if err != nil {
+		switch {
+		case err != nil:
 			s.cluster.fail(err)
-		} else if ok {
+			linkDown = true
+		case ok:
 			s.routeRemote(m, ev, office, e, payload, data, ack)
 			return
 		}
 	}
-	switch found {
-	case computerElsewhere:
+	switch {
+	case found == computerElsewhere:
 		s.refuse(m, ev, ack, protocol.CodeCrossRoom,
 			fmt.Sprintf("computer %s is not in office %s", truncate(name, 64), office))
 		return
-	case computerMissing:
+	case found == computerMissing && linkDown:
+		// The computer may be on another node this one cannot see now: a
+		// 404 would tell the agent it left. 500 is the spec's retryable
+		// code for a server fault (error-handling.md §重试策略).
+		s.refuse(m, ev, ack, protocol.CodeInternal, fmt.Sprintf(
+			"office unavailable on this node (cluster link down): computer %s may be on another node of office %s; retry", truncate(name, 64), office))
+		return
+	case found == computerMissing:
 		s.refuse(m, ev, ack, protocol.CodeNotFound,
 			fmt.Sprintf("no computer named %s in office %s", truncate(name, 64), office))
 		return
