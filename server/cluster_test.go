@@ -351,7 +351,9 @@ func TestCluster_RedisOutageIsNotANotFound(t *testing.T) {
 	comp.join(protocol.RoleComputer, "c2", "o")
 	agent := mustDial(t, base1, peerConfig{Role: protocol.RoleAgent})
 	agent.join(protocol.RoleAgent, "a", "o")
-	ping := func() []any { return agent.call("client:ping", map[string]any{"computer": "c2", "agent": "a", "timeout": 2}) }
+	ping := func() []any {
+		return agent.call("client:ping", map[string]any{"computer": "c2", "agent": "a", "timeout": 2})
+	}
 	if got := ping(); len(got) != 1 || got[0] != "pong" {
 		t.Fatalf("before the outage: %v", got)
 	}
