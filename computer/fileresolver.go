@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
+	"github.com/dpe-tui/dpe-tui/internal/safewrite"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -83,24 +84,7 @@ func writeOnce(path string, data []byte) error {
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dpe-*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
+	return safewrite.Replace(path, data, 0o600)
 }
 
 // passThrough trusts an external reference and hands it to the agent

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/safewrite"
 	"github.com/dpe-tui/dpe-tui/render"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -146,24 +147,6 @@ func resolvePath(opt Options, name string) (string, error) {
 	return filepath.Abs(name)
 }
 
-// writeNew writes data to a new file; it never overwrites, so a name typed
-// by mistake cannot destroy a file.
-func writeNew(path string, data []byte) error {
-	// 0600 like `get -o`: what is saved came from a peer and may be private.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s already exists; choose another name", path)
-		}
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 // writeFile writes what data returns to a new file, off the loop. data
 // runs in the command: it must only read values Update handed it.
 func writeFile(e *env, what, name string, data func() ([]byte, error)) tea.Cmd {
@@ -176,7 +159,8 @@ func writeFile(e *env, what, name string, data func() ([]byte, error)) tea.Cmd {
 		if err != nil {
 			return errMsg{id: id, what: what, err: err}
 		}
-		if err := writeNew(path, b); err != nil {
+		// 0600 like `get -o`: what is saved came from a peer and may be private.
+		if err := safewrite.New(path, b, 0o600); err != nil {
 			return errMsg{id: id, what: what, err: err}
 		}
 		return savedMsg{id: id, path: path, what: what}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/internal/safewrite"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -69,7 +70,7 @@ func runConvert(ctx context.Context, input, out string, stdin io.Reader, stdout 
 		_, err := stdout.Write(data)
 		return err
 	}
-	return writeFileAtomic(out, data)
+	return safewrite.Replace(out, data, 0o644)
 }
 
 // convertOutPath: -o naming an existing directory writes NAME.dpe.json
@@ -89,30 +90,4 @@ func convertOutPath(input, out string) (string, error) {
 	}
 	base := filepath.Base(input)
 	return filepath.Join(out, strings.TrimSuffix(base, filepath.Ext(base))+".dpe.json"), nil
-}
-
-// writeFileAtomic writes through a temporary file in the same directory
-// and a rename, so a failed write never leaves half a document under the
-// name.
-func writeFileAtomic(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err // *PathError names the directory
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), name)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", name, werr)
-	}
-	return nil
 }

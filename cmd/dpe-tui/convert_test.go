@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
@@ -171,4 +172,96 @@ func TestConvertRefusesIrregularFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
 		t.Error("an output file was written for a refused input")
 	}
+}
+
+// convert -o onto what is not a regular file writes through it (a FIFO
+// with a reader, a character device) or refuses, and never leaves a
+// regular file where the FIFO, link or device was.
+func TestConvertOutNeverReplacesFIFOSymlinkOrDevice(t *testing.T) {
+	in := convertFixture("openpyxl.xlsx")
+	dir := t.TempDir()
+
+	t.Run("symlink", func(t *testing.T) {
+		target := filepath.Join(dir, "real.json")
+		link := filepath.Join(dir, "link.json")
+		if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errOut := runCLI(t, "convert", in, "-o", link); code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the link was replaced by %v", st.Mode())
+		}
+		data, _ := os.ReadFile(target)
+		decodeConverted(t, data)
+	})
+	t.Run("FIFO without a reader", func(t *testing.T) {
+		p := filepath.Join(dir, "pipe")
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skip(err)
+		}
+		code, _, errOut := runCLI(t, "convert", in, "-o", p)
+		if code == exitOK || !strings.Contains(errOut, "FIFO nobody is reading") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		if st, _ := os.Lstat(p); st.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("the FIFO was replaced by %v", st.Mode())
+		}
+	})
+	t.Run("FIFO with a reader", func(t *testing.T) {
+		p := filepath.Join(dir, "pipe2")
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skip(err)
+		}
+		r, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got := make(chan []byte, 1)
+		go func() {
+			var all []byte
+			buf := make([]byte, 64<<10)
+			// Until the writer comes, a read finds no writer and says EOF;
+			// after its bytes, EOF means it has closed.
+			for {
+				n, err := r.Read(buf)
+				all = append(all, buf[:n]...)
+				if err != nil && len(all) > 0 {
+					got <- all
+					return
+				}
+				if n == 0 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}()
+		if code, _, errOut := runCLI(t, "convert", in, "-o", p); code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		decodeConverted(t, <-got)
+		if st, _ := os.Lstat(p); st.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("the FIFO was replaced by %v", st.Mode())
+		}
+	})
+	t.Run("character device", func(t *testing.T) {
+		p := filepath.Join(dir, "null")
+		if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+			t.Skipf("mknod needs root: %v", err)
+		}
+		code, _, errOut := runCLI(t, "convert", in, "-o", p)
+		if code != exitOK && strings.Contains(errOut, "operation not permitted") {
+			t.Skipf("devices do not open on this file system: %s", errOut)
+		}
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if st, _ := os.Lstat(p); st.Mode()&os.ModeCharDevice == 0 {
+			t.Fatalf("the device was replaced by %v", st.Mode())
+		}
+	})
 }

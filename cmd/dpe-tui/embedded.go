@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/internal/safewrite"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/stack"
 	"github.com/dpe-tui/dpe-tui/ui"
@@ -333,35 +334,10 @@ func saveContents(out, uri string, contents []computer.ResourceContent, stderr i
 		if c.IsBlob {
 			data = c.Blob
 		}
-		if err := writeNew(dest, data); err != nil {
-			return err
+		if err := safewrite.New(dest, data, 0o600); err != nil {
+			return fmt.Errorf("save: %w", err)
 		}
 		fmt.Fprintf(stderr, "dpe-tui: saved %s (%s, %d bytes) to %s\n", sanitize.Line(c.URI), sanitize.Line(orUnknown(c.MIMEType)), len(data), sanitize.Line(dest))
-	}
-	return nil
-}
-
-// writeNew writes data to a new file: through a temporary name in the same
-// directory, linked into place only if nothing is there yet.
-func writeNew(dest string, data []byte) error {
-	if _, err := os.Lstat(dest); err == nil {
-		return fmt.Errorf("%s exists; remove it or choose another -o", dest)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), ".dpe-tui-save-*")
-	if err != nil {
-		return fmt.Errorf("save: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save %s: %w", dest, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save %s: %w", dest, err)
-	}
-	// Link fails when dest appeared meanwhile: never overwrite.
-	if err := os.Link(tmp.Name(), dest); err != nil {
-		return fmt.Errorf("save %s: %w", dest, err)
 	}
 	return nil
 }
