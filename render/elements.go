@@ -86,18 +86,22 @@ func (r *Renderer) narrative(el *dpe.Element, width int) []string {
 
 var bullets = [...]string{"•", "◦", "▪", "‣"}
 
-// listItem: two cells of indent per category_depth, a bullet by depth, and
-// a hanging indent. An item whose text already carries its marker ("3.",
-// "a)", "-", "•") keeps it instead of getting a second one.
+// listItem: two cells of indent per category_depth, the source's label for
+// an ordered item (list.go) or a bullet by depth, and a hanging indent. An
+// item whose text already carries its marker ("3.", "a)", "-", "•") keeps
+// it instead of getting a second one.
 func (r *Renderer) listItem(el *dpe.Element, width int) []string {
 	d := depth(el)
 	s, more := r.text(el.Text)
 	s = strings.Join(strings.Fields(s), " ")
 	marker, rest := listMarker(s)
-	if marker == "" {
-		marker = bullets[d%len(bullets)]
-	} else {
+	switch {
+	case marker != "":
 		s = rest
+	case listLabel(el) != "":
+		marker = listLabel(el)
+	default:
+		marker = bullets[d%len(bullets)]
 	}
 	indent := strings.Repeat("  ", d)
 	if 2*d+4 > width {

@@ -30,7 +30,7 @@ func exportDoc(d *dpe.Document, md bool) string {
 		return ""
 	}
 	var parts []string
-	if t := strings.TrimSpace(sanitize.Line(d.Title)); t != "" {
+	if t := strings.TrimSpace(sanitize.Line(d.Title)); t != "" && !(md && opensWithTitle(d, t)) {
 		if md {
 			t = "# " + t
 		}
@@ -61,6 +61,26 @@ func exportDoc(d *dpe.Document, md bool) string {
 	return strings.Join(parts, "\n\n") + "\n"
 }
 
+// opensWithTitle: the document's first element is a top-level heading
+// reading title, which then is the Markdown's one "#" line, not a second
+// copy under the document's own.
+func opensWithTitle(d *dpe.Document, title string) bool {
+	for _, p := range d.Pages {
+		if p == nil {
+			continue
+		}
+		for _, el := range p.Elements {
+			if el == nil {
+				continue
+			}
+			return normalizeCategory(el.Category) == catTitle && depth(el) == 0 &&
+				strings.TrimSpace(sanitize.Line(el.Text)) == title
+		}
+		return false
+	}
+	return false
+}
+
 func exportPage(p *dpe.Page, md bool) string {
 	if p == nil {
 		return ""
@@ -69,18 +89,87 @@ func exportPage(p *dpe.Page, md bool) string {
 		return "(page not loaded)\n"
 	}
 	var parts []string
-	for _, el := range p.Elements {
+	var list mdList
+	for i, el := range p.Elements {
 		if el == nil {
 			continue
 		}
-		if s := exportElement(el, md); s != "" {
-			parts = append(parts, s)
+		var s string
+		if normalizeCategory(el.Category) == catListItem {
+			s = exportListItem(el, md, &list)
+		} else {
+			list.end()
+			s = exportElement(el, md)
 		}
+		if s == "" {
+			continue
+		}
+		// Items of one list are one block: a blank line between them
+		// would make a loose list of paragraphs.
+		if len(parts) > 0 && i > 0 && isListItem(p.Elements[i-1]) && isListItem(el) {
+			parts[len(parts)-1] += "\n" + s
+			continue
+		}
+		parts = append(parts, s)
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return strings.Join(parts, "\n\n") + "\n"
+}
+
+func isListItem(el *dpe.Element) bool {
+	return el != nil && normalizeCategory(el.Category) == catListItem
+}
+
+// exportListItem writes a list item with the source's label in text and
+// as a CommonMark list item, nested under the items before it, in
+// Markdown (list.go).
+func exportListItem(el *dpe.Element, md bool, list *mdList) string {
+	line := strings.TrimSpace(sanitize.Line(el.Text))
+	marker, rest := listMarker(line)
+	if !md {
+		switch {
+		case marker != "":
+		case listLabel(el) != "":
+			marker, rest = listLabel(el), line
+		default:
+			marker, rest = bullets[depth(el)%len(bullets)], line
+		}
+		return strings.Repeat("  ", depth(el)) + marker + " " + rest
+	}
+	switch {
+	case marker == "":
+		marker, rest = mdMarker(el), line
+	case isBullet(marker):
+		marker = "-"
+	case !isDecimalMarker(marker):
+		// "a)", "iv." are not CommonMark markers: keep the label in the
+		// text of a bullet item.
+		marker, rest = "-", line
+	}
+	return list.item(depth(el), marker, rest)
+}
+
+func isBullet(m string) bool {
+	switch m {
+	case "-", "*", "+", "•", "◦", "▪", "‣":
+		return true
+	}
+	return false
+}
+
+// isDecimalMarker: "3." or "3)", CommonMark's ordered list markers.
+func isDecimalMarker(m string) bool {
+	if len(m) < 2 {
+		return false
+	}
+	for _, c := range m[:len(m)-1] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return m[len(m)-1] == '.' || m[len(m)-1] == ')'
 }
 
 func exportElement(el *dpe.Element, md bool) string {
@@ -89,19 +178,9 @@ func exportElement(el *dpe.Element, md bool) string {
 	switch normalizeCategory(el.Category) {
 	case catTitle:
 		if md {
-			return strings.Repeat("#", min(depth(el)+2, 6)) + " " + line
+			return strings.Repeat("#", min(depth(el)+1, 6)) + " " + line
 		}
 		return line
-	case catListItem:
-		indent := strings.Repeat("  ", depth(el))
-		marker, rest := listMarker(line)
-		if marker == "" {
-			marker, rest = "-", line
-			if !md {
-				marker = bullets[depth(el)%len(bullets)]
-			}
-		}
-		return indent + marker + " " + rest
 	case catCode:
 		lang := ""
 		if _, label := codeLexer(el, text); label != "" {

@@ -27,7 +27,7 @@ func exportDocFixture(t *testing.T) *dpe.Document {
 
 func TestMarkdown_ExportsElementsAndPipeTables(t *testing.T) {
 	got := Markdown(exportDocFixture(t))
-	want := "# Doc\n\n---\n\n<!-- Page 1: Intro -->\n\n## Report\n\n### Section\n\nBody text.\n\n  - point\n\n" +
+	want := "# Doc\n\n---\n\n<!-- Page 1: Intro -->\n\n# Report\n\n## Section\n\nBody text.\n\n- point\n\n" +
 		"````go\na := \"```\"\n````\n\n| k | v |\n| --- | --- |\n| a\\|b | 1 |\n\n- [x] done\n\n$$\nx^2\n$$\n\n" +
 		"- **Name**: Jane\n\n*[image image/png]* Fig\n\n---\n\n---\n\n<!-- Page 2 -->\n\n(page not loaded)\n"
 	if got != want {
@@ -49,7 +49,7 @@ func TestPlainText_ExportsWithoutMarkup(t *testing.T) {
 
 func TestPageExports_MatchDocumentPage(t *testing.T) {
 	d := exportDocFixture(t)
-	if md := PageMarkdown(d.Pages[0]); !strings.HasPrefix(md, "## Report\n") || !strings.Contains(Markdown(d), strings.TrimRight(md, "\n")) {
+	if md := PageMarkdown(d.Pages[0]); !strings.HasPrefix(md, "# Report\n") || !strings.Contains(Markdown(d), strings.TrimRight(md, "\n")) {
 		t.Errorf("PageMarkdown:\n%s", md)
 	}
 	if txt := PagePlainText(d.Pages[0]); !strings.HasPrefix(txt, "Report\n") {

@@ -23,7 +23,7 @@ func TestGet_LocalRealFilesAsMarkdown(t *testing.T) {
 		want []string // in this order
 	}{
 		{"soffice.pdf", []string{"Fixture Corpus", "Introduction", "This corpus is converted by tools nobody here wrote."}},
-		{"pandoc.docx", []string{"# Fixture Corpus", "## Introduction", "- First item", "  - Nested item"}},
+		{"pandoc.docx", []string{"# Fixture Corpus", "\n# Introduction\n", "\n## Lists\n", "- First item", "  - Nested item"}},
 		{"openpyxl.xlsx", []string{"Page 1: Sales", "| Region | Q1 | Q2 | Total |", "| North | 10 | 12 | 22 |", "Page 2: Notes"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -193,7 +193,7 @@ func TestServe_DemoListsAndServesRealDocuments(t *testing.T) {
 	if len(uris) != len(want) {
 		t.Fatalf("demo lists %d of the %d real files: %v", len(uris), len(want), uris)
 	}
-	for name, text := range map[string]string{"soffice.pdf": "This corpus is converted by tools nobody here wrote.", "pandoc.docx": "## Introduction", "openpyxl.xlsx": "| North | 10 | 12 | 22 |"} {
+	for name, text := range map[string]string{"soffice.pdf": "This corpus is converted by tools nobody here wrote.", "pandoc.docx": "\n# Introduction\n", "openpyxl.xlsx": "| North | 10 | 12 | 22 |"} {
 		code, out, errOut := runAgent(t, "get", uris[name], "--url="+st.URL, "--format", "md")
 		if code != 0 || !strings.Contains(out, text) {
 			t.Errorf("get %s: exit %d, stderr %q, stdout %.300q", name, code, errOut, out)

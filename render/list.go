@@ -1,0 +1,124 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+)
+
+// A list item's label comes from what the converter recorded about the
+// source's numbering: ele_metadata "ordered" (bool), "item_number" (the
+// item's number in its list, counting from the list's real start) and
+// "list_style" (decimal, lower-alpha, upper-alpha, lower-roman,
+// upper-roman; absent means decimal). Text that already carries its own
+// marker ("3.", "a)", "•") keeps it and gets no second one.
+
+// maxLabelNumber bounds the numbers a label is written with: a label is
+// for reading, and a hostile item_number must not become a 7-digit gutter.
+const maxLabelNumber = 9999
+
+// listLabel is the source's label of an ordered item ("3.", "c.", "iv."),
+// or "" for an unordered one.
+func listLabel(el *dpe.Element) string {
+	n, ok := orderedNumber(el)
+	if !ok {
+		return ""
+	}
+	return formatListNumber(n, el.MetaString("list_style")) + "."
+}
+
+// orderedNumber is the item's number when the item is ordered: item_number
+// when recorded and positive, else 1.
+func orderedNumber(el *dpe.Element) (int, bool) {
+	if ordered, ok := metaBool(el, "ordered"); !ok || !ordered {
+		return 0, false
+	}
+	n, ok := el.MetaInt("item_number")
+	if !ok || n < 1 {
+		n = 1
+	}
+	return min(n, maxLabelNumber), true
+}
+
+// formatListNumber writes n in a CSS list-style-type's counter style.
+func formatListNumber(n int, style string) string {
+	switch strings.ToLower(strings.TrimSpace(style)) {
+	case "lower-alpha", "lower-latin", "a":
+		return alphaNumber(n, 'a')
+	case "upper-alpha", "upper-latin", "A":
+		return alphaNumber(n, 'A')
+	case "lower-roman", "i":
+		return strings.ToLower(romanNumber(n))
+	case "upper-roman", "I":
+		return romanNumber(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// alphaNumber is the bijective base-26 label: a … z, aa, ab, …
+func alphaNumber(n int, first byte) string {
+	var b []byte
+	for n > 0 {
+		n--
+		b = append(b, first+byte(n%26))
+		n /= 26
+	}
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
+
+func romanNumber(n int) string {
+	if n >= 4000 {
+		return strconv.Itoa(n)
+	}
+	vals := [...]int{1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1}
+	syms := [...]string{"M", "CM", "D", "CD", "C", "XC", "L", "XL", "X", "IX", "V", "IV", "I"}
+	var s strings.Builder
+	for i, v := range vals {
+		for n >= v {
+			s.WriteString(syms[i])
+			n -= v
+		}
+	}
+	return s.String()
+}
+
+// mdList keeps what a Markdown export needs to nest list items across
+// the elements of a page: CommonMark nests an item under its parent only
+// when it is indented to the parent's content column, and an indent of
+// four or more spaces with no parent item is a code block. So each item
+// is indented by its ancestors' content widths, and an item can be at
+// most one level deeper than the item before it.
+type mdList struct {
+	// content[d] is the content column of the open item at depth d.
+	content []int
+}
+
+// item returns the Markdown line of a list item at depth d with marker,
+// and records its content column.
+func (l *mdList) item(d int, marker, text string) string {
+	d = min(d, len(l.content))
+	l.content = l.content[:d]
+	indent := 0
+	if d > 0 {
+		indent = l.content[d-1]
+	}
+	l.content = append(l.content, indent+len(marker)+1)
+	return strings.Repeat(" ", indent) + marker + " " + text
+}
+
+// end closes every open list (a non-list element came between).
+func (l *mdList) end() { l.content = l.content[:0] }
+
+// mdMarker is the CommonMark marker of an item: decimal numbers for
+// ordered items (CommonMark has no letter or roman markers, so a
+// lettered list is written with its numbers), "-" otherwise.
+func mdMarker(el *dpe.Element) string {
+	if n, ok := orderedNumber(el); ok {
+		return strconv.Itoa(n) + "."
+	}
+	return "-"
+}
