@@ -70,7 +70,7 @@ func (c *Client) Resources(ctx context.Context, computer, server, cursor string)
 // resources is Resources; without parseMeta each Resource.Meta is left
 // zero for the caller to fill in (PagerOptions.DeferMeta).
 func (c *Client) resources(ctx context.Context, computer, server, cursor string, parseMeta bool) (*ResourcePage, error) {
-	req := protocol.GetResourcesReq{AgentCallData: c.agentCall(), Computer: computer, MCPServer: server, Timeout: c.timeoutSeconds()}
+	req := protocol.GetResourcesReq{AgentCallData: c.agentCall(), Computer: computer, MCPServer: protocol.ServerKey(server), Timeout: c.timeoutSeconds()}
 	if cursor != "" {
 		req.Cursor = &cursor
 	}

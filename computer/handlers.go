@@ -93,7 +93,7 @@ func (c *Computer) handleGetResources(ctx context.Context, raw json.RawMessage) 
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return badRequest(protocol.EventGetResources, err)
 	}
-	s, perr := c.lookupForResources(req.MCPServer)
+	s, perr := c.lookupForResources(string(req.MCPServer))
 	if perr != nil {
 		return perr
 	}

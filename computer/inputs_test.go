@@ -12,7 +12,7 @@ func TestResolveInputs_SubstitutesDefaults(t *testing.T) {
 	tok, region := "tok-1", "eu"
 	inputs := []protocol.MCPServerInput{
 		{ID: "token", Type: "promptString", Default: &tok},
-		{ID: "region", Type: "pickString", Options: []string{"eu", "us"}, Default: &region},
+		{ID: "region", Type: "pickString", Options: protocol.PickOptions{{Label: "eu", Value: "eu"}, {Label: "us", Value: "us"}}, Default: &region},
 		{ID: "nodefault", Type: "promptString"},
 		{ID: "cmd", Type: "command", Command: "pass", Default: &tok},
 	}

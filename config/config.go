@@ -476,8 +476,8 @@ func (p *parser) profile(name string, v any) (Profile, error) {
 			err = str(&prof.Path)
 		case "a2c_version":
 			if err = str(&prof.A2CVersion); err == nil {
-				if _, ok := protocol.Negotiate(prof.A2CVersion); !ok {
-					err = p.errAt(key, "%q: dpe-tui speaks A2C-SMCP %s", prof.A2CVersion, protocol.SpokenVersions)
+				if protocol.Speakable(prof.A2CVersion) != nil {
+					err = p.errAt(key, "%q: dpe-tui speaks A2C-SMCP %s", prof.A2CVersion, protocol.ExplicitVersions)
 				}
 			}
 		case "theme":

@@ -65,10 +65,55 @@ type MCPServerInput struct {
 	Type        string            `json:"type"`
 	Default     *string           `json:"default,omitempty"`
 	Password    *bool             `json:"password,omitempty"`
-	Options     []string          `json:"options,omitempty"`
+	Options     PickOptions       `json:"options,omitempty"`
 	Command     string            `json:"command,omitempty"`
 	Args        map[string]string `json:"args,omitempty"`
 }
 
 // Masked replaces secret values in config output (env, headers).
 const Masked = "******"
+
+// PickOption is one choice of a pickString input: Label is shown, Value is
+// what is put in (0.3.2, data-structures.md; python-sdk PickStringOption).
+// Both may repeat.
+type PickOption struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// PickOptions reads both shapes: 0.3.2's [{label, value}] and the plain
+// strings of 0.2–0.3.1 (a string s is {s, s}). Entries of any other shape
+// are dropped, so one bad entry does not lose the input. It is written in
+// the 0.3.2 shape.
+type PickOptions []PickOption
+
+// UnmarshalJSON accepts strings and {label, value} objects.
+func (p *PickOptions) UnmarshalJSON(b []byte) error {
+	var items []json.RawMessage
+	if json.Unmarshal(b, &items) != nil {
+		*p = nil
+		return nil
+	}
+	out := PickOptions{}
+	for _, it := range items {
+		var s string
+		if json.Unmarshal(it, &s) == nil {
+			out = append(out, PickOption{Label: s, Value: s})
+			continue
+		}
+		var o struct {
+			Label *string `json:"label"`
+			Value *string `json:"value"`
+		}
+		if json.Unmarshal(it, &o) != nil || o.Value == nil {
+			continue
+		}
+		opt := PickOption{Value: *o.Value, Label: *o.Value}
+		if o.Label != nil && *o.Label != "" {
+			opt.Label = *o.Label
+		}
+		out = append(out, opt)
+	}
+	*p = out
+	return nil
+}

@@ -21,10 +21,18 @@ const (
 	CodeResolutionFailed  = 4013
 	CodeMCPServerNotFound = 4014
 	CodeCapabilityMissing = 4015
+	CodeSkillNameInvalid  = 4016 // get_skill: the name breaks the skill-name lexer (skill.md §1.4)
+	CodeSkillResource     = 4017 // get_skill: rel_path not accessible (skill.md §7 step 3, 5)
+	CodeBlobNotAccessible = 4018 // get_blob (blob-transfer.md §5)
+	CodeBlobWriteFailed   = 4019 // put_blob, 0.4.0 (blob-transfer.md §5)
 	CodeRoomFull          = 4101
 	CodeRoomNotFound      = 4102
 	CodeNotInRoom         = 4103
 	CodeCrossRoom         = 4104
+	// CodeNameConflict is reserved from 0.5.0: an SDK must not send it
+	// (migrations/v0.5.0-single-computer-room.md); a peer that does is
+	// read as a room refusal like 4101.
+	CodeNameConflict = 4105
 )
 
 // 4013 categories. The set is closed at the protocol level but an SDK must
@@ -295,6 +303,16 @@ func CodeName(code int) string {
 		return "Not In Room"
 	case 4104:
 		return "Cross Room Access"
+	case 4105:
+		return "Name Conflict"
+	case 4016:
+		return "Invalid Skill Name"
+	case 4017:
+		return "Skill Resource Not Accessible"
+	case 4018:
+		return "Blob Not Accessible"
+	case 4019:
+		return "Blob Write Failed"
 	}
 	return "Error"
 }
@@ -304,4 +322,34 @@ func (e *Error) Clone() *Error {
 	c := *e
 	c.Extra = maps.Clone(e.Extra)
 	return &c
+}
+
+// DetailReason is details.reason of a 4017/4018/4019 (and details.role of
+// a 4101) when it is one short lower-case token, else "". The spec puts
+// these code-specific values under details (python-sdk smcp.py
+// ErrorPayload, "v0.2.1 起 … 下沉到 details"); they are read only to pick
+// one of our own sentences, never shown as sent.
+func (e *Error) DetailReason() string { return e.detailToken("reason") }
+
+// DetailRole is details.role of a 4101 from 0.5 ("agent" or "computer").
+func (e *Error) DetailRole() string { return e.detailToken("role") }
+
+func (e *Error) detailToken(key string) string {
+	if len(e.Details) == 0 {
+		return ""
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(e.Details, &m) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m[key], &s) != nil || len(s) == 0 || len(s) > 32 {
+		return ""
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '_' {
+			return ""
+		}
+	}
+	return s
 }

@@ -55,3 +55,16 @@ const (
 
 // Scheme of DPE URIs.
 const DPEScheme = "dpe"
+
+// Skill and blob events (skill.md §7, blob-transfer.md §2–3). The skill
+// channel and get_blob came with the 0.2.1 draft and are part of 0.3 and
+// 0.4; put_blob is new in 0.4.0 (versioning.md §最近发布：v0.4.0).
+const (
+	EventGetSkills = "client:get_skills"
+	EventGetSkill  = "client:get_skill"
+	EventGetBlob   = "client:get_blob"
+	EventPutBlob   = "client:put_blob"
+
+	EventUpdateSkills  = "server:update_skills"
+	NotifyUpdateSkills = "notify:update_skills"
+)

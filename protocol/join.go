@@ -13,12 +13,55 @@ var ErrEmptyAck = errors.New("empty ack")
 
 // JoinError is a refused server:join_office (or leave_office), e.g.
 // "office demo already has an agent". Agent and Computer share it.
+//
+// From 0.5 a refusal is a flat ErrorPayload (migrations/v0.5.0-single-
+// computer-room.md): Code is then its code (4101–4105), Role the seat that
+// was taken (details.role), Err the payload, and Error() our sentence; the
+// peer's message is not repeated.
 type JoinError struct {
 	Office string
 	Reason string // from the peer: one line, not yet sanitized for a screen
+	Code   int    // 0 for a (false, msg) refusal
+	Role   string // 4101: "agent" or "computer", when the server said
+	Err    *Error
+}
+
+// Unwrap exposes the ErrorPayload of a 0.5 refusal.
+func (e *JoinError) Unwrap() error {
+	if e.Err == nil {
+		return nil
+	}
+	return e.Err
+}
+
+// Sentence is the refusal without the "join office" prefix: what a
+// leave_office refusal says too.
+func (e *JoinError) Sentence() string {
+	switch e.Code {
+	case CodeRoomFull:
+		if e.Role == RoleComputer {
+			return fmt.Sprintf("office %s already has a computer, and A2C-SMCP 0.5 allows one per office (4101)", e.Office)
+		}
+		return fmt.Sprintf("office %s already has an agent (4101)", e.Office)
+	case CodeRoomNotFound:
+		return fmt.Sprintf("there is no office %s (4102)", e.Office)
+	case CodeNotInRoom:
+		return fmt.Sprintf("not a member of office %s (4103)", e.Office)
+	case CodeCrossRoom:
+		return fmt.Sprintf("office %s: access across offices is refused (4104)", e.Office)
+	case CodeNameConflict:
+		return fmt.Sprintf("office %s already has a member of this name (4105)", e.Office)
+	}
+	if e.Reason == "" {
+		return "refused by the server"
+	}
+	return "refused: " + oneLine(e.Reason)
 }
 
 func (e *JoinError) Error() string {
+	if e.Code != 0 {
+		return fmt.Sprintf("join office %s: %s", e.Office, e.Sentence())
+	}
 	if e.Reason == "" {
 		return fmt.Sprintf("join office %s: refused by the server", e.Office)
 	}
@@ -57,6 +100,10 @@ func DecodeJoinAck(office string, args []any) error {
 		return fmt.Errorf("%s: %w", ev, ErrEmptyAck)
 	}
 	if perr, ok := DecodeError(args[0]); ok {
+		switch perr.Code {
+		case CodeRoomFull, CodeRoomNotFound, CodeNotInRoom, CodeCrossRoom, CodeNameConflict:
+			return &JoinError{Office: office, Code: perr.Code, Role: perr.DetailRole(), Err: perr}
+		}
 		return perr
 	}
 	msg := ""

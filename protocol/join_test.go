@@ -38,3 +38,23 @@ func TestDecodeJoinAck_Shapes(t *testing.T) {
 		})
 	}
 }
+
+func TestDecodeJoinAck_Flat05RefusalsAreSentences(t *testing.T) {
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{map[string]any{"code": 4101.0, "message": "Room Full", "details": map[string]any{"office_id": "o", "role": "computer"}}},
+			"join office o: office o already has a computer, and A2C-SMCP 0.5 allows one per office (4101)"},
+		{[]any{map[string]any{"code": 4101.0, "message": "Room Full", "details": map[string]any{"role": "agent"}}},
+			"join office o: office o already has an agent (4101)"},
+		{[]any{map[string]any{"code": 4105.0, "message": "dup"}}, "join office o: office o already has a member of this name (4105)"},
+	} {
+		err := DecodeJoinAck("o", tc.args)
+		var je *JoinError
+		var perr *Error
+		if !errors.As(err, &je) || !errors.As(err, &perr) || err.Error() != tc.want {
+			t.Errorf("got %v (%T), want %q with the payload reachable", err, err, tc.want)
+		}
+	}
+}

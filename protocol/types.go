@@ -76,10 +76,10 @@ type GetConfigRet struct {
 // GetResourcesReq is the payload of client:get_resources.
 type GetResourcesReq struct {
 	AgentCallData
-	Computer  string  `json:"computer"`
-	MCPServer string  `json:"mcp_server"`
-	Cursor    *string `json:"cursor,omitempty"`
-	Timeout   int     `json:"timeout,omitempty"`
+	Computer  string    `json:"computer"`
+	MCPServer ServerKey `json:"mcp_server"` // the servers-map key, never the display name
+	Cursor    *string   `json:"cursor,omitempty"`
+	Timeout   int       `json:"timeout,omitempty"`
 }
 
 // GetResourcesRet answers client:get_resources: one MCP resources/list page.
@@ -148,9 +148,12 @@ type GetToolsReq struct {
 	Computer string `json:"computer"`
 }
 
-// SMCPTool is one tool in GetToolsRet.
+// SMCPTool is one tool in GetToolsRet. BundleID (0.3) is the key of the
+// server the tool belongs to; Name is opaque to the agent and must not be
+// split to find it.
 type SMCPTool struct {
 	Name         string          `json:"name"`
+	BundleID     ServerKey       `json:"bundle_id,omitempty"`
 	Description  string          `json:"description"`
 	ParamsSchema json.RawMessage `json:"params_schema"`
 	ReturnSchema json.RawMessage `json:"return_schema"`
@@ -190,3 +193,28 @@ type GetDesktopRet struct {
 
 // WindowScheme is the URI scheme of desktop windows.
 const WindowScheme = "window"
+
+// ToolMetaKey is where an MCP server declares A2C tool metadata in its
+// Tool._meta (0.4.0, protocol#51; data-structures.md §ToolMeta 三层合并规则).
+const ToolMetaKey = "a2c_tool_meta"
+
+// A2CToolMeta reads Meta[ToolMetaKey] as a ToolMeta. False when absent or
+// not an object; fields of the wrong type read as absent.
+func (t SMCPTool) A2CToolMeta() (ToolMeta, bool) {
+	raw, ok := t.Meta[ToolMetaKey].(map[string]any)
+	if !ok {
+		return ToolMeta{}, false
+	}
+	var tm ToolMeta
+	if b, ok := raw["auto_apply"].(bool); ok {
+		tm.AutoApply = &b
+	}
+	if s, ok := raw["alias"].(string); ok {
+		tm.Alias = &s
+	}
+	if m, ok := raw["ret_object_mapper"].(map[string]any); ok {
+		tm.RetObjectMapper = m
+	}
+	tm.Tags = stringList(raw["tags"])
+	return tm, true
+}

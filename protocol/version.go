@@ -61,17 +61,25 @@ func Compatible(server, client SemVer) bool {
 
 // Protocol lines this build speaks as an agent, and the version it sends
 // for each. In 0.x only MAJOR.MINOR must match (versioning.md §v0.x), so
-// one version per line is enough.
+// one version per line is enough. 0.5.0 is in development upstream
+// (versioning.md, commit 25059e6: "当前协议版本 0.5.0-dev"): it is spoken
+// only when asked for by name, never reached by negotiation.
 const (
 	Version02 = "0.2.0"
 	Version03 = "0.3.0"
-	// SpokenVersions is for messages.
-	SpokenVersions = "0.2.x and 0.3.x"
+	Version04 = "0.4.0"
+	Version05 = "0.5.0"
+	// SpokenVersions is for messages: what negotiation reaches.
+	SpokenVersions = "0.2.x, 0.3.x and 0.4.x"
+	// ExplicitVersions is for messages: what --a2c-version accepts.
+	ExplicitVersions = "0.2.x, 0.3.x, 0.4.x, or 0.5.0 (in development, only when asked for)"
 )
 
 // Negotiate returns the version to send to a server that speaks server
 // (e.g. the server_version of a 4008 body): this build's version of the
-// same 0.x line, if it speaks that line.
+// same 0.x line, if it speaks that line. A 0.5 server is not negotiated
+// into: its rules (one computer per office, flat join acks) are a draft,
+// so the user asks for it with its version.
 func Negotiate(server string) (string, bool) {
 	v, err := ParseVersion(strings.TrimSpace(server))
 	if err != nil || v.Major != 0 {
@@ -82,8 +90,27 @@ func Negotiate(server string) (string, bool) {
 		return Version02, true
 	case 3:
 		return Version03, true
+	case 4:
+		return Version04, true
 	}
 	return "", false
+}
+
+// Speakable reports whether v may be asked for explicitly: any version of
+// the 0.2, 0.3 and 0.4 lines, or exactly 0.5.0. The error says what is
+// accepted.
+func Speakable(v string) error {
+	sv, err := ParseVersion(v)
+	if err != nil {
+		return err
+	}
+	if sv.Major == 0 && sv.Minor >= 2 && sv.Minor <= 4 {
+		return nil
+	}
+	if sv == (SemVer{0, 5, 0}) {
+		return nil
+	}
+	return fmt.Errorf("a2c_version %s is not spoken by this build: want %s", v, ExplicitVersions)
 }
 
 // line is the MINOR of a 0.x version, -1 when it is not one.
@@ -108,3 +135,16 @@ func HasGetDPE(version string) bool { return line(version) < 3 }
 // bundle_id (0.3), with name for display only and possibly not unique,
 // rather than by name (0.2).
 func ServersByBundleID(version string) bool { return line(version) >= 3 }
+
+// HasPutBlob reports whether version has client:put_blob (0.4.0: blob-transfer.md §3,
+// "Agent 以「自身 minor ≥ 0.4 且已连接」为能力门控").
+func HasPutBlob(version string) bool { return line(version) >= 4 }
+
+// SingleComputerOffice reports whether an office holds at most one
+// computer (0.5.0: migrations/v0.5.0-single-computer-room.md); a second
+// one is refused with 4101.
+func SingleComputerOffice(version string) bool { return line(version) >= 5 }
+
+// FlatJoinAck reports whether join/leave failures are a flat ErrorPayload
+// rather than the (false, msg) pair (0.5.0, same migration).
+func FlatJoinAck(version string) bool { return line(version) >= 5 }

@@ -1,6 +1,9 @@
 package protocol
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseVersion_StrictSemVer(t *testing.T) {
 	good := map[string]SemVer{"0.2.0": {0, 2, 0}, "1.10.3": {1, 10, 3}, "0.2.999": {0, 2, 999}}
@@ -55,13 +58,13 @@ func FuzzParseVersion(f *testing.F) {
 	})
 }
 
-func TestNegotiate_SpeaksThe02And03Lines(t *testing.T) {
-	for in, want := range map[string]string{"0.2.0": "0.2.0", "0.2.7": "0.2.0", "0.3.0": "0.3.0", "0.3.2": "0.3.0", " 0.3.1 ": "0.3.0"} {
+func TestNegotiate_SpeaksThe02To04LinesNot05(t *testing.T) {
+	for in, want := range map[string]string{"0.2.0": "0.2.0", "0.2.7": "0.2.0", "0.3.0": "0.3.0", "0.3.2": "0.3.0", " 0.3.1 ": "0.3.0", "0.4.0": "0.4.0", "0.4.3": "0.4.0"} {
 		if got, ok := Negotiate(in); !ok || got != want {
 			t.Errorf("Negotiate(%q) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
-	for _, in := range []string{"", "0.4.0", "0.1.9", "1.3.0", "0.3", "x.y.z", "0.5.0-dev"} {
+	for _, in := range []string{"", "0.5.0", "0.1.9", "1.3.0", "0.3", "x.y.z", "0.5.0-dev"} {
 		if got, ok := Negotiate(in); ok {
 			t.Errorf("Negotiate(%q) = %q, want not spoken", in, got)
 		}
@@ -74,5 +77,40 @@ func TestNegotiate_SpeaksThe02And03Lines(t *testing.T) {
 	}
 	if ServersByBundleID(Version02) || !ServersByBundleID(Version03) {
 		t.Error("servers keyed by bundle_id: want 0.2 no, 0.3 yes")
+	}
+}
+
+func TestSpeakable_ExplicitVersions(t *testing.T) {
+	for _, v := range []string{"0.2.0", "0.2.1", "0.3.2", "0.4.0", "0.4.9", "0.5.0"} {
+		if err := Speakable(v); err != nil {
+			t.Errorf("Speakable(%q) = %v, want accepted", v, err)
+		}
+	}
+	for _, v := range []string{"0.1.0", "0.5.1", "0.6.0", "1.0.0", "0.5.0-dev", "0.4"} {
+		err := Speakable(v)
+		if err == nil {
+			t.Errorf("Speakable(%q) accepted, want refused", v)
+			continue
+		}
+		if !strings.Contains(err.Error(), v) {
+			t.Errorf("Speakable(%q) = %q: the message must name the version", v, err)
+		}
+	}
+}
+
+func TestVersionGates_PutBlobFrom04SingleComputerFrom05(t *testing.T) {
+	for _, tc := range []struct {
+		v                     string
+		putBlob, single, flat bool
+	}{
+		{Version02, false, false, false},
+		{Version03, false, false, false},
+		{Version04, true, false, false},
+		{Version05, true, true, true},
+	} {
+		if HasPutBlob(tc.v) != tc.putBlob || SingleComputerOffice(tc.v) != tc.single || FlatJoinAck(tc.v) != tc.flat {
+			t.Errorf("%s: put_blob %v single %v flat %v; want %v %v %v", tc.v,
+				HasPutBlob(tc.v), SingleComputerOffice(tc.v), FlatJoinAck(tc.v), tc.putBlob, tc.single, tc.flat)
+		}
 	}
 }

@@ -129,7 +129,7 @@ func TestHelp_EveryFlagNamesItsEnv(t *testing.T) {
 
 func TestVersion_Shape(t *testing.T) {
 	cleanEnv(t)
-	shape := regexp.MustCompile(`^dpe-tui \S+( \(.+\))?\nA2C-SMCP 0\.2\.x and 0\.3\.x \(0\.2\.0 unless the server names another\)\n$`)
+	shape := regexp.MustCompile(`^dpe-tui \S+( \(.+\))?\nA2C-SMCP 0\.2\.x, 0\.3\.x and 0\.4\.x \(0\.2\.0 unless the server names another\)\nA2C-SMCP 0\.5\.0 \(in development\) only with --a2c-version 0\.5\.0\n$`)
 	for _, args := range [][]string{{"--version"}, {"version"}, {"-v"}} {
 		code, out, errOut := runCLI(t, args...)
 		if code != 0 || errOut != "" || !shape.MatchString(out) {

@@ -12,9 +12,11 @@ func TestFlags_TransportRemovedAndA2CVersionChecked(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "transport") {
 		t.Errorf("--transport: exit %d, stderr %q; want a usage error", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "ls", "computers", "--a2c-version", "0.4.0")
-	if code != 2 || !strings.Contains(stderr, "0.2.x and 0.3.x") {
-		t.Errorf("--a2c-version 0.4.0: exit %d, stderr %q; want a usage error naming the spoken versions", code, stderr)
+	for _, v := range []string{"0.6.0", "0.5.1", "0.1.0"} {
+		code, _, stderr = runCLI(t, "ls", "computers", "--a2c-version", v)
+		if code != 2 || !strings.Contains(stderr, "0.2.x, 0.3.x, 0.4.x, or 0.5.0") {
+			t.Errorf("--a2c-version %s: exit %d, stderr %q; want a usage error naming the spoken versions", v, code, stderr)
+		}
 	}
 }
 

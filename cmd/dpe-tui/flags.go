@@ -335,8 +335,8 @@ func (g *globalFlags) apiKey() string { return g.APIKey }
 
 func (g *globalFlags) validate() error {
 	if g.A2CVersion != "" {
-		if _, ok := protocol.Negotiate(g.A2CVersion); !ok {
-			return usageErrorf("--a2c-version %q: dpe-tui speaks A2C-SMCP %s", g.A2CVersion, protocol.SpokenVersions)
+		if err := protocol.Speakable(g.A2CVersion); err != nil {
+			return usageErrorf("--a2c-version %q: dpe-tui speaks A2C-SMCP %s", g.A2CVersion, protocol.ExplicitVersions)
 		}
 	}
 	if g.Timeout <= 0 {

@@ -103,7 +103,8 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 
 // versionText is what --version and `version` print after "dpe-tui ".
 func versionText() string {
-	return version.Read().String() + "\nA2C-SMCP " + protocol.SpokenVersions + " (" + protocol.Version + " unless the server names another)"
+	return version.Read().String() + "\nA2C-SMCP " + protocol.SpokenVersions + " (" + protocol.Version + " unless the server names another)" +
+		"\nA2C-SMCP " + protocol.Version05 + " (in development) only with --a2c-version " + protocol.Version05
 }
 
 // app is one run of the command line: where it reads and writes, and the
