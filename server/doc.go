@@ -18,4 +18,8 @@
 //   - A computer that disconnects while a request is pending is answered
 //     with {code:500}; a request the computer does not answer in time with
 //     {code:408}.
+//   - A computer that acks a routed request with nothing (no arguments,
+//     null, {}, [] or "") is answered for: a 404 naming the computer and
+//     the event (protocol.NoAnswer), never the empty ack an agent reads as
+//     "the server did not route it".
 package server

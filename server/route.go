@@ -106,7 +106,7 @@ func (s *Server) route(m *member, ev string, args []any) {
 	// races inside the library under -race. The ack is the library's own
 	// callback shape; the library acks carry the arguments as decoded.
 	fwd := append(slices.Clone(data), func(reply []any, _ error) {
-		if p.finish(reply) {
+		if p.finish(answerOrNoAnswer(name, ev, reply)) {
 			s.log.Debug("routed", "event", ev, "computer", name, "office", office, "took", time.Since(start))
 		}
 	})

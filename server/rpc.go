@@ -224,6 +224,6 @@ func (r *rpc) serve(m rpcMessage) {
 		expired.Store(true)
 		p.finish(nil)
 	})
-	fwd := append(anyArgs(m.Args), func(args []any, _ error) { p.finish(args) })
+	fwd := append(anyArgs(m.Args), func(args []any, _ error) { p.finish(answerOrNoAnswer(m.Name, m.Event, args)) })
 	_ = target.conn.Emit(m.Event, fwd...)
 }
