@@ -34,6 +34,32 @@ const (
 	exitIncomplete = 7
 )
 
+// exitCodes is the one table of exit codes: the root help renders it, and
+// a test holds the README's table to it.
+var exitCodes = [...]struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "ok"},
+	{exitRuntime, "runtime or network error (also: ls stopped by a repeated cursor or a cap)"},
+	{exitUsage, "usage: a bad command line, flag value, environment variable or config file"},
+	{exitProtocol, "protocol error (the A2C-SMCP code is printed)"},
+	{exitViolations, "check: the document has conformance violations"},
+	{exitDiffer, "diff: the documents differ"},
+	{exitNothingListed, "ls: nothing could be listed (every server was skipped, each with a note)"},
+	{exitIncomplete, "find: no hits, and an index that answered is still being built"},
+}
+
+// exitHelp is the exit-code table of the root help.
+func exitHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:")
+	for _, e := range exitCodes {
+		fmt.Fprintf(&b, "\n  %d  %s", e.code, e.meaning)
+	}
+	return b.String()
+}
+
 // exitError ends a command with code; msg, when set, is printed as the
 // last line (the details were printed as they happened).
 type exitError struct {

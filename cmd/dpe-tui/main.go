@@ -123,22 +123,12 @@ type app struct {
 	prof *profileState
 }
 
-// exitHelp is the exit-code table of the root help (also in the README).
-const exitHelp = `Exit codes:
-  0  ok
-  1  runtime or network error (also: ls stopped by a repeated cursor or a cap)
-  2  usage: a bad command line, flag value, environment variable or config file
-  3  protocol error (the A2C-SMCP code is printed)
-  4  check: the document has conformance violations
-  5  diff: the documents differ
-  6  ls: nothing could be listed (every server was skipped, each with a note)`
-
 func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "dpe-tui",
 		Short: "Browse DPE documents over A2C-SMCP",
 		Long: "dpe-tui browses DPE documents over A2C-SMCP: a terminal UI, and headless commands for scripts.\n" +
-			"Without --url it starts an embedded demo office in-process.\n\n" + exitHelp,
+			"Without --url it starts an embedded demo office in-process.\n\n" + exitHelp(),
 		Example: `  # the TUI on the embedded demo
   dpe-tui
   # the TUI on a real server

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestExitCodes_OneTableForHelpAndREADME: the root help is rendered from
+// exitCodes, and the README's table lists the same codes in the same
+// order, each row naming the command its meaning names ("check: …").
+func TestExitCodes_OneTableForHelpAndREADME(t *testing.T) {
+	code, out, _ := runCLI(t, "--help")
+	if code != exitOK {
+		t.Fatalf("--help: exit %d", code)
+	}
+	seen := map[int]bool{}
+	for _, e := range exitCodes {
+		if seen[e.code] {
+			t.Errorf("exit code %d is in the table twice", e.code)
+		}
+		seen[e.code] = true
+		if line := strconv.Itoa(e.code) + "  " + e.meaning; !strings.Contains(out, line) {
+			t.Errorf("--help lacks %q", line)
+		}
+	}
+
+	f, err := os.Open("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	row := regexp.MustCompile("^\\| `(\\d+)` \\| (.*) \\|$")
+	var readme []int
+	var meanings []string
+	in := false
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			in = strings.Contains(strings.ToLower(line), "exit codes")
+			continue
+		}
+		if m := row.FindStringSubmatch(line); in && m != nil {
+			n, _ := strconv.Atoi(m[1])
+			readme = append(readme, n)
+			meanings = append(meanings, m[2])
+		}
+	}
+	if len(readme) != len(exitCodes) {
+		t.Fatalf("README lists exit codes %v; the table has %d", readme, len(exitCodes))
+	}
+	for i, e := range exitCodes {
+		if readme[i] != e.code {
+			t.Errorf("README row %d is code %d, the table's is %d", i, readme[i], e.code)
+		}
+		if cmd, _, ok := strings.Cut(e.meaning, ":"); ok && !strings.Contains(cmd, " ") && !strings.Contains(meanings[i], cmd) {
+			t.Errorf("README's code %d (%q) does not name %q", e.code, meanings[i], cmd)
+		}
+	}
+}
