@@ -24,7 +24,7 @@ func TestResources_CancelLoadAllThenMWorks(t *testing.T) {
 	f := newFakeAgent(t)
 	f.resourcesFn = endlessCursors(10, 0)
 	m := newTestModel(t, f)
-	r := newResourcesScreen(m.e, "laptop", "endless")
+	r := newResourcesScreen(m.e, "laptop", "endless", "endless")
 	m.stack = append(m.stack, r)
 	run(t, m, r.loadNext(false))
 	loaded := len(r.all)
@@ -97,7 +97,7 @@ func TestQuit_SlashNeverFallsThroughAndQAsksDuringLongOps(t *testing.T) {
 	press(t, m, "esc")
 	f.block = true
 	m.update(keyMsg("M")) // not on this screen: nothing long runs
-	r := newResourcesScreen(m.e, "laptop", "library")
+	r := newResourcesScreen(m.e, "laptop", "library", "library")
 	m.stack = append(m.stack, r)
 	_ = r.loadNext(true) // a long op in flight
 	if cmd := m.update(keyMsg("q")); isQuit(cmd) {
@@ -1066,7 +1066,7 @@ func TestStatus_HintsGoWithTheNextKeyAndCountsAreSingular(t *testing.T) {
 	f := newFakeAgent(t)
 	f.resourcesFn = endlessCursors(10, 0)
 	m = newTestModel(t, f)
-	r := newResourcesScreen(m.e, "laptop", "endless")
+	r := newResourcesScreen(m.e, "laptop", "endless", "endless")
 	m.stack = append(m.stack, r)
 	run(t, m, r.loadNext(false))
 	cmd := m.update(keyMsg("M"))

@@ -97,7 +97,7 @@ func BenchmarkResourcesFilterHostile(b *testing.B) {
 	f := newFakeAgent(b)
 	f.noEvents = true
 	m := New(testOptions(f)).m
-	r := newResourcesScreen(m.e, "laptop", "big")
+	r := newResourcesScreen(m.e, "laptop", "big", "big")
 	m.stack = append(m.stack, r)
 	page := &client.ResourcePage{}
 	long := strings.Repeat("x", 10000)

@@ -34,7 +34,7 @@ func TestResources_LoadAllStopsAtTheResourceBudget(t *testing.T) {
 	f.resourcesFn = endlessCursors(10, 0)
 	m := newTestModel(t, f)
 	m.e.opt.MaxListedResources = 50
-	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "endless"))
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "endless", "endless"))
 	press(t, m, "M")
 	if want := "listing budget reached: 50 resources (limit 50); stopped"; m.resS().stop != want {
 		t.Fatalf("stop = %q, want %q", m.resS().stop, want)
@@ -56,7 +56,7 @@ func TestResources_LoadAllStopsAtTheByteBudget(t *testing.T) {
 	f.resourcesFn = endlessCursors(1, 64<<10) // 64 KiB acks
 	m := newTestModel(t, f)
 	m.e.opt.MaxListedBytes = 1 << 20
-	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "endless"))
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "endless", "endless"))
 	press(t, m, "M")
 	if want := "listing budget reached: 1.0 MiB listed (limit 1.0 MiB); stopped"; m.resS().stop != want {
 		t.Fatalf("stop = %q, want %q", m.resS().stop, want)
@@ -70,7 +70,7 @@ func TestResources_DefaultBudgetBoundsEndlessCursors(t *testing.T) {
 	f := newFakeAgent(t)
 	f.resourcesFn = endlessCursors(500, 0)
 	m := newTestModel(t, f)
-	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "endless"))
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "endless", "endless"))
 	press(t, m, "M")
 	if want := "listing budget reached: 200000 resources (limit 200000); stopped"; m.resS().stop != want {
 		t.Fatalf("stop = %q, want %q", m.resS().stop, want)

@@ -58,6 +58,9 @@ type fakeAgent struct {
 	// resourcesErr, when set, fails every get_resources with it (counted
 	// in resourceCalls too).
 	resourcesErr error
+	// resourcesFor, when set, may refuse a get_resources by the server it
+	// names (a 0.3 computer answers 4014 to a display name).
+	resourcesFor func(server string) error
 	// computersGate, when set, runs inside every list_room before it
 	// answers (a slow server); computersCalls counts the calls and
 	// eventsLeft records how many events were still queued as each began.
@@ -139,6 +142,11 @@ func (f *fakeAgent) Resources(ctx context.Context, computer, server, cursor stri
 		f.resourceCalls++
 		f.mu.Unlock()
 		return nil, f.resourcesErr
+	}
+	if f.resourcesFor != nil {
+		if err := f.resourcesFor(server); err != nil {
+			return nil, err
+		}
 	}
 	if f.resourcesFn != nil {
 		f.mu.Lock()

@@ -32,7 +32,7 @@ func (m *model) statusText() string       { return m.e.status.text }
 // its first page.
 func pushResources(t *testing.T, m *model, computer, server string) *resourcesScreen {
 	t.Helper()
-	r := newResourcesScreen(m.e, computer, server)
+	r := newResourcesScreen(m.e, computer, server, server)
 	m.stack = append(m.stack, r)
 	run(t, m, r.loadNext(false))
 	return r

@@ -16,10 +16,11 @@ import (
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
-// resourcesScreen pages one server's resources.
+// resourcesScreen pages one server's resources. server is the key every
+// request names; name is only shown.
 type resourcesScreen struct {
-	e                *env
-	computer, server string
+	e                      *env
+	computer, server, name string
 
 	all []client.Resource
 	// hay is what the filter matches per resource, lowercased field by
@@ -65,14 +66,14 @@ type pageRecord struct {
 	At       time.Time
 }
 
-func newResourcesScreen(e *env, computer, server string) *resourcesScreen {
+func newResourcesScreen(e *env, computer, server, name string) *resourcesScreen {
 	maxRes, maxBytes := listingBudget(e.opt)
 	walk := client.NewPaging(computer, server, client.PagerOptions{MaxResources: maxRes, MaxBytes: maxBytes})
-	return &resourcesScreen{e: e, computer: computer, server: server, walk: walk, detail: true}
+	return &resourcesScreen{e: e, computer: computer, server: server, name: name, walk: walk, detail: true}
 }
 
 func (v *resourcesScreen) reload() tea.Cmd {
-	fresh := newResourcesScreen(v.e, v.computer, v.server)
+	fresh := newResourcesScreen(v.e, v.computer, v.server, v.name)
 	fresh.showAll, fresh.filter, fresh.detail, fresh.detailBig = v.showAll, v.filter, v.detail, v.detailBig
 	if v.loadOp != 0 {
 		v.e.ops.done(v.loadOp)
@@ -109,7 +110,7 @@ func (v *resourcesScreen) loadNext(all bool) tea.Cmd {
 
 func (v *resourcesScreen) fetch(all bool) func(ctx context.Context, id int) tea.Msg {
 	e := v.e
-	a, computer, server, cursor, timeout, now := e.agent, v.computer, v.server, v.walk.Cursor(), e.opt.RequestTimeout, e.opt.Now
+	a, computer, server, name, cursor, timeout, now := e.agent, v.computer, v.server, v.name, v.walk.Cursor(), e.opt.RequestTimeout, e.opt.Now
 	return func(ctx context.Context, id int) tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -117,7 +118,7 @@ func (v *resourcesScreen) fetch(all bool) func(ctx context.Context, id int) tea.
 		p, err := a.Resources(ctx, computer, server, cursor)
 		var refused *client.CursorError
 		if err != nil && !(p != nil && errors.As(err, &refused)) {
-			return errMsg{id: id, what: "get_resources " + sanitizeLine(server), err: err}
+			return errMsg{id: id, what: "get_resources " + sanitizeLine(name), err: err}
 		}
 		msg := resourcesPageMsg{id: id, computer: computer, server: server, cursor: cursor, page: p, all: all, duration: now().Sub(t0)}
 		if refused != nil {

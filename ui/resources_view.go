@@ -436,4 +436,4 @@ func (v *resourcesScreen) Keys() screenKeys {
 	}
 }
 
-func (v *resourcesScreen) Crumb() string { return sanitizeLine(v.server) }
+func (v *resourcesScreen) Crumb() string { return sanitizeLine(v.name) }

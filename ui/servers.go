@@ -57,6 +57,26 @@ func (r serverRow) name() string {
 	return r.cfg.Name
 }
 
+// key is the server's identity on the wire: the servers-map key (the
+// bundle_id from 0.3 on), never the display name, which may collide. A
+// local server not yet in get_config is known by its state's name, which
+// is its key in the config file.
+func (r serverRow) key() string {
+	if r.cfg.Key == "" && r.state != nil {
+		return r.state.Name
+	}
+	return configKey(r.cfg)
+}
+
+// configKey is c's servers-map key; an entry without one (an Agent that
+// is not the client) is keyed by its name, as in 0.2.
+func configKey(c client.ServerConfig) string {
+	if c.Key != "" {
+		return c.Key
+	}
+	return c.Name
+}
+
 func (r serverRow) typ() string {
 	if r.state != nil && r.state.Type != "" {
 		return r.state.Type
@@ -79,7 +99,7 @@ func (v *serversScreen) rows() []serverRow {
 	cfgs := map[string]client.ServerConfig{}
 	if v.cfg != nil {
 		for _, c := range v.cfg.Servers {
-			cfgs[c.Name] = c
+			cfgs[configKey(c)] = c
 		}
 	}
 	named := map[string]bool{}
@@ -92,12 +112,36 @@ func (v *serversScreen) rows() []serverRow {
 	}
 	if v.cfg != nil {
 		for _, c := range v.cfg.Servers {
-			if !named[c.Name] {
+			if !named[configKey(c)] {
 				out = append(out, serverRow{cfg: c})
 			}
 		}
 	}
 	return out
+}
+
+// keyed reports whether any row's key differs from its display name (a
+// 0.3 office keys servers by bundle_id): the list then has a KEY column,
+// so two servers of one name can be told apart.
+func keyed(rows []serverRow) bool {
+	for _, r := range rows {
+		if r.key() != r.name() {
+			return true
+		}
+	}
+	return false
+}
+
+// label is how a row's server is named on the screens below the list:
+// its display name, with its key when another server shares the name.
+func label(rows []serverRow, i int) string {
+	name := rows[i].name()
+	for j, r := range rows {
+		if j != i && r.name() == name {
+			return name + " (" + rows[i].key() + ")"
+		}
+	}
+	return name
 }
 
 // watch starts this screen's watch of the local states when none runs.
@@ -176,7 +220,7 @@ func (v *serversScreen) visible() []int {
 	f := strings.ToLower(v.filter)
 	out := make([]int, 0, len(rows))
 	for i, s := range rows {
-		if f == "" || strings.Contains(strings.ToLower(s.name()+" "+s.typ()), f) {
+		if f == "" || strings.Contains(strings.ToLower(s.name()+" "+s.key()+" "+s.typ()), f) {
 			out = append(out, i)
 		}
 	}
@@ -214,8 +258,9 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		if v.gone {
 			return e.info("computer " + sanitizeLine(v.computer) + " left the office · esc goes back")
 		}
-		row := v.rows()[vis[v.list.cur]]
-		name := sanitizeLine(row.name())
+		rows := v.rows()
+		row := rows[vis[v.list.cur]]
+		name := sanitizeLine(label(rows, vis[v.list.cur]))
 		if st := row.state; st != nil {
 			switch {
 			case st.Status == LocalStarting:
@@ -231,7 +276,7 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		if row.disabled() {
 			return e.info("server " + name + " is disabled")
 		}
-		r := newResourcesScreen(e, v.computer, row.name())
+		r := newResourcesScreen(e, v.computer, row.key(), label(rows, vis[v.list.cur]))
 		return tea.Batch(v.e.ask(pushMsg{s: r}), r.loadNext(false))
 	}
 	return nil
@@ -290,12 +335,20 @@ func (v *serversScreen) View(w, h int) []string {
 	if v.local != nil {
 		stateW = 12 // "no resources"
 	}
+	rows := v.rows()
+	withKey := keyed(rows)
 	cols := []column{{"SERVER", 0}, {"TYPE", 10}, {"STATE", stateW}, {"ENDPOINT", 0}}
 	rest := w - 2 - 10 - stateW - 3*2
 	cols[0].width = max(8, rest*40/100)
 	cols[3].width = max(6, rest-cols[0].width)
+	if withKey {
+		cols = slices.Insert(cols, 1, column{"KEY", 0})
+		rest -= 2
+		cols[0].width = max(8, rest*22/100)
+		cols[1].width = max(8, rest*40/100)
+		cols[4].width = max(6, rest-cols[0].width-cols[1].width)
+	}
 	lines = append(lines, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
-	rows := v.rows()
 	if len(rows) == 0 {
 		return append(lines, "", st.dim.Render("  "+sanitizeLine(v.computer)+" has no MCP servers configured."))
 	}
@@ -324,7 +377,11 @@ func (v *serversScreen) View(w, h int) []string {
 				state = "no resources"
 			}
 		}
-		row := joinCols(cols, []string{sanitizeLine(r.name()), sanitizeLine(r.typ()), state, end})
+		cells := []string{sanitizeLine(r.name()), sanitizeLine(r.typ()), state, end}
+		if withKey {
+			cells = slices.Insert(cells, 1, sanitizeLine(r.key()))
+		}
+		row := joinCols(cols, cells)
 		line := listRow(st, row, i == v.list.cur, r.disabled() || v.gone, w)
 		if r.state != nil && r.state.Status == LocalFailed && i != v.list.cur {
 			line = "  " + st.errText.Render(clip(row, w-2)) // the same margin as listRow

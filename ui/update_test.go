@@ -151,7 +151,7 @@ func TestResources_RepeatedCursorStopsLoadAllWithMessage(t *testing.T) {
 		"x": {Resources: []client.Resource{res("dpe://h/b", "b", "", nil)}, NextCursor: "x"},
 	}
 	m := newTestModel(t, f)
-	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "loop"))
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "loop", "loop"))
 	run(t, m, m.resS().loadNext(false))
 	if got := m.resS().counter(); !strings.Contains(got, "1 loaded · 1 dpe · more available") {
 		t.Fatalf("counter after one page = %q", got)
@@ -168,7 +168,7 @@ func TestResources_RepeatedCursorStopsLoadAllWithMessage(t *testing.T) {
 func TestResources_LoadAllReachesTheEnd(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "library"))
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "library", "library"))
 	run(t, m, m.resS().loadNext(true))
 	if got := m.resS().counter(); !strings.HasPrefix(got, "6 loaded · 5 dpe · end") {
 		t.Fatalf("counter = %q", got)
@@ -178,7 +178,7 @@ func TestResources_LoadAllReachesTheEnd(t *testing.T) {
 func TestResources_FuzzyFilterMatchesKeywordsAndSchemeToggle(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
-	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "library"))
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "library", "library"))
 	run(t, m, m.resS().loadNext(true))
 	tests := []struct {
 		filter  string
