@@ -61,3 +61,29 @@ func TestExitCodes_OneTableForHelpAndREADME(t *testing.T) {
 		}
 	}
 }
+
+// TestCLI_VersionBesideACommandIsRefused: `-v ls` must not print the
+// version and drop the command the user typed.
+func TestCLI_VersionBesideACommandIsRefused(t *testing.T) {
+	for _, args := range [][]string{{"-v", "ls", "computers"}, {"--version", "get", "x.json"}} {
+		code, out, errOut := runCLI(t, args...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, "--version is used alone") || !strings.Contains(errOut, strconv.Quote(args[1])) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	code, out, _ := runCLI(t, "--version", "--no-color")
+	if code != exitOK || !strings.HasPrefix(out, "dpe-tui ") {
+		t.Errorf("--version --no-color: exit %d, %q", code, out)
+	}
+}
+
+// TestCLI_UnknownCommandSuggestsTheNearOne: a typo names the command
+// it is near; a word near none gets no guess.
+func TestCLI_UnknownCommandSuggestsTheNearOne(t *testing.T) {
+	for arg, want := range map[string]string{"lss": `did you mean "ls"?`, "compuer": `did you mean "computer"?`, "zzzzzz": ""} {
+		code, _, errOut := runCLI(t, arg)
+		if code != exitUsage || !strings.Contains(errOut, strconv.Quote(arg)) || (want != "") != strings.Contains(errOut, "did you mean") || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q", arg, code, errOut)
+		}
+	}
+}

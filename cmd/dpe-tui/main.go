@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -79,6 +80,11 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	root.SetArgs(args)
 	var failed error
 	keepErrors(root, &failed)
+	if c := versionWithCommand(root, args); c != "" {
+		// cobra answers the root's --version before it runs a command, so
+		// `dpe-tui -v ls` would print the version and drop the command.
+		return report(&usageError{msg: "--version is used alone, not with " + strconv.Quote(c) + " (for the version: dpe-tui version)", hint: "dpe-tui --help"}, stderr)
+	}
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(versionText()),
 		// Errors are reported by report: one sanitized line, and the
@@ -135,10 +141,12 @@ func (a *app) rootCmd() *cobra.Command {
   dpe-tui --url http://127.0.0.1:7800 --office demo
   # a saved connection from the config file
   dpe-tui --profile work ls resources`,
-		Args:              noArgs,
-		SilenceUsage:      true,
-		SilenceErrors:     true,
-		PersistentPreRunE: a.prepare,
+		Args: noArgs,
+		// cobra suggests only exact matches unless this is set.
+		SuggestionsMinimumDistance: 2,
+		SilenceUsage:               true,
+		SilenceErrors:              true,
+		PersistentPreRunE:          a.prepare,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runTUI(cmd, "")
 		},
@@ -258,6 +266,9 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	if !cmd.HasParent() {
+		if sug := cmd.SuggestionsFor(args[0]); len(sug) > 0 {
+			return usageErrorf("unknown command %q; did you mean %q?", args[0], sug[0])
+		}
 		return usageErrorf("unknown command %q", args[0])
 	}
 	return usageErrorf("%s takes no arguments, got %q", cmd.Name(), args[0])
@@ -307,6 +318,30 @@ func noColorArg(args []string) bool {
 		}
 	}
 	return false
+}
+
+// versionWithCommand is the command named beside -v/--version, or "".
+func versionWithCommand(root *cobra.Command, args []string) string {
+	rest := make([]string, 0, len(args))
+	asked := false
+	for i, a := range args {
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		if a == "-v" || a == "--version" {
+			asked = true
+			continue
+		}
+		rest = append(rest, a)
+	}
+	if !asked {
+		return ""
+	}
+	if c, _, err := root.Find(rest); err == nil && c != nil && c != root {
+		return c.CommandPath()[len(root.Name())+1:]
+	}
+	return ""
 }
 
 // helpArg: the command line asks for help (-h, --help or help first).
