@@ -57,6 +57,9 @@ func cleanEnv(t *testing.T) {
 		"DPE_TUI_CONFIG", "DPE_TUI_IMAGES", "DPE_TUI_MOUSE", "DPE_TUI_LOG_FORMAT", "DPE_TUI_LOG_LEVEL"} {
 		t.Setenv(k, "")
 	}
+	// Set and empty, DPE_TUI_PROFILE says "no profile": unset it (t.Setenv
+	// restores it afterwards).
+	os.Unsetenv("DPE_TUI_PROFILE")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -81,8 +82,13 @@ func (a *app) loadProfile(cmd *cobra.Command) error {
 	a.prof = st
 	name := a.g.Profile
 	if name == "" {
-		if st.fixed["url"] {
-			return nil // the server is not the default profile's
+		switch {
+		case st.fixed["profile"] || profileEnvEmpty():
+			return nil // --profile "" or DPE_TUI_PROFILE= : no profile at all
+		case st.fixed["url"], st.fixed["docs"], st.fixed["mcp-config"]:
+			// The server is not the default profile's: another URL, or
+			// folders and MCP servers started in this process.
+			return nil
 		}
 		name = file.Default()
 	}
@@ -103,6 +109,13 @@ func (a *app) loadProfile(cmd *cobra.Command) error {
 			sanitize.Line(name), sanitize.Line(sanitize.URL(strings.Join(a.g.URLs, ","))))
 	}
 	return nil
+}
+
+// profileEnvEmpty: DPE_TUI_PROFILE is set and empty, which says "no
+// profile" (other empty variables read as unset).
+func profileEnvEmpty() bool {
+	v, ok := os.LookupEnv("DPE_TUI_PROFILE")
+	return ok && v == ""
 }
 
 // loadConfig reads the config file; explicit: the user named it, so it

@@ -230,3 +230,43 @@ func TestProfileSwitch_IgnoresTheCommandLinesConnection(t *testing.T) {
 		t.Errorf("switch to a profile added later: %q, %v", g.URL, err)
 	}
 }
+
+// TestConfig_DefaultProfileYieldsToLocalServersAndAnEmptyProfile: a
+// saved default profile with a URL is the server only when nothing else
+// says where: --docs and --mcp-config start servers in this process, and
+// --profile "" (or DPE_TUI_PROFILE=) asks for no profile, so the demo is
+// reachable.
+func TestConfig_DefaultProfileYieldsToLocalServersAndAnEmptyProfile(t *testing.T) {
+	cleanEnv(t)
+	cfg := writeConfig(t, "default = \"far\"\n[profiles.far]\nurl = \"http://127.0.0.1:1\"\noffice = \"far-office\"\n")
+	t.Setenv("DPE_TUI_CONFIG", cfg)
+	docs := t.TempDir()
+	if err := os.WriteFile(filepath.Join(docs, "note.md"), []byte("# Note\n\nbody\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "ls", "resources", "--docs", docs)
+	if code != exitOK || !strings.Contains(out, "note.md") {
+		t.Errorf("--docs under a default profile: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "--profile", "", "ls", "computers")
+	if code != exitOK || !strings.Contains(out, "alpha") {
+		t.Errorf("--profile \"\": exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	t.Setenv("DPE_TUI_PROFILE", "")
+	code, out, errOut = runCLI(t, "ls", "computers")
+	if code != exitOK || !strings.Contains(out, "alpha") {
+		t.Errorf("DPE_TUI_PROFILE=: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// The default still applies when nothing else is said.
+	os.Unsetenv("DPE_TUI_PROFILE")
+	code, _, errOut = runCLI(t, "ls", "computers", "--timeout", "2s")
+	if code == exitOK || !strings.Contains(errOut, "127.0.0.1:1") {
+		t.Errorf("default profile: exit %d, stderr %q", code, errOut)
+	}
+	// A profile the user names with --docs is still refused: its URL is
+	// another process's office.
+	code, _, errOut = runCLI(t, "--profile", "far", "ls", "resources", "--docs", docs)
+	if code != exitUsage || !strings.Contains(errOut, "cannot be used with --url") {
+		t.Errorf("--profile far --docs: exit %d, stderr %q", code, errOut)
+	}
+}
