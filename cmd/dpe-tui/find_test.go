@@ -228,8 +228,9 @@ func TestFind_SilentComputerBounded(t *testing.T) {
 	never := make(chan struct{})
 	joinComputer(t, st.URL, st.Office, "gamma", map[string]*mcp.Server{"shelf": slowFinder(t, never)})
 	t.Cleanup(func() { close(never) })
-	start := time.Now()
-	code, out, errOut := runCLI(t, "find", findQuery, "--url="+st.URL, "--timeout=2s")
+	// Bounded against a hang; gamma's own line below says it was its 2 s
+	// request timeout that ended the wait, not the test's.
+	code, out, errOut := runBounded(t, "find", findQuery, "--url="+st.URL, "--timeout=2s")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
@@ -246,9 +247,6 @@ func TestFind_SilentComputerBounded(t *testing.T) {
 	}
 	if !strings.Contains(out, "alpha\t") && !strings.Contains(out, "beta\t") {
 		t.Fatalf("no hits from the others:\n%s", out)
-	}
-	if d := time.Since(start); d > 45*time.Second {
-		t.Fatalf("find took %s with --timeout=2s", d)
 	}
 }
 

@@ -44,23 +44,7 @@ func hostile(t *testing.T, script hostilepeer.Script) *hostilepeer.Server {
 // the whole run.
 func runBounded(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	type result struct {
-		code     int
-		out, err string
-	}
-	done := make(chan result, 1)
-	go func() {
-		var out, errb bytes.Buffer
-		code := run(args, &out, &errb)
-		done <- result{code, out.String(), errb.String()}
-	}()
-	select {
-	case r := <-done:
-		return r.code, r.out, r.err
-	case <-time.After(60 * time.Second):
-		t.Fatalf("dpe-tui %v did not finish within 60s", args)
-		return 0, "", ""
-	}
+	return runWithin(t, time.Minute, args...)
 }
 
 func TestHostile_300MBAckToLsComputers(t *testing.T) {

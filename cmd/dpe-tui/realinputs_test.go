@@ -69,9 +69,15 @@ func runAgentFor(t *testing.T, limit time.Duration, args ...string) (int, string
 	}
 }
 
-// runWithin is runCLI that fails the test instead of hanging past limit.
+// runWithin is runCLI that fails the test instead of hanging: past limit,
+// or, when later, shortly before the test binary's own deadline (go test
+// -timeout), so a command slowed by a loaded machine is not called hung
+// while the run still has time for it.
 func runWithin(t *testing.T, limit time.Duration, args ...string) (int, string, string) {
 	t.Helper()
+	if d, ok := t.Deadline(); ok {
+		limit = max(limit, time.Until(d)-10*time.Second)
+	}
 	type result struct {
 		code     int
 		out, err string
