@@ -211,7 +211,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("DPE_TUI_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtBinary.dir != "" {
+		os.RemoveAll(builtBinary.dir)
+	}
+	os.Exit(code)
 }
 
 // startRedis runs a real redis-server on a free loopback port, without

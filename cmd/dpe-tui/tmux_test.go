@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,14 +82,30 @@ func (s *tmuxSession) waitForWithin(d time.Duration, what string, want ...string
 	return ""
 }
 
+// builtBinary is the real dpe-tui, built once for every test that runs it
+// in a child process (a go build per test was a link of the whole binary
+// each time); TestMain removes its directory.
+var builtBinary struct {
+	once     sync.Once
+	dir, bin string
+	out      []byte
+	err      error
+}
+
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "dpe-tui")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	b := &builtBinary
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "dpe-tui-test-bin-"); b.err != nil {
+			return
+		}
+		b.bin = filepath.Join(b.dir, "dpe-tui")
+		b.out, b.err = exec.Command("go", "build", "-o", b.bin, ".").CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("go build: %v\n%s", b.err, b.out)
 	}
-	return bin
+	return b.bin
 }
 
 func TestTUI_EndToEndInTmux(t *testing.T) {
