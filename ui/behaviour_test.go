@@ -1106,3 +1106,43 @@ func TestReconnect_AfterAnOversizedAnswerDoesNotReload(t *testing.T) {
 		t.Fatalf("get_resources asked %d times after an ordinary re-join, want 2", f.resourceCalls)
 	}
 }
+
+// ? over raw JSON, the inspector or the trace covers it, and esc or ?
+// goes back to it (not to the document); while help is open the footer
+// says how to close it instead of listing the covered view's keys.
+func TestHelp_ClosesBackToTheViewItCovered(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		is   func(screen) bool
+		name string
+	}{
+		{"v", func(s screen) bool { _, ok := s.(*rawOverlay); return ok }, "raw JSON"},
+		{".", func(s screen) bool { _, ok := s.(*inspector); return ok }, "inspector"},
+		{"x", func(s screen) bool { _, ok := s.(*traceOverlay); return ok }, "trace"},
+	} {
+		for _, closeKey := range []string{"esc", "?"} {
+			m := openJSON(t, 80, 24, twoPageTableDoc())
+			press(t, m, tc.key)
+			if !tc.is(m.overlay) {
+				t.Fatalf("%s: %q did not open it (overlay %T)", tc.name, tc.key, m.overlay)
+			}
+			press(t, m, "?")
+			f := frame(m)
+			if _, ok := m.overlay.(*helpOverlay); !ok || !strings.Contains(f, "Keys") {
+				t.Fatalf("%s: ? did not open help:\n%s", tc.name, f)
+			}
+			lines := strings.Split(f, "\n")
+			if foot := lines[len(lines)-1]; !strings.Contains(foot, "close") {
+				t.Errorf("%s: the footer under help does not say how to close it: %q", tc.name, foot)
+			}
+			press(t, m, closeKey)
+			if !tc.is(m.overlay) {
+				t.Errorf("%s: %s after help went to %T, not back to the %s", tc.name, closeKey, m.overlay, tc.name)
+			}
+			press(t, m, "esc")
+			if m.overlay != nil {
+				t.Errorf("%s: esc did not close it (overlay %T)", tc.name, m.overlay)
+			}
+		}
+	}
+}

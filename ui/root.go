@@ -21,7 +21,10 @@ type model struct {
 	e       *env
 	stack   []screen
 	overlay screen
-	bar     cmdBar
+	// underHelp is the overlay the help overlay covers, shown again
+	// when help closes; meaningful only while help is the overlay.
+	underHelp screen
+	bar       cmdBar
 	// copyMenu is the open y menu (nil: closed).
 	copyMenu *copyMenuMsg
 	help     help.Model
@@ -140,7 +143,7 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		m.overlay = msg.s
 		return nil
 	case closeOverlayMsg:
-		m.overlay = nil
+		m.closeOverlay()
 		return nil
 	case promptMsg:
 		return m.bar.open(m, msg)
@@ -234,6 +237,11 @@ func (m *model) broadcast(msg tea.Msg) tea.Cmd {
 	if m.overlay != nil {
 		ns, cmd := m.overlay.Update(msg)
 		m.overlay = ns
+		cmds = append(cmds, cmd)
+	}
+	if _, ok := m.overlay.(*helpOverlay); ok && m.underHelp != nil {
+		ns, cmd := m.underHelp.Update(msg)
+		m.underHelp = ns
 		cmds = append(cmds, cmd)
 	}
 	return tea.Batch(cmds...)
@@ -339,7 +347,7 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.quitArmed = false
 	switch {
 	case matches(msg, k.Cancel) && !e.ops.busy() && m.overlay != nil:
-		m.overlay = nil
+		m.closeOverlay()
 		return nil
 	case matches(msg, k.Cancel) && e.ops.busy():
 		return m.cancelNewest()
@@ -352,10 +360,13 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.quit()
 	case matches(msg, k.Help):
 		if _, ok := m.overlay.(*helpOverlay); ok {
-			m.overlay = nil
+			m.closeOverlay()
 			return nil
 		}
-		m.overlay = newHelpOverlay(e, &m.help, m.keysNow())
+		// Help covers what is on screen, an overlay too (raw JSON, the
+		// inspector, the trace), and closing it goes back there.
+		help := newHelpOverlay(e, &m.help, m.keysNow())
+		m.underHelp, m.overlay = m.overlay, help
 		return nil
 	case matches(msg, k.ErrorDetail) && m.overlay == nil && e.lastErr != nil:
 		if _, ok := m.top().(*documentScreen); !ok || e.status.kind == statusErr {
@@ -396,12 +407,21 @@ func (m *model) cancelNewest() tea.Cmd {
 	return tea.Batch(cmd, m.e.info("cancelled: "+label))
 }
 
-// keysNow is the keymap of what is on screen.
+// closeOverlay closes the overlay; closing help shows again what it
+// covered.
+func (m *model) closeOverlay() {
+	if _, ok := m.overlay.(*helpOverlay); ok {
+		m.overlay, m.underHelp = m.underHelp, nil
+		return
+	}
+	m.overlay = nil
+}
+
+// keysNow is the keymap of what is on screen (help's own while it is
+// open: the footer then says how to close it).
 func (m *model) keysNow() screenKeys {
 	if m.overlay != nil {
-		if _, ok := m.overlay.(*helpOverlay); !ok {
-			return m.overlay.Keys()
-		}
+		return m.overlay.Keys()
 	}
 	if t := m.top(); t != nil {
 		return t.Keys()
@@ -604,6 +624,11 @@ func (m *model) crumbs() []string {
 	}
 	for _, s := range m.stack {
 		if c := s.Crumb(); c != "" {
+			out = append(out, c)
+		}
+	}
+	if _, ok := m.overlay.(*helpOverlay); ok && m.underHelp != nil {
+		if c := m.underHelp.Crumb(); c != "" {
 			out = append(out, c)
 		}
 	}
