@@ -33,7 +33,6 @@ require (
 	github.com/spf13/pflag v1.0.10
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/yuin/goldmark v1.8.7
-	github.com/zishang520/socket.io/adapters/redis/v3 v3.0.0
 	github.com/zishang520/socket.io/clients/engine/v3 v3.0.6
 	github.com/zishang520/socket.io/clients/socket/v3 v3.0.6
 	github.com/zishang520/socket.io/parsers/engine/v3 v3.0.6
@@ -129,7 +128,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	github.com/yuin/goldmark-emoji v1.0.5 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
-	github.com/zishang520/socket.io/adapters/adapter/v3 v3.0.0 // indirect
 	github.com/zishang520/socket.io/servers/engine/v3 v3.0.6 // indirect
 	go.etcd.io/bbolt v1.4.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	sioredis "github.com/zishang520/socket.io/adapters/redis/v3"
-	"github.com/zishang520/socket.io/adapters/redis/v3/adapter"
 	"github.com/zishang520/socket.io/servers/socket/v3"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -23,11 +21,9 @@ import (
 // A cluster is this node's part of a multi-node deployment sharing offices
 // through Redis. Two mechanisms work together:
 //
-//   - The Socket.IO Redis adapter carries the traffic: notifications are
-//     broadcast to the office's Socket.IO room and reach its members on
-//     every node, and a request for a computer on another node is a
-//     server-side emit with ack to the room of that computer's socket id,
-//     whose ack the adapter brings back. No home-made relay stands in for it.
+//   - Sealed pub/sub messages carry the traffic (rpc.go): a request for a
+//     computer on another node and its answer, and office notifications,
+//     which every node delivers to its own members of the office.
 //   - A registry in Redis holds who is in which office, so that the room
 //     rules (one agent per office, unique names) are decided atomically
 //     across nodes (a Lua script), and so that list_room and routing find
@@ -41,11 +37,14 @@ import (
 // for this node. When Redis is unreachable the node serves its own members
 // only (single-node offices), logs that once, and re-registers them when
 // Redis returns.
+//
+// Redis is not trusted (clusterseal.go): what a node reads from it is
+// acted on only when sealed or signed with the cluster secret.
 type cluster struct {
 	s      *Server
 	log    *slog.Logger
 	rdb    *redis.Client
-	rc     *sioredis.RedisClient
+	seal   *sealer
 	node   string
 	prefix string
 	ttl    time.Duration
@@ -59,7 +58,9 @@ type cluster struct {
 	mu        sync.Mutex
 	up        bool
 	everUp    bool
-	abandoned bool // set by tests (abandon): behave as a crashed node, no clean-up in Redis
+	warned    bool            // the current outage (or the failure to join) is logged
+	drops     map[string]bool // reasons a message or entry was dropped, logged once each
+	abandoned bool            // set by tests (abandon): behave as a crashed node, no clean-up in Redis
 }
 
 // entry is one registered session.
@@ -70,6 +71,7 @@ type entry struct {
 	Office  string `json:"office"`
 	Version string `json:"version"`
 	Node    string `json:"node"`
+	MAC     string `json:"mac,omitempty"` // clusterseal.go
 }
 
 const (
@@ -117,6 +119,13 @@ type errConflict struct{ msg string }
 func (e errConflict) Error() string { return e.msg }
 
 func newCluster(s *Server, opt Options) (*cluster, error) {
+	if opt.ClusterSecret == "" && !opt.InsecureCluster {
+		return nil, errors.New("a cluster needs a shared secret (ClusterSecret): without one, anyone who can reach Redis commands every node")
+	}
+	seal, err := newSealer(opt.ClusterSecret)
+	if err != nil {
+		return nil, fmt.Errorf("cluster secret: %w", err)
+	}
 	ro, err := redis.ParseURL(opt.Redis)
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)
@@ -134,6 +143,8 @@ func newCluster(s *Server, opt Options) (*cluster, error) {
 	c := &cluster{
 		s:      s,
 		log:    s.log.With("node", hex.EncodeToString(id[:])),
+		seal:   seal,
+		drops:  map[string]bool{},
 		rdb:    redis.NewClient(ro),
 		node:   hex.EncodeToString(id[:]),
 		prefix: opt.redisPrefix(),
@@ -141,22 +152,35 @@ func newCluster(s *Server, opt Options) (*cluster, error) {
 		done:   make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.rc = sioredis.NewRedisClient(c.ctx, c.rdb)
-	// The adapter reports every failed publish or receive; while Redis is
-	// down that is a stream. The supervisor logs the outage once; these go
-	// to debug.
-	_ = c.rc.On("error", func(args ...any) {
-		c.log.Debug("redis adapter", "err", fmt.Sprint(args...))
-	})
+	// go-redis logs pool and dial failures itself, to stderr, past our
+	// logger and --log-format. Its logger is one for the process (the
+	// library offers no other); the last node started owns it. While Redis
+	// is down these are a stream: the supervisor reports the outage once,
+	// they go to debug.
+	redis.SetLogger(redisLogger{c.log})
 	return c, nil
 }
 
-// adapterBuilder is the Socket.IO Redis adapter for every namespace.
-func (c *cluster) adapterBuilder() socket.AdapterConstructor {
-	opts := adapter.DefaultRedisAdapterOptions()
-	opts.SetKey(c.prefix + "-socket.io")
-	opts.SetRequestsTimeout(redisOpTimeout * 5)
-	return &adapter.RedisAdapterBuilder{Redis: c.rc, Opts: opts}
+// redisLogger is go-redis's logger on ours.
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis client", "msg", fmt.Sprintf(format, v...))
+}
+
+// dropped logs, once per reason, a message or registry entry that was not
+// acted on; later ones go to debug.
+func (c *cluster) dropped(reason, where string, size int) {
+	c.mu.Lock()
+	first := !c.drops[reason]
+	c.drops[reason] = true
+	c.mu.Unlock()
+	if first {
+		c.log.Warn("dropped a cluster message from Redis (logged once per reason; check who can write to Redis)",
+			"reason", reason, "channel", where, "bytes", size)
+		return
+	}
+	c.log.Debug("dropped a cluster message", "reason", reason, "channel", where, "bytes", size)
 }
 
 func (c *cluster) nodesKey() string               { return c.prefix + ":nodes" }
@@ -213,17 +237,22 @@ func (c *cluster) tick() {
 	c.reap()
 }
 
-// fail marks Redis down; the first failure of an outage is logged.
+// fail marks Redis down; the first failure of an outage is logged, and so
+// is a Redis never reached (unreachable, or the password refused).
 func (c *cluster) fail(err error) {
-	if c.ctx.Err() != nil {
+	if c.ctx.Err() != nil || errors.Is(err, errLinkDown) {
 		return
 	}
 	c.mu.Lock()
-	was := c.up
-	c.up = false
+	warn := !c.warned
+	c.up, c.warned = false, true
+	everUp := c.everUp
 	c.mu.Unlock()
-	if was {
+	switch {
+	case warn && everUp:
 		c.log.Warn("redis unavailable: serving this node's offices only until it returns", "err", err)
+	case warn:
+		c.log.Warn("cannot join the cluster: redis unreachable or refused us; serving this node's offices only until it answers", "err", err)
 	}
 }
 
@@ -234,7 +263,7 @@ func (c *cluster) setUp() bool {
 	if c.up {
 		return false
 	}
-	c.up = true
+	c.up, c.warned = true, false
 	if c.everUp {
 		c.log.Info("redis is back: rejoined the cluster")
 	} else {
@@ -254,7 +283,9 @@ func (c *cluster) isUp() bool {
 }
 
 func (c *cluster) entryFor(m *member, office, name string) entry {
-	return entry{SID: m.sid, Name: name, Role: m.role, Office: office, Version: m.version, Node: c.node}
+	e := entry{SID: m.sid, Name: name, Role: m.role, Office: office, Version: m.version, Node: c.node}
+	c.seal.sign(&e)
+	return e
 }
 
 // claim registers m as name in office, or returns errConflict when a
@@ -370,6 +401,10 @@ func (c *cluster) remote(office string) ([]entry, error) {
 		if json.Unmarshal([]byte(raw), &e) != nil || e.Node == c.node || e.Office != office || e.SID == "" {
 			continue
 		}
+		if !c.seal.verify(e) {
+			c.dropped("registry entry not signed with this cluster's secret", c.officeKey(office), len(raw))
+			continue
+		}
 		out = append(out, e)
 		if !slices.Contains(nodes, e.Node) {
 			nodes = append(nodes, e.Node)
@@ -442,7 +477,9 @@ func (c *cluster) reap() {
 				continue
 			}
 			pipe.HDel(ctx, c.officeKey(e.Office), sid)
-			gone = append(gone, e)
+			if c.seal.verify(e) && e.SID == sid && e.Node == n {
+				gone = append(gone, e)
+			}
 		}
 		pipe.Del(ctx, c.membersKey(n))
 		pipe.SRem(ctx, c.nodesKey(), n)
@@ -459,7 +496,9 @@ func (c *cluster) reap() {
 			} else {
 				n.Computer = &name
 			}
-			_ = c.s.nsp.To(officeRoom(e.Office)).Emit(protocol.NotifyLeaveOffice, wire(n))
+			payload := wire(n)
+			_ = c.s.nsp.To(officeRoom(e.Office)).Emit(protocol.NotifyLeaveOffice, payload)
+			c.rpc.note(e.Office, "", protocol.NotifyLeaveOffice, payload)
 		}
 	}
 }

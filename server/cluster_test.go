@@ -105,7 +105,8 @@ func eventually(t testing.TB, what string, cond func() bool) {
 
 func startNode(t testing.TB, redisURL, prefix string, ttl time.Duration) (*Server, string) {
 	t.Helper()
-	s, base := startServer(t, Options{Redis: redisURL, RedisPrefix: prefix, NodeTTL: ttl, RequestTimeout: 5 * time.Second})
+	s, base := startServer(t, Options{Redis: redisURL, RedisPrefix: prefix, NodeTTL: ttl, RequestTimeout: 5 * time.Second,
+		ClusterSecret: testClusterSecret})
 	eventually(t, "node joins the cluster", s.cluster.isUp)
 	return s, base
 }

@@ -271,17 +271,15 @@ func (s *Server) refuse(m *member, ev string, ack ackFunc, code int, msg string)
 	}
 }
 
-// deliver sends notices outside the offices lock.
-// In a cluster with Redis up, a notice goes to the office's Socket.IO room
-// through the Redis adapter, which reaches its members on every node;
-// otherwise to this node's members directly.
+// deliver sends notices outside the offices lock, to this node's members;
+// in a cluster with Redis up, also to the other nodes, each of which
+// delivers to its own members of the office (rpc.go).
 func (s *Server) deliver(notices []notice) {
 	clustered := s.cluster.isUp()
 	for _, n := range notices {
 		payload := wire(n.payload)
 		if clustered && n.office != "" {
-			_ = s.nsp.To(officeRoom(n.office)).Except(socket.Room(n.except)).Emit(n.event, payload)
-			continue
+			s.cluster.rpc.note(n.office, n.except, n.event, payload)
 		}
 		for _, to := range n.to {
 			if to.conn != nil {

@@ -45,6 +45,12 @@ type Options struct {
 	// stays visible to the others: its sessions leave every office within
 	// NodeTTL plus a third of it. Default 10s.
 	NodeTTL time.Duration
+	// ClusterSecret seals and signs what nodes say to each other through
+	// Redis (clusterseal.go); every node of a cluster needs the same one.
+	// With Redis set it is required unless InsecureCluster is: then nodes
+	// act on whatever Redis carries, whoever wrote it.
+	ClusterSecret   string
+	InsecureCluster bool
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
 }

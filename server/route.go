@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zishang520/socket.io/servers/socket/v3"
-
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -136,8 +134,8 @@ func (s *Server) clampTimeout(payload map[string]any, data []any) (time.Duration
 func (s *Server) routeRemote(m *member, ev, office string, target entry, payload map[string]any, data []any, ack ackFunc) {
 	name := target.Name
 	if ack == nil {
-		// Nothing to answer: the adapter delivers a plain event.
-		_ = s.nsp.To(socket.Room(target.SID)).Emit(ev, data...)
+		// Nothing to answer: the computer's node delivers a plain event.
+		s.cluster.rpc.emit(target, ev, data)
 		return
 	}
 	if !m.asked.acquire(s.opt.maxPending()) {

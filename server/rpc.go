@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/zishang520/socket.io/servers/socket/v3"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -28,6 +29,13 @@ import (
 // Each node subscribes to one channel, prefix:rpc:NODE, for both kinds of
 // message; the asking node's request timer bounds the whole exchange, and the
 // computer's node bounds its own wait by the same timeout.
+//
+// Office notifications cross nodes on one more channel, prefix:rpc:notes,
+// which every node hears and delivers to its own members of the office.
+// The Socket.IO Redis adapter carried them before; its messages (msgpack
+// packets the library publishes and obeys, among them "disconnect every
+// socket") cannot be authenticated, so it is not used. Every message on
+// both channels is sealed (clusterseal.go).
 
 // rpcMessage is a request (Event set) or a reply (Event empty).
 type rpcMessage struct {
@@ -38,6 +46,13 @@ type rpcMessage struct {
 	Office string `json:"office,omitempty"`
 	Event  string `json:"event,omitempty"`
 	WaitMS int64  `json:"wait_ms,omitempty"`
+	// At (unix ms) and ID let a node refuse a replayed message.
+	At int64 `json:"at"`
+	// NoAck: a request whose sender asked for no answer.
+	NoAck bool `json:"no_ack,omitempty"`
+	// Note: an office notification (Office, Except, Event, Args).
+	Note   bool   `json:"note,omitempty"`
+	Except string `json:"except,omitempty"`
 	// Args stay raw both ways: an ack crosses the cluster as the bytes the
 	// computer sent, and reaches the agent so (rawack.go).
 	Args []json.RawMessage `json:"args"`
@@ -80,13 +95,14 @@ type rpc struct {
 }
 
 func (c *cluster) rpcChannel(node string) string { return c.prefix + ":rpc:" + node }
+func (c *cluster) noteChannel() string           { return c.prefix + ":rpc:notes" }
 
 // startRPC subscribes to this node's channel. go-redis re-subscribes on its
 // own after a Redis outage; a request lost meanwhile is answered by the
 // asking node's timer.
 func (c *cluster) startRPC() {
 	r := &rpc{c: c, waiting: map[string]*pendingRequest{}}
-	r.sub = c.rdb.Subscribe(c.ctx, c.rpcChannel(c.node))
+	r.sub = c.rdb.Subscribe(c.ctx, c.rpcChannel(c.node), c.noteChannel())
 	c.rpc = r
 	ch := r.sub.Channel(redis.WithChannelSize(1024))
 	go func() {
@@ -98,7 +114,7 @@ func (c *cluster) startRPC() {
 				if !ok {
 					return
 				}
-				r.receive(msg.Payload)
+				r.receive(msg.Channel, msg.Payload)
 			}
 		}
 	}()
@@ -114,13 +130,35 @@ func (r *rpc) close() {
 	r.mu.Unlock()
 }
 
-func (r *rpc) receive(payload string) {
-	var m rpcMessage
-	if len(payload) > int(r.c.s.opt.maxMessageBytes()) || json.Unmarshal([]byte(payload), &m) != nil || m.ID == "" {
-		r.c.log.Debug("dropped a malformed cluster message", "bytes", len(payload))
+func (r *rpc) receive(channel, payload string) {
+	if len(payload) > int(r.c.s.opt.maxMessageBytes()) {
+		r.c.dropped("larger than --max-message-bytes", channel, len(payload))
 		return
 	}
-	if m.Event != "" {
+	plain, err := r.c.seal.open(channel, []byte(payload))
+	if err != nil {
+		r.c.dropped(err.Error(), channel, len(payload))
+		return
+	}
+	var m rpcMessage
+	if json.Unmarshal(plain, &m) != nil || m.ID == "" {
+		r.c.dropped("malformed", channel, len(payload))
+		return
+	}
+	if m.Note && m.From == r.c.node {
+		return // our own broadcast, delivered here already
+	}
+	if err := r.c.seal.fresh(m.ID, m.At, time.Now()); err != nil {
+		r.c.dropped(err.Error(), channel, len(payload))
+		return
+	}
+	switch {
+	case m.Note:
+		if m.Office != "" && m.Event != "" {
+			_ = r.c.s.nsp.To(officeRoom(m.Office)).Except(socket.Room(m.Except)).Emit(m.Event, anyArgs(m.Args)...)
+		}
+		return
+	case m.Event != "":
 		r.serve(m)
 		return
 	}
@@ -133,12 +171,53 @@ func (r *rpc) receive(payload string) {
 	}
 }
 
+func newMessageID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// publish seals m for channel and publishes it.
+func (r *rpc) publish(channel string, m rpcMessage) error {
+	m.At = time.Now().UnixMilli()
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := r.c.opCtx()
+	defer cancel()
+	return r.c.rdb.Publish(ctx, channel, r.c.seal.seal(channel, b)).Err()
+}
+
+// note tells the other nodes' members of office about event (all but the
+// session except).
+func (r *rpc) note(office, except, event string, payload any) {
+	args, err := rawArgs([]any{payload})
+	if err == nil {
+		err = r.publish(r.c.noteChannel(), rpcMessage{ID: newMessageID(), From: r.c.node, Note: true,
+			Office: office, Except: except, Event: event, Args: args})
+	}
+	if err != nil {
+		r.c.fail(err)
+	}
+}
+
+// emit sends a request that wants no answer to a computer on another node.
+func (r *rpc) emit(target entry, ev string, data []any) {
+	args, err := rawArgs(data)
+	if err == nil {
+		err = r.publish(r.c.rpcChannel(target.Node), rpcMessage{ID: newMessageID(), From: r.c.node, SID: target.SID,
+			Name: target.Name, Office: target.Office, Event: ev, NoAck: true, Args: args})
+	}
+	if err != nil {
+		r.c.fail(err)
+	}
+}
+
 // expect records p under a new id before anything is published, so that no
 // reply can arrive unexpected, and makes answering p forget it.
 func (r *rpc) expect(p *pendingRequest) string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
+	id := newMessageID()
 	answer := p.reply
 	p.reply = func(args []any, err error) {
 		r.forget(id)
@@ -155,18 +234,13 @@ func (r *rpc) expect(p *pendingRequest) string {
 // once when Redis refuses the publish.
 func (r *rpc) send(id string, p *pendingRequest, target entry, ev string, data []any, wait time.Duration) {
 	args, err := rawArgs(data)
-	var b []byte
-	if err == nil {
-		b, err = json.Marshal(rpcMessage{ID: id, From: r.c.node, SID: target.SID, Name: target.Name,
-			Office: target.Office, Event: ev, WaitMS: wait.Milliseconds(), Args: args})
-	}
 	if err != nil {
 		p.finish([]any{wire(&protocol.Error{Code: protocol.CodeBadRequest, Message: ev + ": payload cannot be forwarded: " + err.Error()})})
 		return
 	}
-	ctx, cancel := r.c.opCtx()
-	defer cancel()
-	if err := r.c.rdb.Publish(ctx, r.c.rpcChannel(target.Node), b).Err(); err != nil {
+	msg := rpcMessage{ID: id, From: r.c.node, SID: target.SID, Name: target.Name,
+		Office: target.Office, Event: ev, WaitMS: wait.Milliseconds(), Args: args}
+	if err := r.publish(r.c.rpcChannel(target.Node), msg); err != nil {
 		r.c.fail(err)
 		p.finish([]any{wire(&protocol.Error{Code: protocol.CodeInternal,
 			Message: fmt.Sprintf("computer %s is on another server node, which cannot be reached now", truncate(target.Name, 64))})})
@@ -184,22 +258,22 @@ func (r *rpc) forget(id string) {
 func (r *rpc) serve(m rpcMessage) {
 	reply := func(args []any) {
 		raw, err := rawArgs(args)
-		var b []byte
-		if err == nil {
-			b, err = json.Marshal(rpcMessage{ID: m.ID, Args: raw})
-		}
 		if err != nil {
 			e, _ := json.Marshal(&protocol.Error{Code: protocol.CodeInternal,
 				Message: "the computer's answer cannot be relayed: " + err.Error()})
-			b, _ = json.Marshal(rpcMessage{ID: m.ID, Args: []json.RawMessage{e}})
+			raw = []json.RawMessage{e}
 		}
-		ctx, cancel := r.c.opCtx()
-		defer cancel()
-		if err := r.c.rdb.Publish(ctx, r.c.rpcChannel(m.From), b).Err(); err != nil {
+		if err := r.publish(r.c.rpcChannel(m.From), rpcMessage{ID: m.ID, Args: raw}); err != nil {
 			r.c.fail(err)
 		}
 	}
 	target, found := r.c.s.offices.computer(m.Office, m.Name)
+	if m.NoAck {
+		if found == computerHere && target.sid == m.SID {
+			_ = target.conn.Emit(m.Event, anyArgs(m.Args)...)
+		}
+		return
+	}
 	if found != computerHere || target.sid != m.SID {
 		reply([]any{wire(&protocol.Error{Code: protocol.CodeInternal, Message: fmt.Sprintf("computer %s disconnected", truncate(m.Name, 64))})})
 		return

@@ -61,6 +61,7 @@ func benchOffice(b *testing.B, nodes, computers, agents, rounds int) {
 	if nodes > 1 {
 		opt.Redis = startRedis(b).URL()
 		opt.RedisPrefix = "scale"
+		opt.ClusterSecret = testClusterSecret
 	}
 	bases := make([]string, nodes)
 	for i := range bases {

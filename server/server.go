@@ -72,7 +72,6 @@ func New(opt Options) (*Server, error) {
 			return nil, err
 		}
 		s.cluster = c
-		sopt.SetAdapter(c.adapterBuilder())
 	}
 	s.io = socket.NewServer(nil, sopt)
 
@@ -82,8 +81,8 @@ func New(opt Options) (*Server, error) {
 		// Data must not be nil: the Go client rejects a connect_error without it.
 		next(socket.NewExtendedError(e.Message, wire(e)))
 	})
-	// The namespace exists from the start on every node: the Redis adapter
-	// of a node only hears broadcasts for namespaces it has created.
+	// The namespace exists from the start: office notifications from other
+	// nodes (rpc.go) are emitted to its rooms.
 	nsp := s.io.Of(protocol.Namespace, nil)
 	s.nsp = nsp
 	nsp.Use(s.authenticate)

@@ -81,6 +81,9 @@ type Options struct {
 	// NodeTTL is its heartbeat expiry (server.Options.NodeTTL).
 	Redis   string
 	NodeTTL time.Duration
+	// ClusterSecret and InsecureCluster: server.Options.
+	ClusterSecret   string
+	InsecureCluster bool
 	// NoComputers runs only the server node, without the demo computers.
 	NoComputers bool
 	Logger      *slog.Logger
@@ -176,7 +179,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 
 	srv, err := server.New(server.Options{APIKey: opt.APIKey, Logger: log.With("component", "server"),
 		MaxPendingPerAgent: opt.MaxPendingPerAgent, MaxRequestTimeout: opt.MaxRequestTimeout, MaxMessageBytes: opt.MaxMessageBytes,
-		Redis: opt.Redis, NodeTTL: opt.NodeTTL})
+		Redis: opt.Redis, NodeTTL: opt.NodeTTL, ClusterSecret: opt.ClusterSecret, InsecureCluster: opt.InsecureCluster})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -53,6 +53,9 @@ func (a *app) serveCmd() *cobra.Command {
 	fs.Int64Var(&opt.MaxMessageBytes, "max-message-bytes", 64<<20, "largest engine.io message accepted; a connection sending more is closed")
 	fs.StringVar(&opt.Redis, "redis", "", "redis://HOST:PORT/N: run as one node of a cluster sharing offices through Redis")
 	bindEnv(fs, "redis", "DPE_TUI_REDIS")
+	fs.StringVar(&opt.ClusterSecret, "cluster-secret", "", "with --redis: the secret every node shares, which seals and signs what they say through Redis; prefer the env var")
+	bindEnv(fs, "cluster-secret", "DPE_TUI_CLUSTER_SECRET")
+	fs.BoolVar(&opt.InsecureCluster, "insecure-cluster", false, "with --redis and no --cluster-secret: trust whatever Redis carries (anyone who can write to it commands every node)")
 	fs.DurationVar(&opt.NodeTTL, "node-ttl", 10*time.Second, "with --redis: a node that stops heartbeating leaves every office within this (plus a third)")
 	fs.BoolVar(&opt.NoComputers, "no-computers", false, "run only the server node, without the demo computers")
 	f.log.define(fs)
@@ -78,6 +81,9 @@ func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr
 	}
 	if opt.Redis != "" && !strings.HasPrefix(opt.Redis, "redis://") && !strings.HasPrefix(opt.Redis, "rediss://") {
 		return usageErrorf("--redis must be a redis:// or rediss:// URL, not %q", opt.Redis)
+	}
+	if opt.Redis != "" && opt.ClusterSecret == "" && !opt.InsecureCluster {
+		return usageErrorf("--redis needs --cluster-secret (or DPE_TUI_CLUSTER_SECRET), the same on every node; --insecure-cluster runs without one")
 	}
 	switch opt.Resolver {
 	case "file", "http", "s3":

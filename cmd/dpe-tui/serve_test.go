@@ -202,6 +202,16 @@ func TestServe_LimitFlagsMustBePositive(t *testing.T) {
 	}
 }
 
+// A cluster node without a shared secret would obey anyone who can write to
+// Redis: serve refuses to start one unless told to trust Redis.
+func TestServe_RedisNeedsAClusterSecret(t *testing.T) {
+	t.Setenv("DPE_TUI_CLUSTER_SECRET", "")
+	code, _, errOut := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1/0")
+	if code != 2 || !strings.Contains(errOut, "--redis needs --cluster-secret") {
+		t.Errorf("serve --redis without a secret: exit %d, %q; want a usage error", code, errOut)
+	}
+}
+
 // TestMain lets a test run the real command in a child process (the
 // multi-node test kills a node with SIGKILL): with DPE_TUI_TEST_MAIN=1 the
 // test binary is dpe-tui.
@@ -345,8 +355,8 @@ func lsComputers(t *testing.T, url string) (int, []string, string) {
 func TestServe_RedisTwoNodes(t *testing.T) {
 	rds := startRedis(t)
 	ttl := "1500ms"
-	url1 := startServe(t, "--redis", rds.url(), "--no-computers", "--node-ttl", ttl)
-	url2, node2 := startChildServe(t, "--redis", rds.url(), "--node-ttl", ttl)
+	url1 := startServe(t, "--redis", rds.url(), "--cluster-secret", "s3cret-shared-by-nodes", "--no-computers", "--node-ttl", ttl)
+	url2, node2 := startChildServe(t, "--redis", rds.url(), "--cluster-secret", "s3cret-shared-by-nodes", "--node-ttl", ttl)
 
 	code, names, errOut := lsComputers(t, url1)
 	if code != 0 || !slices.Equal(names, []string{"alpha", "beta"}) {
@@ -428,7 +438,7 @@ func TestServe_RedisTwoNodes(t *testing.T) {
 	}
 	// Redis returns: a new node sees node 1's computer again.
 	rds.start()
-	url3 := startServe(t, "--redis", rds.url(), "--no-computers", "--node-ttl", ttl)
+	url3 := startServe(t, "--redis", rds.url(), "--cluster-secret", "s3cret-shared-by-nodes", "--no-computers", "--node-ttl", ttl)
 	var last string
 	defer func() {
 		if t.Failed() {
