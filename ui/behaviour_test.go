@@ -1146,3 +1146,37 @@ func TestHelp_ClosesBackToTheViewItCovered(t *testing.T) {
 		}
 	}
 }
+
+// esc on a selected table leaves the table first (its cell cursor goes
+// away, the document stays, with the place kept); the next esc leaves the
+// document; a table key takes the cursor out again.
+func TestTable_EscLeavesTheTableBeforeTheDocument(t *testing.T) {
+	m := openTables(t, 80, 24)
+	d := m.docS()
+	depth := len(m.stack)
+	press(t, m, "t", "l")
+	page, sel := d.page, d.sel
+	cursor := cursorSGR(m.e.renderer.Theme().TableCursor)
+	if !strings.Contains(m.view().Content, cursor) {
+		t.Fatal("the selected table shows no cell cursor")
+	}
+	press(t, m, "esc")
+	if len(m.stack) != depth || m.docS() != d {
+		t.Fatalf("esc on a table left the document (stack %d, was %d)", len(m.stack), depth)
+	}
+	if strings.Contains(m.view().Content, cursor) || !strings.Contains(m.statusText(), "left the table") {
+		t.Fatalf("esc did not put the cell cursor away; status %q", m.statusText())
+	}
+	if d.page != page || d.sel != sel || d.cell[d.sel].col != 1 {
+		t.Fatalf("esc moved the place: page %d sel %d col %d", d.page, d.sel, d.cell[d.sel].col)
+	}
+	press(t, m, "l")
+	if !strings.Contains(m.view().Content, cursor) || d.cell[d.sel].col != 2 {
+		t.Fatalf("l did not take the cursor out again (col %d)", d.cell[d.sel].col)
+	}
+	press(t, m, "esc", "esc")
+	// A document opened on its own is the root: leaving it says q quits.
+	if len(m.stack) != depth-1 && !strings.Contains(m.statusText(), "press q to quit") {
+		t.Fatalf("the second esc did not leave the document (stack %d, was %d; status %q)", len(m.stack), depth, m.statusText())
+	}
+}

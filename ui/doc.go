@@ -39,6 +39,9 @@ type documentScreen struct {
 	// cell is the selected table cell per table element (B3: l/h move
 	// by column, enter shows the cell and its row).
 	cell map[int]cellPos
+	// cellAway is the table whose cell cursor esc put away: the first
+	// esc leaves the table, the next leaves the document.
+	cellAway tableAt
 
 	search   searchState
 	findings []dpe.Finding

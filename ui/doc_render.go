@@ -87,7 +87,7 @@ func (d *documentScreen) viewTV() map[int]render.TableView {
 		v.Cursor = false
 		out[k] = v
 	}
-	if el := d.selected(); el != nil && isTable(el) {
+	if d.tableActive() {
 		tv, cp := d.tv[d.sel], d.cell[d.sel]
 		tv.Cursor, tv.Row, tv.Col = true, cp.row, cp.col
 		out[d.sel] = tv

@@ -14,6 +14,18 @@ func (d *documentScreen) isTableSelected() bool {
 	return el != nil && isTable(el)
 }
 
+// tableAt names a table element of the document; ok false names none.
+type tableAt struct {
+	ok        bool
+	page, sel int
+}
+
+// tableActive: a table is selected and its cell cursor is shown (esc has
+// not put it away).
+func (d *documentScreen) tableActive() bool {
+	return d.isTableSelected() && d.cellAway != (tableAt{true, d.page, d.sel})
+}
+
 func (d *documentScreen) tableWidth() int {
 	_, cw := d.layout(d.e.width)
 	return max(10, cw-gutterW)
@@ -38,6 +50,13 @@ func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	}
 	if cp.row < info.HeaderRows && info.Rows > info.HeaderRows {
 		cp.row = info.HeaderRows
+	}
+	if matches(msg, k.Back) {
+		if !d.tableActive() || d.search.query != "" {
+			return nil, false
+		}
+		d.cellAway = tableAt{true, d.page, d.sel}
+		return e.info("left the table · " + k.Back.Help().Key + " again goes back"), true
 	}
 	switch {
 	case matches(msg, k.ColRight):
@@ -76,10 +95,12 @@ func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			tv.WideCol = 0
 		}
 	case matches(msg, k.Cell):
+		d.cellAway = tableAt{}
 		return d.e.ask(overlayMsg{s: newCellView(e, d, d.sel, cp)}), true
 	default:
 		return nil, false
 	}
+	d.cellAway = tableAt{} // a table key takes the cursor out again
 	d.cell[d.sel] = cp
 	d.tv[d.sel] = tv
 	d.scrollToCell(d.sel)
