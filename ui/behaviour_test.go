@@ -1180,3 +1180,56 @@ func TestTable_EscLeavesTheTableBeforeTheDocument(t *testing.T) {
 		t.Fatalf("the second esc did not leave the document (stack %d, was %d; status %q)", len(m.stack), depth, m.statusText())
 	}
 }
+
+// :999 on a 2-page document says there is no such page and closes the
+// prompt, so the next : starts afresh (it used to stay open, and ":0"
+// was appended to "999").
+func TestCommand_PageOutOfRangeSaysSoAndCloses(t *testing.T) {
+	m := openJSON(t, 80, 24, twoPageTableDoc())
+	press(t, m, ":", "9", "9", "9", "enter")
+	if m.bar.active {
+		t.Fatal("the prompt stayed open after :999")
+	}
+	if s := m.statusText(); !strings.Contains(s, ":999") || !strings.Contains(s, "no such page (1–2)") {
+		t.Fatalf("status %q should say there is no page 999", s)
+	}
+	press(t, m, ":", "2", "enter")
+	if d := m.docS(); d.page != 1 || m.bar.active {
+		t.Fatalf(":2 after :999: page %d, bar open %v", d.page+1, m.bar.active)
+	}
+	// A bad URI keeps the prompt open to fix it, with the reason shown.
+	press(t, m, ":", "x", ":", "/", "enter")
+	if !m.bar.active || m.statusText() == "" {
+		t.Fatalf("a bad URI: bar open %v, status %q", m.bar.active, m.statusText())
+	}
+}
+
+// n past the last match says the search wrapped to the first; N before
+// the first says it wrapped to the last.
+func TestSearch_WrapIsSaid(t *testing.T) {
+	doc := map[string]any{"doc_ref": "w", "title": "Wrap", "pages": []any{
+		map[string]any{"page_index": 0, "elements": []any{
+			map[string]any{"category": "NarrativeText", "text": "alpha one"},
+			map[string]any{"category": "NarrativeText", "text": "beta"},
+			map[string]any{"category": "NarrativeText", "text": "alpha two"},
+		}},
+	}}
+	m := openJSON(t, 80, 24, doc)
+	press(t, m, "/", "a", "l", "p", "h", "a", "enter")
+	d := m.docS()
+	if len(d.search.hits) != 2 {
+		t.Fatalf("%d hits, want 2", len(d.search.hits))
+	}
+	press(t, m, "n")
+	if strings.Contains(m.statusText(), "wrapped") {
+		t.Fatalf("1/2 → 2/2 is no wrap: %q", m.statusText())
+	}
+	press(t, m, "n")
+	if d.search.cur != 0 || !strings.Contains(m.statusText(), "wrapped to the first match (1/2)") {
+		t.Fatalf("n past the last: cur %d, status %q", d.search.cur, m.statusText())
+	}
+	press(t, m, "N")
+	if d.search.cur != 1 || !strings.Contains(m.statusText(), "wrapped to the last match (2/2)") {
+		t.Fatalf("N before the first: cur %d, status %q", d.search.cur, m.statusText())
+	}
+}

@@ -231,7 +231,17 @@ func (b *cmdBar) submit(m *model) tea.Cmd {
 	switch mode {
 	case barOpen, barCommand:
 		if !b.hintOK {
-			return nil // keep the bar open with the reason showing
+			if mode == barCommand && isDigits(v) {
+				// A page that is not there: say so and close, so the
+				// next : starts afresh instead of appending to "999".
+				why := b.hint
+				b.remember(v)
+				b.close()
+				return m.e.setStatus(statusErr, ":"+v+": "+why)
+			}
+			// Keep the bar open to fix the URI, with the reason on the
+			// status line too (a narrow bar can cut the hint).
+			return m.e.setStatus(statusErr, b.hint)
 		}
 		b.remember(v)
 		b.close()

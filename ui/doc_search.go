@@ -166,9 +166,19 @@ func (d *documentScreen) nextHit(dir int) tea.Cmd {
 		}
 		return d.e.info("no matches")
 	}
+	prev := d.search.cur
 	d.search.cur = ((d.search.cur+dir)%n + n) % n
 	d.e.status.text = "" // the status line shows the match counter
-	return d.showHit()
+	cmd := d.showHit()
+	// Wrapping is said, as less and vim say it: from the last match to
+	// the first (or back) is not the next match down the document.
+	switch {
+	case n > 1 && dir > 0 && d.search.cur < prev:
+		return tea.Batch(cmd, d.e.info(fmt.Sprintf("search wrapped to the first match (1/%d)", n)))
+	case n > 1 && dir < 0 && d.search.cur > prev:
+		return tea.Batch(cmd, d.e.info(fmt.Sprintf("search wrapped to the last match (%d/%d)", n, n)))
+	}
+	return cmd
 }
 
 // showHit shows the current hit; a hit in a table also scrolls the table
