@@ -20,7 +20,7 @@ type ServerConfig struct {
 	// Key names the server on the wire (mcp_server of get_resources,
 	// get_tools…): its key in the servers object. In 0.2 that is its
 	// name; in 0.3 its bundle_id.
-	Key string
+	Key protocol.ServerKey
 	// Name is for display. In 0.3 it is the entry's name, which need not
 	// be unique on a computer: never send it, send Key.
 	Name       string
@@ -59,25 +59,26 @@ func (c *Client) Config(ctx context.Context, computer string) (*Config, error) {
 // wrong type read as zero values.
 func decodeServers(raw json.RawMessage, byBundle bool) []ServerConfig {
 	var out []ServerConfig
-	add := func(key string, entry json.RawMessage) {
+	add := func(k string, entry json.RawMessage) {
+		key := protocol.ServerKey(k)
 		var m map[string]json.RawMessage
 		if json.Unmarshal(entry, &m) != nil || m == nil {
 			return
 		}
-		sc := ServerConfig{Key: key, Name: key, Raw: entry, Parameters: m["server_parameters"]}
+		sc := ServerConfig{Key: key, Name: k, Raw: entry, Parameters: m["server_parameters"]}
 		var s, bundle string
 		_ = json.Unmarshal(m["bundle_id"], &bundle)
 		if json.Unmarshal(m["name"], &s) == nil && s != "" && (sc.Name == "" || byBundle) {
 			sc.Name = s
 		}
 		if sc.Key == "" {
-			sc.Key = sc.Name
+			sc.Key = protocol.ServerKey(sc.Name)
 			if byBundle && bundle != "" {
-				sc.Key = bundle
+				sc.Key = protocol.ServerKey(bundle)
 			}
 		}
 		if sc.Name == "" {
-			sc.Name = sc.Key
+			sc.Name = string(sc.Key)
 		}
 		_ = json.Unmarshal(m["type"], &sc.Type)
 		_ = json.Unmarshal(m["disabled"], &sc.Disabled)

@@ -212,7 +212,7 @@ func (c *Client) hostOwners(ctx context.Context, comps []protocol.SessionInfo, h
 			if srv.Disabled {
 				continue
 			}
-			page, err := c.Resources(ctx, comp.Name, srv.Name, "")
+			page, err := c.Resources(ctx, comp.Name, srv.Key, "")
 			if errors.As(err, &big) {
 				return owners, err
 			}

@@ -40,11 +40,11 @@ func versionServer(t *testing.T, serverVersion string) (*httptest.Server, func()
 // A 4008 naming a version this build does not speak is final: one
 // request, a *protocol.Error with both versions, the API key never echoed.
 func TestDial_VersionMismatchIsProtocolErrorWithoutRetry(t *testing.T) {
-	srv, seen := versionServer(t, "0.4.0")
+	srv, seen := versionServer(t, "0.6.0")
 	_, err := Dial(context.Background(), Options{URL: srv.URL, Office: "o", Name: "n", APIKey: "secret-k"})
 	var perr *protocol.Error
-	if !errors.As(err, &perr) || perr.Code != protocol.CodeVersionMismatch || perr.ServerVersion != "0.4.0" || perr.ClientVersion != "0.2.0" {
-		t.Fatalf("err = %v, want 4008 naming 0.4.0 and 0.2.0", err)
+	if !errors.As(err, &perr) || perr.Code != protocol.CodeVersionMismatch || perr.ServerVersion != "0.6.0" || perr.ClientVersion != "0.2.0" {
+		t.Fatalf("err = %v, want 4008 naming 0.6.0 and 0.2.0", err)
 	}
 	if got := seen(); len(got) != 1 {
 		t.Errorf("server saw a2c_version %v, want one request (no retry)", got)
@@ -113,7 +113,7 @@ func TestOptions_Validation(t *testing.T) {
 		"password in URL is not echoed": {opt: Options{URL: "ftp://u:pw-999@h", Office: "o", Name: "n"}, want: "scheme must be"},
 		"no office":                     {opt: Options{URL: "http://h", Name: "n"}, want: "office is empty"},
 		"no name":                       {opt: Options{URL: "http://h", Office: "o"}, want: "agent name is empty"},
-		"version not spoken":            {opt: Options{URL: "http://h", Office: "o", Name: "n", Version: "0.4.0"}, want: "not one this build speaks"},
+		"version not spoken":            {opt: Options{URL: "http://h", Office: "o", Name: "n", Version: "0.6.0"}, want: "not one this build speaks"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := tt.opt.normalized()

@@ -1,14 +1,8 @@
 package client
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,77 +14,9 @@ import (
 // peer03 runs interop/peers/smcp_peer_03.py: python-socketio speaking
 // A2C-SMCP 0.3.0 (strict minor check, role only in join_office, servers
 // keyed by bundle_id, no client:get_dpe, client:get_desktop).
-func peer03(t *testing.T) string {
-	t.Helper()
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import socketio, aiohttp").CombinedOutput(); err != nil {
-		interoptest.Need(t, "0.3 peer: python3-socketio / python3-aiohttp missing: %s", strings.TrimSpace(string(out)))
-	}
-	cmd := exec.Command(py, filepath.Join(interoptest.RepoRoot(t), "interop", "peers", "smcp_peer_03.py"))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	portc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if p, ok := strings.CutPrefix(sc.Text(), "PORT "); ok {
-				portc <- p
-			}
-		}
-	}()
-	select {
-	case p := <-portc:
-		return "http://127.0.0.1:" + p
-	case <-done:
-		t.Fatal("0.3 peer exited before listening")
-	case <-time.After(20 * time.Second):
-		t.Fatal("0.3 peer did not print its port within 20s")
-	}
-	return ""
-}
+func peer03(t *testing.T) string { return interoptest.StartScript(t, "smcp_peer_03.py") }
 
-type stats03 struct {
-	Handshakes, Rejected int
-	Events               map[string]int
-}
-
-func peer03Stats(t *testing.T, url string) stats03 {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/stats", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var s stats03
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func peer03Stats(t *testing.T, url string) interoptest.ScriptStats { return interoptest.Stats(t, url) }
 
 // Against a 0.3.0 server the agent is refused with 4008, reconnects once
 // with 0.3.0, joins declaring its role in join_office only (the peer
@@ -116,7 +42,7 @@ func TestInterop03_NegotiatesAndListsByBundleID(t *testing.T) {
 	}
 	var got []string
 	for _, s := range cfg.Servers {
-		got = append(got, s.Name+"="+s.Key)
+		got = append(got, s.Name+"="+string(s.Key))
 	}
 	if want := "browser=com.example.browser docs=com.example.docs.v1 docs=org.other.docs"; strings.Join(got, " ") != want {
 		t.Fatalf("servers %q, want %q (name for display, bundle_id as key)", strings.Join(got, " "), want)

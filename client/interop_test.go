@@ -130,10 +130,10 @@ func TestInterop_DroppedRequestIsTimeoutErrorNamingEventAndComputer(t *testing.T
 	})
 }
 
-// A server of a line this build does not speak (0.4) is final.
+// A server of a line this build does not speak (0.6) is final.
 func TestInterop_VersionMismatchReportsVersionsAndDoesNotRetry(t *testing.T) {
 	forEachPeer(t, func(t *testing.T, k peerKind) {
-		p := startPeer(t, k, "--server-version", "0.4.0")
+		p := startPeer(t, k, "--server-version", "0.6.0")
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		opt := testOptions(p.URL, "office-a", "agent-1")
@@ -141,16 +141,16 @@ func TestInterop_VersionMismatchReportsVersionsAndDoesNotRetry(t *testing.T) {
 		c, err := Dial(ctx, opt)
 		if err == nil {
 			_ = c.Close()
-			t.Fatal("Dial succeeded against a 0.4 server")
+			t.Fatal("Dial succeeded against a 0.6 server")
 		}
 		var perr *protocol.Error
 		if !errors.As(err, &perr) || perr.Code != protocol.CodeVersionMismatch {
 			t.Fatalf("err = %v (%T), want *protocol.Error 4008", err, err)
 		}
-		if perr.ServerVersion != "0.4.0" || perr.ClientVersion != "0.2.0" || perr.MinSupported != "0.4.0" || perr.MaxSupported != "0.4.999" {
+		if perr.ServerVersion != "0.6.0" || perr.ClientVersion != "0.2.0" || perr.MinSupported != "0.6.0" || perr.MaxSupported != "0.6.999" {
 			t.Errorf("4008 fields = %+v", perr)
 		}
-		for _, want := range []string{"4008", "client=0.2.0", "server=0.4.0", "supported=0.4.0..0.4.999"} {
+		for _, want := range []string{"4008", "client=0.2.0", "server=0.6.0", "supported=0.6.0..0.6.999"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("message %q lacks %q", err, want)
 			}

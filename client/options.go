@@ -102,8 +102,8 @@ func (opt Options) normalized() (Options, error) {
 	case opt.Name == "":
 		return opt, fmt.Errorf("dial: agent name is empty")
 	}
-	if _, ok := protocol.Negotiate(opt.Version); opt.Version != "" && !ok {
-		return opt, fmt.Errorf("dial: A2C-SMCP version %q is not one this build speaks (%s)", opt.Version, protocol.SpokenVersions)
+	if opt.Version != "" && protocol.Speakable(opt.Version) != nil {
+		return opt, fmt.Errorf("dial: A2C-SMCP version %q is not one this build speaks (%s)", opt.Version, protocol.ExplicitVersions)
 	}
 	if opt.Path != "" && !strings.HasPrefix(opt.Path, "/") {
 		opt.Path = "/" + opt.Path

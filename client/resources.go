@@ -27,9 +27,10 @@ type ResourcePage struct {
 // Resource is an MCP resource with where it came from and its DPE metadata.
 type Resource struct {
 	protocol.Resource
-	Computer, Server string
-	PageNo           int // 1-based page of a Pager walk; 0 from a direct Resources call
-	Meta             ResourceMeta
+	Computer string
+	Server   protocol.ServerKey // the key it was listed under
+	PageNo   int                // 1-based page of a Pager walk; 0 from a direct Resources call
+	Meta     ResourceMeta
 	// Truncated is true when a field was over ListingLimits.MaxFieldBytes
 	// and was cut on receipt (its text ends with a marker), or _meta /
 	// annotations were too large and were dropped.
@@ -63,14 +64,14 @@ func (r Resource) IsDPE() bool {
 // cursor asks for the first page. A next_cursor longer than
 // ListingLimits.MaxCursorBytes is refused: the page is returned without it,
 // together with a *CursorError (ErrCursorTooLong).
-func (c *Client) Resources(ctx context.Context, computer, server, cursor string) (*ResourcePage, error) {
+func (c *Client) Resources(ctx context.Context, computer string, server protocol.ServerKey, cursor string) (*ResourcePage, error) {
 	return c.resources(ctx, computer, server, cursor, true)
 }
 
 // resources is Resources; without parseMeta each Resource.Meta is left
 // zero for the caller to fill in (PagerOptions.DeferMeta).
-func (c *Client) resources(ctx context.Context, computer, server, cursor string, parseMeta bool) (*ResourcePage, error) {
-	req := protocol.GetResourcesReq{AgentCallData: c.agentCall(), Computer: computer, MCPServer: protocol.ServerKey(server), Timeout: c.timeoutSeconds()}
+func (c *Client) resources(ctx context.Context, computer string, server protocol.ServerKey, cursor string, parseMeta bool) (*ResourcePage, error) {
+	req := protocol.GetResourcesReq{AgentCallData: c.agentCall(), Computer: computer, MCPServer: server, Timeout: c.timeoutSeconds()}
 	if cursor != "" {
 		req.Cursor = &cursor
 	}
@@ -367,7 +368,7 @@ var ErrCursorTooLong = errors.New("cursor too long")
 type CursorError struct {
 	Err      error // ErrRepeatedCursor, ErrPageCap, ErrResourceBudget or ErrCursorTooLong
 	Computer string
-	Server   string
+	Server   protocol.ServerKey
 	Cursor   string // the repeated or refused cursor, or the next cursor not followed
 	Pages    int
 	Loaded   int
@@ -429,8 +430,9 @@ var ErrByteBudget = errors.New("byte budget reached")
 // stopped early, if it did: a repeated cursor, the page cap, the resource
 // budget, the byte budget (all *CursorError). Not safe for concurrent use.
 type Paging struct {
-	computer, server string
-	opt              PagerOptions
+	computer string
+	server   protocol.ServerKey
+	opt      PagerOptions
 
 	cursor string
 	// seen holds a fingerprint of every cursor followed, not the cursor:
@@ -444,7 +446,7 @@ type Paging struct {
 }
 
 // NewPaging starts a listing of server's resources on computer.
-func NewPaging(computer, server string, opt PagerOptions) *Paging {
+func NewPaging(computer string, server protocol.ServerKey, opt PagerOptions) *Paging {
 	if opt.MaxPages <= 0 {
 		opt.MaxPages = DefaultMaxPages
 	}
@@ -558,13 +560,13 @@ type Pager struct {
 }
 
 // Pager returns a pager over server's resources on computer.
-func (c *Client) Pager(computer, server string, opt PagerOptions) *Pager {
+func (c *Client) Pager(computer string, server protocol.ServerKey, opt PagerOptions) *Pager {
 	return newPager(computer, server, opt, func(ctx context.Context, cursor string) (*ResourcePage, error) {
 		return c.resources(ctx, computer, server, cursor, !opt.DeferMeta)
 	})
 }
 
-func newPager(computer, server string, opt PagerOptions, fetch func(context.Context, string) (*ResourcePage, error)) *Pager {
+func newPager(computer string, server protocol.ServerKey, opt PagerOptions, fetch func(context.Context, string) (*ResourcePage, error)) *Pager {
 	return &Pager{walk: NewPaging(computer, server, opt), fetch: fetch}
 }
 

@@ -136,7 +136,7 @@ func firstURI(t *testing.T, c *client.Client, comp, server string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), faultWait)
 	defer cancel()
-	page, err := c.Resources(ctx, comp, server, "")
+	page, err := c.Resources(ctx, comp, protocol.ServerKey(server), "")
 	if err != nil {
 		t.Fatalf("resources of %s on %s: %v", server, comp, err)
 	}

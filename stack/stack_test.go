@@ -106,7 +106,7 @@ func TestStack_ResourcesPageThroughAtLeastFiveCursors(t *testing.T) {
 // want (or any when want is empty).
 func firstDPE(t *testing.T, c *client.Client, computer, server, want string) client.Resource {
 	t.Helper()
-	p := c.Pager(computer, server, client.PagerOptions{})
+	p := c.Pager(computer, protocol.ServerKey(server), client.PagerOptions{})
 	for {
 		page, err := p.Next(context.Background())
 		if errors.Is(err, io.EOF) {

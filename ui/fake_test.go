@@ -133,7 +133,7 @@ func (f *fakeAgent) Config(ctx context.Context, computer string) (*client.Config
 	return c, nil
 }
 
-func (f *fakeAgent) Resources(ctx context.Context, computer, server, cursor string) (*client.ResourcePage, error) {
+func (f *fakeAgent) Resources(ctx context.Context, computer string, server protocol.ServerKey, cursor string) (*client.ResourcePage, error) {
 	if err := f.wait(ctx); err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (f *fakeAgent) Resources(ctx context.Context, computer, server, cursor stri
 		return nil, f.resourcesErr
 	}
 	if f.resourcesFor != nil {
-		if err := f.resourcesFor(server); err != nil {
+		if err := f.resourcesFor(string(server)); err != nil {
 			return nil, err
 		}
 	}
@@ -154,7 +154,7 @@ func (f *fakeAgent) Resources(ctx context.Context, computer, server, cursor stri
 		f.mu.Unlock()
 		return f.resourcesFn(cursor), nil
 	}
-	p, ok := f.pages[server][cursor]
+	p, ok := f.pages[string(server)][cursor]
 	if !ok {
 		return nil, fmt.Errorf("get_resources %s: unknown cursor %q", server, cursor)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // Accessors for tests: the screen of a kind nearest the top of the stack.
@@ -32,7 +33,7 @@ func (m *model) statusText() string       { return m.e.status.text }
 // its first page.
 func pushResources(t *testing.T, m *model, computer, server string) *resourcesScreen {
 	t.Helper()
-	r := newResourcesScreen(m.e, computer, server, server)
+	r := newResourcesScreen(m.e, computer, protocol.ServerKey(server), server)
 	m.stack = append(m.stack, r)
 	run(t, m, r.loadNext(false))
 	return r

@@ -33,7 +33,7 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 		// it), elsewhere the one that lists it.
 		server := ""
 		if rs, ok := m.top().(*resourcesScreen); ok && e.localFor(rs.computer) != nil {
-			server = rs.server
+			server = string(rs.server)
 		}
 		return readLocal(e, l, server, req.uri)
 	}

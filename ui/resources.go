@@ -19,8 +19,9 @@ import (
 // resourcesScreen pages one server's resources. server is the key every
 // request names; name is only shown.
 type resourcesScreen struct {
-	e                      *env
-	computer, server, name string
+	e              *env
+	computer, name string
+	server         protocol.ServerKey
 
 	all []client.Resource
 	// hay is what the filter matches per resource, lowercased field by
@@ -66,7 +67,7 @@ type pageRecord struct {
 	At       time.Time
 }
 
-func newResourcesScreen(e *env, computer, server, name string) *resourcesScreen {
+func newResourcesScreen(e *env, computer string, server protocol.ServerKey, name string) *resourcesScreen {
 	maxRes, maxBytes := listingBudget(e.opt)
 	walk := client.NewPaging(computer, server, client.PagerOptions{MaxResources: maxRes, MaxBytes: maxBytes})
 	return &resourcesScreen{e: e, computer: computer, server: server, name: name, walk: walk, detail: true}

@@ -250,7 +250,7 @@ func (v *resourcesScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			if l == nil {
 				return e.info(remoteNonDPE)
 			}
-			return readLocal(e, l, r.Server, r.URI)
+			return readLocal(e, l, string(r.Server), r.URI)
 		}
 		res := *r
 		var origin *pageRecord

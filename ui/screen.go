@@ -133,7 +133,7 @@ type configMsg struct {
 type resourcesPageMsg struct {
 	id       int
 	computer string
-	server   string
+	server   protocol.ServerKey
 	cursor   string
 	page     *client.ResourcePage
 	all      bool // part of "load all"

@@ -25,8 +25,8 @@ func keyedOffice(f *fakeAgent) {
 		{Key: "org.other.docs", Name: "docs", Type: "stdio", Parameters: stdio("docs")},
 	}}
 	for _, s := range f.configs["box"].Servers {
-		host := strings.TrimSuffix(s.Key, ".v1")
-		f.pages[s.Key] = map[string]*client.ResourcePage{"": {Resources: []client.Resource{
+		host := strings.TrimSuffix(string(s.Key), ".v1")
+		f.pages[string(s.Key)] = map[string]*client.ResourcePage{"": {Resources: []client.Resource{
 			res("dpe://"+host+"/report", "report of "+host, "application/vnd.a2c.dpe-uri+json", nil),
 		}}}
 	}
@@ -96,7 +96,7 @@ func TestServers_KeyColumnOnlyWhenAKeyDiffersFromItsName(t *testing.T) {
 	m := newTestModel(t, f)
 	v := newServersScreen(m.e, "laptop", f.configs["laptop"])
 	for i := range f.configs["laptop"].Servers {
-		f.configs["laptop"].Servers[i].Key = f.configs["laptop"].Servers[i].Name
+		f.configs["laptop"].Servers[i].Key = protocol.ServerKey(f.configs["laptop"].Servers[i].Name)
 	}
 	if frame := strings.Join(v.View(100, 20), "\n"); strings.Contains(frame, "KEY") {
 		t.Fatalf("0.2 servers list has a KEY column:\n%s", frame)

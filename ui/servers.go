@@ -61,20 +61,20 @@ func (r serverRow) name() string {
 // bundle_id from 0.3 on), never the display name, which may collide. A
 // local server not yet in get_config is known by its state's name, which
 // is its key in the config file.
-func (r serverRow) key() string {
+func (r serverRow) key() protocol.ServerKey {
 	if r.cfg.Key == "" && r.state != nil {
-		return r.state.Name
+		return protocol.ServerKey(r.state.Name)
 	}
 	return configKey(r.cfg)
 }
 
 // configKey is c's servers-map key; an entry without one (an Agent that
 // is not the client) is keyed by its name, as in 0.2.
-func configKey(c client.ServerConfig) string {
+func configKey(c client.ServerConfig) protocol.ServerKey {
 	if c.Key != "" {
 		return c.Key
 	}
-	return c.Name
+	return protocol.ServerKey(c.Name)
 }
 
 func (r serverRow) typ() string {
@@ -96,7 +96,7 @@ func (r serverRow) disabled() bool {
 // then any get_config server the states do not name.
 func (v *serversScreen) rows() []serverRow {
 	var out []serverRow
-	cfgs := map[string]client.ServerConfig{}
+	cfgs := map[protocol.ServerKey]client.ServerConfig{}
 	if v.cfg != nil {
 		for _, c := range v.cfg.Servers {
 			cfgs[configKey(c)] = c
@@ -107,12 +107,12 @@ func (v *serversScreen) rows() []serverRow {
 		for i := range v.states {
 			st := &v.states[i]
 			named[st.Name] = true
-			out = append(out, serverRow{cfg: cfgs[st.Name], state: st})
+			out = append(out, serverRow{cfg: cfgs[protocol.ServerKey(st.Name)], state: st})
 		}
 	}
 	if v.cfg != nil {
 		for _, c := range v.cfg.Servers {
-			if !named[configKey(c)] {
+			if !named[string(configKey(c))] {
 				out = append(out, serverRow{cfg: c})
 			}
 		}
@@ -125,7 +125,7 @@ func (v *serversScreen) rows() []serverRow {
 // so two servers of one name can be told apart.
 func keyed(rows []serverRow) bool {
 	for _, r := range rows {
-		if r.key() != r.name() {
+		if string(r.key()) != r.name() {
 			return true
 		}
 	}
@@ -138,7 +138,7 @@ func label(rows []serverRow, i int) string {
 	name := rows[i].name()
 	for j, r := range rows {
 		if j != i && r.name() == name {
-			return name + " (" + rows[i].key() + ")"
+			return name + " (" + string(rows[i].key()) + ")"
 		}
 	}
 	return name
@@ -220,7 +220,7 @@ func (v *serversScreen) visible() []int {
 	f := strings.ToLower(v.filter)
 	out := make([]int, 0, len(rows))
 	for i, s := range rows {
-		if f == "" || strings.Contains(strings.ToLower(s.name()+" "+s.key()+" "+s.typ()), f) {
+		if f == "" || strings.Contains(strings.ToLower(s.name()+" "+string(s.key())+" "+s.typ()), f) {
 			out = append(out, i)
 		}
 	}
@@ -379,7 +379,7 @@ func (v *serversScreen) View(w, h int) []string {
 		}
 		cells := []string{sanitizeLine(r.name()), sanitizeLine(r.typ()), state, end}
 		if withKey {
-			cells = slices.Insert(cells, 1, sanitizeLine(r.key()))
+			cells = slices.Insert(cells, 1, sanitizeLine(string(r.key())))
 		}
 		row := joinCols(cols, cells)
 		line := listRow(st, row, i == v.list.cur, r.disabled() || v.gone, w)

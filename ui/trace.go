@@ -194,7 +194,7 @@ func (v *traceOverlay) lines(w int) []string {
 		kv("computer", sanitizeLine(t.computer))
 	}
 	if o := t.origin; o != nil {
-		kv("listed by", sanitizeLine(o.Computer)+" / "+sanitizeLine(o.Server))
+		kv("listed by", sanitizeLine(o.Computer)+" / "+sanitizeLine(string(o.Server)))
 		if p := t.originPage; p != nil {
 			cur := "(first page, no cursor)"
 			if p.Cursor != "" {

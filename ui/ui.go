@@ -36,7 +36,7 @@ type Agent interface {
 	Name() string
 	Computers(ctx context.Context) ([]protocol.SessionInfo, error)
 	Config(ctx context.Context, computer string) (*client.Config, error)
-	Resources(ctx context.Context, computer, server, cursor string) (*client.ResourcePage, error)
+	Resources(ctx context.Context, computer string, server protocol.ServerKey, cursor string) (*client.ResourcePage, error)
 	Resolver(computer string) dpe.Resolver
 }
 

@@ -147,17 +147,15 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 			local[s.Name] = s
 		}
 	}
-	if what == "servers" {
-		out.header("COMPUTER", "SERVER", "TYPE", "DISABLED", "STATE")
-	} else {
-		out.header("COMPUTER", "SERVER", "URI", "NAME", "MIME", "PAGES", "TYPE", "KEYWORDS", "MODIFIED", "SIZE")
+	// Every computer's config is read first: whether a KEY column is
+	// needed depends on all of them, and --server is matched on each.
+	type compServers struct {
+		name    string
+		servers []client.ServerConfig
 	}
-	// One computer's or one server's error is theirs: it is noted on
-	// stderr in one line and the others are still listed. A stopped
-	// listing (repeated cursor, caps) is an error of the run even though
-	// its rows were printed.
 	var st lsStatus
-	matched := false
+	var comps []compServers
+	showKey := false
 	for _, comp := range computers {
 		cfg, err := c.Config(ctx, comp.Name)
 		if err != nil {
@@ -167,34 +165,71 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 			st.skip(stderr, fmt.Sprintf("computer %s", comp.Name), err)
 			continue
 		}
-		for _, srv := range cfg.Servers {
-			if f.Server != "" && srv.Name != f.Server {
-				continue
+		servers := cfg.Servers
+		if f.Server != "" {
+			sc, ok, err := client.MatchServer(comp.Name, cfg.Servers, f.Server)
+			if err != nil {
+				return usageErrorf("%s", sanitize.Line(err.Error()))
 			}
+			servers = nil
+			if ok {
+				servers = []client.ServerConfig{sc}
+			}
+		}
+		showKey = showKey || client.KeysDiffer(servers)
+		comps = append(comps, compServers{comp.Name, servers})
+	}
+	if what == "servers" {
+		if showKey {
+			out.header("COMPUTER", "SERVER", "KEY", "TYPE", "DISABLED", "STATE")
+		} else {
+			out.header("COMPUTER", "SERVER", "TYPE", "DISABLED", "STATE")
+		}
+	} else {
+		out.header("COMPUTER", "SERVER", "URI", "NAME", "MIME", "PAGES", "TYPE", "KEYWORDS", "MODIFIED", "SIZE")
+	}
+	// One computer's or one server's error is theirs: it is noted on
+	// stderr in one line and the others are still listed. A stopped
+	// listing (repeated cursor, caps) is an error of the run even though
+	// its rows were printed.
+	matched := false
+	for _, comp := range comps {
+		for _, srv := range comp.servers {
 			matched = true
+			// A server is named by its key where keys are shown, so
+			// that two servers of one name are told apart.
+			label := srv.Name
+			if showKey && string(srv.Key) != srv.Name {
+				label = srv.Name + " (" + string(srv.Key) + ")"
+			}
 			if what == "servers" {
 				typ, state := string(srv.Type), ""
-				if ls, ok := local[srv.Name]; ok && comp.Name == stack.ComputerLocal {
+				if ls, ok := local[string(srv.Key)]; ok && comp.name == stack.ComputerLocal {
 					typ, state = ls.Type, localState(ls)
 					if ls.Status == computer.ServerFailed {
-						fmt.Fprintf(stderr, "dpe-tui: server %s on %s failed: %s\n", sanitize.Line(srv.Name), comp.Name, sanitize.Line(ls.Err))
+						fmt.Fprintf(stderr, "dpe-tui: server %s on %s failed: %s\n", sanitize.Line(srv.Name), comp.name, sanitize.Line(ls.Err))
 						for _, l := range lastLines(ls.StderrTail, 5) {
 							fmt.Fprintf(stderr, "dpe-tui:   %s\n", sanitize.Line(l))
 						}
 					}
 				}
-				out.row(lsServer{Computer: sanitize.Text(comp.Name), Server: sanitize.Text(srv.Name), Type: sanitize.Text(typ), Disabled: srv.Disabled, State: state},
-					comp.Name, srv.Name, typ, strconv.FormatBool(srv.Disabled), state)
+				row := lsServer{Computer: sanitize.Text(comp.name), Server: sanitize.Text(srv.Name), Key: sanitize.Text(string(srv.Key)),
+					Type: sanitize.Text(typ), Disabled: srv.Disabled, State: state}
+				if showKey {
+					out.row(row, comp.name, srv.Name, string(srv.Key), typ, strconv.FormatBool(srv.Disabled), state)
+				} else {
+					out.row(row, comp.name, srv.Name, typ, strconv.FormatBool(srv.Disabled), state)
+				}
 				st.listed++
 				continue
 			}
 			if srv.Disabled {
 				if f.Server != "" {
-					st.skip(stderr, fmt.Sprintf("server %s on %s", srv.Name, comp.Name), errors.New("disabled"))
+					st.skip(stderr, fmt.Sprintf("server %s on %s", label, comp.name), errors.New("disabled"))
 				}
 				continue
 			}
-			err := listResources(ctx, c, comp.Name, srv.Name, f, out, stderr)
+			err := listResources(ctx, c, comp.name, srv, label, f, out, stderr)
 			out.flush()
 			var ce *client.CursorError
 			switch {
@@ -205,9 +240,9 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 				st.stopped++
 				fmt.Fprintf(stderr, "dpe-tui: %s\n", sanitize.Line(sanitize.URLsIn(err.Error())))
 			case fatalListErr(ctx, err):
-				return fmt.Errorf("get_resources %s on %s: %w", srv.Name, comp.Name, err)
+				return fmt.Errorf("get_resources %s on %s: %w", label, comp.name, err)
 			default:
-				st.skip(stderr, fmt.Sprintf("server %s on %s", srv.Name, comp.Name), err)
+				st.skip(stderr, fmt.Sprintf("server %s on %s", label, comp.name), err)
 			}
 		}
 	}
@@ -279,12 +314,12 @@ type sessionInfo = protocol.SessionInfo
 // in order through a channel of one; at most three pages are held (one
 // printing, one queued, one arriving). No page past --limit-pages or the
 // pager's caps is asked for.
-func listResources(ctx context.Context, c *client.Client, computer, server string, f *lsFlags, out *table, stderr io.Writer) error {
+func listResources(ctx context.Context, c *client.Client, computer string, srv client.ServerConfig, server string, f *lsFlags, out *table, stderr io.Writer) error {
 	// The pager's cap guards against servers that mint endless cursors; a
 	// listing the user asked for in full may legitimately be long.
 	// Metadata is parsed here, on the printing side, not while the next
 	// request waits to go out.
-	p := c.Pager(computer, server, client.PagerOptions{MaxPages: f.MaxPages, MaxResources: f.MaxResources, DeferMeta: true})
+	p := c.Pager(computer, srv.Key, client.PagerOptions{MaxPages: f.MaxPages, MaxResources: f.MaxResources, DeferMeta: true})
 	pages := prefetchPages(ctx, p, f.LimitPages)
 	defer pages.stop()
 	npages, shown, hidden := 0, 0, 0
@@ -308,7 +343,7 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 			}
 			shown++
 			r.Meta = client.ParseResourceMeta(r.Resource.Meta, r.Annotations)
-			printResource(out, stderr, computer, server, &r)
+			printResource(out, stderr, computer, server, srv, &r)
 		}
 		// Stream: each page is printed as it arrives, its columns aligned
 		// within the page, so a long listing never piles up in memory.
@@ -321,10 +356,12 @@ func listResources(ctx context.Context, c *client.Client, computer, server strin
 }
 
 // printResource prints one resource's row, and its problems on stderr.
-func printResource(out *table, stderr io.Writer, computer, server string, r *client.Resource) {
+// server is the SERVER cell (the name, with the key where names collide);
+// JSON has the name and the key apart.
+func printResource(out *table, stderr io.Writer, computer, server string, srv client.ServerConfig, r *client.Resource) {
 	if out.json {
 		row := lsResource{
-			Computer: sanitize.Text(computer), Server: sanitize.Text(server), URI: sanitize.Text(r.URI), Name: sanitize.Text(r.Name),
+			Computer: sanitize.Text(computer), Server: sanitize.Text(srv.Name), Key: sanitize.Text(string(srv.Key)), URI: sanitize.Text(r.URI), Name: sanitize.Text(r.Name),
 			MimeType: sanitize.Text(r.MimeType),
 			Keywords: sanitizeAll(r.Meta.Keywords), Description: sanitize.Text(r.Description),
 			Size: r.Size, Problems: sanitizeAll(r.Meta.Problems),
@@ -557,6 +594,7 @@ type lsComputer struct {
 type lsServer struct {
 	Computer string `json:"computer"`
 	Server   string `json:"server"`
+	Key      string `json:"key"` // the servers-map key: what --server and requests use
 	Type     string `json:"type"`
 	Disabled bool   `json:"disabled"`
 	// State is a local server's start-up state; "" for a remote one.
@@ -588,6 +626,7 @@ func lastLines(s string, n int) []string {
 type lsResource struct {
 	Computer     string   `json:"computer"`
 	Server       string   `json:"server"`
+	Key          string   `json:"key"`
 	URI          string   `json:"uri"`
 	Name         string   `json:"name"`
 	MimeType     string   `json:"mime_type"`
@@ -621,6 +660,8 @@ func (r *lsResource) appendJSON(b []byte) []byte {
 	b = jsonfast.AppendString(b, r.Computer)
 	b = append(b, `,"server":`...)
 	b = jsonfast.AppendString(b, r.Server)
+	b = append(b, `,"key":`...)
+	b = jsonfast.AppendString(b, r.Key)
 	b = append(b, `,"uri":`...)
 	b = jsonfast.AppendString(b, r.URI)
 	b = append(b, `,"name":`...)
