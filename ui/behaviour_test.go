@@ -1233,3 +1233,33 @@ func TestSearch_WrapIsSaid(t *testing.T) {
 		t.Fatalf("N before the first: cur %d, status %q", d.search.cur, m.statusText())
 	}
 }
+
+// Help lists every key once (n/N are hits, or changes while a diff is
+// shown), and F, which works on every screen, is in every screen's help.
+func TestHelp_EachKeyOnceAndTheFinderEverywhere(t *testing.T) {
+	m := openJSON(t, 80, 24, twoPageTableDoc())
+	plain := m.top().Keys()
+	press(t, m, "t")
+	if !m.docS().isTableSelected() {
+		t.Fatal("t did not select the table")
+	}
+	for _, keys := range []screenKeys{plain, m.top().Keys(), newOfficeScreen(m.e).Keys()} {
+		seen := map[string]string{}
+		finder := false
+		for _, col := range keys.full {
+			for _, b := range col {
+				h := b.Help()
+				for _, k := range b.Keys() {
+					if was, ok := seen[k]; ok {
+						t.Errorf("key %q is listed twice (%q and %q)", k, was, h.Desc)
+					}
+					seen[k] = h.Desc
+				}
+				finder = finder || h.Key == "F"
+			}
+		}
+		if !finder {
+			t.Errorf("F (the Finder) is not in the help: %v", seen)
+		}
+	}
+}

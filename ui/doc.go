@@ -460,13 +460,26 @@ func (d *documentScreen) Keys() screenKeys {
 	if len(d.pages) > 0 && d.pages[min(d.page, len(d.pages)-1)].err != "" && !d.pages[min(d.page, len(d.pages)-1)].loaded() {
 		short = append([]key2{withHelp(k.Retry, "retry page")}, short...)
 	}
+	// n/N are the hit keys, or the change keys while a diff is shown and
+	// nothing is searched: help lists each key once, with what it does now.
+	next, prev := k.NextHit, k.PrevHit
+	if d.diff != nil && d.search.query == "" {
+		next, prev = k.NextChange, k.PrevChange
+	}
+	// enter is the cell view on a selected table, the inspector elsewhere.
+	table := []key2{k.ColLeft, k.ColRight, k.RowDown, k.RowUp, k.FirstCol, k.LastCol, k.Widen, k.Narrow}
+	inspect := k.Inspect
+	if d.isTableSelected() {
+		table = append(table, k.Cell)
+		inspect = except(k.Inspect, k.Cell)
+	}
 	return screenKeys{
 		short: short,
 		full: [][]key2{
 			append(k.navKeys(), k.SideFocus, k.SideToggle),
 			{k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.PrevTitle, k.NextTable, k.PrevTable, k.NextImage, k.PrevImage},
-			{k.ColLeft, k.ColRight, k.RowDown, k.RowUp, k.FirstCol, k.LastCol, k.Widen, k.Narrow, k.Cell, k.Search, k.NextHit, k.PrevHit, k.HitList},
-			{k.Inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff, k.NextChange, k.PrevChange},
+			append(table, k.Search, next, prev, k.HitList),
+			{inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff},
 			k.globalKeys(),
 		},
 	}

@@ -4,6 +4,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"slices"
+	"strings"
 )
 
 // keyMap is the one keymap. Every key press is dispatched with key.Matches
@@ -138,6 +140,18 @@ func withHelp(b key.Binding, desc string) key.Binding {
 	return b
 }
 
+// except is b without the keys other binds: for help, where a key of
+// b means other's action in this context.
+func except(b, other key.Binding) key.Binding {
+	var keys []string
+	for _, k := range b.Keys() {
+		if !slices.Contains(other.Keys(), k) {
+			keys = append(keys, k)
+		}
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), b.Help().Desc))
+}
+
 // navKeys is the navigation column of every help screen.
 func (k keyMap) navKeys() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.HalfUp, k.HalfDown, k.PageUp, k.PageDown, k.Top, k.Bottom}
@@ -145,7 +159,7 @@ func (k keyMap) navKeys() []key.Binding {
 
 // globalKeys is the last column of every help screen.
 func (k keyMap) globalKeys() []key.Binding {
-	return []key.Binding{k.Open, k.ErrorDetail, k.Help, k.Back, k.Suspend, k.Quit, k.ForceQuit}
+	return []key.Binding{k.Open, k.Finder, k.ErrorDetail, k.Help, k.Back, k.Suspend, k.Quit, k.ForceQuit}
 }
 
 // footer renders short help so that `? help` and `q quit` always show:
