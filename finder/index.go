@@ -77,6 +77,9 @@ type Options struct {
 	// maxPause). Indexing then takes about half the CPU it could, in
 	// short bursts, and requests served beside it keep their latency.
 	Background bool
+	// Limits bound each query (querybudget.go); the zero value picks the
+	// defaults.
+	Limits QueryLimits
 
 	batch   int // elements per batch when > 0 (tests)
 	docText int // per-document text budget in bytes when > 0 (tests)
@@ -191,6 +194,8 @@ type Finder struct {
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
+
+	queries clients // running queries per client
 }
 
 // CacheDir is where the index of the folder named by key lives:

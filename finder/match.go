@@ -112,6 +112,8 @@ func (f *Finder) collect(m *matcher, q query.Query) {
 		}
 	case *constScore:
 		f.collect(m, q.q)
+	case *budgeted:
+		f.collect(m, q.q)
 	case *query.MatchQuery:
 		analyze(q.FieldVal, q.Match)
 	case *query.MatchPhraseQuery:

@@ -176,6 +176,10 @@ func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
 		return nil, &SyntaxError{Err: explainSyntax(q, err)}
 	}
 	parsed = expandOne(parsed)
+	lim := f.opt.Limits
+	if n := countPatterns(parsed); n > lim.maxPatterns() {
+		return nil, &BudgetError{Limit: "pattern terms (wildcard, regexp, prefix, fuzzy)", Got: fmt.Sprint(n), Max: fmt.Sprint(lim.maxPatterns())}
+	}
 	match := f.newMatcher(parsed)
 	conj := []query.Query{parsed}
 	if p.FileType != "" {
@@ -208,10 +212,15 @@ func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
 	// Ties in score keep the index's order (stable for one snapshot):
 	// a tie-break on _id would load the id of every matching element.
 	st := f.Status()
-	res, err := f.idx.SearchInContext(ctx, req)
+	qctx, cancel := context.WithTimeout(context.WithValue(ctx, expansionKey{}, lim.maxExpansion()), lim.timeout())
+	defer cancel()
+	res, err := f.idx.SearchInContext(qctx, req)
+	if err == nil && qctx.Err() != nil {
+		err = qctx.Err() // bleve may hand back what it collected by the deadline
+	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if be := overBudget(ctx, err, lim.timeout()); be != nil {
+			return nil, be
 		}
 		// Errors that surface only when the query runs (a bad regexp,
 		// a fuzziness out of range) are syntax problems too.
@@ -304,6 +313,10 @@ func expandOne(q query.Query) query.Query {
 		for _, f := range textFields {
 			c := *m
 			c.FieldVal = f
+			if c.Fuzziness > 0 {
+				ds = append(ds, &budgeted{q: &c})
+				continue
+			}
 			ds = append(ds, &c)
 		}
 		return query.NewDisjunctionQuery(ds)
@@ -324,6 +337,8 @@ func expandOne(q query.Query) query.Query {
 		return newConstScore(m, m.BoostVal)
 	case *query.RegexpQuery:
 		return newConstScore(m, m.BoostVal)
+	case *query.FuzzyQuery:
+		return &budgeted{q: m}
 	}
 	expand(q)
 	return q

@@ -25,7 +25,18 @@ func (f *Finder) AddTools(srv *mcp.Server) {
 			"Returns hits with the dpe:// URI, 1-based page and element id, a snippet and a score, " +
 			"and how much of the library is indexed so far.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, p FindParams) (*mcp.CallToolResult, FindResult, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, p FindParams) (*mcp.CallToolResult, FindResult, error) {
+		// A client is its MCP session: on SMCP that is the computer's
+		// session, which serves its office's one agent.
+		var client any
+		if req != nil {
+			client = req.Session
+		}
+		release, err := f.queries.admit(client, f.opt.Limits.maxConcurrent())
+		if err != nil {
+			return nil, FindResult{}, err
+		}
+		defer release()
 		res, err := f.Find(ctx, p)
 		if err != nil {
 			return nil, FindResult{}, err

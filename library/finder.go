@@ -31,6 +31,8 @@ type FinderOptions struct {
 	// Background indexes at low priority (finder.Options.Background), for
 	// a Finder that shares the process with servers whose latency counts.
 	Background bool
+	// Limits bound each query (finder.QueryLimits); zero: its defaults.
+	Limits finder.QueryLimits
 }
 
 // DefaultRescan is FinderOptions.Rescan's default.
@@ -108,7 +110,7 @@ func (l *Library) startFinder(builtin bool) error {
 	}
 	f, err := finder.New(finder.Options{
 		Dir: dir, Logger: l.lib.opt.Logger.With("component", "finder"),
-		Start: fo.Start, Background: fo.Background,
+		Start: fo.Start, Background: fo.Background, Limits: fo.Limits,
 		Source: func(context.Context) ([]finder.Doc, error) { return l.lib.finderDocs(), nil },
 	})
 	if err != nil {

@@ -509,3 +509,17 @@ func TestMCP_FinderReadyLine(t *testing.T) {
 		t.Fatalf("stdout (the protocol) got %q with no request", stdout.String())
 	}
 }
+
+// TestFind_PatternFloodSaysOverBudget: the 4,095-byte `*o*` ×1,024 query,
+// sent by the find command through the office (SMCP tool_call to each
+// computer's Finder), is answered by every Finder with "over budget", not
+// minutes of CPU.
+func TestFind_PatternFloodSaysOverBudget(t *testing.T) {
+	st := startStack(t, "http")
+	waitFinders(t, st.URL, "alpha")
+	q := strings.TrimSpace(strings.Repeat("*o* ", 1024))
+	code, out, errOut := runBounded(t, "find", q, "--url="+st.URL)
+	if strings.Count(errOut, "over budget") < 2 || strings.TrimSpace(out) != "" {
+		t.Fatalf("exit %d; stdout %q; stderr:\n%s\nwant each computer's Finder to say over budget", code, out, errOut)
+	}
+}
