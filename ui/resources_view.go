@@ -207,7 +207,11 @@ func (v *resourcesScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return v.e.ask(popMsg{})
 	case matches(msg, k.Filter):
-		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
+		// / starts a new filter, as in less and bubbles/list; the last
+		// one is a ↑ away in the prompt's history.
+		v.filter = ""
+		v.refilter()
+		return v.e.ask(promptMsg{mode: barFilter, validate: func(string) (string, bool) {
 			return counted(len(v.visible), "match", "matches"), true
 		}})
 	case matches(msg, k.ToggleScheme):

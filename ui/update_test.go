@@ -458,3 +458,24 @@ func TestUpdate_PanicBecomesOneLineErrorAndProgramKeepsRunning(t *testing.T) {
 		t.Fatal("the program should still respond after a caught panic")
 	}
 }
+
+// / on the resource list starts a new filter (the old one is a ↑ away),
+// instead of editing the last one.
+func TestResources_SlashStartsANewFilterWithTheOldInHistory(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "library", "library"))
+	run(t, m, m.resS().loadNext(true))
+	press(t, m, "/", "x", "l", "s", "x", "enter")
+	if m.resS().filter != "xlsx" || len(m.resS().visible) != 1 {
+		t.Fatalf("filter %q shows %d", m.resS().filter, len(m.resS().visible))
+	}
+	press(t, m, "/")
+	if got := m.bar.input.Value(); got != "" || m.resS().filter != "" || len(m.resS().visible) < 2 {
+		t.Fatalf("/ opened with %q, filter %q, %d shown; want a new, empty filter", got, m.resS().filter, len(m.resS().visible))
+	}
+	press(t, m, "up")
+	if got := m.bar.input.Value(); got != "xlsx" {
+		t.Fatalf("↑ in the new filter gives %q, want the last one", got)
+	}
+}
