@@ -15,11 +15,12 @@ import (
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
-// Two spellings of one document (whitespace, a null title for "") have one
-// doc_hash; a document outside the contract is keyed by its bytes.
+// Two spellings of one document (whitespace, an absent title for a null
+// one, a metadata key whose value is null) have one doc_hash (DPE v1 core
+// §2.7); a document outside the contract is keyed by its bytes.
 const (
 	docA     = `{"file_type":"md","pages":[{"page_index":0,"title":null,"elements":[{"category":"NarrativeText","text":"x"}]}]}`
-	docB     = `{ "file_type": "md", "pages": [ { "page_index": 0, "title": "", "elements": [ { "category": "NarrativeText", "text": "x" } ] } ] }`
+	docB     = `{ "file_type": "md", "pages": [ { "page_index": 0, "elements": [ { "category": "NarrativeText", "text": "x", "ele_metadata": { "note": null } } ] } ] }`
 	docOther = `{"file_type":"dpe","pages":[{"page_index":0,"elements":[{"category":"NarrativeText","text":"x"}]}]}`
 )
 

@@ -191,7 +191,7 @@ func diffSummary(old, new *identity.Result, c *identity.Changes) string {
 	}
 	unhashable := old.DocHash == "" || new.DocHash == ""
 	if unhashable && c.Delta.Added == 0 && c.Delta.Removed == 0 && !c.OrderChanged && len(c.Pages) == 0 &&
-		!c.FileTypeChanged && !c.DocMetaChanged {
+		!c.FileTypeChanged && !c.TitleChanged && !c.DocMetaChanged {
 		// Not "identical" (there is no doc_hash to say so), but nothing
 		// that could be compared changed either.
 		s := fmt.Sprintf("no change found: =%d", c.Delta.Retained)
@@ -211,6 +211,9 @@ func diffSummary(old, new *identity.Result, c *identity.Changes) string {
 	if c.FileTypeChanged {
 		s += " · file_type changed"
 	}
+	if c.TitleChanged {
+		s += " · title changed"
+	}
 	if c.DocMetaChanged {
 		s += " · doc_metadata changed"
 	}
@@ -224,7 +227,8 @@ func diffSummary(old, new *identity.Result, c *identity.Changes) string {
 }
 
 // shortHash cuts a dpe1 hash for a status line.
-func shortHash(h string) string {
+func shortHash(hash identity.Hash) string {
+	h := string(hash)
 	if len(h) > len(identity.Prefix)+12 {
 		return h[:len(identity.Prefix)+12] + "…"
 	}

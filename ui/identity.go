@@ -85,20 +85,13 @@ func identityDoc(op *dpe.Opened, snap pageSnapshot, load func(i int) (*dpe.Page,
 	return doc
 }
 
-// resultToUI pairs Result pages with the screen's pages by number (the
-// page_index); a number that matches nothing falls back to the position.
+// resultToUI pairs Result pages with the screen's pages. Both are in
+// reading order (Map orders by page_index, as Decode does), so they pair
+// by position.
 func resultToUI(r *identity.Result, doc *dpe.Document) map[int]int {
-	byIndex := map[int64]int{}
-	for i, p := range doc.Pages {
-		if _, dup := byIndex[int64(p.Index)]; !dup {
-			byIndex[int64(p.Index)] = i
-		}
-	}
 	out := map[int]int{}
-	for j, p := range r.Pages {
-		if i, ok := byIndex[p.Number]; ok {
-			out[j] = i
-		} else if j < len(doc.Pages) {
+	for j := range r.Pages {
+		if j < len(doc.Pages) {
 			out[j] = j
 		}
 	}
@@ -163,18 +156,18 @@ func (d *documentScreen) elementIdentity(page, el int) (content, pageHash, doc s
 		return "page not loaded", "page not loaded", problemText(r, "$")
 	}
 	pr := r.Pages[j]
-	pageHash = pr.PageHash
+	pageHash = string(pr.PageHash)
 	if pageHash == "" {
 		pageHash = problemText(r, pr.Path)
 	}
 	if el >= 0 && el < len(pr.Elements) && pr.Elements[el].ContentHash != "" {
-		content = pr.Elements[el].ContentHash
+		content = string(pr.Elements[el].ContentHash)
 	} else if el >= 0 && el < len(pr.Elements) {
 		content = problemText(r, pr.Elements[el].Path)
 	} else {
 		content = "page not loaded"
 	}
-	doc = r.DocHash
+	doc = string(r.DocHash)
 	if doc == "" {
 		doc = problemText(r, "$")
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -94,13 +95,25 @@ func diffDocs(ctx context.Context, f *diffFlags, pos []string, stdin io.Reader, 
 	return !c.Equal, nil
 }
 
+// pageLabel names a changed page by its positions (pages have no number,
+// DPE v1 core §2.2): "2", or "2 → 3" when it moved.
+func pageLabel(p identity.PageChange) string {
+	switch {
+	case p.OldIndex < 0:
+		return strconv.Itoa(p.NewIndex)
+	case p.NewIndex < 0 || p.OldIndex == p.NewIndex:
+		return strconv.Itoa(p.OldIndex)
+	}
+	return strconv.Itoa(p.OldIndex) + " → " + strconv.Itoa(p.NewIndex)
+}
+
 // writeDiff prints the delta, then each changed page and its elements.
 // Element text is untrusted: one sanitized, truncated line each.
 func writeDiff(w io.Writer, c *identity.Changes, md bool) {
-	head, item, code := "", "", func(s string) string { return s }
+	head, item, code := "", "", func(h identity.Hash) string { return string(h) }
 	if md {
 		head, item = "## ", "- "
-		code = func(s string) string { return "`" + s + "`" }
+		code = func(h identity.Hash) string { return "`" + string(h) + "`" }
 	}
 	if c.Equal {
 		fmt.Fprintf(w, "%sequal: doc_hash %s\n", head, code(c.NewDocHash))
@@ -116,6 +129,9 @@ func writeDiff(w io.Writer, c *identity.Changes, md bool) {
 	}
 	if c.FileTypeChanged {
 		fmt.Fprintf(w, "%sfile_type changed\n", item)
+	}
+	if c.TitleChanged {
+		fmt.Fprintf(w, "%stitle changed\n", item)
 	}
 	if c.DocMetaChanged {
 		fmt.Fprintf(w, "%sdoc_metadata changed\n", item)
@@ -133,15 +149,15 @@ func writeDiff(w io.Writer, c *identity.Changes, md bool) {
 			extra = ", " + strings.Join(notes, ", ")
 		}
 		if md {
-			fmt.Fprintf(w, "\n### page %d (%s%s)\n\n", p.Number, p.Status, extra)
+			fmt.Fprintf(w, "\n### page %s (%s%s)\n\n", pageLabel(p), p.Status, extra)
 		} else {
-			fmt.Fprintf(w, "page %d (%s%s)\n", p.Number, p.Status, extra)
+			fmt.Fprintf(w, "page %s (%s%s)\n", pageLabel(p), p.Status, extra)
 		}
 		for _, e := range p.Elements {
 			mark := map[string]string{"added": "+", "removed": "-", "moved": "~"}[e.Op]
 			text := sanitize.Truncate(sanitize.Line(e.Text), maxDiffText)
 			if md {
-				fmt.Fprintf(w, "- %s %s #%d %s: %s\n", mark, e.Op, e.Index, code(sanitize.Line(e.Category)), mdEscape(text))
+				fmt.Fprintf(w, "- %s %s #%d %s: %s\n", mark, e.Op, e.Index, "`"+sanitize.Line(e.Category)+"`", mdEscape(text))
 			} else {
 				fmt.Fprintf(w, "  %s %-7s #%d %s: %s\n", mark, e.Op, e.Index, sanitize.Line(e.Category), text)
 			}

@@ -21,6 +21,10 @@ type hashFlags struct {
 	Computer string
 	JSON     bool
 	Elements bool
+	FileURI  string
+	// fileURISet: --file-uri was given (an empty value is a file_uri to
+	// reject, not an absent flag).
+	fileURISet bool
 }
 
 func (a *app) hashCmd() *cobra.Command {
@@ -28,20 +32,26 @@ func (a *app) hashCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hash URI|FILE|URL|-",
 		Short: "Print a document's dpe1 identity: doc_hash, page and element hashes",
-		Long:  "hash prints the dpe1 identity of one document (DPE hash contract 1); - reads a DPE JSON from standard input.",
+		Long: "hash prints the dpe1 identity of one document (DPE hash contract 1); - reads a DPE JSON from standard input.\n" +
+			"It reads DPE v1 documents (file_type, title, doc_metadata, pages[{title, page_metadata, elements}]) as they are,\n" +
+			"single DPE v1 element, page or document objects (printing their content_hash, page_hash or doc_hash), and\n" +
+			"DPE v0.2 documents through the mapping in the README; which one a file is, is told by its fields.",
 		Example: `  dpe-tui hash report.dpe.json
   dpe-tui hash - --json < report.dpe.json
-  dpe-tui hash dpe://io.github.dpetui.library/report.md --elements`,
+  dpe-tui hash dpe://io.github.dpetui.library/report.md --elements
+  dpe-tui hash doc.json --file-uri 'S3://Bucket/Key'`,
 		Args: exactArgs(1, "hash needs exactly one dpe:// URI, file path, URL or -"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.with(&f.globalFlags, "hash")
+			f.fileURISet = cmd.Flags().Changed("file-uri")
 			return runHash(a.ctx, f, args[0], a.stdin, a.stdout, a.stderr)
 		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.Computer, "computer", "", "computer to ask for a dpe:// URI (default: the one that knows its host)")
-	fs.BoolVar(&f.JSON, "json", false, `print {"doc_hash", "pages": [{"number", "page_hash", "elements"}]}`)
+	fs.BoolVar(&f.JSON, "json", false, `print {"doc_hash", "pages": [{"page_hash", "elements"}]} (an object: {"<kind>_hash"})`)
 	fs.BoolVar(&f.Elements, "elements", false, "also print each element's content_hash")
+	fs.StringVar(&f.FileURI, "file-uri", "", "also print this file_uri as DPE v1 remotes compare it (core §1.1 normalisation)")
 	return cmd
 }
 
@@ -51,23 +61,50 @@ func runHash(ctx context.Context, f *hashFlags, input string, stdin io.Reader, s
 	if err := f.validate(); err != nil {
 		return err
 	}
-	pos := []string{input}
-	r, err := hashInput(ctx, &f.globalFlags, f.Computer, pos[0], stdin, stderr)
+	var uri string
+	if f.fileURISet {
+		n, p := identity.NormalizeFileURI(f.FileURI)
+		if p != nil {
+			return usageErrorf("--file-uri: %s", sanitize.Line(p.Message))
+		}
+		uri = n
+	}
+	h, err := hashAny(ctx, &f.globalFlags, f.Computer, input, stdin, stderr)
 	if err != nil {
 		printProblems(err, stderr)
 		return err
 	}
 	if f.JSON {
-		b, err := json.MarshalIndent(r.Hashes(), "", "  ")
+		var v any
+		if h.obj != nil {
+			v = map[string]any{h.obj.Kind: h.obj.Hash}
+		} else {
+			v = h.res.Hashes()
+		}
+		if uri != "" {
+			v = struct {
+				FileURI string `json:"file_uri"`
+				Hashes  any    `json:"dpe1"`
+			}{uri, v}
+		}
+		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = stdout.Write(append(b, '\n'))
 		return err
 	}
+	if uri != "" {
+		fmt.Fprintf(stdout, "file_uri %s\n", uri)
+	}
+	if h.obj != nil {
+		fmt.Fprintf(stdout, "%s %s\n", h.obj.Kind, h.obj.Hash)
+		return nil
+	}
+	r := h.res
 	fmt.Fprintf(stdout, "doc_hash %s\n", r.DocHash)
-	for _, p := range r.Pages {
-		fmt.Fprintf(stdout, "page %d %s\n", p.Number, p.PageHash)
+	for i, p := range r.Pages {
+		fmt.Fprintf(stdout, "page %d %s\n", i, p.PageHash)
 		if f.Elements {
 			for _, e := range p.Elements {
 				fmt.Fprintf(stdout, "  %s %s\n", e.ContentHash, sanitize.Line(e.Category))
@@ -77,11 +114,37 @@ func runHash(ctx context.Context, f *hashFlags, input string, stdin io.Reader, s
 	return nil
 }
 
-// hashInput opens one input the way `get` does (dpe:// through the
-// server, a file or URL directly; "-" is stdin), loads every page
-// (manifest pages are fetched) and computes its dpe1 identity. Values
-// that cannot be hashed give an error listing each problem on a line.
+// hashed is what hash found: a document's identity, or one object's hash.
+type hashed struct {
+	res *identity.Result
+	obj *identity.ObjectHash
+}
+
+// hashInput is hashAny for a document (what diff compares).
 func hashInput(ctx context.Context, g *globalFlags, computer, input string, stdin io.Reader, stderr io.Writer) (*identity.Result, error) {
+	h, err := hashAny(ctx, g, computer, input, stdin, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if h.res == nil {
+		return nil, fmt.Errorf("%s is a single DPE v1 object (its %s is %s), not a document", sanitize.Line(displayName(input)), h.obj.Kind, h.obj.Hash)
+	}
+	return h.res, nil
+}
+
+func displayName(input string) string {
+	if input == "-" {
+		return "stdin"
+	}
+	return input
+}
+
+// hashAny opens one input the way `get` does (dpe:// through the
+// server, a file or URL directly; "-" is stdin), tells its shape
+// (identity.Sniff), loads every page of a v0.2 document (manifest pages
+// are fetched) and computes its dpe1 identity. Values that cannot be
+// hashed give an error listing each problem on a line.
+func hashAny(ctx context.Context, g *globalFlags, computer, input string, stdin io.Reader, stderr io.Writer) (*hashed, error) {
 	log, closeLog, err := g.logger()
 	if err != nil {
 		return nil, err
@@ -96,6 +159,9 @@ func hashInput(ctx context.Context, g *globalFlags, computer, input string, stdi
 		defer remove()
 		input, name = path, "stdin"
 	}
+	if obj, ok, err := hashLocalObject(input, name); ok {
+		return obj, err
+	}
 	op, opener, cleanup, err := openInput(ctx, g, computer, input, log, stderr)
 	if err != nil {
 		if name == "stdin" {
@@ -107,24 +173,73 @@ func hashInput(ctx context.Context, g *globalFlags, computer, input string, stdi
 	if op.Kind != dpe.KindDocument {
 		return nil, fmt.Errorf("%s is %s, not a DPE document", sanitize.Line(name), kindName(op.Kind))
 	}
-	for i := range op.Doc.Pages {
-		if err := loadPage(ctx, opener, op, i); err != nil {
-			return nil, err
+	var r *identity.Result
+	shape := identity.Sniff(op.Body)
+	switch shape {
+	case identity.ShapeV1:
+		// A DPE v1 document is hashed as it is, by its closed schema.
+		d, probs := identity.ParseDocument(op.Body)
+		if len(probs) > 0 {
+			return nil, hashProblems(name, identity.ShapeV1, probs)
 		}
-	}
-	r := identity.Compute(identity.Map(op.Body, op.Doc))
-	if len(r.Problems) > 0 {
-		pe := &hashProblemsError{summary: fmt.Sprintf("%s cannot be hashed under dpe1: %d problem(s)", sanitize.Line(name), len(r.Problems))}
-		for i, p := range r.Problems {
-			if i == maxProblemLines {
-				pe.lines = append(pe.lines, fmt.Sprintf("  … %d more", len(r.Problems)-i))
-				break
+		r = identity.HashDocument(d)
+	default:
+		for i := range op.Doc.Pages {
+			if err := loadPage(ctx, opener, op, i); err != nil {
+				return nil, err
 			}
-			pe.lines = append(pe.lines, fmt.Sprintf("  %s %s: %s", p.Code, sanitize.Line(p.Path), sanitize.Line(p.Message)))
 		}
-		return nil, pe
+		r = identity.Compute(identity.Map(op.Body, op.Doc))
 	}
-	return r, nil
+	if len(r.Problems) > 0 {
+		return nil, hashProblems(name, shape, r.Problems)
+	}
+	return &hashed{res: r}, nil
+}
+
+// hashLocalObject hashes a local file (or the stdin copy) that is one DPE
+// v1 wire object; ok is false for anything else, which is opened as a
+// document. Objects are what a remote stores, not documents, so only a
+// file is read as one.
+func hashLocalObject(path, name string) (*hashed, bool, error) {
+	if strings.Contains(path, "://") || strings.HasPrefix(strings.ToLower(path), "dpe:") {
+		return nil, false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, nil // openInput says what is wrong with it
+	}
+	defer f.Close()
+	body, err := io.ReadAll(io.LimitReader(f, dpe.DefaultMaxBytes+1))
+	if err != nil || len(body) > dpe.DefaultMaxBytes {
+		return nil, false, nil
+	}
+	shape := identity.Sniff(body)
+	switch shape {
+	case identity.ShapeElement, identity.ShapePageObject, identity.ShapeDocumentObject:
+	default:
+		return nil, false, nil
+	}
+	o, p := identity.HashObject(body, shape)
+	if p != nil {
+		return nil, true, hashProblems(name, shape, []identity.Problem{*p})
+	}
+	return &hashed{obj: o}, true, nil
+}
+
+// hashProblems is the error of an input that cannot be hashed: one line
+// per problem, naming the field as the user wrote it and the shape it was
+// read as.
+func hashProblems(name string, shape identity.Shape, probs []identity.Problem) error {
+	pe := &hashProblemsError{summary: fmt.Sprintf("%s (read as %s) cannot be hashed under dpe1: %d problem(s)", sanitize.Line(name), shape, len(probs))}
+	for i, p := range probs {
+		if i == maxProblemLines {
+			pe.lines = append(pe.lines, fmt.Sprintf("  … %d more", len(probs)-i))
+			break
+		}
+		pe.lines = append(pe.lines, fmt.Sprintf("  %s %s: %s", p.Code, sanitize.Line(p.Path), sanitize.Line(p.Message)))
+	}
+	return pe
 }
 
 // maxProblemLines bounds the problems listed for one input.

@@ -2,12 +2,13 @@ package identity
 
 import (
 	"bytes"
-	"cmp"
+	"fmt"
 	"slices"
 )
 
 // Delta is core §3.3's commit delta over the multisets of element
-// content hashes: Added = new∖old, Removed = old∖new, Retained = |old∩new|.
+// content hashes: Added = |new∖old|, Removed = |old∖new|, Retained =
+// |old∩new|, all counted as multisets.
 type Delta struct {
 	Added    int `json:"added"`
 	Removed  int `json:"removed"`
@@ -15,29 +16,31 @@ type Delta struct {
 }
 
 // Changes is what differs between two documents: the delta, and for each
-// page number whose page_hash differs, the elements added, removed or
-// moved. Pages pair by number (contract §5: the number is a page's
-// pairing identity).
+// page whose page_hash differs, the elements added, removed or moved.
+// Pages have no number (core §2.2): unchanged pages pair by page_hash on a
+// longest common subsequence of the two page sequences, and the pages
+// left between two such anchors pair by position there.
 type Changes struct {
-	Equal           bool   `json:"equal"`
-	OldDocHash      string `json:"old_doc_hash"`
-	NewDocHash      string `json:"new_doc_hash"`
-	Delta           Delta  `json:"delta"`
-	FileTypeChanged bool   `json:"file_type_changed,omitempty"`
-	DocMetaChanged  bool   `json:"doc_metadata_changed,omitempty"`
-	// OrderChanged: the retained content reads in another order (pages by
-	// number, elements in order), even when the delta is all retained.
+	Equal           bool  `json:"equal"`
+	OldDocHash      Hash  `json:"old_doc_hash"`
+	NewDocHash      Hash  `json:"new_doc_hash"`
+	Delta           Delta `json:"delta"`
+	FileTypeChanged bool  `json:"file_type_changed,omitempty"`
+	TitleChanged    bool  `json:"title_changed,omitempty"`
+	DocMetaChanged  bool  `json:"doc_metadata_changed,omitempty"`
+	// OrderChanged: the retained content reads in another order (pages,
+	// then elements, in array order), even when the delta is all retained.
 	OrderChanged bool         `json:"order_changed"`
 	Pages        []PageChange `json:"pages"`
 }
 
 // PageChange is one page whose page_hash differs. Status is "added",
-// "removed" or "changed". OldIndex/NewIndex index Result.Pages (-1: none).
+// "removed" or "changed". OldIndex/NewIndex are its positions in the two
+// documents (-1: none).
 type PageChange struct {
-	Number       int64           `json:"number"`
 	Status       string          `json:"status"`
-	OldIndex     int             `json:"-"`
-	NewIndex     int             `json:"-"`
+	OldIndex     int             `json:"old_page"`
+	NewIndex     int             `json:"new_page"`
 	TitleChanged bool            `json:"title_changed,omitempty"`
 	MetaChanged  bool            `json:"page_metadata_changed,omitempty"`
 	Elements     []ElementChange `json:"elements"`
@@ -51,35 +54,44 @@ type PageChange struct {
 type ElementChange struct {
 	Op          string `json:"op"`
 	Index       int    `json:"index"`
-	ContentHash string `json:"content_hash"`
+	ContentHash Hash   `json:"content_hash"`
 	Category    string `json:"category"`
 	Text        string `json:"text"`
 }
 
-// ComputeDelta is the core §3.3 delta from old to new.
-func ComputeDelta(old, new *Result) Delta {
-	count := map[string]int{}
-	total := 0
-	for _, p := range old.Pages {
-		for _, e := range p.Elements {
-			count[e.ContentHash]++
-			total++
-		}
+// DeltaOf is the core §3.3 delta from old to new, given each document's
+// element content hashes in any order (a created document's old is nil).
+func DeltaOf(old, new []Hash) Delta {
+	count := make(map[Hash]int, len(old))
+	for _, h := range old {
+		count[h]++
 	}
 	var d Delta
-	for _, p := range new.Pages {
-		for _, e := range p.Elements {
-			if count[e.ContentHash] > 0 {
-				count[e.ContentHash]--
-				d.Retained++
-			} else {
-				d.Added++
-			}
+	for _, h := range new {
+		if count[h] > 0 {
+			count[h]--
+			d.Retained++
+		} else {
+			d.Added++
 		}
 	}
-	d.Removed = total - d.Retained
+	d.Removed = len(old) - d.Retained
 	return d
 }
+
+// ElementHashes is every element content_hash of r, in reading order.
+func (r *Result) ElementHashes() []Hash {
+	var out []Hash
+	for _, p := range r.Pages {
+		for _, e := range p.Elements {
+			out = append(out, e.ContentHash)
+		}
+	}
+	return out
+}
+
+// ComputeDelta is DeltaOf over two results.
+func ComputeDelta(old, new *Result) Delta { return DeltaOf(old.ElementHashes(), new.ElementHashes()) }
 
 // Diff compares old and new (both computed, ideally without Problems).
 func Diff(old, new *Result) *Changes {
@@ -88,84 +100,116 @@ func Diff(old, new *Result) *Changes {
 		Equal:           old.DocHash != "" && old.DocHash == new.DocHash,
 		Delta:           ComputeDelta(old, new),
 		FileTypeChanged: old.FileType != new.FileType,
+		TitleChanged:    !equalPtr(old.Title, new.Title),
 		DocMetaChanged:  !bytes.Equal(old.DocMeta, new.DocMeta),
 		Pages:           []PageChange{},
 	}
 	inOld, inNew := multiset(old), multiset(new)
-	c.OrderChanged = !slicesEqual(retainedOrder(old, inNew), retainedOrder(new, inOld))
-	byNum := func(r *Result) map[int64]int {
-		m := map[int64]int{}
-		for i, p := range r.Pages {
-			if _, dup := m[p.Number]; !dup {
-				m[p.Number] = i
-			}
-		}
-		return m
-	}
-	oldNum, newNum := byNum(old), byNum(new)
-	// Pages in the new document's order, then pages only the old one has.
-	for j, np := range new.Pages {
-		i, ok := oldNum[np.Number]
-		if !ok {
-			pc := PageChange{Number: np.Number, Status: "added", OldIndex: -1, NewIndex: j, Elements: []ElementChange{}}
-			for k, e := range np.Elements {
-				pc.Elements = append(pc.Elements, change(inOld, "added", k, e))
-			}
-			c.Pages = append(c.Pages, pc)
+	c.OrderChanged = !slices.Equal(retainedOrder(old, inNew), retainedOrder(new, inOld))
+	oldSeq, newSeq := pageSeq(old), pageSeq(new)
+	keepOld, keepNew := lcs(oldSeq, newSeq)
+	// Walk both sequences gap by gap: between two kept pages, the i-th
+	// unkept old page pairs with the i-th unkept new page.
+	i, j := 0, 0
+	for i < len(old.Pages) || j < len(new.Pages) {
+		if i < len(old.Pages) && j < len(new.Pages) && keepOld[i] && keepNew[j] {
+			i++
+			j++
 			continue
 		}
-		op := old.Pages[i]
-		if op.PageHash != "" && op.PageHash == np.PageHash {
-			continue
+		var gapOld, gapNew []int
+		for i < len(old.Pages) && !keepOld[i] {
+			gapOld = append(gapOld, i)
+			i++
 		}
-		pc := PageChange{Number: np.Number, Status: "changed", OldIndex: i, NewIndex: j,
-			TitleChanged: op.Title != np.Title, MetaChanged: !bytes.Equal(op.Meta, np.Meta), Elements: []ElementChange{}}
-		oldSeq, newSeq := hashes(op), hashes(np)
-		keepOld, keepNew := lcs(oldSeq, newSeq)
-		for k, e := range np.Elements {
-			if keepNew[k] {
-				continue
+		for j < len(new.Pages) && !keepNew[j] {
+			gapNew = append(gapNew, j)
+			j++
+		}
+		for k := 0; k < max(len(gapOld), len(gapNew)); k++ {
+			switch {
+			case k < len(gapOld) && k < len(gapNew):
+				c.Pages = append(c.Pages, changedPage(old, new, gapOld[k], gapNew[k], inOld, inNew))
+			case k < len(gapNew):
+				np := new.Pages[gapNew[k]]
+				pc := PageChange{Status: "added", OldIndex: -1, NewIndex: gapNew[k], Elements: []ElementChange{}}
+				for n, e := range np.Elements {
+					pc.Elements = append(pc.Elements, change(inOld, "added", n, e))
+				}
+				c.Pages = append(c.Pages, pc)
+			default:
+				op := old.Pages[gapOld[k]]
+				pc := PageChange{Status: "removed", OldIndex: gapOld[k], NewIndex: -1, Elements: []ElementChange{}}
+				for n, e := range op.Elements {
+					if inNew[e.ContentHash] > 0 {
+						continue
+					}
+					pc.Elements = append(pc.Elements, ElementChange{Op: "removed", Index: n, ContentHash: e.ContentHash, Category: e.Category, Text: e.Text})
+				}
+				c.Pages = append(c.Pages, pc)
 			}
-			pc.Elements = append(pc.Elements, change(inOld, "added", k, e))
 		}
-		for k, e := range op.Elements {
-			if keepOld[k] {
-				continue
-			}
-			if inNew[e.ContentHash] > 0 {
-				continue // listed as moved where it is now
-			}
-			pc.Elements = append(pc.Elements, ElementChange{Op: "removed", Index: k, ContentHash: e.ContentHash, Category: e.Category, Text: e.Text})
+		if len(gapOld) == 0 && len(gapNew) == 0 {
+			// Defensive: the LCS keeps pairs in step; never loop forever.
+			i++
+			j++
 		}
-		c.Pages = append(c.Pages, pc)
-	}
-	for i, op := range old.Pages {
-		if _, ok := newNum[op.Number]; ok {
-			continue
-		}
-		pc := PageChange{Number: op.Number, Status: "removed", OldIndex: i, NewIndex: -1, Elements: []ElementChange{}}
-		for k, e := range op.Elements {
-			if inNew[e.ContentHash] > 0 {
-				continue
-			}
-			pc.Elements = append(pc.Elements, ElementChange{Op: "removed", Index: k, ContentHash: e.ContentHash, Category: e.Category, Text: e.Text})
-		}
-		c.Pages = append(c.Pages, pc)
 	}
 	return c
 }
 
+// changedPage lists what changed between old page i and new page j.
+func changedPage(old, new *Result, i, j int, inOld, inNew map[Hash]int) PageChange {
+	op, np := old.Pages[i], new.Pages[j]
+	pc := PageChange{Status: "changed", OldIndex: i, NewIndex: j,
+		TitleChanged: !equalPtr(op.Title, np.Title), MetaChanged: !bytes.Equal(op.Meta, np.Meta), Elements: []ElementChange{}}
+	keepOld, keepNew := lcs(hashes(op), hashes(np))
+	for k, e := range np.Elements {
+		if keepNew[k] {
+			continue
+		}
+		pc.Elements = append(pc.Elements, change(inOld, "added", k, e))
+	}
+	for k, e := range op.Elements {
+		if keepOld[k] || inNew[e.ContentHash] > 0 {
+			continue // kept, or listed as moved where it is now
+		}
+		pc.Elements = append(pc.Elements, ElementChange{Op: "removed", Index: k, ContentHash: e.ContentHash, Category: e.Category, Text: e.Text})
+	}
+	return pc
+}
+
+// pageSeq is r's page hashes; a page that could not be hashed gets a
+// value no other page has, so that it never pairs as unchanged.
+func pageSeq(r *Result) []Hash {
+	out := make([]Hash, len(r.Pages))
+	for i, p := range r.Pages {
+		out[i] = p.PageHash
+		if p.PageHash == "" {
+			out[i] = Hash(fmt.Sprintf("unhashed:%p", &r.Pages[i]))
+		}
+	}
+	return out
+}
+
+func equalPtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
 // change classifies an element of the new document not kept in place:
 // moved when its content exists in the old document, else added.
-func change(inOld map[string]int, op string, k int, e ElementResult) ElementChange {
+func change(inOld map[Hash]int, op string, k int, e ElementResult) ElementChange {
 	if inOld[e.ContentHash] > 0 {
 		op = "moved"
 	}
 	return ElementChange{Op: op, Index: k, ContentHash: e.ContentHash, Category: e.Category, Text: e.Text}
 }
 
-func multiset(r *Result) map[string]int {
-	m := map[string]int{}
+func multiset(r *Result) map[Hash]int {
+	m := map[Hash]int{}
 	for _, p := range r.Pages {
 		for _, e := range p.Elements {
 			m[e.ContentHash]++
@@ -174,8 +218,8 @@ func multiset(r *Result) map[string]int {
 	return m
 }
 
-func hashes(p PageResult) []string {
-	out := make([]string, len(p.Elements))
+func hashes(p PageResult) []Hash {
+	out := make([]Hash, len(p.Elements))
 	for i, e := range p.Elements {
 		out[i] = e.ContentHash
 	}
@@ -188,7 +232,7 @@ const maxLCSCells = 4 << 20
 
 // lcs marks the elements of a and b on a longest common subsequence:
 // those stayed in place; the rest were added, removed or moved.
-func lcs(a, b []string) (keepA, keepB []bool) {
+func lcs(a, b []Hash) (keepA, keepB []bool) {
 	keepA, keepB = make([]bool, len(a)), make([]bool, len(b))
 	lo := 0
 	for lo < len(a) && lo < len(b) && a[lo] == b[lo] {
@@ -232,21 +276,16 @@ func lcs(a, b []string) (keepA, keepB []bool) {
 	return keepA, keepB
 }
 
-// retainedOrder is r's content in reading order (pages by number), kept
-// only as often as other holds it: the retained part of the delta.
-func retainedOrder(r *Result, other map[string]int) []string {
-	left := make(map[string]int, len(other))
+// retainedOrder is r's content in reading order, kept only as often as
+// other holds it: the retained part of the delta.
+func retainedOrder(r *Result, other map[Hash]int) []Hash {
+	left := make(map[Hash]int, len(other))
 	for k, v := range other {
 		left[k] = v
 	}
-	idx := make([]int, len(r.Pages))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(r.Pages[a].Number, r.Pages[b].Number) })
-	var out []string
-	for _, i := range idx {
-		for _, e := range r.Pages[i].Elements {
+	var out []Hash
+	for _, p := range r.Pages {
+		for _, e := range p.Elements {
 			if left[e.ContentHash] > 0 {
 				left[e.ContentHash]--
 				out = append(out, e.ContentHash)
@@ -255,5 +294,3 @@ func retainedOrder(r *Result, other map[string]int) []string {
 	}
 	return out
 }
-
-func slicesEqual(a, b []string) bool { return slices.Equal(a, b) }

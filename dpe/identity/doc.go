@@ -1,56 +1,63 @@
-// Package identity computes DPE content identity under hash contract 1
-// ("dpe1", spec/hash-contract-1.md of github.com/A2C-SMCP/dpe-protocol at
-// commit 0ac17ca): content_hash per element, page_hash per page, doc_hash
-// per document, and the commit delta of core §3.3 between two documents.
+// Package identity is DPE v1's content identity: hash contract 1
+// ("dpe1", spec/hash-contract-1.md of github.com/A2C-SMCP/dpe-protocol as
+// finalised, the 0.2.1 documentation line) and the objects it hashes
+// (spec/core.md §2). It is the product's one content key: element, page
+// and document hashes, the commit delta (core §3.3), and the file_uri
+// normalisation (core §1.1).
 //
-// Segments are length-prefixed (4-byte big-endian length, then the
-// bytes); a null text segment is the empty string; metadata loses its
-// null-valued keys recursively and is then serialised with RFC 8785 JCS
-// (github.com/gowebpki/jcs); integer literals beyond ±(2^53−1) are
-// rejected; category and file_type are closed enums — a value outside
-// them is a Problem, never hashed under a fallback.
+// A document is a three-level tree, like Git's objects: element objects
+// {category, its content fields, metadata}, page objects {title?,
+// page_metadata, elements: [content_hash…]} and the document object
+// {file_type, title?, doc_metadata, pages: [page_hash…]}. Every object's
+// hash is H(obj) = "dpe1:" + hex(SHA-256(JCS(norm(obj)))), where norm
+// removes null-valued keys recursively (absent ≡ null; "" is a value) and
+// makes the three metadata fields {} when absent. Pages have no number:
+// their position in pages is their place, so inserting a page changes
+// only the document object. category and file_type are closed enums; a
+// value outside them is a Problem, never hashed under a fallback.
 //
-// # Input shapes
+// # Entry points
 //
-// The DPE v1 shape (file_type, doc_metadata, pages[{number, title,
-// page_metadata, elements[{category, text, text_as_html, image_blob,
-// image_mime_type, metadata}]}]) maps to itself. A v0.2 document (dpe.md
-// §DPE 内容标准格式, our dpe.Document) maps by this one table (Map):
+//   - ParseDocument reads a v1 document with pages and elements inline
+//     (the vectors' documents shape), checked in core §2.8's order;
+//     HashDocument computes its Result: every hash and the canonical bytes
+//     of every object (what a push uploads).
+//   - ParseElement, ParsePageObject, ParseDocumentObject read single wire
+//     objects (what a remote receives), with JSON Pointer problem paths.
+//   - Map turns a decoded DPE v0.2 document (our dpe.Document) into an
+//     Input by the one table below; Compute hashes an Input.
+//   - DeltaOf / Diff compare two documents; NormalizeFileURI is core §1.1.
 //
-//	v0.2 source                               dpe1 input
+// # DPE v0.2 → v1
+//
+// A v0.2 document (A2C-SMCP dpe.md §DPE 内容标准格式) maps by this table;
+// Sniff tells the two shapes apart by the fields only v0.2 has.
+//
+//	v0.2 field                                 v1 field
 //	------------------------------------------------------------------------
-//	file_type                                 file_type (must be in the enum; "markdown" is not "md")
-//	file_type of source code (go, py, js, mjs, "txt" (source code is plain text), and the v0.2
-//	  ts, tsx, rs, java, c, h, cc, cpp, hpp,    value goes to doc_metadata.source_file_type
-//	  sh, bash, sql, rb, kt, swift, lua, yaml,  (already there: a Problem); any other value
-//	  yml, toml, css)                           outside the enum is a Problem
-//	doc_metadata (kernel shape) + every other  doc_metadata (a key in both is a Problem)
-//	  top-level field but the dropped ones
-//	file_uri, uri, doc_ref                    dropped: document identity, not content
-//	pages[].page_index (or number)            number (number wins when both are present)
-//	pages[].title                             title
-//	pages[].page_metadata + other page fields page_metadata
-//	pages[].uri, element_count, doc_ref       dropped: transport (manifest mode) and identity
-//	elements[].category                       category; "Text" → "UncategorizedText";
-//	                                            anything outside the enum is a Problem
-//	elements[].text                           text
-//	elements[].ele_metadata (or metadata)     metadata
+//	file_type                                  file_type (must be in the enum; "markdown" is not "md")
+//	file_type of source code (go, py, js, …)   "txt", the v0.2 value kept as doc_metadata.source_file_type
+//	title                                      title
+//	doc_metadata + every other top-level field doc_metadata (a key in both is a Problem)
+//	file_uri, uri, doc_ref                     not hashed: the document's identity, not content
+//	page_count                                 not hashed: it is len(pages)
+//	pages[] ordered by page_index (or number)  pages[] in that order; the index itself is not hashed
+//	pages[].title                              title
+//	pages[].page_metadata + other page fields  page_metadata
+//	pages[].uri, element_count, doc_ref        not hashed: manifest transport and identity
+//	elements[].category                        category; "Text" → "UncategorizedText"
+//	elements[].text                            text
+//	elements[].ele_metadata (or metadata)      metadata
 //	  + other element fields
-//	elements[].id, element_id, doc_ref,       dropped: positions and ids the skeleton
-//	  page_index                                already expresses (core §2.4)
-//	ele_metadata.text_as_html                 text_as_html, for Table and Formula only
-//	                                            (moved out of metadata)
-//	ele_metadata.image_base64                 image_blob = "sha256:<hex>" of the decoded
-//	                                            bytes, for Image only (moved out)
-//	ele_metadata.image_mime_type              image_mime_type, for Image only (moved out)
+//	elements[].id, element_id, doc_ref,        not hashed: ids and positions the tree
+//	  page_index                                 already expresses (core §2.4)
+//	ele_metadata.text_as_html                  text_as_html, for Table and Formula (moved out of metadata)
+//	ele_metadata.image_base64                  blob = "sha256:<hex>" of the decoded bytes, for Image
+//	ele_metadata.image_mime_type               mime_type, for Image (moved out of metadata)
 //
-// A manifest page's number and title come from its manifest entry; its
-// elements from the fetched page. The same document inline and in
-// manifest mode therefore has the same doc_hash.
-//
-// What cannot map — an unknown category or file_type, a field the
-// contract has no place for (text_as_html on a NarrativeText), metadata
-// that is not an object, a page number beyond the safe range — is a
-// Problem with the JSON path of the element or field; the hashes that
-// depend on it are left empty rather than computed from a coerced value.
+// A manifest page's title comes from its manifest entry and its elements
+// from the fetched page, so a document inline and in manifest mode has one
+// doc_hash. What cannot map is a Problem with the JSON path of the field
+// as the user wrote it; the hashes depending on it stay empty rather than
+// being computed from a coerced value.
 package identity

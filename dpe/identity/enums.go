@@ -9,10 +9,28 @@ import "slices"
 type categoryKind int
 
 const (
-	kindText  categoryKind = iota // text(text)
-	kindHTML                      // text(text), text(text_as_html)
-	kindImage                     // text(text), text(blob_ref), text(image_mime_type)
+	kindText  categoryKind = iota // text
+	kindHTML                      // text, text_as_html
+	kindImage                     // text, blob, mime_type
 )
+
+// ContentFields is contract §4.1's table: the content fields category c
+// allows besides category and metadata (all optional), and whether c is
+// in the closed category set at all. It is the manifest's
+// category_content_fields.
+func ContentFields(c string) ([]string, bool) {
+	kind, ok := categoryOf(c)
+	if !ok {
+		return nil, false
+	}
+	switch kind {
+	case kindImage:
+		return []string{"text", "blob", "mime_type"}, true
+	case kindHTML:
+		return []string{"text", "text_as_html"}, true
+	}
+	return []string{"text"}, true
+}
 
 // categoryOf is contract §4.1.
 func categoryOf(c string) (categoryKind, bool) {

@@ -24,7 +24,7 @@ func Key(doc []byte) string {
 		}
 		if ok {
 			if r := Compute(Map(doc, d)); r.OK() {
-				return r.DocHash
+				return string(r.DocHash)
 			}
 		}
 	}

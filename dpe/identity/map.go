@@ -2,11 +2,13 @@ package identity
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,27 +59,39 @@ func Map(body []byte, d *dpe.Document) *Input {
 	}
 	in.DocMetadata = in.merge("$", top, "doc_metadata", docDropped())
 
+	if raw, ok := top["title"]; ok {
+		if json.Unmarshal(raw, &in.Title) != nil {
+			in.Problems = append(in.Problems, Problem{"$.title", CodeValidation, "title is not a string"})
+		}
+	}
+
+	// Pages are in reading order: by page_index (or the kernel "number"),
+	// as Decode sorted them; the index itself is not hashed (a page's
+	// position is its place, core §2.2).
 	models := pairPages(src, d)
-	for j, raw := range src {
+	order := make([]int, len(src))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ia, ib := pageOrder(models[a], a), pageOrder(models[b], b)
+		return cmp.Compare(ia, ib)
+	})
+	for _, j := range order {
+		raw := src[j]
 		path := fmt.Sprintf("$.pages[%d]", j)
 		var pm map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &pm); err != nil {
 			in.Problems = append(in.Problems, Problem{path, CodeValidation, "page is not an object"})
 			continue
 		}
-		p := InputPage{Path: path, Number: int64(j)}
-		numKey := "page_index"
-		if _, ok := pm["number"]; ok {
-			numKey = "number"
-		}
-		if nr, ok := pm[numKey]; ok {
-			n, err := integer(nr)
-			if err != nil {
-				in.Problems = append(in.Problems, Problem{path + "." + numKey, CodeValidation, err.Error()})
+		p := InputPage{Path: path}
+		for _, k := range []string{"number", "page_index"} {
+			if nr, ok := pm[k]; ok {
+				if _, err := integer(nr); err != nil {
+					in.Problems = append(in.Problems, Problem{path + "." + k, CodeValidation, err.Error()})
+				}
 			}
-			p.Number = n
-		} else if m := models[j]; m != nil {
-			p.Number = int64(m.Index)
 		}
 		if tr, ok := pm["title"]; ok {
 			if json.Unmarshal(tr, &p.Title) != nil {
@@ -121,7 +135,9 @@ func sourceCodeType(ft string) bool {
 // skeleton already expresses, and transport hints. Each is named in the
 // package doc's table.
 // (Functions, not package variables: nothing can change the table.)
-func docDropped() []string { return []string{"file_type", "file_uri", "uri", "doc_ref"} }
+func docDropped() []string {
+	return []string{"file_type", "title", "file_uri", "uri", "doc_ref", "page_count"}
+}
 
 func pageDropped() []string {
 	return []string{"number", "page_index", "title", "elements", "uri", "element_count", "doc_ref"}
@@ -129,7 +145,7 @@ func pageDropped() []string {
 
 func elementDropped() []string {
 	return []string{"id", "element_id", "doc_ref", "page_index", "category", "text",
-		"text_as_html", "image_blob", "image_mime_type"}
+		"text_as_html", "blob", "mime_type"}
 }
 
 // merge builds a metadata object: the object under key (v1 shape) plus
@@ -227,11 +243,11 @@ func (in *Input) element(path string, el *dpe.Element) InputElement {
 	if e.TextAsHTML, ok = str("text_as_html"); !ok {
 		return fail(".text_as_html", CodeValidation, "text_as_html is not a string")
 	}
-	if e.ImageBlob, ok = str("image_blob"); !ok {
-		return fail(".image_blob", CodeValidation, "image_blob is not a string")
+	if e.Blob, ok = str("blob"); !ok {
+		return fail(".blob", CodeValidation, "blob is not a string")
 	}
-	if e.ImageMimeType, ok = str("image_mime_type"); !ok {
-		return fail(".image_mime_type", CodeValidation, "image_mime_type is not a string")
+	if e.MimeType, ok = str("mime_type"); !ok {
+		return fail(".mime_type", CodeValidation, "mime_type is not a string")
 	}
 	// v0.2 keeps these in ele_metadata; the contract gives them segments.
 	take := func(k string) (*string, bool) {
@@ -254,7 +270,7 @@ func (in *Input) element(path string, el *dpe.Element) InputElement {
 			}
 		}
 	case kindImage:
-		if e.ImageBlob == nil {
+		if e.Blob == nil {
 			b64, ok := take("image_base64")
 			if !ok {
 				return fail(".ele_metadata.image_base64", CodeValidation, "image_base64 is not a string")
@@ -266,11 +282,11 @@ func (in *Input) element(path string, el *dpe.Element) InputElement {
 				}
 				sum := sha256.Sum256(data)
 				ref := "sha256:" + hex.EncodeToString(sum[:])
-				e.ImageBlob = &ref
+				e.Blob = &ref
 			}
 		}
-		if e.ImageMimeType == nil {
-			if e.ImageMimeType, ok = take("image_mime_type"); !ok {
+		if e.MimeType == nil {
+			if e.MimeType, ok = take("image_mime_type"); !ok {
 				return fail(".ele_metadata.image_mime_type", CodeValidation, "image_mime_type is not a string")
 			}
 		}
@@ -297,6 +313,15 @@ func decodeBase64(s string) ([]byte, error) {
 
 // integer reads an integer literal; beyond ±(2^53−1) or not an integer
 // is an error.
+// pageOrder is where a source page goes in reading order: its decoded
+// page's index, else (not decoded: a Problem anyway) its source position.
+func pageOrder(m *dpe.Page, pos int) int {
+	if m == nil {
+		return pos
+	}
+	return m.Index
+}
+
 func integer(raw json.RawMessage) (int64, error) {
 	lit := strings.TrimSpace(string(raw))
 	if strings.ContainsAny(lit, ".eE") || lit == "" || lit[0] == '"' || lit == "null" {

@@ -3,6 +3,8 @@ package identity
 import (
 	"fmt"
 	"testing"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 func hashOf(t *testing.T, body string) *Result {
@@ -40,3 +42,19 @@ func TestMap_SourceCodeFileType(t *testing.T) {
 }
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+// hashDocument runs a v0.2 document JSON through the shipped path:
+// decode as dpe-tui decodes any document, load every page, map, compute.
+func hashDocument(t *testing.T, raw []byte) *Result {
+	t.Helper()
+	d, err := dpe.Decode(raw, dpe.DefaultLimits())
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	for i := range d.Pages {
+		if err := d.EnsurePage(i, dpe.DefaultLimits()); err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+	}
+	return Compute(Map(raw, d))
+}

@@ -1,0 +1,633 @@
+package identity
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Parsing DPE v1 objects and documents: core §2.8's validation order,
+// the same for every implementation, so that one input gives one error
+// code. Step 0 I-JSON (valid Unicode, no duplicate keys), 1 shape (an
+// object with its required fields, null counts as absent), 2 category,
+// 3 closed schema (an undefined field is rejected even when null), 4 each
+// field in the order of core §2.1–§2.3 (type, file_type enum, blob
+// reference, every metadata value, every child hash).
+
+// maxDepthJSON bounds the nesting of any value parsed here (the parser
+// recurses).
+const maxDepthJSON = 256
+
+// ParseElement parses one element object from the wire. Problem paths
+// are JSON Pointers relative to the object (core §2.8).
+func ParseElement(b []byte) (*Element, *Problem) {
+	v, p := decodeIJSON(b)
+	if p != nil {
+		return nil, p
+	}
+	e, p := element(v, pointer{})
+	if p != nil {
+		return nil, p
+	}
+	return e, nil
+}
+
+// ParsePageObject parses one page object from the wire (pointer paths).
+func ParsePageObject(b []byte) (*PageObject, *Problem) {
+	v, p := decodeIJSON(b)
+	if p != nil {
+		return nil, p
+	}
+	o, p := object(v, pointer{}, []string{"elements"}, []string{"title", "page_metadata", "elements"})
+	if p != nil {
+		return nil, p
+	}
+	po := &PageObject{}
+	if po.Title, p = optString(o, "title", pointer{}); p != nil {
+		return nil, p
+	}
+	if po.PageMetadata, p = metadata(o, "page_metadata", pointer{}); p != nil {
+		return nil, p
+	}
+	if po.Elements, p = childHashes(o["elements"], pointer{}.key("elements")); p != nil {
+		return nil, p
+	}
+	return po, nil
+}
+
+// ParseDocumentObject parses one document object from the wire (pointer
+// paths).
+func ParseDocumentObject(b []byte) (*DocumentObject, *Problem) {
+	v, p := decodeIJSON(b)
+	if p != nil {
+		return nil, p
+	}
+	o, p := object(v, pointer{}, []string{"file_type", "pages"}, []string{"file_type", "title", "doc_metadata", "pages"})
+	if p != nil {
+		return nil, p
+	}
+	do := &DocumentObject{}
+	if do.FileType, p = fileType(o, pointer{}); p != nil {
+		return nil, p
+	}
+	if do.Title, p = optString(o, "title", pointer{}); p != nil {
+		return nil, p
+	}
+	if do.DocMetadata, p = metadata(o, "doc_metadata", pointer{}); p != nil {
+		return nil, p
+	}
+	if do.Pages, p = childHashes(o["pages"], pointer{}.key("pages")); p != nil {
+		return nil, p
+	}
+	return do, nil
+}
+
+// maxDocumentProblems bounds the problems one document reports.
+const maxDocumentProblems = 100
+
+// ParseDocument parses a DPE v1 document with pages and elements inline
+// (the conformance vectors' documents shape). Each object is checked in
+// core §2.8's order; the first problem of each object is reported, with a
+// JSON path into the document ("$.pages[0].elements[2].blob"). The
+// document is nil when any problem was found.
+func ParseDocument(b []byte) (*Document, []Problem) {
+	v, p := decodeIJSON(b)
+	if p != nil {
+		p.Path = "$"
+		return nil, []Problem{*p}
+	}
+	root := jsonPath{}
+	var probs []Problem
+	add := func(p *Problem) {
+		if len(probs) < maxDocumentProblems {
+			probs = append(probs, *p)
+		}
+	}
+	o, p := object(v, root, []string{"file_type", "pages"}, []string{"file_type", "title", "doc_metadata", "pages"})
+	if p != nil {
+		return nil, []Problem{*p}
+	}
+	d := &Document{}
+	if d.FileType, p = fileType(o, root); p != nil {
+		add(p)
+	}
+	if d.Title, p = optString(o, "title", root); p != nil {
+		add(p)
+	}
+	if d.DocMetadata, p = metadata(o, "doc_metadata", root); p != nil {
+		add(p)
+	}
+	pages, ok := o["pages"].([]any)
+	if !ok {
+		add(&Problem{root.key("pages").String(), CodeValidation, "pages is not an array"})
+		return nil, probs
+	}
+	d.Pages = make([]Page, len(pages))
+	for i, pv := range pages {
+		at := root.key("pages").index(i)
+		po, p := object(pv, at, []string{"elements"}, []string{"title", "page_metadata", "elements"})
+		if p != nil {
+			add(p)
+			continue
+		}
+		pg := &d.Pages[i]
+		if pg.Title, p = optString(po, "title", at); p != nil {
+			add(p)
+			continue
+		}
+		if pg.PageMetadata, p = metadata(po, "page_metadata", at); p != nil {
+			add(p)
+			continue
+		}
+		els, ok := po["elements"].([]any)
+		if !ok {
+			add(&Problem{at.key("elements").String(), CodeValidation, "elements is not an array"})
+			continue
+		}
+		pg.Elements = make([]Element, len(els))
+		for j, ev := range els {
+			e, p := element(ev, at.key("elements").index(j))
+			if p != nil {
+				add(p)
+				continue
+			}
+			pg.Elements[j] = *e
+		}
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return d, nil
+}
+
+// where names a place in a parsed value: a JSON Pointer for wire objects,
+// a JSON path for documents.
+type where interface {
+	key(k string) where
+	index(i int) where
+	String() string
+}
+
+type pointer struct{ s string }
+
+func (p pointer) key(k string) where {
+	k = strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+	return pointer{p.s + "/" + k}
+}
+func (p pointer) index(i int) where { return pointer{p.s + "/" + strconv.Itoa(i)} }
+func (p pointer) String() string    { return p.s }
+
+type jsonPath struct{ s string }
+
+func (p jsonPath) key(k string) where { return jsonPath{p.s + pathKey(k)} }
+func (p jsonPath) index(i int) where  { return jsonPath{p.s + "[" + strconv.Itoa(i) + "]"} }
+func (p jsonPath) String() string     { return "$" + p.s }
+
+// object is steps 1 and 3 for one object: v is an object, every required
+// key is there and not null, and no key is outside allowed (an undefined
+// key is rejected even when its value is null). Several undefined keys:
+// the least in UTF-16 code-unit order is named (core §2.8).
+func object(v any, at where, required, allowed []string) (map[string]any, *Problem) {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Problem{at.String(), CodeValidation, "not a JSON object"}
+	}
+	for _, k := range required {
+		if o[k] == nil {
+			return nil, &Problem{at.String(), CodeValidation, k + " is missing"}
+		}
+	}
+	if p := closed(o, at, allowed); p != nil {
+		return nil, p
+	}
+	return o, nil
+}
+
+func closed(o map[string]any, at where, allowed []string) *Problem {
+	var extra []string
+	for k := range o {
+		if !slices.Contains(allowed, k) {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	slices.SortFunc(extra, compareUTF16)
+	return &Problem{at.key(extra[0]).String(), CodeValidation, "field " + quote(extra[0]) + " is not defined here (allowed: " + strings.Join(allowed, ", ") + ")"}
+}
+
+// compareUTF16 orders strings by UTF-16 code units (JCS, core §2.8).
+func compareUTF16(a, b string) int {
+	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+}
+
+// element parses one element object (steps 1–4).
+func element(v any, at where) (*Element, *Problem) {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Problem{at.String(), CodeValidation, "not a JSON object"}
+	}
+	if o["category"] == nil {
+		return nil, &Problem{at.String(), CodeValidation, "category is missing"}
+	}
+	cat, ok := o["category"].(string)
+	if !ok {
+		return nil, &Problem{at.key("category").String(), CodeValidation, "category is not a string"}
+	}
+	fields, known := ContentFields(cat)
+	if !known {
+		return nil, &Problem{at.key("category").String(), CodeCategoryUnknown, "category " + quote(cat) + " is not in the dpe1 category set"}
+	}
+	allowed := append([]string{"category"}, fields...)
+	allowed = append(allowed, "metadata")
+	if p := closed(o, at, allowed); p != nil {
+		if k := p.Path[len(at.String()):]; strings.Contains(k, "text_as_html") || strings.Contains(k, "blob") || strings.Contains(k, "mime_type") {
+			p.Message += "; " + cat + " does not carry it"
+		}
+		return nil, p
+	}
+	e := &Element{Category: cat}
+	var p *Problem
+	// core §2.3's field order: category, text, text_as_html, blob /
+	// mime_type, metadata.
+	if e.Text, p = optString(o, "text", at); p != nil {
+		return nil, p
+	}
+	if e.TextAsHTML, p = optString(o, "text_as_html", at); p != nil {
+		return nil, p
+	}
+	if e.Blob, p = optString(o, "blob", at); p != nil {
+		return nil, p
+	}
+	if e.Blob != nil && !validBlobRef(*e.Blob) {
+		return nil, &Problem{at.key("blob").String(), CodeValidation, "blob must be sha256:<64 lowercase hex>, not " + quote(*e.Blob)}
+	}
+	if e.MimeType, p = optString(o, "mime_type", at); p != nil {
+		return nil, p
+	}
+	if e.Metadata, p = metadata(o, "metadata", at); p != nil {
+		return nil, p
+	}
+	return e, nil
+}
+
+func optString(o map[string]any, k string, at where) (*string, *Problem) {
+	v := o[k]
+	if v == nil {
+		return nil, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return nil, &Problem{at.key(k).String(), CodeValidation, k + " is not a string"}
+	}
+	return &s, nil
+}
+
+func fileType(o map[string]any, at where) (string, *Problem) {
+	s, ok := o["file_type"].(string)
+	if !ok {
+		return "", &Problem{at.key("file_type").String(), CodeValidation, "file_type is not a string"}
+	}
+	if !FileTypeKnown(s) {
+		return "", &Problem{at.key("file_type").String(), CodeValidation, "file_type " + quote(s) + " is not in the dpe1 file_type set"}
+	}
+	return s, nil
+}
+
+// metadata checks a metadata field (an object, or absent / null) and every
+// value in it (core §2.6), and returns its JSON (nil: absent).
+func metadata(o map[string]any, k string, at where) (json.RawMessage, *Problem) {
+	v := o[k]
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Problem{at.key(k).String(), CodeValidation, k + " is not a JSON object"}
+	}
+	if p := numbers(m, at.key(k), 0); p != nil {
+		return nil, p
+	}
+	b, err := marshalTree(m)
+	if err != nil {
+		return nil, &Problem{at.key(k).String(), CodeValidation, err.Error()}
+	}
+	return b, nil
+}
+
+// numbers is core §2.6 on every value under v, keys in UTF-16 order (so
+// that the problem reported is the same each run).
+func numbers(v any, at where, depth int) *Problem {
+	if depth > maxDepthJSON {
+		return &Problem{at.String(), CodeValidation, "nested too deep"}
+	}
+	switch x := v.(type) {
+	case json.Number:
+		if p := numberProblem(string(x)); p != "" {
+			return &Problem{at.String(), CodeValidation, p}
+		}
+	case []any:
+		for i, e := range x {
+			if p := numbers(e, at.index(i), depth+1); p != nil {
+				return p
+			}
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, compareUTF16)
+		for _, k := range keys {
+			if p := numbers(x[k], at.key(k), depth+1); p != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// numberProblem is core §2.6 on one literal: an integer beyond ±(2^53−1),
+// or a double beyond the double range.
+func numberProblem(lit string) string {
+	if err := checkInteger(lit, ""); err != nil {
+		return "integer " + truncate(lit, 40) + " is beyond ±(2^53−1); send large ids as strings"
+	}
+	if strings.ContainsAny(lit, ".eE") {
+		if f, err := strconv.ParseFloat(lit, 64); err != nil || math.IsInf(f, 0) {
+			return "number " + truncate(lit, 40) + " is beyond the double range"
+		}
+	}
+	return ""
+}
+
+// childHashes is step 4 on a list of child hashes (core §2.8 4.5).
+func childHashes(v any, at where) ([]Hash, *Problem) {
+	a, ok := v.([]any)
+	if !ok {
+		return nil, &Problem{at.String(), CodeValidation, "not an array of hashes"}
+	}
+	out := make([]Hash, len(a))
+	for i, x := range a {
+		h, p := parseHash(x, at.index(i))
+		if p != nil {
+			return nil, p
+		}
+		out[i] = h
+	}
+	return out, nil
+}
+
+// parseHash checks one hash value (contract §1): a prefix naming a
+// supported contract, then 64 lowercase hex digits.
+func parseHash(x any, at where) (Hash, *Problem) {
+	s, ok := x.(string)
+	if !ok {
+		return "", &Problem{at.String(), CodeValidation, "hash is not a string"}
+	}
+	c, _, found := strings.Cut(s, ":")
+	if !found || c+":" != Prefix {
+		return "", &Problem{at.String(), CodeContractUnsupported, "hash " + quote(s) + " does not name a supported contract (dpe1)"}
+	}
+	if !validHex64(s, Prefix) {
+		return "", &Problem{at.String(), CodeValidation, "hash " + quote(s) + " is not dpe1: and 64 lowercase hex digits"}
+	}
+	return Hash(s), nil
+}
+
+// decodeIJSON is step 0: b is one I-JSON value (RFC 7493: valid Unicode
+// with no lone surrogate escapes, no duplicate key in an object). Numbers
+// are kept as their literal (json.Number): their range is judged at step
+// 4, on the value that has it.
+func decodeIJSON(b []byte) (any, *Problem) {
+	if !utf8.Valid(b) {
+		return nil, &Problem{"", CodeValidation, "not valid UTF-8"}
+	}
+	if i := loneSurrogate(b); i >= 0 {
+		return nil, &Problem{"", CodeValidation, fmt.Sprintf("a \\u escape at byte %d is a lone surrogate", i)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	v, err := decodeValue(dec, 0)
+	if err != nil {
+		return nil, &Problem{"", CodeValidation, "not I-JSON: " + err.Error()}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &Problem{"", CodeValidation, "not I-JSON: more than one value"}
+	}
+	return v, nil
+}
+
+var errDepth = errors.New("nested deeper than 256")
+
+// decodeValue reads one value token by token, refusing duplicate keys
+// (encoding/json keeps the last one silently).
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxDepthJSON {
+		return nil, errDepth
+	}
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch d := t.(type) {
+	case json.Delim:
+		switch d {
+		case '{':
+			m := map[string]any{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k := kt.(string)
+				if _, dup := m[k]; dup {
+					return nil, fmt.Errorf("duplicate key %s", quote(k))
+				}
+				v, err := decodeValue(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				m[k] = v
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return m, nil
+		case '[':
+			a := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return a, nil
+		}
+		return nil, fmt.Errorf("unexpected %v", d)
+	default:
+		return t, nil
+	}
+}
+
+// loneSurrogate returns the offset of the first \u escape in a string of
+// b that is a surrogate not in a high-low pair, or -1.
+func loneSurrogate(b []byte) int {
+	in := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if !in {
+			if c == '"' {
+				in = true
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			in = false
+		case '\\':
+			if i+1 < len(b) && b[i+1] == 'u' {
+				r, ok := hex4(b, i+2)
+				if ok && r >= 0xD800 && r <= 0xDBFF {
+					r2, ok2 := rune(0), false
+					if i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+						r2, ok2 = hex4(b, i+8)
+					}
+					if !ok2 || r2 < 0xDC00 || r2 > 0xDFFF {
+						return i
+					}
+					i += 11
+					continue
+				}
+				if ok && r >= 0xDC00 && r <= 0xDFFF {
+					return i
+				}
+				i += 5
+				continue
+			}
+			i++ // the escaped character
+		}
+	}
+	return -1
+}
+
+func hex4(b []byte, at int) (rune, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
+	return rune(n), err == nil
+}
+
+// marshalTree is a parsed value back as JSON (numbers as sent).
+func marshalTree(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Shape is which DPE a document JSON is written in.
+type Shape int
+
+const (
+	// ShapeV1 is DPE v1 (core §2): file_type, title, doc_metadata,
+	// pages[{title, page_metadata, elements[{category, text, …, metadata}]}].
+	ShapeV1 Shape = iota
+	// ShapeV02 is the DPE of A2C-SMCP 0.2 (our dpe.Document), hashed through
+	// Map.
+	ShapeV02
+	// ShapeElement, ShapePageObject and ShapeDocumentObject are single
+	// DPE v1 wire objects (core §2.1–§2.3), children by hash.
+	ShapeElement
+	ShapePageObject
+	ShapeDocumentObject
+)
+
+func (s Shape) String() string {
+	switch s {
+	case ShapeV02:
+		return "DPE v0.2"
+	case ShapeElement:
+		return "a DPE v1 element object"
+	case ShapePageObject:
+		return "a DPE v1 page object"
+	case ShapeDocumentObject:
+		return "a DPE v1 document object"
+	}
+	return "DPE v1"
+}
+
+// Sniff tells the shapes apart. A top-level category is an element object,
+// top-level elements without pages a page object, pages that are all
+// strings a document object. Otherwise it tells a v0.2 document from a
+// v1 one by the fields only v0.2 has:
+// file_uri, uri, doc_ref, page_count, summary, keywords, last_modified at
+// the top; page_index, number, uri, element_count, doc_ref, or no inline
+// elements on a page (manifest mode); ele_metadata, element_id, id,
+// doc_ref, page_index on an element. Anything else is v1, parsed by its
+// closed schema, so that a misspelt field is a problem naming it rather
+// than metadata.
+func Sniff(body []byte) Shape {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return ShapeV1 // ParseDocument says what is wrong
+	}
+	if hasAny(top, "file_uri", "uri", "doc_ref", "page_count", "summary", "keywords", "last_modified") {
+		return ShapeV02
+	}
+	if _, ok := top["category"]; ok {
+		return ShapeElement
+	}
+	if _, ok := top["elements"]; ok && !hasAny(top, "pages") {
+		return ShapePageObject
+	}
+	var refs []string
+	if json.Unmarshal(top["pages"], &refs) == nil && len(refs) > 0 {
+		return ShapeDocumentObject
+	}
+	var pages []map[string]json.RawMessage
+	if json.Unmarshal(top["pages"], &pages) != nil {
+		return ShapeV1
+	}
+	for _, p := range pages {
+		if _, inline := p["elements"]; !inline || hasAny(p, "page_index", "number", "uri", "element_count", "doc_ref") {
+			return ShapeV02
+		}
+		var els []map[string]json.RawMessage
+		if json.Unmarshal(p["elements"], &els) != nil {
+			continue
+		}
+		for _, e := range els {
+			if hasAny(e, "ele_metadata", "element_id", "id", "doc_ref", "page_index") {
+				return ShapeV02
+			}
+		}
+	}
+	return ShapeV1
+}
+
+func hasAny(m map[string]json.RawMessage, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
