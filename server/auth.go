@@ -15,7 +15,7 @@ import (
 const headerAPIKey = "X-Api-Key"
 
 // authenticate is the /smcp namespace middleware: auth.role must be agent
-// or computer, and the API key must match when one is configured. Refusals
+// or computer (or absent from 0.3, when join declares it), and the API key must match when one is configured. Refusals
 // reach the client as connect_error with a one-line message and the flat
 // ErrorPayload as data; the key itself is never logged or echoed.
 func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedError)) {
@@ -24,6 +24,8 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 	role, _ := auth["role"].(string)
 	var refuse *protocol.Error
 	switch {
+	case role == "" && !protocol.RoleInAuth(s.version.String()):
+		// 0.3+: the role is declared in server:join_office only.
 	case role != protocol.RoleAgent && role != protocol.RoleComputer:
 		refuse = &protocol.Error{Code: protocol.CodeBadRequest,
 			Message: `auth.role must be "agent" or "computer"`}

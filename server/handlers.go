@@ -118,6 +118,10 @@ func (s *Server) onJoin(m *member, args []any) {
 		reply(false, "server:join_office: "+err.Error())
 		return
 	}
+	if m.role == "" {
+		// 0.3+ without auth.role: the first join fixes the session's role.
+		s.offices.adoptRole(m, req.Role)
+	}
 	refused := func(err error) {
 		s.log.Warn("refused join", "sid", m.sid, "role", m.role, "name", truncate(req.Name, 64),
 			"office", truncate(req.OfficeID, 64), "reason", err.Error())

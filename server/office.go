@@ -10,7 +10,9 @@ import (
 )
 
 // member is one connected session as room-model.md §成员状态 describes it.
-// sid, role and version are fixed at connect; name and office change under
+// sid and version are fixed at connect, and so is role when auth.role
+// carries it; from 0.3 a role left out there is set once, by the first
+// join, under offices.mu (offices.adoptRole). name and office change under
 // offices.mu.
 type member struct {
 	sid     string
@@ -254,13 +256,26 @@ func officeNotification(m *member) protocol.OfficeNotification {
 	return n
 }
 
+// adoptRole gives a session that connected without auth.role (0.3+) the
+// role of its first join, when that is a role; later joins must match it.
+func (o *offices) adoptRole(m *member, role string) {
+	if role != protocol.RoleAgent && role != protocol.RoleComputer {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if m.role == "" {
+		m.role = role
+	}
+}
+
 // checkJoin validates a join request on its own (no room state).
 func checkJoin(m *member, req protocol.EnterOfficeReq) error {
 	switch {
 	case req.Role != protocol.RoleAgent && req.Role != protocol.RoleComputer:
 		return fmt.Errorf("role must be %q or %q, got %q", protocol.RoleAgent, protocol.RoleComputer, req.Role)
 	case req.Role != m.role:
-		return fmt.Errorf("role %q does not match the connection's auth.role %q", req.Role, m.role)
+		return fmt.Errorf("role %q does not match the connection's role %q", req.Role, m.role)
 	case req.Name == "":
 		return fmt.Errorf("name is required")
 	case req.OfficeID == "":

@@ -67,7 +67,7 @@ func TestOffices_JoinRules(t *testing.T) {
 		{"refused switch keeps the old office", c2, req("computer", "c9", "o3"), `name "c9" is already taken in office o3`, nil},
 		{"long name", c2, req("computer", strings.Repeat("n", 257), "o4"), "name is 257 bytes long, at most 256 allowed", nil},
 		{"long office", c2, req("computer", "x", strings.Repeat("o", 300)), "office_id is 300 bytes long, at most 256 allowed", nil},
-		{"role mismatch", c2, req("agent", "x", "o4"), `role "agent" does not match the connection's auth.role "computer"`, nil},
+		{"role mismatch", c2, req("agent", "x", "o4"), `role "agent" does not match the connection's role "computer"`, nil},
 	}
 	for _, st := range steps {
 		ns, err := o.join(st.m, st.req)

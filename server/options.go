@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -10,6 +11,12 @@ import (
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
+	// Version is the A2C-SMCP version this server speaks (MAJOR.MINOR.PATCH
+	// of the 0.2, 0.3 or 0.4 line); default protocol.Version. In 0.x a
+	// client of another MINOR is refused with 4008 (versioning.md
+	// §兼容性判定规则). From 0.3 a connection may leave auth.role out: its
+	// role is the one its first server:join_office declares.
+	Version string
 	// APIKey, when set, is required from every connection in the x-api-key
 	// header or in auth.api_key.
 	APIKey string
@@ -79,6 +86,22 @@ func (o Options) enginePath() string {
 		p += "/"
 	}
 	return p
+}
+
+// version is Version parsed, or an error naming what is spoken.
+func (o Options) version() (protocol.SemVer, error) {
+	raw := strings.TrimSpace(o.Version)
+	if raw == "" {
+		raw = protocol.Version
+	}
+	v, err := protocol.ParseVersion(raw)
+	if err != nil {
+		return v, err
+	}
+	if v.Major != 0 || v.Minor < 2 || v.Minor > 4 {
+		return v, fmt.Errorf("a2c_version %s: this server speaks the 0.2, 0.3 and 0.4 lines", v)
+	}
+	return v, nil
 }
 
 func (o Options) requestTimeout() time.Duration {

@@ -27,7 +27,7 @@ func TestJoinOffice_AckShapeAndRefusals(t *testing.T) {
 		{"second agent", peerConfig{Role: protocol.RoleAgent}, joinArgs(protocol.RoleAgent, "bob", "o1"), "office o1 already has an agent"},
 		{"duplicate computer name", peerConfig{Role: protocol.RoleComputer}, joinArgs(protocol.RoleComputer, "c1", "o1"), `name "c1" is already taken in office o1`},
 		{"computer named like the agent", peerConfig{Role: protocol.RoleComputer}, joinArgs(protocol.RoleComputer, "alice", "o1"), `name "alice" is already taken in office o1`},
-		{"role differs from auth.role", peerConfig{Role: protocol.RoleComputer}, joinArgs(protocol.RoleAgent, "x", "o2"), `role "agent" does not match the connection's auth.role "computer"`},
+		{"role differs from auth.role", peerConfig{Role: protocol.RoleComputer}, joinArgs(protocol.RoleAgent, "x", "o2"), `role "agent" does not match the connection's role "computer"`},
 		{"unknown role", peerConfig{Role: protocol.RoleComputer}, joinArgs("admin", "x", "o2"), `role must be "agent" or "computer", got "admin"`},
 		{"missing name", peerConfig{Role: protocol.RoleComputer}, joinArgs(protocol.RoleComputer, "", "o2"), "name is required"},
 		{"missing office", peerConfig{Role: protocol.RoleComputer}, joinArgs(protocol.RoleComputer, "x", ""), "office_id is required"},

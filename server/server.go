@@ -43,7 +43,7 @@ const shutdownTimeout = 5 * time.Second
 
 // New builds a server; it does not listen until Serve.
 func New(opt Options) (*Server, error) {
-	ver, err := protocol.ParseVersion(protocol.Version)
+	ver, err := opt.version()
 	if err != nil {
 		return nil, fmt.Errorf("server protocol version: %w", err)
 	}
@@ -122,7 +122,7 @@ func (s *Server) Serve(l net.Listener) error {
 		_ = l.Close()
 		return nil
 	}
-	s.log.Info("serving", "addr", l.Addr().String(), "path", s.path, "namespace", protocol.Namespace, "version", protocol.Version)
+	s.log.Info("serving", "addr", l.Addr().String(), "path", s.path, "namespace", protocol.Namespace, "version", s.version.String())
 	err := s.http.Serve(l)
 	// Serve may lose the race with Close and return before owning l.
 	_ = l.Close()

@@ -53,8 +53,8 @@ func checkVersion(raw string, server protocol.SemVer) *protocol.Error {
 			Message:       "Protocol version mismatch",
 			ServerVersion: server.String(),
 			ClientVersion: client.String(),
-			MinSupported:  protocol.MinSupported,
-			MaxSupported:  protocol.MaxSupported,
+			MinSupported:  fmt.Sprintf("%d.%d.0", server.Major, server.Minor),
+			MaxSupported:  fmt.Sprintf("%d.%d.999", server.Major, server.Minor),
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -154,4 +155,46 @@ func FuzzCheckVersion(f *testing.F) {
 			t.Fatalf("checkVersion(%q) code %d", raw, e.Code)
 		}
 	})
+}
+
+// A server run as 0.4 refuses other lines with a 4008 that says which line
+// it speaks, and takes 0.4 sessions that declare their role only in
+// server:join_office (0.3+: no role in the connect auth).
+func TestServerVersion_04SpeaksItsLineAndTakesRoleFromJoin(t *testing.T) {
+	_, base := startServer(t, Options{Version: "0.4.0"})
+	resp, body := get(t, base, "0.2.0", false)
+	resp.Body.Close()
+	want := `{"code":4008,"message":"Protocol version mismatch","server_version":"0.4.0","client_version":"0.2.0","min_supported":"0.4.0","max_supported":"0.4.999"}`
+	if resp.StatusCode != http.StatusBadRequest || body != want {
+		t.Errorf("0.2 client: %d %s\nwant 400 %s", resp.StatusCode, body, want)
+	}
+	agent := mustDial(t, base, peerConfig{Version: "0.4.2"})
+	comp := mustDial(t, base, peerConfig{Version: "0.4.0"})
+	comp.answer(protocol.EventGetSkills, func(map[string]any) []any {
+		return []any{map[string]any{"skills": []any{}, "req_id": "r"}}
+	})
+	agent.join(protocol.RoleAgent, "alice", "o")
+	comp.join(protocol.RoleComputer, "c1", "o")
+	got := agent.call(protocol.EventGetSkills, map[string]any{"agent": "alice", "req_id": "r", "computer": "c1"})
+	if m, _ := first(got).(map[string]any); m == nil || m["req_id"] != "r" {
+		t.Fatalf("get_skills routed on 0.4: ack %v", got)
+	}
+	// The first join fixed the role: the computer cannot join as an agent.
+	args := comp.call(protocol.EventJoinOffice, map[string]any{"role": "agent", "name": "c1", "office_id": "o2"})
+	if len(args) != 2 || args[0] != false || !strings.Contains(fmt.Sprint(args[1]), `does not match the connection's role "computer"`) {
+		t.Errorf("re-join under another role: %v", args)
+	}
+	// A 0.2 server still needs the role in the auth.
+	_, base02 := startServer(t, Options{})
+	if _, err := dial(t, base02, peerConfig{}); err == nil || !strings.Contains(err.Error(), "auth.role") {
+		t.Errorf("0.2 server, no role: %v", err)
+	}
+}
+
+func TestServerVersion_RefusesLinesItDoesNotSpeak(t *testing.T) {
+	for _, v := range []string{"0.5.0", "1.0.0", "0.1.0", "x"} {
+		if _, err := New(Options{Version: v, Logger: testLogger(t)}); err == nil {
+			t.Errorf("New(Version %q) = nil error", v)
+		}
+	}
 }
