@@ -20,8 +20,16 @@ const (
 // useful.
 type Options struct {
 	// URL of the SMCP server, e.g. http://127.0.0.1:7800. Any query it
-	// carries is kept; a2c_version is set to protocol.Version.
+	// carries is kept; a2c_version is set to Version.
 	URL string
+	// URLs are further nodes serving the same office, tried in order after
+	// URL when one fails (at Start or on a later reconnect); the office is
+	// re-joined on the node that answers (sioconn.Options.URLs).
+	URLs []string
+	// Version is the A2C-SMCP version spoken (a2c_version); default
+	// protocol.Version. From 0.3 the role travels in server:join_office
+	// only and client:get_dpe is not answered (0.3 removed it).
+	Version string
 	// Office to join and Name to join it under.
 	Office, Name string
 	// APIKey, when set, is sent as the x-api-key header and auth.api_key.

@@ -354,7 +354,7 @@ func TestTools_ListAndCallRespectForbiddenTools(t *testing.T) {
 
 func TestUnimplementedClientEventIsAnswered(t *testing.T) {
 	o := startOffice(t, Options{}, nil)
-	perr := o.agent.call(protocol.EventGetDesktop, o.name, nil, nil)
+	perr := o.agent.call("client:get_weather", o.name, nil, nil)
 	if perr == nil || perr.Code != protocol.CodeNotFound {
 		t.Fatalf("got %+v, want a 404 answer instead of a timeout", perr)
 	}

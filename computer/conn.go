@@ -1,6 +1,7 @@
 package computer
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -41,10 +42,17 @@ func newConn(c *Computer) (*conn, error) {
 		// (http://h:7800/smcp) is honoured, else the same default applies.
 		path = ""
 	}
+	version := cmp.Or(c.opt.Version, protocol.Version)
+	auth := map[string]any{}
+	if protocol.RoleInAuth(version) {
+		auth["role"] = protocol.RoleComputer
+	}
 	opt := sioconn.Options{
 		URL:                         c.opt.URL,
+		URLs:                        c.opt.URLs,
+		Version:                     version,
 		Path:                        path,
-		Auth:                        map[string]any{"role": protocol.RoleComputer},
+		Auth:                        auth,
 		ConnectTimeout:              c.opt.ConnectTimeout,
 		ReconnectOnServerDisconnect: true,
 		Logger:                      c.log,

@@ -1,6 +1,7 @@
 package computer
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,13 +16,17 @@ import (
 )
 
 func (c *Computer) handlers() map[string]handlerFunc {
-	return map[string]handlerFunc{
+	h := map[string]handlerFunc{
 		protocol.EventGetConfig:    c.handleGetConfig,
 		protocol.EventGetResources: c.handleGetResources,
 		protocol.EventGetTools:     c.handleGetTools,
 		protocol.EventToolCall:     c.handleToolCall,
-		protocol.EventGetDPE:       c.handleGetDPE,
+		protocol.EventGetDesktop:   c.handleGetDesktop,
 	}
+	if protocol.HasGetDPE(cmp.Or(c.opt.Version, protocol.Version)) {
+		h[protocol.EventGetDPE] = c.handleGetDPE
+	}
+	return h
 }
 
 func badRequest(ev string, err error) *protocol.Error {

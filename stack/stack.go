@@ -51,13 +51,16 @@ const (
 // Options configures a stack. The zero value is the embedded demo on a free
 // loopback port with the http resolver.
 type Options struct {
-	Addr      string // listen address; default 127.0.0.1:0
-	Office    string // default "demo"
-	APIKey    string // required from clients when set
-	DocsDir   string // serve this folder as the library instead of the corpus
-	MCPConfig string // extra MCP servers for computer alpha
-	Resolver  string // "http" (default), "file" or "s3"
-	CacheDir  string // file resolver cache; default a temp dir removed on Close
+	Addr string // listen address; default 127.0.0.1:0
+	// A2CVersion is the A2C-SMCP version the server and the computers
+	// speak (0.2, 0.3 or 0.4 line); default protocol.Version.
+	A2CVersion string
+	Office     string // default "demo"
+	APIKey     string // required from clients when set
+	DocsDir    string // serve this folder as the library instead of the corpus
+	MCPConfig  string // extra MCP servers for computer alpha
+	Resolver   string // "http" (default), "file" or "s3"
+	CacheDir   string // file resolver cache; default a temp dir removed on Close
 	// S3 configures the s3 resolver (endpoint, bucket, prefix, presign
 	// expiry; credentials come from the AWS_* environment variables).
 	S3 computer.S3ResolverOptions
@@ -177,7 +180,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 		}
 	}()
 
-	srv, err := server.New(server.Options{APIKey: opt.APIKey, Logger: log.With("component", "server"),
+	srv, err := server.New(server.Options{Version: opt.A2CVersion, APIKey: opt.APIKey, Logger: log.With("component", "server"),
 		MaxPendingPerAgent: opt.MaxPendingPerAgent, MaxRequestTimeout: opt.MaxRequestTimeout, MaxMessageBytes: opt.MaxMessageBytes,
 		Redis: opt.Redis, NodeTTL: opt.NodeTTL, ClusterSecret: opt.ClusterSecret, InsecureCluster: opt.InsecureCluster})
 	if err != nil {
@@ -232,11 +235,12 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// They index once the computers have joined, at low priority: the
 	// index shares the CPU with every request the demo serves.
 	up := make(chan struct{})
-	if err := st.addLibrary(ctx, alpha, ServerLibrary, library.Options{Dir: opt.DocsDir, Host: HostLibrary, PageSize: PageSize, Name: ServerLibrary,
-		Logger: log.With("component", "library"), Finder: finderFor(opt, ComputerAlpha, &library.FinderOptions{IndexDir: opt.FinderDir, Start: up, Background: true})},
-		holdFinder(opt, ComputerAlpha)...); err != nil {
+	lib, err := AddDocs(ctx, alpha, DocsOptions{Dir: opt.DocsDir, FinderDir: opt.FinderDir, NoFinder: slices.Contains(opt.NoFinder, ComputerAlpha),
+		Start: up, Logger: log, Middleware: holdFinder(opt, ComputerAlpha)})
+	if err != nil {
 		return nil, err
 	}
+	st.closers = append(st.closers, lib.Close)
 	if err := addLibrary(ctx, alpha, ServerNotes, library.Options{FS: emptyFS{}, Host: HostNotes, PageSize: PageSize, Name: ServerNotes, Generated: NotesCount}); err != nil {
 		return nil, err
 	}
@@ -311,7 +315,7 @@ func (st *Stack) newResolver(opt Options, log *slog.Logger) (computer.Resolver, 
 
 func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log *slog.Logger, inputs []protocol.MCPServerInput) *computer.Computer {
 	c := computer.New(computer.Options{
-		URL: st.URL, Office: st.Office, Name: name, APIKey: opt.APIKey,
+		URL: st.URL, Office: st.Office, Name: name, APIKey: opt.APIKey, Version: opt.A2CVersion,
 		Resolver: st.tagOrigin(name, r), Logger: log.With("component", "computer", "computer", name), Inputs: inputs,
 	})
 	st.Computers = append(st.Computers, c)

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/computer"
-	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/stack"
 )
@@ -115,26 +114,32 @@ func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, 
 			return fmt.Errorf("--mcp-config: %w", err)
 		}
 	}
+	if err := checkSideVersion(g.A2CVersion); err != nil {
+		return err
+	}
 	c := computer.New(computer.Options{
-		URL: serverURL, Office: office, Name: name, APIKey: apiKey, Resolver: res,
+		URL: serverURL, URLs: g.URLs[1:], Version: g.A2CVersion, Office: office, Name: name, APIKey: apiKey, Resolver: res,
 		Logger: log.With("component", "computer", "computer", name), Inputs: inputs, ConnectTimeout: connectTimeout,
 	})
 	defer c.Close()
+	// Indexing waits for the join, as in serve: it shares the CPU with it.
+	joined := make(chan struct{})
+	defer func() {
+		select {
+		case <-joined:
+		default:
+			close(joined)
+		}
+	}()
 	if docs != "" {
 		if fi, err := os.Stat(docs); err != nil || !fi.IsDir() {
 			return fmt.Errorf("--docs %s: not a directory", docs)
 		}
-		srv, err := library.New(library.Options{Dir: docs, Name: "library", Logger: log.With("component", "library")})
+		lib, err := stack.AddDocs(ctx, c, stack.DocsOptions{Dir: docs, Start: joined, Logger: log})
 		if err != nil {
-			return fmt.Errorf("library: %w", err)
+			return err
 		}
-		cfg := protocol.MCPServerConfig{
-			Name: "library", Type: protocol.ServerTypeStdio, ForbiddenTools: []string{}, ToolMeta: map[string]protocol.ToolMeta{},
-			ServerParameters: []byte(`{"command":"(in-process)","args":[],"env":null,"cwd":null,"encoding":"utf-8","encoding_error_handler":"strict"}`),
-		}
-		if err := c.AddInProcess(ctx, cfg, srv); err != nil {
-			return fmt.Errorf("library: %w", err)
-		}
+		defer lib.Close()
 	}
 	for _, cfg := range extra {
 		if err := c.AddServer(ctx, cfg); err != nil {
@@ -144,6 +149,7 @@ func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, 
 	if err := c.Start(ctx); err != nil {
 		return fmt.Errorf("computer %s: %w", name, err)
 	}
+	close(joined)
 	fmt.Fprintf(stdout, "dpe-tui computer: %s joined office %s at %s\n", name, office, redactURL(serverURL))
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "dpe-tui computer: shutting down")

@@ -44,7 +44,7 @@ func resolveTarget(ctx context.Context, g *globalFlags, log *slog.Logger) (*targ
 	if g.Embedded.active() {
 		return startEmbedded(ctx, g, log) // the user's own servers and folders
 	}
-	st, err := stack.Start(ctx, stack.Options{Office: g.Office, Logger: log})
+	st, err := stack.Start(ctx, stack.Options{Office: g.Office, Logger: log, A2CVersion: demoVersion(g.A2CVersion)})
 	if err != nil {
 		return nil, fmt.Errorf("start embedded demo: %w", err)
 	}

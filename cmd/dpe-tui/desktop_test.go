@@ -20,12 +20,20 @@ func TestFlags_TransportRemovedAndA2CVersionChecked(t *testing.T) {
 	}
 }
 
-// ls desktop drives client:get_desktop against the demo stack; our
-// computers do not implement it, so each is skipped with one line and the
-// command fails, naming why.
-func TestLsDesktop_SkipsComputersWithoutADesktop(t *testing.T) {
-	code, _, stderr := runCLI(t, "ls", "desktop")
-	if code == 0 || !strings.Contains(stderr, "skipped computer alpha") || !strings.Contains(stderr, "client:get_desktop") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
+// ls desktop drives client:get_desktop against the demo stack: every
+// computer answers with the window:// status of each of its libraries.
+func TestLsDesktop_ShowsEveryComputersWindows(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "ls", "desktop")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		"alpha     window://io.github.dpetui.library/status",
+		"alpha     window://io.github.dpetui.notes/status",
+		"beta      window://io.github.dpetui.archive/status",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("ls desktop lacks %q:\n%s", want, stdout)
+		}
 	}
 }

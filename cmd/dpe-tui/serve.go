@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/stack"
 )
@@ -76,6 +77,10 @@ func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr
 	case opt.NodeTTL < 300*time.Millisecond:
 		return usageErrorf("--node-ttl must be at least 300ms, not %s", opt.NodeTTL)
 	}
+	if err := checkSideVersion(g.A2CVersion); err != nil {
+		return err
+	}
+	opt.A2CVersion = g.A2CVersion
 	if err := checkListenAddr(opt.Addr); err != nil {
 		return err
 	}
@@ -114,6 +119,28 @@ func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "dpe-tui serve: shutting down")
 	return nil
+}
+
+// checkSideVersion refuses an --a2c-version our server and computers do
+// not speak (0.5.0 is spoken by the agent only); "" is the default.
+func checkSideVersion(v string) error {
+	if v == "" {
+		return nil
+	}
+	if _, ok := protocol.Negotiate(v); !ok {
+		return usageErrorf("--a2c-version %s: serve and computer speak A2C-SMCP %s", sanitize.Line(v), protocol.SpokenVersions)
+	}
+	return nil
+}
+
+// demoVersion is the version the embedded demo speaks for an agent that
+// asked for v: v when the demo speaks its line, else the default (and the
+// agent is refused with 4008, which names both).
+func demoVersion(v string) string {
+	if _, ok := protocol.Negotiate(v); ok {
+		return v
+	}
+	return ""
 }
 
 // redactURL drops a password from a URL before it is printed.
