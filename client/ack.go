@@ -141,6 +141,9 @@ func isEmptyObject(t []byte) bool {
 
 // callError wraps a protocol error with the event and computer it answered.
 func callError(event, computer string, perr *protocol.Error) error {
+	if c, ev, ok := perr.NoAnswerFrom(); ok {
+		return &NoAnswerError{Event: ev, Computer: c, Err: perr}
+	}
 	if computer == "" {
 		return fmt.Errorf("%s: %w", event, perr)
 	}
@@ -154,9 +157,12 @@ func decodeJoinAck(office string, args []any) error {
 	// decoded first, as the library's parser would have.
 	err := protocol.DecodeJoinAck(office, sioconn.DecodeRawArgs(args))
 	var perr *protocol.Error
+	var je *JoinError
 	switch {
 	case errors.Is(err, protocol.ErrEmptyAck):
 		return &NotRoutedError{Event: protocol.EventJoinOffice}
+	case errors.As(err, &je):
+		return je // a 0.5 refusal is a sentence of its own
 	case errors.As(err, &perr):
 		return callError(protocol.EventJoinOffice, "", perr)
 	}

@@ -167,6 +167,9 @@ func (c *Client) Leave(ctx context.Context) error {
 	if err := decodeJoinAck(c.opt.Office, args); err != nil {
 		var je *JoinError
 		if asErr(err, &je) {
+			if je.Code != 0 { // 0.5: a flat ErrorPayload, told as a sentence
+				return fmt.Errorf("leave office %s: %s", c.opt.Office, je.Sentence())
+			}
 			return fmt.Errorf("leave office %s: refused: %s", c.opt.Office, oneLine(je.Reason))
 		}
 		var mal *MalformedAckError

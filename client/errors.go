@@ -36,6 +36,21 @@ func (e *NotRoutedError) Error() string {
 // Unwrap makes errors.Is(err, ErrNotRouted) true.
 func (e *NotRoutedError) Unwrap() error { return ErrNotRouted }
 
+// NoAnswerError is the server saying it routed Event to Computer and the
+// computer acked with nothing (protocol.NoAnswer): the computer, not the
+// server, has no answer.
+type NoAnswerError struct {
+	Event, Computer string
+	Err             *protocol.Error
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("computer %s gave no answer to %s", e.Computer, e.Event)
+}
+
+// Unwrap exposes the server's payload.
+func (e *NoAnswerError) Unwrap() error { return e.Err }
+
 // TimeoutError is a missing ack: nobody answered Event within After.
 type TimeoutError struct {
 	Event    string

@@ -353,3 +353,16 @@ func (e *Error) detailToken(key string) string {
 	}
 	return s
 }
+
+// NoAnswerFrom reports whether e is a NoAnswer (noanswer.go), and whom and
+// what it names.
+func (e *Error) NoAnswerFrom() (computer, event string, ok bool) {
+	if e.Extra == nil {
+		return "", "", false
+	}
+	if json.Unmarshal(e.Extra[FieldNoAnswerComputer], &computer) != nil || json.Unmarshal(e.Extra[FieldNoAnswerEvent], &event) != nil ||
+		computer == "" || event == "" {
+		return "", "", false
+	}
+	return computer, event, true
+}

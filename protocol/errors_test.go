@@ -158,3 +158,21 @@ func FuzzDecodeError(f *testing.F) {
 		}
 	})
 }
+
+func TestNoAnswer_RoundTripsNamingComputerAndEvent(t *testing.T) {
+	b, err := json.Marshal(NoAnswer("c2", EventGetSkills))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perr, ok := DecodeError(json.RawMessage(b))
+	if !ok {
+		t.Fatalf("%s is not an ErrorPayload", b)
+	}
+	c, ev, ok := perr.NoAnswerFrom()
+	if !ok || c != "c2" || ev != EventGetSkills || perr.Message != "computer c2 gave no answer to client:get_skills" {
+		t.Errorf("%s → %q %q %v", b, c, ev, ok)
+	}
+	if _, _, ok := (&Error{Code: 404, Message: "x"}).NoAnswerFrom(); ok {
+		t.Error("a plain 404 is not a NoAnswer")
+	}
+}
