@@ -94,6 +94,9 @@ type Profile struct {
 	APIKey     string
 	APIKeyEnv  string
 	APIKeyCmd  string
+	// TokenCmd prints the bearer token `mcp --http` requires of its
+	// clients (run like api_key_cmd).
+	TokenCmd string
 }
 
 // ParseError is a refused configuration file. Error() is one line:
@@ -165,6 +168,25 @@ func load(path string, mustExist bool) (*File, error) {
 	if err := p.parse(f); err != nil {
 		return nil, err
 	}
+	// A file others can write could make us run anything: its commands
+	// are refused, as ssh's StrictModes refuses such a file, before any runs.
+	if perm := st.Mode().Perm(); perm&0o022 != 0 {
+		for _, name := range f.Names() {
+			pr := f.profiles[name]
+			key := ""
+			switch {
+			case pr.APIKeyCmd != "":
+				key = "api_key_cmd"
+			case pr.TokenCmd != "":
+				key = "token_cmd"
+			default:
+				continue
+			}
+			k := toml.Key{"profiles", name, key}
+			return nil, &ParseError{File: path, Line: p.line(k), Key: k.String(), Msg: fmt.Sprintf(
+				"a command is refused in a file writable by group or others (mode %04o); chmod go-w %s", perm, path)}
+		}
+	}
 	if perm := st.Mode().Perm(); perm&0o077 != 0 {
 		for _, name := range f.Names() {
 			if f.profiles[name].APIKey == "" {
@@ -225,10 +247,12 @@ type maskedProfile struct {
 	APIKey     string `toml:"api_key,omitempty"`
 	APIKeyEnv  string `toml:"api_key_env,omitempty"`
 	APIKeyCmd  string `toml:"api_key_cmd,omitempty"`
+	TokenCmd   string `toml:"token_cmd,omitempty"`
 }
 
 // WriteMasked writes the file's profiles as TOML with a literal api_key
-// shown as "****"; api_key_env (a variable's name) and api_key_cmd (a
+// shown as "****" and URLs without their userinfo and query values
+// (sanitize.URL); api_key_env (a variable's name) and api_key_cmd (a
 // command) are not secrets and are shown as they are. Strings are
 // sanitized: this is for a terminal.
 func (f *File) WriteMasked(w io.Writer) error {
@@ -242,16 +266,16 @@ func (f *File) WriteMasked(w io.Writer) error {
 		m := maskedProfile{
 			Office: s(p.Office), Name: s(p.AgentName), Path: s(p.Path), A2CVersion: s(p.A2CVersion),
 			Theme: p.Theme, Images: p.Images, Mouse: p.Mouse,
-			APIKeyEnv: s(p.APIKeyEnv), APIKeyCmd: s(p.APIKeyCmd),
+			APIKeyEnv: s(p.APIKeyEnv), APIKeyCmd: s(p.APIKeyCmd), TokenCmd: s(p.TokenCmd),
 		}
 		switch len(p.URLs) {
 		case 0:
 		case 1:
-			m.URL = s(p.URLs[0])
+			m.URL = s(sanitize.URL(p.URLs[0]))
 		default:
 			urls := make([]string, len(p.URLs))
 			for i, u := range p.URLs {
-				urls[i] = s(u)
+				urls[i] = s(sanitize.URL(u))
 			}
 			m.URL = urls
 		}
@@ -300,19 +324,30 @@ func (p Profile) ResolveAPIKey(ctx context.Context) (string, error) {
 		}
 		return v, nil
 	case p.APIKeyCmd != "":
-		return p.runKeyCmd(ctx)
+		return p.runKeyCmd(ctx, "api_key_cmd", p.APIKeyCmd)
 	}
 	return "", nil
 }
 
-func (p Profile) runKeyCmd(ctx context.Context) (string, error) {
+// ResolveToken is the stdout of token_cmd, run as api_key_cmd is; "" and
+// no error when the profile sets none.
+func (p Profile) ResolveToken(ctx context.Context) (string, error) {
+	if p.TokenCmd == "" {
+		return "", nil
+	}
+	return p.runKeyCmd(ctx, "token_cmd", p.TokenCmd)
+}
+
+func (p Profile) runKeyCmd(ctx context.Context, what, command string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, keyCmdTimeout)
 	defer cancel()
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("profile %s: api_key_cmd: %s", sanitize.Line(p.Name), fmt.Sprintf(format, a...))
+		return fmt.Errorf("profile %s: %s: %s", sanitize.Line(p.Name), what, fmt.Sprintf(format, a...))
 	}
-	cmd := exec.CommandContext(ctx, "sh", "-c", p.APIKeyCmd)
-	stdout := &capped{max: maxKeyBytes}
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	// Past the cap the command is stopped at once: a command that streams
+	// (`yes`) would otherwise run for the whole timeout.
+	stdout := &capped{max: maxKeyBytes, over: cancel}
 	stderr := &capped{max: 4 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	inOwnGroup(cmd)
@@ -326,6 +361,8 @@ func (p Profile) runKeyCmd(ctx context.Context) (string, error) {
 		_ = killGroup(cmd)
 	}
 	switch {
+	case stdout.wasOver:
+		return "", fail("printed more than %d KiB", maxKeyBytes>>10)
 	case ctx.Err() != nil:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return "", fail("no answer within %s", keyCmdTimeout)
@@ -340,8 +377,6 @@ func (p Profile) runKeyCmd(ctx context.Context) (string, error) {
 			return "", fail("%s", ee.ProcessState)
 		}
 		return "", fail("%v", err)
-	case stdout.over:
-		return "", fail("printed more than %d KiB", maxKeyBytes>>10)
 	}
 	key := strings.TrimSuffix(stdout.buf.String(), "\n")
 	key = strings.TrimSuffix(key, "\r")
@@ -359,17 +394,22 @@ func firstLine(s string) string {
 	return s
 }
 
-// capped keeps the first max bytes written to it and notes that more came;
-// it never fails a write, so the child is not killed by SIGPIPE halfway.
+// capped keeps the first max bytes written to it and notes that more came
+// (calling over, when set, the first time); it never fails a write, so the
+// child is not killed by SIGPIPE halfway.
 type capped struct {
-	buf  bytes.Buffer
-	max  int
-	over bool
+	buf     bytes.Buffer
+	max     int
+	over    func()
+	wasOver bool
 }
 
 func (c *capped) Write(b []byte) (int, error) {
 	if room := c.max - c.buf.Len(); room < len(b) {
-		c.over = true
+		if !c.wasOver && c.over != nil {
+			c.over()
+		}
+		c.wasOver = true
 		c.buf.Write(b[:max(room, 0)])
 		return len(b), nil
 	}
@@ -514,6 +554,8 @@ func (p *parser) profile(name string, v any) (Profile, error) {
 			err = str(&prof.APIKeyEnv)
 		case "api_key_cmd":
 			err = str(&prof.APIKeyCmd)
+		case "token_cmd":
+			err = str(&prof.TokenCmd)
 		default:
 			err = p.errAt(key, "unknown key")
 		}

@@ -411,3 +411,66 @@ func TestResolveAPIKey_TimeoutKillsTheGrandchild(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A file others can write could name any command: it is refused before
+// any command runs (the marker file is never made).
+func TestLoad_CommandRefusedInAFileOthersCanWrite(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, key := range []string{"api_key_cmd", "token_cmd"} {
+		text := "[profiles.a]\nurl = \"http://a:1\"\n" + key + " = \"touch " + marker + "; echo k\"\n"
+		for _, mode := range []os.FileMode{0o664, 0o646, 0o666} {
+			path := write(t, text, mode)
+			_, err := Load(path)
+			if err == nil || !strings.Contains(err.Error(), "writable by group or others") || !strings.Contains(err.Error(), "profiles.a."+key) {
+				t.Errorf("Load(%s, mode %04o) = %v, want a refusal naming the key", key, mode, err)
+			}
+		}
+		f, err := Load(write(t, text, 0o644))
+		if err != nil {
+			t.Fatalf("Load(0644, %s) = %v", key, err)
+		}
+		p, _ := f.Lookup("a")
+		if key == "api_key_cmd" {
+			_, err = p.ResolveAPIKey(context.Background())
+		} else {
+			_, err = p.ResolveToken(context.Background())
+		}
+		if err != nil {
+			t.Errorf("%s from a 0644 file: %v", key, err)
+		}
+	}
+}
+
+// A command that streams past the output cap is stopped there, not at the
+// 10 s timeout: the error says it printed too much (and the time taken is
+// bounded by the timeout it did not wait for).
+func TestResolveAPIKey_StreamingCmdFailsAtTheCap(t *testing.T) {
+	start := time.Now()
+	_, err := Profile{Name: "p", APIKeyCmd: "yes"}.ResolveAPIKey(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "more than 64 KiB") {
+		t.Fatalf("yes: %v", err)
+	}
+	if took := time.Since(start); took >= keyCmdTimeout {
+		t.Errorf("yes stopped after %s, the timeout is %s", took, keyCmdTimeout)
+	}
+}
+
+func TestWriteMasked_URLsWithoutCredentials(t *testing.T) {
+	f, err := Load(write(t, "[profiles.a]\nurl = [\"https://bob:hunter2@smcp.example.com/x?token=abc\", \"https://b.example/?sig=zz\"]\n", 0o600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := f.WriteMasked(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, secret := range []string{"hunter2", "bob", "abc", "zz"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("config show prints %q:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, "smcp.example.com") || !strings.Contains(out, "token=") {
+		t.Errorf("config show lost the URL's shape:\n%s", out)
+	}
+}
