@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -14,12 +15,24 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"golang.org/x/net/netutil"
 
+	"github.com/dpe-tui/dpe-tui/config"
+	"github.com/dpe-tui/dpe-tui/finder"
 	"github.com/dpe-tui/dpe-tui/library"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 type mcpFlags struct {
 	docs, addr, host, indexDir string
+
+	// --http bounds (httpLimits).
+	tokenEnv       string
+	insecureBind   bool
+	sessionTimeout time.Duration
+	readTimeout    time.Duration
+	maxConns       int
+	findTimeout    time.Duration
 }
 
 func (a *app) mcpCmd() *cobra.Command {
@@ -33,7 +46,7 @@ func (a *app) mcpCmd() *cobra.Command {
   dpe-tui mcp --http 127.0.0.1:7801`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMCP(a.ctx, f, a.stdin, a.stdout, a.stderr)
+			return runMCP(a.ctx, f, &a.g, a.stdin, a.stdout, a.stderr)
 		},
 	}
 	fs := cmd.Flags()
@@ -43,17 +56,39 @@ func (a *app) mcpCmd() *cobra.Command {
 	fs.StringVar(&f.addr, "http", "", "serve MCP Streamable HTTP on ADDR (e.g. 127.0.0.1:7801) instead of stdio")
 	fs.StringVar(&f.host, "host", library.DefaultHost, "dpe:// host of the documents")
 	fs.StringVar(&f.indexDir, "index-dir", "", "keep the Finder index here (default: under the XDG cache dir, keyed by the folder)")
+	fs.StringVar(&f.tokenEnv, "token-env", "", "with --http: require the bearer token held by this environment variable (else --profile's token_cmd)")
+	fs.BoolVar(&f.insecureBind, "insecure-bind", false, "with --http on an address beyond loopback: serve without a token")
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", 30*time.Minute, "with --http: close a session idle this long")
+	fs.DurationVar(&f.readTimeout, "read-timeout", 30*time.Second, "with --http: how long a client may take to send one request")
+	fs.IntVar(&f.maxConns, "max-conns", 256, "with --http: connections served at once; more wait to be accepted")
+	fs.DurationVar(&f.findTimeout, "find-timeout", 2*time.Second, "deadline of one Finder query; past it find answers \"over budget\"")
 	return cmd
 }
 
 // runMCP serves the library with Finder as a standalone MCP server: on
 // stdio (stdout is the protocol, logs go to stderr) or, with --http, on
 // MCP Streamable HTTP at ADDR/mcp.
-func runMCP(ctx context.Context, f *mcpFlags, stdin io.Reader, stdout, stderr io.Writer) error {
+func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	docs, addr, host, indexDir := &f.docs, &f.addr, &f.host, &f.indexDir
 	if *docs != "" {
 		if fi, err := os.Stat(*docs); err != nil || !fi.IsDir() {
 			return usageErrorf("--docs %s: not a directory", *docs)
+		}
+	}
+	switch {
+	case f.sessionTimeout <= 0, f.readTimeout <= 0, f.findTimeout <= 0:
+		return usageErrorf("--session-timeout, --read-timeout and --find-timeout must be > 0")
+	case f.maxConns <= 0:
+		return usageErrorf("--max-conns must be > 0, not %d", f.maxConns)
+	}
+	var token string
+	if *addr != "" {
+		var err error
+		if token, err = mcpToken(ctx, f, g); err != nil {
+			return err
+		}
+		if err := checkBind(*addr, token != "", f.insecureBind); err != nil {
+			return err
 		}
 	}
 	// The logger and the Finder's ready line write from different
@@ -61,7 +96,7 @@ func runMCP(ctx context.Context, f *mcpFlags, stdin io.Reader, stdout, stderr io
 	stderr = &lockedWriter{w: stderr}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	lib, err := library.Open(library.Options{Dir: *docs, Host: *host, Logger: log,
-		Finder: &library.FinderOptions{IndexDir: *indexDir}})
+		Finder: &library.FinderOptions{IndexDir: *indexDir, Limits: finder.QueryLimits{Timeout: f.findTimeout}}})
 	if err != nil {
 		return err
 	}
@@ -81,9 +116,21 @@ func runMCP(ctx context.Context, f *mcpFlags, stdin io.Reader, stdout, stderr io
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", *addr, err)
 	}
+	if !loopbackAddr(*addr) {
+		if token == "" {
+			log.Warn("mcp --http serves beyond loopback without a token (--insecure-bind): anyone who reaches it reads the library", "addr", ln.Addr().String())
+		} else {
+			log.Warn("mcp --http serves beyond loopback; the bearer token travels in clear over http: put TLS in front", "addr", ln.Addr().String())
+		}
+	}
+	// A connection cap, and per-connection time limits: 20,000 slow bodies
+	// once held every file descriptor; idle sessions held memory forever.
+	ln = netutil.LimitListener(ln, f.maxConns)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: f.sessionTimeout})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mux.Handle("/mcp", requireBearer(token, bodyDeadline(h)))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: f.readTimeout, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(stderr, "dpe-tui mcp: serving MCP Streamable HTTP at http://%s/mcp\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
@@ -135,4 +182,106 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// mcpToken is the bearer token `mcp --http` requires: the variable named by
+// --token-env, else the token_cmd of the profile named by --profile; ""
+// when neither is given.
+func mcpToken(ctx context.Context, f *mcpFlags, g *globalFlags) (string, error) {
+	if f.tokenEnv != "" {
+		v := os.Getenv(f.tokenEnv)
+		if v == "" {
+			return "", usageErrorf("--token-env %s: the variable is not set or empty", sanitize.Line(f.tokenEnv))
+		}
+		return v, nil
+	}
+	if g.Profile == "" {
+		return "", nil
+	}
+	path, explicit := g.ConfigFile, g.ConfigFile != ""
+	if !explicit {
+		p, err := config.DefaultPath()
+		if err != nil {
+			return "", usageErrorf("--profile %s: %v", sanitize.Line(g.Profile), err)
+		}
+		path = p
+	}
+	file, err := loadConfig(path, explicit)
+	if err != nil {
+		return "", err
+	}
+	p, err := file.Lookup(g.Profile)
+	if err != nil {
+		return "", usageErrorf("--profile: %v", err)
+	}
+	return p.ResolveToken(ctx)
+}
+
+// loopbackAddr reports whether a listen address stays on this machine.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkBind refuses to serve beyond loopback without a token unless told to.
+func checkBind(addr string, hasToken, insecure bool) error {
+	if loopbackAddr(addr) || hasToken || insecure {
+		return nil
+	}
+	return usageErrorf("--http %s listens beyond loopback: give a token (--token-env VAR or a profile's token_cmd), or --insecure-bind", sanitize.Line(addr))
+}
+
+// requireBearer answers 401 to a request without "Authorization: Bearer
+// TOKEN" (compared in constant time); no token, no check.
+func requireBearer(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="dpe-tui mcp"`)
+			http.Error(w, "401 unauthorized: a bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bodyDeadline lifts the server's ReadTimeout once a request's body is read:
+// it bounds a slow sender, but an answer streamed as server-sent events
+// (a GET's, or a long POST's) must outlive it, and net/http cancels a
+// request whose connection passes its read deadline.
+func bodyDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+			_ = rc.SetReadDeadline(time.Time{})
+		} else {
+			r.Body = &liftOnEOF{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type liftOnEOF struct {
+	io.ReadCloser
+	lift func()
+	done bool
+}
+
+func (l *liftOnEOF) Read(p []byte) (int, error) {
+	n, err := l.ReadCloser.Read(p)
+	if err == io.EOF && !l.done {
+		l.done = true
+		l.lift()
+	}
+	return n, err
 }
