@@ -58,7 +58,9 @@ func runConvert(ctx context.Context, input, out string, stdin io.Reader, stdout 
 		if len(b) > convert.DefaultMaxFileSize {
 			return fmt.Errorf("standard input: file size over the limit (%d bytes)", convert.DefaultMaxFileSize)
 		}
-		data, err = c.ConvertJSON(ctx, convert.BytesSource("standard input", b))
+		// The document is named "stdin" (its URI dpe://local/stdin), not
+		// a percent-encoded phrase.
+		data, err = c.ConvertJSON(ctx, convert.BytesSource("stdin", b))
 		if err != nil {
 			return err
 		}
@@ -70,7 +72,9 @@ func runConvert(ctx context.Context, input, out string, stdin io.Reader, stdout 
 		_, err := stdout.Write(data)
 		return err
 	}
-	return safewrite.Replace(out, data, 0o644)
+	// 0600, as the TUI's exports: a converted document is as private as
+	// the file it came from may be.
+	return safewrite.Replace(out, data, 0o600)
 }
 
 // convertOutPath: -o naming an existing directory writes NAME.dpe.json

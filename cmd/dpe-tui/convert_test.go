@@ -83,6 +83,10 @@ func TestConvertXLSXToFile(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 1 {
 		t.Errorf("%d files in the output directory, want 1", len(ents))
 	}
+	// Private, as the TUI's exports are.
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("-o wrote mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
 }
 
 func TestConvertStdin(t *testing.T) {
@@ -98,8 +102,8 @@ func TestConvertStdin(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if doc := decodeConverted(t, []byte(out)); doc.FileType != "xlsx" || doc.PageCount != 2 {
-		t.Fatalf("file_type %q, page_count %d", doc.FileType, doc.PageCount)
+	if doc := decodeConverted(t, []byte(out)); doc.FileType != "xlsx" || doc.PageCount != 2 || doc.URI != "dpe://local/stdin" {
+		t.Fatalf("file_type %q, page_count %d, uri %q", doc.FileType, doc.PageCount, doc.URI)
 	}
 }
 
