@@ -38,12 +38,14 @@ type localSource struct {
 	fileName string // safe save name, from the URI's last segment
 	json     bool   // pretty-printed JSON
 	count    int    // contents in the answer (the first is shown)
+	// from says where it came from when not from server's resources/read.
+	from string
 }
 
 // newLocalContentScreen shows the first content of a resources/read.
 func newLocalContentScreen(e *env, msg localReadMsg) *contentScreen {
 	c := &contentScreen{e: e, op: msg.opened, uri: msg.uri, trace: newTraceLog(msg.uri, ""), sc: scroller{lines: true}}
-	c.local = &localSource{server: msg.server, fileName: msg.content.FileName, count: msg.count,
+	c.local = &localSource{server: msg.server, fileName: msg.content.FileName, count: msg.count, from: msg.from,
 		json: !msg.content.IsBlob && msg.opened.Kind == dpe.KindText && isJSONMIME(msg.content.MIMEType)}
 	return c
 }
@@ -200,6 +202,9 @@ func (c *contentScreen) View(w, h int) []string {
 	if l := c.local; l != nil {
 		head = fmt.Sprintf(" %s · %s · %s", c.kindName(), sanitizeLine(mime), humanBytes(int64(len(c.op.Body))))
 		sub = " read from MCP server " + sanitizeLine(l.server) + " with resources/read"
+		if l.from != "" {
+			sub = " " + l.from
+		}
 		if l.count > 1 {
 			sub += fmt.Sprintf(" · content 1 of %d", l.count)
 		}

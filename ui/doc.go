@@ -73,6 +73,9 @@ type documentScreen struct {
 	// src converts pages of a local file in-process (nil: fetched).
 	src PageSource
 
+	// skill is the skill whose SKILL.md this is (nil: not a skill).
+	skill *skillPkg
+
 	// idn is the dpe1 identity; diff the comparison D made (nil: none),
 	// diffOp the D running.
 	idn    identityState
@@ -332,6 +335,8 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	switch {
+	case d.skill != nil && matches(msg, k.SkillFiles):
+		return e.ask(pushMsg{s: newSkillFilesScreen(e, d.skill)})
 	case matches(msg, k.Back):
 		if d.search.query != "" && matches(msg, k.Cancel) {
 			d.clearSearch()
@@ -457,6 +462,9 @@ func (d *documentScreen) Keys() screenKeys {
 	} else if d.diff != nil {
 		short = append([]key2{k.NextChange, k.PrevChange, withHelp(k.Cancel, "clear diff")}, short...)
 	}
+	if d.skill != nil {
+		short = append([]key2{k.SkillFiles}, short...)
+	}
 	if len(d.pages) > 0 && d.pages[min(d.page, len(d.pages)-1)].err != "" && !d.pages[min(d.page, len(d.pages)-1)].loaded() {
 		short = append([]key2{withHelp(k.Retry, "retry page")}, short...)
 	}
@@ -473,13 +481,17 @@ func (d *documentScreen) Keys() screenKeys {
 		table = append(table, k.Cell)
 		inspect = except(k.Inspect, k.Cell)
 	}
+	docKeys := []key2{inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff}
+	if d.skill != nil {
+		docKeys = append(docKeys, k.SkillFiles)
+	}
 	return screenKeys{
 		short: short,
 		full: [][]key2{
 			append(k.navKeys(), k.SideFocus, k.SideToggle),
 			{k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.PrevTitle, k.NextTable, k.PrevTable, k.NextImage, k.PrevImage},
 			append(table, k.Search, next, prev, k.HitList),
-			{inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff},
+			docKeys,
 			k.globalKeys(),
 		},
 	}

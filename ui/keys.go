@@ -28,6 +28,8 @@ type keyMap struct {
 	Profile key.Binding
 	// Comparing with a fresh fetch.
 	Diff, NextChange, PrevChange key.Binding
+	// Skills: the computer screen's two lists, a SKILL.md's linked files.
+	Pane, SkillFiles key.Binding
 
 	// The y menu.
 	CopyRes, CopyAccess, CopyText, CopyJSON key.Binding
@@ -113,6 +115,8 @@ func newKeyMap() keyMap {
 		Diff:        b([]string{"D"}, "D", "diff refetch"),
 		NextChange:  b([]string{"n"}, "n", "next change"),
 		PrevChange:  b([]string{"N"}, "N", "prev change"),
+		Pane:        b([]string{"tab"}, "tab", "servers/skills"),
+		SkillFiles:  b([]string{"L"}, "L", "linked files"),
 
 		CopyRes:    b([]string{"u"}, "u", "resource URI"),
 		CopyAccess: b([]string{"a"}, "a", "access URI"),

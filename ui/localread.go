@@ -150,6 +150,9 @@ type localReadMsg struct {
 	count    int
 	opened   *dpe.Opened
 	duration time.Duration
+	// from says where the content came from when it was not a
+	// resources/read of server (a skill's file).
+	from string
 }
 
 func (m localReadMsg) opID() int { return m.id }
@@ -288,7 +291,11 @@ func (m *model) onLocalRead(msg localReadMsg) tea.Cmd {
 	if msg.opened.Kind == dpe.KindBinary {
 		cmds = append(cmds, e.ask(promptMsg{mode: barSaveContent, value: c.saveName()}))
 	} else {
-		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("read %s from MCP server %s in %s", sanitizeTrunc(msg.uri, 60), sanitizeLine(msg.server), msg.duration.Round(time.Millisecond))))
+		from := " from MCP server " + sanitizeLine(msg.server)
+		if msg.from != "" {
+			from = "" // a skill file: its name says whose it is
+		}
+		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("read %s%s in %s", sanitizeTrunc(msg.uri, 60), from, msg.duration.Round(time.Millisecond))))
 	}
 	return tea.Batch(cmds...)
 }

@@ -234,7 +234,7 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		s, cmd = c, c.render()
 	} else {
 		d := newDocumentScreen(e, msg, tl)
-		d.src = msg.src
+		d.src, d.skill = msg.src, msg.skill
 		s = d
 		cmd = tea.Batch(d.validate(), d.schedule(), e.setStatus(statusOK, "opened "+sanitizeLine(titleOf(op))+" in "+msg.duration.Round(time.Millisecond).String()))
 		if op.Partial {

@@ -156,6 +156,9 @@ type openedMsg struct {
 	// src converts the pages of a local file (nil: fetched as DPE).
 	src PageSource
 	at  *hitPlace
+	// skill is set when the document is a skill's SKILL.md: its links
+	// open the package's other files.
+	skill *skillPkg
 }
 
 // pagesMsg answers a page load: the pages decoded (copies; the shared
@@ -231,3 +234,5 @@ func (m contentRenderedMsg) opID() int { return m.id }
 func (resourcesPageMsg) chained() {}
 func (pagesMsg) chained()         {}
 func (searchStepMsg) chained()    {}
+
+func (m skillsMsg) opID() int { return m.id }

@@ -37,6 +37,8 @@ type serversScreen struct {
 	watching   bool
 	localDone  bool
 	statesSeen bool
+	// sk is the computer's skills list, under its servers.
+	sk skillsPane
 }
 
 func newServersScreen(e *env, computer string, cfg *client.Config) *serversScreen {
@@ -189,12 +191,22 @@ func (v *serversScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		case msg.Name == protocol.NotifyLeaveOffice && msg.Computer == v.computer:
 			v.gone = true
 		case msg.Name == protocol.NotifyEnterOffice && msg.Computer == v.computer:
-			return v, loadConfig(v.e, v.computer)
+			return v, tea.Batch(loadConfig(v.e, v.computer), v.loadSkills())
 		case msg.Name == protocol.NotifyUpdateConfig && msg.Computer == v.computer:
 			return v, loadConfig(v.e, v.computer)
+		case msg.Name == protocol.NotifyUpdateSkills && msg.Computer == v.computer:
+			return v, v.loadSkills()
 		}
 	case reconnectedMsg:
-		return v, loadConfig(v.e, v.computer)
+		return v, tea.Batch(loadConfig(v.e, v.computer), v.loadSkills())
+	case skillsMsg:
+		if msg.id == v.sk.op {
+			v.sk.install(msg)
+		}
+	case cancelledMsg:
+		if msg.id == v.sk.op {
+			v.sk.op = 0
+		}
 	case promptChangedMsg:
 		if msg.mode == barFilter {
 			v.filter = msg.value
@@ -231,6 +243,9 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	e := v.e
 	k := e.keys
 	vis := v.visible()
+	if cmd, ok := v.skillKey(msg, len(vis)); ok {
+		return cmd
+	}
 	if cur := v.list.cur; v.list.nav(k, msg, len(vis), e.bodyHeight()-1) {
 		if v.list.cur != cur && v.rowErr != 0 && e.status.id == v.rowErr {
 			// The row's failure was about the row left behind.
@@ -246,7 +261,7 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return v.e.ask(popMsg{})
 	case matches(msg, k.Refresh):
-		return loadConfig(e, v.computer)
+		return tea.Batch(loadConfig(e, v.computer), v.loadSkills())
 	case matches(msg, k.Filter):
 		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
 			return counted(len(v.visible()), "match", "matches"), true
@@ -312,6 +327,19 @@ func goneBanner(e *env, computer string, w int) string {
 }
 
 func (v *serversScreen) View(w, h int) []string {
+	skills := v.skillsView(w, h)
+	if len(skills) == 0 {
+		return v.serversView(w, h)
+	}
+	// The skills follow the servers, not the foot of the screen.
+	lines := box(v.serversView(w, h-len(skills)), w, h-len(skills))
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return box(append(lines, skills...), w, h)
+}
+
+func (v *serversScreen) serversView(w, h int) []string {
 	st := v.e.st
 	var lines []string
 	if v.gone {
@@ -382,8 +410,9 @@ func (v *serversScreen) View(w, h int) []string {
 			cells = slices.Insert(cells, 1, sanitizeLine(string(r.key())))
 		}
 		row := joinCols(cols, cells)
-		line := listRow(st, row, i == v.list.cur, r.disabled() || v.gone, w)
-		if r.state != nil && r.state.Status == LocalFailed && i != v.list.cur {
+		sel := i == v.list.cur && v.sk.pane == 0
+		line := listRow(st, row, sel, r.disabled() || v.gone, w)
+		if r.state != nil && r.state.Status == LocalFailed && !sel {
 			line = "  " + st.errText.Render(clip(row, w-2)) // the same margin as listRow
 		}
 		lines = append(lines, line)
@@ -498,6 +527,18 @@ func (v *serversScreen) failureDetail(r serverRow, w, h int) []string {
 
 func (v *serversScreen) Keys() screenKeys {
 	k := v.e.keys
+	if v.sk.pane == 1 {
+		return screenKeys{
+			short: []key2{withHelp(k.Enter, "SKILL.md"), withHelp(k.Pane, "servers"), k.Back, k.Filter, k.Refresh, k.Up, k.Down},
+			full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "SKILL.md"), withHelp(k.Pane, "servers"), k.Filter, k.Refresh}, k.globalKeys()},
+		}
+	}
+	if len(v.sk.skills) > 0 {
+		return screenKeys{
+			short: []key2{withHelp(k.Enter, "resources"), withHelp(k.Pane, "skills"), k.Back, k.Filter, k.Refresh, k.Up, k.Down},
+			full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "resources"), withHelp(k.Pane, "skills"), k.Filter, k.Refresh}, k.globalKeys()},
+		}
+	}
 	return screenKeys{
 		short: []key2{withHelp(k.Enter, "resources"), k.Back, k.Filter, k.Refresh, k.Up, k.Down},
 		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "resources"), k.Filter, k.Refresh}, k.globalKeys()},

@@ -107,6 +107,12 @@ type Options struct {
 	// resource reads it with MCP resources/read. nil: the office is not
 	// this process's, and non-dpe resources cannot be read.
 	Local LocalServers
+	// ConvertMarkdown turns a skill's SKILL.md into a document (cmd passes
+	// convert's Markdown reader); nil: SKILL.md shows as Markdown text.
+	ConvertMarkdown MarkdownFunc
+	// MaxSkillFile bounds one file of a skill package read with
+	// get_skill/get_blob; zero → 16 MiB.
+	MaxSkillFile int64
 	// Images picks how image previews are drawn: "kitty" (graphics
 	// protocol, Unicode placeholders), "sixel" (drawn as half-blocks: see
 	// render.ImagesSixel), "blocks" (half-blocks) or "off"; "" or "auto"

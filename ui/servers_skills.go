@@ -1,0 +1,161 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// skillsPane is the computer screen's second list: the computer's skills
+// (get_skills) under its MCP servers. tab or moving past the last server
+// puts the cursor in it.
+type skillsPane struct {
+	skills []protocol.SkillRef
+	more   int // skills over maxSkillsListed, not kept
+	err    string
+	done   bool
+	// op is the get_skills in flight (0: none).
+	op int
+	// pane is where the cursor is: 0 the servers, 1 the skills.
+	pane int
+	list scroller
+}
+
+func (p *skillsPane) install(msg skillsMsg) {
+	p.op, p.done = 0, true
+	if msg.err != nil {
+		p.err = oneLine(msg.err)
+		return
+	}
+	p.skills, p.more, p.err = msg.skills, msg.more, ""
+}
+
+// loadSkills asks for the computer's skills when the agent speaks the
+// skill channel.
+func (v *serversScreen) loadSkills() tea.Cmd {
+	if v.sk.op != 0 {
+		return nil
+	}
+	id, cmd := loadSkills(v.e, v.computer)
+	v.sk.op = id
+	return cmd
+}
+
+// visibleSkills are the skills the filter keeps (name, source,
+// description, tags).
+func (v *serversScreen) visibleSkills() []int {
+	f := strings.ToLower(v.filter)
+	out := make([]int, 0, len(v.sk.skills))
+	for i, s := range v.sk.skills {
+		if f == "" || strings.Contains(strings.ToLower(s.Name+" "+s.Source+" "+s.Description+" "+strings.Join(s.Tags, " ")), f) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// skillsHeight is how many lines the skills section takes of h: a blank
+// line, its title and its column header, then the rows, at most half the
+// screen.
+func (v *serversScreen) skillsHeight(h int) int {
+	if v.e.skillAgent() == nil {
+		return 0
+	}
+	rows := max(1, len(v.visibleSkills()))
+	return max(0, min(3+rows, h/2))
+}
+
+// skillKey handles the keys that move between the two lists and those of
+// the skills list; ok is false for a key it leaves to the servers list.
+func (v *serversScreen) skillKey(msg tea.KeyPressMsg, servers int) (tea.Cmd, bool) {
+	e := v.e
+	k := e.keys
+	vis := v.visibleSkills()
+	rowsH := max(1, v.skillsHeight(e.bodyHeight())-3)
+	if v.sk.pane == 0 {
+		switch {
+		case len(vis) > 0 && matches(msg, k.Pane):
+			v.sk.pane = 1
+			return nil, true
+		case len(vis) > 0 && matches(msg, k.Down) && (servers == 0 || v.list.cur >= servers-1):
+			v.sk.pane, v.sk.list.cur = 1, 0
+			v.sk.list.clamp(len(vis), rowsH)
+			return nil, true
+		}
+		return nil, false
+	}
+	if len(vis) == 0 {
+		v.sk.pane = 0
+		return nil, false
+	}
+	switch {
+	case matches(msg, k.Pane):
+		v.sk.pane = 0
+		return nil, true
+	case matches(msg, k.Up) && v.sk.list.cur == 0 && servers > 0:
+		v.sk.pane = 0
+		return nil, true
+	case v.sk.list.nav(k, msg, len(vis), rowsH):
+		return nil, true
+	case matches(msg, k.Enter, k.Right):
+		if v.gone {
+			return e.info("computer " + sanitizeLine(v.computer) + " left the office · esc goes back"), true
+		}
+		return openSkill(e, v.computer, v.sk.skills[vis[min(v.sk.list.cur, len(vis)-1)]]), true
+	}
+	return nil, false
+}
+
+// skillsView is the skills section, exactly skillsHeight(h) lines.
+func (v *serversScreen) skillsView(w, h int) []string {
+	n := v.skillsHeight(h)
+	if n == 0 {
+		return nil
+	}
+	st := v.e.st
+	title := "SKILLS"
+	switch {
+	case v.sk.op != 0 && !v.sk.done:
+		title += " · " + v.e.spin.View() + " asking for them…"
+	case v.sk.err == "" && v.sk.done:
+		title += " · " + counted(len(v.sk.skills), "skill", "skills")
+		if v.sk.more > 0 {
+			title += fmt.Sprintf(" (and %d more not kept)", v.sk.more)
+		}
+	}
+	out := []string{"", " " + st.label.Render(clip(title, w-1))}
+	if n < 3 {
+		return out[:n]
+	}
+	cols := []column{{"NAME", 0}, {"SOURCE", 0}, {"VERSION", 8}, {"TAGS", 0}, {"DESCRIPTION", 0}}
+	rest := w - 2 - 8 - 4*2
+	cols[0].width = max(8, rest*26/100)
+	cols[1].width = max(6, rest*16/100)
+	cols[3].width = max(6, rest*16/100)
+	cols[4].width = max(6, rest-cols[0].width-cols[1].width-cols[3].width)
+	out = append(out, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
+	vis := v.visibleSkills()
+	rowsH := n - 3
+	switch {
+	case v.sk.err != "":
+		return append(out, "  "+st.dim.Render(clip("skills: "+v.sk.err, w-2)))
+	case v.sk.done && len(v.sk.skills) == 0:
+		return append(out, "  "+st.dim.Render(clip(sanitizeLine(v.computer)+" has no skills installed.", w-2)))
+	case v.sk.done && len(vis) == 0:
+		return append(out, "  "+st.dim.Render(clip(fmt.Sprintf("No skill matches %q.", sanitizeLine(v.filter)), w-2)))
+	case !v.sk.done:
+		return append(out, "")
+	}
+	sc := v.sk.list // a copy: View only reads
+	sc.clamp(len(vis), rowsH)
+	for i := sc.top; i < len(vis) && len(out) < n; i++ {
+		s := v.sk.skills[vis[i]]
+		row := joinCols(cols, []string{sanitizeLine(s.Name), sanitizeLine(s.Source), sanitizeLine(s.Version),
+			sanitizeLine(strings.Join(s.Tags, ", ")), sanitizeLine(s.Description)})
+		out = append(out, listRow(st, row, v.sk.pane == 1 && i == sc.cur, v.gone, w))
+	}
+	return out
+}

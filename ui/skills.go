@@ -1,0 +1,341 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// SkillAgent is what an Agent also offers when it speaks the skill channel
+// (A2C-SMCP 0.3 on: skill.md §7, blob-transfer.md §2). The computer screen
+// lists skills only when the agent has it.
+type SkillAgent interface {
+	// Skills is client:get_skills: the computer's skills in its order.
+	Skills(ctx context.Context, computer string) ([]protocol.SkillRef, error)
+	// SkillFile is client:get_skill of one file of a skill package
+	// (relPath "" is SKILL.md, without its frontmatter), its bytes
+	// fetched with client:get_blob when the computer answers with a
+	// handle, checked against sha256 and total_size, at most limit bytes.
+	SkillFile(ctx context.Context, computer, name, relPath string, limit int64) (SkillFile, error)
+}
+
+// SkillFile is one file of a skill package as the agent read it.
+type SkillFile struct {
+	RelPath  string
+	MIMEType string
+	Data     []byte
+	// Text is set when the computer sent the file inline as text (body);
+	// a file fetched through a blob handle is bytes to show or save.
+	Text bool
+}
+
+// MarkdownFunc converts a Markdown text to a document, as convert does for
+// a .md file (cmd injects it: ui does not import convert). name is the
+// file's name, for its title.
+type MarkdownFunc func(ctx context.Context, name string, body []byte) (PageSource, error)
+
+// Bounds of what a computer's skills may make the UI hold.
+const (
+	// maxSkillsListed is how many skills one computer's list keeps.
+	maxSkillsListed = 1000
+	// defaultSkillFileLimit bounds one skill file (zero MaxSkillFile).
+	defaultSkillFileLimit = 16 << 20
+	// maxSkillLinks bounds the files a SKILL.md links to that are kept.
+	maxSkillLinks = 500
+	// maxSkillPages bounds the pages of a SKILL.md scanned for links.
+	maxSkillPages = 64
+)
+
+func (e *env) skillAgent() SkillAgent {
+	a, _ := e.agent.(SkillAgent)
+	return a
+}
+
+func (e *env) skillFileLimit() int64 {
+	if e.opt.MaxSkillFile > 0 {
+		return e.opt.MaxSkillFile
+	}
+	return defaultSkillFileLimit
+}
+
+// skillsMsg answers a get_skills.
+type skillsMsg struct {
+	id       int
+	computer string
+	skills   []protocol.SkillRef
+	more     int // skills past maxSkillsListed, dropped
+	err      error
+}
+
+// loadSkills asks computer for its skills (nil when the agent has no
+// skill channel).
+func loadSkills(e *env, computer string) (int, tea.Cmd) {
+	a := e.skillAgent()
+	if a == nil {
+		return 0, nil
+	}
+	timeout := e.opt.RequestTimeout
+	return e.start("get_skills "+sanitizeLine(computer), timeout, func(ctx context.Context, id int) tea.Msg {
+		skills, err := a.Skills(ctx, computer)
+		msg := skillsMsg{id: id, computer: computer, err: err}
+		if len(skills) > maxSkillsListed {
+			msg.more = len(skills) - maxSkillsListed
+			skills = skills[:maxSkillsListed]
+		}
+		msg.skills = skills
+		return msg
+	})
+}
+
+// skillPkg is an opened skill: where its files are read from and the
+// package files its SKILL.md links to.
+type skillPkg struct {
+	computer string
+	ref      protocol.SkillRef
+	links    []skillLink
+}
+
+// skillLink is one relative link of a SKILL.md: a file of the package.
+type skillLink struct {
+	text, rel string
+}
+
+// relLink is the package path a link of a SKILL.md names, if it names one:
+// no scheme, no host, not absolute, not leaving the package; the fragment
+// and query are dropped. The computer enforces the same rules (safe_join,
+// skill.md §9.2); this only keeps links to other places out of the list.
+func relLink(raw string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.Path == "" {
+		return "", false
+	}
+	p := path.Clean(u.Path)
+	if path.IsAbs(p) || p == "." || p == ".." || strings.HasPrefix(p, "../") {
+		return "", false
+	}
+	return p, true
+}
+
+// skillLinks collects the relative links of pages, each path once, in
+// reading order.
+func skillLinks(pages []*dpe.Page) []skillLink {
+	var out []skillLink
+	seen := map[string]bool{}
+	for _, p := range pages {
+		for _, el := range p.Elements {
+			var urls, texts []string
+			_ = json.Unmarshal(el.Metadata["link_urls"], &urls)
+			_ = json.Unmarshal(el.Metadata["link_texts"], &texts)
+			for i, u := range urls {
+				rel, ok := relLink(u)
+				if !ok || seen[rel] || len(out) >= maxSkillLinks {
+					continue
+				}
+				seen[rel] = true
+				l := skillLink{rel: rel}
+				if i < len(texts) {
+					l.text = texts[i]
+				}
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// skillURI is how an opened skill file is named on screen and in the
+// trace: the skill's name, then the file's path in its package.
+func skillURI(name, rel string) string {
+	if rel == "" {
+		rel = protocol.DefaultSkillFile
+	}
+	return name + "/" + rel
+}
+
+// openSkill reads ref's SKILL.md and shows it as a document: the body
+// through the Markdown converter, the frontmatter (as get_skills gives
+// it) as the document's metadata. Its pages are converted here, off the
+// loop, to find the package files it links to.
+func openSkill(e *env, computer string, ref protocol.SkillRef) tea.Cmd {
+	a := e.skillAgent()
+	if a == nil {
+		return nil
+	}
+	conv, limit, now, lim := e.opt.ConvertMarkdown, e.skillFileLimit(), e.opt.Now, e.opt.Limits
+	uri := skillURI(ref.Name, "")
+	_, cmd := e.start("get_skill "+sanitizeLine(ref.Name), openTimeout, func(ctx context.Context, id int) tea.Msg {
+		t0 := now()
+		f, err := a.SkillFile(ctx, computer, ref.Name, "", limit)
+		if err != nil {
+			return errMsg{id: id, err: err}
+		}
+		if conv == nil {
+			// No converter: the Markdown as Markdown.
+			return skillFileRead(id, computer, ref.Name, f, now().Sub(t0))
+		}
+		src, err := conv(ctx, protocol.DefaultSkillFile, f.Data)
+		if err != nil {
+			return errMsg{id: id, what: "skill " + sanitizeLine(ref.Name) + ": SKILL.md", err: err}
+		}
+		doc := src.Skeleton()
+		if doc == nil {
+			return errMsg{id: id, what: "skill " + sanitizeLine(ref.Name) + ": SKILL.md", err: errNoSkeleton}
+		}
+		skillMetadata(doc, computer, ref)
+		buf := &traceBuf{}
+		var pages []*dpe.Page
+		var first *dpe.Page
+		var firstErr error
+		for i := range min(len(doc.Pages), maxSkillPages) {
+			p, err := convertPage(ctx, src, buf, now, i)
+			if i == 0 {
+				first, firstErr = p, err
+			}
+			if err == nil {
+				pages = append(pages, p)
+			}
+		}
+		op := &dpe.Opened{Access: dpe.Access{URI: uri, MimeType: f.MIMEType, Size: int64(len(f.Data))}, Kind: dpe.KindDocument, Doc: doc, MimeType: f.MIMEType}
+		return openedMsg{id: id, opened: op, uri: uri, opener: &dpe.Opener{Limits: lim, Now: now}, src: src,
+			first: first, firstErr: firstErr, duration: now().Sub(t0), trace: buf.entries,
+			skill: &skillPkg{computer: computer, ref: ref, links: skillLinks(pages)}}
+	})
+	return cmd
+}
+
+// skillMetadata puts the skill's frontmatter, as get_skills reported it,
+// on the document: name as title, description as summary, tags as
+// keywords, the rest as document fields the inspector shows.
+func skillMetadata(doc *dpe.Document, computer string, ref protocol.SkillRef) {
+	doc.Title, doc.Summary, doc.Keywords, doc.FileType = ref.Name, ref.Description, ref.Tags, "md"
+	if doc.Extra == nil {
+		doc.Extra = map[string]json.RawMessage{}
+	}
+	put := func(k string, v any) {
+		if b, err := json.Marshal(v); err == nil {
+			doc.Extra[k] = b
+		}
+	}
+	put("skill_source", ref.Source)
+	put("skill_computer", computer)
+	for k, v := range map[string]string{"skill_version": ref.Version, "skill_license": ref.License, "skill_compatibility": ref.Compatibility} {
+		if v != "" {
+			put(k, v)
+		}
+	}
+	if len(ref.AllowedTools) > 0 {
+		put("skill_allowed_tools", ref.AllowedTools)
+	}
+	if len(ref.SkillMetadata) > 0 && json.Valid(ref.SkillMetadata) {
+		doc.Extra["skill_metadata"] = ref.SkillMetadata
+	}
+}
+
+// openSkillFile reads one file of an opened skill's package: text is
+// shown, anything else is offered for saving.
+func openSkillFile(e *env, pkg *skillPkg, rel string) tea.Cmd {
+	a := e.skillAgent()
+	if a == nil {
+		return nil
+	}
+	computer, name, limit, now := pkg.computer, pkg.ref.Name, e.skillFileLimit(), e.opt.Now
+	_, cmd := e.start("get_skill "+sanitizeLine(name)+" "+sanitizeLine(rel), openTimeout, func(ctx context.Context, id int) tea.Msg {
+		t0 := now()
+		f, err := a.SkillFile(ctx, computer, name, rel, limit)
+		if err != nil {
+			return errMsg{id: id, err: err}
+		}
+		if f.RelPath == "" {
+			f.RelPath = rel
+		}
+		return skillFileRead(id, computer, name, f, now().Sub(t0))
+	})
+	return cmd
+}
+
+// skillFileRead is a skill file in the shape the content view shows (the
+// one a resources/read content has): text by its type, bytes to save
+// under the name its path suggests.
+func skillFileRead(id int, computer, name string, f SkillFile, d time.Duration) localReadMsg {
+	rel := f.RelPath
+	if rel == "" {
+		rel = protocol.DefaultSkillFile
+	}
+	uri := skillURI(name, rel)
+	c := LocalContent{URI: rel, MIMEType: f.MIMEType, FileName: dpe.SuggestFileName(rel, f.MIMEType)}
+	if f.Text {
+		c.Text = string(f.Data)
+	} else {
+		c.Blob, c.IsBlob = f.Data, true
+	}
+	return localReadMsg{id: id, uri: uri, content: c, count: 1, opened: localOpened(rel, c), duration: d,
+		from: fmt.Sprintf("from skill %s on computer %s (get_skill)", sanitizeLine(name), sanitizeLine(computer))}
+}
+
+// skillFilesScreen lists the package files a SKILL.md links to; enter
+// reads one with get_skill (rel_path).
+type skillFilesScreen struct {
+	e    *env
+	pkg  *skillPkg
+	list scroller
+}
+
+func newSkillFilesScreen(e *env, pkg *skillPkg) *skillFilesScreen {
+	return &skillFilesScreen{e: e, pkg: pkg}
+}
+
+func (v *skillFilesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	key, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return v, nil
+	}
+	k := v.e.keys
+	n := len(v.pkg.links)
+	if v.list.nav(k, key, n, v.e.bodyHeight()-2) {
+		return v, nil
+	}
+	switch {
+	case matches(key, k.Back, k.Left):
+		return v, v.e.ask(popMsg{})
+	case matches(key, k.Enter, k.Right) && n > 0:
+		return v, openSkillFile(v.e, v.pkg, v.pkg.links[min(v.list.cur, n-1)].rel)
+	}
+	return v, nil
+}
+
+func (v *skillFilesScreen) View(w, h int) []string {
+	st := v.e.st
+	out := []string{st.title.Render(clip(" Files of skill "+sanitizeLine(v.pkg.ref.Name)+" linked from its SKILL.md", w))}
+	if len(v.pkg.links) == 0 {
+		return append(out, "", st.dim.Render(clip("  SKILL.md links to no other file of its package.", w)))
+	}
+	cols := []column{{"PATH", max(10, (w-4)*45/100)}, {"LINK TEXT", 0}}
+	cols[1].width = max(6, w-4-cols[0].width)
+	out = append(out, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
+	sc := v.list // a copy: View only reads
+	sc.clamp(len(v.pkg.links), h-len(out))
+	for i := sc.top; i < len(v.pkg.links) && len(out) < h; i++ {
+		l := v.pkg.links[i]
+		out = append(out, listRow(st, joinCols(cols, []string{sanitizeLine(l.rel), sanitizeLine(l.text)}), i == sc.cur, false, w))
+	}
+	return out
+}
+
+func (v *skillFilesScreen) Keys() screenKeys {
+	k := v.e.keys
+	return screenKeys{
+		short: []key2{withHelp(k.Enter, "read file"), k.Back, k.Up, k.Down},
+		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "read file")}, k.globalKeys()},
+	}
+}
+
+func (v *skillFilesScreen) Crumb() string { return "linked files" }

@@ -1,0 +1,214 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/protocol"
+)
+
+// skillAgent is the fake agent with the skill channel: the 0.3 computer
+// "box" (keyedOffice) has two skills; one package has a guide, a script,
+// a PNG, and a link to a file it does not have.
+type skillAgent struct {
+	*fakeAgent
+	mu    sync.Mutex
+	asked []string // computer/name/rel_path of every SkillFile
+}
+
+const skillBody = "# PDF tools\n\nConvert PDFs with [the guide](references/guide.md), run [the script](./scripts/run.py#main),\n" +
+	"use [the logo](assets/logo.png) and read [notes](references/missing.md). Upstream: [web](https://example.com/x).\n\n" +
+	"## Steps\n\n1. Read the guide.\n2. Run the script.\n\n| option | meaning |\n|---|---|\n| -o | output |\n\n```sh\nrun.py in.pdf\n```\n"
+
+var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+
+func newSkillAgent(t *testing.T) *skillAgent {
+	f := newFakeAgent(t)
+	keyedOffice(f)
+	return &skillAgent{fakeAgent: f}
+}
+
+func (a *skillAgent) Skills(ctx context.Context, computer string) ([]protocol.SkillRef, error) {
+	if computer != "box" {
+		return nil, nil
+	}
+	return []protocol.SkillRef{
+		{Name: "pdf-tools", Source: "user", Path: "/home/u/.a2c/skills/pdf-tools", Description: "Convert and inspect PDF files\x1b[2J", Version: "1.2.0",
+			Tags: []string{"pdf", "convert"}, License: "MIT", AllowedTools: []string{"Bash", "Read"}},
+		{Name: "mcp:com_example_docs:summarize", Source: "mcp:com_example_docs", Path: "/srv/skills/summarize", Description: "Summarize a document", URI: "skill://com.example.docs/summarize"},
+	}, nil
+}
+
+func (a *skillAgent) SkillFile(ctx context.Context, computer, name, rel string, limit int64) (SkillFile, error) {
+	a.mu.Lock()
+	a.asked = append(a.asked, computer+"/"+name+"/"+rel)
+	a.mu.Unlock()
+	if name != "pdf-tools" {
+		return SkillFile{}, protocol.NewSkillError(&protocol.Error{Code: protocol.CodeMCPServerNotFound, Message: "no skill"}, computer, name, rel)
+	}
+	switch rel {
+	case "":
+		return SkillFile{RelPath: "SKILL.md", MIMEType: "text/markdown", Data: []byte(skillBody), Text: true}, nil
+	case "references/guide.md":
+		return SkillFile{RelPath: rel, MIMEType: "text/markdown", Data: []byte("# Guide\n\nPass **-o** to choose the output.\n"), Text: true}, nil
+	case "scripts/run.py":
+		return SkillFile{RelPath: rel, MIMEType: "text/x-python", Data: []byte("#!/usr/bin/env python3\nprint('converting')\n"), Text: true}, nil
+	case "assets/logo.png":
+		return SkillFile{RelPath: rel, MIMEType: "image/png", Data: pngBytes}, nil
+	}
+	details, _ := json.Marshal(map[string]any{"reason": "not_found", "resolved": "/home/u/.a2c/skills/pdf-tools/" + rel})
+	return SkillFile{}, protocol.NewSkillError(&protocol.Error{Code: protocol.CodeSkillResource, Message: "resource not accessible", Details: details}, computer, name, rel)
+}
+
+// startSkills opens box's computer screen with the real Markdown
+// converter wired as cmd wires it.
+func startSkills(t *testing.T, a *skillAgent, size [2]int, saveDir string) *session {
+	t.Helper()
+	opt := testOptions(a)
+	opt.Width, opt.Height = size[0], size[1]
+	opt.SaveDir = saveDir
+	conv := convert.New(convert.Options{})
+	t.Cleanup(func() { _ = conv.Close() })
+	opt.ConvertMarkdown = func(ctx context.Context, name string, body []byte) (PageSource, error) {
+		return conv.Open(ctx, convert.BytesSource(name, body))
+	}
+	s := start(t, opt)
+	s.waitFor("build-box")
+	s.waitFor("3 enabled")
+	s.keys("enter")
+	s.waitFor("2 skills")
+	return s
+}
+
+// toSkill opens pdf-tools's SKILL.md.
+func (s *session) toSkill() {
+	s.keys("tab", "enter")
+	s.waitFor("opened pdf-tools")
+}
+
+// TestSkills_ComputerScreenListsSkillsBesideServers: the computer screen
+// has its servers, then its skills with source, version, tags and
+// description, every string sanitized.
+func TestSkills_ComputerScreenListsSkillsBesideServers(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 60}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			s := startSkills(t, newSkillAgent(t), size, t.TempDir())
+			s.keys("tab")
+			out := s.final()
+			for _, want := range []string{"SKILLS · 2 skills", "pdf-tools", "user", "1.2.0", "pdf, con", "org.other.docs", "tab servers"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%q not on the computer screen:\n%s", want, out)
+				}
+			}
+			golden.RequireEqual(t, out)
+		})
+	}
+}
+
+// TestSkills_SkillMDRendersAsADocument: enter on a skill shows its
+// SKILL.md through the Markdown converter: headings, the list, the table
+// and the code block render as in any document, and the frontmatter is
+// the document's title, summary and keywords.
+func TestSkills_SkillMDRendersAsADocument(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			a := newSkillAgent(t)
+			s := startSkills(t, a, size, t.TempDir())
+			s.toSkill()
+			s.keys("]")
+			s.waitFor("meaning")
+			out := s.final()
+			for _, want := range []string{"Steps", "Read the guide.", "option", "run.py in.pdf", "L linked files"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%q not in the rendered SKILL.md:\n%s", want, out)
+				}
+			}
+			golden.RequireEqual(t, out)
+			if got := a.asked[0]; got != "box/pdf-tools/" {
+				t.Errorf("SKILL.md asked as %q, want get_skill without rel_path", got)
+			}
+		})
+	}
+}
+
+// TestSkills_RelativeLinkOpensATextFile: L lists the package files the
+// body links to (not the web link); enter on the script reads it with
+// get_skill rel_path and shows it as text.
+func TestSkills_RelativeLinkOpensATextFile(t *testing.T) {
+	a := newSkillAgent(t)
+	s := startSkills(t, a, [2]int{80, 24}, t.TempDir())
+	s.toSkill()
+	s.keys("L")
+	s.waitFor("Files of skill pdf-tools")
+	if f := s.frame(); strings.Contains(f, "example.com") {
+		t.Fatalf("a web link is listed as a package file:\n%s", f)
+	}
+	s.keys("down", "enter")
+	s.waitFor("print('converting')")
+	out := s.final()
+	golden.RequireEqual(t, out)
+	if got := a.asked[len(a.asked)-1]; got != "box/pdf-tools/scripts/run.py" {
+		t.Errorf("asked for %q, want the link's path without ./ and #fragment", got)
+	}
+}
+
+// TestSkills_BinaryFileIsOfferedForSaving: a binary file of the package
+// opens with the save prompt on its name; enter writes its exact bytes,
+// 0600.
+func TestSkills_BinaryFileIsOfferedForSaving(t *testing.T) {
+	dir := t.TempDir()
+	s := startSkills(t, newSkillAgent(t), [2]int{80, 24}, dir)
+	s.toSkill()
+	s.keys("L")
+	s.waitFor("Files of skill pdf-tools")
+	s.keys("down", "down", "enter")
+	s.waitFor("logo.png")
+	s.waitFor("cannot be shown as text")
+	s.keys("enter")
+	s.waitFor("written to")
+	out := strings.ReplaceAll(s.final(), dir, "/tmp/save")
+	golden.RequireEqual(t, tmpPrefix.ReplaceAllString(out, "/tmp/…"))
+	p := filepath.Join(dir, "logo.png")
+	got, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, pngBytes) {
+		t.Errorf("saved %d bytes, not the file's %d", len(got), len(pngBytes))
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("saved with mode %v, want 0600", st.Mode().Perm())
+	}
+}
+
+// TestSkills_4017IsOneSentenceNamingSkillAndPath: a linked file the
+// package does not have is a 4017 told in one line that names the skill
+// and the path, never the computer's details (its local path).
+func TestSkills_4017IsOneSentenceNamingSkillAndPath(t *testing.T) {
+	s := startSkills(t, newSkillAgent(t), [2]int{80, 24}, t.TempDir())
+	s.toSkill()
+	s.keys("L")
+	s.waitFor("Files of skill pdf-tools")
+	s.keys("down", "down", "down", "enter")
+	s.waitFor("has no file references/missing.md")
+	s.keys("E")
+	s.waitFor("4017")
+	out := s.final()
+	if !strings.Contains(out, "skill pdf-tools on computer box has no file references/missing.md (4017)") {
+		t.Errorf("the 4017 is not the sentence naming skill and path:\n%s", out)
+	}
+	if strings.Contains(out, "/home/u") {
+		t.Errorf("details reached the screen:\n%s", out)
+	}
+	golden.RequireEqual(t, out)
+}
