@@ -114,6 +114,14 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 		opt.Theme = "notty"
 	}
 
+	// A skill's SKILL.md is shown as a document through the converter's
+	// Markdown reader (ui does not import convert).
+	conv := convert.New(convert.Options{})
+	defer conv.Close()
+	opt.ConvertMarkdown = func(ctx context.Context, name string, body []byte) (ui.PageSource, error) {
+		return conv.Open(ctx, convert.BytesSource(name, body))
+	}
+
 	var tgt *target
 	defer func() {
 		if tgt != nil {
@@ -134,8 +142,6 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 		opt.Fetcher.AllowFile = true
 		// Files that are not DPE JSON (PDF, Office, HTML, mail, EPUB, …)
 		// convert in-process, page by page as they are viewed.
-		conv := convert.New(convert.Options{})
-		defer conv.Close()
 		opt.OpenFile = func(ctx context.Context, path string) (ui.PageSource, error) {
 			return conv.OpenFile(ctx, path)
 		}
