@@ -22,6 +22,7 @@ type hashFlags struct {
 	JSON     bool
 	Elements bool
 	FileURI  string
+	Object   string
 	// fileURISet: --file-uri was given (an empty value is a file_uri to
 	// reject, not an absent flag).
 	fileURISet bool
@@ -51,6 +52,7 @@ func (a *app) hashCmd() *cobra.Command {
 	fs.StringVar(&f.Computer, "computer", "", "computer to ask for a dpe:// URI (default: the one that knows its host)")
 	fs.BoolVar(&f.JSON, "json", false, `print {"doc_hash", "pages": [{"page_hash", "elements"}]} (an object: {"<kind>_hash"})`)
 	fs.BoolVar(&f.Elements, "elements", false, "also print each element's content_hash")
+	fs.StringVar(&f.Object, "object", "", "read the file as one DPE v1 wire object: element, page or document (children by hash)")
 	fs.StringVar(&f.FileURI, "file-uri", "", "also print this file_uri as DPE v1 remotes compare it (core §1.1 normalisation)")
 	return cmd
 }
@@ -69,7 +71,12 @@ func runHash(ctx context.Context, f *hashFlags, input string, stdin io.Reader, s
 		}
 		uri = n
 	}
-	h, err := hashAny(ctx, &f.globalFlags, f.Computer, input, stdin, stderr)
+	as, ok := map[string]identity.Shape{"": -1, "element": identity.ShapeElement, "page": identity.ShapePageObject,
+		"document": identity.ShapeDocumentObject}[f.Object]
+	if !ok {
+		return usageErrorf("--object must be element, page or document, not %q", f.Object)
+	}
+	h, err := hashAny(ctx, &f.globalFlags, f.Computer, input, as, stdin, stderr)
 	if err != nil {
 		printProblems(err, stderr)
 		return err
@@ -122,7 +129,7 @@ type hashed struct {
 
 // hashInput is hashAny for a document (what diff compares).
 func hashInput(ctx context.Context, g *globalFlags, computer, input string, stdin io.Reader, stderr io.Writer) (*identity.Result, error) {
-	h, err := hashAny(ctx, g, computer, input, stdin, stderr)
+	h, err := hashAny(ctx, g, computer, input, -1, stdin, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -141,10 +148,11 @@ func displayName(input string) string {
 
 // hashAny opens one input the way `get` does (dpe:// through the
 // server, a file or URL directly; "-" is stdin), tells its shape
-// (identity.Sniff), loads every page of a v0.2 document (manifest pages
-// are fetched) and computes its dpe1 identity. Values that cannot be
-// hashed give an error listing each problem on a line.
-func hashAny(ctx context.Context, g *globalFlags, computer, input string, stdin io.Reader, stderr io.Writer) (*hashed, error) {
+// (identity.Sniff, unless as names one: -1 for none), loads every page of
+// a v0.2 document (manifest pages are fetched) and computes its dpe1
+// identity. Values that cannot be hashed give an error listing each
+// problem on a line.
+func hashAny(ctx context.Context, g *globalFlags, computer, input string, as identity.Shape, stdin io.Reader, stderr io.Writer) (*hashed, error) {
 	log, closeLog, err := g.logger()
 	if err != nil {
 		return nil, err
@@ -159,7 +167,7 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, stdin 
 		defer remove()
 		input, name = path, "stdin"
 	}
-	if obj, ok, err := hashLocalObject(input, name); ok {
+	if obj, ok, err := hashLocalObject(input, name, as); ok {
 		return obj, err
 	}
 	op, opener, cleanup, err := openInput(ctx, g, computer, input, log, stderr)
@@ -201,20 +209,35 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, stdin 
 // v1 wire object; ok is false for anything else, which is opened as a
 // document. Objects are what a remote stores, not documents, so only a
 // file is read as one.
-func hashLocalObject(path, name string) (*hashed, bool, error) {
+func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error) {
 	if strings.Contains(path, "://") || strings.HasPrefix(strings.ToLower(path), "dpe:") {
+		if as >= 0 {
+			return nil, true, usageErrorf("--object reads a file or stdin, not %s", sanitize.Line(name))
+		}
 		return nil, false, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
+		if as >= 0 {
+			return nil, true, fmt.Errorf("%s: %w", sanitize.Line(name), err)
+		}
 		return nil, false, nil // openInput says what is wrong with it
 	}
 	defer f.Close()
 	body, err := io.ReadAll(io.LimitReader(f, dpe.DefaultMaxBytes+1))
-	if err != nil || len(body) > dpe.DefaultMaxBytes {
+	if err == nil && len(body) > dpe.DefaultMaxBytes {
+		err = fmt.Errorf("more than %d bytes", int64(dpe.DefaultMaxBytes))
+	}
+	if err != nil {
+		if as >= 0 {
+			return nil, true, fmt.Errorf("%s: %w", sanitize.Line(name), err)
+		}
 		return nil, false, nil
 	}
-	shape := identity.Sniff(body)
+	shape := as
+	if shape < 0 {
+		shape = identity.Sniff(body)
+	}
 	switch shape {
 	case identity.ShapeElement, identity.ShapePageObject, identity.ShapeDocumentObject:
 	default:
@@ -237,7 +260,11 @@ func hashProblems(name string, shape identity.Shape, probs []identity.Problem) e
 			pe.lines = append(pe.lines, fmt.Sprintf("  … %d more", len(probs)-i))
 			break
 		}
-		pe.lines = append(pe.lines, fmt.Sprintf("  %s %s: %s", p.Code, sanitize.Line(p.Path), sanitize.Line(p.Message)))
+		path := p.Path
+		if path == "" {
+			path = "(the object)" // a JSON Pointer to the whole object
+		}
+		pe.lines = append(pe.lines, fmt.Sprintf("  %s %s: %s", p.Code, sanitize.Line(path), sanitize.Line(p.Message)))
 	}
 	return pe
 }

@@ -217,3 +217,95 @@ func TestHash_UpstreamFileURIVectors(t *testing.T) {
 		t.Fatal("no uri case ran through hash")
 	}
 }
+
+// TestHash_UpstreamInvalidVectors: every rejection case of core §2.8
+// through `hash` (single objects with --object, expanded documents as
+// they are): exit 1, and the first problem line names the vector's code
+// and, where the case fixes it, its place.
+func TestHash_UpstreamInvalidVectors(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(vectorDir, "invalid_objects.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Cases []struct {
+			Name       string          `json:"name"`
+			ObjectKind string          `json:"object_kind"`
+			Contract   string          `json:"contract"`
+			Input      json.RawMessage `json:"input"`
+			InputJSON  *string         `json:"input_json"`
+			Code       string          `json:"code"`
+			Path       *string         `json:"path"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil || len(v.Cases) == 0 {
+		t.Fatalf("invalid_objects.json: %v", err)
+	}
+	dir := t.TempDir()
+	for _, c := range v.Cases {
+		if c.Contract != "dpe1" {
+			continue // the drill contract dpe2 is not one we speak
+		}
+		in := []byte(c.Input)
+		if c.InputJSON != nil {
+			in = []byte(*c.InputJSON)
+		}
+		path := filepath.Join(dir, c.Name+".json")
+		if err := os.WriteFile(path, in, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"hash", path}
+		if c.ObjectKind != "expanded_document" {
+			args = append(args, "--object", c.ObjectKind)
+		}
+		code, out, errOut := runCLI(t, args...)
+		first, _, _ := strings.Cut(errOut, "\n")
+		fields := strings.Fields(first)
+		if code != exitRuntime || out != "" || len(fields) < 2 || fields[0] != c.Code {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %s", c.Name, code, out, errOut, c.Code)
+			continue
+		}
+		if c.Path != nil {
+			got := strings.TrimSuffix(fields[1], ":")
+			if got == "(the" {
+				got = ""
+			}
+			if strings.HasPrefix(got, "$") {
+				got = strings.NewReplacer("[", "/", "]", "", ".", "/").Replace(strings.TrimPrefix(got, "$"))
+			}
+			if got != *c.Path {
+				t.Errorf("%s: problem at %q, want %q\n%s", c.Name, got, *c.Path, errOut)
+			}
+		}
+	}
+}
+
+// TestHash_ObjectsChainToTheVectorsHashes: the three wire objects of
+// metadata_null_equivalence's document, each hashed on its own by `hash`
+// (shape sniffed), give the vector's content_hash, page_hash and doc_hash.
+func TestHash_ObjectsChainToTheVectorsHashes(t *testing.T) {
+	v := loadCLIVectors(t)["metadata_null_equivalence.json"]
+	var want identity.Hashes
+	if err := json.Unmarshal(v.Expected["plain"].DPE1, &want); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	objects := []struct {
+		kind, body string
+		want       identity.Hash
+	}{
+		{"content_hash", `{"category":"NarrativeText","text":"x","metadata":{"lang":"zh","gone":null}}`, want.Pages[0].Elements[0]},
+		{"page_hash", `{"title":null,"elements":["` + string(want.Pages[0].Elements[0]) + `"]}`, want.Pages[0].PageHash},
+		{"doc_hash", `{"file_type":"md","doc_metadata":{},"pages":["` + string(want.Pages[0].PageHash) + `"]}`, want.DocHash},
+	}
+	for i, o := range objects {
+		path := filepath.Join(dir, strconv.Itoa(i)+".json")
+		if err := os.WriteFile(path, []byte(o.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI(t, "hash", path)
+		if code != exitOK || out != o.kind+" "+string(o.want)+"\n" {
+			t.Errorf("hash %s: exit %d, %q %s; want %s %s", o.body, code, out, errOut, o.kind, o.want)
+		}
+	}
+}

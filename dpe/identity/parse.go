@@ -94,10 +94,13 @@ func ParseDocumentObject(b []byte) (*DocumentObject, *Problem) {
 const maxDocumentProblems = 100
 
 // ParseDocument parses a DPE v1 document with pages and elements inline
-// (the conformance vectors' documents shape). Each object is checked in
-// core §2.8's order; the first problem of each object is reported, with a
-// JSON path into the document ("$.pages[0].elements[2].blob"). The
-// document is nil when any problem was found.
+// (the conformance vectors' documents shape). It checks objects in core
+// §2.8's order for a request carrying several: the document object, then
+// every page object in array order, then every element object in array
+// order; within each object, the steps of §2.8. The first problem of
+// each object is reported, so the first of all is the one §2.8 names;
+// paths are JSON paths into the document ("$.pages[0].elements[2].blob").
+// The document is nil when any problem was found.
 func ParseDocument(b []byte) (*Document, []Problem) {
 	v, p := decodeIJSON(b)
 	if p != nil {
@@ -116,21 +119,26 @@ func ParseDocument(b []byte) (*Document, []Problem) {
 		return nil, []Problem{*p}
 	}
 	d := &Document{}
-	if d.FileType, p = fileType(o, root); p != nil {
-		add(p)
-	}
-	if d.Title, p = optString(o, "title", root); p != nil {
-		add(p)
-	}
-	if d.DocMetadata, p = metadata(o, "doc_metadata", root); p != nil {
-		add(p)
-	}
+	func() {
+		if d.FileType, p = fileType(o, root); p != nil {
+			add(p)
+			return
+		}
+		if d.Title, p = optString(o, "title", root); p != nil {
+			add(p)
+			return
+		}
+		if d.DocMetadata, p = metadata(o, "doc_metadata", root); p != nil {
+			add(p)
+		}
+	}()
 	pages, ok := o["pages"].([]any)
 	if !ok {
 		add(&Problem{root.key("pages").String(), CodeValidation, "pages is not an array"})
 		return nil, probs
 	}
 	d.Pages = make([]Page, len(pages))
+	elements := make([][]any, len(pages))
 	for i, pv := range pages {
 		at := root.key("pages").index(i)
 		po, p := object(pv, at, []string{"elements"}, []string{"title", "page_metadata", "elements"})
@@ -152,14 +160,17 @@ func ParseDocument(b []byte) (*Document, []Problem) {
 			add(&Problem{at.key("elements").String(), CodeValidation, "elements is not an array"})
 			continue
 		}
-		pg.Elements = make([]Element, len(els))
+		elements[i] = els
+	}
+	for i, els := range elements {
+		d.Pages[i].Elements = make([]Element, len(els))
 		for j, ev := range els {
-			e, p := element(ev, at.key("elements").index(j))
+			e, p := element(ev, root.key("pages").index(i).key("elements").index(j))
 			if p != nil {
 				add(p)
 				continue
 			}
-			pg.Elements[j] = *e
+			d.Pages[i].Elements[j] = *e
 		}
 	}
 	if len(probs) > 0 {

@@ -217,3 +217,90 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// invalidCase is one case of a vector of kind "invalid" (core §2.8).
+type invalidCase struct {
+	Name       string          `json:"name"`
+	ObjectKind string          `json:"object_kind"`
+	Contract   string          `json:"contract"`
+	Input      json.RawMessage `json:"input"`
+	InputJSON  *string         `json:"input_json"`
+	Code       string          `json:"code"`
+	Path       *string         `json:"path"`
+}
+
+func TestVectors_Invalid(t *testing.T) {
+	files, _ := filepath.Glob("testdata/vectors/*.json")
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct {
+			Kind  string        `json:"kind"`
+			Cases []invalidCase `json:"cases"`
+		}
+		if json.Unmarshal(b, &v) != nil || v.Kind != "invalid" {
+			continue
+		}
+		for _, c := range v.Cases {
+			t.Run(c.Name, func(t *testing.T) {
+				if c.Contract != "dpe1" {
+					// Objects of the hypothetical drill contract: we speak
+					// dpe1 only, so there is no dpe2 object to validate.
+					t.Skipf("contract %s is not one this implementation speaks", c.Contract)
+				}
+				in := []byte(c.Input)
+				if c.InputJSON != nil {
+					in = []byte(*c.InputJSON)
+				}
+				var p *Problem
+				switch c.ObjectKind {
+				case "element":
+					_, p = ParseElement(in)
+				case "page":
+					_, p = ParsePageObject(in)
+				case "document":
+					_, p = ParseDocumentObject(in)
+				case "expanded_document":
+					d, probs := ParseDocument(in)
+					if d == nil && len(probs) > 0 {
+						p = &probs[0]
+						p.Path = pointerOf(p.Path)
+					}
+				default:
+					t.Fatalf("object_kind %q", c.ObjectKind)
+				}
+				if p == nil {
+					t.Fatalf("accepted, want %s", c.Code)
+				}
+				if p.Code != c.Code || c.Path != nil && p.Path != *c.Path {
+					t.Fatalf("%s at %q (%s), want %s at %v", p.Code, p.Path, p.Message, c.Code, deref(c.Path))
+				}
+			})
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no invalid case ran")
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "(any)"
+	}
+	return strconvQuote(*s)
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// pointerOf turns a JSON path of ParseDocument ($.pages[0].elements[1].x)
+// into the RFC 6901 pointer the vectors use (/pages/0/elements/1/x); the
+// vectors' paths have plain keys only.
+func pointerOf(path string) string {
+	s := strings.TrimPrefix(path, "$")
+	s = strings.NewReplacer("[", "/", "]", "", ".", "/").Replace(s)
+	return s
+}
