@@ -1263,3 +1263,69 @@ func TestHelp_EachKeyOnceAndTheFinderEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// At 80 columns the breadcrumb keeps its ends (the office, where you are
+// and the overlay) and shortens what is between.
+func TestCrumbs_KeepTheirEndsAt80(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		keep []string
+	}{
+		{[]string{"demo", "laptop", "library", strings.Repeat("A very long document title ", 4), "page 1/3", "inspector"}, []string{"demo", "page 1/3", "inspector"}},
+		{[]string{"office-with-a-long-name", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "ca", "cb", "cc", "cd", "ce", "cf", "page 10/20", "help"}, []string{"page 10/20", "help"}},
+	} {
+		out := fitCrumbs(tc.in, 79)
+		line := strings.Join(out, " › ")
+		if w := ansi.StringWidth(line); w > 79 {
+			t.Errorf("%q is %d cells, over 79", line, w)
+		}
+		for _, k := range tc.keep {
+			if !strings.Contains(line, k) {
+				t.Errorf("%q lost %q", line, k)
+			}
+		}
+	}
+	if got := fitCrumbs([]string{"demo", "doc"}, 79); strings.Join(got, "|") != "demo|doc" {
+		t.Errorf("a crumb that fits changed: %q", got)
+	}
+	if got := truncMiddle("http://very-long-host.example.com:7800", 20); ansi.StringWidth(got) != 20 || !strings.HasSuffix(got, ":7800") {
+		t.Errorf("truncMiddle = %q", got)
+	}
+}
+
+// The document's breadcrumb at 80 columns, inspector open on a long
+// title: the tail ("element …") is there.
+func TestCrumbs_InspectorTailShownAt80(t *testing.T) {
+	doc := twoPageTableDoc()
+	doc["title"] = strings.Repeat("Quarterly operations report for the northern region ", 3)
+	m := openJSON(t, 80, 24, doc)
+	press(t, m, ".")
+	if _, ok := m.overlay.(*inspector); !ok {
+		t.Fatalf("overlay %T", m.overlay)
+	}
+	crumb := strings.Split(frame(m), "\n")[1]
+	if c := m.overlay.Crumb(); !strings.Contains(crumb, c) || !strings.Contains(crumb, "page 1/2") {
+		t.Errorf("crumb line %q lost the tail %q or the page", crumb, c)
+	}
+}
+
+// A narrow header drops the agent's name first, then shortens the URL in
+// the middle; the connection state and the office stay whole.
+func TestHeader_NarrowKeepsStateAndOffice(t *testing.T) {
+	m := newTestModel(t, newFakeAgent(t))
+	listOffice(t, m)
+	m.e.width = 60
+	h := ansi.Strip(m.headerView(60))
+	if strings.Contains(h, "agent") || !strings.Contains(h, "connected") || !strings.Contains(h, "office demo") || ansi.StringWidth(h) > 60 {
+		t.Errorf("60 columns: %q", h)
+	}
+	if h := ansi.Strip(m.headerView(60)); !strings.Contains(h, "server 127.0.0.1:7410") {
+		t.Errorf("60 columns: the scheme should go before the address is cut: %q", h)
+	}
+	if h := ansi.Strip(m.headerView(52)); !strings.Contains(h, "office demo") || !strings.Contains(h, "7410") || !strings.Contains(h, "…") {
+		t.Errorf("52 columns: %q", h)
+	}
+	if h := ansi.Strip(m.headerView(200)); !strings.Contains(h, "agent dpe-tui") {
+		t.Errorf("200 columns: %q", h)
+	}
+}

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -588,7 +589,81 @@ func (m *model) headerView(w int) string {
 	} else if e.opt.OpenTarget != "" {
 		parts = append(parts, st.headerDim.Render("file ")+st.header.Render(sanitizeLine(e.opt.OpenTarget)))
 	}
-	return clip(strings.Join(parts, "  "), w)
+	// Narrow: the agent's name goes first (it is the least asked-for),
+	// then the server's URL is shortened in the middle, so the office and
+	// the connection state stay whole.
+	line := strings.Join(parts, "  ")
+	if len(parts) == 5 && ansi.StringWidth(line) > w {
+		parts = parts[:4]
+		line = strings.Join(parts, "  ")
+		if over := ansi.StringWidth(line) - w; over > 0 {
+			url := sanitizeLine(sanitize.URL(e.agent.URL()))
+			short := url
+			if _, rest, ok := strings.Cut(url, "://"); ok {
+				short = rest // the scheme goes first
+			}
+			parts[2] = st.headerDim.Render("server ") + st.header.Render(truncMiddle(short, ansi.StringWidth(url)-over))
+			line = strings.Join(parts, "  ")
+		}
+	}
+	return clip(line, w)
+}
+
+// fitCrumbs makes the breadcrumb fit w cells keeping its ends whole: the
+// first (the office) and the last two (where you are, and an overlay such
+// as help or the inspector) stay; the ones between are shortened, longest
+// first, and dropped into "…" when that is not enough.
+func fitCrumbs(crumbs []string, w int) []string {
+	const sep = 3 // " › "
+	width := func(cs []string) int {
+		n := sep * max(0, len(cs)-1)
+		for _, c := range cs {
+			n += ansi.StringWidth(c)
+		}
+		return n
+	}
+	out := slices.Clone(crumbs)
+	for width(out) > w {
+		// The longest crumb that may shrink, down to 8 cells.
+		best, bw := -1, 8
+		for i := range out {
+			if i == len(out)-1 || (i == len(out)-2 && len(out) > 2) {
+				continue
+			}
+			if cw := ansi.StringWidth(out[i]); cw > bw {
+				best, bw = i, cw
+			}
+		}
+		if best >= 0 {
+			out[best] = truncMiddle(out[best], max(8, bw-(width(out)-w)))
+			continue
+		}
+		// Every middle crumb is short: fold the oldest into "…".
+		if len(out) > 3 && out[1] != "…" {
+			out = append([]string{out[0], "…"}, out[2:]...)
+			continue
+		}
+		if len(out) > 3 {
+			out = append(out[:2], out[3:]...)
+			continue
+		}
+		break
+	}
+	return out
+}
+
+// truncMiddle shortens s to w cells with "…" in the middle, so both the
+// start and the end (a file name's, a URL's port) stay readable.
+func truncMiddle(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	if w < 3 {
+		return clip(s, w)
+	}
+	head := (w - 1) / 2
+	tail := w - 1 - head
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, ansi.StringWidth(s)-tail, "")
 }
 
 func (m *model) connView() string {
@@ -645,6 +720,7 @@ func (m *model) crumbView(crumbs []string, w int) string {
 	if len(crumbs) == 0 {
 		return ""
 	}
+	crumbs = fitCrumbs(crumbs, w-1)
 	parts := make([]string, len(crumbs))
 	for i, c := range crumbs {
 		if i == len(crumbs)-1 {
