@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +27,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/racebuild"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -720,23 +720,6 @@ func loopingServer(t *testing.T) *mcp.Server {
 	return srv
 }
 
-// raceEnabled reports a -race build. The race detector makes the JSON hops
-// of a listing (MCP in memory, the computer, Socket.IO both ways, the
-// agent) about 40 times slower, so 100 MB of names cannot cross them in
-// this file's time budget.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
-
 func TestFault_Paging(t *testing.T) {
 	env := startFaultStack(t, 20*time.Second)
 	// A computer of our own in an office of its own, with an agent whose
@@ -750,7 +733,7 @@ func TestFault_Paging(t *testing.T) {
 	// the socket library's stale connect timer, which client now recovers
 	// from (client/staletimer.go).
 	n, nameLen, pageSize := 10000, 10000, 100
-	race := raceEnabled()
+	race := racebuild.Enabled
 	if race {
 		n, pageSize = 500, 25
 	}

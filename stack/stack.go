@@ -80,6 +80,9 @@ type Options struct {
 	MaxPendingPerAgent int
 	MaxRequestTimeout  time.Duration
 	MaxMessageBytes    int64
+	// ComputerRequestTimeout is each demo computer's budget for one MCP
+	// call (computer.Options.RequestTimeout); zero picks its default.
+	ComputerRequestTimeout time.Duration
 	// Redis makes the server one node of a cluster (server.Options.Redis);
 	// NodeTTL is its heartbeat expiry (server.Options.NodeTTL).
 	Redis   string
@@ -317,6 +320,7 @@ func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log 
 	c := computer.New(computer.Options{
 		URL: st.URL, Office: st.Office, Name: name, APIKey: opt.APIKey, Version: opt.A2CVersion,
 		Resolver: st.tagOrigin(name, r), Logger: log.With("component", "computer", "computer", name), Inputs: inputs,
+		RequestTimeout: opt.ComputerRequestTimeout,
 	})
 	st.Computers = append(st.Computers, c)
 	st.names = append(st.names, name)

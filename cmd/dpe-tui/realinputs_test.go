@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/dpegen"
 	"github.com/dpe-tui/dpe-tui/internal/hostilepeer"
+	"github.com/dpe-tui/dpe-tui/internal/racebuild"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/stack"
 )
@@ -422,8 +424,8 @@ func TestRealInputs_ManifestDocumentAssembledAsJSON(t *testing.T) {
 }
 
 // A document too big for one MCP message under go-sdk's default limit
-// (16 MiB): 50 MB, 2,000 pages, through serve --docs (the library hands it
-// to the computer in runs of pages, the http resolver serves it in
+// (16 MiB): 50 MB, 2,000 pages (20 MB under -race), through serve --docs
+// (the library hands it to the computer in runs of pages, the http resolver serves it in
 // manifest mode), then get, while the library's Finder indexes it; then
 // find. The heap is sampled throughout and the peak RSS logged; the heap
 // bound is a guard against holding the document in many copies at once,
@@ -434,16 +436,41 @@ func TestRealInputs_ManifestDocumentAssembledAsJSON(t *testing.T) {
 // in part and how far.
 func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 	o := dpegen.PresetA()
+	if racebuild.Enabled {
+		// Under -race the 50 MB document took minutes on a loaded 2-core
+		// machine, past the computer's 30 s read: 800 pages (20 MB) still
+		// cross the 16 MiB limit and the Finder's per-document budget.
+		// CI runs the full size without -race (.ci/run).
+		o.Pages, o.RarePage = 800, 600
+	}
+	total := strconv.Itoa(o.Pages)
+	if o.Pages >= 1000 {
+		total = fmt.Sprintf("%d,%03d", o.Pages/1000, o.Pages%1000)
+	}
+	// The computer reads the document in runs of pages, one MCP call
+	// each, and a run once took longer than its default 30 s on a loaded
+	// machine: the budgets of the call, of get_dpe and of get are this
+	// test's own, up to its deadline.
+	budget := 5 * time.Minute
+	if d, ok := t.Deadline(); ok {
+		budget = max(budget, time.Until(d)-30*time.Second)
+	}
+	// Whole seconds: the server forwards its cap as the request's
+	// "timeout", which computers read as an integer.
+	budget = budget.Truncate(time.Second)
+	timeout := "--timeout=" + budget.String()
 	stopSampling, peakHeap := sampleHeap()
 	defer stopSampling()
-	st, uri, src := manifestStack(t, o, nil)
+	st, uri, src := manifestStack(t, o, func(opt *stack.Options) {
+		opt.ComputerRequestTimeout, opt.MaxRequestTimeout = budget, budget
+	})
 	if len(src) <= 16<<20 {
 		t.Fatalf("generated %d bytes, want more than go-sdk's 16 MiB line limit", len(src))
 	}
 	// The read shares two CPUs with the library's search index being
-	// built from the same document: allow more than the default 30 s.
+	// built from the same document.
 	start := time.Now()
-	code, out, errOut := runAgentFor(t, 6*time.Minute, "get", uri, "--url="+st.URL, "--format", "text", "--timeout=4m")
+	code, out, errOut := runAgentFor(t, budget, "get", uri, "--url="+st.URL, "--format", "text", timeout)
 	t.Logf("get --format text of %d bytes: %s", len(src), time.Since(start).Round(time.Second))
 	if code != 0 {
 		t.Fatalf("get %d bytes: exit %d: %s", len(src), code, errOut)
@@ -452,7 +479,7 @@ func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 		t.Errorf("the text of page %d (%q) is missing from %d bytes", o.RarePage, o.RareWord, len(out))
 	}
 	last := strconv.Itoa(o.Pages)
-	code, out, errOut = runAgentFor(t, 6*time.Minute, "get", uri, "--url="+st.URL, "--format", "json", "--page", last, "--timeout=4m")
+	code, out, errOut = runAgentFor(t, budget, "get", uri, "--url="+st.URL, "--format", "json", "--page", last, timeout)
 	var page struct {
 		Elements []json.RawMessage `json:"elements"`
 	}
@@ -463,6 +490,9 @@ func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 	// find answers from the index built so far: ask until it is complete.
 	start = time.Now()
 	deadline := start.Add(4 * time.Minute)
+	if d, ok := t.Deadline(); ok {
+		deadline = d.Add(-30 * time.Second)
+	}
 	for {
 		code, out, errOut = runAgentFor(t, 2*time.Minute, "find", `"chapter 1"`, "--url="+st.URL)
 		if code == 0 && !strings.Contains(errOut, "incomplete") || time.Now().After(deadline) {
@@ -478,11 +508,11 @@ func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 	// big.dpe.json, the first 296 of 2,000 pages"
 	const partly = "; partly indexed: big.dpe.json, the first "
 	_, n, _ := strings.Cut(errOut, partly)
-	n, ok := strings.CutSuffix(strings.SplitN(n, "\n", 2)[0], " of 2,000 pages")
+	n, ok := strings.CutSuffix(strings.SplitN(n, "\n", 2)[0], " of "+total+" pages")
 	if pages, err := strconv.Atoi(n); !ok || err != nil || pages < 1 || pages >= o.RarePage {
 		t.Fatalf("find: stderr %q does not say the document is indexed in part, up to a page before %d", errOut, o.RarePage+1)
 	}
-	line := partly + n + " of 2,000 pages\n"
+	line := partly + n + " of " + total + " pages\n"
 	code, out, errOut = runAgent(t, "find", o.RareWord, "--url="+st.URL)
 	if code != 0 || out != "" || !strings.Contains(errOut, line) {
 		t.Errorf("find %s (page %d): exit %d, stdout %q, stderr %q; want no hit and the partial line", o.RareWord, o.RarePage+1, code, out, errOut)
