@@ -38,12 +38,26 @@ type PageBuilder struct {
 	index  int
 	docRef string
 	lim    Limits
+	out    *outputBudget
 	els    []elementJSON
 	err    error
 }
 
-func newPageBuilder(index int, docRef string, lim Limits) *PageBuilder {
-	return &PageBuilder{index: index, docRef: docRef, lim: lim, els: []elementJSON{}}
+func newPageBuilder(index int, docRef string, lim Limits, out *outputBudget) *PageBuilder {
+	return &PageBuilder{index: index, docRef: docRef, lim: lim, out: out, els: []elementJSON{}}
+}
+
+// Charge is Env.Charge for work done while this page is read: it reserves
+// cells and bytes about to be built, and past a budget records the
+// LimitError as the page's error and returns it.
+func (b *PageBuilder) Charge(cells, bytes int64) error {
+	if b.err != nil {
+		return b.err
+	}
+	if err := b.out.charge(cells, bytes); err != nil {
+		b.err = fmt.Errorf("page %d: %w", b.index+1, err)
+	}
+	return b.err
 }
 
 // Index is the page being built (0-based).
@@ -70,6 +84,10 @@ func (b *PageBuilder) Add(category, text string, meta Meta) string {
 	}
 	if len(b.els) >= b.lim.MaxElementsPerPage {
 		b.err = limitErr(fmt.Sprintf("element count on page %d", b.index), int64(b.lim.MaxElementsPerPage), int64(len(b.els)+1))
+		return ""
+	}
+	if err := b.out.commit(elementSize(text, meta)); err != nil {
+		b.err = fmt.Errorf("page %d: %w", b.index+1, err)
 		return ""
 	}
 	if meta == nil {
@@ -138,7 +156,7 @@ func NewBook(env *Env) *Book { return &Book{env: env} }
 
 // StartPage begins a new page and makes it current.
 func (k *Book) StartPage(title string) *PageBuilder {
-	b := newPageBuilder(len(k.pages), "", k.env.Limits)
+	b := newPageBuilder(len(k.pages), "", k.env.Limits, k.env.out)
 	k.pages = append(k.pages, b)
 	k.titles = append(k.titles, title)
 	return b

@@ -90,6 +90,31 @@ type Options struct {
 	// so starting it takes ~0.1 s instead of ~3 s. Empty:
 	// $XDG_CACHE_HOME/dpe-tui/wazero (os.UserCacheDir). "-": no cache.
 	CacheDir string
+	// Timeout is the deadline of one conversion: opening a document (which
+	// parses one-pass formats whole), reading one page, or JSON of the
+	// whole document. Past it the work is abandoned mid-parse where the
+	// parser checks its context (sheets, PDF pages, DOCX bodies, CSV) and
+	// the conversion fails with a "conversion time" LimitError. Zero:
+	// DefaultTimeout.
+	Timeout time.Duration
+}
+
+// DefaultTimeout is Options.Timeout's default.
+const DefaultTimeout = 2 * time.Minute
+
+// withDeadline bounds ctx by timeout. expired tells, after the work, the
+// error to return in place of ctx's own when the deadline (not the
+// caller) ended it: a "conversion time" LimitError with both numbers.
+func withDeadline(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc, func(error) error) {
+	start := time.Now()
+	inner, cancel := context.WithTimeout(ctx, timeout)
+	expired := func(err error) error {
+		if err != nil && ctx.Err() == nil && errors.Is(inner.Err(), context.DeadlineExceeded) {
+			return limitErr("conversion time in milliseconds", timeout.Milliseconds(), time.Since(start).Milliseconds())
+		}
+		return err
+	}
+	return inner, cancel, expired
 }
 
 // Converter converts files. It owns the PDF engine, started on first use;
@@ -103,6 +128,9 @@ type Converter struct {
 // New returns a Converter with every built-in format.
 func New(opt Options) *Converter {
 	opt.Limits = opt.Limits.withDefaults()
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
 	c := &Converter{opt: opt, formats: map[Kind]OpenFunc{}}
 	c.pdf = &pdfEngine{cacheDir: opt.CacheDir}
 	for _, f := range builtinFormats(c) {
@@ -130,10 +158,11 @@ type Document struct {
 	head   documentHead
 	titles []string
 
-	mu     sync.Mutex
-	pages  Pages
-	env    *Env
-	closed bool
+	mu      sync.Mutex
+	pages   Pages
+	env     *Env
+	timeout time.Duration
+	closed  bool
 }
 
 // documentHead is the Document layer as written (field order = wire order).
@@ -192,8 +221,13 @@ func (c *Converter) Open(ctx context.Context, src Source) (d *Document, err erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pages, err := open(ctx, &src, env)
-	if err != nil {
+	octx, cancel, expired := withDeadline(ctx, c.opt.Timeout)
+	defer cancel()
+	pages, err := open(octx, &src, env)
+	if err = expired(err); err != nil {
+		if pages != nil {
+			pages.Close()
+		}
 		return nil, fmt.Errorf("%s: %w", src.Name, err)
 	}
 	info := pages.Info()
@@ -241,7 +275,7 @@ func (c *Converter) Open(ctx context.Context, src Source) (d *Document, err erro
 		fileType = info.FileType
 	}
 	d = &Document{
-		name: src.Name, kind: kind, titles: info.PageTitles, pages: pages, env: env,
+		name: src.Name, kind: kind, titles: info.PageTitles, pages: pages, env: env, timeout: c.opt.Timeout,
 		head: documentHead{DocRef: docRef, URI: uri, FileURI: src.FileURI, FileType: fileType,
 			Title: info.Title, Summary: info.Summary, PageCount: len(info.PageTitles), Keywords: kw, LastModified: lm},
 	}
@@ -317,14 +351,16 @@ func (d *Document) Page(ctx context.Context, i int) (*dpe.Page, error) {
 
 // PageJSON converts page i to its page object JSON.
 func (d *Document) PageJSON(ctx context.Context, i int) ([]byte, error) {
-	pj, err := d.page(ctx, i)
+	pj, err := d.page(ctx, i, newOutputBudget(d.env.Limits))
 	if err != nil {
 		return nil, err
 	}
 	return marshal(pj)
 }
 
-func (d *Document) page(ctx context.Context, i int) (pj pageJSON, err error) {
+// page reads page i within out: a page read on its own has the whole
+// document's output budget, and JSON shares one budget across the pages.
+func (d *Document) page(ctx context.Context, i int, out *outputBudget) (pj pageJSON, err error) {
 	if i < 0 || i >= len(d.titles) {
 		return pj, fmt.Errorf("%s: page %d out of range (document has %d pages)", d.name, i+1, len(d.titles))
 	}
@@ -341,8 +377,10 @@ func (d *Document) page(ctx context.Context, i int) (pj pageJSON, err error) {
 			err = fmt.Errorf("%s: page %d: internal error in the converter: %v", d.name, i+1, r)
 		}
 	}()
-	b := newPageBuilder(i, d.head.DocRef, d.env.Limits)
-	if err := d.pages.Page(ctx, i, b); err != nil {
+	b := newPageBuilder(i, d.head.DocRef, d.env.Limits, out)
+	pctx, cancel, expired := withDeadline(ctx, d.timeout)
+	defer cancel()
+	if err := expired(d.pages.Page(pctx, i, b)); err != nil {
 		if ctx.Err() != nil {
 			return pj, ctx.Err()
 		}
@@ -361,9 +399,15 @@ func (d *Document) JSON(ctx context.Context) ([]byte, error) {
 	head := d.head
 	head.Pages = make([]pageJSON, 0, len(d.titles))
 	firstTitle := ""
+	out := newOutputBudget(d.env.Limits)
+	jctx, cancel, expired := withDeadline(ctx, d.timeout)
+	defer cancel()
 	for i := range d.titles {
-		pj, err := d.page(ctx, i)
+		pj, err := d.page(jctx, i, out)
 		if err != nil {
+			if lerr := expired(err); lerr != err {
+				return nil, fmt.Errorf("%s: %w", d.name, lerr)
+			}
 			return nil, err
 		}
 		if firstTitle == "" {

@@ -26,6 +26,12 @@ func openTSV(ctx context.Context, src *Source, env *Env) (Pages, error) {
 // openDelimited reads delimited text with encoding/csv (ragged rows
 // allowed, lazy quotes) into one Table element per page of rows.
 func openDelimited(ctx context.Context, src *Source, env *Env, comma rune, kind Kind) (Pages, error) {
+	// Every byte of a field is written twice, in the text and in
+	// text_as_html: a file over half the output budget cannot fit, and is
+	// refused before it is read.
+	if est := 2 * src.Size; est > env.Limits.MaxOutputBytes {
+		return nil, limitErr("output size", env.Limits.MaxOutputBytes, est)
+	}
 	data, err := src.Bytes()
 	if err != nil {
 		return nil, err
@@ -65,6 +71,11 @@ func openDelimited(ctx context.Context, src *Source, env *Env, comma rune, kind 
 	width := 0
 	for _, rec := range records {
 		width = max(width, len(rec))
+	}
+	// Every row is padded to the widest one (one row of 100,000 commas
+	// pads them all): charged before the padding is allocated.
+	if err := env.Charge(int64(width)*int64(len(records)), int64(width)*int64(len(records))*int64(len("<td></td>\t"))); err != nil {
+		return nil, err
 	}
 	for i, rec := range records {
 		for len(rec) < width {

@@ -67,9 +67,12 @@ func openDOCX(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	if err := r.readNotes(); err != nil {
 		return nil, err
 	}
-	f := &flow{}
+	f := &flow{env: env}
 	if err := r.body(ctx, f); err != nil {
 		return nil, err
+	}
+	if f.err != nil {
+		return nil, f.err
 	}
 	// Headers and footers repeat on every page: a few short ones.
 	for _, id := range r.headerIDs[:min(len(r.headerIDs), maxRunning)] {
@@ -426,6 +429,9 @@ func (r *docxReader) bodyTokens(ctx context.Context, f *flow) error {
 		if n++; n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if f.err != nil {
+				return f.err
 			}
 		}
 		switch se.Name.Local {
@@ -844,5 +850,5 @@ func (r *docxReader) table(d *XMLDecoder, pics *[]block) (*grid, error) {
 			}
 		}
 	}
-	return g, g.check()
+	return g, g.check(r.env)
 }

@@ -91,7 +91,7 @@ func runReader(t *testing.T, name string, data []byte, open OpenFunc) {
 		t.Fatal("a reader returned no pages")
 	}
 	for i := range info.PageTitles {
-		b := newPageBuilder(i, name, env.Limits)
+		b := newPageBuilder(i, name, env.Limits, env.out)
 		_ = p.Page(ctx, i, b)
 	}
 }

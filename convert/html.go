@@ -300,7 +300,7 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 	case atom.Table:
 		h.flush()
 		g := htmlTable(n, h.env.Limits.MaxDepth)
-		if err := g.check(); err != nil {
+		if err := g.check(h.env); err != nil {
 			return err
 		}
 		b := g.block()

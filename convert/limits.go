@@ -29,6 +29,14 @@ type Limits struct {
 	MaxPixels          int64 // width × height of one image
 	MaxImageBytes      int64 // encoded bytes of one image embedded as base64
 	MaxDepth           int   // XML / HTML element nesting
+	// MaxOutputBytes bounds what one document builds: bytes of text,
+	// text_as_html and other metadata, summed over its elements. Readers
+	// charge it before they build (Env.Charge, PageBuilder.Charge) where a
+	// few input bytes can ask for many output bytes.
+	MaxOutputBytes int64
+	// MaxCells bounds the table cells one document builds, padding to a
+	// row's width and repeated rows and columns included.
+	MaxCells int64
 }
 
 // Defaults. 256 MiB inflated is far above any real office file (a
@@ -41,6 +49,11 @@ const (
 	DefaultMaxPixels          = 64 << 20 // 67 Mpx: a 8192×8192 picture
 	DefaultMaxImageBytes      = 8 << 20
 	DefaultMaxDepth           = 256
+	// 128 MiB of text and HTML is a 400,000-row sheet; building it takes
+	// up to three times as much while buffers grow, and the JSON, the
+	// decoded page and the screen each hold about as much again.
+	DefaultMaxOutputBytes = 128 << 20
+	DefaultMaxCells       = 8 << 20
 )
 
 // DefaultLimits returns the defaults.
@@ -53,6 +66,8 @@ func DefaultLimits() Limits {
 		MaxPixels:          DefaultMaxPixels,
 		MaxImageBytes:      DefaultMaxImageBytes,
 		MaxDepth:           DefaultMaxDepth,
+		MaxOutputBytes:     DefaultMaxOutputBytes,
+		MaxCells:           DefaultMaxCells,
 	}
 }
 
@@ -79,6 +94,12 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = d.MaxDepth
 	}
+	if l.MaxOutputBytes <= 0 {
+		l.MaxOutputBytes = d.MaxOutputBytes
+	}
+	if l.MaxCells <= 0 {
+		l.MaxCells = d.MaxCells
+	}
 	return l
 }
 
@@ -92,9 +113,103 @@ type Env struct {
 	Limits Limits
 	// inflated counts bytes decompressed from zips of this document.
 	inflated atomic.Int64
+	// out is what the document has built while it was opened (the pages
+	// of a Book); a page read later has a budget of its own
+	// (Document.page).
+	out *outputBudget
 }
 
-func newEnv(l Limits) *Env { return &Env{Limits: l.withDefaults()} }
+func newEnv(l Limits) *Env {
+	l = l.withDefaults()
+	return &Env{Limits: l, out: newOutputBudget(l)}
+}
+
+// Charge reserves cells and bytes of output about to be built while the
+// document is opened, before they are allocated: past MaxCells or
+// MaxOutputBytes it returns the LimitError and the caller stops. The bytes
+// are a reservation for the element being built; adding the element
+// replaces them with its real size.
+func (e *Env) Charge(cells, bytes int64) error { return e.out.charge(cells, bytes) }
+
+// outputBudget counts what one document (or one page read on its own)
+// builds. Work on one document is serialised, so it needs no lock.
+type outputBudget struct {
+	maxBytes, maxCells int64
+	bytes, cells       int64
+	pending            int64 // reserved by Charge for the element being built
+	err                error
+}
+
+func newOutputBudget(l Limits) *outputBudget {
+	return &outputBudget{maxBytes: l.MaxOutputBytes, maxCells: l.MaxCells}
+}
+
+func (o *outputBudget) charge(cells, bytes int64) error {
+	if o.err != nil {
+		return o.err
+	}
+	o.cells += cells
+	o.pending += bytes
+	switch {
+	case o.cells > o.maxCells:
+		o.err = limitErr("cell count", o.maxCells, o.cells)
+	case o.bytes+o.pending > o.maxBytes:
+		o.err = limitErr("output size", o.maxBytes, o.bytes+o.pending)
+	}
+	return o.err
+}
+
+// commit replaces the reservation with an element's real size.
+func (o *outputBudget) commit(bytes int64) error {
+	if o.err != nil {
+		return o.err
+	}
+	o.pending = 0
+	if o.bytes += bytes; o.bytes > o.maxBytes {
+		o.err = limitErr("output size", o.maxBytes, o.bytes)
+	}
+	return o.err
+}
+
+// elementSize is the output an element holds: its text and every string
+// in its metadata (text_as_html, header_info …), plus a little for the
+// rest.
+func elementSize(text string, meta Meta) int64 {
+	// An element costs about this much besides its strings: its struct,
+	// its id and its metadata map.
+	const overhead = 512
+	n := int64(len(text)) + overhead
+	for k, v := range meta {
+		n += int64(len(k)) + valueSize(v)
+	}
+	return n
+}
+
+func valueSize(v any) int64 {
+	switch v := v.(type) {
+	case string:
+		return int64(len(v))
+	case []string:
+		n := int64(0)
+		for _, s := range v {
+			n += int64(len(s)) + 3
+		}
+		return n
+	case []any:
+		n := int64(0)
+		for _, e := range v {
+			n += valueSize(e) + 1
+		}
+		return n
+	case map[string]any:
+		n := int64(0)
+		for k, e := range v {
+			n += int64(len(k)) + valueSize(e)
+		}
+		return n
+	}
+	return 8
+}
 
 // Zip is a zip archive whose reads are bounded by the document's
 // decompressed-size budget.

@@ -556,6 +556,9 @@ func openMarkdown(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := markdownPrecheck(data, env.Limits.MaxDepth); err != nil {
+		return nil, err
+	}
 	files, _ := ctx.Value(assetsKey{}).(AssetReader)
 	doc := src.DocRef
 	if doc == "" {
@@ -580,4 +583,53 @@ func openMarkdown(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		info.Keywords = pathKeywords(src, KindMarkdown.FileType())
 	}
 	return b.book.Pages(info), nil
+}
+
+// mdMaxBrackets bounds the '[' in one paragraph. Goldmark's inline parser
+// looks for the end of every link it opens, so a paragraph of 50,000
+// "[x](" takes most of a minute; a real paragraph has a few dozen.
+const mdMaxBrackets = 4096
+
+// markdownPrecheck refuses, in one linear pass before the parser runs,
+// the inputs on which the parser is super-linear and cannot be stopped:
+// block quotes nested past maxDepth (">" ×100,000 on one line) and a
+// paragraph (lines up to a blank one, fenced code left out) with more
+// than mdMaxBrackets '['.
+func markdownPrecheck(data []byte, maxDepth int) error {
+	brackets, fenced := 0, false
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		depth := 0
+		for _, c := range line {
+			if c == '>' {
+				depth++
+			} else if c != ' ' && c != '\t' {
+				break
+			}
+		}
+		if depth > maxDepth {
+			return limitErr("block quote nesting depth", int64(maxDepth), int64(depth))
+		}
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			brackets = 0
+			continue
+		}
+		if bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~")) {
+			fenced, brackets = !fenced, 0
+			continue
+		}
+		if fenced { // code is not parsed for links
+			continue
+		}
+		if brackets += bytes.Count(line, []byte("[")); brackets > mdMaxBrackets {
+			return limitErr("'[' in one paragraph", mdMaxBrackets, int64(brackets))
+		}
+	}
+	return nil
 }

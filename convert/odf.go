@@ -33,8 +33,13 @@ func openODT(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &flow{}
-	if err := r.walk(ctx, func(d *XMLDecoder, se xml.StartElement) error { return r.textBlock(d, se, f, 0) }); err != nil {
+	f := &flow{env: env}
+	if err := r.walk(ctx, func(d *XMLDecoder, se xml.StartElement) error {
+		if f.err != nil {
+			return f.err
+		}
+		return r.textBlock(d, se, f, 0)
+	}); err != nil {
 		return nil, err
 	}
 	f.headers, f.footers = r.masterText()
@@ -751,6 +756,11 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				// ODF lists every grid column in a row (covered ones as
 				// covered-table-cell), so an XML cell is one column wide
 				// whatever its span.
+				// Repeats share cur.text in the grid but each is written
+				// out twice (text and HTML): charged before the copies.
+				if err := r.env.Charge(0, int64(min(curRepeat, 16384))*(2*int64(len(cur.text))+16)); err != nil {
+					return nil, err
+				}
 				for i := 0; i < curRepeat && i < 16384; i++ {
 					c := *cur
 					c.col = col
@@ -782,6 +792,15 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 						return nil, limit()
 					}
 				}
+				if rowRepeat > 1 {
+					var rowBytes int64
+					for _, c := range row {
+						rowBytes += 2*int64(len(c.text)) + 16
+					}
+					if err := r.env.Charge(0, int64(rowRepeat-1)*rowBytes); err != nil {
+						return nil, err
+					}
+				}
 				for i := 0; i < rowRepeat; i++ {
 					cp := make([]*cell, len(row))
 					for j, c := range row {
@@ -796,7 +815,7 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 			}
 		}
 	}
-	return g, g.check()
+	return g, g.check(r.env)
 }
 
 // repeatAttr reads a positive count attribute (default 1).

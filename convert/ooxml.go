@@ -36,9 +36,25 @@ type block struct {
 type flow struct {
 	blocks           []block
 	headers, footers []string
+	// env, when set, is charged for each block as it is collected (the
+	// elements are built from the blocks only after the whole body is
+	// read, so the Book's own checks would come too late); err is the
+	// first limit hit, after which blocks are dropped.
+	env *Env
+	err error
 }
 
-func (f *flow) add(b block) { f.blocks = append(f.blocks, b) }
+func (f *flow) add(b block) {
+	if f.err != nil {
+		return
+	}
+	if f.env != nil {
+		if f.err = f.env.Charge(0, elementSize(b.text, b.meta)); f.err != nil {
+			return
+		}
+	}
+	f.blocks = append(f.blocks, b)
+}
 
 func (f *flow) pages(env *Env, info Info) Pages {
 	bk := NewBook(env)
@@ -164,13 +180,23 @@ func (g *grid) cols() int {
 // bytes of colspan could otherwise ask for gigabytes.
 const maxTableArea = 1 << 22
 
-// check reports a table whose grid is over maxTableArea.
-func (g *grid) check() error {
+// check reports a table whose grid is over maxTableArea, and charges env
+// for the text and HTML block will build: every grid position is a cell,
+// and every cell's text is written twice (repeated rows and columns share
+// one string in the grid, so the grid is cheap and its output is not).
+func (g *grid) check(env *Env) error {
 	w := g.cols()
-	if area := int64(w) * int64(len(g.rows)); area > maxTableArea {
+	area := int64(w) * int64(len(g.rows))
+	if area > maxTableArea {
 		return limitErr("table grid cells", maxTableArea, area)
 	}
-	return nil
+	bytes := area * int64(len("<td></td>\t"))
+	for _, r := range g.rows {
+		for _, c := range r {
+			bytes += 2 * int64(len(c.text))
+		}
+	}
+	return env.Charge(area, bytes)
 }
 
 // html is text_as_html: merged cells keep rowspan/colspan.

@@ -9,10 +9,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -25,6 +27,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // pdfEngine is the PDFium WebAssembly pool (PDFium on wazero, no cgo),
@@ -44,8 +48,23 @@ type pdfEngine struct {
 }
 
 // pdfMaxInstances bounds concurrent PDF documents; more wait (with their
-// context) for a free instance.
-const pdfMaxInstances = 4
+// context) for a free instance. With pdfMemoryLimit each, PDF work holds
+// at most 1 GiB however hostile the files.
+const pdfMaxInstances = 2
+
+// pdfMemoryLimit is the linear memory one PDFium instance may grow to. A
+// real page needs a few MiB; a form XObject that draws itself, or a
+// flate bomb in a content stream, would otherwise take gigabytes.
+const pdfMemoryLimit = 512 << 20
+
+// pdfPageTimeout bounds the work on one page (or on opening the file); the
+// conversion's own deadline applies as well. At either, the instance is
+// killed mid-call (wazero's CloseOnContextDone) and the page fails.
+const pdfPageTimeout = 30 * time.Second
+
+// pdfMaxChars bounds the characters of one page read into words: a page
+// of five columns of 8-point text has ~40,000.
+const pdfMaxChars = 1 << 19
 
 // pdfInstanceWait bounds the wait for a free PDFium instance.
 const pdfInstanceWait = 30 * time.Second
@@ -59,7 +78,9 @@ func (e *pdfEngine) start() (pdfium.Pool, error) {
 	if e.pool != nil {
 		return e.pool, nil
 	}
-	rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling)
+	rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+		WithMemoryLimitPages(pdfMemoryLimit / 65536).
+		WithCloseOnContextDone(true)
 	if dir := e.cachePath(); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err == nil {
 			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
@@ -69,6 +90,7 @@ func (e *pdfEngine) start() (pdfium.Pool, error) {
 		}
 	}
 	pool, err := webassembly.Init(webassembly.Config{
+		Context:       experimental.WithMemoryAllocator(context.Background(), pdfMemoryAllocator()),
 		MinIdle:       0,
 		MaxIdle:       1,
 		MaxTotal:      pdfMaxInstances,
@@ -125,6 +147,75 @@ type pdfPages struct {
 	doc  *responses.OpenDocument
 	info Info
 	data []byte // kept alive: PDFium reads from it lazily
+	// killed is set when the instance was killed (a deadline, or a trap
+	// that leaves it unusable): the document is gone with it.
+	killed atomic.Bool
+}
+
+// guard runs f (calls into inst) under the page time budget and ctx: at
+// either deadline the instance is killed, which ends the call in flight.
+// A trap (PDFium aborting, most often because an allocation failed at
+// pdfMemoryLimit) kills the instance too, and becomes one readable line
+// instead of a wasm stack trace. where is "page 3" or "opening".
+func guard(ctx context.Context, inst pdfium.Pdfium, killed *atomic.Bool, where string, f func() error) error {
+	start := time.Now()
+	pctx, cancel := context.WithTimeout(ctx, pdfPageTimeout)
+	defer cancel()
+	stop := context.AfterFunc(pctx, func() {
+		killed.Store(true)
+		inst.Kill()
+	})
+	err := f()
+	if !stop() {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return limitErr("PDF engine time on "+where+" in milliseconds", pdfPageTimeout.Milliseconds(), time.Since(start).Milliseconds())
+	}
+	if err == nil || !strings.Contains(err.Error(), "wasm error") {
+		return err
+	}
+	mem := wasmMemory(inst)
+	killed.Store(true)
+	inst.Kill()
+	if mem > pdfMemoryLimit/2 {
+		return &pdfMemoryError{where: where, limit: &dpe.LimitError{What: "PDF engine memory size", Limit: pdfMemoryLimit, Got: pdfMemoryLimit + 65536}}
+	}
+	return fmt.Errorf("PDFium failed on %s (an internal error in the PDF engine)", where)
+}
+
+// pdfMemoryError is a page PDFium could not render within pdfMemoryLimit.
+// Got is a lower bound: the limit plus the 64 KiB page the failed grow
+// asked for.
+type pdfMemoryError struct {
+	where string
+	limit *dpe.LimitError
+}
+
+func (e *pdfMemoryError) Error() string {
+	return fmt.Sprintf("this PDF needs more than %d MiB to render %s (%v)", e.limit.Limit>>20, e.where, e.limit)
+}
+
+func (e *pdfMemoryError) Unwrap() error { return e.limit }
+
+// wasmMemory is the size of inst's linear memory, 0 when unknown. go-pdfium
+// keeps the module in an internal type, so it is reached by reflection.
+func wasmMemory(inst pdfium.Pdfium) (size uint64) {
+	defer func() {
+		if recover() != nil {
+			size = 0
+		}
+	}()
+	v := reflect.ValueOf(inst.GetImplementation())
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	m := v.FieldByName("Module")
+	if !m.IsValid() || m.IsNil() {
+		return 0
+	}
+	mem := m.MethodByName("Memory").Call(nil)[0]
+	return mem.MethodByName("Size").Call(nil)[0].Uint()
 }
 
 func (e *pdfEngine) open(ctx context.Context, src *Source, env *Env) (Pages, error) {
@@ -142,12 +233,23 @@ func (e *pdfEngine) open(ctx context.Context, src *Source, env *Env) (Pages, err
 	if err != nil {
 		return nil, fmt.Errorf("no PDF engine instance free: %w", err)
 	}
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	p := &pdfPages{inst: inst, data: data}
+	var doc *responses.OpenDocument
+	err = guard(ctx, inst, &p.killed, "opening", func() (err error) {
+		doc, err = inst.OpenDocument(&requests.OpenDocument{File: &data})
+		return err
+	})
 	if err != nil {
-		inst.Close()
+		if !p.killed.Load() {
+			inst.Close()
+		}
+		var le *dpe.LimitError
+		if errors.As(err, &le) || ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, pdfOpenError(err)
 	}
-	p := &pdfPages{inst: inst, doc: doc, data: data}
+	p.doc = doc
 	n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
 	if err != nil {
 		p.Close()
@@ -198,6 +300,10 @@ func (p *pdfPages) Close() error {
 	if p.inst == nil {
 		return nil
 	}
+	if p.killed.Load() {
+		p.inst = nil // Kill gave the worker back already
+		return nil
+	}
 	_, err := p.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: p.doc.Document})
 	err = errors.Join(err, p.inst.Close())
 	p.inst = nil
@@ -213,7 +319,17 @@ type pdfRun struct {
 }
 
 func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
-	runs, w, h, err := p.pageRuns(i)
+	if p.killed.Load() {
+		return errors.New("the PDF engine was stopped on an earlier page of this document")
+	}
+	var (
+		runs []pdfRun
+		w, h float64
+	)
+	err := guard(ctx, p.inst, &p.killed, fmt.Sprintf("page %d", i+1), func() (err error) {
+		runs, w, h, err = p.pageRuns(ctx, i)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -233,7 +349,7 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 // look like two words), and a new word at a space (PDFium's generated ones
 // included), at a horizontal gap over 0.1 em, at an overlap back over
 // 0.2 em, at a baseline change over 0.5 pt and at a change of font size.
-func (p *pdfPages) pageRuns(i int) (runs []pdfRun, w, h float64, err error) {
+func (p *pdfPages) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h float64, err error) {
 	if p.inst == nil {
 		return nil, 0, 0, errors.New("document is closed")
 	}
@@ -252,6 +368,9 @@ func (p *pdfPages) pageRuns(i int) (runs []pdfRun, w, h float64, err error) {
 	n, err := p.inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("text: %w", err)
+	}
+	if n.Count > pdfMaxChars {
+		return nil, 0, 0, limitErr(fmt.Sprintf("character count on page %d", i+1), pdfMaxChars, int64(n.Count))
 	}
 	var (
 		cur     *pdfRun
@@ -273,6 +392,11 @@ func (p *pdfPages) pageRuns(i int) (runs []pdfRun, w, h float64, err error) {
 		}
 	)
 	for c := 0; c < n.Count; c++ {
+		if c%4096 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, 0, err
+			}
+		}
 		u, err := p.inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: c})
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("text: %w", err)

@@ -149,7 +149,7 @@ func slideBlocks(env *Env, z *Zip, part string, rels map[string]rel, out *[]bloc
 				return err
 			}
 		case "graphicFrame":
-			if err := frameTable(d, out); err != nil {
+			if err := frameTable(env, d, out); err != nil {
 				return err
 			}
 		case "blip":
@@ -271,7 +271,7 @@ func shape(d *XMLDecoder, out *[]block) error {
 }
 
 // frameTable reads a p:graphicFrame; only tables (a:tbl) produce a block.
-func frameTable(d *XMLDecoder, out *[]block) error {
+func frameTable(env *Env, d *XMLDecoder, out *[]block) error {
 	g := &grid{}
 	found := false
 	var cur *cell
@@ -330,7 +330,7 @@ func frameTable(d *XMLDecoder, out *[]block) error {
 	if !found {
 		return nil
 	}
-	if err := g.check(); err != nil {
+	if err := g.check(env); err != nil {
 		return err
 	}
 	*out = append(*out, g.block())

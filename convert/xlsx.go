@@ -532,12 +532,20 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 				if row == 0 {
 					continue
 				}
-				for len(cells) < cellCol-1 {
-					cells = append(cells, "")
-				}
 				text := ""
 				if hasV {
 					text = p.cellText(typ, style, val.String())
+				}
+				// Charged before the padding and the copies in the row's
+				// text and HTML are built: one shared string can be used
+				// by every cell, and one cell at column XFD pads its row
+				// to 16,384 cells.
+				pad := int64(max(cellCol-1-len(cells), 0))
+				if b.Charge(pad+1, pad*int64(len("<td></td>\t"))+2*int64(len(text))+16) != nil {
+					return nil
+				}
+				for len(cells) < cellCol-1 {
+					cells = append(cells, "")
 				}
 				if len(cells) < cellCol {
 					cells = append(cells, text)
