@@ -30,7 +30,12 @@ func Text(s string) string {
 }
 
 // Line is Text plus '\n', '\r', '\t' folded to single spaces (for table
-// cells, list rows, headers): a run of them becomes one space.
+// cells, list rows, headers): a run of them becomes one space. Invisible
+// characters (zero-width spaces and joiners, U+FEFF, fillers, tags; see
+// isInvisible) are shown as "<U+200B>" like bidi controls: a name or title
+// with one looks the same as one without, which is how two names are made
+// to look alike. Body text (Text) keeps them: Persian, Indic scripts and
+// emoji sequences need the joiners to render right.
 func Line(s string) string {
 	if isClean(s, true) {
 		return s
@@ -64,6 +69,25 @@ func isBidi(r rune) bool {
 	return false
 }
 
+// isInvisible reports characters that take no visible space and no glyph
+// of their own: zero-width space, non-joiner, joiner and word joiner,
+// invisible operators, the BOM / zero-width no-break space, soft hyphen,
+// combining grapheme joiner, Mongolian vowel separator, Hangul and
+// halfwidth fillers, Khmer inherent vowels and the tag characters.
+func isInvisible(r rune) bool {
+	switch {
+	case r >= 0x200B && r <= 0x200D, r >= 0x2060 && r <= 0x2064:
+		return true
+	case r == 0xFEFF, r == 0x00AD, r == 0x034F, r == 0x180E:
+		return true
+	case r == 0x115F, r == 0x1160, r == 0x3164, r == 0xFFA0, r == 0x17B4, r == 0x17B5:
+		return true
+	case r >= 0xE0000 && r <= 0xE007F:
+		return true
+	}
+	return false
+}
+
 // isClean is the allocation-free fast path: true when clean would return s
 // unchanged.
 func isClean(s string, line bool) bool {
@@ -84,7 +108,7 @@ func isClean(s string, line bool) bool {
 		if r == utf8.RuneError && n == 1 {
 			return false
 		}
-		if (r >= 0x80 && r <= 0x9F) || isBidi(r) {
+		if (r >= 0x80 && r <= 0x9F) || isBidi(r) || (line && isInvisible(r)) {
 			return false
 		}
 		i += n
@@ -251,9 +275,12 @@ func clean(s string, line bool) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			sb.WriteRune(utf8.RuneError)
-		case isBidi(r):
+		case isBidi(r) || (line && isInvisible(r)):
 			sb.WriteString("<U+")
 			const hex = "0123456789ABCDEF"
+			if r > 0xFFFF {
+				sb.WriteByte(hex[(r>>16)&0xF])
+			}
 			sb.WriteByte(hex[(r>>12)&0xF])
 			sb.WriteByte(hex[(r>>8)&0xF])
 			sb.WriteByte(hex[(r>>4)&0xF])

@@ -70,6 +70,12 @@ func TestLine_FoldsNewlinesTabsToOneSpace(t *testing.T) {
 		{"escape between newlines", "a\n\x1b[2J\nb", "a b"},
 		{"bidi shown", "\u202Ex", "<U+202E>x"},
 		{"trailing newline", "a\n", "a "},
+		{"zero-width space shown", "al\u200Bpha", "al<U+200B>pha"},
+		{"joiners shown", "a\u200Cb\u200Dc\u2060d", "a<U+200C>b<U+200D>c<U+2060>d"},
+		{"BOM shown", "\uFEFFreport", "<U+FEFF>report"},
+		{"soft hyphen and filler shown", "a\u00ADb\u3164", "a<U+00AD>b<U+3164>"},
+		{"tag character shown", "x\U000E0041", "x<U+E0041>"},
+		{"visible non-ASCII unchanged", "café 東京", "café 東京"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,5 +187,24 @@ func BenchmarkTextHostile(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = Text(in)
+	}
+}
+
+// Body text keeps the joiners its scripts need; only names and titles
+// (Line) show them.
+func TestText_KeepsJoinersOfBodyText(t *testing.T) {
+	for _, in := range []string{"می\u200Cخواهم", "👨\u200D👩\u200D👧"} {
+		if got := Text(in); got != in {
+			t.Errorf("Text(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
+// Two names that differ only by an invisible character no longer look
+// alike once sanitized.
+func TestLine_LookalikeNamesDiffer(t *testing.T) {
+	a, b := Line("alpha"), Line("al\u200Bpha")
+	if a == b || !strings.Contains(b, "<U+200B>") {
+		t.Errorf("Line(alpha) = %q, Line(al+ZWSP+pha) = %q", a, b)
 	}
 }
