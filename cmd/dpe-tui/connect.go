@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"time"
@@ -73,6 +74,35 @@ func clientOptions(g *globalFlags, t *target, log *slog.Logger) client.Options {
 		InsecureTLS:    g.Insecure,
 		Logger:         log,
 	}
+}
+
+// plainKeyWarning is what to say when an API key will cross the network in
+// clear: over http:// (or ws://) to a host that is not loopback.
+func plainKeyWarning(g *globalFlags) string {
+	if g.APIKey == "" && g.keyFrom == nil {
+		return ""
+	}
+	for _, u := range g.URLs {
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "ws") {
+			continue
+		}
+		if loopbackAddr(net.JoinHostPort(pu.Hostname(), "0")) {
+			continue
+		}
+		return fmt.Sprintf("the API key goes over plain %s to %s, which is not a loopback address: anyone on the path can read it (use https://)",
+			pu.Scheme, sanitize.Line(pu.Host))
+	}
+	return ""
+}
+
+// serveExposureWarning is what serve says when it listens beyond loopback
+// without an API key.
+func serveExposureWarning(addr, apiKey string) string {
+	if apiKey != "" || loopbackAddr(addr) {
+		return ""
+	}
+	return "serve listens beyond loopback without --api-key: anyone who reaches it can join its offices and read every document"
 }
 
 // dial connects and joins.

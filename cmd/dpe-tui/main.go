@@ -257,7 +257,13 @@ func (a *app) prepare(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	}
-	return a.g.finish(cmd)
+	if err := a.g.finish(cmd); err != nil {
+		return err
+	}
+	if w := plainKeyWarning(&a.g); w != "" {
+		fmt.Fprintln(a.stderr, "dpe-tui: warning: "+w)
+	}
+	return nil
 }
 
 // noArgs is cobra.NoArgs as a usage error.

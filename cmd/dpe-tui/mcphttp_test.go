@@ -138,3 +138,35 @@ func TestMCPHTTP_NonLoopbackNeedsATokenOrInsecureBind(t *testing.T) {
 		t.Errorf("mcp --http 0.0.0.0:0 without a token: exit %d %q, want a usage error", code, errOut)
 	}
 }
+
+// A key sent over plain http to a host beyond loopback is warned about on
+// stderr by the real command; to loopback, or over https, it is not.
+func TestPlainHTTPKeyIsWarned(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		warn bool
+	}{
+		{"http://192.0.2.1:9", true},
+		{"http://127.0.0.1:1", false},
+		{"https://192.0.2.1:9", false},
+	} {
+		_, _, errOut := runCLI(t, "ls", "computers", "--url="+tc.url, "--api-key", "k", "--timeout", "300ms")
+		if got := strings.Contains(errOut, "the API key goes over plain http"); got != tc.warn {
+			t.Errorf("%s: warned %v, want %v\n%s", tc.url, got, tc.warn, errOut)
+		}
+	}
+}
+
+func TestServeExposureWarning(t *testing.T) {
+	for _, tc := range []struct {
+		addr, key string
+		warn      bool
+	}{
+		{"0.0.0.0:7800", "", true}, {":7800", "", true}, {"192.0.2.1:7800", "", true},
+		{"0.0.0.0:7800", "k", false}, {"127.0.0.1:7800", "", false}, {"[::1]:7800", "", false}, {"localhost:7800", "", false},
+	} {
+		if got := serveExposureWarning(tc.addr, tc.key) != ""; got != tc.warn {
+			t.Errorf("serve --addr %s (key %q): warned %v, want %v", tc.addr, tc.key, got, tc.warn)
+		}
+	}
+}

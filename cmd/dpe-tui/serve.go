@@ -104,6 +104,9 @@ func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr
 	}
 	defer closeLog()
 	opt.Logger = log
+	if w := serveExposureWarning(opt.Addr, opt.APIKey); w != "" {
+		log.Warn(w, "addr", opt.Addr)
+	}
 
 	st, err := stack.Start(ctx, opt)
 	if err != nil {
