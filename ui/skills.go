@@ -8,9 +8,11 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -21,21 +23,11 @@ import (
 type SkillAgent interface {
 	// Skills is client:get_skills: the computer's skills in its order.
 	Skills(ctx context.Context, computer string) ([]protocol.SkillRef, error)
-	// SkillFile is client:get_skill of one file of a skill package
+	// ReadSkillFile is client:get_skill of one file of a skill package
 	// (relPath "" is SKILL.md, without its frontmatter), its bytes
 	// fetched with client:get_blob when the computer answers with a
-	// handle, checked against sha256 and total_size, at most limit bytes.
-	SkillFile(ctx context.Context, computer, name, relPath string, limit int64) (SkillFile, error)
-}
-
-// SkillFile is one file of a skill package as the agent read it.
-type SkillFile struct {
-	RelPath  string
-	MIMEType string
-	Data     []byte
-	// Text is set when the computer sent the file inline as text (body);
-	// a file fetched through a blob handle is bytes to show or save.
-	Text bool
+	// handle, checked against sha256 and total_size and the budget.
+	ReadSkillFile(ctx context.Context, computer, name, relPath string, opt client.SkillFileOptions) (*client.SkillFile, error)
 }
 
 // MarkdownFunc converts a Markdown text to a document, as convert does for
@@ -46,9 +38,7 @@ type MarkdownFunc func(ctx context.Context, name string, body []byte) (PageSourc
 // Bounds of what a computer's skills may make the UI hold.
 const (
 	// maxSkillsListed is how many skills one computer's list keeps.
-	maxSkillsListed = 1000
-	// defaultSkillFileLimit bounds one skill file (zero MaxSkillFile).
-	defaultSkillFileLimit = 16 << 20
+	maxSkillsListed = client.MaxSkills
 	// maxSkillLinks bounds the files a SKILL.md links to that are kept.
 	maxSkillLinks = 500
 	// maxSkillPages bounds the pages of a SKILL.md scanned for links.
@@ -60,11 +50,8 @@ func (e *env) skillAgent() SkillAgent {
 	return a
 }
 
-func (e *env) skillFileLimit() int64 {
-	if e.opt.MaxSkillFile > 0 {
-		return e.opt.MaxSkillFile
-	}
-	return defaultSkillFileLimit
+func (e *env) skillFileOptions() client.SkillFileOptions {
+	return client.SkillFileOptions{MaxBytes: e.opt.MaxSkillFile}
 }
 
 // skillsMsg answers a get_skills.
@@ -170,11 +157,11 @@ func openSkill(e *env, computer string, ref protocol.SkillRef) tea.Cmd {
 	if a == nil {
 		return nil
 	}
-	conv, limit, now, lim := e.opt.ConvertMarkdown, e.skillFileLimit(), e.opt.Now, e.opt.Limits
+	conv, fopt, now, lim := e.opt.ConvertMarkdown, e.skillFileOptions(), e.opt.Now, e.opt.Limits
 	uri := skillURI(ref.Name, "")
 	_, cmd := e.start("get_skill "+sanitizeLine(ref.Name), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		t0 := now()
-		f, err := a.SkillFile(ctx, computer, ref.Name, "", limit)
+		f, err := a.ReadSkillFile(ctx, computer, ref.Name, "", fopt)
 		if err != nil {
 			return errMsg{id: id, err: err}
 		}
@@ -204,7 +191,7 @@ func openSkill(e *env, computer string, ref protocol.SkillRef) tea.Cmd {
 				pages = append(pages, p)
 			}
 		}
-		op := &dpe.Opened{Access: dpe.Access{URI: uri, MimeType: f.MIMEType, Size: int64(len(f.Data))}, Kind: dpe.KindDocument, Doc: doc, MimeType: f.MIMEType}
+		op := &dpe.Opened{Access: dpe.Access{URI: uri, MimeType: f.MimeType, Size: int64(len(f.Data))}, Kind: dpe.KindDocument, Doc: doc, MimeType: f.MimeType}
 		return openedMsg{id: id, opened: op, uri: uri, opener: &dpe.Opener{Limits: lim, Now: now}, src: src,
 			first: first, firstErr: firstErr, duration: now().Sub(t0), trace: buf.entries,
 			skill: &skillPkg{computer: computer, ref: ref, links: skillLinks(pages)}}
@@ -247,10 +234,10 @@ func openSkillFile(e *env, pkg *skillPkg, rel string) tea.Cmd {
 	if a == nil {
 		return nil
 	}
-	computer, name, limit, now := pkg.computer, pkg.ref.Name, e.skillFileLimit(), e.opt.Now
+	computer, name, fopt, now := pkg.computer, pkg.ref.Name, e.skillFileOptions(), e.opt.Now
 	_, cmd := e.start("get_skill "+sanitizeLine(name)+" "+sanitizeLine(rel), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		t0 := now()
-		f, err := a.SkillFile(ctx, computer, name, rel, limit)
+		f, err := a.ReadSkillFile(ctx, computer, name, rel, fopt)
 		if err != nil {
 			return errMsg{id: id, err: err}
 		}
@@ -265,14 +252,16 @@ func openSkillFile(e *env, pkg *skillPkg, rel string) tea.Cmd {
 // skillFileRead is a skill file in the shape the content view shows (the
 // one a resources/read content has): text by its type, bytes to save
 // under the name its path suggests.
-func skillFileRead(id int, computer, name string, f SkillFile, d time.Duration) localReadMsg {
+func skillFileRead(id int, computer, name string, f *client.SkillFile, d time.Duration) localReadMsg {
 	rel := f.RelPath
 	if rel == "" {
 		rel = protocol.DefaultSkillFile
 	}
 	uri := skillURI(name, rel)
-	c := LocalContent{URI: rel, MIMEType: f.MIMEType, FileName: dpe.SuggestFileName(rel, f.MIMEType)}
-	if f.Text {
+	c := LocalContent{URI: rel, MIMEType: f.MimeType, FileName: dpe.SuggestFileName(rel, f.MimeType)}
+	// A body came inline because it is text; a text file too large to
+	// inline comes as a blob and is still shown as text.
+	if !f.Blob || (textMIME(f.MimeType) && utf8.Valid(f.Data)) {
 		c.Text = string(f.Data)
 	} else {
 		c.Blob, c.IsBlob = f.Data, true
@@ -339,3 +328,14 @@ func (v *skillFilesScreen) Keys() screenKeys {
 }
 
 func (v *skillFilesScreen) Crumb() string { return "linked files" }
+
+// textMIME is skill.md §6.4's test of a text type: text/*, a +json, +xml
+// or +yaml suffix, or JSON, XML, YAML, TOML or JavaScript.
+func textMIME(mt string) bool {
+	mt = baseMIME(mt)
+	switch mt {
+	case "application/json", "application/xml", "application/yaml", "application/toml", "application/javascript":
+		return true
+	}
+	return strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml") || strings.HasSuffix(mt, "+yaml")
+}

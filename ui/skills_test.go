@@ -13,6 +13,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -49,25 +50,25 @@ func (a *skillAgent) Skills(ctx context.Context, computer string) ([]protocol.Sk
 	}, nil
 }
 
-func (a *skillAgent) SkillFile(ctx context.Context, computer, name, rel string, limit int64) (SkillFile, error) {
+func (a *skillAgent) ReadSkillFile(ctx context.Context, computer, name, rel string, _ client.SkillFileOptions) (*client.SkillFile, error) {
 	a.mu.Lock()
 	a.asked = append(a.asked, computer+"/"+name+"/"+rel)
 	a.mu.Unlock()
 	if name != "pdf-tools" {
-		return SkillFile{}, protocol.NewSkillError(&protocol.Error{Code: protocol.CodeMCPServerNotFound, Message: "no skill"}, computer, name, rel)
+		return nil, protocol.NewSkillError(&protocol.Error{Code: protocol.CodeMCPServerNotFound, Message: "no skill"}, computer, name, rel)
 	}
 	switch rel {
 	case "":
-		return SkillFile{RelPath: "SKILL.md", MIMEType: "text/markdown", Data: []byte(skillBody), Text: true}, nil
+		return &client.SkillFile{Skill: name, RelPath: "SKILL.md", MimeType: "text/markdown", Data: []byte(skillBody)}, nil
 	case "references/guide.md":
-		return SkillFile{RelPath: rel, MIMEType: "text/markdown", Data: []byte("# Guide\n\nPass **-o** to choose the output.\n"), Text: true}, nil
+		return &client.SkillFile{Skill: name, RelPath: rel, MimeType: "text/markdown", Data: []byte("# Guide\n\nPass **-o** to choose the output.\n")}, nil
 	case "scripts/run.py":
-		return SkillFile{RelPath: rel, MIMEType: "text/x-python", Data: []byte("#!/usr/bin/env python3\nprint('converting')\n"), Text: true}, nil
+		return &client.SkillFile{Skill: name, RelPath: rel, MimeType: "text/x-python", Data: []byte("#!/usr/bin/env python3\nprint('converting')\n")}, nil
 	case "assets/logo.png":
-		return SkillFile{RelPath: rel, MIMEType: "image/png", Data: pngBytes}, nil
+		return &client.SkillFile{Skill: name, RelPath: rel, MimeType: "image/png", Data: pngBytes, Blob: true}, nil
 	}
 	details, _ := json.Marshal(map[string]any{"reason": "not_found", "resolved": "/home/u/.a2c/skills/pdf-tools/" + rel})
-	return SkillFile{}, protocol.NewSkillError(&protocol.Error{Code: protocol.CodeSkillResource, Message: "resource not accessible", Details: details}, computer, name, rel)
+	return nil, protocol.NewSkillError(&protocol.Error{Code: protocol.CodeSkillResource, Message: "resource not accessible", Details: details}, computer, name, rel)
 }
 
 // startSkills opens box's computer screen with the real Markdown

@@ -111,7 +111,7 @@ type Options struct {
 	// convert's Markdown reader); nil: SKILL.md shows as Markdown text.
 	ConvertMarkdown MarkdownFunc
 	// MaxSkillFile bounds one file of a skill package read with
-	// get_skill/get_blob; zero → 16 MiB.
+	// get_skill/get_blob; zero → the client's default.
 	MaxSkillFile int64
 	// Images picks how image previews are drawn: "kitty" (graphics
 	// protocol, Unicode placeholders), "sixel" (drawn as half-blocks: see

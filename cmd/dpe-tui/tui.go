@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -243,3 +244,6 @@ func (ts *targets) close() {
 	}
 	ts.list = nil
 }
+
+// The browser lists skills only for an agent with the skill channel.
+var _ ui.SkillAgent = (*client.Client)(nil)
