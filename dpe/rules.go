@@ -69,7 +69,6 @@ const (
 	RuleListingKeywords = "listing-keywords-strings"
 	// The dpe1 identity rules are checked by package dpe/identity (which
 	// imports dpe) and reach Check through CheckOptions.Extra.
-	RuleDPE1PageNumber  = "dpe1-page-number-unique"
 	RuleDPE1SafeInteger = "dpe1-safe-integer"
 	// RuleTruncated is the summary left when one rule fired more often
 	// than a report keeps (MaxFindingsPerRule); not a conformance rule.
@@ -79,7 +78,7 @@ const (
 // Sections cited by the rules.
 const (
 	srcDocJSON    = "dpe.md §DPE 内容标准格式 › Document JSON"
-	srcHash       = "dpe-protocol spec/hash-contract-1.md (dpe1, 0ac17ca)"
+	srcHash       = "dpe-protocol spec/hash-contract-1.md (dpe1, final: 0.2.1 0808ede)"
 	srcPage       = "dpe.md §DPE 内容标准格式 › Page 对象"
 	srcElement    = "dpe.md §DPE 内容标准格式 › Element 对象"
 	srcURI        = "dpe.md §dpe:// URI 规范 › 校验规则"
@@ -147,8 +146,7 @@ func rules() []Rule {
 		{"DPE-E045", RuleDocRefResolved, Violation, "doc_ref and uri agree with the dpe:// URI that was resolved", srcDocJSON + "; " + srcURI},
 		{"DPE-E046", RuleFileTypeCase, Warning, "file_type is lowercase", srcResMeta + " (rule 3)"},
 		{"DPE-E047", RuleLastModified, Warning, "last_modified agrees with the resource's annotations.lastModified", srcResMeta + "; " + srcDocJSON},
-		{"DPE-E048", RuleDPE1PageNumber, Violation, "page numbers (number) are unique: they pair pages in a diff", srcHash + " §5"},
-		{"DPE-E049", RuleDPE1SafeInteger, Violation, "integers lie within ±(2^53−1)", srcHash + "; dpe-protocol spec/core.md §2.6"},
+		{"DPE-E049", RuleDPE1SafeInteger, Violation, "integers lie within ±(2^53−1)", srcHash + " §3.3; dpe-protocol spec/core.md §2.6 (4c25829)"},
 		{"DPE-E050", RuleExpiresAt, Violation, "the get_dpe answer's _meta.expires_at is an ISO 8601 date-time", srcAccessMeta + "; " + srcLifecycle},
 		{"DPE-E051", RuleListingModified, Violation, "the listing's annotations.lastModified (or _meta.last_modified) is an ISO 8601 date-time", srcResMeta},
 		{"DPE-E052", RuleListingKeywords, Violation, "the listing's _meta.keywords is an array of strings", srcResMeta},

@@ -2,56 +2,27 @@ package identity
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
-// Rules of the findings Check returns.
-const (
-	RulePageNumberUnique = dpe.RuleDPE1PageNumber
-	RuleSafeInteger      = dpe.RuleDPE1SafeInteger
-)
+// RuleSafeInteger is the rule of the findings Check returns.
+const RuleSafeInteger = dpe.RuleDPE1SafeInteger
 
-// Check reports the identity problems of a document JSON as conformance
-// findings with JSON paths: page numbers (number, else page_index) that
-// repeat, and integer literals anywhere beyond ±(2^53−1) (core §2.6). It
-// reads only body, so it works before any page is decoded; manifest
-// pages fetched separately are not seen.
+// Check reports integer literals anywhere in a document JSON beyond
+// ±(2^53−1) (core §2.6) as conformance findings with JSON paths. It reads
+// only body, so it works before any page is decoded; manifest pages
+// fetched separately are not seen. (Pages have no number in DPE v1, so
+// there is no page-number rule: a v0.2 page_index is dpe's own rule.)
 func Check(body []byte) []dpe.Finding {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(body, &top) != nil {
-		return nil
-	}
-	var out []dpe.Finding
-	var pages []map[string]json.RawMessage
-	if json.Unmarshal(top["pages"], &pages) == nil {
-		seen := map[string]string{}
-		for i, p := range pages {
-			// A v0.2 page without "number" is paired by page_index, whose
-			// uniqueness dpe's own page-index rule already reports.
-			const key = "number"
-			raw, ok := p[key]
-			if !ok {
-				continue
-			}
-			lit := string(raw)
-			path := fmt.Sprintf("$.pages[%d].%s", i, key)
-			if first, dup := seen[lit]; dup {
-				out = append(out, dpe.Finding{Path: path, Rule: RulePageNumberUnique, Severity: dpe.Violation, Page: i, Element: -1,
-					Message: "page " + key + " " + truncate(lit, 40) + " repeats " + first + " (page numbers identify pages and must be unique)"})
-			} else {
-				seen[lit] = path
-			}
-		}
-	}
 	dec := json.NewDecoder(bytesReader(body))
 	dec.UseNumber()
 	var v any
 	if dec.Decode(&v) != nil {
-		return out
+		return nil
 	}
+	var out []dpe.Finding
 	scanIntegers(v, "$", 0, &out)
 	return out
 }
