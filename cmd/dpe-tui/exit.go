@@ -98,6 +98,9 @@ func (e *violationsError) Error() string {
 	return fmt.Sprintf("%d conformance violation(s)", e.n)
 }
 
+// maxErrorCells bounds the error line report prints.
+const maxErrorCells = 1024
+
 // report prints err as one sanitized line on stderr and picks the exit code.
 func report(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, pflag.ErrHelp) {
@@ -106,6 +109,11 @@ func report(err error, stderr io.Writer) int {
 	// Errors quote URLs (the server's, access URIs, library dial errors):
 	// none may show a password, token or signature.
 	line := sanitize.Line(sanitize.URLsIn(err.Error()))
+	// A peer's error text is its own to write (one sent 200 KB on a line):
+	// the terminal gets about a kilobyte of it.
+	if n := len(line); n > maxErrorCells {
+		line = fmt.Sprintf("%s (cut: %d bytes in all)", sanitize.Truncate(line, maxErrorCells), n)
+	}
 	var ue *usageError
 	var pe *protocol.Error
 	var xe *exitError

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // startMCPHTTP runs `mcp --http 127.0.0.1:0 ARGS…` and returns its /mcp URL
@@ -168,5 +170,15 @@ func TestServeExposureWarning(t *testing.T) {
 		if got := serveExposureWarning(tc.addr, tc.key) != ""; got != tc.warn {
 			t.Errorf("serve --addr %s (key %q): warned %v, want %v", tc.addr, tc.key, got, tc.warn)
 		}
+	}
+}
+
+// A peer's 200 KB error message reaches the terminal as about a kilobyte.
+func TestReport_LongPeerErrorIsCut(t *testing.T) {
+	var b strings.Builder
+	code := report(&protocol.Error{Code: protocol.CodeInternal, Message: strings.Repeat("x", 200_000)}, &b)
+	out := b.String()
+	if code == 0 || len(out) > 2*maxErrorCells || !strings.Contains(out, "cut:") || strings.Count(out, "\n") != 1 {
+		t.Errorf("report of a 200 KB message: exit %d, %d bytes: %.200q", code, len(out), out)
 	}
 }
