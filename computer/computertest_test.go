@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,8 +26,20 @@ import (
 )
 
 // wait bounds every network wait in these tests; it is a deadlock guard,
-// not a timing assertion.
-const wait = 15 * time.Second
+// not a timing assertion. TestMain sets it from the test binary's own
+// timeout (go test -timeout): on a loaded machine a fixed 15 s was missed
+// by a get_dpe whose first PDF conversion compiles PDFium under -race.
+var wait = 15 * time.Second
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if d, err := time.ParseDuration(f.Value.String()); err == nil && d > 0 {
+			wait = max(wait, d/2)
+		}
+	}
+	os.Exit(m.Run())
+}
 
 // logBuf collects log output; tests read it to check WARNs.
 type logBuf struct {
