@@ -170,8 +170,15 @@ func (f *Fetcher) newClient() *http.Client {
 		tr.MaxIdleConnsPerHost = MaxIdleConnsPerHost
 		c.Transport = tr
 	}
-	inner := c.CheckRedirect
-	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+	c.CheckRedirect = RedirectPolicy(c.CheckRedirect)
+	return &c
+}
+
+// RedirectPolicy is the redirect rule of every fetch (the DPE v1 client
+// follows it too): only to http and https, at most MaxRedirects; inner,
+// when set, is asked after.
+func RedirectPolicy(inner func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
 		if s := strings.ToLower(req.URL.Scheme); s != "http" && s != "https" {
 			return fmt.Errorf("%w: to a %s: URI (only http and https)", ErrRedirect, s)
 		}
@@ -183,7 +190,6 @@ func (f *Fetcher) newClient() *http.Client {
 		}
 		return nil
 	}
-	return &c
 }
 
 func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL, progress progressFunc) (*Fetched, error) {
