@@ -9,6 +9,8 @@
 //	name = "alice"                     # agent name
 //	timeout = "45s"
 //	api_key_cmd = "pass show smcp"     # or api_key_env = "SMCP_KEY"
+//	remote = "https://dpe.example.com/r/1"  # a DPE v1 remote, and its credential:
+//	remote_token_cmd = "pass show dpe"      # or remote_token_env = "DPE_TOKEN"
 //
 // A file is either accepted whole or refused with one *ParseError naming
 // the file, the line and the key: a profile that is half understood would
@@ -97,6 +99,11 @@ type Profile struct {
 	// TokenCmd prints the bearer token `mcp --http` requires of its
 	// clients (run like api_key_cmd).
 	TokenCmd string
+	// Remote is a DPE v1 remote's URL; its bearer token comes from
+	// RemoteTokenEnv or RemoteTokenCmd and is sent to it only.
+	Remote         string
+	RemoteTokenEnv string
+	RemoteTokenCmd string
 }
 
 // ParseError is a refused configuration file. Error() is one line:
@@ -179,6 +186,8 @@ func load(path string, mustExist bool) (*File, error) {
 				key = "api_key_cmd"
 			case pr.TokenCmd != "":
 				key = "token_cmd"
+			case pr.RemoteTokenCmd != "":
+				key = "remote_token_cmd"
 			default:
 				continue
 			}
@@ -235,19 +244,22 @@ func (f *File) Lookup(name string) (Profile, error) {
 // maskedProfile is the shape WriteMasked prints, in the order of the file
 // format's documentation.
 type maskedProfile struct {
-	URL        any    `toml:"url,omitempty"`
-	Office     string `toml:"office,omitempty"`
-	Name       string `toml:"name,omitempty"`
-	Path       string `toml:"path,omitempty"`
-	A2CVersion string `toml:"a2c_version,omitempty"`
-	Theme      string `toml:"theme,omitempty"`
-	Images     string `toml:"images,omitempty"`
-	Mouse      *bool  `toml:"mouse,omitempty"`
-	Timeout    string `toml:"timeout,omitempty"`
-	APIKey     string `toml:"api_key,omitempty"`
-	APIKeyEnv  string `toml:"api_key_env,omitempty"`
-	APIKeyCmd  string `toml:"api_key_cmd,omitempty"`
-	TokenCmd   string `toml:"token_cmd,omitempty"`
+	URL            any    `toml:"url,omitempty"`
+	Office         string `toml:"office,omitempty"`
+	Name           string `toml:"name,omitempty"`
+	Path           string `toml:"path,omitempty"`
+	A2CVersion     string `toml:"a2c_version,omitempty"`
+	Theme          string `toml:"theme,omitempty"`
+	Images         string `toml:"images,omitempty"`
+	Mouse          *bool  `toml:"mouse,omitempty"`
+	Timeout        string `toml:"timeout,omitempty"`
+	APIKey         string `toml:"api_key,omitempty"`
+	APIKeyEnv      string `toml:"api_key_env,omitempty"`
+	APIKeyCmd      string `toml:"api_key_cmd,omitempty"`
+	TokenCmd       string `toml:"token_cmd,omitempty"`
+	Remote         string `toml:"remote,omitempty"`
+	RemoteTokenEnv string `toml:"remote_token_env,omitempty"`
+	RemoteTokenCmd string `toml:"remote_token_cmd,omitempty"`
 }
 
 // WriteMasked writes the file's profiles as TOML with a literal api_key
@@ -267,6 +279,7 @@ func (f *File) WriteMasked(w io.Writer) error {
 			Office: s(p.Office), Name: s(p.AgentName), Path: s(p.Path), A2CVersion: s(p.A2CVersion),
 			Theme: p.Theme, Images: p.Images, Mouse: p.Mouse,
 			APIKeyEnv: s(p.APIKeyEnv), APIKeyCmd: s(p.APIKeyCmd), TokenCmd: s(p.TokenCmd),
+			Remote: s(sanitize.URL(p.Remote)), RemoteTokenEnv: s(p.RemoteTokenEnv), RemoteTokenCmd: s(p.RemoteTokenCmd),
 		}
 		switch len(p.URLs) {
 		case 0:
@@ -309,22 +322,35 @@ func (f *File) WriteMasked(w io.Writer) error {
 // `sh -c` (at most 10 s under ctx, at most 64 KiB, its trailing newline
 // trimmed). "" and no error when the profile sets none.
 func (p Profile) ResolveAPIKey(ctx context.Context) (string, error) {
-	switch {
-	case p.APIKey != "":
+	if p.APIKey != "" {
 		return p.APIKey, nil
-	case p.APIKeyEnv != "":
-		v, ok := os.LookupEnv(p.APIKeyEnv)
+	}
+	return p.secret(ctx, "api_key", p.APIKeyEnv, p.APIKeyCmd)
+}
+
+// ResolveRemoteToken is ResolveAPIKey for the DPE v1 remote's token:
+// remote_token_env, else remote_token_cmd (same bounds); "" when neither.
+func (p Profile) ResolveRemoteToken(ctx context.Context) (string, error) {
+	return p.secret(ctx, "remote_token", p.RemoteTokenEnv, p.RemoteTokenCmd)
+}
+
+// secret reads a credential from the variable env, else from the stdout
+// of cmdline; key names the pair in messages (key_env, key_cmd).
+func (p Profile) secret(ctx context.Context, key, env, cmdline string) (string, error) {
+	switch {
+	case env != "":
+		v, ok := os.LookupEnv(env)
 		if !ok {
-			return "", fmt.Errorf("profile %s: api_key_env: variable %s is not set",
-				sanitize.Line(p.Name), sanitize.Line(p.APIKeyEnv))
+			return "", fmt.Errorf("profile %s: %s_env: variable %s is not set",
+				sanitize.Line(p.Name), key, sanitize.Line(env))
 		}
 		if v == "" {
-			return "", fmt.Errorf("profile %s: api_key_env: variable %s is empty",
-				sanitize.Line(p.Name), sanitize.Line(p.APIKeyEnv))
+			return "", fmt.Errorf("profile %s: %s_env: variable %s is empty",
+				sanitize.Line(p.Name), key, sanitize.Line(env))
 		}
 		return v, nil
-	case p.APIKeyCmd != "":
-		return p.runKeyCmd(ctx, "api_key_cmd", p.APIKeyCmd)
+	case cmdline != "":
+		return p.runKeyCmd(ctx, key+"_cmd", cmdline)
 	}
 	return "", nil
 }
@@ -378,12 +404,12 @@ func (p Profile) runKeyCmd(ctx context.Context, what, command string) (string, e
 		}
 		return "", fail("%v", err)
 	}
-	key := strings.TrimSuffix(stdout.buf.String(), "\n")
-	key = strings.TrimSuffix(key, "\r")
-	if key == "" {
+	out := strings.TrimSuffix(stdout.buf.String(), "\n")
+	out = strings.TrimSuffix(out, "\r")
+	if out == "" {
 		return "", fail("printed nothing")
 	}
-	return key, nil
+	return out, nil
 }
 
 func firstLine(s string) string {
@@ -556,6 +582,12 @@ func (p *parser) profile(name string, v any) (Profile, error) {
 			err = str(&prof.APIKeyCmd)
 		case "token_cmd":
 			err = str(&prof.TokenCmd)
+		case "remote":
+			err = str(&prof.Remote)
+		case "remote_token_env":
+			err = str(&prof.RemoteTokenEnv)
+		case "remote_token_cmd":
+			err = str(&prof.RemoteTokenCmd)
 		default:
 			err = p.errAt(key, "unknown key")
 		}
@@ -575,6 +607,9 @@ func (p *parser) profile(name string, v any) (Profile, error) {
 			k[2] = "api_key_env"
 		}
 		return Profile{}, p.errAt(k, "set one of api_key, api_key_env, api_key_cmd, not several")
+	}
+	if prof.RemoteTokenEnv != "" && prof.RemoteTokenCmd != "" {
+		return Profile{}, p.errAt(append(slices.Clone(base), "remote_token_cmd"), "set one of remote_token_env, remote_token_cmd, not both")
 	}
 	return prof, nil
 }

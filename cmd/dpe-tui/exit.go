@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dpe-tui/dpe-tui/dpev1/wire"
 	"io"
 	"log/slog"
 	"strings"
@@ -43,7 +44,7 @@ var exitCodes = [...]struct {
 	{exitOK, "ok"},
 	{exitRuntime, "runtime or network error (also: ls stopped by a repeated cursor or a cap)"},
 	{exitUsage, "usage: a bad command line, flag value, environment variable or config file"},
-	{exitProtocol, "protocol error (the A2C-SMCP code is printed)"},
+	{exitProtocol, "protocol error (the A2C-SMCP or DPE v1 code is printed)"},
 	{exitViolations, "check: the document has conformance violations"},
 	{exitDiffer, "diff: the documents differ"},
 	{exitNothingListed, "ls: nothing could be listed (every server was skipped, each with a note)"},
@@ -146,6 +147,10 @@ func report(err error, stderr io.Writer) int {
 		return exitUsage
 	case errors.As(err, &pe):
 		fmt.Fprintf(stderr, "dpe-tui: protocol error %d: %s\n", pe.Code, line)
+		return exitProtocol
+	case errors.As(err, new(*wire.Problem)):
+		// A DPE v1 error: the line names its code (DPE_…).
+		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
 		return exitProtocol
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "dpe-tui: interrupted")

@@ -1,58 +1,76 @@
 package wire
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 )
 
-// This file is the seam to dpe/identity: the contract's enums, the object
-// hash H(obj) = "dpe1:" + hex(SHA-256(JCS(norm(obj)))) (contract 1 §3.1
-// at 0808ede, 0.2.1/spec/hash-contract-1) and the file_uri normalization
-// of core §1.1. Nothing else in dpev1 or remote hashes.
+// This file is the one bridge to dpe/identity, which owns the dpe1
+// contract: core §2.8's validation of the three objects, their hashes
+// (contract 1 §3–§5) and the file_uri normalization of core §1.1.
+// Nothing in dpev1 or remote validates or hashes an object otherwise.
 
 // HashPrefix starts every dpe1 hash value.
 const HashPrefix = identity.Prefix
 
-// contentFields returns the content fields category c allows (contract 1
-// §4.1), and false for a category outside the closed enum.
-func contentFields(c string) ([]string, bool) {
-	switch c {
-	case "Image":
-		return []string{"text", "blob", "mime_type"}, true
-	case "Table", "Formula":
-		return []string{"text", "text_as_html"}, true
-	case "UncategorizedText", "CheckBox", "CompositeElement", "FigureCaption", "NarrativeText",
-		"ListItem", "Title", "Address", "EmailAddress", "PageBreak", "TableChunk", "Header",
-		"Footer", "CodeSnippet", "PageNumber", "FormKeysValues", "tfchat":
-		return []string{"text"}, true
-	}
-	return nil, false
+func fromProblem(p *identity.Problem) *Violation {
+	return &Violation{Code: Code(p.Code), Pointer: p.Path, Msg: p.Message}
 }
 
-func fileTypeKnown(s string) bool { return identity.FileTypeKnown(s) }
-
-// hashObject is H(obj) over an object whose members were validated;
-// identity.Meta applies norm's null rule and JCS (it also refuses unsafe
-// integers, which validation already did).
-func hashObject(members map[string]json.RawMessage) (string, error) {
-	raw, err := json.Marshal(members)
-	if err != nil {
-		return "", err
+func hashes(hs []identity.Hash) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = string(h)
 	}
-	c, err := identity.Meta(raw, "")
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(c)
-	return HashPrefix + hex.EncodeToString(sum[:]), nil
+	return out
 }
 
-// checkMeta validates one metadata value: an object (or null) whose
-// integers are safe (core §2.6).
-func checkMeta(raw json.RawMessage) error {
-	_, err := identity.Meta(raw, "")
-	return err
+// ParseElement validates an element object (core §2.3, §2.8) and returns
+// it with its content_hash.
+func ParseElement(raw []byte) (*Element, string, *Violation) {
+	e, p := identity.ParseElement(raw)
+	if p != nil {
+		return nil, "", fromProblem(p)
+	}
+	h, _, p := e.Hash()
+	if p != nil {
+		return nil, "", fromProblem(p)
+	}
+	return &Element{Category: e.Category, Text: e.Text, TextAsHTML: e.TextAsHTML, Blob: e.Blob, MimeType: e.MimeType, Metadata: e.Metadata}, string(h), nil
+}
+
+// ParsePage validates a page object (core §2.2) and returns its page_hash.
+func ParsePage(raw []byte) (*Page, string, *Violation) {
+	po, p := identity.ParsePageObject(raw)
+	if p != nil {
+		return nil, "", fromProblem(p)
+	}
+	h, _, p := po.Hash()
+	if p != nil {
+		return nil, "", fromProblem(p)
+	}
+	return &Page{Title: po.Title, PageMetadata: po.PageMetadata, Elements: hashes(po.Elements)}, string(h), nil
+}
+
+// ParseDocument validates a document object (core §2.1) and returns its
+// doc_hash.
+func ParseDocument(raw []byte) (*Document, string, *Violation) {
+	do, p := identity.ParseDocumentObject(raw)
+	if p != nil {
+		return nil, "", fromProblem(p)
+	}
+	h, _, p := do.Hash()
+	if p != nil {
+		return nil, "", fromProblem(p)
+	}
+	return &Document{FileType: do.FileType, Title: do.Title, DocMetadata: do.DocMetadata, Pages: hashes(do.Pages)}, string(h), nil
+}
+
+// NormalizeURI is core §1.1 (identity.NormalizeFileURI): the checked,
+// syntax-normalized form of a file_uri.
+func NormalizeURI(s string) (string, *Violation) {
+	n, p := identity.NormalizeFileURI(s)
+	if p != nil {
+		return "", fromProblem(p)
+	}
+	return n, nil
 }

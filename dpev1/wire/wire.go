@@ -1,6 +1,7 @@
 // Package wire is the vocabulary of the DPE v1 HTTP binding that both
 // sides speak: the client (package dpev1) and our remote (package remote)
-// share these types and nothing else but dpe/identity.
+// share these types and nothing else but dpe/identity, which validates
+// and hashes every object (contract.go is the one bridge to it).
 //
 // Rules come from github.com/A2C-SMCP/dpe-protocol: spec/core.md at
 // 4c25829 and spec/bindings/http.md at 06c15e8 (both "定稿", 2026-10-06),

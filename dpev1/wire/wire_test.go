@@ -41,7 +41,7 @@ func TestParseElement_ValidationOrderOfCore2_8(t *testing.T) {
 		{`{"category":"NarrativeText","b":1,"a":2}`, CodeValidation, "/a"},
 		{`{"category":"Image","blob":"sha256:xyz"}`, CodeValidation, "/blob"},
 		{`{"category":"NarrativeText","text":1}`, CodeValidation, "/text"},
-		{`{"category":"NarrativeText","metadata":{"n":9007199254740993}}`, CodeValidation, "/metadata"},
+		{`{"category":"NarrativeText","metadata":{"n":9007199254740993}}`, CodeValidation, "/metadata/n"},
 	} {
 		_, _, v := ParseElement([]byte(tc.body))
 		if v == nil || v.Code != tc.code || v.Pointer != tc.ptr {

@@ -1,0 +1,382 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpe-tui/dpe-tui/dpev1"
+	"github.com/dpe-tui/dpe-tui/dpev1/wire"
+	"github.com/dpe-tui/dpe-tui/remote"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+// remoteCmd groups the DPE v1 commands: our own remote and a browser of
+// any remote (github.com/A2C-SMCP/dpe-protocol, spec/bindings/http.md).
+func (a *app) remoteCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "remote",
+		Short: "Serve a DPE v1 remote, or list and inspect one",
+		Long: "remote serves a DPE v1 remote (an HTTP delivery endpoint on an embedded database) or reads one.\n" +
+			"A profile's remote_token_env / remote_token_cmd gives the bearer token, sent only to its own `remote` URL.",
+		Args: noArgs,
+	}
+	cmd.AddCommand(a.remoteServeCmd(), a.remoteLsCmd(), a.remoteHeadCmd(), a.remoteSkeletonCmd(), a.remoteMvCmd(), a.remoteCatCmd())
+	return cmd
+}
+
+type remoteServeFlags struct {
+	store, addr, tokenEnv string
+	readObjects           bool
+}
+
+func (a *app) remoteServeCmd() *cobra.Command {
+	f := &remoteServeFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve --store DIR",
+		Short: "Run a DPE v1 remote on a store directory",
+		Long: "serve runs a complete DPE v1 remote over HTTP until interrupted: documents in a bbolt database,\n" +
+			"objects and blobs content-addressed under DIR. It listens on loopback unless --addr says otherwise.",
+		Example: `  dpe-tui remote serve --store ~/dpe-store
+  DPE_REMOTE_TOKEN=secret dpe-tui remote serve --store /srv/dpe --addr 0.0.0.0:7900 --token-env DPE_REMOTE_TOKEN`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRemoteServe(a.ctx, f, a.stdout, a.stderr) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.store, "store", "", "the store directory (created if missing)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:7900", "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&f.tokenEnv, "token-env", "", "require the bearer token held by this environment variable")
+	fs.BoolVar(&f.readObjects, "read-objects", false, "offer the read extension GET objects/{hash} (objects of readable documents only)")
+	return cmd
+}
+
+func runRemoteServe(ctx context.Context, f *remoteServeFlags, stdout, stderr io.Writer) error {
+	if f.store == "" {
+		return usageErrorf("remote serve needs --store DIR")
+	}
+	if err := checkListenAddr(f.addr); err != nil {
+		return err
+	}
+	opt := remote.Options{ReadObjects: f.readObjects}
+	if f.tokenEnv != "" {
+		want := os.Getenv(f.tokenEnv)
+		if want == "" {
+			return usageErrorf("--token-env %s: the variable is not set or empty", sanitize.Line(f.tokenEnv))
+		}
+		opt.Authenticate = func(r *http.Request) (string, bool) {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			return "token", ok && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+		}
+	}
+	srv, err := remote.Open(f.store, opt)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("remote serve: %w", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	fmt.Fprintf(stdout, "dpe-tui remote serve: DPE v1 remote at http://%s (store %s)\n", ln.Addr(), sanitize.Line(f.store))
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("remote serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "dpe-tui: remote serve: shutdown: %v\n", err)
+	}
+	return nil
+}
+
+// remoteClient is a client of url with the profile's token when url is
+// the profile's remote; it asks capabilities first, so a remote that does
+// not speak dpe1 fails here (core §3.1: no silent downgrade).
+func (a *app) remoteClient(ctx context.Context, url string) (*dpev1.Client, *wire.Capabilities, error) {
+	if err := a.g.configReady(); err != nil {
+		return nil, nil, err
+	}
+	opt := dpev1.Options{Timeout: time.Duration(a.g.Timeout)}
+	if st := a.prof; st != nil && st.name != "" {
+		p, err := st.file.Lookup(st.name)
+		if err == nil && p.Remote != "" && strings.TrimSuffix(p.Remote, "/") == strings.TrimSuffix(url, "/") {
+			tok, err := p.ResolveRemoteToken(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			opt.Token = func(context.Context) (string, error) { return tok, nil }
+		}
+	}
+	c, err := dpev1.New(url, opt)
+	if err != nil {
+		return nil, nil, usageErrorf("%v", err)
+	}
+	caps, err := c.Capabilities(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, caps, nil
+}
+
+func (a *app) remoteLsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "ls URL [PREFIX]",
+		Short: "List a remote's documents (doc_hash and file_uri) under a prefix",
+		Long:  "ls lists the documents of a DPE v1 remote whose file_uri starts with PREFIX (a code-point prefix, not normalized).",
+		Example: `  dpe-tui remote ls http://127.0.0.1:7900
+  dpe-tui remote ls http://127.0.0.1:7900 file:///home/me/papers/ --json`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageErrorf("remote ls needs a remote URL and at most one prefix")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prefix := ""
+			if len(args) == 2 {
+				prefix = args[1]
+			}
+			return a.runRemoteLs(args[0], prefix, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print [{"file_uri", "doc_hash"}]`)
+	return cmd
+}
+
+func (a *app) runRemoteLs(url, prefix string, asJSON bool) error {
+	c, _, err := a.remoteClient(a.ctx, url)
+	if err != nil {
+		return err
+	}
+	n := 0
+	if asJSON {
+		io.WriteString(a.stdout, "[")
+	}
+	for e, err := range c.List(a.ctx, prefix, dpev1.ListOptions{}) {
+		if err != nil {
+			if asJSON {
+				io.WriteString(a.stdout, "]\n")
+			}
+			return err
+		}
+		if asJSON {
+			b, _ := json.Marshal(e)
+			if n > 0 {
+				io.WriteString(a.stdout, ",")
+			}
+			fmt.Fprintf(a.stdout, "\n  %s", b)
+		} else {
+			fmt.Fprintf(a.stdout, "%s  %s\n", e.DocHash, sanitize.Line(e.FileURI))
+		}
+		n++
+	}
+	if asJSON {
+		if n > 0 {
+			io.WriteString(a.stdout, "\n")
+		}
+		io.WriteString(a.stdout, "]\n")
+	} else if n == 0 {
+		fmt.Fprintf(a.stderr, "dpe-tui: no documents under %q\n", sanitize.Line(prefix))
+	}
+	return nil
+}
+
+func (a *app) remoteHeadCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "head URL URI…",
+		Short:   "Print each document's doc_hash (- when the remote has none)",
+		Example: `  dpe-tui remote head http://127.0.0.1:7900 file:///home/me/a.md file:///home/me/b.md`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return usageErrorf("remote head needs a remote URL and at least one file_uri")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runRemoteHead(args[0], args[1:]) },
+	}
+}
+
+func (a *app) runRemoteHead(url string, uris []string) error {
+	c, caps, err := a.remoteClient(a.ctx, url)
+	if err != nil {
+		return err
+	}
+	print := func(h *wire.Head, uri string) {
+		hash := "-"
+		if h != nil {
+			hash = h.DocHash
+		}
+		fmt.Fprintf(a.stdout, "%s  %s\n", hash, sanitize.Line(uri))
+	}
+	if len(uris) == 1 {
+		h, err := c.Head(a.ctx, uris[0])
+		if err != nil {
+			return err
+		}
+		print(h, uris[0])
+		return nil
+	}
+	step := max(caps.Limits.BatchHeadMax, 1)
+	for i := 0; i < len(uris); i += step {
+		part := uris[i:min(i+step, len(uris))]
+		heads, err := c.BatchHead(a.ctx, part)
+		if err != nil {
+			return err
+		}
+		for j, h := range heads {
+			print(h, part[j])
+		}
+	}
+	return nil
+}
+
+func (a *app) remoteSkeletonCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "skeleton URL URI",
+		Short: "Print a document's skeleton: page titles, page metadata, element hashes",
+		Long: "skeleton reads a document's hash tree from a DPE v1 remote and verifies it: every page hash and\n" +
+			"the doc_hash are recomputed (dpe1) before anything is printed.",
+		Example: `  dpe-tui remote skeleton http://127.0.0.1:7900 file:///home/me/a.md --json`,
+		Args:    exactArgs(2, "remote skeleton needs a remote URL and one file_uri"),
+		RunE:    func(cmd *cobra.Command, args []string) error { return a.runRemoteSkeleton(args[0], args[1], asJSON) },
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file_uri", "doc_hash", "document", "pages"} as the binding has it`)
+	return cmd
+}
+
+func (a *app) runRemoteSkeleton(url, uri string, asJSON bool) error {
+	c, _, err := a.remoteClient(a.ctx, url)
+	if err != nil {
+		return err
+	}
+	res, err := c.GetSkeleton(a.ctx, uri, "")
+	if err != nil {
+		return err
+	}
+	sk := res.Skeleton
+	if sk == nil {
+		return errors.New("remote skeleton: no skeleton in the answer")
+	}
+	if asJSON {
+		b, err := json.MarshalIndent(map[string]any{"file_uri": sk.FileURI, "doc_hash": sk.DocHash, "document": sk.Document, "pages": sk.Pages}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = a.stdout.Write(append(b, '\n'))
+		return err
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "file_uri  %s\ndoc_hash  %s\nfile_type %s\n", sanitize.Line(sk.FileURI), sk.DocHash, sanitize.Line(sk.Document.FileType))
+	if t := sk.Document.Title; t != nil {
+		fmt.Fprintf(w, "title     %s\n", sanitize.Line(*t))
+	}
+	if m := compactMeta(sk.Document.DocMetadata); m != "" {
+		fmt.Fprintf(w, "metadata  %s\n", m)
+	}
+	for i, p := range sk.Pages {
+		title := ""
+		if p.Title != nil {
+			title = "  " + sanitize.Line(*p.Title)
+		}
+		fmt.Fprintf(w, "page %d  %s  %d elements%s\n", i, sk.Document.Pages[i], len(p.Elements), title)
+		if m := compactMeta(p.PageMetadata); m != "" {
+			fmt.Fprintf(w, "  metadata %s\n", m)
+		}
+		for _, e := range p.Elements {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+	}
+	return nil
+}
+
+// compactMeta is a metadata object on one sanitized line ("" for {}),
+// cut at 200 columns: a peer's metadata may be anything.
+func compactMeta(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "{}" || string(raw) == "null" {
+		return ""
+	}
+	s := sanitize.Line(string(raw))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func (a *app) remoteMvCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "mv URL FROM TO",
+		Short: "Rename a document on the remote (move, with CAS on the hash it has now)",
+		Long: "mv renames FROM to TO: it reads FROM's doc_hash and moves with it as base_hash, so a document\n" +
+			"changed in between is refused (DPE_PRECONDITION_FAILED); TO must not exist (DPE_ALREADY_EXISTS).",
+		Example: `  dpe-tui remote mv http://127.0.0.1:7900 file:///d/old.md file:///d/new.md`,
+		Args:    exactArgs(3, "remote mv needs a remote URL, a source and a target file_uri"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, _, err := a.remoteClient(a.ctx, args[0])
+			if err != nil {
+				return err
+			}
+			h, err := c.Head(a.ctx, args[1])
+			if err != nil {
+				return err
+			}
+			if h == nil {
+				return fmt.Errorf("remote mv: %w: no document %s", wire.CodeNotFound, sanitize.Line(args[1]))
+			}
+			res, err := c.Move(a.ctx, args[1], args[2], h.DocHash)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s  %s\n", res.DocHash, sanitize.Line(args[2]))
+			return nil
+		},
+	}
+}
+
+func (a *app) remoteCatCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "cat URL HASH",
+		Short: "Print a page or element object (or a blob) by hash, through the read extension",
+		Long: "cat reads one object with the remote's read extension (GET objects/{hash}, offered only by remotes\n" +
+			"that list read_objects, such as `remote serve --read-objects`) and verifies it against its hash.",
+		Example: `  dpe-tui remote cat http://127.0.0.1:7900 dpe1:3f…`,
+		Args:    exactArgs(2, "remote cat needs a remote URL and one hash"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, caps, err := a.remoteClient(a.ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if !caps.Has(wire.FeatureReadObjects) {
+				return fmt.Errorf("remote cat: %s does not offer the read extension (%s)", sanitize.Line(args[0]), wire.FeatureReadObjects)
+			}
+			b, err := c.ReadObject(a.ctx, args[1])
+			if err != nil {
+				return err
+			}
+			if wire.ValidBlobRef(args[1]) && isTerminal(a.stdout) {
+				return fmt.Errorf("remote cat: %s is binary; redirect it to a file", args[1])
+			}
+			_, err = a.stdout.Write(b)
+			if err == nil && !wire.ValidBlobRef(args[1]) {
+				_, err = io.WriteString(a.stdout, "\n")
+			}
+			return err
+		},
+	}
+}
