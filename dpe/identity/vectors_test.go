@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,18 @@ func loadVectors(t *testing.T) map[string]*Vector {
 	return out
 }
 
+// supersededDocuments are documents of stored vector versions that the
+// final manifest replaced (their sha256 is not the manifest's), which the
+// final closed schema (core §2.8 step 3: an undefined field is rejected
+// even when null) refuses: vector file → document → the field named.
+func supersededDocuments() map[string]map[string]string {
+	return map[string]map[string]string{
+		// 0.1.4's copy still spells the Image fields image_blob and
+		// image_mime_type (the final ones are blob and mime_type).
+		"image_placeholder_null.json": {"null_fields": "$.pages[0].elements[0].image_blob"},
+	}
+}
+
 func TestVectors_Documents(t *testing.T) {
 	n := 0
 	for file, v := range loadVectors(t) {
@@ -72,6 +85,13 @@ func TestVectors_Documents(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			got := map[string]Hashes{}
 			for name, raw := range v.Documents {
+				if field, ok := supersededDocuments()[file][name]; ok {
+					_, probs := ParseDocument(raw)
+					if len(probs) != 1 || probs[0].Path != field {
+						t.Fatalf("%s (superseded): %v, want one problem at %s", name, probs, field)
+					}
+					continue
+				}
 				d, probs := ParseDocument(raw)
 				if len(probs) > 0 {
 					t.Fatalf("%s: %v", name, probs)
@@ -90,7 +110,7 @@ func TestVectors_Documents(t *testing.T) {
 				}
 				n++
 			}
-			checkRelations(t, v.Relations, got)
+			checkRelations(t, v.Relations, got, supersededDocuments()[file])
 		})
 	}
 	if n == 0 {
@@ -101,10 +121,13 @@ func TestVectors_Documents(t *testing.T) {
 // checkRelations asserts the vector's relations ("equal", "distinct")
 // over refs like base.doc_hash, base.pages.0.page_hash,
 // base.pages.0.elements.1.
-func checkRelations(t *testing.T, rels []map[string][]string, got map[string]Hashes) {
+func checkRelations(t *testing.T, rels []map[string][]string, got map[string]Hashes, superseded map[string]string) {
 	t.Helper()
 	for _, rel := range rels {
 		for op, refs := range rel {
+			if slices.ContainsFunc(refs, func(r string) bool { _, ok := superseded[strings.SplitN(r, ".", 2)[0]]; return ok }) {
+				continue // a relation over a document the final schema refuses
+			}
 			vals := make([]Hash, len(refs))
 			for i, ref := range refs {
 				vals[i] = resolveRef(t, ref, got)
