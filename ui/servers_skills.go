@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -27,7 +28,14 @@ type skillsPane struct {
 func (p *skillsPane) install(msg skillsMsg) {
 	p.op, p.done = 0, true
 	if msg.err != nil {
+		// The section is titled skills and names the computer: the
+		// peer's own sentence ("computer c does not implement
+		// client:get_skills") says the rest, without the wrapping.
 		p.err = oneLine(msg.err)
+		var pe *protocol.Error
+		if errors.As(msg.err, &pe) && strings.TrimSpace(pe.Message) != "" {
+			p.err = oneLine(errors.New(pe.Message))
+		}
 		return
 	}
 	p.skills, p.more, p.err = msg.skills, msg.more, ""
@@ -136,19 +144,19 @@ func (v *serversScreen) skillsView(w, h int) []string {
 	cols[1].width = max(6, rest*16/100)
 	cols[3].width = max(6, rest*16/100)
 	cols[4].width = max(6, rest-cols[0].width-cols[1].width-cols[3].width)
-	out = append(out, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
 	vis := v.visibleSkills()
 	rowsH := n - 3
 	switch {
 	case v.sk.err != "":
-		return append(out, "  "+st.dim.Render(clip("skills: "+v.sk.err, w-2)))
+		return append(out, "  "+st.dim.Render(clip("none listed: "+sanitizeLine(v.sk.err), w-2)), "")
 	case v.sk.done && len(v.sk.skills) == 0:
-		return append(out, "  "+st.dim.Render(clip(sanitizeLine(v.computer)+" has no skills installed.", w-2)))
+		return append(out, "  "+st.dim.Render(clip(sanitizeLine(v.computer)+" has no skills installed.", w-2)), "")
 	case v.sk.done && len(vis) == 0:
-		return append(out, "  "+st.dim.Render(clip(fmt.Sprintf("No skill matches %q.", sanitizeLine(v.filter)), w-2)))
+		return append(out, "  "+st.dim.Render(clip(fmt.Sprintf("No skill matches %q.", sanitizeLine(v.filter)), w-2)), "")
 	case !v.sk.done:
-		return append(out, "")
+		return append(out, "", "")
 	}
+	out = append(out, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
 	sc := v.sk.list // a copy: View only reads
 	sc.clamp(len(vis), rowsH)
 	for i := sc.top; i < len(vis) && len(out) < n; i++ {

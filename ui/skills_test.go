@@ -40,7 +40,14 @@ func newSkillAgent(t *testing.T) *skillAgent {
 }
 
 func (a *skillAgent) Skills(ctx context.Context, computer string) ([]protocol.SkillRef, error) {
-	if computer != "box" {
+	switch computer {
+	case "build-box":
+		// What our server answers for a computer without the channel,
+		// wrapped as the client wraps it.
+		return nil, fmt.Errorf("skills of computer %s: %s to computer %s: %w", computer, protocol.EventGetSkills, computer,
+			&protocol.Error{Code: protocol.CodeNotFound, Message: "computer build-box does not implement client:get_skills"})
+	case "box":
+	default:
 		return nil, nil
 	}
 	return []protocol.SkillRef{
@@ -212,4 +219,19 @@ func TestSkills_4017IsOneSentenceNamingSkillAndPath(t *testing.T) {
 		t.Errorf("details reached the screen:\n%s", out)
 	}
 	golden.RequireEqual(t, out)
+}
+
+// TestSkills_ComputerWithoutTheChannelSaysSoOnce: a computer that does not
+// implement get_skills gets one dim line under its servers, the peer's
+// sentence once, not the wrapping of every layer.
+func TestSkills_ComputerWithoutTheChannelSaysSoOnce(t *testing.T) {
+	s := start(t, testOptions(newSkillAgent(t)))
+	s.waitFor("build-box")
+	s.waitFor("1 enabled")
+	s.keys("down", "enter")
+	s.waitFor("none listed")
+	out := s.final()
+	if !strings.Contains(out, "none listed: computer build-box does not implement client:get_skills") || strings.Count(out, "get_skills") != 1 {
+		t.Errorf("the skills section does not say it once:\n%s", out)
+	}
 }
