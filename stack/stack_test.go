@@ -18,6 +18,20 @@ import (
 // 127.0.0.1 and joins an agent.
 func startDemo(t *testing.T, opt Options) (*Stack, *client.Client) {
 	t.Helper()
+	// The agent's requests, the server's cap on them and the computers'
+	// MCP calls run to the test's deadline: these tests wait for answers,
+	// they do not time them (the first get_dpe of the generated manual
+	// missed a fixed 20 s on a loaded machine).
+	budget := 20 * time.Second
+	if d, ok := t.Deadline(); ok {
+		budget = max(budget, time.Until(d)/2).Truncate(time.Second) // whole seconds: it is sent as "timeout"
+	}
+	if opt.MaxRequestTimeout == 0 {
+		opt.MaxRequestTimeout = budget
+	}
+	if opt.ComputerRequestTimeout == 0 {
+		opt.ComputerRequestTimeout = budget
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	st, err := Start(ctx, opt)
@@ -28,7 +42,7 @@ func startDemo(t *testing.T, opt Options) (*Stack, *client.Client) {
 	if !strings.HasPrefix(st.URL, "http://127.0.0.1:") {
 		t.Fatalf("stack URL %q is not loopback", st.URL)
 	}
-	c, err := client.Dial(ctx, client.Options{URL: st.URL, Office: st.Office, Name: "e2e-agent", RequestTimeout: 20 * time.Second})
+	c, err := client.Dial(ctx, client.Options{URL: st.URL, Office: st.Office, Name: "e2e-agent", RequestTimeout: budget})
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
