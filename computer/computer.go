@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/skills"
 )
 
 // Defaults for Options.
@@ -49,6 +50,9 @@ type Options struct {
 	// client:* request without its own timeout); default
 	// DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// Skills answers the skill channel (get_skills, get_skill, get_blob);
+	// nil: no skills.
+	Skills *skills.Folder
 	// Inputs are the config's input definitions, shown by get_config.
 	Inputs []protocol.MCPServerInput
 }

@@ -22,6 +22,12 @@ func (c *Computer) handlers() map[string]handlerFunc {
 		protocol.EventGetTools:     c.handleGetTools,
 		protocol.EventToolCall:     c.handleToolCall,
 		protocol.EventGetDesktop:   c.handleGetDesktop,
+		protocol.EventGetSkills:    c.handleGetSkills,
+		protocol.EventGetSkill:     c.handleGetSkill,
+		protocol.EventGetBlob:      c.handleGetBlob,
+	}
+	if protocol.HasPutBlob(cmp.Or(c.opt.Version, protocol.Version)) {
+		h[protocol.EventPutBlob] = c.handlePutBlob
 	}
 	if protocol.HasGetDPE(cmp.Or(c.opt.Version, protocol.Version)) {
 		h[protocol.EventGetDPE] = c.handleGetDPE

@@ -182,7 +182,7 @@ func StartLocal(ctx context.Context, opt LocalOptions) (_ *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	comp := st.newComputer(Options{}, ComputerLocal, resolver, log, inputs)
+	comp := st.newComputer(Options{}, ComputerLocal, resolver, log, inputs, nil)
 	taken := map[string]bool{}
 	for _, s := range servers {
 		taken[s.Name] = true

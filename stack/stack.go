@@ -25,6 +25,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/server"
+	"github.com/dpe-tui/dpe-tui/skills"
 )
 
 // Demo layout (README, the demo office): two computers; alpha has two
@@ -58,9 +59,12 @@ type Options struct {
 	Office     string // default "demo"
 	APIKey     string // required from clients when set
 	DocsDir    string // serve this folder as the library instead of the corpus
-	MCPConfig  string // extra MCP servers for computer alpha
-	Resolver   string // "http" (default), "file" or "s3"
-	CacheDir   string // file resolver cache; default a temp dir removed on Close
+	// SkillsDir is a folder of skill folders computer alpha serves to the
+	// skill channel; empty: the demo skills (SkillDPEReview, SkillPDFTriage).
+	SkillsDir string
+	MCPConfig string // extra MCP servers for computer alpha
+	Resolver  string // "http" (default), "file" or "s3"
+	CacheDir  string // file resolver cache; default a temp dir removed on Close
 	// S3 configures the s3 resolver (endpoint, bucket, prefix, presign
 	// expiry; credentials come from the AWS_* environment variables).
 	S3 computer.S3ResolverOptions
@@ -232,7 +236,12 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 			return nil, fmt.Errorf("--mcp-config: %w", err)
 		}
 	}
-	alpha := st.newComputer(opt, ComputerAlpha, resolver, log, inputs)
+	sk, cleanup, err := openSkills(opt.SkillsDir, log)
+	if err != nil {
+		return nil, err
+	}
+	st.closers = append(st.closers, cleanup)
+	alpha := st.newComputer(opt, ComputerAlpha, resolver, log, inputs, sk)
 	// The library and the archive carry Finder (find, list_documents);
 	// one per computer, since tool_call routes a tool name to one server.
 	// They index once the computers have joined, at low priority: the
@@ -266,7 +275,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 
 	// beta: a small archive on another host, so the office has two computers
 	// whose dpe hosts differ (exercises choosing a computer for a typed URI).
-	beta := st.newComputer(opt, ComputerBeta, resolver, log, nil)
+	beta := st.newComputer(opt, ComputerBeta, resolver, log, nil, nil)
 	if err := st.addLibrary(ctx, beta, ServerArchive, library.Options{FS: emptyFS{}, Host: HostArchive, PageSize: PageSize, Name: ServerArchive, Generated: 12,
 		Finder: finderFor(opt, ComputerBeta, &library.FinderOptions{Start: up, Background: true})}, holdFinder(opt, ComputerBeta)...); err != nil {
 		return nil, err
@@ -316,9 +325,9 @@ func (st *Stack) newResolver(opt Options, log *slog.Logger) (computer.Resolver, 
 	return nil, fmt.Errorf("unknown resolver %q (want file, http or s3)", opt.Resolver)
 }
 
-func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log *slog.Logger, inputs []protocol.MCPServerInput) *computer.Computer {
+func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log *slog.Logger, inputs []protocol.MCPServerInput, sk *skills.Folder) *computer.Computer {
 	c := computer.New(computer.Options{
-		URL: st.URL, Office: st.Office, Name: name, APIKey: opt.APIKey, Version: opt.A2CVersion,
+		URL: st.URL, Office: st.Office, Name: name, APIKey: opt.APIKey, Version: opt.A2CVersion, Skills: sk,
 		Resolver: st.tagOrigin(name, r), Logger: log.With("component", "computer", "computer", name), Inputs: inputs,
 		RequestTimeout: opt.ComputerRequestTimeout,
 	})

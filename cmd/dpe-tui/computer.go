@@ -12,12 +12,14 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/skills"
 	"github.com/dpe-tui/dpe-tui/stack"
 )
 
 type computerFlags struct {
 	office, name              string
 	docs, mcpConfig, resolver string
+	skills                    string
 	cacheDir                  string
 	connectTimeout            time.Duration
 	log                       logFlags
@@ -44,6 +46,7 @@ func (a *app) computerCmd() *cobra.Command {
 	bindEnv(fs, "office", "DPE_TUI_OFFICE")
 	fs.StringVar(&f.name, "name", "", "computer name (unique in the office)")
 	fs.StringVar(&f.docs, "docs", "", "serve this folder as MCP server \"library\"")
+	fs.StringVar(&f.skills, "skills", "", "serve this folder of skill folders (each with SKILL.md) to the skill channel")
 	fs.StringVar(&f.mcpConfig, "mcp-config", "", "a JSON file of MCP servers to front (SMCP MCPServerConfig shape)")
 	fs.StringVar(&f.resolver, "resolver", "http", "the DPE resolver: file or http")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "file resolver cache (default: a temp dir removed on exit)")
@@ -69,8 +72,8 @@ func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, 
 		return usageErrorf("computer needs --office")
 	case name == "":
 		return usageErrorf("computer needs --name")
-	case docs == "" && mcpConfig == "":
-		return usageErrorf("computer needs --docs or --mcp-config (it would have nothing to serve)")
+	case docs == "" && mcpConfig == "" && f.skills == "":
+		return usageErrorf("computer needs --docs, --mcp-config or --skills (it would have nothing to serve)")
 	case connectTimeout <= 0:
 		return usageErrorf("--connect-timeout must be > 0, not %s", connectTimeout)
 	}
@@ -117,7 +120,13 @@ func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, 
 	if err := checkSideVersion(g.A2CVersion); err != nil {
 		return err
 	}
-	c := computer.New(computer.Options{
+	var sk *skills.Folder
+	if f.skills != "" {
+		if sk, err = skills.Open(f.skills, log.With("component", "skills")); err != nil {
+			return fmt.Errorf("--skills: %w", err)
+		}
+	}
+	c := computer.New(computer.Options{Skills: sk,
 		URL: serverURL, URLs: g.URLs[1:], Version: g.A2CVersion, Office: office, Name: name, APIKey: apiKey, Resolver: res,
 		Logger: log.With("component", "computer", "computer", name), Inputs: inputs, ConnectTimeout: connectTimeout,
 	})

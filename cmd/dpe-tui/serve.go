@@ -43,6 +43,7 @@ func (a *app) serveCmd() *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&opt.Addr, "addr", "127.0.0.1:7800", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&opt.DocsDir, "docs", "", "serve this folder as the library instead of the embedded sample corpus")
+	fs.StringVar(&opt.SkillsDir, "skills", "", "serve this folder of skill folders (each with SKILL.md) on computer alpha instead of the demo skills")
 	fs.StringVar(&opt.MCPConfig, "mcp-config", "", "a JSON file of extra MCP servers for computer alpha (SMCP MCPServerConfig shape)")
 	fs.StringVar(&opt.Resolver, "resolver", "http", "the DPE resolver: file, http or s3")
 	fs.StringVar(&opt.APIKey, "api-key", "", "require this API key from clients; prefer the env var")
