@@ -31,8 +31,11 @@ func (a *app) computerCmd() *cobra.Command {
 		Use:   "computer --url URL --office ID --name NAME",
 		Short: "Run one Computer against any SMCP server",
 		Long: "computer joins an office of any A2C-SMCP server as one Computer: with --docs it serves the\n" +
-			"folder as MCP server \"library\", with --mcp-config it fronts the configured MCP servers.",
+			"folder as MCP server \"library\" (with the Finder and its desktop window), with --mcp-config it\n" +
+			"fronts the configured MCP servers, with --skills it serves a folder of skills. Given --url A,B\n" +
+			"it moves to the next server when one fails and joins the office there.",
 		Example: `  dpe-tui computer --url http://127.0.0.1:7800 --office demo --name gamma --docs ~/papers
+  dpe-tui computer --url http://node1:7800,http://node2:7800 --a2c-version 0.4.0 --office team --name docs --docs ~/papers --skills ~/skills
   dpe-tui computer --url https://smcp.example.org --office team --name ci --mcp-config servers.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
