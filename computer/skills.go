@@ -65,4 +65,3 @@ func (c *Computer) handlePutBlob(_ context.Context, _ json.RawMessage) any {
 	return &protocol.Error{Code: protocol.CodeBlobWriteFailed,
 		Message: fmt.Sprintf("computer %s accepts no uploads (no landing root)", c.opt.Name), Details: d}
 }
-
