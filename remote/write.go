@@ -543,7 +543,7 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request, caller string) e
 			oldAll = cur.Closure.all()
 		}
 		resp.DocHash = docHash
-		resp.Delta = delta(oldElems, plan.elements)
+		resp.Delta = wire.DeltaOf(oldElems, plan.elements)
 		rec := docRecord{Hash: docHash, Document: json.RawMessage(m["document"]), Closure: plan.closure, Elements: len(plan.elements)}
 		if err := putJSON(bucket(tx, bucketDocs), uri, rec); err != nil {
 			return err
@@ -649,25 +649,6 @@ func (s *Server) planCommit(tx *bolt.Tx, doc *wire.Document, sc scope, sess *ses
 		return nil, &miss, nil
 	}
 	return &plan, nil, nil
-}
-
-// delta is core §3.3's multiset difference of content hashes.
-func delta(old, new []string) wire.Delta {
-	count := map[string]int{}
-	for _, h := range old {
-		count[h]++
-	}
-	var d wire.Delta
-	for _, h := range new {
-		if count[h] > 0 {
-			count[h]--
-			d.Retained++
-		} else {
-			d.Added++
-		}
-	}
-	d.Removed = len(old) - d.Retained
-	return d
 }
 
 // elements expands the record's pages into its content hash sequence.

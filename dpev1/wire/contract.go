@@ -74,3 +74,16 @@ func NormalizeURI(s string) (string, *Violation) {
 	}
 	return n, nil
 }
+
+// DeltaOf is core §3.3's delta between two documents' element content
+// hashes (identity.DeltaOf).
+func DeltaOf(old, new []string) Delta {
+	conv := func(s []string) []identity.Hash {
+		out := make([]identity.Hash, len(s))
+		for i, h := range s {
+			out[i] = identity.Hash(h)
+		}
+		return out
+	}
+	return identity.DeltaOf(conv(old), conv(new))
+}

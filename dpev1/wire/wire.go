@@ -8,7 +8,11 @@
 // and the published 0.2.1 pages at 0808ede.
 package wire
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
+)
 
 // Protocol is capabilities.protocol (http §4.1).
 const Protocol = "dpe/1"
@@ -166,12 +170,9 @@ type CommitRequest struct {
 	Force          bool              `json:"force,omitempty"`
 }
 
-// Delta is core §3.3's multiset difference of element content hashes.
-type Delta struct {
-	Added    int `json:"added"`
-	Removed  int `json:"removed"`
-	Retained int `json:"retained"`
-}
+// Delta is core §3.3's multiset difference of element content hashes
+// (identity's, computed by DeltaOf).
+type Delta = identity.Delta
 
 // Commit statuses (core §3.3).
 const (
