@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -138,12 +139,7 @@ func (v *serversScreen) skillsView(w, h int) []string {
 	if n < 3 {
 		return out[:n]
 	}
-	cols := []column{{"NAME", 0}, {"SOURCE", 0}, {"VERSION", 8}, {"TAGS", 0}, {"DESCRIPTION", 0}}
-	rest := w - 2 - 8 - 4*2
-	cols[0].width = max(8, rest*26/100)
-	cols[1].width = max(6, rest*16/100)
-	cols[3].width = max(6, rest*16/100)
-	cols[4].width = max(6, rest-cols[0].width-cols[1].width-cols[3].width)
+	cols := v.skillColumns(w)
 	vis := v.visibleSkills()
 	rowsH := n - 3
 	switch {
@@ -166,4 +162,22 @@ func (v *serversScreen) skillsView(w, h int) []string {
 		out = append(out, listRow(st, row, v.sk.pane == 1 && i == sc.cur, v.gone, w))
 	}
 	return out
+}
+
+// skillColumns sizes the name, source and tags columns to what they hold,
+// each capped at a share of the width, and gives the description the rest.
+func (v *serversScreen) skillColumns(w int) []column {
+	cols := []column{{"NAME", 4}, {"SOURCE", 6}, {"VERSION", 7}, {"TAGS", 4}, {"DESCRIPTION", 0}}
+	for _, s := range v.sk.skills {
+		cols[0].width = max(cols[0].width, ansi.StringWidth(sanitizeLine(s.Name)))
+		cols[1].width = max(cols[1].width, ansi.StringWidth(sanitizeLine(s.Source)))
+		cols[2].width = max(cols[2].width, ansi.StringWidth(sanitizeLine(s.Version)))
+		cols[3].width = max(cols[3].width, ansi.StringWidth(sanitizeLine(strings.Join(s.Tags, ", "))))
+	}
+	rest := w - 2 - 4*2
+	for i, share := range []int{22, 12, 10, 14} {
+		cols[i].width = min(cols[i].width, max(4, rest*share/100))
+	}
+	cols[4].width = max(6, rest-cols[0].width-cols[1].width-cols[2].width-cols[3].width)
+	return cols
 }
