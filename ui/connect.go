@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"github.com/charmbracelet/x/ansi"
 	"slices"
 	"strings"
 
@@ -211,7 +212,9 @@ func (o *helpOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
 // narrow terminal shows every key instead of cutting the last columns; a
 // help taller than the screen scrolls (↑/↓).
 func (o *helpOverlay) View(w, h int) []string {
-	head := []string{" " + o.e.st.title.Render("Keys") + o.e.st.dim.Render(" · ? or esc closes · ↑/↓ scroll"), ""}
+	k := o.e.keys
+	head := []string{" " + o.e.st.title.Render("Keys") + o.e.st.dim.Render(" · "+k.Help.Help().Key+" or "+k.Back.Help().Key+" closes · "+
+		k.Up.Help().Key+"/"+k.Down.Help().Key+" scroll"), ""}
 	o.h.ShowAll = true
 	width := o.h.Width()
 	o.h.SetWidth(0) // measured here, never cut
@@ -240,6 +243,14 @@ func (o *helpOverlay) View(w, h int) []string {
 		band = append(band, col)
 	}
 	flush()
+	if len(o.keys.notes) > 0 {
+		body = append(body, "")
+		for _, n := range o.keys.notes {
+			for _, l := range strings.Split(ansi.Wordwrap(n, max(10, w-2), ""), "\n") {
+				body = append(body, " "+o.e.st.dim.Render(l))
+			}
+		}
+	}
 	room := max(1, h-len(head))
 	o.off = min(o.off, max(0, len(body)-room))
 	return append(head, body[o.off:min(len(body), o.off+room)]...)

@@ -494,6 +494,9 @@ func (d *documentScreen) Keys() screenKeys {
 			docKeys,
 			k.globalKeys(),
 		},
+		notes: []string{
+			"Sidebar: each page's number, title and element count; a spinner while it loads · ◌ not fetched yet · ! failed to load · ± changed (" + k.Diff.Help().Key + " compares)",
+		},
 	}
 }
 

@@ -133,6 +133,9 @@ func newKeyMap() keyMap {
 type screenKeys struct {
 	short []key.Binding
 	full  [][]key.Binding
+	// notes explain what the screen shows that no key says (the
+	// sidebar's marks); help prints them under the keys.
+	notes []string
 }
 
 func (s screenKeys) ShortHelp() []key.Binding  { return s.short }
