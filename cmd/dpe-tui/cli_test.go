@@ -236,7 +236,7 @@ func TestGlobalFlags_BeforeOrAfter(t *testing.T) {
 		t.Fatalf("ls --json: exit %d %q", code, errOut)
 	}
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		if !strings.HasPrefix(l, `{"computer":"alpha","server":"library","uri":"dpe://`) || strings.Contains(l, `"keywords":null`) ||
+		if !strings.HasPrefix(l, `{"computer":"alpha","server":"library","key":"library","uri":"dpe://`) || strings.Contains(l, `"keywords":null`) ||
 			!strings.Contains(l, `"keywords":[`) {
 			t.Fatalf("ls --json line: %s", l)
 		}
