@@ -132,14 +132,6 @@ func TestSkillError_SentencesNameSkillAndFileNeverDetails(t *testing.T) {
 	}
 }
 
-func TestBlobWriteError_Sentence(t *testing.T) {
-	d, _ := json.Marshal(map[string]any{"reason": "too_large"})
-	err := NewBlobWriteError(&Error{Code: 4019, Message: "x", Details: d}, "c1", "report.pdf")
-	if want := "upload of report.pdf to computer c1 failed: it is larger than the computer accepts (4019)"; err.Error() != want {
-		t.Errorf("got %q want %q", err, want)
-	}
-}
-
 func TestPickOptions_BothShapes(t *testing.T) {
 	var in MCPServerInput
 	raw := `{"id":"r","type":"pickString","options":["eu",{"label":"United States","value":"us"},{"value":"ap"},{"label":"no value"},7]}`

@@ -97,20 +97,3 @@ func TestSpeakable_ExplicitVersions(t *testing.T) {
 		}
 	}
 }
-
-func TestVersionGates_PutBlobFrom04SingleComputerFrom05(t *testing.T) {
-	for _, tc := range []struct {
-		v                     string
-		putBlob, single, flat bool
-	}{
-		{Version02, false, false, false},
-		{Version03, false, false, false},
-		{Version04, true, false, false},
-		{Version05, true, true, true},
-	} {
-		if HasPutBlob(tc.v) != tc.putBlob || SingleComputerOffice(tc.v) != tc.single || FlatJoinAck(tc.v) != tc.flat {
-			t.Errorf("%s: put_blob %v single %v flat %v; want %v %v %v", tc.v,
-				HasPutBlob(tc.v), SingleComputerOffice(tc.v), FlatJoinAck(tc.v), tc.putBlob, tc.single, tc.flat)
-		}
-	}
-}

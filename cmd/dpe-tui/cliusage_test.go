@@ -120,7 +120,7 @@ func TestCompletion_Values(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"ls", ""}, []string{"computers", "servers", "resources", "desktop"}},
+		{[]string{"ls", ""}, []string{"computers", "servers", "resources", "desktop", "skills"}},
 		{[]string{"get", "x", "--format", ""}, []string{"md", "text", "json"}},
 		{[]string{"--theme", ""}, []string{"dark", "light", "notty"}},
 		{[]string{"open", "x", "--images", ""}, []string{"kitty", "sixel", "blocks", "off", "auto"}},

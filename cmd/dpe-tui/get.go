@@ -24,22 +24,37 @@ type getFlags struct {
 	pageSet  bool   // --page was given: 0 is then a mistake, not "all"
 	out      string // -o: where a non-dpe resource is saved
 	server   string // --server: which of your own MCP servers reads it
+	skill    string // --skill: print a skill's SKILL.md (or --path) instead
+	skillRel string // --path: a file of the skill package
 }
 
 func (a *app) getCmd() *cobra.Command {
 	f := &getFlags{}
 	cmd := &cobra.Command{
-		Use:   "get URI|FILE|URL|-",
+		Use:   "get URI|FILE|URL|- | get --skill NAME [--path REL]",
 		Short: "Print a document as Markdown, plain text or JSON",
 		Long: "get prints a document: a dpe:// URI resolved through the office, a local file or a\n" +
 			"file:// or http(s):// URL opened directly, or - for a DPE JSON on standard input.\n" +
-			"--format md on a terminal is rendered (Glamour, in the --theme colours); piped, it is plain Markdown.",
+			"--format md on a terminal is rendered (Glamour, in the --theme colours); piped, it is plain Markdown.\n" +
+			"--skill NAME prints a skill's SKILL.md (or the file at --path) as a document; -o FILE writes its exact bytes.",
 		Example: `  dpe-tui get dpe://io.github.dpetui.library/report.md --format text
   dpe-tui get report.pdf --page 2
-  cat doc.dpe.json | dpe-tui get - --format json`,
-		Args: exactArgs(1, "get needs exactly one dpe:// URI, file path, URL or -"),
+  cat doc.dpe.json | dpe-tui get - --format json
+  dpe-tui get --skill pdf-tools --path reference/forms.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.with(&f.globalFlags, "get")
+			if f.skill != "" {
+				if len(args) != 0 {
+					return usageErrorf("get --skill takes no URI or file")
+				}
+				return runGetSkill(a.ctx, f, a.stdout, a.stderr)
+			}
+			if f.skillRel != "" {
+				return usageErrorf("--path names a file of a skill: give --skill too")
+			}
+			if len(args) != 1 {
+				return usageErrorf("get needs exactly one dpe:// URI, file path, URL or -")
+			}
 			f.pageSet = cmd.Flags().Changed("page")
 			input, cleanup, err := a.stdinArg(args[0])
 			if err != nil {
@@ -54,8 +69,26 @@ func (a *app) getCmd() *cobra.Command {
 	fs.IntVar(&f.Page, "page", 0, "print only page N (1-based)")
 	fs.StringVar(&f.Format, "format", "md", "md, text or json")
 	fs.StringVarP(&f.out, "out", "o", "", "save a non-dpe resource's contents into DIR (named from its URI) or to FILE")
+	fs.StringVar(&f.skill, "skill", "", "print this skill's SKILL.md (client:get_skill)")
+	fs.StringVar(&f.skillRel, "path", "", "with --skill: the file of the skill package to print, relative to its folder")
 	fs.StringVar(&f.server, "server", "", "which of your own MCP servers (--mcp-config) reads a non-dpe resource, when several list URIs like it")
 	return cmd
+}
+
+// runGetSkill implements `get --skill`.
+func runGetSkill(ctx context.Context, f *getFlags, stdout, stderr io.Writer) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	switch f.Format {
+	case "md", "text", "json", "":
+	default:
+		return usageErrorf("--format must be md, text or json, not %q", f.Format)
+	}
+	if f.Page < 0 || (f.pageSet && f.Page == 0) {
+		return usageErrorf("--page must be ≥ 1 (pages are numbered from 1), not %d", f.Page)
+	}
+	return getSkill(ctx, f, f.skill, f.skillRel, stdout, stderr)
 }
 
 // runGet implements `get`.

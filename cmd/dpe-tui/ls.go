@@ -38,16 +38,16 @@ type lsFlags struct {
 func (a *app) lsCmd() *cobra.Command {
 	f := &lsFlags{}
 	cmd := &cobra.Command{
-		Use:   "ls computers|servers|resources|desktop",
-		Short: "List the office's computers, their MCP servers, resources or desktops",
+		Use:   "ls computers|servers|resources|desktop|skills",
+		Short: "List the office's computers, their MCP servers, resources, desktops or skills",
 		Long: "ls lists what the office holds: its computers, each computer's MCP servers, their resources\n" +
-			"(dpe:// only unless --all) or each computer's desktop windows. A server that cannot list is\n" +
+			"(dpe:// only unless --all), each computer's desktop windows or its skills. A server that cannot list is\n" +
 			"skipped with one line on stderr; the others are listed.",
 		Example: `  dpe-tui ls computers --url http://127.0.0.1:7800
   dpe-tui ls resources --computer alpha --server library --json
   dpe-tui --url http://127.0.0.1:7800 ls servers --computer beta`,
-		Args:      exactArgs(1, "ls needs one of: computers, servers, resources, desktop"),
-		ValidArgs: []cobra.Completion{"computers", "servers", "resources", "desktop"},
+		Args:      exactArgs(1, "ls needs one of: computers, servers, resources, desktop, skills"),
+		ValidArgs: []cobra.Completion{"computers", "servers", "resources", "desktop", "skills"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.with(&f.globalFlags, "ls")
 			return runLs(a.ctx, f, args[0], a.stdout, a.stderr)
@@ -71,9 +71,9 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 	switch what {
 	case "desktop":
 		return lsDesktop(ctx, f, stdout, stderr)
-	case "computers", "servers", "resources":
+	case "computers", "servers", "resources", "skills":
 	default:
-		return usageErrorf("ls %q: want computers, servers, resources or desktop", sanitize.Line(what))
+		return usageErrorf("ls %q: want computers, servers, resources, desktop or skills", sanitize.Line(what))
 	}
 	if f.LimitPages < 0 {
 		return usageErrorf("--limit-pages must be ≥ 0")
@@ -130,6 +130,9 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 		}
 	}
 
+	if what == "skills" {
+		return lsSkills(ctx, c, computers, out, stderr)
+	}
 	if what == "computers" {
 		out.header("NAME", "A2C_VERSION", "SID")
 		for _, s := range computers {

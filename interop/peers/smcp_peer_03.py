@@ -21,6 +21,8 @@ Behaviour:
     (e.g. a display name) is a 4014 error.
   * client:get_desktop: window:// entries ("{uri}\\n\\n{body}" or "{uri}"),
     plus one entry that is not a window.
+  * client:get_skills / get_skill / get_blob: the package under skills/
+    (skillpeer.py); 0.3 has no tags.
   * client:get_dpe does not exist in 0.3: no handler. Every event without a
     handler lands in the catch-all, which counts it and acks empty (as the
     reference server does for events it does not route).
@@ -33,6 +35,7 @@ import socketio
 from aiohttp import web
 
 import peerlib
+import skillpeer
 
 NS = "/smcp"
 SERVERS = {
@@ -125,6 +128,21 @@ def main():
             "window://com.example.term/1",
             "not a window",
         ], "req_id": data.get("req_id")}
+
+    @sio.on("client:get_skills", namespace=NS)
+    async def get_skills(sid, data):
+        count("client:get_skills")
+        return {"skills": skillpeer.refs("user", with_tags=False), "req_id": data.get("req_id")}
+
+    @sio.on("client:get_skill", namespace=NS)
+    async def get_skill(sid, data):
+        count("client:get_skill")
+        return skillpeer.get_skill(data)
+
+    @sio.on("client:get_blob", namespace=NS)
+    async def get_blob(sid, data):
+        count("client:get_blob")
+        return skillpeer.get_blob(data)
 
     @sio.on("*", namespace=NS)
     async def any_event(event, sid, data):
