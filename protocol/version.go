@@ -135,3 +135,7 @@ func HasGetDPE(version string) bool { return line(version) < 3 }
 // bundle_id (0.3), with name for display only and possibly not unique,
 // rather than by name (0.2).
 func ServersByBundleID(version string) bool { return line(version) >= 3 }
+
+// HasPutBlob reports whether version has client:put_blob (0.4.0,
+// blob-transfer.md §3: "Agent 以「自身 minor ≥ 0.4 且已连接」为能力门控").
+func HasPutBlob(version string) bool { return line(version) >= 4 }

@@ -97,3 +97,9 @@ func TestSpeakable_ExplicitVersions(t *testing.T) {
 		}
 	}
 }
+
+func TestHasPutBlob_From04(t *testing.T) {
+	if HasPutBlob(Version03) || !HasPutBlob(Version04) || !HasPutBlob(Version05) {
+		t.Error("client:put_blob: want 0.4 and later only")
+	}
+}
