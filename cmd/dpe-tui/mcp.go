@@ -129,7 +129,7 @@ func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, s
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: f.sessionTimeout})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", requireBearer(token, bodyDeadline(h)))
+	mux.Handle("/mcp", requireBearer(token, h))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: f.readTimeout, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(stderr, "dpe-tui mcp: serving MCP Streamable HTTP at http://%s/mcp\n", ln.Addr())
 	go func() {
@@ -253,35 +253,4 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// bodyDeadline lifts the server's ReadTimeout once a request's body is read:
-// it bounds a slow sender, but an answer streamed as server-sent events
-// (a GET's, or a long POST's) must outlive it, and net/http cancels a
-// request whose connection passes its read deadline.
-func bodyDeadline(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rc := http.NewResponseController(w)
-		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
-			_ = rc.SetReadDeadline(time.Time{})
-		} else {
-			r.Body = &liftOnEOF{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-type liftOnEOF struct {
-	io.ReadCloser
-	lift func()
-	done bool
-}
-
-func (l *liftOnEOF) Read(p []byte) (int, error) {
-	n, err := l.ReadCloser.Read(p)
-	if err == io.EOF && !l.done {
-		l.done = true
-		l.lift()
-	}
-	return n, err
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -180,5 +182,24 @@ func TestReport_LongPeerErrorIsCut(t *testing.T) {
 	out := b.String()
 	if code == 0 || len(out) > 2*maxErrorCells || !strings.Contains(out, "cut:") || strings.Count(out, "\n") != 1 {
 		t.Errorf("report of a 200 KB message: exit %d, %d bytes: %.200q", code, len(out), out)
+	}
+}
+
+// The read timeout bounds a request's body, not the session: a go-sdk
+// client idle for longer than it (its event stream open) still calls find.
+func TestMCPHTTP_ClientOutlivesTheReadTimeout(t *testing.T) {
+	readTimeout := 300 * time.Millisecond
+	url, _ := startMCPHTTP(t, "--read-timeout", readTimeout.String())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	time.Sleep(4 * readTimeout)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find", Arguments: map[string]any{"query": "valve"}})
+	if err != nil || res.IsError {
+		t.Fatalf("find after %s idle: %v %+v", 4*readTimeout, err, res)
 	}
 }
