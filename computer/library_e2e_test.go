@@ -21,7 +21,7 @@ func TestLibraryCorpus_EveryDocumentResolvesAndDecodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads the whole corpus")
 	}
-	srv, err := library.New(library.Options{Host: "io.github.dpetui.library", PageSize: 50})
+	srv, err := libraryServer(library.Options{Host: "io.github.dpetui.library", PageSize: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestPaged_LargeDocumentCrossesInBoundedMessages(t *testing.T) {
 	if len(doc) < 4*runBytes {
 		t.Fatalf("generated %d bytes, want several paged messages", len(doc))
 	}
-	lib, err := library.New(library.Options{FS: fstest.MapFS{"big.dpe.json": {Data: doc}}, Host: "org.example.big"})
+	lib, err := libraryServer(library.Options{FS: fstest.MapFS{"big.dpe.json": {Data: doc}}, Host: "org.example.big"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestPaged_LargeDocumentCrossesInBoundedMessages(t *testing.T) {
 // document of a server that does not know the key.
 func TestPaged_SmallDocumentIsReadWhole(t *testing.T) {
 	doc := dpegen.Document(dpegen.Options{Pages: 3, Seed: 2})
-	lib, err := library.New(library.Options{FS: fstest.MapFS{"s.dpe.json": {Data: doc}}, Host: "org.example.small"})
+	lib, err := libraryServer(library.Options{FS: fstest.MapFS{"s.dpe.json": {Data: doc}}, Host: "org.example.small"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,4 +154,13 @@ func TestPaged_SmallDocumentIsReadWhole(t *testing.T) {
 	if sizes.read != 1 {
 		t.Errorf("%d resources/read, want 1", sizes.read)
 	}
+}
+
+// libraryServer is library.Open's MCP server (no Finder to close).
+func libraryServer(opt library.Options) (*mcp.Server, error) {
+	l, err := library.Open(opt)
+	if err != nil {
+		return nil, err
+	}
+	return l.Server(), nil
 }

@@ -127,23 +127,11 @@ type library struct {
 	skipped Skipped
 }
 
-// New builds the MCP server. It walks the FS once, converting each document
-// to learn its title and page_count (the Document JSON is dropped and rebuilt
-// on read, behind a small cache), and registers one resource per document
-// plus window://<host>/status.
-func New(opt Options) (*mcp.Server, error) {
-	if opt.Finder != nil {
-		return nil, errors.New("library: Options.Finder needs Open (its index must be closed)")
-	}
-	l, err := Open(opt)
-	if err != nil {
-		return nil, err
-	}
-	return l.srv, nil
-}
-
-// Open is New returning the Library, which also runs Finder when
-// Options.Finder is set; Close stops it.
+// Open builds the MCP server (Library.Server). It walks the FS once,
+// converting each document to learn its title and page_count (the Document
+// JSON is dropped and rebuilt on read, behind a small cache), and registers
+// one resource per document plus window://<host>/status. It also runs
+// Finder when Options.Finder is set; Close stops it.
 func Open(opt Options) (*Library, error) {
 	if opt.Host == "" {
 		opt.Host = DefaultHost

@@ -59,9 +59,6 @@ func Open(dir string, log *slog.Logger) (*Folder, error) {
 	return &Folder{dir: abs, log: log}, nil
 }
 
-// Dir is the folder served (absolute).
-func (f *Folder) Dir() string { return f.dir }
-
 // List is every skill of the folder, by folder name: a folder whose
 // SKILL.md is missing, unreadable, without a description or naming
 // another skill is left out with a WARN (skill.md §1.5, §5: a failed skill

@@ -53,7 +53,7 @@ func TestList_ServesSkillsWithDescriptionsOnly(t *testing.T) {
 	f := home(t)
 	got := f.List()
 	if len(got) != 1 || got[0].Name != "triage" || got[0].Source != "user" || got[0].Description != "Sort things." ||
-		len(got[0].Tags) != 2 || got[0].Path != filepath.Join(f.Dir(), "triage") {
+		len(got[0].Tags) != 2 || got[0].Path != filepath.Join(f.dir, "triage") {
 		t.Fatalf("List = %+v", got)
 	}
 }

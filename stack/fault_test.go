@@ -701,7 +701,7 @@ const loopCursor = "again"
 // answer carries next cursor "again", and "again" asks for page one.
 func loopingServer(t *testing.T) *mcp.Server {
 	t.Helper()
-	srv, err := library.New(library.Options{FS: emptyFS{}, Host: "io.github.dpetui.loop", PageSize: 2, Name: "loop", Generated: 5})
+	srv, err := libraryServer(library.Options{FS: emptyFS{}, Host: "io.github.dpetui.loop", PageSize: 2, Name: "loop", Generated: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -737,7 +737,7 @@ func TestFault_Paging(t *testing.T) {
 	if race {
 		n, pageSize = 500, 25
 	}
-	huge, err := library.New(library.Options{FS: emptyFS{}, Host: "io.github.dpetui.huge", PageSize: pageSize, Name: "huge",
+	huge, err := libraryServer(library.Options{FS: emptyFS{}, Host: "io.github.dpetui.huge", PageSize: pageSize, Name: "huge",
 		Generated: n, GeneratedNameLen: nameLen})
 	if err != nil {
 		t.Fatal(err)
@@ -872,4 +872,13 @@ func TestFault_EventWithoutConnect_ServerDropsTheClient(t *testing.T) {
 	if _, err := env.agent.Computers(context.Background()); err != nil {
 		t.Fatalf("Computers after a hostile client: %v", err)
 	}
+}
+
+// libraryServer is library.Open's MCP server (no Finder to close).
+func libraryServer(opt library.Options) (*mcp.Server, error) {
+	l, err := library.Open(opt)
+	if err != nil {
+		return nil, err
+	}
+	return l.Server(), nil
 }
