@@ -48,14 +48,16 @@ type pdfEngine struct {
 }
 
 // pdfMaxInstances bounds concurrent PDF documents; more wait (with their
-// context) for a free instance. With pdfMemoryLimit each, PDF work holds
-// at most 1 GiB however hostile the files.
+// context) for a free instance. With pdfMemoryLimit each, PDFium holds
+// at most 512 MiB however hostile the files (and up to as much again in
+// garbage while a memory grows, as wazero copies it).
 const pdfMaxInstances = 2
 
-// pdfMemoryLimit is the linear memory one PDFium instance may grow to. A
-// real page needs a few MiB; a form XObject that draws itself, or a
-// flate bomb in a content stream, would otherwise take gigabytes.
-const pdfMemoryLimit = 512 << 20
+// pdfMemoryLimit is the linear memory one PDFium instance may grow to.
+// Reading a page's text (nothing is rendered to pixels) needs a few MiB; a
+// form XObject that draws itself, or a flate bomb in a content stream,
+// would otherwise take gigabytes.
+const pdfMemoryLimit = 256 << 20
 
 // pdfPageTimeout bounds the work on one page (or on opening the file); the
 // conversion's own deadline applies as well. At either, the instance is
@@ -90,7 +92,6 @@ func (e *pdfEngine) start() (pdfium.Pool, error) {
 		}
 	}
 	pool, err := webassembly.Init(webassembly.Config{
-		Context:       experimental.WithMemoryAllocator(context.Background(), pdfMemoryAllocator()),
 		MinIdle:       0,
 		MaxIdle:       1,
 		MaxTotal:      pdfMaxInstances,

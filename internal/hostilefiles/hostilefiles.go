@@ -28,7 +28,9 @@ type File struct {
 	Name string // file name; its extension is the format
 	// Limit is a word of the LimitError's What that must stop it
 	// ("output size", "cell count", "PDF engine memory" …); any of
-	// several, separated by "|".
+	// several, separated by "|". PDFium reaches its memory limit in
+	// seconds, or on a loaded machine meets the conversion's deadline
+	// first: either is a budget.
 	Limit string
 	Why   string // what it does, in one line
 	Write func(w io.Writer) error
@@ -42,10 +44,10 @@ func All() []File {
 		{"xlsx-far-column.xlsx", "cell count|output size", "one cell at column XFD in each of 20,000 rows", xlsxFarColumn},
 		{"csv-ragged.csv", "cell count", "one row of 100,000 commas pads 10,000 short rows", csvRagged},
 		{"csv-long-line.csv", "output size", "one 400 MB line", csvLongLine},
-		{"pdf-self-form.pdf", "PDF engine", "a form XObject that draws itself twice", pdfSelfForm},
-		{"pdf-fan-out.pdf", "PDF engine", "form XObjects drawing the next level ten times, nine levels deep", pdfFanOut},
-		{"pdf-flate-bomb.pdf", "PDF engine", "a 1 MB content stream that inflates to 1 GiB", pdfFlateBomb},
-		{"pdf-2m-chars.pdf", "character count|PDF engine", "2,000,000 characters on one page", pdf2MChars},
+		{"pdf-self-form.pdf", "PDF engine|conversion time", "a form XObject that draws itself twice", pdfSelfForm},
+		{"pdf-fan-out.pdf", "PDF engine|conversion time", "form XObjects drawing the next level ten times, nine levels deep", pdfFanOut},
+		{"pdf-flate-bomb.pdf", "PDF engine|conversion time", "a 1 MB content stream that inflates to 1 GiB", pdfFlateBomb},
+		{"pdf-2m-chars.pdf", "character count|PDF engine|conversion time", "2,000,000 characters on one page", pdf2MChars},
 		{"md-link-openers.md", "'[' in one paragraph", `"[x](" ×50,000 in one paragraph`, mdLinkOpeners},
 		{"md-quote-depth.md", "block quote nesting depth", `">" ×100,000 on one line`, mdQuoteDepth},
 		{"eml-many-parts.eml", "MIME part count", "250,000 MIME parts", emlManyParts},
