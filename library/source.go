@@ -75,7 +75,10 @@ func (ref sourceRef) assets(ctx context.Context) context.Context {
 
 // convertFile converts one file through conv (every format but .dpe.json,
 // which is checked and kept as is). Errors are one line naming the file.
-func convertFile(ctx context.Context, conv *convert.Converter, ref sourceRef, data []byte) (*converted, error) {
+func convertFile(ctx context.Context, conv *convert.Converter, ref sourceRef, data []byte) (c *converted, err error) {
+	// One file's failure is that file's error: a panic here would end
+	// serve, mcp or the Finder's background index with every document.
+	defer recoverAsError(ref.path, &err)
 	if isDPE(ref.path) {
 		return checkDPE(ref.path, data)
 	}
@@ -83,17 +86,25 @@ func convertFile(ctx context.Context, conv *convert.Converter, ref sourceRef, da
 	if err != nil {
 		return nil, err
 	}
-	c, err := checkDPE(ref.path, out)
+	checked, err := checkDPE(ref.path, out)
 	if err != nil {
 		return nil, err
 	}
-	return &converted{JSON: out, Info: c.Info}, nil
+	return &converted{JSON: out, Info: checked.Info}, nil
+}
+
+// recoverAsError turns a panic into *err, naming the file.
+func recoverAsError(path string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s: internal error in the converter: %v", path, r)
+	}
 }
 
 // probeFile is what the listing shows before a file is read: a .dpe.json
 // is checked whole, other files are probed (metadata and page count, PDF
 // engine not started).
-func probeFile(ctx context.Context, conv *convert.Converter, ref sourceRef, data []byte) (docInfo, error) {
+func probeFile(ctx context.Context, conv *convert.Converter, ref sourceRef, data []byte) (info docInfo, err error) {
+	defer recoverAsError(ref.path, &err)
 	if isDPE(ref.path) {
 		c, err := checkDPE(ref.path, data)
 		if err != nil {
