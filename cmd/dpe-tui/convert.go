@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 
 func (a *app) convertCmd() *cobra.Command {
 	var out string
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "convert FILE|-",
 		Short: "Convert a PDF, Office, ODF, HTML, EPUB, e-mail or image file to DPE JSON",
@@ -29,23 +31,27 @@ func (a *app) convertCmd() *cobra.Command {
 			if args[0] == "-" {
 				a.hintStdin()
 			}
-			return runConvert(a.ctx, args[0], out, a.stdin, a.stdout)
+			if timeout <= 0 {
+				return usageErrorf("--timeout must be positive")
+			}
+			return runConvert(a.ctx, args[0], out, timeout, a.stdin, a.stdout)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the DPE JSON to this file (default or -: standard output)")
+	cmd.Flags().DurationVar(&timeout, "timeout", convert.DefaultTimeout, "give up converting past this (opening, each page, the whole document); parsing stops mid-file")
 	return cmd
 }
 
 // runConvert implements `convert FILE|- [-o OUT]`: the reference DPE JSON
 // of a real file (PDF, Office, OpenDocument, HTML, EPUB, e-mail, images),
 // for resolver developers to diff their own conversion against.
-func runConvert(ctx context.Context, input, out string, stdin io.Reader, stdout io.Writer) error {
+func runConvert(ctx context.Context, input, out string, timeout time.Duration, stdin io.Reader, stdout io.Writer) error {
 	pos := []string{input}
 	var err error
 	if out, err = convertOutPath(input, out); err != nil {
 		return err
 	}
-	c := convert.New(convert.Options{})
+	c := convert.New(convert.Options{Timeout: timeout})
 	defer c.Close()
 	var data []byte
 	if pos[0] == "-" {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
 )
 
 // convertFixture is a file of the convert package's corpus.
@@ -268,4 +269,28 @@ func TestConvertOutNeverReplacesFIFOSymlinkOrDevice(t *testing.T) {
 			t.Fatalf("the device was replaced by %v", st.Mode())
 		}
 	})
+}
+
+// convert --timeout is the conversion's deadline: a sheet that pads 20,000
+// rows to column XFD is abandoned mid-parse with a LimitError naming the
+// deadline and the time taken.
+func TestConvertTimeoutStopsMidParse(t *testing.T) {
+	dir := t.TempDir()
+	var far hostilefiles.File
+	for _, f := range hostilefiles.All() {
+		if f.Name == "xlsx-far-column.xlsx" {
+			far = f
+		}
+	}
+	p := filepath.Join(dir, far.Name)
+	if err := hostilefiles.WriteFile(p, far); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, "convert", "--timeout", "100ms", p)
+	if code == exitOK || !strings.Contains(errOut, "conversion time in milliseconds over the limit: ") || !strings.Contains(errOut, " > 100") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "convert", "--timeout", "0s", p); code != exitUsage {
+		t.Fatalf("--timeout 0s: exit %d, stderr %q", code, errOut)
+	}
 }
