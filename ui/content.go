@@ -134,6 +134,9 @@ func (c *contentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	e := c.e
 	k := e.keys
 	h := e.bodyHeight() - 2
+	if c.cut() {
+		h-- // the line saying so
+	}
 	switch msg := msg.(type) {
 	case contentRenderedMsg:
 		if msg.id == c.renOp {
@@ -169,6 +172,11 @@ func (c *contentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	return c, nil
 }
 
+// cut is true when the body is longer than what is formatted of it.
+func (c *contentScreen) cut() bool {
+	return c.op.Kind != dpe.KindBinary && len(c.op.Body) > maxContentShown
+}
+
 func (c *contentScreen) Keys() screenKeys {
 	k := c.e.keys
 	return screenKeys{
@@ -197,8 +205,9 @@ func (c *contentScreen) View(w, h int) []string {
 	if mime == "" {
 		mime = "no mime type"
 	}
+	save := c.e.keys.SaveImage.Help().Key
 	head := fmt.Sprintf(" Not a DPE document: %s · %s · %s", c.kindName(), sanitizeLine(mime), humanBytes(int64(len(c.op.Body))))
-	sub := " s saves it to a file · x shows how it was fetched"
+	sub := " " + save + " saves it to a file · " + c.e.keys.Trace.Help().Key + " shows how it was fetched"
 	if l := c.local; l != nil {
 		head = fmt.Sprintf(" %s · %s · %s", c.kindName(), sanitizeLine(mime), humanBytes(int64(len(c.op.Body))))
 		sub = " read from MCP server " + sanitizeLine(l.server) + " with resources/read"
@@ -208,20 +217,28 @@ func (c *contentScreen) View(w, h int) []string {
 		if l.count > 1 {
 			sub += fmt.Sprintf(" · content 1 of %d", l.count)
 		}
-		sub += " · s saves it to a file"
+		sub += " · " + save + " saves it to a file"
 	}
 	out := []string{st.title.Render(clip(head, w)), st.dim.Render(clip(sub, w))}
 	if c.op.Kind == dpe.KindBinary || (c.lines == nil && len(c.op.Body) > 0 && c.width > 0) {
-		out = append(out, "", "  "+st.info.Render("This content cannot be shown as text. Press s to save it as "+
+		out = append(out, "", "  "+st.info.Render("This content cannot be shown as text. Press "+save+" to save it as "+
 			sanitizeLine(c.saveName())+"."))
 		return box(out, w, h)
+	}
+	if c.cut() {
+		n := int64(len(c.op.Body))
+		// Only the start is formatted (formatContent): say so, or the
+		// reader takes the start for the whole file.
+		out = append(out, st.info.Render(clip(fmt.Sprintf(" showing the first %s of %s · %s saves all",
+			humanBytes(maxContentShown), humanBytes(n), save), w)))
 	}
 	if c.lines == nil {
 		out = append(out, "", "  "+c.e.spin.View()+" formatting…")
 		return box(out, w, h)
 	}
-	c.sc.clamp(len(c.lines), h-2)
-	for _, l := range c.lines[min(c.sc.top, len(c.lines)):] {
+	sc := c.sc // a copy: View only reads
+	sc.clamp(len(c.lines), h-len(out))
+	for _, l := range c.lines[min(sc.top, len(c.lines)):] {
 		if len(out) >= h {
 			break
 		}

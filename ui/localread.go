@@ -288,9 +288,10 @@ func (m *model) onLocalRead(msg localReadMsg) tea.Cmd {
 	c := newLocalContentScreen(e, msg)
 	m.stack = append(m.stack, c)
 	cmds := []tea.Cmd{c.render()}
-	if msg.opened.Kind == dpe.KindBinary {
-		cmds = append(cmds, e.ask(promptMsg{mode: barSaveContent, value: c.saveName()}))
-	} else {
+	// A blob shows its page, which says which key saves it; the prompt
+	// opens on that key, so the key is never typed into a prompt the
+	// page does not mention.
+	if msg.opened.Kind != dpe.KindBinary {
 		from := " from MCP server " + sanitizeLine(msg.server)
 		if msg.from != "" {
 			from = "" // a skill file: its name says whose it is

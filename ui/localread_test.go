@@ -187,8 +187,9 @@ func TestLocal_EnterReadsNonDPEResources(t *testing.T) {
 	s.keys("esc")
 
 	s.keys("up", "up", "enter") // blob 42
-	s.waitFor("save content as 42")
 	s.waitFor("cannot be shown as text. Press s to save it as 42.")
+	s.keys("s")
+	s.waitFor("save content as 42")
 	s.keys("enter")
 	s.waitFor("content written to")
 	data, err := os.ReadFile(filepath.Join(opt.SaveDir, "42"))
@@ -256,6 +257,8 @@ func TestLocal_OpenBarReadsAnyURI(t *testing.T) {
 	s.typeText("test://template/blob/7")
 	s.waitFor("enter reads it from your MCP servers")
 	s.keys("enter")
+	s.waitFor("Press s to save it as 7.")
+	s.keys("s")
 	s.waitFor("save content as 7")
 	s.keys("enter")
 	s.waitFor("content written to")

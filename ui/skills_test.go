@@ -25,6 +25,8 @@ type skillAgent struct {
 	*fakeAgent
 	mu    sync.Mutex
 	asked []string // computer/name/rel_path of every SkillFile
+	// files replaces what a rel_path of pdf-tools reads as.
+	files map[string]*client.SkillFile
 }
 
 const skillBody = "# PDF tools\n\nConvert PDFs with [the guide](references/guide.md), run [the script](./scripts/run.py#main),\n" +
@@ -63,6 +65,9 @@ func (a *skillAgent) ReadSkillFile(ctx context.Context, computer, name, rel stri
 	a.mu.Unlock()
 	if name != "pdf-tools" {
 		return nil, protocol.NewSkillError(&protocol.Error{Code: protocol.CodeMCPServerNotFound, Message: "no skill"}, computer, name, rel)
+	}
+	if f, ok := a.files[rel]; ok {
+		return f, nil
 	}
 	switch rel {
 	case "":
@@ -170,9 +175,30 @@ func TestSkills_RelativeLinkOpensATextFile(t *testing.T) {
 	}
 }
 
+// TestSkills_BigTextFileSaysItIsCut: a text file larger than what is
+// formatted shows its start and says how much of how much, and that s
+// saves all of it.
+func TestSkills_BigTextFileSaysItIsCut(t *testing.T) {
+	a := newSkillAgent(t)
+	big := bytes.Repeat([]byte("print('converting a page of the file')\n"), 15<<20/39)
+	a.files = map[string]*client.SkillFile{"scripts/run.py": {Skill: "pdf-tools", RelPath: "scripts/run.py", MimeType: "text/x-python", Data: big, Blob: true}}
+	s := startSkills(t, a, [2]int{80, 24}, t.TempDir())
+	s.toSkill()
+	s.keys("L")
+	s.waitFor("Files of skill pdf-tools")
+	s.keys("down", "enter")
+	s.waitFor("print('converting a page")
+	out := s.final()
+	if !strings.Contains(out, "showing the first 2.0 MiB of 15.0 MiB · s saves all") {
+		t.Errorf("a cut text file does not say it is cut:\n%s", out)
+	}
+	golden.RequireEqual(t, out)
+}
+
 // TestSkills_BinaryFileIsOfferedForSaving: a binary file of the package
-// opens with the save prompt on its name; enter writes its exact bytes,
-// 0600.
+// opens on a page saying s saves it, with no prompt yet (s typed into a
+// prompt would end up in the name); s opens the prompt on its name; enter
+// writes its exact bytes, 0600.
 func TestSkills_BinaryFileIsOfferedForSaving(t *testing.T) {
 	dir := t.TempDir()
 	s := startSkills(t, newSkillAgent(t), [2]int{80, 24}, dir)
@@ -182,6 +208,11 @@ func TestSkills_BinaryFileIsOfferedForSaving(t *testing.T) {
 	s.keys("down", "down", "enter")
 	s.waitFor("logo.png")
 	s.waitFor("cannot be shown as text")
+	if f := s.frame(); strings.Contains(f, "save content as") {
+		t.Fatalf("the save prompt opened before s:\n%s", f)
+	}
+	s.keys("s")
+	s.waitFor("save content as")
 	s.keys("enter")
 	s.waitFor("written to")
 	out := strings.ReplaceAll(s.final(), dir, "/tmp/save")
