@@ -217,7 +217,7 @@ func (c *contentScreen) View(w, h int) []string {
 		if l.count > 1 {
 			sub += fmt.Sprintf(" · content 1 of %d", l.count)
 		}
-		sub += " · " + save + " saves it to a file"
+		sub += " · " + save + " saves it"
 	}
 	out := []string{st.title.Render(clip(head, w)), st.dim.Render(clip(sub, w))}
 	if c.op.Kind == dpe.KindBinary || (c.lines == nil && len(c.op.Body) > 0 && c.width > 0) {

@@ -266,8 +266,14 @@ func skillFileRead(id int, computer, name string, f *client.SkillFile, d time.Du
 	} else {
 		c.Blob, c.IsBlob = f.Data, true
 	}
+	// Say what ran: a file the computer answered with a handle came
+	// with get_blob (blob-transfer.md §2).
+	via := "get_skill"
+	if f.Blob {
+		via = "get_skill, get_blob"
+	}
 	return localReadMsg{id: id, uri: uri, content: c, count: 1, opened: localOpened(rel, c), duration: d,
-		from: fmt.Sprintf("from skill %s on computer %s (get_skill)", sanitizeLine(name), sanitizeLine(computer))}
+		from: fmt.Sprintf("from skill %s on computer %s (%s)", sanitizeLine(name), sanitizeLine(computer), via)}
 }
 
 // skillFilesScreen lists the package files a SKILL.md links to; enter
