@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -1327,5 +1328,23 @@ func TestHeader_NarrowKeepsStateAndOffice(t *testing.T) {
 	}
 	if h := ansi.Strip(m.headerView(200)); !strings.Contains(h, "agent dpe-tui") {
 		t.Errorf("200 columns: %q", h)
+	}
+}
+
+// Whole crumbs fold into "…" before any word is cut: each crumb left is
+// an original one or the ellipsis.
+func TestCrumbs_FoldWholeCrumbsBeforeCuttingWords(t *testing.T) {
+	in := []string{"demo", "alpha", "dpe-review › page 1/3", "linked files", "dpe-review/assets/badge.png", "resolver trace"}
+	out := fitCrumbs(in, 59)
+	if w := ansi.StringWidth(strings.Join(out, " › ")); w > 59 {
+		t.Fatalf("%q is %d cells", out, w)
+	}
+	for _, c := range out {
+		if c != "…" && !slices.Contains(in, c) {
+			t.Errorf("crumb %q was cut while whole ones could fold: %q", c, out)
+		}
+	}
+	if out[0] != "demo" || out[len(out)-1] != "resolver trace" {
+		t.Errorf("the ends went: %q", out)
 	}
 }

@@ -611,8 +611,9 @@ func (m *model) headerView(w int) string {
 
 // fitCrumbs makes the breadcrumb fit w cells keeping its ends whole: the
 // first (the office) and the last two (where you are, and an overlay such
-// as help or the inspector) stay; the ones between are shortened, longest
-// first, and dropped into "…" when that is not enough.
+// as help or the inspector) stay. The crumbs between fold into one "…",
+// oldest first, so no word is cut while whole crumbs can go; only then
+// are the kept ones shortened, longest first.
 func fitCrumbs(crumbs []string, w int) []string {
 	const sep = 3 // " › "
 	width := func(cs []string) int {
@@ -623,31 +624,31 @@ func fitCrumbs(crumbs []string, w int) []string {
 		return n
 	}
 	out := slices.Clone(crumbs)
+	for width(out) > w && len(out) > 3 {
+		switch {
+		case out[1] != "…":
+			out[1] = "…"
+		case len(out) > 4:
+			out = append(out[:2], out[3:]...)
+		default:
+			// Only "…" is left between the ends.
+			out = append(out[:1], out[2:]...)
+		}
+	}
 	for width(out) > w {
-		// The longest crumb that may shrink, down to 8 cells.
 		best, bw := -1, 8
 		for i := range out {
-			if i == len(out)-1 || (i == len(out)-2 && len(out) > 2) {
-				continue
+			if i == len(out)-1 && len(out) > 1 {
+				continue // the overlay or the place: the reason for the line
 			}
 			if cw := ansi.StringWidth(out[i]); cw > bw {
 				best, bw = i, cw
 			}
 		}
-		if best >= 0 {
-			out[best] = truncMiddle(out[best], max(8, bw-(width(out)-w)))
-			continue
+		if best < 0 {
+			break
 		}
-		// Every middle crumb is short: fold the oldest into "…".
-		if len(out) > 3 && out[1] != "…" {
-			out = append([]string{out[0], "…"}, out[2:]...)
-			continue
-		}
-		if len(out) > 3 {
-			out = append(out[:2], out[3:]...)
-			continue
-		}
-		break
+		out[best] = truncMiddle(out[best], max(8, bw-(width(out)-w)))
 	}
 	return out
 }

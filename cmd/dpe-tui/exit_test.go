@@ -75,6 +75,11 @@ func TestCLI_VersionBesideACommandIsRefused(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(out, "dpe-tui ") {
 		t.Errorf("--version --no-color: exit %d, %q", code, out)
 	}
+	// After the command, -v is the command's own: serve's --verbose.
+	code, out, errOut := runCLI(t, "serve", "-v", "--help")
+	if code != exitOK || strings.Contains(errOut, "--version") || !strings.Contains(out, "serve") {
+		t.Errorf("serve -v --help: exit %d, stdout %.80q, stderr %q", code, out, errOut)
+	}
 }
 
 // TestCLI_UnknownCommandSuggestsTheNearOne: a typo names the command

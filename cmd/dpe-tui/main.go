@@ -327,26 +327,25 @@ func noColorArg(args []string) bool {
 	return false
 }
 
-// versionWithCommand is the command named beside -v/--version, or "".
+// versionWithCommand is the command named after a root -v/--version, or
+// "". Only a -v before the command is the root's --version: after it, -v
+// is the command's own flag (serve's and computer's --verbose).
 func versionWithCommand(root *cobra.Command, args []string) string {
-	rest := make([]string, 0, len(args))
 	asked := false
-	for i, a := range args {
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		if a == "-v" || a == "--version" {
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return ""
+		case a == "-v" || a == "--version":
 			asked = true
-			continue
+		case !strings.HasPrefix(a, "-"):
+			if c, _, err := root.Find([]string{a}); err == nil && c != nil && c != root {
+				if asked {
+					return c.Name()
+				}
+				return ""
+			}
 		}
-		rest = append(rest, a)
-	}
-	if !asked {
-		return ""
-	}
-	if c, _, err := root.Find(rest); err == nil && c != nil && c != root {
-		return c.CommandPath()[len(root.Name())+1:]
 	}
 	return ""
 }
