@@ -28,7 +28,8 @@ const (
 	exitViolations = 4
 	// exitDiffer (diff.go) is 5.
 	// exitNothingListed: ls reached the office, but every server it
-	// asked was skipped (each with a note on stderr).
+	// asked was skipped, or the computer has none (each with a note on
+	// stderr).
 	exitNothingListed = 6
 	// exitIncomplete: find found nothing, and at least one Finder
 	// answered from an index still being built, so the answer may change.
@@ -47,7 +48,7 @@ var exitCodes = [...]struct {
 	{exitProtocol, "protocol error (the A2C-SMCP or DPE v1 code is printed)"},
 	{exitViolations, "check: the document has conformance violations"},
 	{exitDiffer, "diff: the documents differ"},
-	{exitNothingListed, "ls: nothing could be listed (every server was skipped, each with a note)"},
+	{exitNothingListed, "ls: nothing could be listed (every server was skipped or none was there, each with a note)"},
 	{exitIncomplete, "find: no hits, and an index that answered is still being built"},
 }
 

@@ -169,6 +169,13 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 			continue
 		}
 		servers := cfg.Servers
+		if len(servers) == 0 && f.Server == "" {
+			// Nothing to list is not nothing to say: without a word the
+			// empty table looks like a listing that failed silently.
+			st.empty++
+			fmt.Fprintf(stderr, "dpe-tui: computer %s has no MCP servers\n", sanitize.Line(comp.Name))
+			continue
+		}
 		if f.Server != "" {
 			sc, ok, err := client.MatchServer(comp.Name, cfg.Servers, f.Server)
 			if err != nil {
@@ -261,6 +268,9 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 		return &exitError{code: exitRuntime}
 	case st.listed == 0 && st.skipped > 0:
 		return &exitError{code: exitNothingListed, msg: fmt.Sprintf("nothing could be listed: %d skipped", st.skipped)}
+	case st.listed == 0 && st.empty > 0:
+		// Each empty computer was named on stderr already.
+		return &exitError{code: exitNothingListed}
 	}
 	return nil
 }
@@ -285,8 +295,9 @@ func listingGC() (restore func()) {
 	}
 }
 
-// lsStatus counts what a listing did, for its exit status.
-type lsStatus struct{ listed, skipped, stopped int }
+// lsStatus counts what a listing did, for its exit status; empty counts
+// the computers that have no MCP servers at all.
+type lsStatus struct{ listed, skipped, stopped, empty int }
 
 // skip notes on stderr that what was left out, and why, in one line.
 func (s *lsStatus) skip(stderr io.Writer, what string, err error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,7 +57,7 @@ func lsSkills(ctx context.Context, c *client.Client, computers []sessionInfo, ou
 
 // getSkill prints skill's file at rel (SKILL.md when empty) as a document,
 // or with -o writes its exact bytes. The computer is --computer, else the
-// only one of the office, else the first that lists the skill.
+// one computer of the office that lists the skill (more is an error).
 func getSkill(ctx context.Context, f *getFlags, skill, rel string, stdout, stderr io.Writer) (retErr error) {
 	log, closeLog, err := f.logger()
 	if err != nil {
@@ -122,6 +123,8 @@ func skillComputer(ctx context.Context, c *client.Client, computer, skill string
 		}
 	}
 	var firstErr error
+	var on []string // the computers that list the skill
+	var ref *protocol.SkillRef
 	for _, name := range names {
 		skills, err := c.Skills(ctx, name)
 		if err != nil {
@@ -133,9 +136,24 @@ func skillComputer(ctx context.Context, c *client.Client, computer, skill string
 		}
 		for i := range skills {
 			if skills[i].Name == skill {
-				return name, &skills[i], nil
+				on = append(on, name)
+				ref = &skills[i]
+				break
 			}
 		}
+	}
+	switch {
+	case len(on) == 1:
+		return on[0], ref, nil
+	case len(on) > 1:
+		// Two computers' skills of one name may differ: picking one would
+		// show the user a file they did not choose (as --server refuses a
+		// name two servers share).
+		for i := range on {
+			on[i] = sanitize.Line(on[i])
+		}
+		slices.Sort(on)
+		return "", nil, usageErrorf("skill %s is on %s: pass --computer", sanitize.Line(skill), strings.Join(on, ", "))
 	}
 	if firstErr != nil {
 		return "", nil, fmt.Errorf("no computer lists skill %s (%v)", sanitize.Line(skill), firstErr)

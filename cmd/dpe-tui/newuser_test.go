@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// startSkillsComputer runs `dpe-tui computer --skills` as computer name in
+// office demo of url: a computer with skills and no MCP server. Its skill
+// folder holds one skill, skill, and is returned.
+func startSkillsComputer(t *testing.T, url, name, skill string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, skill), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: " + skill + "\ndescription: The " + name + " copy.\n---\n# " + skill + " on " + name + "\n"
+	if err := os.WriteFile(filepath.Join(dir, skill, "SKILL.md"), []byte(md), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- runContext(ctx, []string{"computer", "--url", url, "--office", "demo", "--name", name, "--skills", dir}, io.Discard, io.Discard)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	waitFor(t, name+" joins", func() bool {
+		_, out, _ := runCLI(t, "ls", "computers", "--url", url, "--office", "demo")
+		return strings.Contains(out, name)
+	})
+	return dir
+}
+
+// A computer with no MCP server: ls servers and ls resources of it name
+// the computer on stderr and exit exitNothingListed, not an empty 0.
+func TestLs_ComputerWithNoServersSaysSoAndExitsNothingListed(t *testing.T) {
+	url := startServe(t)
+	startSkillsComputer(t, url, "gamma", "field-notes")
+	for _, what := range []string{"servers", "resources"} {
+		code, out, errOut := runCLI(t, "ls", what, "--url", url, "--office", "demo", "--computer", "gamma")
+		if code != exitNothingListed || out != "" || errOut != "dpe-tui: computer gamma has no MCP servers\n" {
+			t.Errorf("ls %s --computer gamma: exit %d (want %d), stdout %q, stderr %q", what, code, exitNothingListed, out, errOut)
+		}
+	}
+	// With other computers listed, the empty one is noted and the run is ok.
+	code, out, errOut := runCLI(t, "ls", "servers", "--url", url, "--office", "demo")
+	if code != 0 || !strings.Contains(out, "library") || !strings.Contains(errOut, "computer gamma has no MCP servers") {
+		t.Errorf("ls servers: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// get --skill of a name two computers list refuses to pick one, naming
+// both; --computer picks.
+func TestGetSkill_OnTwoComputersIsAmbiguous(t *testing.T) {
+	url := startServe(t) // alpha serves the demo skills, pdf-triage among them
+	startSkillsComputer(t, url, "gamma", "pdf-triage")
+	code, out, errOut := runCLI(t, "get", "--skill", "pdf-triage", "--url", url, "--office", "demo")
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "skill pdf-triage is on alpha, gamma: pass --computer") ||
+		strings.Count(errOut, "\n") != 1 {
+		t.Errorf("ambiguous skill: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "get", "--skill", "pdf-triage", "--computer", "gamma", "--url", url, "--office", "demo", "--format", "text")
+	if code != 0 || !strings.Contains(out, "pdf-triage on gamma") {
+		t.Errorf("get --skill --computer gamma: exit %d\n%s%s", code, out, errOut)
+	}
+}
