@@ -115,8 +115,9 @@ func newKeyMap() keyMap {
 		Diff:        b([]string{"D"}, "D", "diff refetch"),
 		NextChange:  b([]string{"n"}, "n", "next change"),
 		PrevChange:  b([]string{"N"}, "N", "prev change"),
-		Pane:        b([]string{"tab"}, "tab", "servers/skills"),
-		SkillFiles:  b([]string{"L"}, "L", "linked files"),
+		// Two panes: shift+tab, the reverse of tab, is the same move.
+		Pane:       b([]string{"tab", "shift+tab"}, "tab", "servers/skills"),
+		SkillFiles: b([]string{"L"}, "L", "linked files"),
 
 		CopyRes:    b([]string{"u"}, "u", "resource URI"),
 		CopyAccess: b([]string{"a"}, "a", "access URI"),

@@ -171,6 +171,12 @@ func (v *serversScreen) onStates(msg localStatesMsg) tea.Cmd {
 }
 
 func (v *serversScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	s, cmd := v.update(msg)
+	v.settlePane()
+	return s, cmd
+}
+
+func (v *serversScreen) update(msg tea.Msg) (screen, tea.Cmd) {
 	switch msg := msg.(type) {
 	case configMsg:
 		if msg.computer != v.computer {
@@ -527,10 +533,24 @@ func (v *serversScreen) failureDetail(r serverRow, w, h int) []string {
 
 func (v *serversScreen) Keys() screenKeys {
 	k := v.e.keys
+	if v.sk.pane == 1 && len(v.visible()) == 0 {
+		// No server for tab to go back to.
+		return screenKeys{
+			short: []key2{withHelp(k.Enter, "SKILL.md"), k.Back, k.Filter, k.Refresh, k.Up, k.Down},
+			full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "SKILL.md"), k.Filter, k.Refresh}, k.globalKeys()},
+		}
+	}
 	if v.sk.pane == 1 {
 		return screenKeys{
 			short: []key2{withHelp(k.Enter, "SKILL.md"), withHelp(k.Pane, "servers"), k.Back, k.Filter, k.Refresh, k.Up, k.Down},
 			full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "SKILL.md"), withHelp(k.Pane, "servers"), k.Filter, k.Refresh}, k.globalKeys()},
+		}
+	}
+	if len(v.visible()) == 0 {
+		// Nothing for enter to open.
+		return screenKeys{
+			short: []key2{k.Back, k.Filter, k.Refresh},
+			full:  [][]key2{k.navKeys(), {k.Filter, k.Refresh}, k.globalKeys()},
 		}
 	}
 	if len(v.sk.skills) > 0 {

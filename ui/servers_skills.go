@@ -77,6 +77,21 @@ func (v *serversScreen) skillsHeight(h int) int {
 	return max(0, min(3+rows, h/2))
 }
 
+// settlePane puts the cursor where there is something to choose: on the
+// skills when no server is listed (the servers list would take enter and
+// do nothing), back on the servers when no skill is. Called from Update
+// whenever either list changes.
+func (v *serversScreen) settlePane() {
+	servers, skills := len(v.visible()), len(v.visibleSkills())
+	switch {
+	case v.sk.pane == 0 && servers == 0 && skills > 0 && (v.cfg != nil || v.err != ""):
+		v.sk.pane = 1
+		v.sk.list.clamp(skills, max(1, v.skillsHeight(v.e.bodyHeight())-3))
+	case v.sk.pane == 1 && skills == 0:
+		v.sk.pane = 0
+	}
+}
+
 // skillKey handles the keys that move between the two lists and those of
 // the skills list; ok is false for a key it leaves to the servers list.
 func (v *serversScreen) skillKey(msg tea.KeyPressMsg, servers int) (tea.Cmd, bool) {
@@ -101,7 +116,7 @@ func (v *serversScreen) skillKey(msg tea.KeyPressMsg, servers int) (tea.Cmd, boo
 		return nil, false
 	}
 	switch {
-	case matches(msg, k.Pane):
+	case matches(msg, k.Pane) && servers > 0:
 		v.sk.pane = 0
 		return nil, true
 	case matches(msg, k.Up) && v.sk.list.cur == 0 && servers > 0:

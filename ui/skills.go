@@ -327,6 +327,10 @@ func (v *skillFilesScreen) View(w, h int) []string {
 
 func (v *skillFilesScreen) Keys() screenKeys {
 	k := v.e.keys
+	if len(v.pkg.links) == 0 {
+		// Nothing to read.
+		return screenKeys{short: []key2{k.Back}, full: [][]key2{{k.Back}, k.globalKeys()}}
+	}
 	return screenKeys{
 		short: []key2{withHelp(k.Enter, "read file"), k.Back, k.Up, k.Down},
 		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "read file")}, k.globalKeys()},

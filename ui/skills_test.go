@@ -266,3 +266,58 @@ func TestSkills_ComputerWithoutTheChannelSaysSoOnce(t *testing.T) {
 		t.Errorf("the skills section does not say it once:\n%s", out)
 	}
 }
+
+// TestSkills_NoServersStartsOnTheSkills: a computer with skills and no MCP
+// server puts the cursor on the skills, the footer offers what enter does
+// there (SKILL.md, not resources), and enter opens it; shift+tab, like
+// tab, has nowhere else to go.
+func TestSkills_NoServersStartsOnTheSkills(t *testing.T) {
+	open := func() *session {
+		a := newSkillAgent(t)
+		a.configs["box"] = &client.Config{}
+		s := start(t, testOptions(a))
+		s.waitFor("build-box")
+		s.waitFor("0 enabled")
+		s.keys("enter")
+		s.waitFor("2 skills")
+		s.waitFor("enter SKILL.md")
+		return s
+	}
+	s := open()
+	s.keys("shift+tab", "tab")
+	out := s.final()
+	if strings.Contains(out, "enter resources") || strings.Contains(out, "tab servers") || !strings.Contains(out, "enter SKILL.md") {
+		t.Errorf("the footer does not match the skills pane:\n%s", out)
+	}
+	golden.RequireEqual(t, out)
+	s = open()
+	s.keys("enter")
+	s.waitFor("read pdf-tools/SKILL.md")
+	s.final()
+}
+
+// TestSkills_ShiftTabIsTheReverseOfTab: on the computer screen shift+tab
+// moves between the servers and the skills as tab does.
+func TestSkills_ShiftTabIsTheReverseOfTab(t *testing.T) {
+	s := startSkills(t, newSkillAgent(t), [2]int{80, 24}, t.TempDir())
+	s.keys("shift+tab")
+	s.waitFor("enter SKILL.md")
+	s.keys("shift+tab")
+	s.waitFor("enter resources")
+	s.final()
+}
+
+// TestSkills_NoLinksOffersNoFileToRead: the linked-files screen of a
+// SKILL.md that links to nothing does not offer enter.
+func TestSkills_NoLinksOffersNoFileToRead(t *testing.T) {
+	a := newSkillAgent(t)
+	a.files = map[string]*client.SkillFile{"": {Skill: "pdf-tools", RelPath: "SKILL.md", MimeType: "text/markdown", Data: []byte("# PDF tools\n\nNo links here.\n")}}
+	s := startSkills(t, a, [2]int{80, 24}, t.TempDir())
+	s.toSkill()
+	s.keys("L")
+	s.waitFor("links to no other file")
+	out := s.final()
+	if strings.Contains(out, "read file") {
+		t.Errorf("enter is offered with nothing to read:\n%s", out)
+	}
+}
