@@ -238,6 +238,11 @@ func (e *env) setStatus(kind statusKind, text string) tea.Cmd {
 
 func (e *env) info(text string) tea.Cmd { return e.setStatus(statusInfo, text) }
 
+// dropStatus clears the status line when the screen changes: what it said
+// was about the screen left ("opened …", a 4017 of a file), and its
+// pending clear no longer matches (ids).
+func (e *env) dropStatus() { e.status = statusLine{id: e.status.id + 1} }
+
 // setErr shows an error: its first sentence on the status line, the whole
 // of it in the detail view (E).
 func (e *env) setErr(what string, err error) tea.Cmd {

@@ -137,6 +137,7 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 	case pushMsg:
 		m.overlay = nil
 		m.stack = append(m.stack, msg.s)
+		e.dropStatus()
 		return nil
 	case popMsg:
 		return m.pop()
@@ -271,6 +272,7 @@ func (m *model) pop() tea.Cmd {
 	}
 	closing := m.stack[len(m.stack)-1]
 	m.stack = m.stack[:len(m.stack)-1]
+	m.e.dropStatus()
 	if c, ok := closing.(imageCloser); ok {
 		return c.closeImages()
 	}

@@ -321,3 +321,25 @@ func TestSkills_NoLinksOffersNoFileToRead(t *testing.T) {
 		t.Errorf("enter is offered with nothing to read:\n%s", out)
 	}
 }
+
+// TestSkills_StatusLeavesWithItsScreen: "opened pdf-tools" is not carried
+// to the linked-files screen, and the 4017 of a linked file is not carried
+// back to the document by esc.
+func TestSkills_StatusLeavesWithItsScreen(t *testing.T) {
+	s := startSkills(t, newSkillAgent(t), [2]int{80, 24}, t.TempDir())
+	s.toSkill()
+	s.keys("L")
+	s.waitFor("Files of skill pdf-tools")
+	if f := s.frame(); strings.Contains(f, "opened pdf-tools") {
+		t.Errorf("the document's status is on the linked-files screen:\n%s", f)
+	}
+	s.keys("down", "down", "down", "enter")
+	s.waitFor("has no file references/missing.md")
+	s.keys("esc")
+	s.waitFor("L linked files")
+	out := s.final()
+	if strings.Contains(out, "4017") || strings.Contains(out, "missing.md") {
+		t.Errorf("the linked file's error outlived its screen:\n%s", out)
+	}
+	golden.RequireEqual(t, out)
+}
