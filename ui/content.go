@@ -40,14 +40,24 @@ type localSource struct {
 	count    int    // contents in the answer (the first is shown)
 	// from says where it came from when not from server's resources/read.
 	from string
+	// via names the requests that read it when not resources/read.
+	via string
 }
 
 // newLocalContentScreen shows the first content of a resources/read.
 func newLocalContentScreen(e *env, msg localReadMsg) *contentScreen {
 	c := &contentScreen{e: e, op: msg.opened, uri: msg.uri, trace: newTraceLog(msg.uri, ""), sc: scroller{lines: true}}
-	c.local = &localSource{server: msg.server, fileName: msg.content.FileName, count: msg.count, from: msg.from,
+	c.local = &localSource{server: msg.server, fileName: msg.content.FileName, count: msg.count, from: msg.from, via: msg.via,
 		json: !msg.content.IsBlob && msg.opened.Kind == dpe.KindText && isJSONMIME(msg.content.MIMEType)}
 	return c
+}
+
+// calls names the requests that read a local content.
+func (l *localSource) calls() string {
+	if l.via != "" {
+		return l.via
+	}
+	return "resources/read"
 }
 
 // saveName is the name the save prompt offers.
@@ -161,6 +171,10 @@ func (c *contentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return c, c.e.ask(popMsg{})
 		case matches(msg, k.SaveImage):
 			return c, c.e.ask(promptMsg{mode: barSaveContent, value: c.saveName()})
+		case matches(msg, k.Trace) && c.local != nil:
+			// The trace records get_dpe and the document fetch; this came
+			// another way, which the header names.
+			return c, e.info("the trace is for dpe:// documents; this was read with " + c.local.calls())
 		case matches(msg, k.Trace):
 			return c, c.e.ask(overlayMsg{s: newTraceOverlay(e, c.trace)})
 		case matches(msg, k.Copy):
@@ -179,6 +193,13 @@ func (c *contentScreen) cut() bool {
 
 func (c *contentScreen) Keys() screenKeys {
 	k := c.e.keys
+	if c.local != nil {
+		// No trace: nothing of get_dpe ran.
+		return screenKeys{
+			short: []key2{withHelp(k.SaveImage, "save"), k.Back, k.Up, k.Down},
+			full:  [][]key2{k.navKeys(), {withHelp(k.SaveImage, "save to file"), k.Copy}, k.globalKeys()},
+		}
+	}
 	return screenKeys{
 		short: []key2{withHelp(k.SaveImage, "save"), k.Trace, k.Back, k.Up, k.Down},
 		full:  [][]key2{k.navKeys(), {withHelp(k.SaveImage, "save to file"), k.Trace, k.Copy}, k.globalKeys()},

@@ -153,6 +153,8 @@ type localReadMsg struct {
 	// from says where the content came from when it was not a
 	// resources/read of server (a skill's file).
 	from string
+	// via names the requests that read it, when not resources/read.
+	via string
 }
 
 func (m localReadMsg) opID() int { return m.id }

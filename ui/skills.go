@@ -272,7 +272,7 @@ func skillFileRead(id int, computer, name string, f *client.SkillFile, d time.Du
 	if f.Blob {
 		via = "get_skill, get_blob"
 	}
-	return localReadMsg{id: id, uri: uri, content: c, count: 1, opened: localOpened(rel, c), duration: d,
+	return localReadMsg{id: id, uri: uri, content: c, count: 1, opened: localOpened(rel, c), duration: d, via: via,
 		from: fmt.Sprintf("from skill %s on computer %s (%s)", sanitizeLine(name), sanitizeLine(computer), via)}
 }
 

@@ -343,3 +343,22 @@ func TestSkills_StatusLeavesWithItsScreen(t *testing.T) {
 	}
 	golden.RequireEqual(t, out)
 }
+
+// TestSkills_TraceOfAFileSaysHowItWasRead: x on a skill file does not
+// show an empty get_dpe trace; it says the trace is for dpe:// documents
+// and how the file was read, and the footer does not offer it.
+func TestSkills_TraceOfAFileSaysHowItWasRead(t *testing.T) {
+	s := startSkills(t, newSkillAgent(t), [2]int{80, 24}, t.TempDir())
+	s.toSkill()
+	s.keys("L")
+	s.waitFor("Files of skill pdf-tools")
+	s.keys("down", "enter")
+	s.waitFor("print('converting')")
+	s.keys("x")
+	s.waitFor("the trace is for dpe:// documents")
+	out := s.final()
+	if strings.Contains(out, "no events yet") || strings.Contains(out, "x trace") {
+		t.Errorf("x on a skill file offers or shows the get_dpe trace:\n%s", out)
+	}
+	golden.RequireEqual(t, out)
+}
