@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -40,7 +39,7 @@ func (c *Client) Desktop(ctx context.Context, computer string) (*Desktop, error)
 	_, err := c.do(ctx, protocol.EventGetDesktop, computer,
 		protocol.GetDesktopReq{AgentCallData: c.agentCall(), Computer: computer}, &ret)
 	if err != nil {
-		return nil, fmt.Errorf("desktop of computer %s: %w", computer, err)
+		return nil, ofComputer("desktop", computer, err)
 	}
 	d := &Desktop{}
 	for _, e := range ret.Desktops {

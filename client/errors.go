@@ -51,6 +51,20 @@ func (e *NoAnswerError) Error() string {
 // Unwrap exposes the server's payload.
 func (e *NoAnswerError) Unwrap() error { return e.Err }
 
+// ofComputer is err of a request to computer, said as "what of computer C:
+// err" unless err names the computer itself (the server's NoAnswer, a
+// timeout, the computer's error payload through callError): then the
+// computer is named once.
+func ofComputer(what, computer string, err error) error {
+	var na *NoAnswerError
+	var te *TimeoutError
+	var pe *protocol.Error
+	if errors.As(err, &na) || (errors.As(err, &te) && te.Computer != "") || errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("%s of computer %s: %w", what, computer, err)
+}
+
 // TimeoutError is a missing ack: nobody answered Event within After.
 type TimeoutError struct {
 	Event    string

@@ -36,7 +36,7 @@ func (c *Client) Skills(ctx context.Context, computer string) ([]protocol.SkillR
 	_, err := c.do(ctx, protocol.EventGetSkills, computer,
 		protocol.GetSkillsReq{AgentCallData: c.agentCall(), Computer: computer}, &ret)
 	if err != nil {
-		return nil, fmt.Errorf("skills of computer %s: %w", computer, err)
+		return nil, ofComputer("skills", computer, err)
 	}
 	var out []protocol.SkillRef
 	for _, raw := range ret.Skills {

@@ -118,7 +118,7 @@ func TestReadSkillFile_InlineBodyCheckedAndErrorsAreSentences(t *testing.T) {
 	}
 	_, err = c.ReadSkillFile(context.Background(), "c1", "pdf-tools", "../x", SkillFileOptions{})
 	var se *protocol.SkillError
-	if !errors.As(err, &se) || err.Error() != "skill pdf-tools on computer c1: ../x is outside the skill's folder (4017)" {
+	if !errors.As(err, &se) || err.Error() != "skill pdf-tools on computer c1: ../x is refused: a path with .. is not accepted (4017)" {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -142,7 +142,7 @@ func TestAck_EmptyAckAttribution(t *testing.T) {
 		want string
 	}{
 		{[]any{map[string]any{"code": 404.0, "message": "computer c1 gave no answer to client:get_skills", "computer": "c1", "event": "client:get_skills"}},
-			"skills of computer c1: computer c1 gave no answer to client:get_skills"},
+			"computer c1 gave no answer to client:get_skills"},
 		{nil, "skills of computer c1: the server did not route client:get_skills (it may not support it)"},
 	} {
 		c := fakeClient(t, func(string, map[string]any) []any { return tc.ack })

@@ -107,7 +107,10 @@ func TestSkillError_SentencesNameSkillAndFileNeverDetails(t *testing.T) {
 	}{
 		{4014, "", "", "there is no skill pdf-tools on computer c1 (4014)"},
 		{4016, "", "", `"pdf-tools" is not a valid skill name on computer c1 (4016)`},
-		{4017, "traversal", "../x", "skill pdf-tools on computer c1: ../x is outside the skill's folder (4017)"},
+		{4017, "traversal", "../x", "skill pdf-tools on computer c1: ../x is refused: a path with .. is not accepted (4017)"},
+		{4017, "traversal", "assets/../notes.txt", "skill pdf-tools on computer c1: assets/../notes.txt is refused: a path with .. is not accepted (4017)"},
+		{4017, "traversal", "/etc/passwd", "skill pdf-tools on computer c1: /etc/passwd is refused: an absolute path is not accepted (4017)"},
+		{4017, "traversal", "out.txt", "skill pdf-tools on computer c1: out.txt is outside the skill's folder (4017)"},
 		{4017, "forbidden", ".skillenv", "skill pdf-tools on computer c1: .skillenv may not be read (4017)"},
 		{4017, "not_found", "", "skill pdf-tools on computer c1 has no file SKILL.md (4017)"},
 		{4017, "too_large", "big.bin", "skill pdf-tools on computer c1: big.bin is larger than the computer will send (4017)"},

@@ -1,6 +1,10 @@
 package protocol
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // SkillError is a refused get_skill or get_blob of a skill file, told as a
 // sentence that names the skill and the file. The computer's payload is
@@ -55,7 +59,7 @@ func (e *SkillError) Error() string {
 	case CodeSkillResource:
 		switch e.Reason {
 		case "traversal":
-			s = fmt.Sprintf("skill %s%s: %s is outside the skill's folder", e.Skill, on, file)
+			s = fmt.Sprintf("skill %s%s: %s %s", e.Skill, on, file, TraversalCause(e.Path))
 		case "forbidden":
 			s = fmt.Sprintf("skill %s%s: %s may not be read", e.Skill, on, file)
 		case "not_found":
@@ -84,3 +88,24 @@ func (e *SkillError) Error() string {
 
 // Unwrap exposes the payload.
 func (e *SkillError) Unwrap() error { return e.Err }
+
+// TraversalCause says why a rel_path refused as "traversal" (skill.md §7's
+// safe_join) was refused, as the rest of a sentence that begins with the
+// path: a lexical refusal is told for what it is (assets/../notes.txt
+// stays inside the folder, and is refused all the same), and only a path
+// that is clean is outside the folder (a symlink out of it).
+func TraversalCause(rel string) string {
+	switch {
+	case rel == "":
+		return "is refused: an empty path is not accepted"
+	case len(rel) > 1024:
+		return "is refused: a path over 1024 bytes is not accepted"
+	case strings.ContainsAny(rel, "\x00\\"):
+		return "is refused: a path with a backslash or NUL is not accepted"
+	case strings.HasPrefix(rel, "/") || (len(rel) > 1 && rel[1] == ':'):
+		return "is refused: an absolute path is not accepted"
+	case slices.Contains(strings.Split(rel, "/"), ".."):
+		return "is refused: a path with .. is not accepted"
+	}
+	return "is outside the skill's folder"
+}

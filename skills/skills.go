@@ -320,7 +320,7 @@ func checkRelPath(p string) (string, string) {
 
 func resourceError(reason, skill, rel string, size int64) *protocol.Error {
 	what := map[string]string{
-		"traversal": "is outside the skill's folder",
+		"traversal": protocol.TraversalCause(rel),
 		"forbidden": "may not be read",
 		"not_found": "is not in the skill's folder",
 		"too_large": fmt.Sprintf("is over the %d MiB this computer serves", MaxResource>>20),

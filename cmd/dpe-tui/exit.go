@@ -125,7 +125,7 @@ func report(err error, stderr io.Writer) int {
 	case errors.As(err, &ve):
 		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
 		return exitViolations
-	case errors.As(err, &re):
+	case errors.As(err, &re), errors.As(err, new(*protocol.SkillError)):
 		// Already one sentence ending in its code.
 		fmt.Fprintf(stderr, "dpe-tui: %s\n", line)
 		return exitProtocol

@@ -70,4 +70,10 @@ func TestGetSkill_OnTwoComputersIsAmbiguous(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "pdf-triage on gamma") {
 		t.Errorf("get --skill --computer gamma: exit %d\n%s%s", code, out, errOut)
 	}
+	// A refusal is one sentence with its code said once, and the reason
+	// is the real one: this path stays inside the folder.
+	code, _, errOut = runCLI(t, "get", "--skill", "pdf-triage", "--computer", "gamma", "--path", "assets/../SKILL.md", "--url", url, "--office", "demo")
+	if want := "dpe-tui: skill pdf-triage on computer gamma: assets/../SKILL.md is refused: a path with .. is not accepted (4017)\n"; code != exitProtocol || errOut != want {
+		t.Errorf("--path assets/../SKILL.md: exit %d, stderr %q, want %q", code, errOut, want)
+	}
 }

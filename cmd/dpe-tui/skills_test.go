@@ -96,11 +96,11 @@ func TestSkills_BrowsedEndToEndAgainstThe03And04Peers(t *testing.T) {
 			}
 			for rel, want := range map[string]string{
 				".skillenv":  "skill pdf-tools on computer box: .skillenv may not be read (4017)",
-				"../x":       "skill pdf-tools on computer box: ../x is outside the skill's folder (4017)",
+				"../x":       "skill pdf-tools on computer box: ../x is refused: a path with .. is not accepted (4017)",
 				"missing.md": "skill pdf-tools on computer box has no file missing.md (4017)",
 			} {
 				code, _, stderr = run("get", "--skill", "pdf-tools", "--path", rel)
-				if code == 0 || !strings.Contains(stderr, want) || strings.Contains(stderr, "details") {
+				if code != exitProtocol || stderr != "dpe-tui: "+want+"\n" {
 					t.Errorf("--path %s: exit %d, stderr %q; want %q", rel, code, stderr, want)
 				}
 			}
