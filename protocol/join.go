@@ -34,6 +34,16 @@ func (e *JoinError) Unwrap() error {
 	return e.Err
 }
 
+// AgentSeatTaken reports whether the refusal is the office's one agent
+// seat being held by another agent: a 0.5 4101 for the agent role, or an
+// earlier server's "already has an agent".
+func (e *JoinError) AgentSeatTaken() bool {
+	if e.Code == CodeRoomFull {
+		return e.Role != RoleComputer
+	}
+	return e.Code == 0 && strings.Contains(strings.ToLower(e.Reason), "already has an agent")
+}
+
 // Sentence is the refusal without the "join office" prefix: what a
 // leave_office refusal says too.
 func (e *JoinError) Sentence() string {

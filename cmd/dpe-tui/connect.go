@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -113,7 +114,13 @@ func dial(ctx context.Context, g *globalFlags, t *target, log *slog.Logger) (*cl
 		}
 	}
 	c, err := client.Dial(ctx, clientOptions(g, t, log))
-	if err != nil {
+	var je *client.JoinError
+	switch {
+	case errors.As(err, &je) && je.AgentSeatTaken():
+		// The refusal names the office; what it leaves out is who holds
+		// the seat and what to do.
+		return nil, fmt.Errorf("office %s: %w; another agent holds the office (a dpe-tui left open?): close it or pass another --office", t.Office, err)
+	case err != nil:
 		return nil, fmt.Errorf("office %s: %w", t.Office, err) // the error names the redacted URL
 	}
 	return c, nil

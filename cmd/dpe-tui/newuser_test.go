@@ -7,6 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // startSkillsComputer runs `dpe-tui computer --skills` as computer name in
@@ -75,5 +80,23 @@ func TestGetSkill_OnTwoComputersIsAmbiguous(t *testing.T) {
 	code, _, errOut = runCLI(t, "get", "--skill", "pdf-triage", "--computer", "gamma", "--path", "assets/../SKILL.md", "--url", url, "--office", "demo")
 	if want := "dpe-tui: skill pdf-triage on computer gamma: assets/../SKILL.md is refused: a path with .. is not accepted (4017)\n"; code != exitProtocol || errOut != want {
 		t.Errorf("--path assets/../SKILL.md: exit %d, stderr %q, want %q", code, errOut, want)
+	}
+}
+
+// A join refused because another agent holds the office's one agent seat
+// says what to do.
+func TestDial_AgentSeatTakenSaysWhoAndWhatToDo(t *testing.T) {
+	url := interoptest.StartScript(t, "smcp_peer_04.py")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	holder, err := client.Dial(ctx, client.Options{URL: url, Office: "o", Name: "tui", Version: protocol.Version04})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	code, _, errOut := runCLI(t, "ls", "computers", "--url", url, "--office", "o")
+	if code == 0 || !strings.Contains(errOut, "already has an agent; another agent holds the office (a dpe-tui left open?): close it or pass another --office") ||
+		strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
