@@ -183,7 +183,7 @@ func readLocal(e *env, l LocalServers, server, uri string) tea.Cmd {
 			c.URI = uri
 		}
 		if c.IsBlob && isImage(c) {
-			msg, err := imageDocument(ctx, id, uri, srv, c, lim, now)
+			msg, err := imageDocument(ctx, id, uri, "read from MCP server "+srv, c, lim, now)
 			if err != nil {
 				return errMsg{id: id, what: "image " + sanitizeLine(uri), err: err}
 			}
@@ -242,7 +242,8 @@ func localOpened(uri string, c LocalContent) *dpe.Opened {
 // imageDocument wraps an image blob in a one-page DPE document with one
 // Image element, decoded here (off the loop) with the UI's limits, so the
 // document view previews it like any document image.
-func imageDocument(ctx context.Context, id int, uri, server string, c LocalContent, lim dpe.Limits, now func() time.Time) (openedMsg, error) {
+// from says where it was read ("read from MCP server docs").
+func imageDocument(ctx context.Context, id int, uri, from string, c LocalContent, lim dpe.Limits, now func() time.Time) (openedMsg, error) {
 	if lim == (dpe.Limits{}) {
 		lim = dpe.DefaultLimits()
 	}
@@ -260,7 +261,7 @@ func imageDocument(ctx context.Context, id int, uri, server string, c LocalConte
 			"page_index": 0, "title": name, "doc_ref": name,
 			"elements": []any{map[string]any{
 				"element_id": "image-1", "category": "Image", "doc_ref": name, "page_index": 0,
-				"text": fmt.Sprintf("%s, read from MCP server %s", uri, server),
+				"text": uri + ", " + from,
 				// uri names the file s proposes: the URI's last segment.
 				"ele_metadata": map[string]any{"image_base64": c.Blob, "image_mime_type": mt, "uri": uri},
 			}},

@@ -234,7 +234,7 @@ func openSkillFile(e *env, pkg *skillPkg, rel string) tea.Cmd {
 	if a == nil {
 		return nil
 	}
-	computer, name, fopt, now := pkg.computer, pkg.ref.Name, e.skillFileOptions(), e.opt.Now
+	computer, name, fopt, now, lim := pkg.computer, pkg.ref.Name, e.skillFileOptions(), e.opt.Now, e.opt.Limits
 	_, cmd := e.start("get_skill "+sanitizeLine(name)+" "+sanitizeLine(rel), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		t0 := now()
 		f, err := a.ReadSkillFile(ctx, computer, name, rel, fopt)
@@ -244,7 +244,18 @@ func openSkillFile(e *env, pkg *skillPkg, rel string) tea.Cmd {
 		if f.RelPath == "" {
 			f.RelPath = rel
 		}
-		return skillFileRead(id, computer, name, f, now().Sub(t0))
+		msg := skillFileRead(id, computer, name, f, now().Sub(t0))
+		if c := msg.content; c.IsBlob && isImage(c) {
+			// An image is previewed as a local MCP image resource is: a
+			// one-image document (s saves it there). One that does not
+			// decode is offered for saving instead.
+			from := fmt.Sprintf("from skill %s on computer %s", sanitizeLine(name), sanitizeLine(computer))
+			if img, err := imageDocument(ctx, id, msg.uri, from, c, lim, now); err == nil && img.firstErr == nil {
+				img.duration = now().Sub(t0)
+				return img
+			}
+		}
+		return msg
 	})
 	return cmd
 }

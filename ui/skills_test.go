@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -34,6 +35,8 @@ const skillBody = "# PDF tools\n\nConvert PDFs with [the guide](references/guide
 	"## Steps\n\n1. Read the guide.\n2. Run the script.\n\n| option | meaning |\n|---|---|\n| -o | output |\n\n```sh\nrun.py in.pdf\n```\n"
 
 var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+
+var zipBytes = []byte("PK\x05\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")
 
 func newSkillAgent(t *testing.T) *skillAgent {
 	f := newFakeAgent(t)
@@ -201,7 +204,10 @@ func TestSkills_BigTextFileSaysItIsCut(t *testing.T) {
 // writes its exact bytes, 0600.
 func TestSkills_BinaryFileIsOfferedForSaving(t *testing.T) {
 	dir := t.TempDir()
-	s := startSkills(t, newSkillAgent(t), [2]int{80, 24}, dir)
+	a := newSkillAgent(t)
+	// Not an image (an image is previewed): a zip under the link's name.
+	a.files = map[string]*client.SkillFile{"assets/logo.png": {Skill: "pdf-tools", RelPath: "assets/logo.png", MimeType: "application/zip", Data: zipBytes, Blob: true}}
+	s := startSkills(t, a, [2]int{80, 24}, dir)
 	s.toSkill()
 	s.keys("L")
 	s.waitFor("Files of skill pdf-tools")
@@ -222,8 +228,8 @@ func TestSkills_BinaryFileIsOfferedForSaving(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, pngBytes) {
-		t.Errorf("saved %d bytes, not the file's %d", len(got), len(pngBytes))
+	if !bytes.Equal(got, zipBytes) {
+		t.Errorf("saved %d bytes, not the file's %d", len(got), len(zipBytes))
 	}
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
 		t.Errorf("saved with mode %v, want 0600", st.Mode().Perm())
@@ -361,4 +367,28 @@ func TestSkills_TraceOfAFileSaysHowItWasRead(t *testing.T) {
 		t.Errorf("x on a skill file offers or shows the get_dpe trace:\n%s", out)
 	}
 	golden.RequireEqual(t, out)
+}
+
+// TestSkills_ImageFileIsPreviewed: an image of the package is previewed as
+// a local MCP image resource is, saying whose it is; s saves its bytes.
+func TestSkills_ImageFileIsPreviewed(t *testing.T) {
+	dir := t.TempDir()
+	a := newSkillAgent(t)
+	png, _ := base64.StdEncoding.DecodeString(tinyPNG(t))
+	a.files = map[string]*client.SkillFile{"assets/logo.png": {Skill: "pdf-tools", RelPath: "assets/logo.png", MimeType: "image/png", Data: png, Blob: true}}
+	s := startSkills(t, a, [2]int{80, 24}, dir)
+	s.toSkill()
+	s.keys("L")
+	s.waitFor("Files of skill pdf-tools")
+	s.keys("down", "down", "enter")
+	s.waitFor("pdf-tools/assets/logo.png, from skill pdf-tools on")
+	s.waitUntil("a preview", func(fr string) bool { return strings.Contains(fr, "▀") || strings.Contains(fr, "▄") })
+	s.keys("s")
+	s.waitFor("save image as logo.png")
+	s.keys("enter")
+	s.waitFor("image written to")
+	s.final()
+	if got, err := os.ReadFile(filepath.Join(dir, "logo.png")); err != nil || !bytes.Equal(got, png) {
+		t.Fatalf("saved image: %d bytes, %v; want the file's %d", len(got), err, len(png))
+	}
 }
