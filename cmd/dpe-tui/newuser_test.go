@@ -100,3 +100,14 @@ func TestDial_AgentSeatTakenSaysWhoAndWhatToDo(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// get --skill --format json names the computer and the skill in the
+// document's uri, and leaves out a last_modified nobody said.
+func TestGetSkill_JSONNamesComputerAndSkill(t *testing.T) {
+	url := startServe(t)
+	code, out, errOut := runCLI(t, "get", "--skill", "pdf-triage", "--url", url, "--office", "demo", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"uri":"skill://alpha/pdf-triage/SKILL.md"`) || strings.Contains(out, "dpe://local/") ||
+		strings.Contains(out, "last_modified") || strings.Contains(out, "1970") {
+		t.Errorf("exit %d\n%.400s\n%s", code, out, errOut)
+	}
+}

@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/convert"
@@ -95,7 +95,7 @@ func getSkill(ctx context.Context, f *getFlags, skill, rel string, stdout, stder
 		return fmt.Errorf("%s of skill %s is binary (%s, %d bytes): save it with -o FILE",
 			sanitize.Line(file.RelPath), sanitize.Line(skill), sanitize.Line(file.MimeType), len(file.Data))
 	}
-	op, err := skillDocument(ctx, file, ref)
+	op, err := skillDocument(ctx, comp, file, ref)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func cmpErr(first, err error) error {
 // description, source and version; keywords its tags. The listing comes
 // from the computer, so it is given as a front-matter block of
 // "key: value" lines, each folded to one line.
-func skillDocument(ctx context.Context, file *client.SkillFile, ref *protocol.SkillRef) (*dpe.Opened, error) {
+func skillDocument(ctx context.Context, computer string, file *client.SkillFile, ref *protocol.SkillRef) (*dpe.Opened, error) {
 	body := file.Data
 	name := path.Base(file.RelPath)
 	if strings.EqualFold(path.Ext(name), ".md") || strings.HasPrefix(file.MimeType, "text/markdown") {
@@ -227,9 +227,12 @@ func skillDocument(ctx context.Context, file *client.SkillFile, ref *protocol.Sk
 	}
 	conv := convert.New(convert.Options{})
 	defer conv.Close()
-	uri := "skill:" + ref.Name + "/" + file.RelPath
+	// The document's uri names where it came from (not dpe://local/, which
+	// every skill would share); a computer does not say when a skill file
+	// changed, so last_modified is left out rather than made up.
+	uri := (&url.URL{Scheme: "skill", Host: computer, Path: "/" + ref.Name + "/" + file.RelPath}).String()
 	data, err := conv.ConvertJSON(ctx, convert.Source{Name: name, ReaderAt: bytes.NewReader(body), Size: int64(len(body)),
-		ModTime: time.Unix(0, 0), FileURI: uri})
+		URI: uri})
 	if err != nil {
 		return nil, fmt.Errorf("%s of skill %s: %w", sanitize.Line(file.RelPath), sanitize.Line(ref.Name), err)
 	}

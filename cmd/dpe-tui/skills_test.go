@@ -159,7 +159,7 @@ func TestA2CVersion05_JoinedWhenAskedAndRefusalsAreSentences(t *testing.T) {
 func TestSkillDocument_FrontmatterLeftInIsMetadataNotText(t *testing.T) {
 	f := &client.SkillFile{RelPath: "SKILL.md", MimeType: "text/markdown",
 		Data: []byte("---\nname: x\ndescription: From the head\ntags: [a, b]\n---\n# Heading\n\nBody.\n")}
-	op, err := skillDocument(context.Background(), f, &protocol.SkillRef{Name: "x", Source: "user"})
+	op, err := skillDocument(context.Background(), "c1", f, &protocol.SkillRef{Name: "x", Source: "user"})
 	if err != nil {
 		t.Fatal(err)
 	}
