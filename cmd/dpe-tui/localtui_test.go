@@ -178,6 +178,8 @@ func TestLocalTUI_EverythingListsReadsAndSaves(t *testing.T) {
 	}
 	l.waitFor("enter reads it from your MCP servers")
 	l.enter()
+	l.waitFor("Press s to save it as 1.")
+	l.rune('s')
 	l.waitFor("save content as 1")
 	l.enter()
 	l.waitFor("content written to")
