@@ -111,3 +111,20 @@ func TestGetSkill_JSONNamesComputerAndSkill(t *testing.T) {
 		t.Errorf("exit %d\n%.400s\n%s", code, out, errOut)
 	}
 }
+
+// get --skill -o: SKILL.md arrives without its frontmatter, and the saved
+// file says so; a write that fails names the path the user gave, not the
+// temporary name beside it.
+func TestGetSkill_SaveSaysWhatItWrote(t *testing.T) {
+	url := startServe(t)
+	dest := filepath.Join(t.TempDir(), "SKILL.md")
+	code, _, errOut := runCLI(t, "get", "--skill", "pdf-triage", "--url", url, "--office", "demo", "-o", dest)
+	if code != 0 || !strings.Contains(errOut, "dpe-tui: the computer sends SKILL.md without its frontmatter: "+dest+" is its body, not the file's exact bytes\n") {
+		t.Errorf("-o SKILL.md: exit %d, stderr %q", code, errOut)
+	}
+	missing := filepath.Join(t.TempDir(), "nodir", "x.md")
+	code, _, errOut = runCLI(t, "get", "--skill", "pdf-triage", "--url", url, "--office", "demo", "-o", missing)
+	if code == 0 || !strings.Contains(errOut, "write "+missing+": no such file or directory") || strings.Contains(errOut, ".x.md.") {
+		t.Errorf("-o into a missing folder: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"path"
 	"slices"
@@ -85,10 +87,24 @@ func getSkill(ctx context.Context, f *getFlags, skill, rel string, stdout, stder
 	}
 	if f.out != "" {
 		if err := safewrite.New(f.out, file.Data, 0o600); err != nil {
+			// The write goes through a temporary name beside f.out; the
+			// user knows only the name they gave.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = fmt.Errorf("write %s: %w", f.out, pe.Err)
+			}
 			return fmt.Errorf("save %s of skill %s: %w", file.RelPath, sanitize.Line(skill), err)
 		}
 		fmt.Fprintf(stderr, "dpe-tui: wrote %d bytes of %s of skill %s to %s\n", len(file.Data),
 			sanitize.Line(file.RelPath), sanitize.Line(skill), sanitize.Line(f.out))
+		if file.RelPath == protocol.DefaultSkillFile {
+			// skill.md §7 step 4: the computer strips the frontmatter. A
+			// peer that sent it whole sent the exact bytes.
+			if front, _ := protocol.SplitSkillMD(file.Data); front == nil {
+				fmt.Fprintf(stderr, "dpe-tui: the computer sends %s without its frontmatter: %s is its body, not the file's exact bytes\n",
+					protocol.DefaultSkillFile, sanitize.Line(f.out))
+			}
+		}
 		return nil
 	}
 	if !textMIME(file.MimeType) {
