@@ -288,7 +288,7 @@ func TestCorpusConvertsWithoutViolations(t *testing.T) {
 	files = append(files, debian...)
 	for _, name := range files {
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), c.opt.Timeout)
 			defer cancel()
 			data, err := c.ConvertFile(ctx, name)
 			if err != nil {

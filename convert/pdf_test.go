@@ -22,7 +22,16 @@ import (
 // tests do not compile PDFium every run.
 func testConverter(t testing.TB) *Converter {
 	t.Helper()
-	c := New(Options{})
+	// The conversion deadline guards the product against hostile files;
+	// here it comes from the test's own deadline, so -race on a loaded
+	// machine does not turn a big real manual into a LimitError.
+	opt := Options{}
+	if tt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if dl, ok := tt.Deadline(); ok {
+			opt.Timeout = max(DefaultTimeout, time.Until(dl)/2)
+		}
+	}
+	c := New(opt)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
