@@ -128,3 +128,12 @@ func TestGetSkill_SaveSaysWhatItWrote(t *testing.T) {
 		t.Errorf("-o into a missing folder: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// serve --help says what --a2c-version means for a server, not for an
+// agent.
+func TestServeHelp_A2CVersionIsWhatTheServerSpeaks(t *testing.T) {
+	code, out, _ := runCLI(t, "serve", "--help")
+	if code != 0 || !strings.Contains(out, "A2C-SMCP version the server and its computers speak") || strings.Contains(out, "what the server's 4008 names") {
+		t.Errorf("serve --help: exit %d\n%s", code, out)
+	}
+}

@@ -48,6 +48,11 @@ func (a *app) serveCmd() *cobra.Command {
 	fs.StringVar(&opt.Resolver, "resolver", "http", "the DPE resolver: file, http or s3")
 	fs.StringVar(&opt.APIKey, "api-key", "", "require this API key from clients; prefer the env var")
 	bindEnv(fs, "api-key", "DPE_TUI_API_KEY")
+	// The root's --a2c-version is the agent's (what it asks for); serve's
+	// is what its server and computers speak.
+	fs.StringVar(&a.g.A2CVersion, "a2c-version", "", "the A2C-SMCP version the server and its computers speak ("+protocol.SpokenVersions+
+		"); an agent of another line is refused with 4008 naming it (default: "+protocol.Version+")")
+	bindEnv(fs, "a2c-version", "DPE_TUI_A2C_VERSION")
 	fs.IntVar(&opt.BenchResources, "bench-resources", 0, "add server \"bench\" to alpha with N generated resources (performance runs)")
 	fs.IntVar(&opt.BenchPageSize, "bench-page-size", 100, "cursor page size of the bench server")
 	fs.IntVar(&opt.MaxPendingPerAgent, "max-pending", 256, "routed requests one agent may have waiting for a computer; more are refused at once (403)")
