@@ -66,7 +66,11 @@ func lsDesktop(ctx context.Context, f *lsFlags, stdout, stderr io.Writer) error 
 				sanitize.Line(comp), sanitize.Line(w.URI), firstLine(w.Body, 80))
 		}
 		if d.Skipped > 0 {
-			fmt.Fprintf(stderr, "dpe-tui: computer %s: %d desktop entries were not windows and are not shown\n", sanitize.Line(comp), d.Skipped)
+			what := "entries were not windows and are"
+			if d.Skipped == 1 {
+				what = "entry was not a window and is"
+			}
+			fmt.Fprintf(stderr, "dpe-tui: computer %s: %d desktop %s not shown\n", sanitize.Line(comp), d.Skipped, what)
 		}
 	}
 	if listed == 0 && failed > 0 {

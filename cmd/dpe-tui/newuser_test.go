@@ -137,3 +137,14 @@ func TestServeHelp_A2CVersionIsWhatTheServerSpeaks(t *testing.T) {
 		t.Errorf("serve --help: exit %d\n%s", code, out)
 	}
 }
+
+// ls desktop counts the entries that are not windows in a sentence that
+// agrees with its number (the 0.3 peer sends one).
+func TestLsDesktop_SkippedEntryCountAgrees(t *testing.T) {
+	url := interoptest.StartScript(t, "smcp_peer_03.py")
+	code, out, errOut := runCLI(t, "ls", "desktop", "--url", url, "--office", "o")
+	if code != 0 || !strings.Contains(out, "window://com.example.browser/main") ||
+		!strings.Contains(errOut, "dpe-tui: computer box: 1 desktop entry was not a window and is not shown\n") {
+		t.Errorf("ls desktop: exit %d\n%s%s", code, out, errOut)
+	}
+}
