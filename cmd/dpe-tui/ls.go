@@ -204,12 +204,17 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 	// its rows were printed.
 	matched := false
 	for _, comp := range comps {
+		names := map[string]int{}
+		for _, srv := range comp.servers {
+			names[srv.Name]++
+		}
 		for _, srv := range comp.servers {
 			matched = true
-			// A server is named by its key where keys are shown, so
-			// that two servers of one name are told apart.
+			// A server whose name another server of its computer shares
+			// is named with its key too, so that the two are told apart;
+			// a name of its own is enough (ls servers has a KEY column).
 			label := srv.Name
-			if showKey && string(srv.Key) != srv.Name {
+			if names[srv.Name] > 1 && string(srv.Key) != srv.Name {
 				label = srv.Name + " (" + string(srv.Key) + ")"
 			}
 			if what == "servers" {

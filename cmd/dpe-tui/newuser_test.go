@@ -148,3 +148,13 @@ func TestLsDesktop_SkippedEntryCountAgrees(t *testing.T) {
 		t.Errorf("ls desktop: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// ls resources names a server with its key only where its name is shared.
+func TestLsResources_KeyShownOnlyForSharedNames(t *testing.T) {
+	url := interoptest.StartScript(t, "smcp_peer_04.py")
+	code, out, errOut := runCLI(t, "ls", "resources", "--all", "--url", url, "--office", "o")
+	if code != 0 || !strings.Contains(out, "docs (com.example.docs.v1)") || !strings.Contains(out, "docs (org.other.docs)") ||
+		strings.Contains(out, "browser (com.example.browser)") || !strings.Contains(out, " browser ") {
+		t.Errorf("ls resources --all: exit %d\n%s%s", code, out, errOut)
+	}
+}
