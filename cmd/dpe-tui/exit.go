@@ -104,6 +104,20 @@ func (e *violationsError) Error() string {
 const maxErrorCells = 1024
 
 // report prints err as one sanitized line on stderr and picks the exit code.
+// versionHint is the next step after a 4008 that negotiation could not
+// fix: the version to ask for when this build speaks the server's, else
+// what this build speaks.
+func versionHint(pe *protocol.Error) string {
+	if pe.Code != protocol.CodeVersionMismatch || pe.ServerVersion == "" {
+		return ""
+	}
+	sv := sanitize.Line(pe.ServerVersion)
+	if protocol.Speakable(pe.ServerVersion) == nil {
+		return "; this server speaks " + sv + ": run with --a2c-version " + sv
+	}
+	return "; this build speaks " + protocol.ExplicitVersions + ", not " + sv
+}
+
 func report(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, pflag.ErrHelp) {
 		return exitOK
@@ -147,7 +161,7 @@ func report(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "dpe-tui: %s (see '%s')\n", line, hint)
 		return exitUsage
 	case errors.As(err, &pe):
-		fmt.Fprintf(stderr, "dpe-tui: protocol error %d: %s\n", pe.Code, line)
+		fmt.Fprintf(stderr, "dpe-tui: protocol error %d: %s%s\n", pe.Code, line, versionHint(pe))
 		return exitProtocol
 	case errors.As(err, new(*wire.Problem)):
 		// A DPE v1 error: the line names its code (DPE_…).

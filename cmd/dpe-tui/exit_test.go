@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
 // TestExitCodes_OneTableForHelpAndREADME: the root help is rendered from
@@ -90,5 +92,24 @@ func TestCLI_UnknownCommandSuggestsTheNearOne(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, strconv.Quote(arg)) || (want != "") != strings.Contains(errOut, "did you mean") || !strings.Contains(errOut, want) {
 			t.Errorf("%s: exit %d, stderr %q", arg, code, errOut)
 		}
+	}
+}
+
+// TestVersionHint_SaysTheNextStep: after a 4008 that negotiation could
+// not fix, the line ends with the version to ask for, or with what this
+// build speaks.
+func TestVersionHint_SaysTheNextStep(t *testing.T) {
+	for sv, want := range map[string]string{
+		"0.4.0": "; this server speaks 0.4.0: run with --a2c-version 0.4.0",
+		"0.5.0": "; this server speaks 0.5.0: run with --a2c-version 0.5.0",
+		"0.6.1": "; this build speaks " + protocol.ExplicitVersions + ", not 0.6.1",
+		"":      "",
+	} {
+		if got := versionHint(&protocol.Error{Code: protocol.CodeVersionMismatch, ServerVersion: sv}); got != want {
+			t.Errorf("server %q: %q, want %q", sv, got, want)
+		}
+	}
+	if got := versionHint(&protocol.Error{Code: 4014, ServerVersion: "0.4.0"}); got != "" {
+		t.Errorf("another code got a version hint: %q", got)
 	}
 }

@@ -133,8 +133,8 @@ func TestSkills_BrowsedEndToEndAgainstThe03And04Peers(t *testing.T) {
 func TestA2CVersion05_JoinedWhenAskedAndRefusalsAreSentences(t *testing.T) {
 	url := interoptest.StartScript(t, "smcp_peer_04.py", "--server-version", "0.5.0")
 	code, _, stderr := runCLI(t, "--url", url, "--office", "o", "ls", "computers")
-	if code == 0 || !strings.Contains(stderr, "server=0.5.0") {
-		t.Errorf("0.5 without --a2c-version: exit %d, %q; want the 4008 naming 0.5.0", code, stderr)
+	if code == 0 || !strings.Contains(stderr, "server=0.5.0") || !strings.HasSuffix(strings.TrimSpace(stderr), "this server speaks 0.5.0: run with --a2c-version 0.5.0") {
+		t.Errorf("0.5 without --a2c-version: exit %d, %q; want the 4008 naming 0.5.0 and the flag that joins it", code, stderr)
 	}
 	code, out, stderr := runCLI(t, "--url", url, "--office", "o", "--a2c-version", "0.5.0", "ls", "computers")
 	if code != 0 || !strings.Contains(out, "0.5.0") {
