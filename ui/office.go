@@ -257,7 +257,7 @@ func (v *officeScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		r := v.rows[vis[v.list.cur]]
 		s := newServersScreen(v.e, r.info.Name, r.cfg)
-		return tea.Batch(v.e.ask(pushMsg{s: s}), loadConfig(v.e, r.info.Name), s.loadSkills())
+		return tea.Batch(v.e.ask(pushMsg{s: s}), loadConfig(v.e, r.info.Name), s.loadSkills(), s.loadDesktop())
 	}
 	return nil
 }

@@ -39,6 +39,7 @@ type serversScreen struct {
 	statesSeen bool
 	// sk is the computer's skills list, under its servers.
 	sk skillsPane
+	dk desktopPane
 }
 
 func newServersScreen(e *env, computer string, cfg *client.Config) *serversScreen {
@@ -197,21 +198,30 @@ func (v *serversScreen) update(msg tea.Msg) (screen, tea.Cmd) {
 		case msg.Name == protocol.NotifyLeaveOffice && msg.Computer == v.computer:
 			v.gone = true
 		case msg.Name == protocol.NotifyEnterOffice && msg.Computer == v.computer:
-			return v, tea.Batch(loadConfig(v.e, v.computer), v.loadSkills())
+			return v, tea.Batch(loadConfig(v.e, v.computer), v.loadSkills(), v.loadDesktop())
 		case msg.Name == protocol.NotifyUpdateConfig && msg.Computer == v.computer:
 			return v, loadConfig(v.e, v.computer)
 		case msg.Name == protocol.NotifyUpdateSkills && msg.Computer == v.computer:
 			return v, v.loadSkills()
+		case msg.Name == protocol.NotifyUpdateDesktop && msg.Computer == v.computer:
+			return v, v.loadDesktop()
 		}
 	case reconnectedMsg:
-		return v, tea.Batch(loadConfig(v.e, v.computer), v.loadSkills())
+		return v, tea.Batch(loadConfig(v.e, v.computer), v.loadSkills(), v.loadDesktop())
 	case skillsMsg:
 		if msg.id == v.sk.op {
 			v.sk.install(msg)
 		}
+	case desktopMsg:
+		if msg.id == v.dk.op {
+			v.dk.install(msg)
+		}
 	case cancelledMsg:
 		if msg.id == v.sk.op {
 			v.sk.op = 0
+		}
+		if msg.id == v.dk.op {
+			v.dk.op = 0
 		}
 	case promptChangedMsg:
 		if msg.mode == barFilter {
@@ -267,7 +277,7 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return v.e.ask(popMsg{})
 	case matches(msg, k.Refresh):
-		return tea.Batch(loadConfig(e, v.computer), v.loadSkills())
+		return tea.Batch(loadConfig(e, v.computer), v.loadSkills(), v.loadDesktop())
 	case matches(msg, k.Filter):
 		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
 			return counted(len(v.visible()), "match", "matches"), true
@@ -333,16 +343,18 @@ func goneBanner(e *env, computer string, w int) string {
 }
 
 func (v *serversScreen) View(w, h int) []string {
-	skills := v.skillsView(w, h)
-	if len(skills) == 0 {
+	// Each section sizes itself from the whole body, so the skills list's
+	// cursor arithmetic in Update is the one drawn; the servers get the rest.
+	extra := append(v.skillsView(w, h), v.desktopView(w, h)...)
+	if len(extra) == 0 {
 		return v.serversView(w, h)
 	}
-	// The skills follow the servers, not the foot of the screen.
-	lines := box(v.serversView(w, h-len(skills)), w, h-len(skills))
+	// The skills and the desktop follow the servers, not the foot of the screen.
+	lines := box(v.serversView(w, h-len(extra)), w, h-len(extra))
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	return box(append(lines, skills...), w, h)
+	return box(append(lines, extra...), w, h)
 }
 
 func (v *serversScreen) serversView(w, h int) []string {

@@ -29,17 +29,22 @@ type skillsPane struct {
 func (p *skillsPane) install(msg skillsMsg) {
 	p.op, p.done = 0, true
 	if msg.err != nil {
-		// The section is titled skills and names the computer: the
-		// peer's own sentence ("computer c does not implement
-		// client:get_skills") says the rest, without the wrapping.
-		p.err = oneLine(msg.err)
-		var pe *protocol.Error
-		if errors.As(msg.err, &pe) && strings.TrimSpace(pe.Message) != "" {
-			p.err = oneLine(errors.New(pe.Message))
-		}
+		p.err = peerSentence(msg.err)
 		return
 	}
 	p.skills, p.more, p.err = msg.skills, msg.more, ""
+}
+
+// peerSentence is a section's failure in one line. The section is titled
+// and names the computer: the peer's own sentence ("computer c does not
+// implement client:get_skills") says the rest, without the wrapping, and
+// never its details.
+func peerSentence(err error) string {
+	var pe *protocol.Error
+	if errors.As(err, &pe) && strings.TrimSpace(pe.Message) != "" {
+		return oneLine(errors.New(pe.Message))
+	}
+	return oneLine(err)
 }
 
 // loadSkills asks for the computer's skills when the agent speaks the

@@ -28,6 +28,8 @@ type skillAgent struct {
 	asked []string // computer/name/rel_path of every SkillFile
 	// files replaces what a rel_path of pdf-tools reads as.
 	files map[string]*client.SkillFile
+	// desk replaces box's desktop.
+	desk *client.Desktop
 }
 
 const skillBody = "# PDF tools\n\nConvert PDFs with [the guide](references/guide.md), run [the script](./scripts/run.py#main),\n" +

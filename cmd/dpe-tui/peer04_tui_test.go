@@ -66,6 +66,8 @@ func TestTUI_04PeerBrowsedEndToEnd(t *testing.T) {
 	seen.Reset()
 	key(tea.KeyEnter)
 	wait("com.example.docs.v1", "org.other.docs", "pdf-tools", "forms")
+	// The peer's desktop (get_desktop) shows under the skills.
+	wait("2 windows", "window://com.example.browser/main", "window://com.example.term/1")
 	// Sorted by name, then key: browser, docs (com.example.docs.v1), docs (org.other.docs).
 	key(tea.KeyDown)
 	key(tea.KeyDown)
@@ -153,6 +155,8 @@ func TestTUI_OurServe04BrowsedEndToEnd(t *testing.T) {
 	seen.Reset()
 	key(tea.KeyEnter)
 	wait("library", "dpe-review", "pdf-triage")
+	// alpha's desktop (get_desktop): a status window per MCP server.
+	wait("window://io.github.dpetui.library/status", "window://io.github.dpetui.notes/status")
 	seen.Reset()
 	key(tea.KeyEnter)
 	wait("dpe://io.github.dpetui.library/")

@@ -247,3 +247,6 @@ func (ts *targets) close() {
 
 // The browser lists skills only for an agent with the skill channel.
 var _ ui.SkillAgent = (*client.Client)(nil)
+
+// The computer screen shows the desktop only for an agent that reads it.
+var _ ui.DesktopAgent = (*client.Client)(nil)
