@@ -53,7 +53,7 @@ func (a *app) pushCmd() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.remote, "remote", "", "the DPE v1 remote's URL")
-	fs.StringVar(&f.prefix, "prefix", "", "file_uri prefix of the documents (default: the folder's file:// URI and /)")
+	fs.StringVar(&f.prefix, "prefix", "", "file_uri folder of the documents, ending in / (added when missing; default: the folder's file:// URI)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print what would change, write nothing")
 	fs.BoolVar(&f.prune, "prune", false, "delete remote documents under the prefix whose files are gone")
 	fs.IntVar(&f.jobs, "jobs", 4, "documents converted and sent at once")
@@ -93,6 +93,11 @@ func (a *app) runPush(f *pushFlags, root string) error {
 	prefix := f.prefix
 	if prefix == "" {
 		prefix = fileURIOf(base) + "/"
+	}
+	// A prefix is a folder: file:///proj must not glue onto names
+	// (file:///proja.md) nor let --prune reach file:///proj-old/.
+	if !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
 	}
 	if _, v := wire.NormalizeURI(prefix + "x"); v != nil {
 		return usageErrorf("--prefix %q does not make a file_uri: %v", sanitize.Line(prefix), v)

@@ -123,3 +123,30 @@ func TestPush_SecondPushOfAnUnchangedFolderSendsNothing(t *testing.T) {
 		t.Fatalf("pruned document still there: %q", out)
 	}
 }
+
+// A --prefix without its trailing slash is a folder all the same: names
+// are not glued onto it (file:///proja.md), and --prune never reaches a
+// sibling tree (file:///proj-old/).
+func TestPush_PrefixIsAFolderAndPruneStaysInIt(t *testing.T) {
+	srv, err := remote.Open(t.TempDir(), remote.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	old, cur := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(old, "keep.md"), "# Keep\n\nin the sibling tree\n")
+	writeFile(t, filepath.Join(cur, "a.md"), "# A\n\nhere\n")
+	if code, out, errOut := runCLI(t, "push", old, "--remote", hs.URL, "--prefix", "file:///proj-old/"); code != 0 {
+		t.Fatalf("push old: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runCLI(t, "push", cur, "--remote", hs.URL, "--prefix", "file:///proj", "--prune")
+	if code != 0 || !strings.Contains(out, "file:///proj/a.md") || strings.Contains(out, "proja.md") || strings.Contains(out, "keep.md") {
+		t.Fatalf("push --prefix file:///proj --prune: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "remote", "ls", hs.URL, "file:///proj-old/")
+	if code != 0 || !strings.Contains(out, "keep.md") {
+		t.Fatalf("the sibling tree lost keep.md: exit %d\n%s%s", code, out, errOut)
+	}
+}
