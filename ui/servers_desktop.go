@@ -169,15 +169,21 @@ func windowText(win client.Window) string {
 	return first
 }
 
-// desktopColumns gives the URI what it holds, up to half the width, and
-// the text the rest.
+// desktopColumns gives the URI what it holds, up to what the text leaves
+// (at least half the width), and the text the rest.
 func (v *serversScreen) desktopColumns(w int) []column {
 	cols := []column{{"WINDOW", 6}, {"TEXT", 0}}
 	for _, win := range v.dk.windows {
 		cols[0].width = max(cols[0].width, ansi.StringWidth(sanitizeLine(win.URI)))
 	}
+	text := 4
+	for _, t := range v.dk.text {
+		text = max(text, ansi.StringWidth(t))
+	}
 	rest := w - 2 - 2
-	cols[0].width = min(cols[0].width, max(6, rest/2))
+	// The URI names the window: it keeps what the text does not need,
+	// and at least half the width.
+	cols[0].width = min(cols[0].width, max(6, rest/2, rest-text))
 	cols[1].width = max(4, rest-cols[0].width)
 	return cols
 }
