@@ -225,6 +225,19 @@ func TestFind_AcrossComputers(t *testing.T) {
 // others' hits and gamma's timeout, within the request timeout.
 func TestFind_SilentComputerBounded(t *testing.T) {
 	st := startStack(t, "http")
+	// The demo indexes in the background at low priority: wait (bounded
+	// by the test's deadline) until alpha and beta answer with hits, so
+	// what is checked below is gamma's bound, not a loaded machine.
+	for {
+		code, out, _ := runBounded(t, "find", findQuery, "--url="+st.URL, "--timeout=10s")
+		if code == 0 && (strings.Contains(out, "alpha\t") || strings.Contains(out, "beta\t")) {
+			break
+		}
+		if d, ok := t.Deadline(); ok && time.Until(d) < time.Minute {
+			t.Fatalf("alpha and beta never answered with hits (exit %d)", code)
+		}
+		time.Sleep(time.Second)
+	}
 	never := make(chan struct{})
 	joinComputer(t, st.URL, st.Office, "gamma", map[string]*mcp.Server{"shelf": slowFinder(t, never)})
 	t.Cleanup(func() { close(never) })
