@@ -520,7 +520,10 @@ func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 	stopSampling()
 	peak := peakHeap()
 	t.Logf("%d-byte document: peak heap in use %d MiB, peak RSS %s", len(src), peak>>20, peakRSS())
-	if limit := uint64(16 * len(src)); peak > limit {
+	// 16 bytes of heap per byte of document, over the stack's own fixed
+	// cost (two computers, their libraries and Finder indexes), which does
+	// not scale with the document and weighs more at -race's 20 MB.
+	if limit := uint64(16*len(src)) + 128<<20; peak > limit {
 		t.Errorf("peak heap in use %d MiB for a %d MiB document (bound %d MiB)", peak>>20, len(src)>>20, limit>>20)
 	}
 }
