@@ -35,7 +35,7 @@ func ParseElement(raw []byte) (*Element, string, *Violation) {
 	if p != nil {
 		return nil, "", fromProblem(p)
 	}
-	return &Element{Category: e.Category, Text: e.Text, TextAsHTML: e.TextAsHTML, Blob: e.Blob, MimeType: e.MimeType, Metadata: e.Metadata}, string(h), nil
+	return e, string(h), nil
 }
 
 // ParsePage validates a page object (core §2.2) and returns its page_hash.

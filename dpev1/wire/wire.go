@@ -102,15 +102,9 @@ type Page struct {
 	Elements     []string        `json:"elements"`
 }
 
-// Element is an element object (core §2.3).
-type Element struct {
-	Category   string          `json:"category"`
-	Text       *string         `json:"text,omitempty"`
-	TextAsHTML *string         `json:"text_as_html,omitempty"`
-	Blob       *string         `json:"blob,omitempty"`
-	MimeType   *string         `json:"mime_type,omitempty"`
-	Metadata   json.RawMessage `json:"metadata,omitempty"`
-}
+// Element is an element object (core §2.3): identity's, which defines
+// its fields and hash; the wire has no other shape of it.
+type Element = identity.Element
 
 // Skeleton is the body of get_skeleton (http §4.3): the document object
 // and all its page objects in its order (a repeated hash repeats).
