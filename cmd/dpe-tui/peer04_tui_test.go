@@ -39,28 +39,7 @@ func TestTUI_04PeerBrowsedEndToEnd(t *testing.T) {
 	if v := c.Version(); !strings.HasPrefix(v, "0.4.") || protocol.Version04 != v {
 		t.Fatalf("negotiated %q, want the 0.4 line", v)
 	}
-	conv := convert.New(convert.Options{})
-	defer conv.Close()
-	m := ui.New(ui.Options{Agent: c, Theme: "dark", Width: 120, Height: 40, StatusTimeout: -1,
-		ConvertMarkdown: func(ctx context.Context, name string, body []byte) (ui.PageSource, error) {
-			return conv.Open(ctx, convert.BytesSource(name, body))
-		}})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
-	var seen bytes.Buffer
-	wait := func(want ...string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-			seen.Write(b)
-			for _, w := range want {
-				if !bytes.Contains(seen.Bytes(), []byte(w)) {
-					return false
-				}
-			}
-			return true
-		}, teatest.WithDuration(45*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
-	}
-	key := func(k rune) { tm.Send(tea.KeyPressMsg{Code: k}) }
+	tm, seen, wait, key := browser(t, c)
 
 	wait("box", "0.4.")
 	seen.Reset()
@@ -128,28 +107,7 @@ func TestTUI_OurServe04BrowsedEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	conv := convert.New(convert.Options{})
-	defer conv.Close()
-	m := ui.New(ui.Options{Agent: c, Theme: "dark", Width: 120, Height: 40, StatusTimeout: -1,
-		ConvertMarkdown: func(ctx context.Context, name string, body []byte) (ui.PageSource, error) {
-			return conv.Open(ctx, convert.BytesSource(name, body))
-		}})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
-	var seen bytes.Buffer
-	wait := func(want ...string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-			seen.Write(b)
-			for _, w := range want {
-				if !bytes.Contains(seen.Bytes(), []byte(w)) {
-					return false
-				}
-			}
-			return true
-		}, teatest.WithDuration(45*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
-	}
-	key := func(k rune) { tm.Send(tea.KeyPressMsg{Code: k}) }
+	tm, seen, wait, key := browser(t, c)
 
 	wait("alpha", "beta", "0.4.0")
 	seen.Reset()
@@ -180,4 +138,33 @@ func TestTUI_OurServe04BrowsedEndToEnd(t *testing.T) {
 	wait("image/png")
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// browser runs the TUI at 120x40 on client c with the converter the
+// binary wires in, and returns the program, what it has printed since
+// the last seen.Reset, a wait for every want to have been printed, and a
+// key press.
+func browser(t *testing.T, c *client.Client) (*teatest.TestModel, *bytes.Buffer, func(want ...string), func(rune)) {
+	conv := convert.New(convert.Options{})
+	t.Cleanup(func() { conv.Close() })
+	m := ui.New(ui.Options{Agent: c, Theme: "dark", Width: 120, Height: 40, StatusTimeout: -1,
+		ConvertMarkdown: func(ctx context.Context, name string, body []byte) (ui.PageSource, error) {
+			return conv.Open(ctx, convert.BytesSource(name, body))
+		}})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+	seen := new(bytes.Buffer)
+	wait := func(want ...string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			seen.Write(b)
+			for _, w := range want {
+				if !bytes.Contains(seen.Bytes(), []byte(w)) {
+					return false
+				}
+			}
+			return true
+		}, teatest.WithDuration(45*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	return tm, seen, wait, func(k rune) { tm.Send(tea.KeyPressMsg{Code: k}) }
 }
