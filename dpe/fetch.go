@@ -395,7 +395,7 @@ func FileKind(m os.FileMode) string {
 	case m&os.ModeCharDevice != 0:
 		return "a character device"
 	case m&os.ModeDevice != 0:
-		return "a device"
+		return "a block device" // character devices are named above
 	case m&os.ModeSymlink != 0:
 		return "a symlink"
 	}

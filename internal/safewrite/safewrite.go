@@ -30,6 +30,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // ErrRefused is wrapped by the errors for a destination this package will
@@ -54,7 +56,7 @@ func Replace(name string, data []byte, perm fs.FileMode) error {
 	case st.Mode()&fs.ModeNamedPipe != 0, st.Mode()&fs.ModeCharDevice != 0:
 		return writeThrough(name, target, st.Mode(), data)
 	}
-	return refuse(name, "it is "+kind(st.Mode()))
+	return refuse(name, "it is "+dpe.FileKind(st.Mode()))
 }
 
 // New writes data to name only if nothing is there yet (not even a
@@ -118,7 +120,7 @@ func replaceAtomic(name, target string, data []byte, perm fs.FileMode) error {
 	// Checked again at the last moment: what was a regular file (or
 	// nothing) when the write began must still be one.
 	if st, err := os.Lstat(target); err == nil && !st.Mode().IsRegular() {
-		return refuse(name, kind(st.Mode())+" appeared while writing")
+		return refuse(name, dpe.FileKind(st.Mode())+" appeared while writing")
 	}
 	if err := os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
@@ -162,7 +164,7 @@ func writeThrough(name, target string, want fs.FileMode, data []byte) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	if st.Mode().Type() != want.Type() {
-		return refuse(name, kind(st.Mode())+" appeared while writing")
+		return refuse(name, dpe.FileKind(st.Mode())+" appeared while writing")
 	}
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
@@ -184,7 +186,7 @@ func writeInPlace(name, target string, data []byte, perm fs.FileMode, create boo
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		if err == nil {
-			return refuse(name, kind(st.Mode())+" appeared while writing")
+			return refuse(name, dpe.FileKind(st.Mode())+" appeared while writing")
 		}
 		return fmt.Errorf("write %s: %w", name, err)
 	}
@@ -212,22 +214,4 @@ func underDev(p string) bool {
 		p = filepath.ToSlash(filepath.Join(r, filepath.Base(p)))
 	}
 	return p == "/dev" || strings.HasPrefix(p, "/dev/")
-}
-
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	}
-	return "not a regular file"
 }
