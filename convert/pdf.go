@@ -966,12 +966,16 @@ func findTables(lines []*pdfLine, w float64) ([]*pdfTable, []*pdfLine) {
 			}
 			j++
 		}
+		// gridOf replaces each row's segments with the cells it splits
+		// them into, so the lines to take out are recorded first.
+		var orig []*pdfLine
+		for _, r := range rows[i:j] {
+			orig = append(orig, r.segs...)
+		}
 		if t := gridOf(rows[i:j], w); t != nil {
 			tables = append(tables, t)
-			for _, r := range rows[i:j] {
-				for _, sg := range r.segs {
-					taken[sg] = true
-				}
+			for _, sg := range orig {
+				taken[sg] = true
 			}
 		}
 		i = j

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -442,4 +443,49 @@ func encryptedPDF(t *testing.T, data []byte) []byte {
 	}
 	enc, _ := os.ReadFile(out)
 	return enc
+}
+
+// TestPDFTableTextOnce: a table LibreOffice printed is a Table element and
+// its words are nowhere else on the page (before, every cell came back a
+// second time as scrambled paragraphs). Words the source also has outside
+// the table may appear outside it.
+func TestPDFTableTextOnce(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "src", "corpus.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := map[string]bool{}
+	s := string(src)
+	if a, z := strings.Index(s, "<table>"), strings.Index(s, "</table>"); a >= 0 && z > a {
+		s = s[:a] + s[z:]
+	}
+	for _, w := range strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(s, " ")) {
+		outside[w] = true
+	}
+	doc := convertFixture(t, testConverter(t), "soffice.pdf")
+	tables := 0
+	for _, p := range doc.Pages {
+		inTable := map[string]bool{}
+		for _, el := range p.Elements {
+			if el.Category == "Table" {
+				tables++
+				for _, w := range strings.Fields(el.Text) {
+					inTable[w] = true
+				}
+			}
+		}
+		for _, el := range p.Elements {
+			if el.Category == "Table" {
+				continue
+			}
+			for _, w := range strings.Fields(el.Text) {
+				if inTable[w] && !outside[w] {
+					t.Errorf("page %d: table word %q also in %s %q", p.Index, w, el.Category, el.Text)
+				}
+			}
+		}
+	}
+	if tables == 0 {
+		t.Fatal("no Table element in soffice.pdf")
+	}
 }
