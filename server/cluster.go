@@ -48,6 +48,9 @@ type cluster struct {
 	node   string
 	prefix string
 	ttl    time.Duration
+	// maxEntries bounds how many registry entries one office listing
+	// reads (maxRemoteEntries; tests lower it). Guarded by mu.
+	maxEntries int
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -150,6 +153,8 @@ func newCluster(s *Server, opt Options) (*cluster, error) {
 		prefix: opt.redisPrefix(),
 		ttl:    opt.nodeTTL(),
 		done:   make(chan struct{}),
+
+		maxEntries: maxRemoteEntries,
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	// go-redis logs pool and dial failures itself, to stderr, past our
@@ -377,26 +382,61 @@ func (c *cluster) live(ctx context.Context, nodes []string) (map[string]bool, er
 	return out, nil
 }
 
+// officeScript reads an office's registry entries of other live nodes in
+// one round trip (list_room and every routed request ask it, so three
+// round trips here made a 3-node office listing more than twice as slow as
+// one node's). Liveness is Redis's heartbeat keys, as it was when the node
+// asked EXISTS itself; the entries are still only acted on when they verify
+// (remote).
+//
+// KEYS[1] office hash. ARGV: the most entries to read, this node, node key
+// prefix. Returns the entries' JSON, or the hash's length when it holds
+// more than ARGV[1].
+var officeScript = redis.NewScript(`
+local n = redis.call('HLEN', KEYS[1])
+if n > tonumber(ARGV[1]) then return n end
+local all = redis.call('HVALS', KEYS[1])
+local out, alive = {}, {}
+for i = 1, #all do
+  local ok, e = pcall(cjson.decode, all[i])
+  if ok and type(e) == 'table' and type(e.node) == 'string' and e.node ~= ARGV[2] then
+    local a = alive[e.node]
+    if a == nil then
+      a = redis.call('EXISTS', ARGV[3] .. e.node) == 1
+      alive[e.node] = a
+    end
+    if a then out[#out + 1] = all[i] end
+  end
+end
+return out
+`)
+
 // remote lists the office's entries registered by other live nodes.
 func (c *cluster) remote(office string) ([]entry, error) {
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	n, err := c.rdb.HLen(ctx, c.officeKey(office)).Result()
+	c.mu.Lock()
+	limit := c.maxEntries
+	c.mu.Unlock()
+	res, err := officeScript.Run(ctx, c.rdb, []string{c.officeKey(office)}, limit, c.node, c.nodeKeyPrefix()).Result()
 	if err != nil {
 		return nil, err
 	}
-	if n > maxRemoteEntries {
-		return nil, fmt.Errorf("office %s has %d registry entries, more than %d", office, n, maxRemoteEntries)
+	var all []any
+	switch v := res.(type) {
+	case int64:
+		return nil, fmt.Errorf("office %s has %d registry entries, more than %d", office, v, limit)
+	case []any:
+		all = v
+	default:
+		return nil, fmt.Errorf("office %s: unexpected registry answer %T", office, res)
 	}
-	all, err := c.rdb.HGetAll(ctx, c.officeKey(office)).Result()
-	if err != nil {
-		return nil, err
-	}
-	var (
-		out   []entry
-		nodes []string
-	)
-	for _, raw := range all {
+	out := make([]entry, 0, len(all))
+	for _, r := range all {
+		raw, ok := r.(string)
+		if !ok {
+			continue
+		}
 		var e entry
 		if json.Unmarshal([]byte(raw), &e) != nil || e.Node == c.node || e.Office != office || e.SID == "" {
 			continue
@@ -406,15 +446,8 @@ func (c *cluster) remote(office string) ([]entry, error) {
 			continue
 		}
 		out = append(out, e)
-		if !slices.Contains(nodes, e.Node) {
-			nodes = append(nodes, e.Node)
-		}
 	}
-	alive, err := c.live(ctx, nodes)
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(out, func(e entry) bool { return !alive[e.Node] }), nil
+	return out, nil
 }
 
 // errLinkDown is the answer of a node that cannot see the cluster now.

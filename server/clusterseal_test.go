@@ -219,3 +219,57 @@ func TestCluster_RefusedPasswordIsOneWarning(t *testing.T) {
 	eventually(t, "the node joins", s.cluster.isUp)
 	eventually(t, "joining is logged", func() bool { return strings.Contains(logs.String(), "joined the cluster") })
 }
+
+// TestCluster_MalformedRegistryIsSkippedAndBounded: whatever else is in an
+// office's registry hash (not JSON, a node that is not a string, a node
+// with no heartbeat, this node's own name on a foreign entry) is left out
+// of list_room while the real members are listed, and an office holding
+// more entries than the bound is not read at all: the node answers with its
+// own members.
+func TestCluster_MalformedRegistryIsSkippedAndBounded(t *testing.T) {
+	rds := startRedis(t)
+	opt := Options{Redis: rds.URL(), RedisPrefix: "t6", RequestTimeout: 5 * time.Second, ClusterSecret: testClusterSecret}
+	s1, base1 := startServer(t, opt)
+	s2, base2 := startServer(t, opt)
+	eventually(t, "nodes join the cluster", func() bool { return s1.cluster.isUp() && s2.cluster.isUp() })
+
+	mustDial(t, base2, peerConfig{Role: protocol.RoleComputer}).join(protocol.RoleComputer, "c2", "o")
+	agent := mustDial(t, base1, peerConfig{Role: protocol.RoleAgent})
+	agent.join(protocol.RoleAgent, "a", "o")
+	want := []string{"agent:a", "computer:c2"}
+	if got := names(t, agent, "o"); !slices.Equal(got, want) {
+		t.Fatalf("list_room: %v, want %v", got, want)
+	}
+
+	rdb := redis.NewClient(&redis.Options{Addr: strings.TrimSuffix(strings.TrimPrefix(rds.URL(), "redis://"), "/0")})
+	defer rdb.Close()
+	ctx := context.Background()
+	signed := func(e entry) string {
+		s2.cluster.seal.sign(&e)
+		b, _ := json.Marshal(e)
+		return string(b)
+	}
+	for sid, raw := range map[string]string{
+		"junk":     "not json {",
+		"array":    `[1,2]`,
+		"numnode":  `{"sid":"numnode","name":"x1","role":"computer","office":"o","node":7}`,
+		"deadnode": signed(entry{SID: "deadnode", Name: "x2", Role: protocol.RoleComputer, Office: "o", Version: protocol.Version, Node: "feedfeedfeedfeed"}),
+		"self":     signed(entry{SID: "self", Name: "x3", Role: protocol.RoleComputer, Office: "o", Version: protocol.Version, Node: s1.cluster.node}),
+		"other":    signed(entry{SID: "other", Name: "x4", Role: protocol.RoleComputer, Office: "elsewhere", Version: protocol.Version, Node: s2.cluster.node}),
+	} {
+		if err := rdb.HSet(ctx, "t6:office:o", sid, raw).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := names(t, agent, "o"); !slices.Equal(got, want) {
+		t.Errorf("list_room with malformed registry entries: %v, want %v", got, want)
+	}
+
+	// Over the bound: the 8 entries now in the hash are more than 4.
+	s1.cluster.mu.Lock()
+	s1.cluster.maxEntries = 4
+	s1.cluster.mu.Unlock()
+	if got := names(t, agent, "o"); !slices.Equal(got, []string{"agent:a"}) {
+		t.Errorf("list_room over the registry bound: %v, want this node's members only", got)
+	}
+}
