@@ -68,15 +68,17 @@ type localDoc struct {
 	pages     map[string]json.RawMessage // page_hash → page object
 	objects   map[string]json.RawMessage // content_hash → element object
 	blobs     map[string][]byte          // sha256 ref → bytes
-	size      int                        // bytes of all objects inline
+	blobOf    map[string]string          // content_hash → its blob ref, for Image elements
+	elems     []string                   // content hashes in reading order (delta's multiset)
 	err       error
 }
 
 // pushResult is what happened to one document.
 type pushResult struct {
-	uri, status string // created, updated, unchanged, deleted, would …, failed
+	uri, status string // created, updated, unchanged, deleted, would …, failed, not sent
 	delta       wire.Delta
 	err         error
+	local       bool // err is the file's own (it never reached the remote)
 }
 
 func (a *app) runPush(f *pushFlags, root string) error {
@@ -86,7 +88,7 @@ func (a *app) runPush(f *pushFlags, root string) error {
 	if f.jobs < 1 || f.jobs > 64 {
 		return usageErrorf("--jobs must be from 1 to 64, not %d", f.jobs)
 	}
-	files, base, err := pushFiles(root)
+	files, skipped, base, err := pushFiles(root)
 	if err != nil {
 		return err
 	}
@@ -106,13 +108,19 @@ func (a *app) runPush(f *pushFlags, root string) error {
 	if err != nil {
 		return err
 	}
+	out := newPushOutput(a.stdout, a.stderr, a.g.noColor())
+	for _, p := range skipped {
+		out.line(a.stderr, fmt.Sprintf("dpe-tui: push: skipped %s: not a format dpe-tui converts", sanitize.Line(p)))
+	}
 	conv := convert.New(convert.Options{})
 	defer conv.Close()
 	// Convert and hash, f.jobs at once.
 	docs := make([]*localDoc, len(files))
+	out.start("converting", len(files))
 	parallel(f.jobs, len(files), func(i int) {
 		rel, _ := filepath.Rel(base, files[i])
 		docs[i] = buildLocal(a.ctx, conv, files[i], prefix+uriPath(rel))
+		out.step()
 	})
 	// Ask which documents differ.
 	heads := make([]*wire.Head, len(docs))
@@ -125,37 +133,81 @@ func (a *app) runPush(f *pushFlags, root string) error {
 		}
 		hs, err := c.BatchHead(a.ctx, uris)
 		if err != nil {
+			out.done()
 			return err
 		}
 		copy(heads[i:], hs)
 	}
+	// A remote that stops answering ends the push after the documents in
+	// flight: the rest are not sent, and the summary says why.
+	var gone pushGone
 	results := make([]pushResult, len(docs))
+	out.start("sending", len(docs))
 	parallel(f.jobs, len(docs), func(i int) {
-		results[i] = pushOne(a.ctx, c, caps, docs[i], heads[i], f.dryRun)
+		if err := gone.get(); err != nil {
+			results[i] = pushResult{uri: docs[i].uri, status: "not sent"}
+		} else {
+			results[i] = pushOne(a.ctx, c, caps, docs[i], heads[i], f.dryRun)
+			if remoteGone(results[i].err) {
+				gone.set(results[i].err)
+			}
+		}
+		out.result(results[i])
 	})
-	if f.prune {
-		results = append(results, prune(a.ctx, c, prefix, docs, f.dryRun)...)
+	if f.prune && gone.get() == nil {
+		for _, r := range prune(a.ctx, c, prefix, docs, f.dryRun) {
+			out.result(r)
+			results = append(results, r)
+		}
 	}
-	return printPush(a, results)
+	out.done()
+	return printPush(a, results, len(skipped), gone.get())
+}
+
+// pushGone is the first error that says the remote is gone, shared by
+// the workers of one push.
+type pushGone struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (g *pushGone) get() error { g.mu.Lock(); defer g.mu.Unlock(); return g.err }
+func (g *pushGone) set(err error) {
+	g.mu.Lock()
+	if g.err == nil {
+		g.err = err
+	}
+	g.mu.Unlock()
+}
+
+// remoteGone reports whether err means the remote no longer answers (a
+// connection refused or cut, a timeout, DPE_UNAVAILABLE after the
+// client's retries), as opposed to one document's refusal.
+func remoteGone(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ue *url.Error
+	return errors.As(err, &ue) || errors.Is(err, wire.CodeUnavailable)
 }
 
 // pushFiles lists the convertible files of root (a file or a folder), in
-// lexical order, and the folder URIs are relative to.
-func pushFiles(root string) ([]string, string, error) {
+// lexical order, the regular files it skips as not convertible, and the
+// folder URIs are relative to.
+func pushFiles(root string) (files, skipped []string, base string, err error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, "", fmt.Errorf("push: %w", err)
+		return nil, nil, "", fmt.Errorf("push: %w", err)
 	}
 	if !st.IsDir() {
-		return []string{abs}, filepath.Dir(abs), nil
+		return []string{abs}, nil, filepath.Dir(abs), nil
 	}
 	conv := convert.New(convert.Options{CacheDir: "-"})
 	defer conv.Close()
-	var files []string
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -163,18 +215,23 @@ func pushFiles(root string) ([]string, string, error) {
 		if d.IsDir() && p != abs && strings.HasPrefix(d.Name(), ".") {
 			return filepath.SkipDir
 		}
-		if d.Type().IsRegular() && conv.SupportedName(d.Name()) {
-			if len(files) >= maxPushFiles {
-				return fmt.Errorf("more than %d files", maxPushFiles)
-			}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if len(files)+len(skipped) >= maxPushFiles {
+			return fmt.Errorf("more than %d files", maxPushFiles)
+		}
+		if conv.SupportedName(d.Name()) {
 			files = append(files, p)
+		} else if !strings.HasPrefix(d.Name(), ".") {
+			skipped = append(skipped, p)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("push %s: %w", sanitize.Line(root), err)
+		return nil, nil, "", fmt.Errorf("push %s: %w", sanitize.Line(root), err)
 	}
-	return files, abs, nil
+	return files, skipped, abs, nil
 }
 
 // fileURIOf is the file:// URI of an absolute path, each segment
@@ -208,28 +265,45 @@ func parallel(jobs, n int, fn func(i int)) {
 
 // buildLocal converts one file and builds its DPE v1 objects through
 // identity's v0.2 mapping (the one table from our documents to dpe1).
+//
+// The file's modification time is not read: last_modified then comes only
+// from the document's own properties. A mod time is the file system's
+// fact about a copy, not content (core: the hash is of content), and a
+// `touch` must not make a new version of an unchanged document.
 func buildLocal(ctx context.Context, conv *convert.Converter, path, uri string) *localDoc {
-	d := &localDoc{path: path, uri: uri, pages: map[string]json.RawMessage{}, objects: map[string]json.RawMessage{}, blobs: map[string][]byte{}}
-	body, err := conv.ConvertFile(ctx, path)
+	d := &localDoc{path: path, uri: uri, pages: map[string]json.RawMessage{}, objects: map[string]json.RawMessage{},
+		blobs: map[string][]byte{}, blobOf: map[string]string{}}
+	f, st, err := convert.OpenRegular(path)
 	if err != nil {
 		d.err = err
+		return d
+	}
+	defer f.Close()
+	body, err := conv.ConvertJSON(ctx, convert.Source{Name: path, ReaderAt: f, Size: st.Size()})
+	switch {
+	case err != nil && st.Size() == 0:
+		// An empty text file is a document; an empty PDF is nothing.
+		d.err = fmt.Errorf("%s: the file is empty (0 bytes), no document to push", path)
+		return d
+	case err != nil:
+		d.err = err // names the file
 		return d
 	}
 	doc, err := dpe.Decode(body, dpe.Limits{})
 	if err != nil {
-		d.err = err
+		d.err = fmt.Errorf("%s: %w", path, err)
 		return d
 	}
 	for i := range doc.Pages {
 		if err := doc.EnsurePage(i, dpe.Limits{}); err != nil {
-			d.err = err
+			d.err = fmt.Errorf("%s: %w", path, err)
 			return d
 		}
 	}
 	r := identity.Compute(identity.Map(body, doc))
 	if len(r.Problems) > 0 {
 		p := r.Problems[0]
-		d.err = fmt.Errorf("%s: %s", p.Path, p.Message)
+		d.err = fmt.Errorf("%s: %s: %s", path, p.Path, p.Message)
 		return d
 	}
 	// The canonical objects identity hashed are what the remote receives.
@@ -237,22 +311,19 @@ func buildLocal(ctx context.Context, conv *convert.Converter, path, uri string) 
 		d.pages[string(p.PageHash)] = p.Object
 		for j, e := range p.Elements {
 			d.objects[string(e.ContentHash)] = e.Object
+			d.elems = append(d.elems, string(e.ContentHash))
 			if e.Blob != "" {
 				b, err := imageBytes(doc, i, j, e.Blob)
 				if err != nil {
-					d.err = fmt.Errorf("%s: %w", e.Path, err)
+					d.err = fmt.Errorf("%s: %s: %w", path, e.Path, err)
 					return d
 				}
 				d.blobs[e.Blob] = b
+				d.blobOf[string(e.ContentHash)] = e.Blob
 			}
 		}
 	}
 	d.docRaw, d.hash = r.Object, string(r.DocHash)
-	for _, m := range []map[string]json.RawMessage{d.pages, d.objects} {
-		for _, r := range m {
-			d.size += len(r)
-		}
-	}
 	return d
 }
 
@@ -278,38 +349,69 @@ func imageBytes(doc *dpe.Document, i, j int, ref string) ([]byte, error) {
 }
 
 // pushOne delivers one document: unchanged when the remote's head is its
-// hash; else the fast path (everything inline in one commit) when it fits
-// and has no blob, or negotiate → upload what is missing → commit.
+// hash. Otherwise the remote's current skeleton (for an update) says which
+// pages and element objects it already holds for this document
+// (dedup_scope: document): the rest goes inline in one commit when it fits
+// and needs no blob, else through negotiate → upload what is missing →
+// commit. The delta printed is the protocol's (core §3.3, the multiset of
+// content hashes) — the remote's answer, or for --dry-run computed here
+// from the skeleton.
 func pushOne(ctx context.Context, c *dpev1.Client, caps *wire.Capabilities, d *localDoc, head *wire.Head, dryRun bool) pushResult {
 	r := pushResult{uri: d.uri}
 	if d.err != nil {
-		r.status, r.err = "failed", fmt.Errorf("%s: %w", sanitize.Line(d.path), d.err)
+		r.status, r.err, r.local = "failed", d.err, true
 		return r
 	}
 	pre := dpev1.Precondition{IfAbsent: true}
 	r.status = "created"
+	have := map[string]bool{}
+	var old []string
 	if head != nil {
 		if head.DocHash == d.hash {
 			r.status = "unchanged"
+			r.delta = wire.DeltaOf(d.elems, d.elems)
 			return r
 		}
 		pre = dpev1.Precondition{BaseHash: head.DocHash}
 		r.status = "updated"
+		sk, err := c.GetSkeleton(ctx, d.uri, "")
+		if err != nil {
+			r.status, r.err = "failed", err
+			return r
+		}
+		if sk.Skeleton != nil {
+			for i, p := range sk.Skeleton.Pages {
+				have[sk.Skeleton.Document.Pages[i]] = true
+				for _, e := range p.Elements {
+					have[e] = true
+					old = append(old, e)
+				}
+			}
+		}
 	}
+	r.delta = wire.DeltaOf(old, d.elems)
 	if dryRun {
 		r.status = "would be " + r.status
 		return r
 	}
+	req := &wire.CommitRequest{Document: d.docRaw}
+	size, blobs := len(d.docRaw), false
+	for _, h := range sortedKeys(d.pages) {
+		if !have[h] {
+			req.Pages = append(req.Pages, d.pages[h])
+			size += len(d.pages[h]) + 1
+		}
+	}
+	for _, h := range sortedKeys(d.objects) {
+		if !have[h] {
+			req.Objects = append(req.Objects, d.objects[h])
+			size += len(d.objects[h]) + 1
+			blobs = blobs || d.blobOf[h] != ""
+		}
+	}
 	var res *wire.CommitResponse
 	var err error
-	if len(d.blobs) == 0 && int64(d.size+len(d.docRaw))+4096 < caps.Limits.MaxPayloadBytes {
-		req := &wire.CommitRequest{Document: d.docRaw}
-		for _, h := range sortedKeys(d.pages) {
-			req.Pages = append(req.Pages, d.pages[h])
-		}
-		for _, h := range sortedKeys(d.objects) {
-			req.Objects = append(req.Objects, d.objects[h])
-		}
+	if !blobs && int64(size)+4096 < caps.Limits.MaxPayloadBytes {
 		res, err = c.Commit(ctx, d.uri, req, pre)
 	} else {
 		res, err = pushStaged(ctx, c, caps, d, pre)
@@ -412,7 +514,10 @@ func prune(ctx context.Context, c *dpev1.Client, prefix string, docs []*localDoc
 	return out
 }
 
-func printPush(a *app, results []pushResult) error {
+// printPush prints the summary: how many documents went which way, the
+// total delta, the files skipped, and why the push stopped if it did.
+// Each document's own line was printed as it finished (pushOutput).
+func printPush(a *app, results []pushResult, skipped int, gone error) error {
 	count := map[string]int{}
 	var total wire.Delta
 	failed := 0
@@ -421,26 +526,50 @@ func printPush(a *app, results []pushResult) error {
 		total.Added += r.delta.Added
 		total.Removed += r.delta.Removed
 		total.Retained += r.delta.Retained
-		switch {
-		case r.err != nil:
+		if r.err != nil {
 			failed++
-			why := r.err.Error()
-			if errors.Is(r.err, wire.CodePreconditionFailed) || errors.Is(r.err, wire.CodeAlreadyExists) {
-				why = "changed on the remote since it was read, not overwritten: " + why
-			}
-			fmt.Fprintf(a.stderr, "dpe-tui: push %s: %s\n", sanitize.Line(r.uri), sanitize.Line(why))
-		case r.status == "unchanged":
-		default:
-			fmt.Fprintf(a.stdout, "%-16s %s  +%d -%d =%d\n", r.status, sanitize.Line(r.uri), r.delta.Added, r.delta.Removed, r.delta.Retained)
 		}
 	}
 	var parts []string
 	for _, k := range sortedKeys(count) {
 		parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
 	}
+	if skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped (not convertible)", skipped))
+	}
 	fmt.Fprintf(a.stdout, "push: %d documents: %s; delta +%d -%d =%d\n", len(results), strings.Join(parts, ", "), total.Added, total.Removed, total.Retained)
+	if gone != nil {
+		return &exitError{code: exitRuntime, msg: fmt.Sprintf("push stopped: the remote stopped answering (%v); %d documents were not sent", gone, count["not sent"])}
+	}
 	if failed > 0 {
-		return fmt.Errorf("push: %d of %d documents failed", failed, len(results))
+		return &exitError{code: pushExit(results), msg: fmt.Sprintf("push: %d of %d documents failed", failed, len(results))}
 	}
 	return nil
+}
+
+// pushExit is 3 when every failure is the remote's refusal (a DPE code,
+// such as a CAS conflict), else 1.
+func pushExit(results []pushResult) int {
+	for _, r := range results {
+		if r.err != nil && !errors.As(r.err, new(*wire.Problem)) {
+			return exitRuntime
+		}
+	}
+	return exitProtocol
+}
+
+// resultLine is one document's line: its status, URI and delta, or its
+// error (a CAS conflict says that nothing was overwritten).
+func resultLine(r pushResult) string {
+	if r.err != nil {
+		why := r.err.Error()
+		if errors.Is(r.err, wire.CodePreconditionFailed) || errors.Is(r.err, wire.CodeAlreadyExists) {
+			why = "changed on the remote since it was read, not overwritten (push again to send this version over the new one): " + why
+		}
+		if r.local {
+			return "dpe-tui: push: " + sanitize.Line(why)
+		}
+		return fmt.Sprintf("dpe-tui: push %s: %s", sanitize.Line(r.uri), sanitize.Line(why))
+	}
+	return fmt.Sprintf("%-16s %s  +%d -%d =%d", r.status, sanitize.Line(r.uri), r.delta.Added, r.delta.Removed, r.delta.Retained)
 }

@@ -37,6 +37,8 @@
 //	------------------------------------------------------------------------
 //	file_type                                  file_type (must be in the enum; "markdown" is not "md")
 //	file_type of source code (go, py, js, …)   "txt", the v0.2 value kept as doc_metadata.source_file_type
+//	file_type jpeg                             "jpg" (the enum's spelling of the same format)
+//	file_type ods, odp, gif                    "unk", the v0.2 value kept as doc_metadata.source_file_type
 //	title                                      title
 //	doc_metadata + every other top-level field doc_metadata (a key in both is a Problem)
 //	file_uri, uri, doc_ref                     not hashed: the document's identity, not content

@@ -43,18 +43,20 @@ func Map(body []byte, d *dpe.Document) *Input {
 			in.FileType = s
 		}
 	}
-	if in.FileType != nil && sourceCodeType(*in.FileType) {
-		// The table's source-code row: the enum has no value per
-		// language, and source code is plain text; the language is kept
-		// in doc_metadata, so it is still content.
-		if _, dup := top[sourceFileTypeKey]; dup {
-			in.Problems = append(in.Problems, Problem{"$" + pathKey(sourceFileTypeKey), CodeValidation,
-				"field " + strconv.Quote(sourceFileTypeKey) + " is also where a source-code file_type goes"})
-		} else {
-			lang, _ := json.Marshal(*in.FileType)
-			top[sourceFileTypeKey] = lang
-			txt := "txt"
-			in.FileType = &txt
+	if in.FileType != nil {
+		if v1, keep, ok := mappedFileType(*in.FileType); ok {
+			// The table's rows for formats the enum has no value of: the
+			// v0.2 value is kept in doc_metadata, so it is still content.
+			if _, dup := top[sourceFileTypeKey]; keep && dup {
+				in.Problems = append(in.Problems, Problem{"$" + pathKey(sourceFileTypeKey), CodeValidation,
+					"field " + strconv.Quote(sourceFileTypeKey) + " is also where the v0.2 file_type " + strconv.Quote(*in.FileType) + " goes"})
+			} else {
+				if keep {
+					orig, _ := json.Marshal(*in.FileType)
+					top[sourceFileTypeKey] = orig
+				}
+				in.FileType = &v1
+			}
 		}
 	}
 	in.DocMetadata = in.merge("$", top, "doc_metadata", docDropped())
@@ -113,21 +115,31 @@ func Map(body []byte, d *dpe.Document) *Input {
 	return in
 }
 
-// sourceFileTypeKey is the doc_metadata key that keeps a source-code
-// file_type mapped to "txt".
+// sourceFileTypeKey is the doc_metadata key that keeps a v0.2 file_type
+// the enum has no value of.
 const sourceFileTypeKey = "source_file_type"
 
-// sourceCodeType reports whether a v0.2 file_type names a source-code
-// language (what our code converter emits: the file's extension). The
-// list is closed, like the enum: any other value outside the enum stays a
-// Problem.
-func sourceCodeType(ft string) bool {
+// mappedFileType is the v1 file_type of a v0.2 value our converters emit
+// that is not itself in the enum (ok false: the value stays as it is, and
+// a value outside the enum is a Problem). keep: the v0.2 value goes to
+// doc_metadata.source_file_type, because the v1 value loses it.
+//   - jpeg is the enum's jpg, the same format spelled otherwise;
+//   - source code (the file's extension) is plain text: txt;
+//   - ods, odp and gif have no enum value: unk, the enum's own word for
+//     a format it does not name.
+//
+// The list is closed, like the enum.
+func mappedFileType(ft string) (v1 string, keep, ok bool) {
 	switch ft {
+	case "jpeg":
+		return "jpg", false, true
 	case "go", "py", "js", "mjs", "ts", "tsx", "rs", "java", "c", "h", "cc", "cpp", "hpp",
 		"sh", "bash", "sql", "rb", "kt", "swift", "lua", "yaml", "yml", "toml", "css":
-		return true
+		return "txt", true, true
+	case "ods", "odp", "gif":
+		return "unk", true, true
 	}
-	return false
+	return "", false, false
 }
 
 // Fields that carry no content of their own: identities (file_uri is the

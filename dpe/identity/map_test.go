@@ -58,3 +58,24 @@ func hashDocument(t *testing.T, raw []byte) *Result {
 	}
 	return Compute(Map(raw, d))
 }
+
+// TestMap_FileTypesTheEnumLacks: every file_type our converters emit
+// hashes; jpeg is the enum's jpg (the same document either way), and
+// ods, odp and gif are unk with the v0.2 value kept as content.
+func TestMap_FileTypesTheEnumLacks(t *testing.T) {
+	jpeg, jpg := hashOf(t, sprintf(codeDoc, "jpeg")), hashOf(t, sprintf(codeDoc, "jpg"))
+	if len(jpeg.Problems) != 0 || jpeg.DocHash == "" || jpeg.DocHash != jpg.DocHash {
+		t.Fatalf("jpeg %+v, jpg %q", jpeg, jpg.DocHash)
+	}
+	seen := map[Hash]string{}
+	for _, ft := range []string{"ods", "odp", "gif", "unk"} {
+		r := hashOf(t, sprintf(codeDoc, ft))
+		if len(r.Problems) != 0 || r.DocHash == "" || r.FileType != "unk" {
+			t.Fatalf("%s: %+v", ft, r)
+		}
+		if other, dup := seen[r.DocHash]; dup {
+			t.Errorf("%s and %s hash the same: the v0.2 file_type was lost", ft, other)
+		}
+		seen[r.DocHash] = ft
+	}
+}
