@@ -682,6 +682,10 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 	type occKey struct{ row, col int }
 	occ := map[occKey]bool{} // grid positions taken by spans
 	depth := 1
+	// est is the text and HTML the table will build, counted as it is
+	// read so a repeated cell fails before its copies exist.
+	var est int64
+	maxOut := r.env.Limits.MaxOutputBytes
 	limit := func() error {
 		what := "table cell count"
 		if sheet >= 0 {
@@ -757,9 +761,11 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				// covered-table-cell), so an XML cell is one column wide
 				// whatever its span.
 				// Repeats share cur.text in the grid but each is written
-				// out twice (text and HTML): charged before the copies.
-				if err := r.env.Charge(0, int64(min(curRepeat, 16384))*(2*int64(len(cur.text))+16)); err != nil {
-					return nil, err
+				// out twice (text and HTML): over the budget before the
+				// grid is built, this stops here. The grid's check charges
+				// the bytes, once, when the table is whole.
+				if est += int64(min(curRepeat, 16384)) * (2*int64(len(cur.text)) + 16); est > maxOut {
+					return nil, limitErr("output size", maxOut, est)
 				}
 				for i := 0; i < curRepeat && i < 16384; i++ {
 					c := *cur
@@ -797,8 +803,8 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 					for _, c := range row {
 						rowBytes += 2*int64(len(c.text)) + 16
 					}
-					if err := r.env.Charge(0, int64(rowRepeat-1)*rowBytes); err != nil {
-						return nil, err
+					if est += int64(rowRepeat-1) * rowBytes; est > maxOut {
+						return nil, limitErr("output size", maxOut, est)
 					}
 				}
 				for i := 0; i < rowRepeat; i++ {

@@ -1,8 +1,13 @@
 package convert
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 func TestODTGolden(t *testing.T) {
@@ -176,5 +181,31 @@ func TestODPListsAndNotes(t *testing.T) {
 	n := elementsOf(doc, "NarrativeText")
 	if len(n) != 1 || n[0].Text != "Speak slowly." || string(n[0].Metadata["slide_notes"]) != "true" {
 		t.Errorf("notes:\n%s", s)
+	}
+}
+
+// A table is charged to the output budget once: a sheet of repeated cells
+// that builds 60 % of the budget converts (charged while read and again
+// when whole, it was refused at 120 %), and one at 140 % is refused with
+// the limit and both numbers.
+func TestODSRepeatsChargedOnce(t *testing.T) {
+	const budget = 4 << 20
+	sheet := func(rows int) []byte {
+		cell := strings.Repeat("y", 1000)
+		content := `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:spreadsheet>` +
+			fmt.Sprintf(`<table:table table:name="S"><table:table-row table:number-rows-repeated="%d"><table:table-cell table:number-columns-repeated="10" office:value-type="string"><text:p>%s</text:p></table:table-cell></table:table-row></table:table>`, rows, cell) +
+			`</office:spreadsheet></office:body></office:document-content>`
+		return odfZip(t, "application/vnd.oasis.opendocument.spreadsheet", content)
+	}
+	c := New(Options{CacheDir: "-", Limits: Limits{MaxOutputBytes: budget}})
+	defer c.Close()
+	// A row is ten cells of 1,000 bytes, written twice: 20 KB.
+	if doc, err := convertBytes(t, c, "fits.ods", sheet(budget*6/10/20000)); err != nil || doc.PageCount != 1 {
+		t.Fatalf("60 %% of the budget: %v", err)
+	}
+	_, err := convertBytes(t, c, "over.ods", sheet(budget*14/10/20000))
+	var le *dpe.LimitError
+	if !errors.As(err, &le) || le.What != "output size" || le.Limit != budget || le.Got <= budget || !strings.Contains(err.Error(), strconv.FormatInt(le.Got, 10)) {
+		t.Fatalf("140 %% of the budget: %v", err)
 	}
 }

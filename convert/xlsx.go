@@ -10,6 +10,7 @@ import (
 	"html"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,19 @@ const xlsxChunkRows = 1000
 // numbers (row 1 then row 1,000,000 is two rows and a short run, not a
 // million empty rows).
 const xlsxMaxBlankRun = 100
+
+// xlsxSparseGap is the run of empty columns from which a row stays sparse:
+// the run is one <td colspan="N"></td> and one tab, not N cells. A cell
+// at column XFD is then two cells, not 16,384 (a 12 KB sheet with one in
+// each of 20,000 rows asked for 1.7 GB); shorter runs keep a cell per
+// column, as a reader of a small table expects.
+const xlsxSparseGap = 16
+
+// xlsxCell is a cell with a value in a row: rows are kept sparse.
+type xlsxCell struct {
+	col  int // from 1
+	text string
+}
 
 // xlsxPages is an open workbook: a page per sheet.
 //
@@ -446,11 +460,11 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 		return fmt.Errorf("sheet %s: %w", sh.name, err)
 	}
 	defer rc.Close()
-	t := &xlsxTable{b: b, sheet: sh.name, page: i, anchors: anchors, covered: covered}
+	t := &xlsxTable{b: b, sheet: sh.name, page: i, anchors: anchors, covered: covered, merged: mergedCols(anchors, covered)}
 	d := p.env.XML(bufio.NewReaderSize(rc, 64<<10))
 	var (
 		row, col     int // current row and the next cell's column
-		cells        []string
+		cells        []xlsxCell
 		cellCol      int
 		typ, style   string
 		val          strings.Builder
@@ -532,28 +546,30 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 				if row == 0 {
 					continue
 				}
+				last := 0
+				if len(cells) > 0 {
+					last = cells[len(cells)-1].col
+				}
+				if cellCol <= last {
+					col = last + 1
+					continue // a second value for a column: the first one stays
+				}
 				text := ""
 				if hasV {
 					text = p.cellText(typ, style, val.String())
 				}
-				// Charged before the padding and the copies in the row's
-				// text and HTML are built: one shared string can be used
-				// by every cell, and one cell at column XFD pads its row
-				// to 16,384 cells.
-				pad := int64(max(cellCol-1-len(cells), 0))
-				if b.Charge(pad+1, pad*int64(len("<td></td>\t"))+2*int64(len(text))+16) != nil {
+				// Charged before the copies in the row's text and HTML are
+				// built: one shared string can be used by every cell. The
+				// empty columns before it cost what addRow writes for them.
+				gapCells, gapBytes := t.gapCost(row, last+1, cellCol)
+				if b.Charge(gapCells+1, gapBytes+2*int64(len(text))+16) != nil {
 					return nil
 				}
-				for len(cells) < cellCol-1 {
-					cells = append(cells, "")
-				}
-				if len(cells) < cellCol {
-					cells = append(cells, text)
-				}
+				cells = append(cells, xlsxCell{cellCol, text})
 				col = cellCol + 1
 			case "row":
 				if row > 0 && inSheetData {
-					for len(cells) > 0 && cells[len(cells)-1] == "" {
+					for len(cells) > 0 && cells[len(cells)-1].text == "" {
 						cells = cells[:len(cells)-1]
 					}
 					t.addRow(row, cells)
@@ -609,6 +625,7 @@ type xlsxTable struct {
 	page             int
 	anchors          map[[2]int]span
 	covered          map[[2]int]bool
+	merged           map[int][]int // row → its merged columns (anchors and covered), sorted
 	htmlB, textB     strings.Builder
 	header           []string
 	n, chunk, start  int
@@ -616,24 +633,80 @@ type xlsxTable struct {
 	chunked, started bool
 }
 
-func (t *xlsxTable) addRow(r int, cols []string) {
+// mergedCols indexes the merged positions by row, so a run of empty
+// columns can tell whether a merge lies in it without a lookup per column.
+func mergedCols(anchors map[[2]int]span, covered map[[2]int]bool) map[int][]int {
+	if len(anchors) == 0 {
+		return nil
+	}
+	m := map[int][]int{}
+	for k := range anchors {
+		m[k[0]] = append(m[k[0]], k[1])
+	}
+	for k := range covered {
+		m[k[0]] = append(m[k[0]], k[1])
+	}
+	for _, cols := range m {
+		slices.Sort(cols)
+	}
+	return m
+}
+
+// sparse reports whether the empty columns [from, to) of row r are written
+// as one colspan: a long run with no merged cell in it.
+func (t *xlsxTable) sparse(r, from, to int) bool {
+	if to-from < xlsxSparseGap {
+		return false
+	}
+	cols := t.merged[r]
+	k, _ := slices.BinarySearch(cols, from)
+	return k >= len(cols) || cols[k] >= to
+}
+
+// gapCost is what addRow writes for the empty columns [from, to) of row r:
+// the cells and bytes charged before the row is built.
+func (t *xlsxTable) gapCost(r, from, to int) (cells, bytes int64) {
+	switch {
+	case to <= from:
+		return 0, 0
+	case t.sparse(r, from, to):
+		return 1, int64(len(`<td colspan="16384"></td>` + "\t"))
+	}
+	n := int64(to - from)
+	return n, n * int64(len("<td></td>\t"))
+}
+
+func (t *xlsxTable) addRow(r int, cols []xlsxCell) {
 	if !t.started {
 		t.started = true
-		t.header = append([]string(nil), cols...)
+		if len(cols) > 0 {
+			// header_info names every column up to the last one: at most
+			// 16,384 strings, most of them empty (shared, not copied).
+			t.header = make([]string, cols[len(cols)-1].col)
+			for _, c := range cols {
+				t.header[c.col-1] = c.text
+			}
+		}
 	}
 	if t.n == 0 {
 		t.start = r
 	}
 	t.htmlB.WriteString("<tr>")
-	line := make([]string, 0, len(cols))
 	tag := "td"
 	if r == 1 {
 		tag = "th"
 	}
-	for c, v := range cols {
-		key := [2]int{r, c + 1}
+	first := true
+	sep := func() {
+		if !first {
+			t.textB.WriteByte('\t')
+		}
+		first = false
+	}
+	cell := func(c int, v string) {
+		key := [2]int{r, c}
 		if t.covered[key] {
-			continue
+			return
 		}
 		attrs := ""
 		if s, ok := t.anchors[key]; ok {
@@ -646,10 +719,24 @@ func (t *xlsxTable) addRow(r int, cols []string) {
 		}
 		fmt.Fprintf(&t.htmlB, "<%s%s>%s</%s>", tag, attrs, html.EscapeString(v), tag)
 		t.cells++
-		line = append(line, v)
+		sep()
+		t.textB.WriteString(v)
+	}
+	next := 1
+	for _, v := range cols {
+		if t.sparse(r, next, v.col) {
+			fmt.Fprintf(&t.htmlB, `<%s colspan="%d"></%s>`, tag, v.col-next, tag)
+			t.cells++
+			sep()
+		} else {
+			for c := next; c < v.col; c++ {
+				cell(c, "")
+			}
+		}
+		cell(v.col, v.text)
+		next = v.col + 1
 	}
 	t.htmlB.WriteString("</tr>")
-	t.textB.WriteString(strings.Join(line, "\t"))
 	t.textB.WriteByte('\n')
 	t.n++
 	if t.n >= xlsxChunkRows {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
 	"github.com/dpe-tui/dpe-tui/render"
 )
 
@@ -185,4 +186,78 @@ func TestXLSXDeepNesting(t *testing.T) {
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "deep.xlsx: page 1: nesting depth over the limit") {
 		t.Fatalf("error %v, want the nesting depth limit", err)
 	}
+}
+
+// A cell at column XFD in each of 20,000 rows keeps its rows sparse: the
+// empty run before it is one cell with a colspan, so the sheet converts to
+// a few megabytes (padded, it asked for 1.7 GB and met the budget). A
+// merged cell inside a long run keeps that run a cell per column, so the
+// merge stays where it is.
+func TestXLSXFarColumnsStaySparse(t *testing.T) {
+	var far hostilefiles.File
+	for _, f := range hostilefiles.All() {
+		if f.Name == "xlsx-far-column.xlsx" {
+			far = f
+		}
+	}
+	var buf bytes.Buffer
+	if err := far.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	c := testConverter(t)
+	data, err := c.ConvertJSON(context.Background(), BytesSource(far.Name, buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 8<<20 {
+		t.Errorf("%d bytes of JSON for 20,000 cells", len(data))
+	}
+	if !strings.Contains(string(data), `<tr><td colspan=\"16383\"></td><td>1</td></tr>`) {
+		t.Errorf("the far cell is not after one colspan: %.600s", data)
+	}
+
+	sheet := `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` +
+		`<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c><c r="Z1" t="inlineStr"><is><t>z</t></is></c></row>` +
+		`<row r="2"><c r="A2" t="inlineStr"><is><t>b</t></is></c><c r="C2" t="inlineStr"><is><t>m</t></is></c><c r="Z2" t="inlineStr"><is><t>y</t></is></c></row>` +
+		`</sheetData><mergeCells count="1"><mergeCell ref="C2:D2"/></mergeCells></worksheet>`
+	doc, err := c.Convert(context.Background(), BytesSource("merge.xlsx", xlsxWithSheet(t, sheet)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(elementsOf(doc, "Table")[0].Metadata["text_as_html"])
+	for _, want := range []string{
+		`<tr><th>a</th><th colspan=\"24\"></th><th>z</th></tr>`,
+		`<tr><td>b</td><td></td><td colspan=\"2\">m</td><td></td>`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %s:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "<td></td>"); n != 22 {
+		t.Errorf("%d empty cells in row 2, want the 22 beside the merge:\n%s", n, got)
+	}
+}
+
+// xlsxWithSheet is a minimal workbook of one sheet.
+func xlsxWithSheet(t *testing.T, sheet string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range map[string]string{
+		"[Content_Types].xml":        `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>`,
+		"_rels/.rels":                `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+		"xl/workbook.xml":            `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+		"xl/_rels/workbook.xml.rels": `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,
+		"xl/worksheets/sheet1.xml":   sheet,
+	} {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

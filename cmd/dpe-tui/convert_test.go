@@ -271,19 +271,20 @@ func TestConvertOutNeverReplacesFIFOSymlinkOrDevice(t *testing.T) {
 	})
 }
 
-// convert --timeout is the conversion's deadline: a sheet that pads 20,000
-// rows to column XFD is abandoned mid-parse with a LimitError naming the
+// convert --timeout is the conversion's deadline: a document of 3,000,000
+// tiny paragraphs (seconds of parsing before its output budget) is
+// abandoned mid-parse with a LimitError naming the
 // deadline and the time taken.
 func TestConvertTimeoutStopsMidParse(t *testing.T) {
 	dir := t.TempDir()
-	var far hostilefiles.File
+	var slow hostilefiles.File
 	for _, f := range hostilefiles.All() {
-		if f.Name == "xlsx-far-column.xlsx" {
-			far = f
+		if f.Name == "docx-tiny-paragraphs.docx" {
+			slow = f
 		}
 	}
-	p := filepath.Join(dir, far.Name)
-	if err := hostilefiles.WriteFile(p, far); err != nil {
+	p := filepath.Join(dir, slow.Name)
+	if err := hostilefiles.WriteFile(p, slow); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errOut := runCLI(t, "convert", "--timeout", "100ms", p)

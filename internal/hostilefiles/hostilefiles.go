@@ -30,7 +30,9 @@ type File struct {
 	// ("output size", "cell count", "PDF engine memory" …); any of
 	// several, separated by "|". PDFium reaches its memory limit in
 	// seconds, or on a loaded machine meets the conversion's deadline
-	// first: either is a budget.
+	// first: either is a budget. Empty: a file that asks for much
+	// only of a converter that pads, and converts within every budget
+	// (the far-column sheet, whose rows stay sparse).
 	Limit string
 	Why   string // what it does, in one line
 	Write func(w io.Writer) error
@@ -41,7 +43,7 @@ func All() []File {
 	return []File{
 		{"xlsx-shared-string.xlsx", "output size", "200 cells all pointing at one 1 MiB shared string", xlsxSharedString},
 		{"ods-repeated.ods", "output size", "a 64 KiB cell repeated 1,000 columns × 1,000 rows", odsRepeated},
-		{"xlsx-far-column.xlsx", "cell count|output size", "one cell at column XFD in each of 20,000 rows", xlsxFarColumn},
+		{"xlsx-far-column.xlsx", "", "one cell at column XFD in each of 20,000 rows", xlsxFarColumn},
 		{"csv-ragged.csv", "cell count", "one row of 100,000 commas pads 10,000 short rows", csvRagged},
 		{"csv-long-line.csv", "output size", "one 400 MB line", csvLongLine},
 		{"pdf-self-form.pdf", "PDF engine|conversion time", "a form XObject that draws itself twice", pdfSelfForm},
