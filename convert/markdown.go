@@ -590,13 +590,40 @@ func openMarkdown(ctx context.Context, src *Source, env *Env) (Pages, error) {
 // "[x](" takes most of a minute; a real paragraph has a few dozen.
 const mdMaxBrackets = 4096
 
+// mdMaxLinkScan bounds, over the whole document, the bytes goldmark scans
+// for link destinations: after each "](" it reads to the next whitespace
+// (after "](<", to the next '>'), within the line. Under the per-paragraph
+// cap, 75 paragraphs of 4,000 "[x](" (1.2 MB) still cost 21 s, since each
+// opener scans the rest of its line; at about 15 ns a byte this is half a
+// second, and 150,000 real links of 200 bytes each.
+const mdMaxLinkScan = 1 << 25
+
+// mdMaxDelimiterWork bounds goldmark's emphasis matching over the whole
+// document: it matches each closer against the open delimiters ('*', '_',
+// '~') of its paragraph, so a paragraph of d delimiters costs about d²
+// (20 paragraphs of 16,000 "*a " took 4 s). The sum of d² is capped: about
+// a quarter of a second, and 100,000 paragraphs of 50 delimiters each.
+const mdMaxDelimiterWork = 1 << 28
+
 // markdownPrecheck refuses, in one linear pass before the parser runs,
 // the inputs on which the parser is super-linear and cannot be stopped:
-// block quotes nested past maxDepth (">" ×100,000 on one line) and a
-// paragraph (lines up to a blank one, fenced code left out) with more
-// than mdMaxBrackets '['.
+// containers (block quotes and list items) nested past maxDepth (">"
+// ×100,000 on one line), a paragraph (lines up to a blank one, fenced
+// code left out) with more than mdMaxBrackets '[', and over the whole
+// document more than mdMaxDelimiterWork of emphasis matching or
+// mdMaxLinkScan bytes of link destination scanning.
 func markdownPrecheck(data []byte, maxDepth int) error {
 	brackets, fenced := 0, false
+	var scan, delims, delimWork int64
+	// paragraphEnd adds the paragraph's emphasis matching to the sum.
+	paragraphEnd := func() error {
+		delimWork += delims * delims
+		delims = 0
+		if delimWork > mdMaxDelimiterWork {
+			return limitErr("emphasis delimiter pairs", mdMaxDelimiterWork, delimWork)
+		}
+		return nil
+	}
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -604,24 +631,22 @@ func markdownPrecheck(data []byte, maxDepth int) error {
 		} else {
 			data = nil
 		}
-		depth := 0
-		for _, c := range line {
-			if c == '>' {
-				depth++
-			} else if c != ' ' && c != '\t' {
-				break
-			}
-		}
-		if depth > maxDepth {
+		if depth := containerDepth(line); depth > maxDepth {
 			return limitErr("block quote nesting depth", int64(maxDepth), int64(depth))
 		}
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
 			brackets = 0
+			if err := paragraphEnd(); err != nil {
+				return err
+			}
 			continue
 		}
 		if bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~")) {
 			fenced, brackets = !fenced, 0
+			if err := paragraphEnd(); err != nil {
+				return err
+			}
 			continue
 		}
 		if fenced { // code is not parsed for links
@@ -630,6 +655,74 @@ func markdownPrecheck(data []byte, maxDepth int) error {
 		if brackets += bytes.Count(line, []byte("[")); brackets > mdMaxBrackets {
 			return limitErr("'[' in one paragraph", mdMaxBrackets, int64(brackets))
 		}
+		for _, c := range line {
+			if c == '*' || c == '_' || c == '~' {
+				delims++
+			}
+		}
+		if scan += linkScan(line); scan > mdMaxLinkScan {
+			return limitErr("bytes scanned for link destinations", mdMaxLinkScan, scan)
+		}
 	}
-	return nil
+	return paragraphEnd()
+}
+
+// containerDepth counts the block quote markers and list item markers
+// that open a line ("> - > 1. text" is 4 deep): each is a container
+// goldmark nests, and nesting costs it the square.
+func containerDepth(line []byte) int {
+	depth := 0
+	for i := 0; i < len(line); {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t':
+			i++
+		case c == '>':
+			depth++
+			i++
+		case (c == '-' || c == '*' || c == '+') && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t'):
+			depth++
+			i += 2
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j+1 < len(line) && (line[j] == '.' || line[j] == ')') && (line[j+1] == ' ' || line[j+1] == '\t') {
+				depth++
+				i = j + 2
+				continue
+			}
+			return depth
+		default:
+			return depth
+		}
+	}
+	return depth
+}
+
+// linkScan is what goldmark reads for the link destinations opened in
+// line: from each "](" to the next whitespace, from each "](<" to the next
+// '>', or to the line's end. One pass: the openers waiting for their end
+// are counted, not listed.
+func linkScan(line []byte) int64 {
+	var cost, nWS, sumWS, nGT, sumGT int64
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
+			cost += nWS*int64(i) - sumWS
+			nWS, sumWS = 0, 0
+		case c == '>':
+			cost += nGT*int64(i) - sumGT
+			nGT, sumGT = 0, 0
+		case c == ']' && i+1 < len(line) && line[i+1] == '(':
+			if i+2 < len(line) && line[i+2] == '<' {
+				nGT, sumGT = nGT+1, sumGT+int64(i)
+			} else {
+				nWS, sumWS = nWS+1, sumWS+int64(i)
+			}
+		}
+	}
+	n := int64(len(line))
+	return cost + nWS*n - sumWS + nGT*n - sumGT
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // The Markdown, CSV/TSV, source-code and plain-text readers. Their
@@ -369,5 +372,35 @@ func TestMarkdown_ImagesOnlyThroughTheAssetReader(t *testing.T) {
 	}
 	if !slices.Equal(asked, []string{"img/f.png"}) {
 		t.Errorf("asset reader asked for %q: a path leaving the folder must never be asked for", asked)
+	}
+}
+
+// The Markdown pre-check is what keeps goldmark linear: a big document of
+// real shape (links, emphasis, nested lists and quotes in every
+// paragraph) passes it, while the shapes goldmark spends the square on,
+// each under the per-paragraph '[' cap, are refused with the limit
+// named. The check itself is one pass, so its cost is the file's size.
+func TestMarkdownPrecheck_RealPassesSuperLinearRefused(t *testing.T) {
+	var real strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&real, "Para %d has [a link](https://example.com/p/%d \"t\"), *stress*, _more_ and ~~gone~~ text, `code` and <https://x.example/%d>.\n\n", i, i, i)
+		if i%50 == 0 {
+			real.WriteString("> quoted\n> - item\n>   - nested [ref][r]\n\n1. one\n   2. two\n\n[r]: https://example.com/r\n\n")
+		}
+	}
+	if err := markdownPrecheck([]byte(real.String()), DefaultMaxDepth); err != nil {
+		t.Fatalf("a %d-byte document of real shape: %v", real.Len(), err)
+	}
+	for _, tc := range []struct{ name, src, what string }{
+		{"link paragraphs", strings.Repeat(strings.Repeat("[x](", 4000)+"\n\n", 75), "bytes scanned for link destinations"},
+		{"link paragraphs, <", strings.Repeat(strings.Repeat("[x](<", 3000)+"\n\n", 75), "bytes scanned for link destinations"},
+		{"emphasis", strings.Repeat(strings.Repeat("*a ", 16000)+"\n\n", 20), "emphasis delimiter pairs"},
+		{"quotes and lists", strings.Repeat("> - 1. ", 1000) + "x\n", "block quote nesting depth"},
+	} {
+		err := markdownPrecheck([]byte(tc.src), DefaultMaxDepth)
+		var le *dpe.LimitError
+		if !errors.As(err, &le) || le.What != tc.what || le.Got <= le.Limit {
+			t.Errorf("%s: %v, want a %q LimitError", tc.name, err, tc.what)
+		}
 	}
 }

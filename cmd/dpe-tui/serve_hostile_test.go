@@ -16,7 +16,7 @@ import (
 // limit), and the node goes on answering ls and get for the real one.
 func TestServe_DocsSurvivesHostileFiles(t *testing.T) {
 	if testing.Short() {
-		t.Skip("converts 14 hostile files")
+		t.Skip("converts every hostile file")
 	}
 	if racebuild.Enabled {
 		// The budgets are the product's, for its real speed: -race makes

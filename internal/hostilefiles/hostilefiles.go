@@ -52,6 +52,9 @@ func All() []File {
 		{"pdf-2m-chars.pdf", "character count|PDF engine|conversion time", "2,000,000 characters on one page", pdf2MChars},
 		{"md-link-openers.md", "'[' in one paragraph", `"[x](" ×50,000 in one paragraph`, mdLinkOpeners},
 		{"md-quote-depth.md", "block quote nesting depth", `">" ×100,000 on one line`, mdQuoteDepth},
+		{"md-link-paragraphs.md", "bytes scanned for link destinations", `75 paragraphs of "[x](" ×4,000 (each under the '[' cap)`, mdLinkParagraphs},
+		{"md-emphasis.md", "emphasis delimiter pairs", `20 paragraphs of "*a " ×16,000`, mdEmphasis},
+		{"md-quote-list.md", "block quote nesting depth", `"> - " ×10,000 on one line`, mdQuoteList},
 		{"eml-many-parts.eml", "MIME part count", "250,000 MIME parts", emlManyParts},
 		{"eml-deep.eml", "MIME multipart count", "multiparts nested 10,000 deep", emlDeep},
 		{"docx-tiny-paragraphs.docx", "output size", "3,000,000 one-letter paragraphs in a small zip", docxTinyParagraphs},
@@ -230,6 +233,20 @@ func csvLongLine(w io.Writer) error {
 }
 
 func mdLinkOpeners(w io.Writer) error { return repeat(w, "[x](", 50000) }
+
+func mdLinkParagraphs(w io.Writer) error {
+	return repeat(w, strings.Repeat("[x](", 4000)+"\n\n", 75)
+}
+
+func mdEmphasis(w io.Writer) error {
+	return repeat(w, strings.Repeat("*a ", 16000)+"\n\n", 20)
+}
+
+func mdQuoteList(w io.Writer) error {
+	repeat(w, "> - ", 10000)
+	_, err := io.WriteString(w, "deep\n")
+	return err
+}
 
 func mdQuoteDepth(w io.Writer) error {
 	repeat(w, ">", 100000)
