@@ -38,6 +38,9 @@ type cmdBar struct {
 	// hist is the history entry shown (-1: the line being typed).
 	hist    int
 	editing string
+	// toOverlay: the overlay opened the prompt, so its answers go there
+	// (raw JSON's search), not to the screen under it.
+	toOverlay bool
 }
 
 // maxHistory bounds each mode's history.
@@ -76,6 +79,7 @@ func (b *cmdBar) open(m *model, req promptMsg) tea.Cmd {
 	b.active = true
 	b.mode = req.mode
 	b.validate = req.validate
+	b.toOverlay = req.overlay
 	b.hist = -1
 	b.input.Prompt = b.prompt()
 	b.input.SetStyles(barStyles(m.e))
@@ -162,7 +166,7 @@ func (b *cmdBar) update(m *model, msg tea.Msg) tea.Cmd {
 		case matches(key, k.Cancel):
 			mode := b.mode
 			b.close()
-			return m.toTopScreen(promptDoneMsg{mode: mode, cancelled: true})
+			return b.answer(m, promptDoneMsg{mode: mode, cancelled: true})
 		case matches(key, k.Enter):
 			return b.submit(m)
 		case matches(key, k.HistPrev, k.HistNext):
@@ -203,7 +207,7 @@ func (b *cmdBar) browse(older bool) {
 func (b *cmdBar) changed(m *model) tea.Cmd {
 	var cmd tea.Cmd
 	if b.mode == barFilter {
-		cmd = m.toTopScreen(promptChangedMsg{mode: b.mode, value: b.input.Value()})
+		cmd = b.answer(m, promptChangedMsg{mode: b.mode, value: b.input.Value()})
 	}
 	b.refresh()
 	return cmd
@@ -246,7 +250,7 @@ func (b *cmdBar) submit(m *model) tea.Cmd {
 		b.remember(v)
 		b.close()
 		if mode == barCommand && isDigits(v) {
-			return m.toTopScreen(promptDoneMsg{mode: mode, value: v})
+			return b.answer(m, promptDoneMsg{mode: mode, value: v})
 		}
 		// A typed URI is normalised once (non-ASCII percent-encoded,
 		// existing escapes kept), as the headless commands do.
@@ -260,7 +264,17 @@ func (b *cmdBar) submit(m *model) tea.Cmd {
 	if mode == barSearch {
 		v = raw
 	}
-	return m.toTopScreen(promptDoneMsg{mode: mode, value: v})
+	return b.answer(m, promptDoneMsg{mode: mode, value: v})
+}
+
+// answer hands the prompt's value to whoever opened it.
+func (b *cmdBar) answer(m *model, msg tea.Msg) tea.Cmd {
+	if b.toOverlay && m.overlay != nil {
+		var cmd tea.Cmd
+		m.overlay, cmd = m.overlay.Update(msg)
+		return cmd
+	}
+	return m.toTopScreen(msg)
 }
 
 // view is the prompt line; the real terminal cursor is placed by View.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
@@ -121,10 +122,25 @@ func (m *model) copyChoice(c copyMenuMsg, msg tea.KeyPressMsg) tea.Cmd {
 			return copyText(e, "element text", clipText, c.text)
 		}
 		return copyText(e, "element JSON", clipJSON, c.json)
+	case matches(msg, k.CopyPath) && c.path != "":
+		return copyText(e, "JSON path", clipText, c.path)
 	case matches(msg, k.Cancel):
 		return nil
 	}
-	return e.info("copy: unknown choice " + sanitizeLine(msg.String()) + " (u resource URI · a access URI · t text · j JSON)")
+	return e.info("copy: unknown choice " + sanitizeLine(msg.String()) + " (" + copyChoices(k, c) + ")")
+}
+
+// copyChoices is what the y menu offers here, named by its bindings.
+func copyChoices(k keyMap, c copyMenuMsg) string {
+	bs := []key.Binding{k.CopyRes, k.CopyAccess, k.CopyText, k.CopyJSON}
+	if c.path != "" {
+		bs = append(bs, k.CopyPath)
+	}
+	parts := make([]string, 0, len(bs))
+	for _, b := range bs {
+		parts = append(parts, b.Help().Key+" "+b.Help().Desc)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // resolvePath makes a typed name absolute under SaveDir.

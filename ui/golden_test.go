@@ -240,6 +240,26 @@ func TestGolden(t *testing.T) {
 			s.keys("t", "v")
 			s.waitFor("Raw JSON")
 		}},
+		{name: "raw_search", drive: func(s *session) {
+			s.toDocument()
+			s.keys("t", "v")
+			s.waitFor("Raw JSON")
+			s.keys("/")
+			s.typeText("html")
+			s.keys("enter")
+			s.waitFor(`for "html"`)
+		}},
+		{name: "raw_line_end", drive: func(s *session) {
+			s.toDocument()
+			s.keys("t", "v")
+			s.waitFor("Raw JSON")
+			s.keys("/")
+			s.typeText("html")
+			s.keys("enter")
+			s.waitFor(`for "html"`)
+			s.keys("$")
+			s.waitFor("· col ")
+		}},
 		{name: "trace", drive: func(s *session) {
 			s.toDocument()
 			s.keys("]")

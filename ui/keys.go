@@ -32,7 +32,7 @@ type keyMap struct {
 	Pane, SkillFiles key.Binding
 
 	// The y menu.
-	CopyRes, CopyAccess, CopyText, CopyJSON key.Binding
+	CopyRes, CopyAccess, CopyText, CopyJSON, CopyPath key.Binding
 	// History in the prompt.
 	HistPrev, HistNext key.Binding
 }
@@ -121,8 +121,9 @@ func newKeyMap() keyMap {
 
 		CopyRes:    b([]string{"u"}, "u", "resource URI"),
 		CopyAccess: b([]string{"a"}, "a", "access URI"),
-		CopyText:   b([]string{"t"}, "t", "element text"),
-		CopyJSON:   b([]string{"j"}, "j", "element JSON"),
+		CopyText:   b([]string{"t"}, "t", "text"),
+		CopyJSON:   b([]string{"j"}, "j", "JSON"),
+		CopyPath:   b([]string{"p"}, "p", "JSON path"),
 
 		HistPrev: b([]string{"up"}, "↑", "history"),
 		HistNext: b([]string{"down"}, "↓", "history"),

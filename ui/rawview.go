@@ -3,8 +3,12 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/render"
@@ -23,16 +27,41 @@ func (s rawScope) String() string {
 }
 
 // rawOverlay is the raw JSON of the element, page or document, syntax
-// coloured and foldable by render.JSONView.
+// coloured and foldable by render.JSONView. Lines are kept whole and
+// scrolled sideways (a long string is read, not cut), and `/` searches
+// what is shown.
 type rawOverlay struct {
 	e      *env
 	d      *documentScreen
 	scope  rawScope
 	list   scroller
 	folded map[string]bool
-	cache  []render.JSONLine
+	// foldGen counts fold changes, for the cache key.
+	foldGen int
+	cache   []render.JSONLine
+	// plain is cache without styling, what search looks in; widest is
+	// the widest line in cells.
+	plain  []string
+	widest int
 	key    string
+	// xoff is the first column shown (horizontal scroll).
+	xoff   int
+	search rawSearch
 }
+
+// rawSearch is the raw view's own search: hits are on shown lines.
+type rawSearch struct {
+	query string
+	hits  []rawHit
+	cur   int
+}
+
+// rawHit is a match on line: cells [start, end) of its plain text.
+type rawHit struct{ line, start, end int }
+
+// rawLineCells bounds a rendered line: long enough for the longest string
+// render keeps (MaxChars, escaped) with its key and indent.
+const rawLineCells = 1 << 20
 
 func newRawOverlay(e *env, d *documentScreen, s rawScope) *rawOverlay {
 	return &rawOverlay{e: e, d: d, scope: s, folded: map[string]bool{}}
@@ -123,8 +152,9 @@ func documentJSON(d *documentScreen) []byte {
 	return b
 }
 
-func (v *rawOverlay) lines(w int) []render.JSONLine {
-	key := fmt.Sprintf("%d/%d/%d/%d/%d/%d", v.scope, w, v.e.themeGen, v.d.page, v.d.sel, len(v.folded))
+// lines is the view's lines, whole (the view cuts them to the window).
+func (v *rawOverlay) lines() []render.JSONLine {
+	key := fmt.Sprintf("%d/%d/%d/%d/%d", v.scope, v.e.themeGen, v.d.page, v.d.sel, v.foldGen)
 	if v.cache != nil && v.key == key {
 		return v.cache
 	}
@@ -132,10 +162,130 @@ func (v *rawOverlay) lines(w int) []render.JSONLine {
 	v.key = key
 	if len(raw) == 0 {
 		v.cache = []render.JSONLine{{Text: v.e.st.dim.Render(fmt.Sprintf("no raw JSON for this %s", v.scope))}}
-		return v.cache
+	} else {
+		v.cache = render.JSONView(raw, rawLineCells, render.NewTheme(v.e.theme), v.folded, render.Limits{})
 	}
-	v.cache = render.JSONView(raw, w-gutterW, render.NewTheme(v.e.theme), v.folded, render.Limits{})
+	v.plain = make([]string, len(v.cache))
+	v.widest = 0
+	for i, l := range v.cache {
+		v.plain[i] = ansi.Strip(l.Text)
+		v.widest = max(v.widest, ansi.StringWidth(v.plain[i]))
+	}
+	v.findHits()
 	return v.cache
+}
+
+// findHits looks for the query on the shown lines (after a fold or a
+// scope change too), keeping the current hit's line where it can.
+func (v *rawOverlay) findHits() {
+	s := &v.search
+	if s.query == "" {
+		s.hits, s.cur = nil, -1
+		return
+	}
+	prevLine := -1
+	if s.cur >= 0 && s.cur < len(s.hits) {
+		prevLine = s.hits[s.cur].line
+	}
+	m := dpe.NewMatcher(s.query)
+	s.hits, s.cur = s.hits[:0], -1
+	for i, t := range v.plain {
+		for from := 0; len(s.hits) < maxHits; {
+			a, b := m.Find(t, from)
+			if a < 0 || b <= a {
+				break
+			}
+			s.hits = append(s.hits, rawHit{line: i, start: ansi.StringWidth(t[:a]), end: ansi.StringWidth(t[:b])})
+			from = b
+		}
+		if s.cur < 0 && prevLine >= 0 && i >= prevLine && len(s.hits) > 0 {
+			s.cur = len(s.hits) - 1
+		}
+	}
+	if s.cur < 0 && len(s.hits) > 0 {
+		s.cur = 0
+	}
+}
+
+func (v *rawOverlay) refold() {
+	v.foldGen++
+	v.cache = nil
+}
+
+// avail is the cells a line has beside the gutter.
+func (v *rawOverlay) avail() int { return max(1, v.e.width-gutterW) }
+
+func (v *rawOverlay) scrollTo(x int) {
+	v.xoff = max(0, min(x, v.widest-v.avail()))
+}
+
+// showHit puts the cursor on the current hit and scrolls it into view.
+func (v *rawOverlay) showHit(h int) {
+	hit := v.search.hits[v.search.cur]
+	v.list.cur = hit.line
+	if v.list.top > hit.line || hit.line >= v.list.top+h {
+		v.list.top = max(0, hit.line-h/2)
+	}
+	if hit.start < v.xoff || hit.end > v.xoff+v.avail() {
+		v.scrollTo(hit.start - v.avail()/3)
+	}
+}
+
+func (v *rawOverlay) nextHit(dir, h int) tea.Cmd {
+	s := &v.search
+	n := len(s.hits)
+	if n == 0 {
+		if s.query == "" {
+			return v.e.info("no search: press / to search the raw JSON")
+		}
+		return v.e.info(fmt.Sprintf("no match for %q", sanitizeLine(s.query)))
+	}
+	prev := s.cur
+	s.cur = ((s.cur+dir)%n + n) % n
+	v.showHit(h)
+	switch {
+	case n > 1 && dir > 0 && s.cur < prev:
+		return v.e.info(fmt.Sprintf("search wrapped to the first match (1/%d)", n))
+	case n > 1 && dir < 0 && s.cur > prev:
+		return v.e.info(fmt.Sprintf("search wrapped to the last match (%d/%d)", n, n))
+	}
+	return v.e.info(fmt.Sprintf("match %d/%d for %q", s.cur+1, n, sanitizeLine(s.query)))
+}
+
+// onSearch runs a search typed in the prompt. Folds are opened first, so
+// a hit inside one is not missed.
+func (v *rawOverlay) onSearch(q string, h int) tea.Cmd {
+	v.search = rawSearch{query: q, cur: -1}
+	if q == "" {
+		v.lines()
+		return nil
+	}
+	if len(v.folded) > 0 {
+		v.folded = map[string]bool{}
+		v.refold()
+	}
+	v.lines()
+	v.findHits()
+	s := &v.search
+	if len(s.hits) == 0 {
+		return v.e.info(fmt.Sprintf("no match for %q in the raw JSON", sanitizeLine(q)))
+	}
+	// The first hit at or after the cursor, as less starts from the top
+	// of the screen.
+	s.cur = 0
+	for i, hit := range s.hits {
+		if hit.line >= v.list.cur {
+			s.cur = i
+			break
+		}
+	}
+	v.showHit(h)
+	more := ""
+	if len(s.hits) >= maxHits {
+		more = "+"
+	}
+	return v.e.setStatus(statusOK, fmt.Sprintf("%s%s for %q · %s/%s move", counted(len(s.hits), "match", "matches"), more,
+		sanitizeLine(q), v.e.keys.NextHit.Help().Key, v.e.keys.PrevHit.Help().Key))
 }
 
 func (v *rawOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
@@ -143,8 +293,13 @@ func (v *rawOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
 	k := e.keys
 	h := e.bodyHeight() - 1
 	switch msg := msg.(type) {
+	case promptDoneMsg:
+		if msg.mode == barSearch && !msg.cancelled {
+			return v, v.onSearch(msg.value, h)
+		}
+		return v, nil
 	case tea.KeyPressMsg:
-		lines := v.lines(e.width)
+		lines := v.lines()
 		n := len(lines)
 		if v.list.nav(k, msg, n, h) {
 			return v, nil
@@ -152,11 +307,28 @@ func (v *rawOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
 		switch {
 		case matches(msg, k.Back, k.Raw):
 			return v, v.e.ask(closeOverlayMsg{})
+		case matches(msg, k.Search):
+			return v, v.e.ask(promptMsg{mode: barSearch, value: v.search.query, overlay: true})
+		case matches(msg, k.NextHit):
+			return v, v.nextHit(1, h)
+		case matches(msg, k.PrevHit):
+			return v, v.nextHit(-1, h)
+		case matches(msg, k.ColLeft):
+			v.scrollTo(v.xoff - v.avail()/2)
+		case matches(msg, k.ColRight):
+			v.scrollTo(v.xoff + v.avail()/2)
+		case matches(msg, k.FirstCol):
+			v.xoff = 0
+		case matches(msg, k.LastCol):
+			if v.list.cur >= 0 && v.list.cur < n {
+				v.scrollTo(ansi.StringWidth(v.plain[v.list.cur]) - v.avail())
+			}
 		case matches(msg, k.Scope):
 			v.scope = (v.scope + 1) % 3
 			v.list = scroller{}
 			v.folded = map[string]bool{}
-			v.cache = nil
+			v.xoff = 0
+			v.refold()
 		case matches(msg, k.Fold):
 			if v.list.cur >= 0 && v.list.cur < n && lines[v.list.cur].Foldable {
 				p := lines[v.list.cur].Path
@@ -165,7 +337,7 @@ func (v *rawOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
 				} else {
 					v.folded[p] = true
 				}
-				v.cache = nil
+				v.refold()
 			}
 		case matches(msg, k.FoldAll):
 			// unfold everything, or fold every container one level down
@@ -178,18 +350,21 @@ func (v *rawOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
 					}
 				}
 			}
-			v.cache = nil
+			v.refold()
 			v.list.cur = 0
 		case matches(msg, k.Copy):
 			c := copyMenuMsg{resURI: v.d.uri, access: v.d.op.Access.URI}
 			if el := v.d.selected(); el != nil {
 				c.text, c.json = el.Text, string(el.Raw)
 			}
+			if v.list.cur >= 0 && v.list.cur < n {
+				c.path = lines[v.list.cur].Path
+			}
 			return v, v.e.ask(c)
 		}
-		v.list.clamp(len(v.lines(e.width)), h)
+		v.list.clamp(len(v.lines()), h)
 	case tea.MouseWheelMsg:
-		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.lines(e.width)), h)
+		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.lines()), h)
 	}
 	return v, nil
 }
@@ -209,25 +384,65 @@ func (v *rawOverlay) View(w, h int) []string {
 			title += " (reassembled: fields + each page object as received)"
 		}
 	}
+	if v.xoff > 0 {
+		title += fmt.Sprintf("  · col %d", v.xoff+1)
+	}
 	title += "  · tab element/page/document"
-	lines := v.lines(w)
+	lines := v.lines()
 	v.list.clamp(len(lines), h-1)
 	out := []string{v.e.st.title.Render(clip(title, w))}
+	avail := max(1, w-gutterW)
+	hits := v.search.hits
+	// the first hit at or after the top line
+	hi := sort.Search(len(hits), func(i int) bool { return hits[i].line >= v.list.top })
 	for i := v.list.top; i < len(lines) && len(out) < h; i++ {
 		g := "  "
 		if i == v.list.cur {
 			g = v.e.st.gutter.Render("▌ ")
 		}
-		out = append(out, g+lines[i].Text)
+		text := lines[i].Text
+		var rs []lipgloss.Range
+		for ; hi < len(hits) && hits[hi].line == i; hi++ {
+			st := v.e.st.hit
+			if hi == v.search.cur {
+				st = v.e.st.hitCur
+			}
+			rs = append(rs, lipgloss.NewRange(hits[hi].start, hits[hi].end, st))
+		}
+		if len(rs) > 0 {
+			text = lipgloss.StyleRanges(text, rs...)
+		}
+		out = append(out, g+cutCells(text, v.xoff, avail))
 	}
 	return out
+}
+
+// cutCells is cells [x, x+w) of a styled line, with … where it goes on
+// to the left or the right.
+func cutCells(s string, x, w int) string {
+	full := ansi.StringWidth(s)
+	if x > 0 && full > x {
+		s = "…" + ansi.TruncateLeft(s, x+1, "")
+	} else if x > 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		s = ansi.Truncate(s, w, "…")
+	}
+	if strings.Contains(s, "\x1b") {
+		s += "\x1b[m"
+	}
+	return s
 }
 
 func (v *rawOverlay) Keys() screenKeys {
 	k := v.e.keys
 	return screenKeys{
-		short: []key2{k.Fold, k.Scope, k.Up, k.Down, withHelp(k.Back, "close")},
-		full:  [][]key2{k.navKeys(), {k.Fold, k.FoldAll, k.Scope, k.Copy}, k.globalKeys()},
+		short: []key2{k.Search, k.NextHit, k.Fold, k.Scope, withHelp(k.ColRight, "scroll"), withHelp(k.Back, "close")},
+		full: [][]key2{k.navKeys(),
+			{k.Search, k.NextHit, k.PrevHit, withHelp(k.ColLeft, "scroll left"), withHelp(k.ColRight, "scroll right"),
+				withHelp(k.FirstCol, "line start"), withHelp(k.LastCol, "line end")},
+			{k.Fold, k.FoldAll, k.Scope, withHelp(k.Copy, "copy… (p JSON path)")}, k.globalKeys()},
 	}
 }
 

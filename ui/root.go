@@ -552,7 +552,7 @@ func (m *model) view() tea.View {
 			cur = c
 		}
 	case m.copyMenu != nil:
-		lines = append(lines, e.st.barPrompt.Render("copy: ")+"u resource URI · a access URI · t element text · j element JSON · esc cancel")
+		lines = append(lines, e.st.barPrompt.Render("copy: ")+copyChoices(e.keys, *m.copyMenu)+" · esc cancel")
 	default:
 		lines = append(lines, footer(e.keys, m.keysNow().short, e.st, w))
 	}

@@ -55,6 +55,8 @@ type promptMsg struct {
 	mode     barMode
 	value    string
 	validate func(string) (hint string, ok bool)
+	// overlay: the answer goes to the overlay that asked, not the screen.
+	overlay bool
 }
 
 // promptDoneMsg is the prompt's value on enter (or "" with cancelled on
@@ -72,7 +74,8 @@ type promptChangedMsg struct {
 }
 
 // copyMenuMsg opens the y menu with what can be copied here.
-type copyMenuMsg struct{ resURI, access, text, json string }
+// path is the JSON path under the raw view's cursor ("" elsewhere).
+type copyMenuMsg struct{ resURI, access, text, json, path string }
 
 // jumpMsg asks the document screen to show page, element.
 type jumpMsg struct{ page, el int }
