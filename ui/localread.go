@@ -299,7 +299,7 @@ func (m *model) onLocalRead(msg localReadMsg) tea.Cmd {
 		if msg.from != "" {
 			from = "" // a skill file: its name says whose it is
 		}
-		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("read %s%s in %s", sanitizeTrunc(msg.uri, 60), from, msg.duration.Round(time.Millisecond))))
+		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("read %s%s in %s", sanitizeTrunc(msg.uri, 60), from, took(msg.duration))))
 	}
 	return tea.Batch(cmds...)
 }

@@ -236,7 +236,7 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		d := newDocumentScreen(e, msg, tl)
 		d.src, d.skill = msg.src, msg.skill
 		s = d
-		cmd = tea.Batch(d.validate(), d.schedule(), e.setStatus(statusOK, "opened "+sanitizeLine(titleOf(op))+" in "+msg.duration.Round(time.Millisecond).String()))
+		cmd = tea.Batch(d.validate(), d.schedule(), e.setStatus(statusOK, "opened "+sanitizeLine(titleOf(op))+" in "+took(msg.duration)))
 		if op.Partial {
 			cmd = tea.Batch(d.schedule(), e.setStatus(statusInfo, "page 1 of "+sanitizeLine(titleOf(op))+" shown; validating…"))
 		}

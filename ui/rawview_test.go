@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func rawSearchDoc() map[string]any {
@@ -141,5 +143,28 @@ func TestRaw_CopiesTheJSONPathUnderTheCursor(t *testing.T) {
 	want := `$.ele_metadata["odd\x1b]0;t\a key"]`
 	if got != want {
 		t.Fatalf("copied %q, want %q", got, want)
+	}
+}
+
+// The open time on the status line is never "0s": whole milliseconds
+// (rounded up) under a second, seconds to two decimals above.
+func TestStatus_OpenedSaysMillisecondsNotZeroSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{300 * time.Microsecond, "opened Raw search in 1ms"},
+		{42*time.Millisecond + 100*time.Microsecond, "opened Raw search in 43ms"},
+		{1234 * time.Millisecond, "opened Raw search in 1.23s"},
+	} {
+		b, _ := json.Marshal(rawSearchDoc())
+		m := New(Options{Theme: "dark", Width: 80, Height: 24, Now: func() time.Time { return fixedNow }, StatusTimeout: -1, OpenTarget: "doc.json"}).m
+		o := m.e.ops.add("open", 0)
+		msg := openedFor(m, o.id, decodedDoc(t, b), "doc.json")
+		msg.duration = tc.d
+		run(t, m, m.update(msg))
+		if f := frame(m); !strings.Contains(f, tc.want) {
+			t.Errorf("%v: the status should read %q:\n%s", tc.d, tc.want, f)
+		}
 	}
 }

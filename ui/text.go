@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -41,6 +42,16 @@ func fit(s string, w int) string {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s + strings.Repeat(" ", w-sw)
+}
+
+// took is how long something took, for a status line: whole
+// milliseconds (rounded up, so a fast open never reads "0s") under a
+// second, seconds to two decimals above.
+func took(d time.Duration) string {
+	if d < time.Second {
+		return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10) + "ms"
+	}
+	return d.Round(10 * time.Millisecond).String()
 }
 
 // counted is "1 match" or "3 matches": n and the word in its number.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +138,12 @@ func TestVersion_Shape(t *testing.T) {
 		code, out, errOut := runCLI(t, args...)
 		if code != 0 || errOut != "" || !shape.MatchString(out) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+		// A local build names its revision or says why it has none,
+		// never a bare "(devel)".
+		first, _, _ := strings.Cut(out, "\n")
+		if strings.Contains(first, "(devel)") && !strings.Contains(first, "no VCS revision recorded") && !regexp.MustCompile(`\([0-9a-f]{12}`).MatchString(first) {
+			t.Errorf("%v: %q names no revision and no reason", args, first)
 		}
 	}
 }
@@ -655,5 +662,49 @@ func TestHelp_NoColorFlag(t *testing.T) {
 	}
 	if plain := help("ls", "--help", "--no-color"); strings.Contains(plain, "\x1b[") || !strings.Contains(plain, "USAGE") {
 		t.Errorf("--no-color help on a terminal: %q", plain[:min(200, len(plain))])
+	}
+}
+
+// open and mcp list their own flags first and only the root flags that
+// do something there; the root's help still lists every flag.
+func TestHelp_OpenAndMCPListOnlyFlagsThatApply(t *testing.T) {
+	cleanEnv(t)
+	flagRe := regexp.MustCompile(`(?m)^\s+(?:-\w )?--([a-z0-9-]+)`)
+	flags := func(args ...string) []string {
+		code, out, errOut := runCLI(t, append(args, "--no-color")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, %s", args, code, errOut)
+		}
+		_, after, _ := strings.Cut(out, "FLAGS")
+		var names []string
+		for _, m := range flagRe.FindAllStringSubmatch(after, -1) {
+			names = append(names, m[1])
+		}
+		return names
+	}
+	for _, tc := range []struct {
+		cmd, first string
+		want       []string
+	}{
+		{"open", "mouse", []string{"theme", "no-color", "config"}},
+		{"mcp", "docs", []string{"http", "config", "profile"}},
+	} {
+		got := flags(tc.cmd, "--help")
+		if len(got) == 0 || got[0] != tc.first {
+			t.Errorf("%s --help: flags %v, want its own --%s first", tc.cmd, got, tc.first)
+		}
+		for _, no := range []string{"url", "office", "api-key", "a2c-version", "max-ack", "timeout", "name"} {
+			if slices.Contains(got, no) {
+				t.Errorf("%s --help lists --%s, which does nothing there: %v", tc.cmd, no, got)
+			}
+		}
+		for _, w := range tc.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%s --help lost --%s: %v", tc.cmd, w, got)
+			}
+		}
+	}
+	if root := flags("--help"); !slices.Contains(root, "url") || !slices.Contains(root, "office") {
+		t.Errorf("the root's help lost the network flags after a scoped help: %v", root)
 	}
 }

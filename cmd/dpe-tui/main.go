@@ -163,6 +163,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.findCmd(), a.mcpCmd(), a.hashCmd(), a.diffCmd(), a.convertCmd(), a.configCmd(), a.versionCmd(),
 		a.remoteCmd(), a.pushCmd(),
 	)
+	scopeHelpFlags(root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	strictGroups(root)

@@ -75,6 +75,11 @@ func (in Info) String() string {
 		}
 		extra = append(extra, r)
 	}
+	if in.Revision == "" && in.Version == "(devel)" {
+		// A local build that recorded no revision says why, so "(devel)"
+		// alone is never all a bug report has to go on.
+		extra = append(extra, "no VCS revision recorded: built with -buildvcs=false or outside a git checkout")
+	}
 	if in.Time != "" {
 		extra = append(extra, in.Time)
 	}

@@ -22,6 +22,10 @@ func TestFromBuildInfo(t *testing.T) {
 	if rel.Short() != "v1.2.3" || rel.String() != "v1.2.3" {
 		t.Errorf("release: Short %q String %q", rel.Short(), rel.String())
 	}
+	bare := fromBuildInfo(&debug.BuildInfo{GoVersion: "go1.26.8"})
+	if got, want := bare.String(), "(devel) (no VCS revision recorded: built with -buildvcs=false or outside a git checkout, go1.26.8)"; got != want {
+		t.Errorf("a build without VCS settings: String = %q, want %q", got, want)
+	}
 	if fromBuildInfo(&debug.BuildInfo{}).Version != "(devel)" {
 		t.Error("empty main version should read (devel)")
 	}
