@@ -98,6 +98,8 @@ func openDOCX(ctx context.Context, src *Source, env *Env) (Pages, error) {
 const (
 	maxRunning     = 3
 	maxRunningText = 2048
+	// maxDocxLists bounds the lists (w:num instances) counted.
+	maxDocxLists = 4096
 )
 
 // trunc cuts s to at most n bytes at a rune boundary.
@@ -116,6 +118,7 @@ type docxStyle struct {
 	outline       int // 1-based outline level; 0 none
 	mono          bool
 	numbered      bool
+	numID         string
 	ilvl          int
 }
 
@@ -130,11 +133,13 @@ type docxReader struct {
 	main   string
 	rels   map[string]rel
 	styles map[string]docxStyle
-	// ordered[numId][ilvl] is true for a decimal/letter/roman list level.
-	ordered map[string]map[int]bool
-	notes   map[string]string // "f<id>" / "e<id>" → text
-	used    []docxNote        // notes in reference order
-	noteNum map[string]int
+	// levels[numId][ilvl] is the numbering of a list level; counters
+	// count the items of each numId so far.
+	levels   map[string]map[int]listLevel
+	counters map[string]*listCounter
+	notes    map[string]string // "f<id>" / "e<id>" → text
+	used     []docxNote        // notes in reference order
+	noteNum  map[string]int
 
 	headerIDs, footerIDs []string
 	seenHF               map[string]bool
@@ -186,7 +191,8 @@ func (r *docxReader) readStyles() error {
 			case "rFonts":
 				cur.mono = cur.mono || isMonospace(attr(t, "ascii")) || isMonospace(attr(t, "hAnsi"))
 			case "numId":
-				cur.numbered = attr(t, "val") != "0"
+				cur.numID = attr(t, "val")
+				cur.numbered = cur.numID != "0"
 			case "ilvl":
 				cur.ilvl, _ = strconv.Atoi(attr(t, "val"))
 			}
@@ -214,7 +220,7 @@ func (r *docxReader) style(id string) docxStyle {
 		}
 		out.mono = out.mono || s.mono
 		if !out.numbered && s.numbered {
-			out.numbered, out.ilvl = true, s.ilvl
+			out.numbered, out.numID, out.ilvl = true, s.numID, s.ilvl
 		}
 	}
 	if out.outline == 0 {
@@ -241,7 +247,7 @@ func headingNumber(name string) (int, bool) {
 }
 
 func (r *docxReader) readNumbering() error {
-	r.ordered = map[string]map[int]bool{}
+	r.levels, r.counters = map[string]map[int]listLevel{}, map[string]*listCounter{}
 	rl, ok := relOfType(r.rels, relNumbering)
 	if !ok || r.z.File(rl.target) == nil {
 		return nil
@@ -251,8 +257,9 @@ func (r *docxReader) readNumbering() error {
 		return err
 	}
 	defer c.Close()
-	abstract := map[string]map[int]bool{}
+	abstract := map[string]map[int]listLevel{}
 	numToAbs := map[string]string{}
+	starts := map[string]map[int]int{} // w:num's lvlOverride/startOverride
 	var absID, numID string
 	lvl := -1
 	for {
@@ -270,26 +277,64 @@ func (r *docxReader) readNumbering() error {
 		switch se.Name.Local {
 		case "abstractNum":
 			absID, numID = attr(se, "abstractNumId"), ""
-			abstract[absID] = map[int]bool{}
+			abstract[absID] = map[int]listLevel{}
 		case "num":
 			numID, absID = attr(se, "numId"), ""
 		case "abstractNumId":
 			if numID != "" {
 				numToAbs[numID] = attr(se, "val")
 			}
-		case "lvl":
+		case "lvl", "lvlOverride":
 			lvl, _ = strconv.Atoi(attr(se, "ilvl"))
+		case "start", "startOverride":
+			n, err := strconv.Atoi(attr(se, "val"))
+			if err != nil || lvl < 0 || lvl >= maxListLevels {
+				continue
+			}
+			if se.Name.Local == "startOverride" && numID != "" {
+				if starts[numID] == nil {
+					starts[numID] = map[int]int{}
+				}
+				starts[numID][lvl] = n
+			} else if absID != "" {
+				lv := abstract[absID][lvl]
+				lv.start = n
+				abstract[absID][lvl] = lv
+			}
 		case "numFmt":
-			if absID != "" {
-				v := attr(se, "val")
-				abstract[absID][lvl] = v != "bullet" && v != "none" && v != ""
+			if absID != "" && lvl >= 0 && lvl < maxListLevels {
+				lv := abstract[absID][lvl]
+				lv.style, lv.ordered = docxListStyle(attr(se, "val"))
+				abstract[absID][lvl] = lv
 			}
 		}
 	}
 	for n, a := range numToAbs {
-		r.ordered[n] = abstract[a]
+		lvls := map[int]listLevel{}
+		for k, lv := range abstract[a] {
+			if s, ok := starts[n][k]; ok {
+				lv.start = s
+			}
+			lvls[k] = lv
+		}
+		r.levels[n] = lvls
 	}
 	return nil
+}
+
+// listItem numbers an item of list numID at level ilvl: Word counts each
+// w:num on its own, and an item restarts the levels below it.
+func (r *docxReader) listItem(m Meta, numID string, ilvl int) {
+	lv := r.levels[numID][ilvl]
+	c := r.counters[numID]
+	if c == nil {
+		if len(r.counters) >= maxDocxLists {
+			return
+		}
+		c = &listCounter{}
+		r.counters[numID] = c
+	}
+	setListMeta(m, lv, c.number(ilvl, lv.start))
 }
 
 func (r *docxReader) readNotes() error {
@@ -720,20 +765,20 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 		f.add(block{cat: "FigureCaption", text: trimmed, meta: Meta{}})
 	case p.numbered || st.numbered:
 		ilvl, numID := p.ilvl, p.numID
+		depth := ilvl
 		if !p.numbered {
 			// Numbering from the style: Word's "List Bullet 2" styles
-			// keep ilvl 0 and say the level in the name.
-			ilvl = st.ilvl
+			// number at the style's ilvl (0) of a list of their own and
+			// say the depth in the name.
+			ilvl, numID, depth = st.ilvl, st.numID, st.ilvl
 			if f := strings.Fields(lname); len(f) == 3 && f[0] == "list" {
 				if n, err := strconv.Atoi(f[2]); err == nil && n >= 1 && n <= 9 {
-					ilvl = n - 1
+					depth = n - 1
 				}
 			}
 		}
-		m := Meta{"category_depth": max(0, min(ilvl, 8))}
-		if r.ordered[numID][ilvl] {
-			m["ordered"] = true
-		}
+		m := Meta{"category_depth": max(0, min(depth, 8))}
+		r.listItem(m, numID, ilvl)
 		addLinks(m, p)
 		f.add(block{cat: "ListItem", text: trimmed, meta: m})
 	case trimmed != "":

@@ -14,7 +14,8 @@ import (
 // EPUB reader: META-INF/container.xml names the OPF package document;
 // its metadata gives the title (dc:title), keywords (dc:subject), summary
 // (dc:description) and last_modified (dcterms:modified, else dc:date);
-// its spine gives the reading order. Each spine item is one page,
+// its spine gives the reading order. Each spine item is one page (a
+// title page holding only the document's title joins the next one),
 // converted by the HTML reader without heading splits; images are read
 // from the package (within the image limits), never from the network.
 // The navigation document (properties="nav") is skipped when it is in the
@@ -37,6 +38,10 @@ func openEPUB(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		return nil, err
 	}
 	bk := NewBook(env)
+	// carry counts the front matter of a title page (pandoc's
+	// title_page.xhtml) that the next spine item's page continues, as
+	// the other formats keep the title on the first section's page.
+	carry := 0
 	for i, idref := range pkg.spine {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -53,8 +58,10 @@ func openEPUB(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		if err != nil {
 			return nil, fmt.Errorf("spine item %d (%s): %w", i+1, part, err)
 		}
-		bk.StartPage("")
-		h := &htmlConv{env: env, bk: bk, resolve: func(ref string) ([]byte, string, bool) {
+		if carry == 0 {
+			bk.StartPage("")
+		}
+		h := &htmlConv{env: env, bk: bk, frontEls: carry, resolve: func(ref string) ([]byte, string, bool) {
 			ref, _, _ = strings.Cut(ref, "#")
 			if u, err := url.PathUnescape(ref); err == nil {
 				ref = u
@@ -74,6 +81,10 @@ func openEPUB(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		}
 		if h.first != "" {
 			bk.SetTitle(h.first)
+		}
+		carry = 0
+		if n := bk.Current().Len(); n > 0 && n == h.frontEls {
+			carry = n
 		}
 	}
 	if err := bk.Err(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"io"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,8 +15,10 @@ import (
 	"golang.org/x/net/html/charset"
 )
 
-// HTML reader (golang.org/x/net/html). A page is a section at each h1/h2
-// (a heading that finds its page still empty names it instead). h1–h6 are
+// HTML reader (golang.org/x/net/html). A page is a section at each heading
+// of the document's top level, as DOCX and ODT split at level 1 (a heading
+// that finds its page empty, or holding only the title block, names it
+// instead). h1–h6 are
 // Title with category_depth level−1; p and loose text NarrativeText;
 // ul/ol nesting gives ListItem depth; tables keep rowspan/colspan; pre is
 // a CodeSnippet whose language comes from a "language-x"/"lang-x" class
@@ -50,7 +53,12 @@ func openHTML(ctx context.Context, src *Source, env *Env) (Pages, error) {
 type htmlConv struct {
 	env   *Env
 	bk    *Book
-	split bool // start a page at each h1/h2
+	split bool // start a page at each heading of the document's top level
+	// splitLevel is that level (the smallest heading level outside the
+	// title block; 0: no headings); frontEls counts the front matter
+	// (title block) at the start of the current page.
+	splitLevel, frontEls int
+	titleBlock           bool // a title block has been read
 	// resolve reads a relative image reference (EPUB); nil: not resolved.
 	resolve func(ref string) (data []byte, mime string, ok bool)
 
@@ -58,7 +66,8 @@ type htmlConv struct {
 	links  []string
 	emails []string // mailto addresses of that paragraph
 	titles []htmlTitle
-	first  string // first heading (page title fallback)
+	items  []string // items[d]: the latest list item at depth d (a deeper item's parent)
+	first  string   // first heading (page title fallback)
 	nodes  int
 }
 
@@ -125,6 +134,9 @@ func (h *htmlConv) convert(ctx context.Context, data []byte, base string) (Info,
 	}
 	walkHead(root, 0)
 	body := findBody(root)
+	if h.split {
+		h.splitLevel = topHeading(body, h.env.Limits.MaxDepth)
+	}
 	if err := h.walk(ctx, body, 0, 0); err != nil {
 		return info, err
 	}
@@ -198,6 +210,55 @@ func dropped(n *xhtml.Node) bool {
 	return false
 }
 
+// docTitle reports whether heading n is the document's title, not a
+// section: a heading in pandoc's header id="title-block-header", or,
+// in a document without one, a heading of class "title" (docutils).
+// blockSeen says whether a title block came before n.
+func docTitle(n *xhtml.Node, blockSeen bool) bool {
+	for p, k := n.Parent, 0; p != nil && k < 3; p, k = p.Parent, k+1 {
+		if isTitleBlock(p) {
+			return true
+		}
+	}
+	return !blockSeen && slices.Contains(strings.Fields(getAttr(n, "class")), "title")
+}
+
+func isTitleBlock(n *xhtml.Node) bool {
+	return n.DataAtom == atom.Header && getAttr(n, "id") == "title-block-header"
+}
+
+// topHeading is the smallest heading level under n that is not the
+// document's title (0 when there is none).
+func topHeading(n *xhtml.Node, maxDepth int) int {
+	top, seen := 0, false
+	var f func(n *xhtml.Node, d int)
+	f = func(n *xhtml.Node, d int) {
+		if d > maxDepth || top == 1 {
+			return
+		}
+		if n.Type == xhtml.ElementNode {
+			if dropped(n) {
+				return
+			}
+			switch n.DataAtom {
+			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+				if l := int(n.Data[1] - '0'); !docTitle(n, seen) && (top == 0 || l < top) {
+					top = l
+				}
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			f(c, d+1)
+		}
+		if isTitleBlock(n) {
+			seen = true
+		}
+	}
+	f(n, 0)
+	return top
+}
+
 // meta is a fresh ele_metadata with parent_id = the innermost open heading.
 func (h *htmlConv) meta() Meta {
 	m := Meta{}
@@ -254,6 +315,21 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 	if dropped(n) {
 		return nil
 	}
+	if isTitleBlock(n) {
+		// pandoc's title, author and date: front matter of the page
+		// the first section names.
+		h.flush()
+		onlyFront := h.bk.Len() == 0 || h.bk.Current().Len() == h.frontEls
+		if err := h.walk(ctx, n, depth, listDepth); err != nil {
+			return err
+		}
+		h.flush()
+		if onlyFront {
+			h.frontEls = h.bk.Current().Len()
+		}
+		h.titleBlock = true
+		return nil
+	}
 	switch n.DataAtom {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		h.flush()
@@ -262,11 +338,13 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 		if txt == "" {
 			return nil
 		}
-		if h.split && level <= 2 {
-			if h.bk.CurrentEmpty() {
+		front := docTitle(n, h.titleBlock)
+		if h.split && !front && level == h.splitLevel {
+			if h.bk.CurrentEmpty() || h.bk.Current().Len() == h.frontEls {
 				h.bk.SetTitle(txt)
 			} else {
 				h.bk.StartPage(txt)
+				h.frontEls = 0
 			}
 			h.titles = h.titles[:0]
 		} else if h.bk.Len() > 0 && h.bk.titles[len(h.bk.titles)-1] == "" && h.bk.CurrentEmpty() {
@@ -274,6 +352,16 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 		}
 		for len(h.titles) > 0 && h.titles[len(h.titles)-1].level >= level {
 			h.titles = h.titles[:len(h.titles)-1]
+		}
+		if front {
+			// The document's title (pandoc's title block) is front
+			// matter: not a section, and the page's first section
+			// heading still names the page.
+			if h.bk.Len() == 0 || h.bk.Current().Len() == h.frontEls {
+				h.frontEls++
+			}
+			h.bk.Add("Title", txt, Meta{"category_depth": 0})
+			break
 		}
 		m := h.meta()
 		m["category_depth"] = level - 1
@@ -284,15 +372,16 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 		}
 	case atom.Ul, atom.Ol:
 		h.flush()
-		num := 1
-		if s, err := strconv.Atoi(getAttr(n, "start")); err == nil {
-			num = s
-		}
+		lv := htmlListLevel(n)
+		num := lv.start
 		for li := n.FirstChild; li != nil; li = li.NextSibling {
 			if li.Type != xhtml.ElementNode || li.DataAtom != atom.Li {
 				continue
 			}
-			if err := h.listItem(ctx, li, depth+1, listDepth, n.DataAtom == atom.Ol, num); err != nil {
+			if v, err := strconv.Atoi(getAttr(li, "value")); err == nil && lv.ordered {
+				num = v
+			}
+			if err := h.listItem(ctx, li, depth+1, listDepth, lv, num); err != nil {
 				return err
 			}
 			num++
@@ -389,9 +478,35 @@ func isBlock(n *xhtml.Node) bool {
 	return false
 }
 
+// htmlListLevel is the numbering of a ul/ol: ol's start, and its counter
+// style from type= or a list-style-type declaration.
+func htmlListLevel(n *xhtml.Node) listLevel {
+	if n.DataAtom != atom.Ol {
+		return listLevel{}
+	}
+	lv := listLevel{ordered: true, start: 1}
+	if s, err := strconv.Atoi(getAttr(n, "start")); err == nil {
+		lv.start = s
+	}
+	if t := getAttr(n, "type"); t != "" {
+		lv.style, _ = odfListStyle(t)
+	}
+	css := strings.ToLower(getAttr(n, "style"))
+	if _, v, ok := strings.Cut(css, "list-style-type:"); ok {
+		v, _, _ = strings.Cut(v, ";")
+		switch v = strings.TrimSpace(v); v {
+		case "lower-alpha", "upper-alpha", "lower-roman", "upper-roman":
+			lv.style = v
+		case "lower-latin", "upper-latin":
+			lv.style = strings.Replace(v, "latin", "alpha", 1)
+		}
+	}
+	return lv
+}
+
 // listItem emits one li: its own text (without nested lists) as a
 // ListItem, then nested lists one level deeper and other blocks inside.
-func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDepth int, ordered bool, num int) error {
+func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDepth int, lv listLevel, num int) error {
 	if depth > h.env.Limits.MaxDepth {
 		return limitErr("nesting depth", int64(h.env.Limits.MaxDepth), int64(depth))
 	}
@@ -410,12 +525,13 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 	}
 	m := h.meta()
 	m["category_depth"] = listDepth
-	if ordered {
-		m["ordered"] = true
-		m["item_number"] = num
+	if listDepth > 0 && listDepth <= len(h.items) {
+		m["parent_id"] = h.items[listDepth-1]
 	}
+	setListMeta(m, lv, num)
 	if txt := strings.Join(strings.Fields(own.String()), " "); txt != "" {
-		h.bk.Add("ListItem", txt, m)
+		id := h.bk.Add("ListItem", txt, m)
+		h.items = append(h.items[:min(listDepth, len(h.items))], id)
 	}
 	for _, c := range rest {
 		if err := h.node(ctx, c, depth+1, listDepth+1); err != nil {

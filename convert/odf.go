@@ -112,6 +112,7 @@ type odfReader struct {
 	info   Info
 	styles map[string]odfStyle
 	notes  []string
+	lists  odfLists
 	code   *block // open CodeSnippet (ODT)
 	spaces int    // spaces written for text:s so far
 }
@@ -210,6 +211,10 @@ func (r *odfReader) readStyles(part string, visit func(d *XMLDecoder, se xml.Sta
 					s.breakPage = true
 					r.styles[name] = s
 				}
+			case "list-style":
+				if err := r.lists.readListStyle(d, t); err != nil {
+					return fmt.Errorf("%s: %w", part, err)
+				}
 			case "header", "footer":
 				if visit != nil {
 					if err := visit(d, t); err != nil {
@@ -295,6 +300,10 @@ func (r *odfReader) walk(ctx context.Context, fn func(d *XMLDecoder, se xml.Star
 			case r.body:
 				if t.Name.Space == "urn:oasis:names:tc:opendocument:xmlns:office:1.0" {
 					inBody = true
+				}
+			case "list-style":
+				if err := r.lists.readListStyle(d, t); err != nil {
+					return fmt.Errorf("content.xml: %w", err)
 				}
 			case "style":
 				styleName = attr(t, "name")
@@ -549,13 +558,8 @@ func (r *odfReader) textBlock(d *XMLDecoder, se xml.StartElement, f *flow, listD
 		}
 		r.emitText(f, se, &o, listDepth)
 	case "list":
-		return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error {
-			if ch.Name.Local != "list-item" && ch.Name.Local != "list-header" {
-				return skip(d)
-			}
-			return r.children(d, func(d *XMLDecoder, g xml.StartElement) error {
-				return r.textBlock(d, g, f, listDepth+1)
-			})
+		return r.list(d, se, listDepth, func(d *XMLDecoder, g xml.StartElement) error {
+			return r.textBlock(d, g, f, listDepth+1)
 		})
 	case "table":
 		r.code = nil
@@ -631,7 +635,9 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		lvl = min(lvl, 10)
 		f.add(block{cat: "Title", text: trimmed, level: lvl, meta: Meta{"category_depth": lvl - 1}})
 	case listDepth > 0:
-		f.add(block{cat: "ListItem", text: trimmed, meta: Meta{"category_depth": listDepth - 1}})
+		m := Meta{"category_depth": listDepth - 1}
+		r.numberItem(m, listDepth-1)
+		f.add(block{cat: "ListItem", text: trimmed, meta: m})
 	case has("subtitle", "author", "date"):
 		f.add(block{cat: "NarrativeText", text: trimmed, front: true, meta: Meta{}})
 	case has("title") && !has("table"):

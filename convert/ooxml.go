@@ -70,6 +70,9 @@ func (f *flow) pages(env *Env, info Info) Pages {
 		level int
 		id    string
 	}
+	// items[d] is the open list item at depth d: a deeper item's parent.
+	// Any other block ends the list.
+	var items []string
 	open := func(title string) {
 		f.closePage(bk)
 		bk.StartPage(title)
@@ -78,6 +81,7 @@ func (f *flow) pages(env *Env, info Info) Pages {
 		}
 		onlyFront = true
 		titles = titles[:0]
+		items = items[:0]
 	}
 	open("")
 	for i := range f.blocks {
@@ -110,6 +114,15 @@ func (f *flow) pages(env *Env, info Info) Pages {
 				titles = titles[:len(titles)-1]
 			}
 		}
+		depth := -1
+		if b.cat == "ListItem" {
+			depth, _ = m["category_depth"].(int)
+			if depth > 0 && depth <= len(items) {
+				m["parent_id"] = items[depth-1]
+			}
+		} else {
+			items = items[:0]
+		}
 		if len(titles) > 0 {
 			if _, set := m["parent_id"]; !set {
 				m["parent_id"] = titles[len(titles)-1].id
@@ -120,6 +133,9 @@ func (f *flow) pages(env *Env, info Info) Pages {
 			id = bk.Current().AddImage(b.image, b.mime, b.text, m)
 		} else {
 			id = bk.Add(b.cat, b.text, m)
+		}
+		if depth >= 0 && id != "" {
+			items = append(items[:min(depth, len(items))], id)
 		}
 		if b.level > 0 {
 			titles = append(titles, struct {

@@ -1,0 +1,245 @@
+package convert
+
+import (
+	"encoding/xml"
+	"strconv"
+	"strings"
+)
+
+// List numbering as the sources define it. A ListItem's ele_metadata
+// says "ordered" (true for a numbered item), "item_number" (the number the
+// source shows, counting from the list's real start) and "list_style"
+// (lower-alpha, upper-alpha, lower-roman, upper-roman; absent for decimal),
+// which is what render writes the label from.
+
+// maxListLevels bounds the levels one list keeps counters for (DOCX has
+// 9, ODF 10; a hostile file may claim more).
+const maxListLevels = 10
+
+// listLevel is one level of a list definition.
+type listLevel struct {
+	ordered bool
+	start   int    // first number; 0 means 1
+	style   string // CSS counter style; "" decimal
+}
+
+// listCounter numbers the items of one list: one counter per level, and
+// an item resets the counters of the levels below it, so a nested list
+// starts again under each parent item.
+type listCounter struct {
+	next [maxListLevels]int // the number the next item at a level gets; 0: not started
+}
+
+// number is the number of an item at level lvl of a list whose level
+// starts at start.
+func (c *listCounter) number(lvl, start int) int {
+	lvl = max(0, min(lvl, maxListLevels-1))
+	if start < 1 {
+		start = 1
+	}
+	if c.next[lvl] == 0 {
+		c.next[lvl] = start
+	}
+	n := c.next[lvl]
+	c.next[lvl]++
+	for k := lvl + 1; k < maxListLevels; k++ {
+		c.next[k] = 0
+	}
+	return n
+}
+
+// setListMeta records an item's numbering in m (nothing for a bullet).
+func setListMeta(m Meta, lv listLevel, n int) {
+	if !lv.ordered {
+		return
+	}
+	m["ordered"] = true
+	m["item_number"] = n
+	if lv.style != "" {
+		m["list_style"] = lv.style
+	}
+}
+
+// docxListStyle is the counter style of a w:numFmt value; ok is false for
+// bullets and unnumbered levels.
+func docxListStyle(numFmt string) (style string, ok bool) {
+	switch numFmt {
+	case "bullet", "none", "":
+		return "", false
+	case "lowerLetter":
+		return "lower-alpha", true
+	case "upperLetter":
+		return "upper-alpha", true
+	case "lowerRoman":
+		return "lower-roman", true
+	case "upperRoman":
+		return "upper-roman", true
+	}
+	return "", true
+}
+
+// odfListStyle is the counter style of an ODF style:num-format ("1", "a",
+// "A", "i", "I"); ok is false when the level shows no number.
+func odfListStyle(numFormat string) (style string, ok bool) {
+	switch strings.TrimSpace(numFormat) {
+	case "":
+		return "", false
+	case "a":
+		return "lower-alpha", true
+	case "A":
+		return "upper-alpha", true
+	case "i":
+		return "lower-roman", true
+	case "I":
+		return "upper-roman", true
+	}
+	return "", true
+}
+
+// maxODFListStyles bounds the text:list-style definitions kept.
+const maxODFListStyles = 4096
+
+// odfLists is the list state of an ODT reader: the list styles by name
+// and the list being read.
+type odfLists struct {
+	styles map[string][]listLevel // index: text:level − 1
+	cur    *odfList               // the outermost list being read, nil outside lists
+	last   *odfList               // the previous outermost list (text:continue-numbering)
+	byID   map[string]*odfList    // outermost lists by xml:id (text:continue-list)
+}
+
+// odfList is one outermost text:list with the styles of its open levels.
+type odfList struct {
+	c listCounter
+	// style[d] is the list style in effect at depth d (a nested list
+	// without text:style-name keeps its parent's).
+	style [maxListLevels]string
+	// pending: the current text:list-item's first paragraph is not yet
+	// emitted (later paragraphs of the item carry no number); start is
+	// its text:start-value, 0 if none.
+	pending bool
+	start   int
+}
+
+// readListStyle reads the text:list-style just started (consuming it).
+func (l *odfLists) readListStyle(d *XMLDecoder, se xml.StartElement) error {
+	name := attr(se, "name")
+	levels := make([]listLevel, 0, 3)
+	depth := 1
+	for depth > 0 {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			if !strings.HasPrefix(t.Name.Local, "list-level-style-") {
+				continue
+			}
+			k, err := strconv.Atoi(attr(t, "level"))
+			if err != nil || k < 1 || k > maxListLevels {
+				continue
+			}
+			for len(levels) < k {
+				levels = append(levels, listLevel{start: -1})
+			}
+			lv := listLevel{start: 1}
+			if t.Name.Local == "list-level-style-number" {
+				lv.style, lv.ordered = odfListStyle(attr(t, "num-format"))
+				if n, err := strconv.Atoi(attr(t, "start-value")); err == nil {
+					lv.start = n
+				}
+			}
+			levels[k-1] = lv
+		case xml.EndElement:
+			depth--
+		}
+	}
+	if l.styles == nil {
+		l.styles = map[string][]listLevel{}
+	}
+	if name != "" && (len(l.styles) < maxODFListStyles || l.styles[name] != nil) {
+		l.styles[name] = levels
+	}
+	return nil
+}
+
+// level is the numbering of depth d under list style name: its level
+// d+1, or, when the style does not define that level (pandoc gives a
+// list nested in another its own one-level style), the deepest level it
+// defines above it.
+func (l *odfLists) level(name string, d int) listLevel {
+	levels := l.styles[name]
+	for k := min(d, len(levels)-1); k >= 0; k-- {
+		if levels[k].start >= 0 {
+			return levels[k]
+		}
+	}
+	return listLevel{}
+}
+
+// list reads a text:list at depth d (0 outermost) and its items; each
+// child of an item goes to block at depth d+1.
+func (r *odfReader) list(d *XMLDecoder, se xml.StartElement, depth int, block func(d *XMLDecoder, se xml.StartElement) error) error {
+	l := &r.lists
+	outer := l.cur == nil
+	if outer {
+		cur := &odfList{}
+		from := l.byID[attr(se, "continue-list")]
+		if from == nil && attr(se, "continue-numbering") == "true" {
+			from = l.last
+		}
+		if from != nil {
+			cur.c, cur.style = from.c, from.style
+		}
+		if id := xmlID(se); id != "" && len(l.byID) < maxODFListStyles {
+			if l.byID == nil {
+				l.byID = map[string]*odfList{}
+			}
+			l.byID[id] = cur
+		}
+		l.cur = cur
+		defer func() { l.last, l.cur = cur, nil }()
+	}
+	cur := l.cur
+	if d := min(depth, maxListLevels-1); attr(se, "style-name") != "" {
+		cur.style[d] = attr(se, "style-name")
+	} else if d > 0 {
+		cur.style[d] = cur.style[d-1]
+	}
+	return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error {
+		if ch.Name.Local != "list-item" && ch.Name.Local != "list-header" {
+			return skip(d)
+		}
+		cur.pending = ch.Name.Local == "list-item"
+		cur.start, _ = strconv.Atoi(attr(ch, "start-value"))
+		return r.children(d, block)
+	})
+}
+
+// numberItem records the numbering of a list item's paragraph at depth
+// d: the item's first paragraph gets the next number at its level.
+func (r *odfReader) numberItem(m Meta, d int) {
+	cur := r.lists.cur
+	if cur == nil || !cur.pending {
+		return
+	}
+	cur.pending = false
+	d = min(d, maxListLevels-1)
+	lv := r.lists.level(cur.style[d], d)
+	if cur.start > 0 {
+		cur.c.next[d] = cur.start
+	}
+	setListMeta(m, lv, cur.c.number(d, lv.start))
+}
+
+// xmlID is the xml:id attribute of se.
+func xmlID(se xml.StartElement) string {
+	for _, a := range se.Attr {
+		if a.Name.Local == "id" && (a.Name.Space == "xml" || a.Name.Space == "http://www.w3.org/XML/1998/namespace") {
+			return a.Value
+		}
+	}
+	return ""
+}
