@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// get --format md writes the source's numbering (the real start, nested
+// items under their parent, the count continuing after a nested list) as
+// CommonMark, and text shows the same labels.
+func TestGet_NumberedListsAsInTheSource(t *testing.T) {
+	for _, file := range []string{"handbook.docx", "handbook.odt", "handbook-soffice.odt", "handbook.html", "handbook.epub"} {
+		t.Run(file, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "get", "--format", "md", filepath.Join(realFixtures, file))
+			if code != exitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			want := "1. Collect the samples\n2. Upload the results\n   1. Check the checksum\n   2. Sign the form\n3. Archive the batch\n"
+			if !strings.Contains(out, want) {
+				t.Errorf("numbered list with a nested one missing:\n%s", out)
+			}
+			for _, w := range []string{"\n5. Hand over the keys\n6. Write the log\n", "- Call the duty officer\n  1. Dial the desk\n  2. Leave a message\n- Lock the door\n",
+				"1. First annex\n2. Second annex\n3. Third annex\n"} {
+				if !strings.Contains(out, w) {
+					t.Errorf("%q missing in:\n%s", w, out)
+				}
+			}
+			code, out, errOut = runCLI(t, "get", "--format", "text", filepath.Join(realFixtures, file))
+			if code != exitOK || errOut != "" {
+				t.Fatalf("text: exit %d, stderr %q", code, errOut)
+			}
+			for _, w := range []string{"5. Hand over the keys", "b. Sign the form", "iii. Third annex"} {
+				if !strings.Contains(out, w) {
+					t.Errorf("text: %q missing in:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// The same text written by pandoc to DOCX, ODT, HTML and EPUB (and the
+// DOCX re-written by LibreOffice): diff reports no element added or
+// removed, so no list item "changed" for its numbering.
+func TestDiff_SameListsAcrossFormats(t *testing.T) {
+	a := filepath.Join(realFixtures, "handbook.docx")
+	for _, file := range []string{"handbook.odt", "handbook-soffice.odt", "handbook.html", "handbook.epub"} {
+		t.Run(file, func(t *testing.T) {
+			_, out, errOut := runCLI(t, "diff", a, filepath.Join(realFixtures, file), "--format", "json")
+			var d struct {
+				Delta struct{ Added, Removed, Retained int }
+				Pages []struct {
+					Status   string
+					Elements []struct{ Op, Category, Text string }
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatalf("diff --format json: %v\n%s\n%s", err, out, errOut)
+			}
+			if d.Delta.Added != 0 || d.Delta.Removed != 0 || d.Delta.Retained < 19 {
+				t.Errorf("delta %+v, want nothing added or removed", d.Delta)
+			}
+			for _, p := range d.Pages {
+				for _, e := range p.Elements {
+					if e.Category == "ListItem" {
+						t.Errorf("list item %s: %q", e.Op, e.Text)
+					}
+				}
+			}
+		})
+	}
+}
