@@ -40,8 +40,10 @@ type QueryLimits struct {
 	MaxConcurrent int
 }
 
+// DefaultQueryTimeout is QueryLimits.Timeout's default.
+const DefaultQueryTimeout = 2 * time.Second
+
 const (
-	defaultQueryTimeout  = 2 * time.Second
 	defaultMaxPatterns   = 16
 	defaultMaxExpansion  = 10_000
 	defaultMaxConcurrent = 2
@@ -51,7 +53,7 @@ func (l QueryLimits) timeout() time.Duration {
 	if l.Timeout > 0 {
 		return l.Timeout
 	}
-	return defaultQueryTimeout
+	return DefaultQueryTimeout
 }
 
 func (l QueryLimits) maxPatterns() int {

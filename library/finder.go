@@ -56,6 +56,7 @@ func (l *Library) Finder() *finder.Finder { return l.finder }
 
 // Close stops the Finder and closes the folder.
 func (l *Library) Close() error {
+	l.lib.stopBackground()
 	if l.stopPoll != nil {
 		l.stopPoll()
 		l.polling.Wait()
@@ -163,10 +164,12 @@ func (l *Library) rescan() bool {
 	lib.mu.RUnlock()
 	next := map[string]*source{}
 	skipped := newSkipList(lib.opt.MaxFileBytes)
-	if err := lib.walk(lib.files, lib.opt, prev, next, skipped); err != nil {
+	later, err := lib.walk(lib.files, lib.opt, prev, next, skipped)
+	if err != nil {
 		lib.opt.Logger.Warn("library: rescan", "err", err)
 		return false
 	}
+	defer lib.probeLater(later) // once next is what the library serves
 	var gone []string
 	changed := false
 	lib.mu.Lock()

@@ -31,8 +31,8 @@ const (
 
 	defaultMaxFileBytes = 64 << 20
 
-	// convertTimeout bounds converting one document on a read.
-	convertTimeout = 2 * time.Minute
+	// defaultListBudget is Options.ListBudget's default.
+	defaultListBudget = 5 * time.Second
 	// maxErrorNote bounds the error note a bad file is listed with.
 	maxErrorNote = 300
 )
@@ -78,9 +78,22 @@ type Options struct {
 	// Logger receives WARNs for files that cannot be converted; nil discards.
 	Logger *slog.Logger
 	// Converter converts every file but *.dpe.json; nil: the library
-	// makes its own and Library.Close closes it. A shared one stays the
-	// caller's to close.
+	// makes its own (with ConvertTimeout) and Library.Close closes it. A
+	// shared one stays the caller's to close, and its Options.Timeout is
+	// the deadline of each conversion.
 	Converter *convert.Converter
+	// ConvertTimeout is the deadline of one conversion (listing a file,
+	// reading it, indexing it) when the library makes its own converter;
+	// 0: convert.DefaultTimeout. It is the converter's own deadline, the
+	// one every conversion has, not a second one.
+	ConvertTimeout time.Duration
+	// ListBudget is how long a walk (Open, a rescan) converts files inline
+	// to list them with their titles and page counts; default 5 s. Files
+	// left when it is spent, or whose conversion outlasts what is left of
+	// it, are listed at once by name and converted in the background
+	// (their listing is refined when that ends), so a folder of slow
+	// files never keeps the library from answering for the others.
+	ListBudget time.Duration
 	// Finder, when set, adds the Finder tools (find, list_documents) over
 	// a full-text index of every document served. Only Open accepts it.
 	Finder *FinderOptions
@@ -125,6 +138,13 @@ type library struct {
 	byNFC map[string][]string
 	// skipped is what the last walk left out (Library.Skipped).
 	skipped Skipped
+
+	// Background conversions of the files a walk listed by name only
+	// (Options.ListBudget); one batch at a time, stopped by close.
+	bgCtx    context.Context
+	bgStop   context.CancelFunc
+	bgOne    chan struct{} // holds one token: batches run one after another
+	bgActive sync.WaitGroup
 }
 
 // Open builds the MCP server (Library.Server). It walks the FS once,
@@ -147,6 +167,9 @@ func Open(opt Options) (*Library, error) {
 	}
 	if opt.CacheSize == 0 {
 		opt.CacheSize = defaultCacheSize
+	}
+	if opt.ListBudget <= 0 {
+		opt.ListBudget = defaultListBudget
 	}
 	if opt.MaxFileBytes <= 0 {
 		opt.MaxFileBytes = defaultMaxFileBytes
@@ -188,10 +211,13 @@ func Open(opt Options) (*Library, error) {
 	lib := &library{sources: make(map[string]*source, max(opt.Generated, 0)+64), cache: newDocCache(opt.CacheSize), files: files, opt: opt,
 		conv: opt.Converter}
 	if lib.conv == nil {
-		lib.conv, lib.ownConv = convert.New(convert.Options{}), true
+		lib.conv, lib.ownConv = convert.New(convert.Options{Timeout: opt.ConvertTimeout}), true
 	}
+	lib.bgCtx, lib.bgStop = context.WithCancel(context.Background())
+	lib.bgOne = make(chan struct{}, 1)
 	skipped := newSkipList(opt.MaxFileBytes)
-	if err := lib.walk(files, opt, nil, lib.sources, skipped); err != nil {
+	later, err := lib.walk(files, opt, nil, lib.sources, skipped)
+	if err != nil {
 		lib.close()
 		return nil, err
 	}
@@ -218,6 +244,7 @@ func Open(opt Options) (*Library, error) {
 	lib.indexNFC()
 	lib.srv = srv
 	lib.mu.Unlock()
+	lib.probeLater(later)
 	out := &Library{srv: srv, lib: lib}
 	if opt.Finder != nil {
 		if err := out.startFinder(builtin); err != nil {
@@ -234,9 +261,12 @@ func Open(opt Options) (*Library, error) {
 // prev, when set, holds the sources of an earlier walk by path: a file
 // whose size and modification time are unchanged is taken from it without
 // being read again. Sources go into out; every file left out (but hidden
-// ones) goes into skip with why.
-func (l *library) walk(files *folder, opt Options, prev map[string]*source, out map[string]*source, skip *skipList) error {
-	return fs.WalkDir(files.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+// ones) goes into skip with why. Files converted within opt.ListBudget
+// are listed with what the conversion learnt; the others, listed by name,
+// are returned for probeLater once out is what the library serves.
+func (l *library) walk(files *folder, opt Options, prev map[string]*source, out map[string]*source, skip *skipList) (later []sourceRef, err error) {
+	budget := time.Now().Add(opt.ListBudget)
+	err = fs.WalkDir(files.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if d != nil && d.IsDir() {
 				skip.add(p+"/", err)
@@ -281,10 +311,21 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 			return nil
 		}
 		ref.modTime = info.ModTime()
-		ctx, cancel := context.WithTimeout(context.Background(), convertTimeout)
-		di, err := probeFile(ctx, l.conv, ref, data)
-		cancel()
-		if err != nil {
+		var di docInfo
+		if left := time.Until(budget); left <= 0 {
+			err = context.DeadlineExceeded
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), left)
+			di, err = probeFile(ctx, l.conv, ref, data)
+			cancel()
+		}
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			// The walk's budget, not the conversion's own deadline
+			// (that is a LimitError): listed by name, converted later.
+			di = pendingInfo(p)
+			later = append(later, ref)
+		case err != nil:
 			// A bad file is its own problem: listed with the cause, never
 			// stopping the walk.
 			opt.Logger.Warn("library: cannot convert document", "path", p, "err", err)
@@ -303,6 +344,52 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 		out[ref.uri] = s
 		return nil
 	})
+	return later, err
+}
+
+// pendingInfo is the listing of a file not converted yet: its name and
+// type, until probeLater refines it.
+func pendingInfo(p string) docInfo {
+	return docInfo{Title: path.Base(p), FileType: strings.TrimPrefix(strings.ToLower(path.Ext(p)), ".")}
+}
+
+// probeLater converts, in the background and one after another, the files
+// a walk listed by name, and refines each listing with the result (its
+// title and page count, or its error). Each conversion has the
+// converter's own deadline; close stops the batch.
+func (l *library) probeLater(refs []sourceRef) {
+	if len(refs) == 0 {
+		return
+	}
+	l.bgActive.Add(1)
+	go func() {
+		defer l.bgActive.Done()
+		select {
+		case l.bgOne <- struct{}{}:
+			defer func() { <-l.bgOne }()
+		case <-l.bgCtx.Done():
+			return
+		}
+		for _, ref := range refs {
+			if l.bgCtx.Err() != nil {
+				return
+			}
+			data, fi, err := ref.files.read(ref.path, l.opt.MaxFileBytes)
+			if err != nil {
+				continue // gone or changed since: the next walk lists it again
+			}
+			ref.modTime = fi.ModTime()
+			di, err := probeFile(l.bgCtx, l.conv, ref, data)
+			if l.bgCtx.Err() != nil {
+				return
+			}
+			if err != nil {
+				l.opt.Logger.Warn("library: cannot convert document", "path", ref.path, "err", err)
+				di = errorInfo(ref.path, err)
+			}
+			l.refine(ref.uri, di)
+		}
+	}()
 }
 
 // supported reports whether the walk lists p: hand-written DPE JSON and
@@ -324,9 +411,8 @@ func (l *library) loader(ref sourceRef) func() ([]byte, error) {
 		// lastModified follows, as its page count does).
 		now := ref
 		now.modTime = fi.ModTime()
-		ctx, cancel := context.WithTimeout(context.Background(), convertTimeout)
-		defer cancel()
-		c, err := convertFile(ctx, l.conv, now, data)
+		// The converter's deadline bounds the conversion (ConvertTimeout).
+		c, err := convertFile(context.Background(), l.conv, now, data)
 		if err != nil {
 			l.refine(ref.uri, errorInfo(ref.path, err))
 			return nil, err
@@ -374,8 +460,16 @@ func sameInfo(a, b docInfo) bool {
 		a.PageCount == b.PageCount && a.Err == b.Err && strings.Join(a.Keywords, "\x00") == strings.Join(b.Keywords, "\x00")
 }
 
-// close releases the converter the library made.
+// stopBackground stops probeLater's conversions and waits for them.
+func (l *library) stopBackground() {
+	l.bgStop()
+	l.bgActive.Wait()
+}
+
+// close stops the background conversions and releases the converter the
+// library made.
 func (l *library) close() error {
+	l.stopBackground()
 	if l.ownConv {
 		return l.conv.Close()
 	}

@@ -3,10 +3,12 @@ package stack
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/computer"
+	finderpkg "github.com/dpe-tui/dpe-tui/finder"
 	"github.com/dpe-tui/dpe-tui/library"
 )
 
@@ -20,8 +22,14 @@ type DocsOptions struct {
 	NoFinder bool
 	// Start delays indexing until it is closed (nil: at once), so the index
 	// does not compete with joining; indexing runs at low priority.
-	Start  <-chan struct{}
-	Logger *slog.Logger
+	Start <-chan struct{}
+	// ConvertTimeout is the deadline of converting one document
+	// (library.Options.ConvertTimeout); 0: convert.DefaultTimeout.
+	ConvertTimeout time.Duration
+	// FindTimeout is the deadline of one Finder query
+	// (finder.QueryLimits.Timeout); 0: its default.
+	FindTimeout time.Duration
+	Logger      *slog.Logger
 	// Middleware wraps the MCP server's incoming requests (tests).
 	Middleware []mcp.Middleware
 }
@@ -38,11 +46,11 @@ func AddDocs(ctx context.Context, c *computer.Computer, opt DocsOptions) (*libra
 	}
 	var finder *library.FinderOptions
 	if !opt.NoFinder {
-		finder = &library.FinderOptions{IndexDir: opt.FinderDir, Start: opt.Start, Background: true}
+		finder = &library.FinderOptions{IndexDir: opt.FinderDir, Start: opt.Start, Background: true, Limits: finderpkg.QueryLimits{Timeout: opt.FindTimeout}}
 	}
 	own := &Stack{}
 	lib, err := own.openLibrary(ctx, c, ServerLibrary, library.Options{Dir: opt.Dir, Host: HostLibrary, PageSize: PageSize,
-		Name: ServerLibrary, Logger: log.With("component", "library"), Finder: finder}, opt.Middleware...)
+		Name: ServerLibrary, Logger: log.With("component", "library"), Finder: finder, ConvertTimeout: opt.ConvertTimeout}, opt.Middleware...)
 	if err != nil {
 		_ = own.Close() // the library, if it opened
 		return nil, err

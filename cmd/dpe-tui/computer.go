@@ -22,6 +22,7 @@ type computerFlags struct {
 	skills                    string
 	cacheDir                  string
 	connectTimeout            time.Duration
+	budgets                   budgetFlags
 	log                       logFlags
 }
 
@@ -54,6 +55,7 @@ func (a *app) computerCmd() *cobra.Command {
 	fs.StringVar(&f.resolver, "resolver", "http", "the DPE resolver: file or http")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "file resolver cache (default: a temp dir removed on exit)")
 	fs.DurationVar(&f.connectTimeout, "connect-timeout", computer.DefaultConnectTimeout, "bound on connecting and joining")
+	f.budgets.define(fs)
 	f.log.define(fs)
 	return cmd
 }
@@ -82,6 +84,9 @@ func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, 
 	}
 	if resolver != "file" && resolver != "http" {
 		return usageErrorf("--resolver must be file or http, not %q", resolver)
+	}
+	if err := f.budgets.check(); err != nil {
+		return err
 	}
 	log, closeLog, err := f.log.logger(g.LogFile, stderr, g.noColor())
 	if err != nil {
@@ -147,7 +152,7 @@ func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, 
 		if fi, err := os.Stat(docs); err != nil || !fi.IsDir() {
 			return fmt.Errorf("--docs %s: not a directory", docs)
 		}
-		lib, err := stack.AddDocs(ctx, c, stack.DocsOptions{Dir: docs, Start: joined, Logger: log})
+		lib, err := stack.AddDocs(ctx, c, stack.DocsOptions{Dir: docs, Start: joined, Logger: log, ConvertTimeout: f.budgets.convert, FindTimeout: f.budgets.find})
 		if err != nil {
 			return err
 		}

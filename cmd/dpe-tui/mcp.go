@@ -32,7 +32,7 @@ type mcpFlags struct {
 	sessionTimeout time.Duration
 	readTimeout    time.Duration
 	maxConns       int
-	findTimeout    time.Duration
+	budgets        budgetFlags
 }
 
 func (a *app) mcpCmd() *cobra.Command {
@@ -61,7 +61,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", 30*time.Minute, "with --http: close a session idle this long")
 	fs.DurationVar(&f.readTimeout, "read-timeout", 30*time.Second, "with --http: how long a client may take to send one request")
 	fs.IntVar(&f.maxConns, "max-conns", 256, "with --http: connections served at once; more wait to be accepted")
-	fs.DurationVar(&f.findTimeout, "find-timeout", 2*time.Second, "deadline of one Finder query; past it find answers \"over budget\"")
+	f.budgets.define(fs)
 	return cmd
 }
 
@@ -76,10 +76,13 @@ func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, s
 		}
 	}
 	switch {
-	case f.sessionTimeout <= 0, f.readTimeout <= 0, f.findTimeout <= 0:
-		return usageErrorf("--session-timeout, --read-timeout and --find-timeout must be > 0")
+	case f.sessionTimeout <= 0, f.readTimeout <= 0:
+		return usageErrorf("--session-timeout and --read-timeout must be > 0")
 	case f.maxConns <= 0:
 		return usageErrorf("--max-conns must be > 0, not %d", f.maxConns)
+	}
+	if err := f.budgets.check(); err != nil {
+		return err
 	}
 	var token string
 	if *addr != "" {
@@ -95,8 +98,8 @@ func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, s
 	// goroutines: one lock for both.
 	stderr = &lockedWriter{w: stderr}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	lib, err := library.Open(library.Options{Dir: *docs, Host: *host, Logger: log,
-		Finder: &library.FinderOptions{IndexDir: *indexDir, Limits: finder.QueryLimits{Timeout: f.findTimeout}}})
+	lib, err := library.Open(library.Options{Dir: *docs, Host: *host, Logger: log, ConvertTimeout: f.budgets.convert,
+		Finder: &library.FinderOptions{IndexDir: *indexDir, Limits: finder.QueryLimits{Timeout: f.budgets.find}}})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 
 type serveFlags struct {
 	opt     stack.Options
+	budgets budgetFlags
 	log     logFlags
 	checkS3 func(resolver string) error
 }
@@ -65,6 +66,7 @@ func (a *app) serveCmd() *cobra.Command {
 	fs.BoolVar(&opt.InsecureCluster, "insecure-cluster", false, "with --redis and no --cluster-secret: trust whatever Redis carries (anyone who can write to it commands every node)")
 	fs.DurationVar(&opt.NodeTTL, "node-ttl", 10*time.Second, "with --redis: a node that stops heartbeating leaves every office within this (plus a third)")
 	fs.BoolVar(&opt.NoComputers, "no-computers", false, "run only the server node, without the demo computers")
+	f.budgets.define(fs)
 	f.log.define(fs)
 	f.checkS3 = addS3Flags(fs, &opt.S3)
 	return cmd
@@ -83,6 +85,10 @@ func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr
 	case opt.NodeTTL < 300*time.Millisecond:
 		return usageErrorf("--node-ttl must be at least 300ms, not %s", opt.NodeTTL)
 	}
+	if err := f.budgets.check(); err != nil {
+		return err
+	}
+	opt.ConvertTimeout, opt.FindTimeout = f.budgets.convert, f.budgets.find
 	if err := checkSideVersion(g.A2CVersion); err != nil {
 		return err
 	}
