@@ -235,7 +235,7 @@ func (v *officeScreen) visible() []int {
 func (v *officeScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := v.e.keys
 	vis := v.visible()
-	if v.list.nav(k, msg, len(vis), v.e.bodyHeight()-v.head()) {
+	if v.list.nav(k, msg, len(vis)+v.extra(), v.e.bodyHeight()-v.head()) {
 		return nil
 	}
 	switch {
@@ -252,6 +252,10 @@ func (v *officeScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			return counted(len(v.visible()), "match", "matches"), true
 		}})
 	case matches(msg, k.Enter, k.Right):
+		if v.list.cur == len(vis) && v.extra() == 1 {
+			s := newRemoteScreen(v.e, v.e.opt.Remote)
+			return tea.Batch(v.e.ask(pushMsg{s: s}), s.connect())
+		}
 		if len(vis) == 0 || v.list.cur >= len(vis) {
 			return nil
 		}
@@ -282,14 +286,14 @@ func (v *officeScreen) View(w, h int) []string {
 		lines = append(lines, profileLine(e, w))
 	}
 	lines = append(lines, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
-	if len(v.rows) == 0 {
-		return append(lines, "", st.dim.Render("  No computers in office "+sanitizeLine(officeName(e))+". Waiting for notify:enter_office…"))
-	}
 	vis := v.visible()
-	if len(vis) == 0 {
-		return append(lines, "", st.dim.Render(fmt.Sprintf("  No computer matches %q.", sanitizeLine(v.filter))))
+	switch {
+	case len(v.rows) == 0:
+		lines = append(lines, st.dim.Render(clip("  No computers in office "+sanitizeLine(officeName(e))+" yet; one appears here as soon as it joins.", w)))
+	case len(vis) == 0:
+		lines = append(lines, st.dim.Render(fmt.Sprintf("  No computer matches %q.", sanitizeLine(v.filter))))
 	}
-	v.list.clamp(len(vis), h-v.head())
+	v.list.clamp(len(vis)+v.extra(), h-v.head())
 	for i := v.list.top; i < len(vis) && len(lines) < h; i++ {
 		r := v.rows[vis[i]]
 		count, status := "…", "loading config"
@@ -316,7 +320,21 @@ func (v *officeScreen) View(w, h int) []string {
 		row := joinCols(cols, []string{sanitizeLine(r.info.Name), sanitizeLine(ver), count, status})
 		lines = append(lines, listRow(st, row, i == v.list.cur, false, w))
 	}
+	if v.extra() == 1 && len(lines) < h {
+		// The remote is not a computer of the office: its own row, under
+		// them, says what it is.
+		row := joinCols(cols, []string{"DPE v1 remote", "", "", sanitizeLine(e.opt.Remote.Label)})
+		lines = append(lines, listRow(st, row, v.list.cur == len(vis), false, w))
+	}
 	return lines
+}
+
+// extra is 1 when the office lists a DPE v1 remote after its computers.
+func (v *officeScreen) extra() int {
+	if v.e.opt.Remote != nil {
+		return 1
+	}
+	return 0
 }
 
 func (v *officeScreen) Keys() screenKeys {

@@ -118,6 +118,10 @@ type Options struct {
 	// render.ImagesSixel), "blocks" (half-blocks) or "off"; "" or "auto"
 	// asks the terminal at start (bounded; no answer → blocks).
 	Images string
+	// Remote is a DPE v1 remote to browse: the office lists it as an
+	// entry, or, with RemoteOnly, the browser opens on it (no office).
+	Remote     *Remote
+	RemoteOnly bool
 }
 
 // Model is the root tea.Model. It wraps a pointer so that the value returned
@@ -168,6 +172,8 @@ func New(opt Options) Model {
 	switch {
 	case opt.OpenTarget != "":
 		m.stack = []screen{newOpeningScreen(e, opt.OpenTarget)}
+	case opt.Remote != nil && opt.RemoteOnly:
+		m.stack = []screen{newRemoteScreen(e, opt.Remote)}
 	case opt.Agent != nil:
 		e.conn = opt.Agent.State()
 		m.stack = []screen{newOfficeScreen(e)}
@@ -191,6 +197,8 @@ func (mm Model) Init() tea.Cmd {
 		cmds = append(cmds, m.startsLong(func() tea.Cmd { return m.openTarget(t.target) }))
 	case *officeScreen:
 		cmds = append(cmds, m.listen(), t.load())
+	case *remoteScreen:
+		cmds = append(cmds, t.connect())
 	default:
 		cmds = append(cmds, m.connect())
 	}

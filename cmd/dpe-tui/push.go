@@ -161,6 +161,9 @@ func (a *app) runPush(f *pushFlags, root string) error {
 		}
 	}
 	out.done()
+	if !f.dryRun {
+		rememberPush(f.remote, base, prefix, docs) // for the TUI's browser
+	}
 	return printPush(a, results, len(skipped), gone.get())
 }
 

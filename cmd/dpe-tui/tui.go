@@ -15,6 +15,9 @@ import (
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/dpev1"
+	"github.com/dpe-tui/dpe-tui/dpev1/wire"
+	"github.com/dpe-tui/dpe-tui/internal/contentcache"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/ui"
 )
@@ -24,6 +27,8 @@ type tuiFlags struct {
 	globalFlags
 	Mouse  bool
 	Images string
+	// Remote is a DPE v1 remote to browse instead of an office.
+	Remote string
 }
 
 // define registers the TUI's own flags on fs (the root's and open's).
@@ -32,6 +37,7 @@ func (f *tuiFlags) define(fs *pflag.FlagSet) {
 	bindEnv(fs, "mouse", "DPE_TUI_MOUSE")
 	fs.StringVar(&f.Images, "images", "auto", "image previews: kitty, sixel, blocks, off or auto")
 	bindEnv(fs, "images", "DPE_TUI_IMAGES")
+	fs.StringVar(&f.Remote, "remote", "", "browse this DPE v1 remote (its documents by folder, skeletons, stale local files with --docs DIR)")
 }
 
 func (a *app) openCmd() *cobra.Command {
@@ -51,6 +57,8 @@ func (a *app) openCmd() *cobra.Command {
 	}
 	// The document view takes the TUI's own flags, as the root does.
 	a.tf.define(cmd.Flags())
+	// open shows one document; --remote is the root's (browse a remote).
+	_ = cmd.Flags().MarkHidden("remote")
 	return cmd
 }
 
@@ -69,6 +77,9 @@ func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 		}
 		return usageErrorf("%s must be kitty, sixel, blocks, off or auto, not %q", from, sanitize.Line(f.Images))
 	}
+	if openTarget != "" && f.Remote != "" {
+		return usageErrorf("open shows one document; --remote URL browses a remote: run 'dpe-tui --remote URL'")
+	}
 	if openTarget == "-" {
 		// Read and check before any TUI starts: a bad document is one
 		// line and exit 1, not a screen.
@@ -84,10 +95,14 @@ func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 			return err // before any TUI starts
 		}
 	}
-	return startTUI(a.ctx, f, openTarget, a.prof)
+	return startTUI(a.ctx, f, openTarget, a.prof, a.remoteClient)
 }
 
-func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profileState) error {
+// remoteDialer connects to a DPE v1 remote (app.remoteClient: the
+// profile's token, capabilities first).
+type remoteDialer func(ctx context.Context, url string) (*dpev1.Client, *wire.Capabilities, error)
+
+func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profileState, dialRemote remoteDialer) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -121,6 +136,37 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 	defer conv.Close()
 	opt.ConvertMarkdown = func(ctx context.Context, name string, body []byte) (ui.PageSource, error) {
 		return conv.Open(ctx, convert.BytesSource(name, body))
+	}
+
+	// A DPE v1 remote: --remote alone opens the browser on it; a
+	// profile's remote is an entry of the office; the demo has its own.
+	profRemote := ""
+	if prof != nil && prof.name != "" {
+		if p, err := prof.file.Lookup(prof.name); err == nil {
+			profRemote = p.Remote
+		}
+	}
+	docsDir := ""
+	if len(f.Embedded.DocsDirs) > 0 {
+		docsDir = f.Embedded.DocsDirs[0]
+	}
+	switch {
+	case openTarget != "":
+	case f.Remote != "":
+		url := f.Remote
+		opt.Remote = tuiRemote(url, docsDir, func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error) { return dialRemote(ctx, url) })
+		opt.RemoteOnly = true
+	case profRemote != "":
+		opt.Remote = tuiRemote(profRemote, "", func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error) {
+			return dialRemote(ctx, profRemote)
+		})
+	case f.URL == "" && !f.Embedded.active():
+		demo := &demoRemote{}
+		defer demo.stop()
+		opt.Remote = &ui.Remote{Label: "the demo library, pushed to a remote of its own", Connect: demo.connect}
+		if cache, err := contentcache.Default(); err == nil {
+			opt.Remote.Cache = cache
+		}
 	}
 
 	var tgt *target
