@@ -184,8 +184,17 @@ func (e *rawEntry) UnmarshalJSON(b []byte) error {
 // parseRawPage reads a resources/list result: an object whose resources
 // are an array of objects, each with a string uri (or none), and whose
 // nextCursor, if any, is a string. Anything else is false, and go-sdk
-// decodes that result as for any other transport.
+// decodes that result as for any other transport. Results as go-sdk writes
+// them are read in one pass (scanRawPage); the others by decodeRawPage.
 func parseRawPage(result json.RawMessage) (*rawPage, bool) {
+	if page, ok, decided := scanRawPage(result); decided {
+		return page, ok
+	}
+	return decodeRawPage(result)
+}
+
+// decodeRawPage is parseRawPage by encoding/json's rules (through jsonfast).
+func decodeRawPage(result json.RawMessage) (*rawPage, bool) {
 	var top struct {
 		Resources  json.RawMessage `json:"resources"`
 		NextCursor string          `json:"nextCursor"`

@@ -114,12 +114,23 @@ func (s *mcpServer) remember(p resourcePage) []string {
 		s.resources = map[string]listedResource{}
 	}
 	var fresh []string
+	// seen is "dpe://" and the authority of the last uri whose host is
+	// known: a uri with the same authority has that host or none, so it
+	// brings no fresh host and is not parsed (a page's uris share one).
+	seen := ""
 	keep := func(uri string, lr listedResource) {
 		if _, ok := s.resources[uri]; ok || len(s.resources) < maxCachedResources {
 			s.resources[uri] = lr
 		}
+		if seen != "" && strings.HasPrefix(uri, seen) {
+			return
+		}
 		h := hostOf(uri)
-		if h != "" && !s.hosts[h] {
+		if h == "" {
+			return
+		}
+		seen = authorityPrefix(uri)
+		if !s.hosts[h] {
 			s.hosts[h] = true
 			fresh = append(fresh, h)
 		}

@@ -72,6 +72,20 @@ func hostOf(s string) string {
 	return u.Host
 }
 
+// authorityPrefix is "dpe://", uri's authority and the "/" after it, or ""
+// when no path follows the authority.
+func authorityPrefix(uri string) string {
+	const scheme = len("dpe://")
+	if len(uri) < scheme {
+		return ""
+	}
+	i := strings.IndexAny(uri[scheme:], "/?#")
+	if i < 0 || uri[scheme+i] != '/' {
+		return ""
+	}
+	return uri[:scheme+i+1]
+}
+
 func quoteTrunc(s string) string {
 	const max = 40
 	if r := []rune(s); len(r) > max {

@@ -11,6 +11,7 @@
 package jsonfast
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 
@@ -42,4 +43,27 @@ func Unmarshal(data []byte, v any) error {
 // FuzzUnmarshal_SameAsEncodingJSON holds it to that.
 func AppendString(b []byte, s string) []byte {
 	return segjson.AppendEscape(b, s, segjson.EscapeHTML)
+}
+
+// StringEnd is the index of the quote that closes the string opened at
+// b[open], in valid JSON: the next quote not escaped by an odd run of
+// backslashes. Most of a page's bytes are inside strings, and IndexByte
+// crosses them many bytes at a time.
+func StringEnd(b []byte, open int) int {
+	j := open + 1
+	for {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return len(b) - 1
+		}
+		q += j
+		n := 0
+		for k := q - 1; k > open && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		j = q + 1
+	}
 }

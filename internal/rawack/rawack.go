@@ -101,7 +101,7 @@ func SplitJSONArray(b []byte, max int) (args []any, ok bool, err error) {
 	for i := 0; i < len(inner); i++ {
 		switch inner[i] {
 		case '"':
-			i = stringEnd(inner, i)
+			i = jsonfast.StringEnd(inner, i)
 		case '[', '{':
 			depth++
 		case ']', '}':
@@ -125,26 +125,3 @@ func SplitJSONArray(b []byte, max int) (args []any, ok bool, err error) {
 // jsonSpace is the whitespace JSON allows between tokens (a form feed or
 // U+00A0 around the array is not valid JSON).
 const jsonSpace = " \t\r\n"
-
-// stringEnd is the index of the quote that closes the string opened at
-// b[open], in valid JSON: the next quote not escaped by an odd run of
-// backslashes. Most of a page's bytes are inside strings, and IndexByte
-// crosses them many bytes at a time.
-func stringEnd(b []byte, open int) int {
-	j := open + 1
-	for {
-		q := bytes.IndexByte(b[j:], '"')
-		if q < 0 {
-			return len(b) - 1
-		}
-		q += j
-		n := 0
-		for k := q - 1; k > open && b[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q
-		}
-		j = q + 1
-	}
-}
