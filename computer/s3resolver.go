@@ -84,8 +84,10 @@ type S3ResolverOptions struct {
 // Presigned page URLs live inside the manifest object, so the manifest is
 // rewritten when less than half of Expiry is left on its page URLs; a
 // resolve in between reuses it, and its URL and _meta.expires_at end when
-// the page URLs do. _meta.etag is the ETag the store gave the object the
-// URL names.
+// the page URLs do. _meta.etag names the content: the ETag the store gave
+// a whole document's object, and for a manifest the document's sha256 —
+// not the manifest object's ETag, which changes with every re-presign and
+// would tell the agent the document changed when only its URLs did.
 type S3Resolver struct {
 	opt S3ResolverOptions
 	log *slog.Logger
@@ -296,8 +298,9 @@ func metaSHA(m map[string]string) string {
 }
 
 // manifest makes the page objects and a manifest whose page URLs have at
-// least half of Expiry left, and returns the manifest's key, ETag, the
-// lifetime left for its own URL and its size.
+// least half of Expiry left, and returns the manifest's key, the
+// document's ETag (its sha256, the same for every presign of the same
+// bytes), the lifetime left for its own URL and its size.
 func (s *S3Resolver) manifest(ctx context.Context, e *s3Entry, doc []byte, sha string) (key, etag string, left time.Duration, size int64, err error) {
 	key = s.ManifestKey(e.id)
 	now := time.Now()
@@ -305,7 +308,7 @@ func (s *S3Resolver) manifest(ctx context.Context, e *s3Entry, doc []byte, sha s
 		if left = e.manifestExp.Sub(now).Truncate(time.Second); left >= s.opt.Expiry/2 && left >= time.Second {
 			st, err := s.c.StatObject(ctx, s.opt.Bucket, key, minio.StatObjectOptions{})
 			if err == nil && st.ETag == e.manifestTag {
-				return key, e.manifestTag, left, st.Size, nil
+				return key, sha, left, st.Size, nil
 			}
 			// Overwritten or deleted behind our back: write it again.
 		}
@@ -348,7 +351,7 @@ func (s *S3Resolver) manifest(ctx context.Context, e *s3Entry, doc []byte, sha s
 		return "", "", 0, 0, err
 	}
 	e.manifestExp, e.manifestTag = exp, tag
-	return key, tag, s.opt.Expiry, int64(len(body)), nil
+	return key, sha, s.opt.Expiry, int64(len(body)), nil
 }
 
 // manifestJSON is the document head with the page entries (URIs filled).

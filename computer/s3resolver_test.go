@@ -2,6 +2,8 @@ package computer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -199,8 +201,8 @@ func TestS3Resolver_ManifestPagesAreObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Meta.ETag != st.ETag {
-		t.Errorf("_meta.etag %q, want the manifest object's ETag %q", res.Meta.ETag, st.ETag)
+	if sum := sha256.Sum256([]byte(doc)); res.Meta.ETag != hex.EncodeToString(sum[:]) || res.Meta.ETag == st.ETag {
+		t.Errorf("_meta.etag %q, want the document's sha256 (not the manifest object's ETag %q)", res.Meta.ETag, st.ETag)
 	}
 	// The agent opens the manifest and loads every page from its object.
 	op := &dpe.Opener{Fetcher: &dpe.Fetcher{}}
@@ -221,9 +223,10 @@ func TestS3Resolver_ManifestPagesAreObjects(t *testing.T) {
 		if p.Decoded || !strings.Contains(p.URI, "/p/"+strconv.Itoa(i)+".json?") {
 			t.Fatalf("page %d is not a manifest entry of its object: decoded=%v uri=%s", i, p.Decoded, dpe.RedactURI(p.URI))
 		}
-		if err := op.LoadPage(ctx, opened, i); err != nil {
+		if err := op.LoadPageInto(ctx, opened, i); err != nil {
 			t.Fatalf("load page %d: %v", i, err)
 		}
+		p = opened.Doc.Pages[i]
 		if len(p.Elements) != 2 || !strings.Contains(p.Elements[0].Text, "big page "+strconv.Itoa(i)) {
 			t.Errorf("page %d elements: %d, first %+v", i, len(p.Elements), p.Elements)
 		}
@@ -294,7 +297,7 @@ func TestS3Resolver_ExpiredPresignIsReResolvedThroughGetDPE(t *testing.T) {
 	if opened.Access.ExpiresAt.IsZero() || opened.Access.ExpiresAt.After(time.Now().Add(2*time.Second)) {
 		t.Fatalf("access expires at %v, want within the 2 s presign", opened.Access.ExpiresAt)
 	}
-	if err := op.LoadPage(ctx, opened, 0); err != nil {
+	if err := op.LoadPageInto(ctx, opened, 0); err != nil {
 		t.Fatalf("page 0 before expiry: %v", err)
 	}
 	stalePage := opened.Doc.Pages[1].URI
@@ -314,11 +317,15 @@ func TestS3Resolver_ExpiredPresignIsReResolvedThroughGetDPE(t *testing.T) {
 	}
 
 	// Loading page 1 now re-resolves once through get_dpe and succeeds.
-	if err := op.LoadPage(ctx, opened, 1); err != nil {
+	if err := op.LoadPageInto(ctx, opened, 1); err != nil {
 		t.Fatalf("page 1 after expiry: %v", err)
 	}
 	if !opened.Doc.Pages[1].Decoded || len(opened.Doc.Pages[1].Elements) != 2 {
 		t.Fatalf("page 1 not loaded: %+v", opened.Doc.Pages[1])
+	}
+	// A re-presign is the same document: the pages loaded stay.
+	if opened.Version != 0 || !opened.Doc.Pages[0].Decoded {
+		t.Errorf("the re-resolve was taken for another version (version %d, page 0 decoded %v)", opened.Version, opened.Doc.Pages[0].Decoded)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -112,14 +112,14 @@ func (o *Opener) LoadManifestPages(ctx context.Context, op *Opened, workers int,
 				// No dpe string: a worker never re-resolves (the retry
 				// below does, once, for all failed pages).
 				one := &Opened{DPE: dpeURI, Access: acc, Kind: kind, Doc: &Document{Pages: []*Page{&pc}}}
-				err := wo.LoadPage(ctx, one, 0)
+				pl, err := wo.LoadPage(ctx, one, 0)
 
 				mu.Lock()
 				if err != nil {
 					failed = append(failed, i)
 				} else {
 					op.mu.Lock()
-					installPage(op.Doc.Pages[i], &pc)
+					installPage(op.Doc.Pages[i], pl.Page)
 					op.mu.Unlock()
 				}
 				tick()
@@ -132,7 +132,7 @@ func (o *Opener) LoadManifestPages(ctx context.Context, op *Opened, workers int,
 	var out []Finding
 	slices.Sort(failed)
 	for _, i := range failed {
-		err := wo.LoadPage(ctx, op, i)
+		err := wo.LoadPageInto(ctx, op, i)
 		if err == nil {
 			op.mu.Lock()
 			noteManifestIndex(op.Doc.Pages[i])
@@ -146,7 +146,7 @@ func (o *Opener) LoadManifestPages(ctx context.Context, op *Opened, workers int,
 	return out
 }
 
-// installPage moves what LoadPage filled into a copy of p into p.
+// installPage moves what LoadPage decoded into a copy of p into p.
 func installPage(p, loaded *Page) {
 	p.Elements = loaded.Elements
 	p.nElements = loaded.nElements

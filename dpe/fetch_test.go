@@ -266,7 +266,7 @@ func TestFetcher_ReusesConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range op.Doc.Pages {
-		if err := o.LoadPage(context.Background(), op, i); err != nil {
+		if err := o.LoadPageInto(context.Background(), op, i); err != nil {
 			t.Fatal(err)
 		}
 	}

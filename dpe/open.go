@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,10 +68,13 @@ type Opened struct {
 	firstSent bool
 
 	dpe string     // the dpe URI string given to the resolver ("" for OpenAccess)
-	mu  sync.Mutex // serialises LoadPage (Access and Doc pages change)
+	mu  sync.Mutex // serialises Keep with the readers of a single owner's op
 	// pageJSON: fetched manifest page bodies by position in "pages"
 	// (Opener.KeepPageJSON).
 	pageJSON map[int]json.RawMessage
+	// uris are manifest page URIs by page_index from a re-resolve that
+	// found the same version (they replace the document's).
+	uris map[int]string
 }
 
 // FileRefusedError is a file:// access URI from a computer dpe-tui did not
@@ -433,131 +438,206 @@ func retryable(ctx context.Context, err error) bool {
 	return errors.As(err, &ee) || errors.As(err, &fe)
 }
 
-// LoadPage makes page i of op.Doc ready: an inline page is decoded from
-// its Raw bytes; a manifest page is fetched from its uri (relative URIs
-// resolve against the document's access URI), decoded and kept in the
-// document for the session. When the access URI has expired, or the page
-// fetch fails, get_dpe is called once: the new document's page URIs
-// replace the old ones (pages already loaded are kept). If that fails too
-// the *RefetchError reports both.
-func (o *Opener) LoadPage(ctx context.Context, op *Opened, i int) error {
-	op.mu.Lock()
-	defer op.mu.Unlock()
+// PageLoad is what LoadPage found. Page is page i decoded, a copy the
+// caller owns (op's document is not written). Reopened is non-nil when
+// LoadPage had to call get_dpe again: it is the Opened to use from now on
+// (the new access URI; when the answer named another version of the
+// document, also its Doc, Body and Version, and Page belongs to that Doc).
+// op itself is never written, so a screen may go on reading it while a
+// load runs and install the answer when it arrives.
+type PageLoad struct {
+	Page     *Page
+	Reopened *Opened
+	// json is the fetched page body (Opener.KeepPageJSON), for Keep.
+	json json.RawMessage
+}
+
+// LoadPage decodes page i of op.Doc: an inline page from its Raw bytes; a
+// manifest page fetched from its uri (relative URIs resolve against the
+// document's access URI). When the access URI has expired, or the page
+// fetch fails, get_dpe is called once and the answer is returned as
+// PageLoad.Reopened (with an error too, when the page still failed
+// after it: the *RefetchError then reports both). Errors name the page
+// 1-based, as the user counts.
+func (o *Opener) LoadPage(ctx context.Context, op *Opened, i int) (PageLoad, error) {
 	if op.Doc == nil {
-		return fmt.Errorf("page %d: not a DPE document", i)
+		return PageLoad{}, fmt.Errorf("page %d: not a DPE document", i+1)
 	}
 	if i < 0 || i >= len(op.Doc.Pages) {
-		return fmt.Errorf("page %d out of range (document has %d pages)", i, len(op.Doc.Pages))
+		return PageLoad{}, fmt.Errorf("page %d out of range (document has %d pages)", i+1, len(op.Doc.Pages))
+	}
+	p := op.Doc.Pages[i]
+	what := fmt.Sprintf("page %d", i+1)
+	if p.Decoded {
+		return PageLoad{Page: p}, nil
+	}
+	if p.hasElements {
+		q, err := o.inlineCopy(op, i)
+		return PageLoad{Page: q}, err
+	}
+	if op.pageURI(p) == "" {
+		return PageLoad{}, fmt.Errorf("%s has neither \"elements\" nor \"uri\"", what)
+	}
+	var reopened *Opened
+	cur := op
+	if cur.dpe != "" && cur.Access.Expired(o.now()) {
+		o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(cur.Access.URI), Detail: what + ": access URI expired, calling get_dpe again once"})
+		next, err := o.reopen(ctx, cur)
+		if err != nil {
+			return PageLoad{}, fmt.Errorf("%s: access URI expired; re-resolving failed: %w", what, err)
+		}
+		reopened, cur = next, next
+		q, done, err := o.pageOf(cur, i)
+		if err != nil || done {
+			return PageLoad{Page: q, Reopened: reopened}, err
+		}
+		p = cur.Doc.Pages[i]
+	}
+	q, raw, err := o.loadManifestPage(ctx, cur, i, p)
+	if err == nil {
+		return PageLoad{Page: q, Reopened: reopened, json: raw}, nil
+	}
+	if reopened != nil || cur.dpe == "" || !retryable(ctx, err) {
+		return PageLoad{Reopened: reopened}, fmt.Errorf("%s: %w", what, err)
+	}
+	o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(resolveRef(cur.Access.URI, cur.pageURI(p))), Detail: what + ": calling get_dpe again once", Err: err.Error()})
+	next, err2 := o.reopen(ctx, cur)
+	if err2 != nil {
+		return PageLoad{}, &RefetchError{What: what, First: err, Second: err2}
+	}
+	q, done, err2 := o.pageOf(next, i)
+	if err2 == nil && !done {
+		q, raw, err2 = o.loadManifestPage(ctx, next, i, next.Doc.Pages[i])
+	}
+	if err2 != nil {
+		return PageLoad{Reopened: next}, &RefetchError{What: what, First: err, Second: err2}
+	}
+	return PageLoad{Page: q, Reopened: next, json: raw}, nil
+}
+
+// LoadPageInto is LoadPage for a caller that owns op alone (a headless
+// command, a test): the answer is kept in op (Keep).
+func (o *Opener) LoadPageInto(ctx context.Context, op *Opened, i int) error {
+	pl, err := o.LoadPage(ctx, op, i)
+	op.Keep(i, pl) // a re-resolve is kept even when the page failed
+	return err
+}
+
+// Keep installs what LoadPage returned for page i into op, for a caller
+// that owns op alone: the re-resolved access (and version) replace op's,
+// and the page is kept in op's document for the session. A screen never
+// calls it: it keeps its own copies.
+func (op *Opened) Keep(i int, pl PageLoad) {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	if r := pl.Reopened; r != nil {
+		op.Access, op.Kind, op.Doc, op.Body, op.MimeType = r.Access, r.Kind, r.Doc, r.Body, r.MimeType
+		op.Notes, op.Version, op.uris, op.pageJSON = r.Notes, r.Version, r.uris, r.pageJSON
+	}
+	if pl.Page == nil || op.Doc == nil || i < 0 || i >= len(op.Doc.Pages) {
+		return
+	}
+	op.Doc.Pages[i] = pl.Page
+	if pl.json != nil {
+		if op.pageJSON == nil {
+			op.pageJSON = map[int]json.RawMessage{}
+		}
+		op.pageJSON[pl.Page.pos] = pl.json
+	}
+}
+
+// WithPages is op as its holder sees it: op's document with page i
+// replaced by pages[i] wherever that is not nil (the holder's own decoded
+// copies), for Validate. Neither op nor its document is written.
+func (op *Opened) WithPages(pages []*Page) *Opened {
+	v := &Opened{DPE: op.DPE, Access: op.Access, Kind: op.Kind, Body: op.Body, MimeType: op.MimeType, Notes: op.Notes,
+		Version: op.Version, Partial: op.Partial, dpe: op.dpe, uris: op.uris}
+	if op.Doc == nil {
+		return v
+	}
+	d := *op.Doc
+	d.Pages = slices.Clone(op.Doc.Pages)
+	for i, p := range pages {
+		if p != nil && i < len(d.Pages) {
+			d.Pages[i] = p
+		}
+	}
+	v.Doc = &d
+	return v
+}
+
+// inlineCopy decodes inline page i of op's document into a copy.
+func (o *Opener) inlineCopy(op *Opened, i int) (*Page, error) {
+	start := time.Now()
+	q, err := op.Doc.PageCopy(i, o.Limits)
+	o.trace(TraceEvent{Kind: TraceDecode, Detail: fmt.Sprintf("page %d", i+1), Bytes: int64(len(op.Doc.Pages[i].Raw)), Duration: time.Since(start), Err: errString(err)})
+	return q, err
+}
+
+// pageOf is page i of a re-resolved Opened when it needs no fetch (done):
+// decoded already, or inline in the new version. Otherwise it must be
+// fetched from its uri.
+func (o *Opener) pageOf(op *Opened, i int) (q *Page, done bool, err error) {
+	if i >= len(op.Doc.Pages) {
+		return nil, true, fmt.Errorf("page %d: the new version of the document has %d pages", i+1, len(op.Doc.Pages))
 	}
 	p := op.Doc.Pages[i]
 	if p.Decoded {
-		return nil
+		return p, true, nil
 	}
-	what := fmt.Sprintf("page %d", p.Index)
 	if p.hasElements {
-		start := time.Now()
-		err := op.Doc.EnsurePage(i, o.Limits)
-		o.trace(TraceEvent{Kind: TraceDecode, Detail: what, Bytes: int64(len(p.Raw)), Duration: time.Since(start), Err: errString(err)})
-		return err
+		q, err := o.inlineCopy(op, i)
+		return q, true, err
 	}
-	if p.URI == "" {
-		return fmt.Errorf("%s has neither \"elements\" nor \"uri\"", what)
-	}
-	refreshed := false
-	var err error
-	if op.dpe != "" && op.Access.Expired(o.now()) {
-		o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(op.Access.URI), Detail: what + ": access URI expired, calling get_dpe again once"})
-		if err := o.refresh(ctx, op); err != nil {
-			return fmt.Errorf("%s: access URI expired; re-resolving failed: %w", what, err)
-		}
-		refreshed = true
-		if p, err = op.pageAfterRefresh(i, p); err != nil {
-			return err
-		}
-		if p.Decoded {
-			return nil
-		}
-		if p.hasElements { // an inline page of the new version
-			return op.Doc.EnsurePage(i, o.Limits)
-		}
-	}
-	err = o.loadManifestPage(ctx, op, p)
-	if err == nil {
-		return nil
-	}
-	if refreshed || op.dpe == "" || !retryable(ctx, err) {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	o.trace(TraceEvent{Kind: TraceRefetch, URI: RedactURI(p.URI), Detail: what + ": calling get_dpe again once", Err: err.Error()})
-	err2 := o.refresh(ctx, op)
-	if err2 == nil {
-		if p, err2 = op.pageAfterRefresh(i, p); err2 == nil && !p.Decoded {
-			if p.hasElements {
-				err2 = op.Doc.EnsurePage(i, o.Limits)
-			} else {
-				err2 = o.loadManifestPage(ctx, op, p)
-			}
-		}
-	}
-	if err2 != nil {
-		return &RefetchError{What: what, First: err, Second: err2}
-	}
-	return nil
+	return nil, false, nil
 }
 
-// refresh re-resolves op's dpe URI. The same version (same _meta.etag, or
-// no etag and the same page count) keeps the pages already loaded and
-// takes the new page URIs; another version replaces the whole page index,
-// so one open document never mixes pages of two versions.
-func (o *Opener) refresh(ctx context.Context, op *Opened) error {
+// reopen re-resolves op's dpe URI and returns the Opened that replaces
+// op; op is not written. The same version (same _meta.etag, or no etag
+// and the same page count) keeps op's document, so the pages a holder has
+// loaded stay valid, and takes the new page URIs; another version
+// replaces the whole page index (and counts in Version), so one open
+// document never mixes pages of two versions.
+func (o *Opener) reopen(ctx context.Context, op *Opened) (*Opened, error) {
 	acc, err := o.resolve(ctx, op.dpe)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	o.noteIfExpired(op, acc)
 	fresh := &Opened{}
 	if err := o.loadAt(ctx, fresh, acc, true, false); err != nil {
-		return err
+		return nil, err
 	}
 	if fresh.Doc == nil {
-		return fmt.Errorf("re-resolved content is %s, not a DPE document", kindWord(fresh.Kind))
+		return nil, fmt.Errorf("re-resolved content is %s, not a DPE document", kindWord(fresh.Kind))
 	}
-	changed := acc.ETag != op.Access.ETag || len(fresh.Doc.Pages) != len(op.Doc.Pages)
-	if changed {
+	next := &Opened{DPE: op.DPE, Access: acc, Kind: op.Kind, Doc: op.Doc, Body: op.Body, MimeType: op.MimeType,
+		Notes: slices.Clone(op.Notes), Version: op.Version, firstSent: true, dpe: op.dpe, pageJSON: maps.Clone(op.pageJSON)}
+	o.noteIfExpired(next, acc)
+	if acc.ETag != op.Access.ETag || len(fresh.Doc.Pages) != len(op.Doc.Pages) {
 		note := "the document changed while open (the new answer names another version); its page index was reloaded"
 		o.trace(TraceEvent{Kind: TraceGetDPE, URI: RedactURI(acc.URI), Detail: note})
-		op.Notes = append(op.Notes, note)
-		op.Doc, op.Body, op.Kind, op.MimeType = fresh.Doc, fresh.Body, fresh.Kind, fresh.MimeType
-		op.pageJSON = nil
-		op.Version++
-		op.Access = acc
-		return nil
+		next.Notes = append(next.Notes, note)
+		next.Doc, next.Body, next.Kind, next.MimeType = fresh.Doc, fresh.Body, fresh.Kind, fresh.MimeType
+		next.pageJSON = nil
+		next.Version++
+		return next, nil
 	}
-	uris := make(map[int]string, len(fresh.Doc.Pages))
+	next.uris = make(map[int]string, len(fresh.Doc.Pages))
 	for _, np := range fresh.Doc.Pages {
 		if np.URI != "" {
-			uris[np.Index] = np.URI
+			next.uris[np.Index] = np.URI
 		}
 	}
-	for _, p := range op.Doc.Pages {
-		if u, ok := uris[p.Index]; ok {
-			p.URI = u
-		}
-	}
-	op.Access = acc
-	return nil
+	return next, nil
 }
 
-// pageAfterRefresh is page i of op's document after a refresh: the same
-// *Page when the version did not change, else the new version's page i.
-func (op *Opened) pageAfterRefresh(i int, old *Page) (*Page, error) {
-	if i < len(op.Doc.Pages) && op.Doc.Pages[i] == old {
-		return old, nil
+// pageURI is where manifest page p lives now: the URI the latest get_dpe
+// answer gave it, else the one in the document.
+func (op *Opened) pageURI(p *Page) string {
+	if u, ok := op.uris[p.Index]; ok {
+		return u
 	}
-	if i >= len(op.Doc.Pages) {
-		return nil, fmt.Errorf("page %d: the new version of the document has %d pages", i+1, len(op.Doc.Pages))
-	}
-	return op.Doc.Pages[i], nil
+	return p.URI
 }
 
 func kindWord(k ContentKind) string {
@@ -570,15 +650,18 @@ func kindWord(k ContentKind) string {
 	return "binary data"
 }
 
-func (o *Opener) loadManifestPage(ctx context.Context, op *Opened, p *Page) error {
-	pageURI := resolveRef(op.Access.URI, p.URI)
+// loadManifestPage fetches and decodes manifest page i (p) of op into a
+// copy of p; raw is the body when Opener.KeepPageJSON asks for it.
+func (o *Opener) loadManifestPage(ctx context.Context, op *Opened, i int, p *Page) (q *Page, raw json.RawMessage, err error) {
+	pageURI := resolveRef(op.Access.URI, op.pageURI(p))
 	// A page URI is the document's word, and the document came from
 	// op.Access's computer: the same file:// rule applies.
 	if err := o.checkFileOrigin(op.Access, pageURI); err != nil {
-		return err
+		return nil, nil, err
 	}
+	what := fmt.Sprintf("page %d", i+1)
 	f, err := o.fetcher().fetch(ctx, pageURI, op.Access.OwnComputer)
-	ev := TraceEvent{Kind: TraceFetchPage, URI: RedactURI(pageURI), Detail: fmt.Sprintf("page %d", p.Index), Err: errString(err)}
+	ev := TraceEvent{Kind: TraceFetchPage, URI: RedactURI(pageURI), Detail: what, Err: errString(err)}
 	if f != nil {
 		ev.Status, ev.Bytes, ev.Duration = f.Status, int64(len(f.Bytes)), f.Duration
 	} else {
@@ -589,35 +672,35 @@ func (o *Opener) loadManifestPage(ctx context.Context, op *Opened, p *Page) erro
 	}
 	o.trace(ev)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	start := time.Now()
 	np, err := DecodePage(f.Bytes, o.Limits)
-	o.trace(TraceEvent{Kind: TraceDecode, URI: RedactURI(pageURI), Detail: fmt.Sprintf("page %d", p.Index),
+	o.trace(TraceEvent{Kind: TraceDecode, URI: RedactURI(pageURI), Detail: what,
 		Bytes: int64(len(f.Bytes)), Duration: time.Since(start), Err: errString(err)})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for _, el := range np.Elements {
 		if !np.hasIndex && el.PageIndex == np.Index {
 			el.PageIndex = p.Index
 		}
 	}
+	c := *p
+	c.URI = op.pageURI(p)
 	prefix := fmt.Sprintf("$.pages[%d]", p.pos)
+	c.problems = slices.Clone(p.problems)
 	for _, f := range np.problems {
 		f.Path = prefix + strings.TrimPrefix(f.Path, "$")
-		p.problems = append(p.problems, f)
+		c.problems = append(c.problems, f)
 	}
-	p.Elements = np.Elements
-	p.nElements = len(np.Elements)
-	p.Decoded = true
+	c.Elements = np.Elements
+	c.nElements = len(np.Elements)
+	c.Decoded = true
 	if o.KeepPageJSON {
-		if op.pageJSON == nil {
-			op.pageJSON = map[int]json.RawMessage{}
-		}
-		op.pageJSON[p.pos] = f.Bytes
+		raw = f.Bytes
 	}
-	return nil
+	return &c, raw, nil
 }
 
 // resolveRef resolves a page uri against the document's access URI, so a

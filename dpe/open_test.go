@@ -274,7 +274,7 @@ func TestOpenAccess_LocalFileNeedsAllowFile(t *testing.T) {
 	if err != nil || op.Kind != KindDocument || op.Doc.Pages[0].Decoded {
 		t.Fatalf("op=%+v err=%v", op, err)
 	}
-	if err := o.LoadPage(context.Background(), op, 0); err != nil || op.Doc.Pages[0].Elements[0].Text != "hi" {
+	if err := o.LoadPageInto(context.Background(), op, 0); err != nil || op.Doc.Pages[0].Elements[0].Text != "hi" {
 		t.Fatalf("LoadPage inline: %v", err)
 	}
 }
@@ -297,7 +297,7 @@ func TestLoadPage_ManifestFetchedOnceAndCachedForSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if err := o.LoadPage(context.Background(), op, 1); err != nil {
+		if err := o.LoadPageInto(context.Background(), op, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -325,7 +325,7 @@ func TestLoadPage_FailedPageReResolvesAndTakesNewPageURIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := o.LoadPage(context.Background(), op, 0); err != nil {
+	if err := o.LoadPageInto(context.Background(), op, 0); err != nil {
 		t.Fatal(err)
 	}
 	if res.calls != 2 || op.Doc.Pages[0].Elements[0].Text != "fresh" || op.Access.URI != fs.URL+"/v2/doc.json" {
@@ -357,7 +357,7 @@ func TestLoadPage_ExpiredAccessReResolvesBeforeFetching(t *testing.T) {
 		t.Fatal(err)
 	}
 	now = testNow.Add(2 * time.Minute)
-	if err := o.LoadPage(context.Background(), op, 0); err != nil {
+	if err := o.LoadPageInto(context.Background(), op, 0); err != nil {
 		t.Fatal(err)
 	}
 	if res.calls != 2 || fs.hitCount("/v1/p0.json") != 0 || fs.hitCount("/v2/p0.json") != 1 {
@@ -377,7 +377,7 @@ func TestLoadPage_SecondFailureReportsBoth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = o.LoadPage(context.Background(), op, 0)
+	err = o.LoadPageInto(context.Background(), op, 0)
 	var re *RefetchError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "HTTP status 404") || !strings.Contains(err.Error(), "HTTP status 500") {
 		t.Fatalf("err = %v", err)
@@ -408,7 +408,10 @@ func TestOpen_ServerURIWithQueryIsResolvedWithoutIt(t *testing.T) {
 	}
 }
 
-func TestLoadPage_ConcurrentLoadsAreSerialised(t *testing.T) {
+// LoadPage writes nothing a holder reads: concurrent loads of one Opened
+// each get their own decoded copy, and op's document stays as it was
+// (-race checks the rest).
+func TestLoadPage_ConcurrentLoadsWriteNothingShared(t *testing.T) {
 	fs := newFileServer(t)
 	fs.set("/v1/doc.json", manifestDoc(""))
 	fs.set("/v1/p0.json", `{"elements":[{"text":"zero"}]}`)
@@ -422,23 +425,31 @@ func TestLoadPage_ConcurrentLoadsAreSerialised(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
+	got := make([]*Page, 4)
 	for k := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[k] = o.LoadPage(context.Background(), op, k%2)
+			pl, err := o.LoadPage(context.Background(), op, k%2)
+			errs[k], got[k] = err, pl.Page
+			_ = op.Access.URI // what a screen's View reads meanwhile
+			_ = len(op.Doc.Pages[k%2].Elements)
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
+	want := []string{"zero", "one"}
+	for k, err := range errs {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if p := got[k]; p == nil || !p.Decoded || len(p.Elements) != 1 || p.Elements[0].Text != want[k%2] {
+			t.Fatalf("load %d: %+v", k, p)
+		}
 	}
-	if fs.hitCount("/v1/p0.json") != 1 || fs.hitCount("/v1/p1.json") != 1 {
-		t.Fatalf("each page must be fetched once: %d %d", fs.hitCount("/v1/p0.json"), fs.hitCount("/v1/p1.json"))
+	if op.Doc.Pages[0].Decoded || op.Doc.Pages[1].Decoded {
+		t.Fatal("LoadPage wrote the shared document")
 	}
-	if fs := o.Validate(op); len(fs) == 0 || evs[len(evs)-1].Kind != TraceValidate {
+	if fs := o.Validate(op.WithPages(got[:2])); len(fs) == 0 || evs[len(evs)-1].Kind != TraceValidate {
 		t.Fatalf("validate: %d findings (elements lack ids), trace %v", len(fs), kinds(evs))
 	}
 }
@@ -485,7 +496,7 @@ func TestLoadPage_InlineElementsPreferredOverURI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := o.LoadPage(context.Background(), op, 0); err != nil {
+	if err := o.LoadPageInto(context.Background(), op, 0); err != nil {
 		t.Fatal(err)
 	}
 	if op.Doc.Pages[0].Elements[0].Text != "inline" || fs.hitCount("/p0.json") != 0 {
@@ -517,11 +528,11 @@ func TestLoadPage_NewETagReloadsThePageIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := o.LoadPage(context.Background(), op, 0); err != nil {
+	if err := o.LoadPageInto(context.Background(), op, 0); err != nil {
 		t.Fatal(err)
 	}
 	now = testNow.Add(2 * time.Minute)
-	if err := o.LoadPage(context.Background(), op, 1); err != nil {
+	if err := o.LoadPageInto(context.Background(), op, 1); err != nil {
 		t.Fatal(err)
 	}
 	if op.Version != 1 || len(op.Doc.Pages) != 3 || op.Access.ETag != "v2" {
@@ -535,6 +546,79 @@ func TestLoadPage_NewETagReloadsThePageIndex(t *testing.T) {
 	}
 	if fs.hitCount("/v1/p1.json") != 0 || len(op.Notes) != 1 || !strings.Contains(op.Notes[0], "changed while open") {
 		t.Errorf("old page fetched %d times; notes %q", fs.hitCount("/v1/p1.json"), op.Notes)
+	}
+}
+
+// The values LoadPage returns after a re-resolve that found another
+// version are that version's: its page, decoded, and the Opened that
+// replaces op; op itself (what a screen shows meanwhile) is untouched.
+func TestLoadPage_ReResolveReturnsTheNewVersionAndWritesNothing(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/v1/doc.json", manifestDoc(""))
+	fs.set("/v2/doc.json", `{"page_count":2,"pages":[{"page_index":0,"uri":"q0.json"},{"page_index":1,"uri":"q1.json"}]}`)
+	fs.set("/v2/q1.json", `{"elements":[{"element_id":"b","category":"Title","text":"new one"}]}`)
+	now := testNow
+	res := &scripted{steps: []func() (Access, error){
+		func() (Access, error) {
+			return Access{URI: fs.URL + "/v1/doc.json", ETag: "v1", ExpiresAt: testNow.Add(time.Minute)}, nil
+		},
+		func() (Access, error) {
+			return Access{URI: fs.URL + "/v2/doc.json", ETag: "v2", ExpiresAt: testNow.Add(time.Hour)}, nil
+		},
+	}}
+	var evs []TraceEvent
+	o := newOpener(res, &evs)
+	o.Now = func() time.Time { return now }
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, doc := op.Access, op.Doc
+	now = testNow.Add(2 * time.Minute)
+	pl, err := o.LoadPage(context.Background(), op, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Access.URI != before.URI || op.Access.ETag != before.ETag || op.Doc != doc || op.Version != 0 || len(op.Notes) != 0 || doc.Pages[1].Decoded {
+		t.Fatalf("op was written: access %+v, version %d, notes %q", op.Access, op.Version, op.Notes)
+	}
+	re := pl.Reopened
+	if re == nil || re.Access.ETag != "v2" || re.Doc == doc || re.Version != 1 {
+		t.Fatalf("reopened: %+v", re)
+	}
+	if p := pl.Page; p == nil || len(p.Elements) != 1 || p.Elements[0].Text != "new one" {
+		t.Fatalf("page 2 of the new version: %+v", pl.Page)
+	}
+}
+
+// A re-resolve that names the same version keeps the document (the pages
+// a holder loaded stay valid) and brings the new page URIs in the Opened
+// it returns.
+func TestLoadPage_SameVersionReResolveKeepsTheDocument(t *testing.T) {
+	fs := newFileServer(t)
+	fs.set("/v1/doc.json", manifestDoc(""))
+	fs.set("/v1/p1.json", `{"elements":[{"text":"one"}]}`)
+	now := testNow
+	acc := func() (Access, error) {
+		return Access{URI: fs.URL + "/v1/doc.json", ETag: "v1", ExpiresAt: now.Add(time.Minute)}, nil
+	}
+	var evs []TraceEvent
+	o := newOpener(&scripted{steps: []func() (Access, error){acc, acc}}, &evs)
+	o.Now = func() time.Time { return now }
+	op, err := o.Open(context.Background(), "dpe://h/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Minute)
+	pl, err := o.LoadPage(context.Background(), op, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Reopened == nil || pl.Reopened.Doc != op.Doc || pl.Reopened.Version != 0 || !pl.Reopened.Access.ExpiresAt.After(op.Access.ExpiresAt) {
+		t.Fatalf("reopened: %+v", pl.Reopened)
+	}
+	if len(pl.Page.Elements) != 1 || pl.Page.Elements[0].Text != "one" {
+		t.Fatalf("page 2: %+v", pl.Page)
 	}
 }
 

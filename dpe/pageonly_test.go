@@ -39,7 +39,7 @@ func TestOpener_PageOnlyKeepsOnePageOfALocalFile(t *testing.T) {
 	if op.Body != nil || op.Kind != KindDocument || len(op.Doc.Pages) != 50 || op.Doc.Title != want.Title || op.Doc.Summary != want.Summary {
 		t.Fatalf("page-only open: body %d bytes, kind %v, %d pages, title %q summary %q", len(op.Body), op.Kind, len(op.Doc.Pages), op.Doc.Title, op.Doc.Summary)
 	}
-	if err := o.LoadPage(context.Background(), op, 2); err != nil {
+	if err := o.LoadPageInto(context.Background(), op, 2); err != nil {
 		t.Fatal(err)
 	}
 	if err := want.EnsurePage(2, Limits{}); err != nil {

@@ -55,7 +55,7 @@ func TestOpen_DPEResolvedToS3URIIsFetchedAndDecoded(t *testing.T) {
 	if op.Kind != KindDocument || op.Doc == nil || len(op.Doc.Pages) != 1 {
 		t.Fatalf("opened %s with %v", op.Kind, op.Doc)
 	}
-	if err := o.LoadPage(ctx, op, 0); err != nil || op.Doc.Pages[0].Elements[0].Text != "from the bucket" {
+	if err := o.LoadPageInto(ctx, op, 0); err != nil || op.Doc.Pages[0].Elements[0].Text != "from the bucket" {
 		t.Errorf("page 0: %v %+v", err, op.Doc.Pages[0].Elements)
 	}
 	if calls != 1 {

@@ -401,7 +401,7 @@ func TestFaultMatrix_SharedStack(t *testing.T) {
 				if len(opened.Doc.Pages) != 2 || opened.Doc.Pages[1].URI == "" {
 					t.Fatalf("manifest decoded as %d pages", len(opened.Doc.Pages))
 				}
-				err = op.LoadPage(ctx, opened, 1)
+				err = op.LoadPageInto(ctx, opened, 1)
 				var fe *dpe.FetchError
 				if !errors.As(err, &fe) || fe.Status != http.StatusNotFound || !errors.Is(err, dpe.ErrBadStatus) {
 					t.Fatalf("LoadPage(missing) = %v (%T), want a 404 *FetchError", err, err)
@@ -414,7 +414,7 @@ func TestFaultMatrix_SharedStack(t *testing.T) {
 					t.Errorf("get_dpe resolutions = %d, want 2 (open, then one re-resolve for the page)", n)
 				}
 				// The document is still usable: the other page loads.
-				if err := op.LoadPage(ctx, opened, 0); err != nil {
+				if err := op.LoadPageInto(ctx, opened, 0); err != nil {
 					t.Fatalf("LoadPage(0) after a failed page: %v", err)
 				}
 				if p := opened.Doc.Pages[0]; !p.Decoded || len(p.Elements) != 1 || p.Elements[0].Text != "page one" {
@@ -623,7 +623,7 @@ func TestFault_ComputerLeavesWhileDocumentOpen_NotifyThen404(t *testing.T) {
 		t.Errorf("message = %q, want %q", err, want)
 	}
 	// The open document stays readable, and the office shows alpha only.
-	if err := op.LoadPage(ctx, opened, 0); err != nil || len(opened.Doc.Pages[0].Elements) == 0 {
+	if err := op.LoadPageInto(ctx, opened, 0); err != nil || len(opened.Doc.Pages[0].Elements) == 0 {
 		t.Fatalf("page 1 of the open document after beta left: %v", err)
 	}
 	comps, err := env.agent.Computers(ctx)

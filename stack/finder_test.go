@@ -207,7 +207,7 @@ func testSlowOneLast(t *testing.T, st *Stack, g *gate) {
 	if doc == nil || h.Page > len(doc.Pages) {
 		t.Fatalf("open %s: no page %d", h.URI, h.Page)
 	}
-	if err := opener.LoadPage(ctx, op, h.Page-1); err != nil {
+	if err := opener.LoadPageInto(ctx, op, h.Page-1); err != nil {
 		t.Fatalf("open %s page %d: %v", h.URI, h.Page, err)
 	}
 	found := false

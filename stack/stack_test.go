@@ -189,7 +189,7 @@ func TestStack_ManifestPagesFetchLazily(t *testing.T) {
 	if len(fetches) != 0 {
 		t.Fatalf("pages fetched before asked: %v", fetches)
 	}
-	if err := op.LoadPage(ctx, opened, 1); err != nil {
+	if err := op.LoadPageInto(ctx, opened, 1); err != nil {
 		t.Fatal(err)
 	}
 	if !d.Pages[1].Decoded || len(d.Pages[1].Elements) == 0 {

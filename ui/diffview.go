@@ -79,7 +79,7 @@ func (d *documentScreen) refetchDiff() tea.Cmd {
 		oldDoc := identityDoc(op, snap, nil)
 		for i, p := range oldDoc.Pages {
 			if !p.Decoded {
-				q, err := loadPageCopy(ctx, o, buf, op, i, snap.manifest[i])
+				q, _, err := loadPageCopy(ctx, o, buf, op, i)
 				if err != nil {
 					return fail(fmt.Errorf("page %d of the version on screen: %w", i+1, err))
 				}
@@ -87,8 +87,8 @@ func (d *documentScreen) refetchDiff() tea.Cmd {
 			}
 		}
 		newDoc := &dpe.Document{Pages: make([]*dpe.Page, len(fresh.Doc.Pages))}
-		for i, p := range fresh.Doc.Pages {
-			q, err := loadPageCopy(ctx, o, buf, fresh, i, isManifest(p))
+		for i := range fresh.Doc.Pages {
+			q, _, err := loadPageCopy(ctx, o, buf, fresh, i)
 			if err != nil {
 				return fail(fmt.Errorf("page %d of the fresh fetch: %w", i+1, err))
 			}

@@ -217,19 +217,30 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		d.invalidate()
 		return d, d.schedule()
 	case pagesMsg:
-		if msg.doc != d.op {
+		if msg.doc.Doc != d.op.Doc {
+			d.onOpEnd(msg.id, nil) // loaded for a version no longer shown
+			e.ops.done(msg.id)
 			return d, nil
 		}
-		cmd := d.onPages(msg)
+		note := d.installReopened(msg.reopened)
+		cmd := tea.Batch(note, d.onPages(msg))
 		d.landHit()
 		return d, tea.Batch(cmd, d.schedule())
 	case searchStepMsg:
-		if msg.doc != d.op {
+		if msg.doc.Doc != d.op.Doc {
+			d.onOpEnd(msg.id, nil)
+			e.ops.done(msg.id)
 			return d, nil
 		}
-		return d, tea.Batch(d.onSearchStep(msg), d.schedule())
+		note := d.installReopened(msg.reopened)
+		if msg.doc.Doc != d.op.Doc {
+			d.onOpEnd(msg.id, nil) // the search was of the old version
+			e.ops.done(msg.id)
+			return d, note
+		}
+		return d, tea.Batch(note, d.onSearchStep(msg), d.schedule())
 	case validatedMsg:
-		if msg.doc != d.op {
+		if msg.doc.Doc != d.op.Doc {
 			return d, nil
 		}
 		d.validateOp = 0
@@ -277,6 +288,38 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	}
 	_ = e
 	return d, nil
+}
+
+// installReopened installs the Opened a load got from calling get_dpe again. The
+// same version only brings a new access URI (unless an answer already
+// installed expires later); another version replaces the page index and
+// drops every page this screen had loaded, so pages of two versions never
+// mix.
+func (d *documentScreen) installReopened(next *dpe.Opened) tea.Cmd {
+	if next == nil || next == d.op {
+		return nil
+	}
+	if next.Doc == d.op.Doc {
+		if cur := d.op.Access.ExpiresAt; cur.IsZero() || !next.Access.ExpiresAt.Before(cur) {
+			d.op = next
+		}
+		return nil
+	}
+	d.op = next
+	d.pages = d.pages[:0]
+	for _, p := range next.Doc.Pages {
+		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p)})
+	}
+	d.page = min(d.page, max(0, len(d.pages)-1))
+	d.sel, d.yoff = 0, 0
+	clear(d.tv)
+	clear(d.cell)
+	d.failedOffline = map[int]bool{}
+	d.findings, d.validated, d.validatedLoaded = nil, false, 0
+	d.search = searchState{}
+	d.bulk = nil
+	d.invalidate()
+	return d.e.info("the document changed while open: its pages were reloaded from the new version")
 }
 
 // onOpEnd forgets loading state owned by an op that failed or was

@@ -78,10 +78,6 @@ const pagesPerStep = 16
 // loadStep loads idx[from:from+pagesPerStep] and answers with the pages.
 func (d *documentScreen) loadStep(idx []int, from int, kind loadKind, jump int) func(ctx context.Context, id int) tea.Msg {
 	opener, op, load := d.opener, d.op, d.pageLoader()
-	manifest := make([]bool, len(d.pages))
-	for i := range d.pages {
-		manifest[i] = d.pages[i].manifest
-	}
 	return func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
 		msg := pagesMsg{id: id, doc: op, pages: map[int]*dpe.Page{}, errs: map[int]error{}, next: -1, jump: jump, kind: kind}
@@ -94,7 +90,15 @@ func (d *documentScreen) loadStep(idx []int, from int, kind loadKind, jump int) 
 				msg.errs[i] = err
 				break
 			}
-			p, err := load(ctx, o, buf, op, i, manifest[i])
+			p, re, err := load(ctx, o, buf, op, i)
+			if re != nil {
+				if re.Doc != op.Doc {
+					// Another version: what was loaded belongs to the old one.
+					clear(msg.pages)
+					clear(msg.errs)
+				}
+				op, msg.reopened = re, re
+			}
 			if err != nil {
 				msg.errs[i] = err
 				continue
@@ -191,18 +195,19 @@ func (d *documentScreen) retryOffline() tea.Cmd {
 	return d.loadPages(loadRetry, idx, -1)
 }
 
-// validate runs the conformance check (dpe.Validate) off the loop. It
-// reads the shared document, which the UI never modifies; manifest page
-// loads happen under the document's own lock, which Validate takes too.
+// validate runs the conformance check (dpe.Validate) off the loop on the
+// document as this screen holds it: the shared headers and the screen's
+// own decoded pages (nothing is written).
 func (d *documentScreen) validate() tea.Cmd {
 	if d.op.Partial {
 		return nil // page 1 only: the final document is validated
 	}
 	opener, op, now := d.opener, d.op, d.e.opt.Now
+	view := op.WithPages(d.snapshot().pages)
 	id, cmd := d.e.start("validating", 0, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
 		t0 := now()
-		f := o.Validate(op) // traces the validation itself
+		f := o.Validate(view) // traces the validation itself
 		return validatedMsg{id: id, doc: op, findings: f, duration: now().Sub(t0), trace: buf.entries}
 	})
 	d.validateOp = id

@@ -85,7 +85,18 @@ func (d *documentScreen) searchStep(q string, from int) func(ctx context.Context
 				}
 				decoded++
 				var err error
-				if p, err = load(ctx, o, buf, op, i, manifest[i]); err != nil {
+				var re *dpe.Opened
+				p, re, err = load(ctx, o, buf, op, i)
+				if re != nil {
+					op, msg.reopened = re, re
+					if re.Doc != msg.doc.Doc {
+						// Another version: this search's pages and hits are
+						// of the old one; Update ends the search.
+						msg.trace = buf.entries
+						return msg
+					}
+				}
+				if err != nil {
 					msg.errs[i] = err
 					continue
 				}

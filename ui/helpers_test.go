@@ -58,7 +58,7 @@ func listOffice(t *testing.T, m *model) {
 func openedFor(m *model, id int, op *dpe.Opened, uri string) openedMsg {
 	msg := openedMsg{id: id, opened: op, uri: uri, opener: &dpe.Opener{Limits: m.e.opt.Limits, Now: m.e.opt.Now}}
 	if op.Doc != nil && len(op.Doc.Pages) > 0 {
-		msg.first, msg.firstErr = loadPageCopy(context.Background(), msg.opener, &traceBuf{}, op, 0, isManifest(op.Doc.Pages[0]))
+		msg.first, _, msg.firstErr = loadPageCopy(context.Background(), msg.opener, &traceBuf{}, op, 0)
 	}
 	return msg
 }

@@ -278,7 +278,9 @@ func imageDocument(ctx context.Context, id int, uri, from string, c LocalContent
 	op := &dpe.Opened{Access: dpe.Access{URI: uri, Size: int64(len(data))}, Kind: dpe.KindDocument, Doc: d, Body: data, MimeType: protocol.MimeDPEInline}
 	opener := &dpe.Opener{Limits: lim, Now: now}
 	msg := openedMsg{id: id, opened: op, uri: uri, opener: opener}
-	msg.first, msg.firstErr = loadPageCopy(ctx, opener, &traceBuf{}, op, 0, false)
+	if len(d.Pages) > 0 {
+		msg.first, _, msg.firstErr = loadPageCopy(ctx, opener, &traceBuf{}, op, 0)
+	}
 	return msg, nil
 }
 

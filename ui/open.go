@@ -157,41 +157,38 @@ func doOpenWhole(ctx context.Context, id int, opener *dpe.Opener, buf *traceBuf,
 	msg := openedMsg{id: id, opened: op, uri: uri, opener: opener}
 	// Decode the first page here so the document appears in one step.
 	if op.Kind == dpe.KindDocument && op.Doc != nil && len(op.Doc.Pages) > 0 {
-		msg.first, msg.firstErr = loadPageCopy(ctx, opener, buf, op, 0, isManifest(op.Doc.Pages[0]))
+		var re *dpe.Opened
+		msg.first, re, msg.firstErr = loadPageCopy(ctx, opener, buf, op, 0)
+		if re != nil {
+			msg.opened = re // re-resolved before any screen held op
+		}
 	}
 	msg.duration = now().Sub(t0)
 	msg.trace = buf.entries
 	return msg
 }
 
-// loadPageCopy returns page i of op decoded, without modifying what the
-// UI shares: an inline page is decoded into a copy; a manifest page is
-// fetched through dpe.Opener.LoadPage (which keeps the page, under the
-// document's own lock, for the re-resolve rules) and handed back as a copy.
-//
-// manifest is what the UI noted when the document opened; it is passed in
-// because a page's uri may be rewritten by a re-resolve while this runs.
-func loadPageCopy(ctx context.Context, opener *dpe.Opener, buf *traceBuf, op *dpe.Opened, i int, manifest bool) (*dpe.Page, error) {
-	p := op.Doc.Pages[i]
-	if !manifest {
+// loadPageCopy returns page i of op decoded, without writing anything the
+// UI reads: an inline page is decoded into a copy; a manifest page is
+// fetched through dpe.Opener.LoadPage, which hands back a copy and, when it
+// had to call get_dpe again, the Opened that replaces op (re), for Update
+// to install. op and its document are never written.
+func loadPageCopy(ctx context.Context, opener *dpe.Opener, buf *traceBuf, op *dpe.Opened, i int) (p *dpe.Page, re *dpe.Opened, err error) {
+	if i >= 0 && i < len(op.Doc.Pages) && !isManifest(op.Doc.Pages[i]) {
 		t0 := time.Now()
 		q, err := op.Doc.PageCopy(i, opener.Limits)
-		ev := dpe.TraceEvent{At: opener.Now(), Kind: dpe.TraceDecode, Detail: "page " + strconv.Itoa(p.Index), Bytes: int64(len(p.Raw)), Duration: time.Since(t0)}
+		ev := dpe.TraceEvent{At: opener.Now(), Kind: dpe.TraceDecode, Detail: "page " + strconv.Itoa(i+1), Bytes: int64(len(op.Doc.Pages[i].Raw)), Duration: time.Since(t0)}
 		if err != nil {
 			ev.Err = err.Error()
 		}
 		buf.event(ev)
-		return q, err
+		return q, nil, err
 	}
-	if err := opener.LoadPage(ctx, op, i); err != nil {
-		return nil, err
-	}
-	return &dpe.Page{Index: p.Index, Title: p.Title, DocRef: p.DocRef, ElementCount: p.ElementCount, Elements: p.Elements,
-		Decoded: true, Raw: p.Raw, Extra: p.Extra}, nil
+	pl, err := opener.LoadPage(ctx, op, i)
+	return pl.Page, pl.Reopened, err
 }
 
-// isManifest reports whether page i must be fetched. Called in Update
-// when the document opens, before any command can touch the page.
+// isManifest reports whether page i must be fetched.
 func isManifest(p *dpe.Page) bool { return !p.Inline() }
 
 // targetURI turns a path into a file:// URI; URLs pass through.

@@ -102,18 +102,23 @@ func convertPage(ctx context.Context, src PageSource, buf *traceBuf, now func() 
 	return p, err
 }
 
+// pageLoadFunc loads page i of op into a copy; re is the Opened that
+// replaces op when loading it had to call get_dpe again (nil: none).
+type pageLoadFunc func(ctx context.Context, o *dpe.Opener, buf *traceBuf, op *dpe.Opened, i int) (p *dpe.Page, re *dpe.Opened, err error)
+
 // pageLoader is how this document's pages are loaded, captured in Update
 // for a command: converted by the source, or fetched and decoded.
-func (d *documentScreen) pageLoader() func(ctx context.Context, o *dpe.Opener, buf *traceBuf, op *dpe.Opened, i int, manifest bool) (*dpe.Page, error) {
+func (d *documentScreen) pageLoader() pageLoadFunc {
 	src := d.src
 	if src == nil {
 		return loadPageCopy
 	}
-	return func(ctx context.Context, o *dpe.Opener, buf *traceBuf, _ *dpe.Opened, i int, _ bool) (*dpe.Page, error) {
+	return func(ctx context.Context, o *dpe.Opener, buf *traceBuf, _ *dpe.Opened, i int) (*dpe.Page, *dpe.Opened, error) {
 		now := o.Now
 		if now == nil {
 			now = time.Now
 		}
-		return convertPage(ctx, src, buf, now, i)
+		p, err := convertPage(ctx, src, buf, now, i)
+		return p, nil, err
 	}
 }

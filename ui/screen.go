@@ -168,11 +168,14 @@ type openedMsg struct {
 // document is never modified by the UI), the ones that failed, and where
 // a multi-page run continues.
 type pagesMsg struct {
-	id    int
-	doc   *dpe.Opened
-	pages map[int]*dpe.Page
-	errs  map[int]error
-	trace []traceEntry
+	id  int
+	doc *dpe.Opened
+	// reopened replaces doc when a load called get_dpe again (nil: none);
+	// pages then belong to its document.
+	reopened *dpe.Opened
+	pages    map[int]*dpe.Page
+	errs     map[int]error
+	trace    []traceEntry
 	// next is the page a load-all run continues at (-1: done).
 	next int
 	// jump is the element to select once the page is shown (-1: top).
@@ -189,14 +192,16 @@ const (
 )
 
 type searchStepMsg struct {
-	id    int
-	doc   *dpe.Opened
-	query string
-	next  int // -1: done
-	hits  []hit
-	pages map[int]*dpe.Page
-	errs  map[int]error
-	trace []traceEntry
+	id  int
+	doc *dpe.Opened
+	// reopened: as in pagesMsg.
+	reopened *dpe.Opened
+	query    string
+	next     int // -1: done
+	hits     []hit
+	pages    map[int]*dpe.Page
+	errs     map[int]error
+	trace    []traceEntry
 	// scanned is how many pages were looked at (prefilter included).
 	scanned int
 }

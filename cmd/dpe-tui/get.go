@@ -278,7 +278,7 @@ func loadPage(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, i int) er
 		}
 		return nil
 	}
-	if err := opener.LoadPage(ctx, op, i); err != nil {
+	if err := opener.LoadPageInto(ctx, op, i); err != nil {
 		return fmt.Errorf("page %d: %w", i+1, err)
 	}
 	return nil
