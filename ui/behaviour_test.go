@@ -547,7 +547,7 @@ func TestRetry_FailedPageInPlaceAndAfterReconnect(t *testing.T) {
 	}
 	resolved := f.resolved
 	press(t, m, "r")
-	if m.docS() != d || d.op != op || d.page != 2 || !d.pages[2].loaded() {
+	if m.docS() != d || d.op.Doc != op.Doc || d.page != 2 || !d.pages[2].loaded() {
 		t.Fatalf("r should reload page 3 in place: same screen %v, page %d, loaded %v", m.docS() == d, d.page+1, d.pages[2].loaded())
 	}
 	if f.resolved != resolved {

@@ -220,10 +220,10 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		if msg.doc.Doc != d.op.Doc {
 			d.onOpEnd(msg.id, nil) // loaded for a version no longer shown
 			e.ops.done(msg.id)
-			return d, nil
+			return d, d.loadShown()
 		}
 		note := d.installReopened(msg.reopened)
-		cmd := tea.Batch(note, d.onPages(msg))
+		cmd := tea.Batch(note, d.onPages(msg), d.loadShown())
 		d.landHit()
 		return d, tea.Batch(cmd, d.schedule())
 	case searchStepMsg:
@@ -236,7 +236,7 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		if msg.doc.Doc != d.op.Doc {
 			d.onOpEnd(msg.id, nil) // the search was of the old version
 			e.ops.done(msg.id)
-			return d, note
+			return d, tea.Batch(note, d.loadShown())
 		}
 		return d, tea.Batch(note, d.onSearchStep(msg), d.schedule())
 	case validatedMsg:
@@ -320,6 +320,19 @@ func (d *documentScreen) installReopened(next *dpe.Opened) tea.Cmd {
 	d.bulk = nil
 	d.invalidate()
 	return d.e.info("the document changed while open: its pages were reloaded from the new version")
+}
+
+// loadShown loads the page on screen when nothing has it or is loading
+// it and it has not failed: after another version replaced the page
+// index, the load that was under way belonged to the old one.
+func (d *documentScreen) loadShown() tea.Cmd {
+	if d.page < 0 || d.page >= len(d.pages) || d.src != nil {
+		return nil
+	}
+	if pu := &d.pages[d.page]; pu.loaded() || pu.loading || pu.err != "" {
+		return nil
+	}
+	return d.loadPages(loadView, []int{d.page}, d.pendingJump)
 }
 
 // onOpEnd forgets loading state owned by an op that failed or was

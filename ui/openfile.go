@@ -92,7 +92,7 @@ var errNoSkeleton error = skeletonError{}
 func convertPage(ctx context.Context, src PageSource, buf *traceBuf, now func() time.Time, i int) (*dpe.Page, error) {
 	t0 := time.Now()
 	p, err := src.Page(ctx, i)
-	ev := dpe.TraceEvent{At: now(), Kind: dpe.TraceDecode, Detail: "page " + strconv.Itoa(i) + " converted", Duration: time.Since(t0)}
+	ev := dpe.TraceEvent{At: now(), Kind: dpe.TraceDecode, Detail: "page " + strconv.Itoa(i+1) + " converted", Duration: time.Since(t0)}
 	if err != nil {
 		ev.Err = err.Error()
 	} else {

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -64,32 +63,7 @@ func (b *traceBuf) event(ev dpe.TraceEvent) {
 	if ev.Kind == dpe.TraceGetDPE && (ev.Err != "" || ev.Detail == "" || strings.HasPrefix(ev.Detail, "→")) {
 		return
 	}
-	if ev.Kind == dpe.TraceFetchPage || ev.Kind == dpe.TraceDecode {
-		ev.Detail = oneBasedPage(ev.Detail)
-	}
 	b.entries = append(b.entries, traceEntry{ev: ev})
-}
-
-// oneBasedPage rewrites a leading "page N" of a trace detail, which the
-// opener and the page loaders write with the wire's 0-based page_index,
-// to the 1-based page number every screen shows.
-func oneBasedPage(detail string) string {
-	rest, ok := strings.CutPrefix(detail, "page ")
-	if !ok {
-		return detail
-	}
-	end := 0
-	for end < len(rest) && end < 9 && rest[end] >= '0' && rest[end] <= '9' {
-		end++
-	}
-	if end == 0 || end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
-		return detail
-	}
-	n, err := strconv.Atoi(rest[:end])
-	if err != nil {
-		return detail
-	}
-	return "page " + strconv.Itoa(n+1) + rest[end:]
 }
 
 func (b *traceBuf) getDPE(at time.Time, uri, computer string, a dpe.Access, d time.Duration, err error) {

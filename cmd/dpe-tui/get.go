@@ -278,10 +278,8 @@ func loadPage(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, i int) er
 		}
 		return nil
 	}
-	if err := opener.LoadPageInto(ctx, op, i); err != nil {
-		return fmt.Errorf("page %d: %w", i+1, err)
-	}
-	return nil
+	return opener.LoadPageInto(ctx, op, i) // its errors name the page
+
 }
 
 // isManifestOnly: a page with a uri and no inline elements must be fetched.
