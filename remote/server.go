@@ -156,7 +156,33 @@ func fail(code wire.Code, format string, a ...any) *apiError {
 // of PUT / DELETE documents (http §3.2): 412.
 func onConditional(e *apiError) *apiError { e.status = http.StatusPreconditionFailed; return e }
 
-func fromViolation(v *wire.Violation) *apiError { return fail(v.Code, "%s", v.Error()) }
+// fromViolation is a refusal of an object; the detail names where
+// (pointer) and why, and the code is said once (the problem carries it).
+func fromViolation(v *wire.Violation) *apiError { return fail(v.Code, "%s", v.Detail()) }
+
+// documentAndPages validates the document member of a negotiate or
+// commit body and the page objects sent with it (its pages member): the
+// document with its doc_hash, the pages by page_hash, with their bytes.
+func documentAndPages(m map[string]json.RawMessage) (*wire.Document, string, map[string]*wire.Page, map[string][]byte, error) {
+	pages, _, err := member[[]json.RawMessage](m, "pages", false, "an array")
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	doc, docHash, v := wire.ParseDocument(m["document"])
+	if v != nil {
+		return nil, "", nil, nil, fromViolation(v)
+	}
+	parsed := map[string]*wire.Page{}
+	raws := map[string][]byte{}
+	for _, raw := range pages {
+		p, h, v := wire.ParsePage(raw)
+		if v != nil {
+			return nil, "", nil, nil, fromViolation(v)
+		}
+		parsed[h], raws[h] = p, raw
+	}
+	return doc, docHash, parsed, raws, nil
+}
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError, retryAfter int) {
 	h := w.Header()
@@ -666,22 +692,9 @@ func (s *Server) negotiate(w http.ResponseWriter, r *http.Request, caller string
 	if _, ok := m["document"]; !ok {
 		return fail(wire.CodeValidation, "member document is required")
 	}
-	pages, _, err := member[[]json.RawMessage](m, "pages", false, "an array")
+	doc, _, attached, rawPages, err := documentAndPages(m)
 	if err != nil {
 		return err
-	}
-	doc, _, v := wire.ParseDocument(m["document"])
-	if v != nil {
-		return fromViolation(v)
-	}
-	attached := map[string]*wire.Page{}
-	rawPages := map[string][]byte{}
-	for _, raw := range pages {
-		p, h, v := wire.ParsePage(raw)
-		if v != nil {
-			return fromViolation(v)
-		}
-		attached[h], rawPages[h] = p, raw
 	}
 	if !s.mayWrite(caller, uri) {
 		return fail(wire.CodeForbidden, "no write authorization for %s", uri)

@@ -11,6 +11,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,6 +95,10 @@ func openStore(dir string) (*store, error) {
 		}
 	}
 	db, err := bolt.Open(filepath.Join(dir, "store.db"), 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if errors.Is(err, bolt.ErrTimeout) {
+		// bbolt holds an exclusive lock on the file while it is open.
+		return nil, fmt.Errorf("store %s is in use by another process (another remote serve?): its database stayed locked for 5s", dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}

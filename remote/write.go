@@ -385,10 +385,6 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request, caller string) e
 	if _, ok := m["document"]; !ok {
 		return fail(wire.CodeValidation, "member document is required")
 	}
-	pages, _, err := member[[]json.RawMessage](m, "pages", false, "an array")
-	if err != nil {
-		return err
-	}
 	objects, _, err := member[[]json.RawMessage](m, "objects", false, "an array")
 	if err != nil {
 		return err
@@ -401,18 +397,9 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request, caller string) e
 	if err != nil {
 		return err
 	}
-	doc, docHash, v := wire.ParseDocument(m["document"])
-	if v != nil {
-		return fromViolation(v)
-	}
-	inPages := map[string]*wire.Page{}
-	inPageRaw := map[string][]byte{}
-	for _, raw := range pages {
-		p, h, v := wire.ParsePage(raw)
-		if v != nil {
-			return fromViolation(v)
-		}
-		inPages[h], inPageRaw[h] = p, raw
+	doc, docHash, inPages, inPageRaw, err := documentAndPages(m)
+	if err != nil {
+		return err
 	}
 	inObjs := map[string]*wire.Element{}
 	inObjRaw := map[string][]byte{}

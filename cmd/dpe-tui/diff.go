@@ -96,15 +96,16 @@ func diffDocs(ctx context.Context, f *diffFlags, pos []string, stdin io.Reader, 
 }
 
 // pageLabel names a changed page by its positions (pages have no number,
-// DPE v1 core §2.2): "2", or "2 → 3" when it moved.
+// DPE v1 core §2.2), counted from 1 as hash's "page N": "2", or "2 → 3"
+// when it moved.
 func pageLabel(p identity.PageChange) string {
 	switch {
 	case p.OldIndex < 0:
-		return strconv.Itoa(p.NewIndex)
+		return strconv.Itoa(p.NewIndex + 1)
 	case p.NewIndex < 0 || p.OldIndex == p.NewIndex:
-		return strconv.Itoa(p.OldIndex)
+		return strconv.Itoa(p.OldIndex + 1)
 	}
-	return strconv.Itoa(p.OldIndex) + " → " + strconv.Itoa(p.NewIndex)
+	return strconv.Itoa(p.OldIndex+1) + " → " + strconv.Itoa(p.NewIndex+1)
 }
 
 // writeDiff prints the delta, then each changed page and its elements.
@@ -157,9 +158,9 @@ func writeDiff(w io.Writer, c *identity.Changes, md bool) {
 			mark := map[string]string{"added": "+", "removed": "-", "moved": "~"}[e.Op]
 			text := sanitize.Truncate(sanitize.Line(e.Text), maxDiffText)
 			if md {
-				fmt.Fprintf(w, "- %s %s #%d %s: %s\n", mark, e.Op, e.Index, "`"+sanitize.Line(e.Category)+"`", mdEscape(text))
+				fmt.Fprintf(w, "- %s %s #%d %s: %s\n", mark, e.Op, e.Index+1, "`"+sanitize.Line(e.Category)+"`", mdEscape(text))
 			} else {
-				fmt.Fprintf(w, "  %s %-7s #%d %s: %s\n", mark, e.Op, e.Index, sanitize.Line(e.Category), text)
+				fmt.Fprintf(w, "  %s %-7s #%d %s: %s\n", mark, e.Op, e.Index+1, sanitize.Line(e.Category), text)
 			}
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -111,7 +113,7 @@ func runHash(ctx context.Context, f *hashFlags, input string, stdin io.Reader, s
 	r := h.res
 	fmt.Fprintf(stdout, "doc_hash %s\n", r.DocHash)
 	for i, p := range r.Pages {
-		fmt.Fprintf(stdout, "page %d %s\n", i, p.PageHash)
+		fmt.Fprintf(stdout, "page %d %s\n", i+1, p.PageHash)
 		if f.Elements {
 			for _, e := range p.Elements {
 				fmt.Fprintf(stdout, "  %s %s\n", e.ContentHash, sanitize.Line(e.Category))
@@ -264,9 +266,27 @@ func hashProblems(name string, shape identity.Shape, probs []identity.Problem) e
 		if path == "" {
 			path = "(the object)" // a JSON Pointer to the whole object
 		}
-		pe.lines = append(pe.lines, fmt.Sprintf("  %s %s: %s", p.Code, sanitize.Line(path), sanitize.Line(p.Message)))
+		pe.lines = append(pe.lines, fmt.Sprintf("  %s %s%s: %s", p.Code, sanitize.Line(path), humanPlace(p.Path), sanitize.Line(p.Message)))
 	}
 	return pe
+}
+
+var placeRE = regexp.MustCompile(`^\$\.pages\[(\d+)\](?:\.elements\[(\d+)\])?`)
+
+// humanPlace is where a JSON path points, counted from 1 as every
+// "page N" dpe-tui prints is (the path itself counts from 0):
+// " (page 1, element 3)", or "" outside the pages.
+func humanPlace(path string) string {
+	m := placeRE.FindStringSubmatch(path)
+	if m == nil {
+		return ""
+	}
+	pg, _ := strconv.Atoi(m[1])
+	if m[2] == "" {
+		return fmt.Sprintf(" (page %d)", pg+1)
+	}
+	el, _ := strconv.Atoi(m[2])
+	return fmt.Sprintf(" (page %d, element %d)", pg+1, el+1)
 }
 
 // maxProblemLines bounds the problems listed for one input.

@@ -56,7 +56,7 @@ func TestHashJSONGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("hash --elements: exit %d: %s", code, errOut)
 	}
-	if !strings.HasPrefix(text, "doc_hash "+string(h.DocHash)+"\n") || !strings.Contains(text, "page 1 "+string(h.Pages[1].PageHash)) ||
+	if !strings.HasPrefix(text, "doc_hash "+string(h.DocHash)+"\n") || !strings.Contains(text, "page 2 "+string(h.Pages[1].PageHash)) ||
 		!strings.Contains(text, "  "+string(h.Pages[1].Elements[1])+" Image") {
 		t.Fatalf("hash --elements:\n%s", text)
 	}
@@ -227,4 +227,28 @@ func TestDiffInlineAndManifestIdentical(t *testing.T) {
 	}
 	// The manifest hashes exactly as the inline file: same golden.
 	golden(t, "base.hash.json.golden", hashed)
+}
+
+// A DPE v1 file with several mistakes: hash names each field as the user
+// wrote it, every problem of each element, and where it is counted from
+// 1 as hash's own "page N" lines are.
+func TestHash_NamesEveryMistypedFieldWithPlacesFromOne(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.json")
+	writeFile(t, p, `{"file_type":"md","titel":"x","pages":[{"title":null,"elements":[`+
+		`{"category":"NarrativeText","txet":"a"},{"category":"Image","text":"b","blob":"nope","mime_typ":"image/png"}]}]}`)
+	code, _, errOut := runCLI(t, "hash", p)
+	for _, want := range []string{
+		`DPE_VALIDATION $.titel: field "titel" is not defined here`,
+		`$.pages[0].elements[0].txet (page 1, element 1): field "txet"`,
+		`$.pages[0].elements[1].mime_typ (page 1, element 2): field "mime_typ"`,
+		`$.pages[0].elements[1].blob (page 1, element 2): blob must be`,
+		"cannot be hashed under dpe1: 4 problem(s)",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("want %q in:\n%s", want, errOut)
+		}
+	}
+	if code != exitRuntime {
+		t.Errorf("exit %d", code)
+	}
 }

@@ -52,7 +52,7 @@ func (a *app) pushCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runPush(f, args[0]) },
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.remote, "remote", "", "the DPE v1 remote's URL")
+	fs.StringVar(&f.remote, "remote", "", "the DPE v1 remote's URL (default: the remote of --profile)")
 	fs.StringVar(&f.prefix, "prefix", "", "file_uri folder of the documents, ending in / (added when missing; default: the folder's file:// URI)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print what would change, write nothing")
 	fs.BoolVar(&f.prune, "prune", false, "delete remote documents under the prefix whose files are gone")
@@ -82,9 +82,6 @@ type pushResult struct {
 }
 
 func (a *app) runPush(f *pushFlags, root string) error {
-	if f.remote == "" {
-		return usageErrorf("push needs --remote URL")
-	}
 	if f.jobs < 1 || f.jobs > 64 {
 		return usageErrorf("--jobs must be from 1 to 64, not %d", f.jobs)
 	}

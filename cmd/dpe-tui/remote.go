@@ -10,10 +10,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
@@ -36,8 +38,8 @@ func (a *app) remoteCmd() *cobra.Command {
 }
 
 type remoteServeFlags struct {
-	store, addr, tokenEnv string
-	readObjects           bool
+	store, addr, tokenEnv     string
+	readObjects, insecureBind bool
 }
 
 func (a *app) remoteServeCmd() *cobra.Command {
@@ -57,7 +59,23 @@ func (a *app) remoteServeCmd() *cobra.Command {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:7900", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&f.tokenEnv, "token-env", "", "require the bearer token held by this environment variable")
 	fs.BoolVar(&f.readObjects, "read-objects", false, "offer the read extension GET objects/{hash} (objects of readable documents only)")
+	fs.BoolVar(&f.insecureBind, "insecure-bind", false, "on an address beyond loopback: serve without a token (anyone who reaches it reads and writes)")
+	onlyGlobals(cmd, "config", "log", "no-color")
 	return cmd
+}
+
+// onlyGlobals makes cmd's help list, of the global flags, only those it
+// reads: the others are the A2C-SMCP agent's (--url, --office, …) and say
+// nothing about cmd. They stay accepted.
+func onlyGlobals(cmd *cobra.Command, keep ...string) {
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		c.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+			if !slices.Contains(keep, f.Name) {
+				f.Hidden = true
+			}
+		})
+		c.Root().HelpFunc()(c, args)
+	})
 }
 
 func runRemoteServe(ctx context.Context, f *remoteServeFlags, stdout, stderr io.Writer) error {
@@ -66,6 +84,13 @@ func runRemoteServe(ctx context.Context, f *remoteServeFlags, stdout, stderr io.
 	}
 	if err := checkListenAddr(f.addr); err != nil {
 		return err
+	}
+	// As mcp --http: beyond loopback, a token or an explicit
+	// --insecure-bind; and a warning either way (http carries the token
+	// in clear).
+	beyond := !loopbackAddr(f.addr)
+	if beyond && f.tokenEnv == "" && !f.insecureBind {
+		return usageErrorf("remote serve --addr %s listens beyond loopback: give a token (--token-env VAR), or --insecure-bind", sanitize.Line(f.addr))
 	}
 	opt := remote.Options{ReadObjects: f.readObjects}
 	if f.tokenEnv != "" {
@@ -89,6 +114,12 @@ func runRemoteServe(ctx context.Context, f *remoteServeFlags, stdout, stderr io.
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(stdout, "dpe-tui remote serve: DPE v1 remote at http://%s (store %s)\n", ln.Addr(), sanitize.Line(f.store))
+	switch {
+	case beyond && f.tokenEnv == "":
+		fmt.Fprintf(stderr, "dpe-tui: WARN remote serve listens beyond loopback without a token (--insecure-bind): anyone who reaches %s reads and writes the store\n", ln.Addr())
+	case beyond:
+		fmt.Fprintf(stderr, "dpe-tui: WARN remote serve listens beyond loopback; the bearer token travels in clear over http: put TLS in front\n")
+	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -104,23 +135,34 @@ func runRemoteServe(ctx context.Context, f *remoteServeFlags, stdout, stderr io.
 	return nil
 }
 
-// remoteClient is a client of url with the profile's token when url is
-// the profile's remote; it asks capabilities first, so a remote that does
-// not speak dpe1 fails here (core §3.1: no silent downgrade).
+// remoteClient is a client of url (empty: the profile's remote) with the
+// profile's token when url is the profile's remote; it asks capabilities
+// first, so a remote that does not speak dpe1 fails here (core §3.1: no
+// silent downgrade).
 func (a *app) remoteClient(ctx context.Context, url string) (*dpev1.Client, *wire.Capabilities, error) {
 	if err := a.g.configReady(); err != nil {
 		return nil, nil, err
 	}
 	opt := dpev1.Options{Timeout: time.Duration(a.g.Timeout)}
+	profRemote := ""
 	if st := a.prof; st != nil && st.name != "" {
 		p, err := st.file.Lookup(st.name)
-		if err == nil && p.Remote != "" && strings.TrimSuffix(p.Remote, "/") == strings.TrimSuffix(url, "/") {
-			tok, err := p.ResolveRemoteToken(ctx)
-			if err != nil {
-				return nil, nil, err
+		if err == nil && p.Remote != "" {
+			profRemote = p.Remote
+			if url == "" {
+				url = p.Remote
 			}
-			opt.Token = func(context.Context) (string, error) { return tok, nil }
+			if strings.TrimSuffix(p.Remote, "/") == strings.TrimSuffix(url, "/") {
+				tok, err := p.ResolveRemoteToken(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				opt.Token = func(context.Context) (string, error) { return tok, nil }
+			}
 		}
+	}
+	if url == "" {
+		return nil, nil, usageErrorf("no remote: give its URL, or a --profile whose remote is set")
 	}
 	c, err := dpev1.New(url, opt)
 	if err != nil {
@@ -128,31 +170,58 @@ func (a *app) remoteClient(ctx context.Context, url string) (*dpev1.Client, *wir
 	}
 	caps, err := c.Capabilities(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, explainRemote(err, url, profRemote)
 	}
 	return c, caps, nil
+}
+
+// explainRemote adds the next step to an answer a user cannot act on
+// alone: a 401 means the remote wants a bearer token, which dpe-tui sends
+// only from a profile whose remote is this URL.
+func explainRemote(err error, url, profRemote string) error {
+	var he *dpev1.HTTPError
+	if !errors.As(err, &he) || he.Status != http.StatusUnauthorized {
+		return err
+	}
+	how := "set remote = \"" + sanitize.Line(sanitize.URL(url)) + "\" and remote_token_env (or remote_token_cmd) in a profile of the config file and pass --profile NAME"
+	if profRemote != "" && strings.TrimSuffix(profRemote, "/") == strings.TrimSuffix(url, "/") {
+		how = "the profile's token was refused: check its remote_token_env / remote_token_cmd"
+	}
+	return fmt.Errorf("%w: the remote wants a bearer token; %s", err, how)
+}
+
+// remoteArgs splits a command's arguments into the remote's URL and the
+// rest: the first argument is the URL when it is one (http:// or
+// https://); otherwise the profile's remote is used.
+func remoteArgs(args []string) (string, []string) {
+	if len(args) > 0 && (strings.HasPrefix(args[0], "http://") || strings.HasPrefix(args[0], "https://")) {
+		return args[0], args[1:]
+	}
+	return "", args
 }
 
 func (a *app) remoteLsCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "ls URL [PREFIX]",
+		Use:   "ls [URL] [PREFIX]",
 		Short: "List a remote's documents (doc_hash and file_uri) under a prefix",
-		Long:  "ls lists the documents of a DPE v1 remote whose file_uri starts with PREFIX (a code-point prefix, not normalized).",
+		Long: "ls lists the documents of a DPE v1 remote whose file_uri starts with PREFIX (a code-point prefix, not normalized).\n" +
+			"Without a URL (http:// or https://) it lists the remote of --profile.",
 		Example: `  dpe-tui remote ls http://127.0.0.1:7900
   dpe-tui remote ls http://127.0.0.1:7900 file:///home/me/papers/ --json`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) < 1 || len(args) > 2 {
-				return usageErrorf("remote ls needs a remote URL and at most one prefix")
+			if _, rest := remoteArgs(args); len(rest) > 1 {
+				return usageErrorf("remote ls takes a remote URL and at most one prefix")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			url, rest := remoteArgs(args)
 			prefix := ""
-			if len(args) == 2 {
-				prefix = args[1]
+			if len(rest) == 1 {
+				prefix = rest[0]
 			}
-			return a.runRemoteLs(args[0], prefix, asJSON)
+			return a.runRemoteLs(url, prefix, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print [{"file_uri", "doc_hash"}]`)
@@ -199,16 +268,19 @@ func (a *app) runRemoteLs(url, prefix string, asJSON bool) error {
 
 func (a *app) remoteHeadCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:     "head URL URI…",
+		Use:     "head [URL] URI…",
 		Short:   "Print each document's doc_hash (- when the remote has none)",
 		Example: `  dpe-tui remote head http://127.0.0.1:7900 file:///home/me/a.md file:///home/me/b.md`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) < 2 {
-				return usageErrorf("remote head needs a remote URL and at least one file_uri")
+			if _, rest := remoteArgs(args); len(rest) < 1 {
+				return usageErrorf("remote head needs at least one file_uri (after the remote URL, or with a --profile's remote)")
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runRemoteHead(args[0], args[1:]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url, rest := remoteArgs(args)
+			return a.runRemoteHead(url, rest)
+		},
 	}
 }
 
@@ -249,13 +321,21 @@ func (a *app) runRemoteHead(url string, uris []string) error {
 func (a *app) remoteSkeletonCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "skeleton URL URI",
+		Use:   "skeleton [URL] URI",
 		Short: "Print a document's skeleton: page titles, page metadata, element hashes",
 		Long: "skeleton reads a document's hash tree from a DPE v1 remote and verifies it: every page hash and\n" +
 			"the doc_hash are recomputed (dpe1) before anything is printed.",
 		Example: `  dpe-tui remote skeleton http://127.0.0.1:7900 file:///home/me/a.md --json`,
-		Args:    exactArgs(2, "remote skeleton needs a remote URL and one file_uri"),
-		RunE:    func(cmd *cobra.Command, args []string) error { return a.runRemoteSkeleton(args[0], args[1], asJSON) },
+		Args: func(_ *cobra.Command, args []string) error {
+			if _, rest := remoteArgs(args); len(rest) != 1 {
+				return usageErrorf("remote skeleton needs one file_uri (after the remote URL, or with a --profile's remote)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url, rest := remoteArgs(args)
+			return a.runRemoteSkeleton(url, rest[0], asJSON)
+		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file_uri", "doc_hash", "document", "pages"} as the binding has it`)
 	return cmd
@@ -295,7 +375,7 @@ func (a *app) runRemoteSkeleton(url, uri string, asJSON bool) error {
 		if p.Title != nil {
 			title = "  " + sanitize.Line(*p.Title)
 		}
-		fmt.Fprintf(w, "page %d  %s  %d elements%s\n", i, sk.Document.Pages[i], len(p.Elements), title)
+		fmt.Fprintf(w, "page %d  %s  %d elements%s\n", i+1, sk.Document.Pages[i], len(p.Elements), title)
 		if m := compactMeta(p.PageMetadata); m != "" {
 			fmt.Fprintf(w, "  metadata %s\n", m)
 		}
@@ -337,7 +417,9 @@ func (a *app) remoteMvCmd() *cobra.Command {
 				return err
 			}
 			if h == nil {
-				return fmt.Errorf("remote mv: %w: no document %s", wire.CodeNotFound, sanitize.Line(args[1]))
+				// The binding's own code for it, so the exit is a protocol
+				// error's (3) as when move itself refuses.
+				return &wire.Problem{Code: wire.CodeNotFound, Detail: "remote mv: no document " + args[1]}
 			}
 			res, err := c.Move(a.ctx, args[1], args[2], h.DocHash)
 			if err != nil {

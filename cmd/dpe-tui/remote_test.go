@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"fmt"
 	"io"
@@ -133,7 +134,7 @@ func TestRemoteCLI_LsHeadSkeleton(t *testing.T) {
 		t.Fatalf("remote head (batch): exit %d %q", code, out)
 	}
 	code, out, _ = runCLI(t, "remote", "skeleton", url, "file:///d/a.md")
-	for _, want := range []string{"doc_hash  " + a.hash, "title     Alpha — α", "page 0  ", "2 elements  p0", `metadata {"page_label":"2"}`} {
+	for _, want := range []string{"doc_hash  " + a.hash, "title     Alpha — α", "page 1  ", "2 elements  p0", `metadata {"page_label":"2"}`} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("remote skeleton: exit %d, no %q in\n%s", code, want, out)
 		}
@@ -178,11 +179,22 @@ func TestRemoteCLI_TokenFromTheProfileGoesToItsRemoteOnly(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
 	writeFile(t, cfg, fmt.Sprintf("[profiles.dpe]\nremote = %q\nremote_token_cmd = \"echo s3cret\"\n\n[profiles.other]\nremote = \"http://127.0.0.1:1\"\nremote_token_env = \"T_REMOTE_SERVE_TOKEN\"\n", url))
-	if code, _, errOut := runCLI(t, "remote", "ls", url); code != exitRuntime || !strings.Contains(errOut, "401") {
+	// A 401 says what the remote wants and how to give it.
+	if code, _, errOut := runCLI(t, "remote", "ls", url); code != exitRuntime || !strings.Contains(errOut, "401") ||
+		!strings.Contains(errOut, "the remote wants a bearer token") || !strings.Contains(errOut, "remote_token_env") || !strings.Contains(errOut, "--profile") {
 		t.Fatalf("without a token: exit %d %q", code, errOut)
 	}
 	if code, _, errOut := runCLI(t, "--config", cfg, "--profile", "dpe", "remote", "ls", url); code != 0 {
 		t.Fatalf("with the profile's token: exit %d %q", code, errOut)
+	}
+	// Without a URL, the profile's remote is the one listed and pushed to.
+	docs := t.TempDir()
+	writeFile(t, filepath.Join(docs, "p.md"), "# P\n\nby profile\n")
+	if code, out, errOut := runCLI(t, "--config", cfg, "--profile", "dpe", "push", docs, "--prefix", "file:///prof/"); code != 0 || !strings.Contains(out, "1 created") {
+		t.Fatalf("push with the profile's remote: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "--config", cfg, "--profile", "dpe", "remote", "ls", "file:///prof/"); code != 0 || !strings.Contains(out, "file:///prof/p.md") {
+		t.Fatalf("remote ls with the profile's remote: exit %d\n%s%s", code, out, errOut)
 	}
 	if code, _, errOut := runCLI(t, "--config", cfg, "--profile", "other", "remote", "ls", url); code != exitRuntime || !strings.Contains(errOut, "401") {
 		t.Fatalf("another remote's token was sent: exit %d %q", code, errOut)
@@ -318,4 +330,66 @@ func startRemoteChild(t *testing.T, store string) (string, *exec.Cmd) {
 		t.Fatal("remote serve child printed no URL")
 	}
 	return "", nil
+}
+
+// remote serve beyond loopback: refused without a token unless
+// --insecure-bind, and then it warns (as mcp --http does).
+func TestRemoteServe_BeyondLoopbackNeedsATokenOrInsecureBind(t *testing.T) {
+	code, _, errOut := runCLI(t, "remote", "serve", "--store", t.TempDir(), "--addr", "0.0.0.0:0")
+	if code != exitUsage || !strings.Contains(errOut, "beyond loopback") || !strings.Contains(errOut, "--insecure-bind") {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuf
+	done := make(chan error, 1)
+	go func() {
+		done <- runRemoteServe(ctx, &remoteServeFlags{store: t.TempDir(), addr: "0.0.0.0:0", insecureBind: true}, &out, &errb)
+	}()
+	deadline, _ := t.Deadline()
+	for !strings.Contains(out.String(), "DPE v1 remote at") && time.Now().Before(deadline.Add(-5*time.Second)) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errb.String(), "WARN remote serve listens beyond loopback without a token") {
+		t.Fatalf("no warning: %q / %q", out.String(), errb.String())
+	}
+}
+
+// A second remote serve on a store in use says so, not "timeout".
+func TestRemoteServe_StoreInUseIsSaid(t *testing.T) {
+	store := t.TempDir()
+	startRemoteServe(t, "--store", store)
+	code, _, errOut := runCLI(t, "remote", "serve", "--store", store, "--addr", "127.0.0.1:0")
+	if code != exitRuntime || !strings.Contains(errOut, "is in use by another process") || strings.Contains(errOut, "timeout") {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+}
+
+// remote mv of a document that is not there is the binding's
+// DPE_NOT_FOUND: a protocol error (exit 3), its code said once.
+func TestRemoteMv_MissingDocumentIsExit3(t *testing.T) {
+	url := startRemoteServe(t, "--store", t.TempDir())
+	code, _, errOut := runCLI(t, "remote", "mv", url, "file:///nope.md", "file:///other.md")
+	if code != exitProtocol || strings.Count(errOut, "DPE_NOT_FOUND") != 1 {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+}
+
+// The remote's refusal of an object names its code once, then where and
+// why (it was "DPE_VALIDATION: DPE_VALIDATION at …").
+func TestRemote_RefusalSaysItsCodeOnce(t *testing.T) {
+	url := startRemoteServe(t, "--store", t.TempDir())
+	c, err := dpev1.New(url, dpev1.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Commit(t.Context(), "file:///x.md", &wire.CommitRequest{Document: json.RawMessage(`{"file_type":"md","pages":[],"titel":"x"}`)},
+		dpev1.Precondition{IfAbsent: true})
+	if !errors.Is(err, wire.CodeValidation) || strings.Count(err.Error(), "DPE_VALIDATION") != 1 || !strings.Contains(err.Error(), "titel") {
+		t.Fatalf("%v", err)
+	}
 }

@@ -97,10 +97,12 @@ const maxDocumentProblems = 100
 // (the conformance vectors' documents shape). It checks objects in core
 // §2.8's order for a request carrying several: the document object, then
 // every page object in array order, then every element object in array
-// order; within each object, the steps of §2.8. The first problem of
-// each object is reported, so the first of all is the one §2.8 names;
-// paths are JSON paths into the document ("$.pages[0].elements[2].blob").
-// The document is nil when any problem was found.
+// order; within each object, the steps of §2.8. So the first problem of
+// all is the one §2.8 names; after it, each object's further problems
+// follow (see each), so that a person fixing a file sees all of them at
+// once. Paths are JSON paths into the document
+// ("$.pages[0].elements[2].blob"). The document is nil when any problem
+// was found.
 func ParseDocument(b []byte) (*Document, []Problem) {
 	v, p := decodeIJSON(b)
 	if p != nil {
@@ -114,24 +116,29 @@ func ParseDocument(b []byte) (*Document, []Problem) {
 			probs = append(probs, *p)
 		}
 	}
-	o, p := object(v, root, []string{"file_type", "pages"}, []string{"file_type", "title", "doc_metadata", "pages"})
-	if p != nil {
-		return nil, []Problem{*p}
-	}
+	docAllowed := []string{"file_type", "title", "doc_metadata", "pages"}
 	d := &Document{}
-	func() {
+	// The document's own fields; a problem with one of them does not hide
+	// the pages' problems.
+	v, _ = each(v, root, add, func(v any) *Problem {
+		o, p := object(v, root, []string{"file_type", "pages"}, docAllowed)
+		if p != nil {
+			return p
+		}
 		if d.FileType, p = fileType(o, root); p != nil {
-			add(p)
-			return
+			return p
 		}
 		if d.Title, p = optString(o, "title", root); p != nil {
-			add(p)
-			return
+			return p
 		}
-		if d.DocMetadata, p = metadata(o, "doc_metadata", root); p != nil {
-			add(p)
-		}
-	}()
+		d.DocMetadata, p = metadata(o, "doc_metadata", root)
+		return p
+	})
+	o, p := object(v, root, []string{"file_type", "pages"}, docAllowed)
+	if p != nil {
+		// Not an object, or pages missing: nothing more to look at.
+		return nil, probs
+	}
 	pages, ok := o["pages"].([]any)
 	if !ok {
 		add(&Problem{root.key("pages").String(), CodeValidation, "pages is not an array"})
@@ -141,42 +148,93 @@ func ParseDocument(b []byte) (*Document, []Problem) {
 	elements := make([][]any, len(pages))
 	for i, pv := range pages {
 		at := root.key("pages").index(i)
-		po, p := object(pv, at, []string{"elements"}, []string{"title", "page_metadata", "elements"})
-		if p != nil {
-			add(p)
-			continue
-		}
 		pg := &d.Pages[i]
-		if pg.Title, p = optString(po, "title", at); p != nil {
-			add(p)
-			continue
-		}
-		if pg.PageMetadata, p = metadata(po, "page_metadata", at); p != nil {
-			add(p)
-			continue
-		}
-		els, ok := po["elements"].([]any)
-		if !ok {
-			add(&Problem{at.key("elements").String(), CodeValidation, "elements is not an array"})
-			continue
-		}
-		elements[i] = els
+		each(pv, at, add, func(v any) *Problem {
+			po, p := object(v, at, []string{"elements"}, []string{"title", "page_metadata", "elements"})
+			if p != nil {
+				return p
+			}
+			if pg.Title, p = optString(po, "title", at); p != nil {
+				return p
+			}
+			if pg.PageMetadata, p = metadata(po, "page_metadata", at); p != nil {
+				return p
+			}
+			els, ok := po["elements"].([]any)
+			if !ok {
+				return &Problem{at.key("elements").String(), CodeValidation, "elements is not an array"}
+			}
+			elements[i] = els
+			return nil
+		})
 	}
 	for i, els := range elements {
 		d.Pages[i].Elements = make([]Element, len(els))
 		for j, ev := range els {
-			e, p := element(ev, root.key("pages").index(i).key("elements").index(j))
-			if p != nil {
-				add(p)
-				continue
-			}
-			d.Pages[i].Elements[j] = *e
+			at := root.key("pages").index(i).key("elements").index(j)
+			each(ev, at, add, func(v any) *Problem {
+				e, p := element(v, at)
+				if e != nil {
+					d.Pages[i].Elements[j] = *e
+				}
+				return p
+			})
 		}
 	}
 	if len(probs) > 0 {
 		return nil, probs
 	}
 	return d, nil
+}
+
+// maxProblemsPerObject bounds the problems each reports for one object.
+const maxProblemsPerObject = 16
+
+// each reports every problem of the object v, not only §2.8's first:
+// check gives the first problem; when it is on one field that is not
+// the object as a whole (an undefined key, a value of the wrong type or
+// form), that field is set aside and check runs again on the rest. A
+// problem of the object itself (not an object, a required field missing,
+// which setting a field aside may cause) ends it. It returns v without
+// the fields set aside, and whether v had no problem.
+func each(v any, at where, add func(*Problem), check func(v any) *Problem) (any, bool) {
+	clean := true
+	for range maxProblemsPerObject {
+		p := check(v)
+		if p == nil {
+			return v, clean
+		}
+		o, isObj := v.(map[string]any)
+		if !clean && p.Path == at.String() {
+			// Caused by setting a field aside, not the user's.
+			return v, false
+		}
+		add(p)
+		clean = false
+		k := fieldAt(o, at, p.Path)
+		if !isObj || k == "" {
+			return v, false
+		}
+		rest := make(map[string]any, len(o)-1)
+		for kk, vv := range o {
+			if kk != k {
+				rest[kk] = vv
+			}
+		}
+		v = rest
+	}
+	return v, false
+}
+
+// fieldAt is the key of o that path (a problem's) lies in, or "".
+func fieldAt(o map[string]any, at where, path string) string {
+	for k := range o {
+		kp := at.key(k).String()
+		if path == kp || strings.HasPrefix(path, kp+".") || strings.HasPrefix(path, kp+"[") {
+			return k
+		}
+	}
+	return ""
 }
 
 // where names a place in a parsed value: a JSON Pointer for wire objects,
@@ -261,7 +319,8 @@ func element(v any, at where) (*Element, *Problem) {
 	allowed := append([]string{"category"}, fields...)
 	allowed = append(allowed, "metadata")
 	if p := closed(o, at, allowed); p != nil {
-		if k := p.Path[len(at.String()):]; strings.Contains(k, "text_as_html") || strings.Contains(k, "blob") || strings.Contains(k, "mime_type") {
+		if k := p.Path[len(at.String()):]; k == at.key("text_as_html").String()[len(at.String()):] ||
+			k == at.key("blob").String()[len(at.String()):] || k == at.key("mime_type").String()[len(at.String()):] {
 			p.Message += "; " + cat + " does not carry it"
 		}
 		return nil, p
@@ -413,6 +472,13 @@ func parseHash(x any, at where) (Hash, *Problem) {
 		return "", &Problem{at.String(), CodeValidation, "hash " + quote(s) + " is not dpe1: and 64 lowercase hex digits"}
 	}
 	return Hash(s), nil
+}
+
+// CheckIJSON is step 0 on a whole body (a request or an answer holding
+// objects): b is one I-JSON value.
+func CheckIJSON(b []byte) *Problem {
+	_, p := decodeIJSON(b)
+	return p
 }
 
 // decodeIJSON is step 0: b is one I-JSON value (RFC 7493: valid Unicode

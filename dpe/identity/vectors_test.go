@@ -87,8 +87,10 @@ func TestVectors_Documents(t *testing.T) {
 			for name, raw := range v.Documents {
 				if field, ok := supersededDocuments()[file][name]; ok {
 					_, probs := ParseDocument(raw)
-					if len(probs) != 1 || probs[0].Path != field {
-						t.Fatalf("%s (superseded): %v, want one problem at %s", name, probs, field)
+					// The first problem is §2.8's, at the old field; its
+					// twin (image_mime_type) follows.
+					if len(probs) != 2 || probs[0].Path != field {
+						t.Fatalf("%s (superseded): %v, want the first of two problems at %s", name, probs, field)
 					}
 					continue
 				}
@@ -354,5 +356,32 @@ func TestVectors_CrossPageMoveDelta(t *testing.T) {
 	extra := append(a.ElementHashes(), a.ElementHashes()[0])
 	if got := DeltaOf(b.ElementHashes(), extra); got != (Delta{Added: 1, Removed: 0, Retained: 2}) {
 		t.Fatalf("delta with a duplicate %+v", got)
+	}
+}
+
+// TestParseDocument_EveryProblemOfEachObject: a file with several
+// mistakes gets all of them, §2.8's first first: an undefined field at
+// the top does not hide the pages', and an element with two mistakes
+// reports both (but not a "blob is missing" that setting one aside made).
+func TestParseDocument_EveryProblemOfEachObject(t *testing.T) {
+	raw := `{"file_type":"md","titel":"x","pages":[{"title":null,"elements":[` +
+		`{"category":"NarrativeText","txet":"a"},` +
+		`{"category":"Image","text":"b","blob":"nope","mime_typ":"image/png"}]},` +
+		`{"title":7,"elements":[{"category":"Bogus","text":"c"}]}]}`
+	_, probs := ParseDocument([]byte(raw))
+	var got []string
+	for _, p := range probs {
+		got = append(got, string(p.Code)+" "+p.Path)
+	}
+	want := []string{
+		"DPE_VALIDATION $.titel",
+		"DPE_VALIDATION $.pages[1].title",
+		"DPE_VALIDATION $.pages[0].elements[0].txet",
+		"DPE_VALIDATION $.pages[0].elements[1].mime_typ",
+		"DPE_VALIDATION $.pages[0].elements[1].blob",
+		"DPE_CATEGORY_UNKNOWN $.pages[1].elements[0].category",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

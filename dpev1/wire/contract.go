@@ -87,3 +87,13 @@ func DeltaOf(old, new []string) Delta {
 	}
 	return identity.DeltaOf(conv(old), conv(new))
 }
+
+// CheckIJSON is core §2.8 step 0 on a whole body (valid Unicode without
+// lone surrogates, no duplicate key in an object): identity's check, the
+// one the objects themselves go through.
+func CheckIJSON(body []byte) *Violation {
+	if p := identity.CheckIJSON(body); p != nil {
+		return fromProblem(p)
+	}
+	return nil
+}

@@ -3,8 +3,6 @@ package wire
 import (
 	"fmt"
 	"strings"
-
-	"github.com/gowebpki/jcs"
 )
 
 // Violation is a refused object or request: its code, the RFC 6901
@@ -20,22 +18,20 @@ func (v *Violation) Error() string {
 	if v.Pointer == "" {
 		return string(v.Code) + ": " + v.Msg
 	}
-	return fmt.Sprintf("%s at %s: %s", v.Code, v.Pointer, v.Msg)
+	return string(v.Code) + " " + v.Detail()
+}
+
+// Detail is the violation without its code: where and why. A problem
+// body carries the code in its own member, so its detail is this.
+func (v *Violation) Detail() string {
+	if v.Pointer == "" {
+		return v.Msg
+	}
+	return fmt.Sprintf("at %s: %s", v.Pointer, v.Msg)
 }
 
 func violation(c Code, ptr, format string, a ...any) *Violation {
 	return &Violation{Code: c, Pointer: ptr, Msg: fmt.Sprintf(format, a...)}
-}
-
-// CheckIJSON is core §2.8 step 0 on a whole body: valid Unicode without
-// lone surrogates and no duplicate key in an object. (gowebpki/jcs refuses
-// both; it also refuses a number beyond a double, which step 4 would
-// refuse with the same code.)
-func CheckIJSON(body []byte) *Violation {
-	if _, err := jcs.Transform(body); err != nil {
-		return violation(CodeValidation, "", "not I-JSON: %v", err)
-	}
-	return nil
 }
 
 // ValidHash reports whether s is a well-formed dpe1 hash value.
