@@ -20,6 +20,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Buckets of the database (store.db under the store directory).
@@ -95,7 +96,7 @@ func openStore(dir string) (*store, error) {
 		}
 	}
 	db, err := bolt.Open(filepath.Join(dir, "store.db"), 0o600, &bolt.Options{Timeout: 5 * time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		// bbolt holds an exclusive lock on the file while it is open.
 		return nil, fmt.Errorf("store %s is in use by another process (another remote serve?): its database stayed locked for 5s", dir)
 	}

@@ -30,10 +30,6 @@ func (v *Violation) Detail() string {
 	return fmt.Sprintf("at %s: %s", v.Pointer, v.Msg)
 }
 
-func violation(c Code, ptr, format string, a ...any) *Violation {
-	return &Violation{Code: c, Pointer: ptr, Msg: fmt.Sprintf(format, a...)}
-}
-
 // ValidHash reports whether s is a well-formed dpe1 hash value.
 func ValidHash(s string) bool {
 	h, ok := strings.CutPrefix(s, HashPrefix)
