@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,6 +13,9 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
 	"github.com/dpe-tui/dpe-tui/internal/hostilepeer"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/ui"
@@ -48,6 +53,46 @@ func TestHostile_TUILoadAllStopsAtTheBudget(t *testing.T) {
 	wait("listing budget reached")
 	if n := srv.CallsTo("evil", protocol.EventGetResources); n > 6 {
 		t.Errorf("%d get_resources calls for a budget of 50 resources at 10 a page", n)
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// Cancelling `open` while a file converts stops the conversion: esc's
+// cancel reaches the converter mid-parse (a document of 3,000,000 tiny
+// paragraphs, seconds of parsing before its output budget), which
+// returns the cancellation instead of finishing, the screen says the open
+// was cancelled, and ctrl+c then ends the program.
+func TestOpen_EscStopsTheConversion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "slow.docx")
+	for _, f := range hostilefiles.All() {
+		if f.Name == "docx-tiny-paragraphs.docx" {
+			if err := hostilefiles.WriteFile(path, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	conv := convert.New(convert.Options{CacheDir: "-"})
+	defer conv.Close()
+	started := make(chan struct{})
+	ended := make(chan error, 1)
+	m := ui.New(ui.Options{Theme: "dark", Width: 100, Height: 30, StatusTimeout: -1, OpenTarget: absFileURI(path),
+		Fetcher: &dpe.Fetcher{AllowFile: true},
+		OpenFile: func(ctx context.Context, p string) (ui.PageSource, error) {
+			close(started)
+			d, err := conv.OpenFile(ctx, p)
+			ended <- err
+			return d, err
+		}})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+	<-started
+	time.Sleep(300 * time.Millisecond) // into the parse (not a bound: any moment proves it)
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("open cancelled")) },
+		teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("the conversion ended with %v, not the cancellation", err)
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
