@@ -15,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
-	"golang.org/x/net/netutil"
 
 	"github.com/dpe-tui/dpe-tui/config"
 	"github.com/dpe-tui/dpe-tui/finder"
@@ -32,6 +31,7 @@ type mcpFlags struct {
 	sessionTimeout time.Duration
 	readTimeout    time.Duration
 	maxConns       int
+	maxSessions    int
 	budgets        budgetFlags
 }
 
@@ -60,7 +60,8 @@ func (a *app) mcpCmd() *cobra.Command {
 	fs.BoolVar(&f.insecureBind, "insecure-bind", false, "with --http on an address beyond loopback: serve without a token")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", 30*time.Minute, "with --http: close a session idle this long")
 	fs.DurationVar(&f.readTimeout, "read-timeout", 30*time.Second, "with --http: how long a client may take to send one request")
-	fs.IntVar(&f.maxConns, "max-conns", 256, "with --http: connections served at once; more wait to be accepted")
+	fs.IntVar(&f.maxConns, "max-conns", 256, "with --http: connections served at once; past it a new one takes the slot of the oldest without a request in progress, or is closed")
+	fs.IntVar(&f.maxSessions, "max-sessions", 1024, "with --http: sessions open at once; a new one past it is refused (503) until one ends or expires")
 	f.budgets.define(fs)
 	return cmd
 }
@@ -80,6 +81,8 @@ func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, s
 		return usageErrorf("--session-timeout and --read-timeout must be > 0")
 	case f.maxConns <= 0:
 		return usageErrorf("--max-conns must be > 0, not %d", f.maxConns)
+	case f.maxSessions <= 0:
+		return usageErrorf("--max-sessions must be > 0, not %d", f.maxSessions)
 	}
 	if err := f.budgets.check(); err != nil {
 		return err
@@ -128,12 +131,15 @@ func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, s
 	}
 	// A connection cap, and per-connection time limits: 20,000 slow bodies
 	// once held every file descriptor; idle sessions held memory forever.
-	ln = netutil.LimitListener(ln, f.maxConns)
+	// A slow client's connection gives its slot up to a new one, and its
+	// headers and body have --read-timeout.
+	slots := newSlotListener(ln, f.maxConns)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: f.sessionTimeout})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", requireBearer(token, h))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: f.readTimeout, IdleTimeout: 2 * time.Minute}
+	mux.Handle("/mcp", requireBearer(token, capSessions(srv, f.maxSessions, h)))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: f.readTimeout, ReadTimeout: f.readTimeout, IdleTimeout: 2 * time.Minute,
+		ConnState: slots.track}
 	fmt.Fprintf(stderr, "dpe-tui mcp: serving MCP Streamable HTTP at http://%s/mcp\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
@@ -141,7 +147,7 @@ func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, s
 		defer cancel()
 		_ = hs.Shutdown(sctx)
 	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(slots); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -253,6 +259,26 @@ func requireBearer(token string, next http.Handler) http.Handler {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="dpe-tui mcp"`)
 			http.Error(w, "401 unauthorized: a bearer token is required", http.StatusUnauthorized)
 			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// capSessions refuses a request that would open a session (one without
+// Mcp-Session-Id) while max sessions are open: 503, until one ends or
+// expires (--session-timeout). 40,000 sessions once held 800 MB.
+func capSessions(srv *mcp.Server, max int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Session-Id") == "" {
+			n := 0
+			for range srv.Sessions() {
+				n++
+			}
+			if n >= max {
+				w.Header().Set("Retry-After", "10")
+				http.Error(w, fmt.Sprintf("503 too many sessions: %d open, the limit (--max-sessions)", n), http.StatusServiceUnavailable)
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
