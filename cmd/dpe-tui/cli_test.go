@@ -55,7 +55,7 @@ func cleanEnv(t *testing.T) {
 	t.Helper()
 	for _, k := range []string{"DPE_TUI_URL", "DPE_TUI_OFFICE", "DPE_TUI_NAME", "DPE_TUI_API_KEY", "DPE_TUI_TIMEOUT",
 		"DPE_TUI_PATH", "DPE_TUI_A2C_VERSION", "DPE_TUI_LOG", "DPE_TUI_MAX_ACK", "DPE_TUI_THEME", "DPE_TUI_PROFILE",
-		"DPE_TUI_CONFIG", "DPE_TUI_IMAGES", "DPE_TUI_MOUSE", "DPE_TUI_LOG_FORMAT", "DPE_TUI_LOG_LEVEL"} {
+		"DPE_TUI_CONFIG", "DPE_TUI_IMAGES", "DPE_TUI_MOUSE", "DPE_TUI_LOG_FORMAT", "DPE_TUI_LOG_LEVEL", "COLUMNS"} {
 		t.Setenv(k, "")
 	}
 	// Set and empty, DPE_TUI_PROFILE says "no profile": unset it (t.Setenv
@@ -145,6 +145,28 @@ func TestVersion_Shape(t *testing.T) {
 		if strings.Contains(first, "(devel)") && !strings.Contains(first, "no VCS revision recorded") && !regexp.MustCompile(`\([0-9a-f]{12}`).MatchString(first) {
 			t.Errorf("%v: %q names no revision and no reason", args, first)
 		}
+	}
+}
+
+// The bash script needs the bash-completion package: completion's help,
+// bash's line in it and the README say so.
+func TestCompletion_HelpSaysBashNeedsBashCompletion(t *testing.T) {
+	cleanEnv(t)
+	for _, args := range [][]string{{"completion", "--help"}, {"completion", "bash", "--help"}} {
+		code, out, errOut := runCLI(t, append(args, "--no-color")...)
+		if code != 0 || !strings.Contains(out, "bash-completion package") {
+			t.Errorf("%v: exit %d, no word of bash-completion:\n%s%s", args, code, out, errOut)
+		}
+		if strings.Contains(out, "--url") {
+			t.Errorf("%v lists --url, which does nothing there", args)
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "bash needs the bash-completion package") {
+		t.Error("the README does not say bash completion needs the bash-completion package")
 	}
 }
 

@@ -74,3 +74,25 @@ func (a *app) completeProfiles(*cobra.Command, []string, string) ([]cobra.Comple
 	}
 	return f.Names(), cobra.ShellCompDirectiveNoFileComp
 }
+
+// bashCompletionNote is what the bash script needs besides bash: said in
+// the completion help and the README, since without it sourcing the script
+// fails with "_get_comp_words_by_ref: command not found".
+const bashCompletionNote = "bash needs the bash-completion package (apt or dnf install bash-completion; brew install bash-completion@2)"
+
+// explainCompletion says in cobra's completion commands what the bash
+// script depends on.
+func explainCompletion(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Long += "\n" + bashCompletionNote + "."
+		for _, sh := range c.Commands() {
+			if sh.Name() == "bash" {
+				sh.Short += " (needs the bash-completion package)"
+				sh.Long = bashCompletionNote + ".\n\n" + sh.Long
+			}
+		}
+	}
+}

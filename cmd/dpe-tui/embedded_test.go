@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/charmbracelet/x/ansi"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -225,4 +227,41 @@ func TestEmbedded_RemoteHasNoEventForNonDPE(t *testing.T) {
 		t.Fatalf("exit %d %q", code, errOut)
 	}
 	oneLine(t, "remote non-dpe", errOut)
+}
+
+// One long file name does not make ls resources lines run past the
+// terminal: at $COLUMNS (or the terminal's width) the widest columns are
+// cut with …; a pipe without COLUMNS gets the cells whole (each capped).
+func TestLs_ResourcesFitTheTerminalWidth(t *testing.T) {
+	cleanEnv(t)
+	dir := filepath.Join(t.TempDir(), "docs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("quarterly-harbour-report-", 8) + "final.md"
+	if err := os.WriteFile(filepath.Join(dir, long), []byte("# Harbour\n\nText.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("PATH", t.TempDir())
+	for _, cols := range []int{80, 200} {
+		t.Setenv("COLUMNS", strconv.Itoa(cols))
+		code, out, errOut := runCLI(t, "--docs", dir, "ls", "resources")
+		if code != 0 || !strings.Contains(out, "…") || !strings.Contains(out, "quarte") {
+			t.Fatalf("ls resources at %d columns: exit %d\n%s\n%s", cols, code, out, errOut)
+		}
+		if cols == 200 && !strings.Contains(out, "dpe://local.docs.docs/quarterly-harbour-repor…") {
+			t.Errorf("at 200 columns the long URI should keep its start:\n%s", out)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if w := ansi.StringWidth(l); w > cols {
+				t.Errorf("a line is %d cells wide at COLUMNS=%d: %q", w, cols, l)
+			}
+		}
+	}
+	t.Setenv("COLUMNS", "")
+	_, whole, _ := runCLI(t, "--docs", dir, "ls", "resources")
+	if w := ansi.StringWidth(strings.Split(whole, "\n")[1]); w <= 80 {
+		t.Errorf("without a width, the row should keep its cells (%d cells):\n%s", w, whole)
+	}
 }

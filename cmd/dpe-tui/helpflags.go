@@ -10,8 +10,12 @@ import (
 // --help, after its own: open reads one document with no server, and mcp
 // serves the library, so --url, --office, --api-key and the rest would
 // only mislead there.
-func helpInherits(command string) ([]string, bool) {
-	switch command {
+func helpInherits(command *cobra.Command) ([]string, bool) {
+	if command.Name() == "completion" || command.HasParent() && command.Parent().Name() == "completion" {
+		// A script on stdout: nothing connects.
+		return []string{"no-color"}, true
+	}
+	switch command.Name() {
 	case "open":
 		return []string{"config", "profile", "theme", "no-color", "log", "insecure"}, true
 	case "mcp":
@@ -26,7 +30,8 @@ func helpInherits(command string) ([]string, bool) {
 // while that help renders.
 func scopeHelpFlags(root *cobra.Command) {
 	for _, c := range root.Commands() {
-		keep, ok := helpInherits(c.Name())
+		scopeHelpFlags(c)
+		keep, ok := helpInherits(c)
 		if !ok {
 			continue
 		}
@@ -46,7 +51,8 @@ func scopeHelpFlags(root *cobra.Command) {
 			sorted := c.Flags().SortFlags
 			c.Flags().SortFlags = false
 			defer func() { c.Flags().SortFlags = sorted }()
-			c.Parent().HelpFunc()(c, args)
+			// the root's help (fang's), not the parent's: a parent may be scoped too
+			c.Root().HelpFunc()(c, args)
 		})
 	}
 }

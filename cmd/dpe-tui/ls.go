@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/client"
@@ -515,10 +516,54 @@ type table struct {
 	// the header (head) is printed again above the rows it widened.
 	widths []int
 	head   []string
+	// maxW is the cells a line may take (0: no limit). Past it the widest
+	// columns give way, cut with …, so no line wraps on the terminal.
+	maxW int
 }
 
 func newTable(w io.Writer, asJSON bool) *table {
-	return &table{json: asJSON, w: w}
+	return &table{json: asJSON, w: w, maxW: outputWidth(w)}
+}
+
+// outputWidth is the width table lines fit: $COLUMNS when it is set, else
+// the terminal's width when w is one, else 0 (a pipe or a file gets whole
+// cells; scripts want --json anyway).
+func outputWidth(w io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if cols, _, err := term.GetSize(f.Fd()); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return 0
+}
+
+// minColumn is the narrowest a column is cut to when a line must fit.
+const minColumn = 6
+
+// fit is widths cut so a line of them (two spaces between columns) takes
+// at most maxW cells: the widest column gives way first, none below
+// minColumn (or its own width).
+func fit(widths []int, maxW int) []int {
+	shown := slices.Clone(widths)
+	if maxW <= 0 || len(shown) == 0 {
+		return shown
+	}
+	total := 2 * (len(shown) - 1)
+	for _, w := range shown {
+		total += w
+	}
+	for total > maxW {
+		widest := slices.Index(shown, slices.Max(shown))
+		if shown[widest] <= minColumn {
+			break
+		}
+		shown[widest]--
+		total--
+	}
+	return shown
 }
 
 func (t *table) header(cols ...string) {
@@ -583,14 +628,23 @@ func (t *table) flush() {
 			}
 		}
 		t.widths = widths
+		shown := fit(widths, t.maxW)
 		for _, r := range t.rows {
+			start := len(t.buf)
 			for i, c := range r {
+				if ansi.StringWidth(c) > shown[i] {
+					c = ansi.Truncate(c, shown[i], "…")
+				}
 				t.buf = append(t.buf, c...)
 				if i < len(r)-1 {
-					for range widths[i] - ansi.StringWidth(c) + 2 {
+					for range shown[i] - ansi.StringWidth(c) + 2 {
 						t.buf = append(t.buf, ' ')
 					}
 				}
+			}
+			if line := string(t.buf[start:]); t.maxW > 0 && ansi.StringWidth(line) > t.maxW {
+				// More columns than fit even at their narrowest.
+				t.buf = append(t.buf[:start], ansi.Truncate(line, t.maxW, "…")...)
 			}
 			t.buf = append(t.buf, '\n')
 		}

@@ -163,9 +163,10 @@ func (a *app) rootCmd() *cobra.Command {
 		a.findCmd(), a.mcpCmd(), a.hashCmd(), a.diffCmd(), a.convertCmd(), a.configCmd(), a.versionCmd(),
 		a.remoteCmd(), a.pushCmd(),
 	)
-	scopeHelpFlags(root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	explainCompletion(root)
+	scopeHelpFlags(root)
 	strictGroups(root)
 	a.registerCompletions(root)
 	return root
