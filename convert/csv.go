@@ -94,7 +94,7 @@ func openDelimited(ctx context.Context, src *Source, env *Env, comma rune, kind 
 		}
 		m := Meta{
 			"text_as_html": plainTableHTML(header, rows),
-			"header_info":  map[string]any{"columns": header},
+			"header_info":  header, // the column names, as xlsx.go writes them
 		}
 		if start > 0 {
 			// proposal §3.4 is_continuation: the same table goes on.

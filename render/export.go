@@ -192,7 +192,11 @@ func exportElement(el *dpe.Element, md bool) string {
 		fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
 		return fence + lang + "\n" + text + "\n" + fence
 	case catTable, catTableChunk:
-		g, err := ParseTable(el)
+		// An export writes every cell whole: no cell is longer than the
+		// element that holds it, which the document's limits bound.
+		d := DefaultLimits()
+		g, err := ParseTableLimits(el, TableLimits{MaxCells: d.MaxTableCells, MaxCols: d.MaxTableCols,
+			MaxCellChars: max(d.MaxChars, len(el.Text)+len(el.MetaString("text_as_html")))})
 		if err != nil {
 			return text
 		}

@@ -2,9 +2,11 @@ package render
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,12 +55,74 @@ func ParseTableLimits(el *dpe.Element, lim TableLimits) (*Grid, error) {
 	if el == nil {
 		return nil, ErrNoTable
 	}
+	g, err := parseTableSource(el, lim)
+	if err == nil {
+		withHeaderInfo(g, el, lim)
+	}
+	return g, err
+}
+
+func parseTableSource(el *dpe.Element, lim TableLimits) (*Grid, error) {
 	if h := el.MetaString("text_as_html"); strings.Contains(strings.ToLower(h), "<t") {
 		if g, err := ParseHTMLTable(h, lim); err == nil {
 			return g, nil
 		}
 	}
 	return ParseTextTable(el.Text, lim)
+}
+
+// HeaderInfo is ele_metadata header_info, the names of a table's columns:
+// a JSON array of strings (what the converters write), or an object
+// whose "columns" is one (an older shape, still read).
+func HeaderInfo(el *dpe.Element) []string {
+	raw := el.Metadata["header_info"]
+	if len(raw) == 0 {
+		return nil
+	}
+	var cols []string
+	if json.Unmarshal(raw, &cols) == nil {
+		return cols
+	}
+	var obj struct {
+		Columns []string `json:"columns"`
+	}
+	if json.Unmarshal(raw, &obj) == nil {
+		return obj.Columns
+	}
+	return nil
+}
+
+// withHeaderInfo gives a continued table chunk (is_continuation, or a
+// chunk_index after the first) its table's header row from header_info
+// when the chunk's own rows do not start with it: the first data row of
+// a chunk is not a header.
+func withHeaderInfo(g *Grid, el *dpe.Element, lim TableLimits) {
+	cont, _ := metaBool(el, "is_continuation")
+	if n, ok := el.MetaInt("chunk_index"); ok && n > 0 {
+		cont = true
+	}
+	if !cont {
+		return
+	}
+	names := HeaderInfo(el)
+	if len(names) == 0 || len(g.Rows) == 0 {
+		return
+	}
+	b := newBuilder(lim)
+	names = names[:min(len(names), lim.MaxCols, max(g.Cols, 1))]
+	head := make([]string, g.Cols)
+	for i, n := range names {
+		head[i] = b.cell(n)
+	}
+	if slices.Equal(head, g.Rows[0]) {
+		g.HeaderRows = max(g.HeaderRows, 1)
+		return
+	}
+	g.Rows = append([][]string{head}, g.Rows...)
+	if g.Spanned != nil {
+		g.Spanned = append([][]bool{make([]bool, g.Cols)}, g.Spanned...)
+	}
+	g.HeaderRows = 1
 }
 
 // gridBuilder accumulates rows under the limits.

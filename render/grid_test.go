@@ -179,12 +179,30 @@ func TestTable_SqueezesBeforeScrolling(t *testing.T) {
 	}
 }
 
+// A column is as wide as its content up to the room the terminal has: no
+// fixed cap clips a 60-cell value on a wide screen.
+func TestTable_ColumnsTakeTheTerminalsRoom(t *testing.T) {
+	r := New(NewTheme("notty"))
+	long := strings.Repeat("x", 60)
+	e := el(t, "Table", "a\tb\n"+long+"\ty\n", nil)
+	for _, w := range []int{200, 80} {
+		if out := r.Table(e, w, TableView{}); strings.Contains(out, "…") || !strings.Contains(out, long+" │ y") {
+			t.Errorf("width %d: the cell is not whole:\n%s", w, out)
+		}
+	}
+	if out := r.Table(e, 40, TableView{}); !strings.Contains(out, "…") {
+		t.Errorf("width 40: the cell should be squeezed:\n%s", out)
+	}
+}
+
+// w (ColWidthBonus on WideCol) widens one squeezed column, taking the
+// cells from the others.
 func TestTable_ColWidthBonusWidensColumns(t *testing.T) {
 	r := New(NewTheme("notty"))
-	e := el(t, "Table", "a\tb\n"+strings.Repeat("x", 60)+"\ty\n", nil)
-	narrow := r.Table(e, 200, TableView{})
-	wide := r.Table(e, 200, TableView{ColWidthBonus: 40})
-	if strings.Contains(wide, "…") || !strings.Contains(narrow, "…") {
-		t.Errorf("bonus should reveal the full cell:\nnarrow:\n%s\nwide:\n%s", narrow, wide)
+	e := el(t, "Table", "a\tb\n"+strings.Repeat("x", 40)+"\t"+strings.Repeat("y", 40)+"\n", nil)
+	even := r.Table(e, 50, TableView{})
+	wide := r.Table(e, 50, TableView{WideCol: 1, ColWidthBonus: 10})
+	if strings.Count(wide, "x") < strings.Count(even, "x")+10 || strings.Count(wide, "y") >= strings.Count(even, "y") {
+		t.Errorf("the bonus should widen the first column:\neven:\n%s\nwide:\n%s", even, wide)
 	}
 }

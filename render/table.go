@@ -11,13 +11,13 @@ import (
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
-// Table layout constants: the column separator, the width a column starts
-// with before ColWidthBonus, and the narrowest a column is squeezed to
-// before the table scrolls instead.
+// Table layout constants: the column separator and the narrowest a
+// column is squeezed to before the table scrolls instead. A column is as
+// wide as its content up to the width the table has: no fixed cap, so a
+// wide terminal shows long cells whole.
 const (
 	colSep        = " │ "
 	colSepWidth   = 3
-	colCap        = 24
 	colMinSqueeze = 6
 )
 
@@ -85,8 +85,9 @@ type tableLayout struct {
 	row, col int
 }
 
-// layout fits columns to width. All columns at their natural widths (capped
-// at colCap+bonus) when they fit; else squeezed evenly down to
+// layout fits columns to width. All columns at their natural widths (at
+// most the width, plus the bonus of a widened column) when they fit; else
+// squeezed evenly down to
 // colMinSqueeze; else the first column stays and the rest scroll by
 // XOffset.
 func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
@@ -98,7 +99,7 @@ func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
 	nat := make([]int, n)
 	total := colSepWidth * (n - 1)
 	for i := range n {
-		capW := colCap
+		capW := width
 		if v.WideCol == 0 || v.WideCol == i+1 {
 			capW += max(v.ColWidthBonus, 0)
 		}
@@ -162,7 +163,16 @@ func layoutTable(g *Grid, natural []int, width int, v TableView) tableLayout {
 		lay.cols, lay.widths = []int{0}, []int{max(width, 1)}
 		return lay
 	}
-	// Scroll: fixed first column, then from XOffset on.
+	// Scroll: fixed first column, then from XOffset on. A column takes
+	// at most half the width here (plus a widened column's bonus), so
+	// its neighbours stay in view.
+	for i := range n {
+		capW := max(colMinSqueeze, width/2)
+		if v.WideCol == 0 || v.WideCol == i+1 {
+			capW += max(v.ColWidthBonus, 0)
+		}
+		nat[i] = min(max(natural[i], 1), capW)
+	}
 	first := min(nat[0], max(colMinSqueeze, width/4))
 	avail := width - first - colSepWidth
 	// Scrolling stops once the last column is in view: the largest useful

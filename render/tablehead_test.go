@@ -1,0 +1,48 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+)
+
+// A chunk after the first holds body rows only; its header row comes from
+// header_info in either shape (array, or {"columns": …}), and a chunk
+// that starts with its header row does not get it twice.
+func TestTable_ChunkHeaderFromHeaderInfo(t *testing.T) {
+	r := New(NewTheme("notty"))
+	for name, hi := range map[string]any{"array": []string{"id", "name"}, "object": map[string]any{"columns": []string{"id", "name"}}} {
+		e := el(t, "TableChunk", "", map[string]any{"chunk_index": 1, "header_info": hi,
+			"text_as_html": "<table><tr><td>1000</td><td>c</td></tr><tr><td>1001</td><td>d</td></tr></table>"})
+		info, err := r.TableInfo(e, 80, TableView{})
+		if err != nil || info.HeaderRows != 1 || info.Rows != 3 {
+			t.Errorf("%s: %+v %v, want the header row and two body rows", name, info, err)
+		}
+		lines := strings.Split(r.Table(e, 80, TableView{}), "\n")
+		if !strings.HasPrefix(lines[0], "id") || !strings.HasPrefix(lines[2], "1000") {
+			t.Errorf("%s: header or first row wrong:\n%s", name, strings.Join(lines, "\n"))
+		}
+	}
+	first := el(t, "TableChunk", "", map[string]any{"chunk_index": 0, "header_info": []string{"id", "name"},
+		"text_as_html": "<table><tr><td>id</td><td>name</td></tr><tr><td>1</td><td>a</td></tr></table>"})
+	if info, _ := r.TableInfo(first, 80, TableView{}); info.Rows != 2 || info.HeaderRows != 1 {
+		t.Errorf("first chunk: %+v", info)
+	}
+	again := el(t, "Table", "", map[string]any{"is_continuation": true, "header_info": []string{"id", "name"},
+		"text_as_html": "<table><tr><th>id</th><th>name</th></tr><tr><td>2</td><td>b</td></tr></table>"})
+	if info, _ := r.TableInfo(again, 80, TableView{}); info.Rows != 2 || info.HeaderRows != 1 {
+		t.Errorf("continuation with its own header: %+v", info)
+	}
+}
+
+// The Markdown export writes a cell longer than the screen's cell limit
+// whole, with | escaped.
+func TestMarkdown_TableCellsWhole(t *testing.T) {
+	long := strings.Repeat("word | ", 2000) + "end"
+	e := el(t, "Table", "", map[string]any{"text_as_html": "<table><tr><th>k</th></tr><tr><td>" + long + "</td></tr></table>"})
+	md := PageMarkdown(&dpe.Page{Decoded: true, Elements: []*dpe.Element{e}})
+	if want := strings.ReplaceAll(long, "|", `\|`); !strings.Contains(md, "| "+want+" |") || strings.Contains(md, "…") {
+		t.Errorf("the long cell is not whole (%d bytes of Markdown)", len(md))
+	}
+}
