@@ -21,6 +21,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
+	dpes3 "github.com/dpe-tui/dpe-tui/dpe/s3"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -147,7 +148,7 @@ func NewS3Resolver(ctx context.Context, opt S3ResolverOptions) (*S3Resolver, err
 	if opt.Endpoint == "" {
 		return nil, errors.New("s3 resolver: no endpoint (--s3-endpoint)")
 	}
-	c, err := dpe.NewS3Client(dpe.S3Config{Endpoint: opt.Endpoint, Getenv: opt.Getenv, Transport: opt.Transport, For: "s3 resolver"})
+	c, err := dpes3.NewClient(dpes3.Config{Endpoint: opt.Endpoint, Getenv: opt.Getenv, Transport: opt.Transport, For: "s3 resolver"})
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,10 @@ type Fetcher struct {
 	// arbitrary local paths.
 	AllowFile bool
 	FileRoot  string
+	// S3 reads s3:// access URIs (package dpe/s3's Reader; nil: this
+	// process does not read s3://). It is plugged in, so dpe does not link
+	// an object-store SDK.
+	S3 S3Reader
 
 	// One client per Fetcher, built on first use: its transport keeps
 	// connections alive (and speaks HTTP/2 where offered), so the pages
@@ -48,6 +52,20 @@ type Fetcher struct {
 	// TLS handshake each.
 	once sync.Once
 	hc   *http.Client
+}
+
+// S3Reader reads one s3:// object (dpe/s3 implements it).
+type S3Reader interface {
+	ReadS3(ctx context.Context, u *url.URL, r S3Read) (*Fetched, error)
+}
+
+// S3Read is the Fetcher's policy for one s3:// read: the transport to
+// use (nil: the reader's own), the longest wait for the next bytes, and
+// the body cap.
+type S3Read struct {
+	Transport http.RoundTripper
+	Idle      time.Duration
+	MaxBytes  int64
 }
 
 // MaxIdleConnsPerHost is how many idle connections a Fetcher keeps per
@@ -129,7 +147,19 @@ func (f *Fetcher) fetchWith(ctx context.Context, accessURI string, ownComputer b
 	case "file":
 		out, err = f.fetchFile(ctx, u, ownComputer, progress)
 	case "s3":
-		out, err = f.fetchS3(ctx, u) // dpe/s3.go
+		if f.S3 == nil {
+			err = fmt.Errorf("%w %q (this build reads s3:// only with an S3 reader)", ErrUnsupportedURI, u.Scheme)
+			break
+		}
+		var rt http.RoundTripper
+		if f.HTTP != nil && f.HTTP.Transport != nil {
+			rt = f.HTTP.Transport // e.g. --insecure's TLS settings
+		}
+		idle := f.IdleTimeout
+		if idle <= 0 {
+			idle = DefaultIdleTimeout
+		}
+		out, err = f.S3.ReadS3(ctx, u, S3Read{Transport: rt, Idle: idle, MaxBytes: f.maxBytes()})
 	default:
 		err = fmt.Errorf("%w %q (want http, https, file or s3)", ErrUnsupportedURI, u.Scheme)
 	}

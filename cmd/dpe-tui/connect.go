@@ -13,6 +13,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	dpes3 "github.com/dpe-tui/dpe-tui/dpe/s3"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/stack"
 )
@@ -137,6 +138,7 @@ func fetcher(g *globalFlags, serverURL string) *dpe.Fetcher {
 		MaxBytes:    dpe.DefaultLimits().MaxBytes,
 		Timeout:     2 * time.Minute,
 		IdleTimeout: 30 * time.Second,
+		S3:          dpes3.Reader{},
 	}
 	if g.Insecure {
 		f.HTTP = insecureHTTPClient()

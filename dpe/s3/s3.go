@@ -1,4 +1,8 @@
-package dpe
+// Package s3 reads s3:// access URIs with minio-go (dpe.md §部署示例,
+// "多 Agent 共享文档") and builds the S3 client the computer's S3
+// resolver uses. It is the only package that links the object-store SDK:
+// dpe's Fetcher takes a Reader through its S3 field.
+package s3
 
 import (
 	"bytes"
@@ -16,32 +20,34 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // Environment of s3:// access (dpe.md §部署示例, "多 Agent 共享文档"): the
 // agent reads s3://bucket/key with the object store's SDK, at the endpoint
 // DPE_TUI_S3_ENDPOINT, with the standard AWS credential variables.
 const (
-	EnvS3Endpoint         = "DPE_TUI_S3_ENDPOINT"
+	EnvEndpoint           = "DPE_TUI_S3_ENDPOINT"
 	EnvAWSAccessKeyID     = "AWS_ACCESS_KEY_ID"
 	EnvAWSSecretAccessKey = "AWS_SECRET_ACCESS_KEY"
 	EnvAWSSessionToken    = "AWS_SESSION_TOKEN"
 	EnvAWSRegion          = "AWS_REGION"
-	// DefaultS3Region is used when AWS_REGION is unset: naming a region
+	// DefaultRegion is used when AWS_REGION is unset: naming a region
 	// spares the SDK a GetBucketLocation round trip before every request.
-	DefaultS3Region = "us-east-1"
+	DefaultRegion = "us-east-1"
 )
 
-// ErrS3NotConfigured is wrapped by S3ConfigError.
-var ErrS3NotConfigured = errors.New("s3 not configured")
+// ErrNotConfigured is wrapped by ConfigError.
+var ErrNotConfigured = errors.New("s3 not configured")
 
-// S3ConfigError names the environment variables an S3 client lacks.
-type S3ConfigError struct {
+// ConfigError names the environment variables an S3 client lacks.
+type ConfigError struct {
 	For     string   // "s3:// access URI", "s3 resolver"
 	Missing []string // variable names, in the order they are asked for
 }
 
-func (e *S3ConfigError) Error() string {
+func (e *ConfigError) Error() string {
 	verb := "is"
 	if len(e.Missing) > 1 {
 		verb = "are"
@@ -49,14 +55,14 @@ func (e *S3ConfigError) Error() string {
 	return fmt.Sprintf("%s: %s %s not set", e.For, strings.Join(e.Missing, " and "), verb)
 }
 
-// Unwrap makes errors.Is(err, ErrS3NotConfigured) true, and also
-// ErrUnsupportedURI: without configuration this process cannot read
+// Unwrap makes errors.Is(err, ErrNotConfigured) true, and also
+// dpe.ErrUnsupportedURI: without configuration this process cannot read
 // s3:// at all, so asking the computer for the same URI again is useless
 // (the Opener does not re-resolve unsupported URIs).
-func (e *S3ConfigError) Unwrap() []error { return []error{ErrS3NotConfigured, ErrUnsupportedURI} }
+func (e *ConfigError) Unwrap() []error { return []error{ErrNotConfigured, dpe.ErrUnsupportedURI} }
 
-// S3Config is what an S3 client needs.
-type S3Config struct {
+// Config is what an S3 client needs.
+type Config struct {
 	Endpoint string // http(s)://host[:port]
 	// Getenv reads the AWS variables; nil means os.Getenv.
 	Getenv func(string) string
@@ -67,11 +73,11 @@ type S3Config struct {
 	For string
 }
 
-// NewS3Client returns a minio-go client for cfg, with credentials from
+// NewClient returns a minio-go client for cfg, with credentials from
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN when
-// set) and the region from AWS_REGION (default DefaultS3Region). A missing
-// variable is an *S3ConfigError naming it.
-func NewS3Client(cfg S3Config) (*minio.Client, error) {
+// set) and the region from AWS_REGION (default DefaultRegion). A missing
+// variable is an *ConfigError naming it.
+func NewClient(cfg Config) (*minio.Client, error) {
 	getenv := cfg.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -82,7 +88,7 @@ func NewS3Client(cfg S3Config) (*minio.Client, error) {
 	}
 	var missing []string
 	if cfg.Endpoint == "" {
-		missing = append(missing, EnvS3Endpoint)
+		missing = append(missing, EnvEndpoint)
 	}
 	id, secret := getenv(EnvAWSAccessKeyID), getenv(EnvAWSSecretAccessKey)
 	if id == "" {
@@ -92,15 +98,15 @@ func NewS3Client(cfg S3Config) (*minio.Client, error) {
 		missing = append(missing, EnvAWSSecretAccessKey)
 	}
 	if len(missing) > 0 {
-		return nil, &S3ConfigError{For: what, Missing: missing}
+		return nil, &ConfigError{For: what, Missing: missing}
 	}
-	host, secure, err := ParseS3Endpoint(cfg.Endpoint)
+	host, secure, err := ParseEndpoint(cfg.Endpoint)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	region := getenv(EnvAWSRegion)
 	if region == "" {
-		region = DefaultS3Region
+		region = DefaultRegion
 	}
 	rt := cfg.Transport
 	if rt == nil {
@@ -116,16 +122,16 @@ func NewS3Client(cfg S3Config) (*minio.Client, error) {
 		MaxRetries: 3,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: endpoint %s: %w", what, RedactURI(cfg.Endpoint), err)
+		return nil, fmt.Errorf("%s: endpoint %s: %w", what, dpe.RedactURI(cfg.Endpoint), err)
 	}
 	return c, nil
 }
 
-// ParseS3Endpoint splits an endpoint URL (http://127.0.0.1:7070,
+// ParseEndpoint splits an endpoint URL (http://127.0.0.1:7070,
 // https://s3.example.com) into the host[:port] minio-go wants and whether
 // it is TLS. A path, query or userinfo is refused: credentials come from
 // the environment only.
-func ParseS3Endpoint(s string) (host string, secure bool, err error) {
+func ParseEndpoint(s string) (host string, secure bool, err error) {
 	u, err := url.Parse(s)
 	scheme := ""
 	if err == nil {
@@ -136,57 +142,56 @@ func ParseS3Endpoint(s string) (host string, secure bool, err error) {
 	case "https":
 		secure = true
 	default:
-		return "", false, fmt.Errorf("endpoint %s: want an http:// or https:// URL", RedactURI(s))
+		return "", false, fmt.Errorf("endpoint %s: want an http:// or https:// URL", dpe.RedactURI(s))
 	}
 	if u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", false, fmt.Errorf("endpoint %s: want scheme://host[:port] only", RedactURI(s))
+		return "", false, fmt.Errorf("endpoint %s: want scheme://host[:port] only", dpe.RedactURI(s))
 	}
 	return u.Host, secure, nil
 }
 
-// ParseS3URI splits s3://bucket/key.
-func ParseS3URI(u *url.URL) (bucket, key string, err error) {
+// ParseURI splits s3://bucket/key.
+func ParseURI(u *url.URL) (bucket, key string, err error) {
 	if !strings.EqualFold(u.Scheme, "s3") {
-		return "", "", fmt.Errorf("%w %q", ErrUnsupportedURI, u.Scheme)
+		return "", "", fmt.Errorf("%w %q", dpe.ErrUnsupportedURI, u.Scheme)
 	}
 	bucket, key = u.Host, strings.TrimPrefix(u.Path, "/")
 	if u.User != nil || u.RawQuery != "" || u.Opaque != "" {
-		return "", "", fmt.Errorf("%w: s3:// URI must be s3://bucket/key", ErrUnsupportedURI)
+		return "", "", fmt.Errorf("%w: s3:// URI must be s3://bucket/key", dpe.ErrUnsupportedURI)
 	}
 	if err := s3utils.CheckValidBucketNameStrict(bucket); err != nil {
-		return "", "", fmt.Errorf("%w: s3:// bucket: %v", ErrUnsupportedURI, err)
+		return "", "", fmt.Errorf("%w: s3:// bucket: %v", dpe.ErrUnsupportedURI, err)
 	}
 	if err := s3utils.CheckValidObjectName(key); err != nil {
-		return "", "", fmt.Errorf("%w: s3:// key: %v", ErrUnsupportedURI, err)
+		return "", "", fmt.Errorf("%w: s3:// key: %v", dpe.ErrUnsupportedURI, err)
 	}
 	return bucket, key, nil
 }
 
-// fetchS3 reads s3://bucket/key with minio-go under the limits of
-// fetchHTTP: the caller's overall timeout, IdleTimeout per wait (headers
+// Reader is the s3:// reader of a dpe.Fetcher (its S3 field).
+type Reader struct{}
+
+// ReadS3 reads s3://bucket/key with minio-go under the limits of the
+// Fetcher's http reads: the caller's overall timeout, IdleTimeout per wait (headers
 // included), MaxBytes checked against the stated size and while reading.
 // Redirects are never followed (minio-go answers a 3xx as an error), which
 // is within the http policy of at most MaxRedirects.
-func (f *Fetcher) fetchS3(ctx context.Context, u *url.URL) (*Fetched, error) {
-	bucket, key, err := ParseS3URI(u)
+func (Reader) ReadS3(ctx context.Context, u *url.URL, r dpe.S3Read) (*dpe.Fetched, error) {
+	bucket, key, err := ParseURI(u)
 	if err != nil {
 		return nil, err
 	}
-	var rt http.RoundTripper
-	if f.HTTP != nil && f.HTTP.Transport != nil {
-		rt = f.HTTP.Transport // e.g. --insecure's TLS settings
-	}
-	c, err := NewS3Client(S3Config{Endpoint: os.Getenv(EnvS3Endpoint), Transport: rt, For: "s3:// access URI"})
+	c, err := NewClient(Config{Endpoint: os.Getenv(EnvEndpoint), Transport: r.Transport, For: "s3:// access URI"})
 	if err != nil {
 		return nil, err
 	}
-	idle := f.IdleTimeout
+	idle := r.Idle
 	if idle <= 0 {
-		idle = DefaultIdleTimeout
+		idle = dpe.DefaultIdleTimeout
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stall := fmt.Errorf("%w: no data for %v", ErrStalled, idle)
+	stall := fmt.Errorf("%w: no data for %v", dpe.ErrStalled, idle)
 	timer := time.AfterFunc(idle, func() { cancel(stall) })
 	defer timer.Stop()
 
@@ -199,9 +204,12 @@ func (f *Fetcher) fetchS3(ctx context.Context, u *url.URL) (*Fetched, error) {
 	if err != nil {
 		return nil, s3Error(ctx, u, err)
 	}
-	max := f.maxBytes()
+	max := r.MaxBytes
+	if max <= 0 {
+		max = dpe.DefaultMaxBytes
+	}
 	if st.Size > max {
-		return nil, &LimitError{What: "fetch size", Limit: max, Got: st.Size}
+		return nil, &dpe.LimitError{What: "fetch size", Limit: max, Got: st.Size}
 	}
 	var buf bytes.Buffer
 	if st.Size > 0 {
@@ -213,7 +221,7 @@ func (f *Fetcher) fetchS3(ctx context.Context, u *url.URL) (*Fetched, error) {
 		if n > 0 {
 			timer.Reset(idle)
 			if int64(buf.Len()+n) > max {
-				return nil, &LimitError{What: "fetch size", Limit: max, Got: int64(buf.Len() + n)}
+				return nil, &dpe.LimitError{What: "fetch size", Limit: max, Got: int64(buf.Len() + n)}
 			}
 			buf.Write(chunk[:n])
 		}
@@ -233,10 +241,10 @@ func (f *Fetcher) fetchS3(ctx context.Context, u *url.URL) (*Fetched, error) {
 			mt = strings.ToLower(m)
 		}
 	}
-	return &Fetched{Status: http.StatusOK, MimeType: mt, Bytes: buf.Bytes()}, nil
+	return &dpe.Fetched{Status: http.StatusOK, MimeType: mt, Bytes: buf.Bytes()}, nil
 }
 
-// s3Error turns a minio-go failure into a FetchError with the HTTP status
+// s3Error turns a minio-go failure into a dpe.FetchError with the HTTP status
 // the store answered (so a 403 or 404 is retried by re-resolving, like
 // http), or the stall/deadline cause.
 func s3Error(ctx context.Context, u *url.URL, err error) error {
@@ -249,8 +257,8 @@ func s3Error(ctx context.Context, u *url.URL, err error) error {
 		if msg == "" {
 			msg = http.StatusText(er.StatusCode)
 		}
-		return &FetchError{URI: RedactURI(u.String()), Status: er.StatusCode,
-			Err: fmt.Errorf("%w %d %s", ErrBadStatus, er.StatusCode, msg)}
+		return &dpe.FetchError{URI: dpe.RedactURI(u.String()), Status: er.StatusCode,
+			Err: fmt.Errorf("%w %d %s", dpe.ErrBadStatus, er.StatusCode, msg)}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
