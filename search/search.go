@@ -61,8 +61,10 @@ type Hit struct {
 	Match     []Span  `json:"match,omitempty"`
 	Score     float64 `json:"score"`
 	// Rank is Score over the best score of the same computer: scores of
-	// two indexes are not comparable, ranks are.
-	Rank float64 `json:"rank"`
+	// two indexes are not comparable, ranks are. In JSON it is
+	// relative_score; "rank" is the hit's place in the merged list (find
+	// --json), a position as every search tool means it.
+	Rank float64 `json:"relative_score"`
 	// pos is the hit's place in its computer's answer (0 first).
 	pos int
 }

@@ -116,11 +116,11 @@ func runFind(ctx context.Context, f *findFlags, pos []string, stdout, stderr io.
 	}
 	hits := search.Merge(results, f.Limit)
 	enc := json.NewEncoder(stdout)
-	for _, h := range hits {
+	for i, h := range hits {
 		if f.JSON {
 			h.URI, h.Title, h.Snippet = sanitize.Line(h.URI), sanitize.Line(h.Title), sanitize.Line(h.Snippet)
 			h.Computer, h.ElementID, h.Category = sanitize.Line(h.Computer), sanitize.Line(h.ElementID), sanitize.Line(h.Category)
-			if err := enc.Encode(h); err != nil {
+			if err := enc.Encode(findJSONHit{Rank: i + 1, Hit: h}); err != nil {
 				return err
 			}
 			continue
@@ -240,4 +240,12 @@ func printState(w io.Writer, r search.Result) {
 		}
 		fmt.Fprintf(w, "%s: error: %s\n", name, sanitize.Line(sanitize.URLsIn(r.Err.Error())))
 	}
+}
+
+// findJSONHit is one line of find --json: the hit with its rank, its
+// 1-based place in the merged list (what --open N takes); the engine's
+// score stays in score.
+type findJSONHit struct {
+	Rank int `json:"rank"`
+	search.Hit
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -201,10 +202,18 @@ func TestFind_AcrossComputers(t *testing.T) {
 	if len(jl) != 3 {
 		t.Fatalf("--json --limit 3 printed %d lines", len(jl))
 	}
-	for _, l := range jl {
+	for i, l := range jl {
 		var h search.Hit
 		if err := json.Unmarshal([]byte(l), &h); err != nil || h.Computer != "beta" || h.Page < 1 || h.ElementID == "" {
 			t.Fatalf("JSON line %q: %v", l, err)
+		}
+		// rank is the 1-based place (what --open takes), score the engine's.
+		var place struct {
+			Rank  json.RawMessage `json:"rank"`
+			Score *float64        `json:"score"`
+		}
+		if err := json.Unmarshal([]byte(l), &place); err != nil || string(place.Rank) != strconv.Itoa(i+1) || place.Score == nil || *place.Score <= 0 {
+			t.Fatalf("JSON line %d: rank %s, score %v, want rank %d and the score: %q", i+1, place.Rank, place.Score, i+1, l)
 		}
 	}
 
