@@ -25,6 +25,7 @@ var (
 	errOutside    = errors.New("symlink leaves the served folder")
 	errNotRegular = errors.New("not a regular file")
 	errTooLarge   = errors.New("file too large")
+	errNoURI      = errors.New("its name cannot be a dpe:// URI")
 )
 
 // escapes reports whether err is os.Root refusing a path that resolves

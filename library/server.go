@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/version"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -299,6 +300,17 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 			return nil
 		}
 		ref := sourceRef{files: files, path: p, uri: escapeDocRef(opt.Host, p), fileURI: fileURIOf(opt.FileRoot, p)}
+		// What is listed, get accepts: a name the dpe:// grammar refuses
+		// (a control character, a tab, invalid UTF-8) is skipped, saying
+		// why, rather than listed under a URI no client may ask for.
+		if _, err := dpe.ParseURI(ref.uri); err != nil {
+			var ue *dpe.URIError
+			if errors.As(err, &ue) {
+				err = errors.New(ue.Reason)
+			}
+			skip.add(p, fmt.Errorf("%w: %w", errNoURI, err))
+			return nil
+		}
 		if old := prev[p]; old != nil {
 			if fi, err := files.stat(p); err == nil && (stamp{fi.Size(), fi.ModTime().UnixNano()}) == old.stamp {
 				out[ref.uri] = old
