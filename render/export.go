@@ -220,6 +220,13 @@ func exportElement(el *dpe.Element, md bool) string {
 		return box + " " + line
 	case catPageBreak:
 		return "---"
+	case catEmail:
+		line := sanitize.Line(emailText(el))
+		if md {
+			// <…> would be read as an HTML tag or autolink.
+			return strings.NewReplacer("<", `\<`, ">", `\>`).Replace(line)
+		}
+		return line
 	case catFigureCaption:
 		if md && line != "" {
 			return "*" + line + "*"

@@ -270,7 +270,9 @@ func (r *Renderer) build(el *dpe.Element, width int, v TableView, caption string
 		return r.link(el, width)
 	case catMedia:
 		return r.media(el, width)
-	case catText, catAddress, catEmail, catComposite:
+	case catEmail:
+		return r.email(el, width)
+	case catText, catAddress, catComposite:
 		return r.plain(el, width)
 	case catWidget:
 		return r.tagged(el, width)

@@ -46,3 +46,24 @@ func TestMarkdown_TableCellsWhole(t *testing.T) {
 		t.Errorf("the long cell is not whole (%d bytes of Markdown)", len(md))
 	}
 }
+
+// An EmailAddress from a message header shows its field and name, on
+// screen and in both exports.
+func TestEmailAddress_LabelledWithFieldAndName(t *testing.T) {
+	e := el(t, "EmailAddress", "duty@example.org", map[string]any{"field": "from", "name": "Duty Officer"})
+	r := New(NewTheme("notty"))
+	if got := r.Element(e, 80); !strings.Contains(got, "From: Duty Officer <duty@example.org>") {
+		t.Errorf("screen: %q", got)
+	}
+	p := &dpe.Page{Decoded: true, Elements: []*dpe.Element{e}}
+	if got := PageMarkdown(p); !strings.Contains(got, `From: Duty Officer \<duty@example.org\>`) {
+		t.Errorf("markdown: %q", got)
+	}
+	if got := PagePlainText(p); !strings.Contains(got, "From: Duty Officer <duty@example.org>") {
+		t.Errorf("text: %q", got)
+	}
+	bare := el(t, "EmailAddress", "x@example.org", nil)
+	if got := PagePlainText(&dpe.Page{Decoded: true, Elements: []*dpe.Element{bare}}); !strings.Contains(got, "x@example.org") || strings.Contains(got, ":") {
+		t.Errorf("bare address: %q", got)
+	}
+}
