@@ -165,7 +165,7 @@ func DecodePage(data []byte, lim Limits) (*Page, error) {
 // EnsurePage calls.
 func (d *Document) EnsurePage(i int, lim Limits) error {
 	if i < 0 || i >= len(d.Pages) {
-		return fmt.Errorf("page %d out of range (document has %d pages)", i, len(d.Pages))
+		return fmt.Errorf("page %d out of range (document has %d pages)", i+1, len(d.Pages))
 	}
 	p := d.Pages[i]
 	if p.Decoded {
@@ -173,16 +173,16 @@ func (d *Document) EnsurePage(i int, lim Limits) error {
 	}
 	if !p.hasElements {
 		if p.URI != "" {
-			return fmt.Errorf("page %d: %w", p.Index, ErrManifestPage)
+			return fmt.Errorf("page %d: %w", i+1, ErrManifestPage)
 		}
-		return fmt.Errorf("page %d has neither \"elements\" nor \"uri\"", p.Index)
+		return fmt.Errorf("page %d has neither \"elements\" nor \"uri\"", i+1)
 	}
 	if p.Raw == nil {
-		return fmt.Errorf("page %d was not kept (the document was opened for one page)", p.Index)
+		return fmt.Errorf("page %d was not kept (the document was opened for one page)", i+1)
 	}
 	q, err := decodeInline(p, lim)
 	if err != nil {
-		return err
+		return fmt.Errorf("page %d: %w", i+1, err)
 	}
 	p.Elements = q.Elements
 	p.problems = append(p.problems, q.problems...)
@@ -195,13 +195,14 @@ const maxSpans = 2 * DefaultMaxElementsPerPage
 
 // decodeInline decodes the elements of an indexed inline page into a new
 // Page without touching p (Validate walks huge documents this way without
-// keeping every page decoded).
+// keeping every page decoded). Its errors do not name the page: the
+// caller knows its 1-based number.
 func decodeInline(p *Page, lim Limits) (*Page, error) {
 	lim = lim.withDefaults()
 	s := &jscan{data: p.Raw, maxDepth: lim.MaxDepth}
 	q := &Page{Index: p.Index, pos: p.pos, ElementCount: p.ElementCount}
 	if _, err := decodePage(s, 0, 3, q, lim, false, fmt.Sprintf("$.pages[%d]", p.pos)); err != nil {
-		return nil, fmt.Errorf("page %d: %w", p.Index, err)
+		return nil, err
 	}
 	return q, nil
 }

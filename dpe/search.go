@@ -378,14 +378,14 @@ func (m *Matcher) Find(text string, from int) (start, end int) {
 // page gives an error wrapping ErrManifestPage (it needs a fetch).
 func (d *Document) PageCopy(i int, lim Limits) (*Page, error) {
 	if i < 0 || i >= len(d.Pages) {
-		return nil, fmt.Errorf("page %d out of range (document has %d pages)", i, len(d.Pages))
+		return nil, fmt.Errorf("page %d out of range (document has %d pages)", i+1, len(d.Pages))
 	}
 	p := d.Pages[i]
 	if !p.hasElements {
 		if p.URI != "" {
-			return nil, fmt.Errorf("page %d: %w", p.Index, ErrManifestPage)
+			return nil, fmt.Errorf("page %d: %w", i+1, ErrManifestPage)
 		}
-		return nil, fmt.Errorf("page %d has neither \"elements\" nor \"uri\"", p.Index)
+		return nil, fmt.Errorf("page %d has neither \"elements\" nor \"uri\"", i+1)
 	}
 	if p.Decoded {
 		q := &Page{Index: p.Index, Title: p.Title, DocRef: p.DocRef, ElementCount: p.ElementCount, Elements: p.Elements,
@@ -394,7 +394,7 @@ func (d *Document) PageCopy(i int, lim Limits) (*Page, error) {
 	}
 	q, err := decodeInline(p, lim)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("page %d: %w", i+1, err)
 	}
 	q.Title, q.DocRef, q.Raw, q.Extra = p.Title, p.DocRef, p.Raw, p.Extra
 	q.hasIndex, q.hasElements, q.nElements, q.Decoded = p.hasIndex, true, len(q.Elements), true

@@ -273,10 +273,8 @@ func loadPage(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, i int) er
 		return nil
 	}
 	if len(p.Raw) > 0 && !isManifestOnly(p) {
-		if err := op.Doc.EnsurePage(i, opener.Limits); err != nil {
-			return fmt.Errorf("page %d: %w", i+1, err)
-		}
-		return nil
+		return op.Doc.EnsurePage(i, opener.Limits) // its errors name the page
+
 	}
 	return opener.LoadPageInto(ctx, op, i) // its errors name the page
 
