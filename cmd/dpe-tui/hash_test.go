@@ -252,3 +252,20 @@ func TestHash_NamesEveryMistypedFieldWithPlacesFromOne(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// An element object nested 65 deep is refused by hash as a whole (core
+// §2.8 step 0, limit 64); one at 64 hashes.
+func TestHash_NestingLimitOfAnObject(t *testing.T) {
+	dir := t.TempDir()
+	el := func(levels int) string {
+		return `{"category":"Title","text":"x","metadata":` + strings.Repeat(`{"k":`, levels) + `{}` + strings.Repeat(`}`, levels) + `}`
+	}
+	writeFile(t, filepath.Join(dir, "ok.json"), el(62))
+	writeFile(t, filepath.Join(dir, "deep.json"), el(63))
+	if code, out, errOut := runCLI(t, "hash", filepath.Join(dir, "ok.json")); code != 0 || !strings.HasPrefix(out, "content_hash dpe1:") {
+		t.Fatalf("at the limit: exit %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, "hash", filepath.Join(dir, "deep.json")); code != exitRuntime || !strings.Contains(errOut, "nested 65 deep, over the limit of 64") {
+		t.Fatalf("over the limit: exit %d %q", code, errOut)
+	}
+}

@@ -33,6 +33,9 @@ func ParseElement(b []byte) (*Element, *Problem) {
 	if p != nil {
 		return nil, p
 	}
+	if p := checkDepth(depthOf(v), pointer{}); p != nil {
+		return nil, p
+	}
 	e, p := element(v, pointer{})
 	if p != nil {
 		return nil, p
@@ -44,6 +47,9 @@ func ParseElement(b []byte) (*Element, *Problem) {
 func ParsePageObject(b []byte) (*PageObject, *Problem) {
 	v, p := decodeIJSON(b)
 	if p != nil {
+		return nil, p
+	}
+	if p := checkDepth(depthOf(v), pointer{}); p != nil {
 		return nil, p
 	}
 	o, p := object(v, pointer{}, []string{"elements"}, []string{"title", "page_metadata", "elements"})
@@ -68,6 +74,9 @@ func ParsePageObject(b []byte) (*PageObject, *Problem) {
 func ParseDocumentObject(b []byte) (*DocumentObject, *Problem) {
 	v, p := decodeIJSON(b)
 	if p != nil {
+		return nil, p
+	}
+	if p := checkDepth(depthOf(v), pointer{}); p != nil {
 		return nil, p
 	}
 	o, p := object(v, pointer{}, []string{"file_type", "pages"}, []string{"file_type", "title", "doc_metadata", "pages"})
@@ -121,6 +130,9 @@ func ParseDocument(b []byte) (*Document, []Problem) {
 	// The document's own fields; a problem with one of them does not hide
 	// the pages' problems.
 	v, _ = each(v, root, add, func(v any) *Problem {
+		if p := checkDepth(depthAsWire(v, "pages"), root); p != nil {
+			return p
+		}
 		o, p := object(v, root, []string{"file_type", "pages"}, docAllowed)
 		if p != nil {
 			return p
@@ -149,7 +161,14 @@ func ParseDocument(b []byte) (*Document, []Problem) {
 	for i, pv := range pages {
 		at := root.key("pages").index(i)
 		pg := &d.Pages[i]
+		// A page's own problems do not hide its elements'.
+		if po, ok := pv.(map[string]any); ok {
+			elements[i], _ = po["elements"].([]any)
+		}
 		each(pv, at, add, func(v any) *Problem {
+			if p := checkDepth(depthAsWire(v, "elements"), at); p != nil {
+				return p
+			}
 			po, p := object(v, at, []string{"elements"}, []string{"title", "page_metadata", "elements"})
 			if p != nil {
 				return p
@@ -160,11 +179,9 @@ func ParseDocument(b []byte) (*Document, []Problem) {
 			if pg.PageMetadata, p = metadata(po, "page_metadata", at); p != nil {
 				return p
 			}
-			els, ok := po["elements"].([]any)
-			if !ok {
+			if _, ok := po["elements"].([]any); !ok {
 				return &Problem{at.key("elements").String(), CodeValidation, "elements is not an array"}
 			}
-			elements[i] = els
 			return nil
 		})
 	}
@@ -173,6 +190,9 @@ func ParseDocument(b []byte) (*Document, []Problem) {
 		for j, ev := range els {
 			at := root.key("pages").index(i).key("elements").index(j)
 			each(ev, at, add, func(v any) *Problem {
+				if p := checkDepth(depthOf(v), at); p != nil {
+					return p
+				}
 				e, p := element(v, at)
 				if e != nil {
 					d.Pages[i].Elements[j] = *e
@@ -185,6 +205,57 @@ func ParseDocument(b []byte) (*Document, []Problem) {
 		return nil, probs
 	}
 	return d, nil
+}
+
+// maxObjectDepth is core §2.8 step 0's nesting limit of one object
+// (vectors/nesting_depth.json: limit 64).
+const maxObjectDepth = 64
+
+// depthOf is a value's nesting depth as core §2.8 counts it: a scalar 0,
+// an object or array 1 + its deepest child (an empty one 1).
+func depthOf(v any) int {
+	d := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, c := range x {
+			d = max(d, depthOf(c))
+		}
+	case []any:
+		for _, c := range x {
+			d = max(d, depthOf(c))
+		}
+	default:
+		return 0
+	}
+	return 1 + d
+}
+
+// depthAsWire is the depth of an inline page or document as its wire
+// object has it: the list under key (elements, pages) is a list of hashes
+// there, depth 1, whatever it holds inline.
+func depthAsWire(v any, key string) int {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return depthOf(v)
+	}
+	d := 0
+	for k, c := range o {
+		if k == key {
+			d = max(d, 1)
+		} else {
+			d = max(d, depthOf(c))
+		}
+	}
+	return 1 + d
+}
+
+// checkDepth is the problem of an object nested deeper than the limit;
+// it names the object itself (the vector's rule), not the deepest value.
+func checkDepth(depth int, at where) *Problem {
+	if depth <= maxObjectDepth {
+		return nil
+	}
+	return &Problem{at.String(), CodeValidation, fmt.Sprintf("nested %d deep, over the limit of %d", depth, maxObjectDepth)}
 }
 
 // maxProblemsPerObject bounds the problems each reports for one object.

@@ -385,3 +385,41 @@ func TestParseDocument_EveryProblemOfEachObject(t *testing.T) {
 		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestNestingDepth_Core2_8Step0: each object nests at most 64 deep
+// (vectors/nesting_depth.json's rule: a scalar 0, a container 1 + its
+// deepest child, an empty one 1; a page's elements and a document's
+// pages count as their list of hashes). Exactly 64 is accepted, 65 is
+// refused, naming the object itself; inline documents judge each object
+// as its wire form.
+func TestNestingDepth_Core2_8Step0(t *testing.T) {
+	nest := func(levels int) string { // levels keys around {}: depth levels+1
+		return strings.Repeat(`{"k":`, levels) + `{}` + strings.Repeat(`}`, levels)
+	}
+	el := func(levels int) string { return `{"category":"Title","text":"x","metadata":` + nest(levels) + `}` }
+	if _, p := ParseElement([]byte(el(62))); p != nil {
+		t.Fatalf("element at the limit (64): %v", p)
+	}
+	if _, p := ParseElement([]byte(el(63))); p == nil || p.Path != "" || p.Code != CodeValidation {
+		t.Fatalf("element at 65: %v, want a problem of the object itself", p)
+	}
+	page := func(levels int) string { return `{"elements":[],"page_metadata":` + nest(levels) + `}` }
+	if _, p := ParsePageObject([]byte(page(62))); p != nil {
+		t.Fatalf("page at the limit: %v", p)
+	}
+	if _, p := ParsePageObject([]byte(page(63))); p == nil || p.Path != "" {
+		t.Fatalf("page at 65: %v", p)
+	}
+	// Inline: the element is deep as its own object, not as the document's
+	// descendant; the page's inline elements count as a list of hashes.
+	doc := func(levels int) string {
+		return `{"file_type":"md","pages":[{"elements":[` + el(levels) + `],"page_metadata":` + nest(levels) + `}]}`
+	}
+	if _, probs := ParseDocument([]byte(doc(62))); len(probs) != 0 {
+		t.Fatalf("inline document, every object at the limit: %v", probs)
+	}
+	_, probs := ParseDocument([]byte(doc(63)))
+	if len(probs) != 2 || probs[0].Path != "$.pages[0]" || probs[1].Path != "$.pages[0].elements[0]" {
+		t.Fatalf("inline document, page and element at 65: %v", probs)
+	}
+}
