@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,6 +80,7 @@ func diffDocs(ctx context.Context, f *diffFlags, pos []string, stdin io.Reader, 
 		return false, err
 	}
 	c := identity.Diff(a, b)
+	meta := metaChanges(a.DocMeta, b.DocMeta)
 	switch f.Format {
 	case "json":
 		out, err := json.MarshalIndent(c, "", "  ")
@@ -88,9 +91,9 @@ func diffDocs(ctx context.Context, f *diffFlags, pos []string, stdin io.Reader, 
 			return false, err
 		}
 	case "md":
-		writeDiff(stdout, c, true)
+		writeDiff(stdout, c, meta, true)
 	default:
-		writeDiff(stdout, c, false)
+		writeDiff(stdout, c, meta, false)
 	}
 	return !c.Equal, nil
 }
@@ -110,7 +113,7 @@ func pageLabel(p identity.PageChange) string {
 
 // writeDiff prints the delta, then each changed page and its elements.
 // Element text is untrusted: one sanitized, truncated line each.
-func writeDiff(w io.Writer, c *identity.Changes, md bool) {
+func writeDiff(w io.Writer, c *identity.Changes, meta []string, md bool) {
 	head, item, code := "", "", func(h identity.Hash) string { return string(h) }
 	if md {
 		head, item = "## ", "- "
@@ -136,6 +139,13 @@ func writeDiff(w io.Writer, c *identity.Changes, md bool) {
 	}
 	if c.DocMetaChanged {
 		fmt.Fprintf(w, "%sdoc_metadata changed\n", item)
+		for _, m := range meta {
+			if md {
+				fmt.Fprintf(w, "  - %s\n", mdEscape(m))
+			} else {
+				fmt.Fprintf(w, "  %s\n", m)
+			}
+		}
 	}
 	for _, p := range c.Pages {
 		var notes []string
@@ -170,4 +180,60 @@ func writeDiff(w io.Writer, c *identity.Changes, md bool) {
 func mdEscape(s string) string {
 	r := strings.NewReplacer("\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]", "<", "&lt;", ">", "&gt;", "#", "\\#", "|", "\\|")
 	return r.Replace(s)
+}
+
+// maxMetaFields bounds the doc_metadata fields diff names; maxMetaValue
+// the cells of each value shown.
+const maxMetaFields, maxMetaValue = 20, 40
+
+// metaChanges names what changed between two canonical doc_metadata
+// objects, key by key in order: "+ key: value" added, "- key: value"
+// removed, "~ key: old → new" changed. Keys and values are untrusted:
+// sanitized, each value cut. Metadata that is not an object on either
+// side names nothing (the "changed" line says it all).
+func metaChanges(old, new []byte) []string {
+	var a, b map[string]json.RawMessage
+	if len(old) > 0 && json.Unmarshal(old, &a) != nil || len(new) > 0 && json.Unmarshal(new, &b) != nil {
+		return nil
+	}
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	val := func(v json.RawMessage) string {
+		return sanitize.Truncate(sanitize.Line(string(v)), maxMetaValue)
+	}
+	var out []string
+	more := 0
+	for _, k := range keys {
+		ov, inOld := a[k]
+		nv, inNew := b[k]
+		var line string
+		name := sanitize.Truncate(sanitize.Line(k), maxMetaValue)
+		switch {
+		case !inOld:
+			line = "+ " + name + ": " + val(nv)
+		case !inNew:
+			line = "- " + name + ": " + val(ov)
+		case !bytes.Equal(ov, nv):
+			line = "~ " + name + ": " + val(ov) + " → " + val(nv)
+		default:
+			continue
+		}
+		if len(out) == maxMetaFields {
+			more++
+			continue
+		}
+		out = append(out, line)
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("… and %d more", more))
+	}
+	return out
 }
