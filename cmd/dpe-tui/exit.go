@@ -7,6 +7,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -118,7 +119,12 @@ func versionHint(pe *protocol.Error) string {
 	return "; this build speaks " + protocol.ExplicitVersions + ", not " + sv
 }
 
-func report(err error, stderr io.Writer) int {
+func report(err error, stderr io.Writer) int { return reportLogged(err, "", stderr) }
+
+// reportLogged is report for a run with --log FILE: a line cut for the
+// terminal is appended whole (sanitized, still one line) to FILE, and the
+// cut line says so.
+func reportLogged(err error, logFile string, stderr io.Writer) int {
 	if err == nil || errors.Is(err, pflag.ErrHelp) {
 		return exitOK
 	}
@@ -126,9 +132,13 @@ func report(err error, stderr io.Writer) int {
 	// none may show a password, token or signature.
 	line := sanitize.Line(sanitize.URLsIn(err.Error()))
 	// A peer's error text is its own to write (one sent 200 KB on a line):
-	// the terminal gets about a kilobyte of it.
+	// the terminal gets about a kilobyte of it, the log all of it.
 	if n := len(line); n > maxErrorCells {
-		line = fmt.Sprintf("%s (cut: %d bytes in all)", sanitize.Truncate(line, maxErrorCells), n)
+		where := ""
+		if logFile != "" && logWholeError(logFile, line) == nil {
+			where = "; whole in " + sanitize.Line(logFile)
+		}
+		line = fmt.Sprintf("%s (cut: %d bytes in all%s)", sanitize.Truncate(line, maxErrorCells), n, where)
 	}
 	var ue *usageError
 	var pe *protocol.Error
@@ -195,4 +205,14 @@ func logError(log *slog.Logger, command string, err error) {
 		}
 	}
 	log.Error("command failed", attrs...)
+}
+
+// logWholeError appends the error line report cut to the --log file.
+func logWholeError(logFile, line string) error {
+	f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	slog.New(slog.NewTextHandler(f, nil)).Error("dpe-tui: the command failed", "err", line)
+	return f.Close()
 }

@@ -242,3 +242,25 @@ func TestGet_JSONEscapesC1AndBidi(t *testing.T) {
 		}
 	}
 }
+
+// A peer's 200 KB error message: the terminal gets one line of about a
+// kilobyte that says where the rest is, and the --log file the whole
+// message (sanitized, one line), through the real command.
+func TestHostile_LongPeerErrorWholeInTheLog(t *testing.T) {
+	msg := "evil says " + strings.Repeat("x", 200_000) + " END-OF-MESSAGE"
+	srv := hostile(t, hostilepeer.Script{
+		ListRoom: func() hostilepeer.Reply { return hostilepeer.Error(500, msg) },
+	})
+	logFile := filepath.Join(t.TempDir(), "agent.log")
+	code, _, errOut := runBounded(t, "ls", "computers", "--url="+srv.URL, "--log", logFile)
+	if code == exitOK || len(errOut) > 2*maxErrorCells || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "whole in "+logFile) {
+		t.Errorf("exit %d, %d bytes on stderr: %.300q", code, len(errOut), errOut)
+	}
+	logs, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(logs), "END-OF-MESSAGE") || !strings.Contains(string(logs), strings.Repeat("x", 200_000)) {
+		t.Errorf("the log lacks the whole message (%d bytes)", len(logs))
+	}
+}

@@ -104,7 +104,7 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			ue.hint = c.CommandPath() + " --help"
 		}
 	}
-	return report(err, stderr)
+	return reportLogged(err, a.g.LogFile, stderr)
 }
 
 // versionText is what --version and `version` print after "dpe-tui ".
