@@ -512,7 +512,7 @@ type pdfLine struct {
 	runs                     []pdfRun
 	left, bottom, right, top float64
 	size                     float64 // the largest run's size
-	col                      int     // 0: left or only column, 1: right, -1: spans the gutter
+	col                      int     // the pdfRegion's column
 }
 
 func (l *pdfLine) text() string {
@@ -527,44 +527,37 @@ func (l *pdfLine) text() string {
 	return sb.String()
 }
 
-// layoutPDFPage groups runs into lines, finds columns, groups lines into
-// blocks in reading order and classifies each block.
+// layoutPDFPage cuts the page into regions along its whitespace (see
+// xyCut), reads each region's runs as lines, takes its tables out, groups
+// the rest into blocks and classifies each block, in reading order.
 func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 	if len(runs) == 0 {
 		return
 	}
-	lines := groupLines(runs)
-	tables, lines := findTables(lines, w)
-	gutter, ok := findGutter(lines, w)
-	for _, l := range lines {
-		switch {
-		case !ok:
-			l.col = 0
-		case l.right <= gutter:
-			l.col = 0
-		case l.left >= gutter:
-			l.col = 1
-		default:
-			l.col = -1
-		}
+	body := bodySize(runs)
+	type part struct {
+		blocks []*pdfBlock
+		tables []*pdfTable
 	}
-	ordered := readingOrder(lines)
-	body := bodySize(lines)
-	blocks := groupBlocks(ordered, body)
-	for _, t := range tables {
-		t.col = -1
-		if ok && t.right <= gutter {
-			t.col = 0
-		} else if ok && t.left >= gutter {
-			t.col = 1
+	var parts []part
+	var all []*pdfBlock
+	for _, g := range xyCut(runs, body) {
+		lines := groupLines(g.runs)
+		tables, lines := findTables(lines, w)
+		for _, l := range lines {
+			l.col = g.col
 		}
+		sort.SliceStable(lines, func(a, c int) bool { return lines[a].top > lines[c].top })
+		blocks := groupBlocks(lines, body)
+		parts = append(parts, part{blocks, tables})
+		all = append(all, blocks...)
 	}
-	headingSizes := distinctHeadingSizes(blocks, body)
+	headingSizes := distinctHeadingSizes(all, body)
 	// List depth is the rank of an item's indent among the distinct list
 	// indents of its column (4 pt tolerance): producers indent levels by
 	// different steps.
 	indents := map[int][]float64{}
-	for _, bl := range blocks {
+	for _, bl := range all {
 		if !listMarker.MatchString(blockText(bl)) {
 			continue
 		}
@@ -579,25 +572,226 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 			indents[c] = append(indents[c], bl.left)
 		}
 	}
-	next := 0 // the next table to place
-	for _, bl := range blocks {
-		// A table goes before the first block below its top in its
-		// column (or in any column when it spans both).
-		for next < len(tables) && bl.top < tables[next].top-1 && (tables[next].col < 0 || bl.lines[0].col == tables[next].col || bl.lines[0].col < 0) {
-			emitPDFTable(tables[next], w, h, page, b)
-			next++
+	for _, pt := range parts {
+		next := 0 // the next table to place: before the first block below its top
+		for _, bl := range pt.blocks {
+			for next < len(pt.tables) && bl.top < pt.tables[next].top-1 {
+				emitPDFTable(pt.tables[next], w, h, page, b)
+				next++
+			}
+			depth := 0
+			for _, x := range indents[bl.lines[0].col] {
+				if x < bl.left-4 {
+					depth++
+				}
+			}
+			emitPDFBlock(bl, body, headingSizes, depth, w, h, page, b)
 		}
-		depth := 0
-		for _, x := range indents[bl.lines[0].col] {
-			if x < bl.left-4 {
-				depth++
+		for ; next < len(pt.tables); next++ {
+			emitPDFTable(pt.tables[next], w, h, page, b)
+		}
+	}
+}
+
+// pdfRegion is runs that read as one flow: col numbers the column the
+// region lies in (0 for the page's full width), so lines of different
+// columns never join one paragraph.
+type pdfRegion struct {
+	col  int
+	runs []pdfRun
+}
+
+// pdfMaxCutDepth bounds the nesting of columns within columns.
+const pdfMaxCutDepth = 6
+
+// xyCut orders a page's runs by recursive XY-cut: a region is cut into
+// bands at horizontal strips of whitespace, and a band into columns at
+// vertical strips no word crosses, when every column it would make looks
+// like running text (see columnsOf); each part is cut again. Consecutive
+// bands with the same gutters are one band (two columns whose paragraph
+// breaks happen to line up are still two columns). Consecutive regions of
+// one column come back as one region, so a table whose rows are bands
+// stays one grid for findTables.
+func xyCut(runs []pdfRun, body float64) []pdfRegion {
+	var out []pdfRegion
+	nextCol := 1
+	emit := func(col int, rs []pdfRun) {
+		if n := len(out); n > 0 && out[n-1].col == col {
+			out[n-1].runs = append(out[n-1].runs, rs...)
+			return
+		}
+		out = append(out, pdfRegion{col: col, runs: append([]pdfRun(nil), rs...)})
+	}
+	var cut func(rs []pdfRun, col, depth int)
+	cut = func(rs []pdfRun, col, depth int) {
+		type band struct {
+			runs []pdfRun
+			cuts []float64
+		}
+		var bands []band
+		for _, br := range horizontalBands(rs, max(1, 0.25*body)) {
+			var cs []float64
+			if depth < pdfMaxCutDepth {
+				cs = columnsOf(br, body)
+			}
+			if n := len(bands); n > 0 && len(cs) > 0 && sameCuts(bands[n-1].cuts, cs, 4) {
+				bands[n-1].runs = append(bands[n-1].runs, br...)
+				continue
+			}
+			bands = append(bands, band{runs: br, cuts: cs})
+		}
+		// A row of column headings sits in a band of its own over its
+		// columns: it joins them when each column gets part of it and no
+		// run crosses a gutter.
+		for k := len(bands) - 2; k >= 0; k-- {
+			if len(bands[k].cuts) == 0 && len(bands[k+1].cuts) > 0 && straddles(bands[k].runs, bands[k+1].cuts) {
+				bands[k+1].runs = append(bands[k].runs, bands[k+1].runs...)
+				bands = append(bands[:k], bands[k+1:]...)
 			}
 		}
-		emitPDFBlock(bl, body, headingSizes, depth, w, h, page, b)
+		for _, bd := range bands {
+			if len(bd.cuts) == 0 {
+				emit(col, bd.runs)
+				continue
+			}
+			// The merged band's gutters are found again: merging can
+			// only narrow them.
+			cs := columnsOf(bd.runs, body)
+			if len(cs) == 0 {
+				emit(col, bd.runs)
+				continue
+			}
+			for _, p := range splitRuns(bd.runs, cs) {
+				id := nextCol
+				nextCol++
+				cut(p, id, depth+1)
+			}
+		}
 	}
-	for ; next < len(tables); next++ {
-		emitPDFTable(tables[next], w, h, page, b)
+	cut(runs, 0, 0)
+	return out
+}
+
+// horizontalBands splits runs, top to bottom, where a strip at least gap
+// high holds no run.
+func horizontalBands(rs []pdfRun, gap float64) [][]pdfRun {
+	sorted := append([]pdfRun(nil), rs...)
+	sort.SliceStable(sorted, func(a, c int) bool { return sorted[a].top > sorted[c].top })
+	var out [][]pdfRun
+	bottom := math.Inf(1)
+	for _, r := range sorted {
+		if len(out) == 0 || r.top < bottom-gap {
+			out = append(out, nil)
+			bottom = r.bottom
+		}
+		out[len(out)-1] = append(out[len(out)-1], r)
+		bottom = math.Min(bottom, r.bottom)
 	}
+	return out
+}
+
+// columnsOf finds the gutters of a band: vertical strips at least one
+// body size wide (8 pt at least) that no run crosses. They are columns
+// only when the evidence says running text: every part holds two lines
+// or more, is eight body sizes wide or more, and its lines fill it (the
+// median line at least half its width). A table's columns are narrower or
+// hold one line per row, so a table is never cut apart here.
+func columnsOf(rs []pdfRun, body float64) []float64 {
+	if len(rs) < 4 {
+		return nil
+	}
+	left, right := math.Inf(1), math.Inf(-1)
+	for _, r := range rs {
+		left, right = math.Min(left, r.left), math.Max(right, r.right)
+	}
+	span := int(right-left) + 2
+	if span < 2 || span > 1<<16 {
+		return nil
+	}
+	cover := make([]bool, span)
+	for _, r := range rs {
+		for x := max(0, int(r.left-left)); x <= min(span-1, int(r.right-left)); x++ {
+			cover[x] = true
+		}
+	}
+	minGap := max(8, body)
+	var cuts []float64
+	for x := 0; x < span; {
+		if cover[x] {
+			x++
+			continue
+		}
+		s := x
+		for x < span && !cover[x] {
+			x++
+		}
+		if float64(x-s) >= minGap && s > 0 && x < span {
+			cuts = append(cuts, left+float64(s+x)/2)
+		}
+	}
+	if len(cuts) == 0 {
+		return nil
+	}
+	for _, p := range splitRuns(rs, cuts) {
+		l, r := math.Inf(1), math.Inf(-1)
+		for _, x := range p {
+			l, r = math.Min(l, x.left), math.Max(r, x.right)
+		}
+		width := r - l
+		if width < 8*body {
+			return nil
+		}
+		lines := groupLines(append([]pdfRun(nil), p...))
+		if len(lines) < 2 {
+			return nil
+		}
+		ws := make([]float64, len(lines))
+		for k, ln := range lines {
+			ws[k] = ln.right - ln.left
+		}
+		sort.Float64s(ws)
+		if ws[len(ws)/2] < 0.5*width {
+			return nil
+		}
+	}
+	return cuts
+}
+
+// straddles reports whether runs fall in two parts or more of cuts
+// without any run crossing one.
+func straddles(rs []pdfRun, cuts []float64) bool {
+	parts := map[int]bool{}
+	for _, r := range rs {
+		k := sort.SearchFloat64s(cuts, r.left)
+		if k < len(cuts) && cuts[k] < r.right {
+			return false
+		}
+		parts[k] = true
+	}
+	return len(parts) >= 2
+}
+
+// splitRuns parts runs at the x positions cuts (ascending).
+func splitRuns(rs []pdfRun, cuts []float64) [][]pdfRun {
+	out := make([][]pdfRun, len(cuts)+1)
+	for _, r := range rs {
+		k := sort.SearchFloat64s(cuts, (r.left+r.right)/2)
+		out[k] = append(out[k], r)
+	}
+	return out
+}
+
+// sameCuts reports whether a and b are the same gutters within tol.
+func sameCuts(a, b []float64, tol float64) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for k := range a {
+		if math.Abs(a[k]-b[k]) > tol {
+			return false
+		}
+	}
+	return true
 }
 
 // groupLines clusters runs whose vertical extents overlap by more than half
@@ -663,86 +857,11 @@ func overlapsX(l *pdfLine, r pdfRun) bool {
 	return false
 }
 
-// findGutter looks for a vertical strip in the middle half of the page that
-// no line crosses while both sides hold a fair share of the text: the page
-// then has two clear columns. Lines spanning the strip (a title over both
-// columns) are allowed when they are few.
-func findGutter(lines []*pdfLine, w float64) (float64, bool) {
-	if w <= 0 || len(lines) < 6 {
-		return 0, false
-	}
-	bins := int(w) + 1
-	cover := make([]int, bins)
-	for _, l := range lines {
-		for x := max(0, int(l.left)); x < min(bins, int(l.right)+1); x++ {
-			cover[x]++
-		}
-	}
-	lo, hi := int(0.3*w), int(0.7*w)
-	allowed := max(1, len(lines)/20)
-	bestStart, bestLen := -1, 0
-	for x := lo; x < hi; {
-		if cover[x] > allowed {
-			x++
-			continue
-		}
-		s := x
-		for x < hi && cover[x] <= allowed {
-			x++
-		}
-		if x-s > bestLen {
-			bestStart, bestLen = s, x-s
-		}
-	}
-	if bestLen < 8 {
-		return 0, false
-	}
-	g := float64(bestStart) + float64(bestLen)/2
-	left, right := 0, 0
-	for _, l := range lines {
-		switch {
-		case l.right <= g:
-			left++
-		case l.left >= g:
-			right++
-		}
-	}
-	if left < 3 || right < 3 {
-		return 0, false
-	}
-	return g, true
-}
-
-// readingOrder: top to bottom; within a band between spanning lines, the
-// left column before the right one.
-func readingOrder(lines []*pdfLine) []*pdfLine {
-	sort.SliceStable(lines, func(a, c int) bool { return lines[a].top > lines[c].top })
-	out := make([]*pdfLine, 0, len(lines))
-	var band []*pdfLine
-	flush := func() {
-		sort.SliceStable(band, func(a, c int) bool { return band[a].col < band[c].col })
-		out = append(out, band...)
-		band = band[:0]
-	}
-	for _, l := range lines {
-		if l.col < 0 {
-			flush()
-			out = append(out, l)
-			continue
-		}
-		band = append(band, l)
-	}
-	flush()
-	return out
-}
-
 // bodySize is the font size carrying the most characters.
-func bodySize(lines []*pdfLine) float64 {
+func bodySize(runs []pdfRun) float64 {
 	weight := map[float64]int{}
-	for _, l := range lines {
-		for _, r := range l.runs {
-			weight[math.Round(r.size*2)/2] += len(r.text)
-		}
+	for _, r := range runs {
+		weight[math.Round(r.size*2)/2] += len(r.text)
 	}
 	best, bw := 0.0, -1
 	for s, n := range weight {
@@ -908,7 +1027,6 @@ type pdfTable struct {
 	rows                     [][]pdfCell
 	anchors                  []float64 // column left edges, left to right
 	left, bottom, right, top float64
-	col                      int // as pdfLine.col
 }
 
 type pdfCell struct {

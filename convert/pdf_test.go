@@ -206,7 +206,15 @@ func pdftotextWords(t testing.TB, file string) ([][]bboxWord, []float64) {
 			} `xml:"doc"`
 		} `xml:"body"`
 	}
-	dec := xml.NewDecoder(strings.NewReader(string(out)))
+	// pdftotext copies control characters of the text into its XML,
+	// which XML does not allow.
+	clean := strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' {
+			return ' '
+		}
+		return r
+	}, string(out))
+	dec := xml.NewDecoder(strings.NewReader(clean))
 	dec.Strict = false
 	dec.Entity = xml.HTMLEntity
 	if err := dec.Decode(&doc); err != nil {
@@ -303,101 +311,153 @@ func TestPDFAgreesWithPdftotext(t *testing.T) {
 	c := testConverter(t)
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			ref, heights := pdftotextWords(t, file)
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, err := c.Convert(context.Background(), BytesSource(file, data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(doc.Pages) != len(ref) {
-				t.Fatalf("%d pages, pdftotext has %d", len(doc.Pages), len(ref))
-			}
-			total, same, boxed, inBox, tableWords := 0, 0, 0, 0, 0
-			rawSame, rawTotal := 0, 0 // plain word order, no exceptions: logged only
-			for i, p := range doc.Pages {
-				type box struct{ l, b, r, t float64 }
-				inside := func(bx box, x, y float64) bool {
-					return x >= bx.l-2 && x <= bx.r+2 && y >= bx.b-2 && y <= bx.t+2
-				}
-				var ours, oursTable []string
-				var boxes, tables []box
-				for _, el := range p.Elements {
-					var co struct{ Points [][2]float64 }
-					json.Unmarshal(el.Metadata["coordinates"], &co)
-					var bx box
-					if len(co.Points) == 4 {
-						bx = box{co.Points[0][0], co.Points[1][1], co.Points[2][0], co.Points[0][1]}
-						boxes = append(boxes, bx)
-					}
-					for _, w := range strings.Fields(el.Text) {
-						if w = orderWord(w); w == "" {
-							continue
-						}
-						if el.Category == "Table" {
-							oursTable = append(oursTable, w)
-						} else {
-							ours = append(ours, w)
-						}
-					}
-					if el.Category == "Table" {
-						tables = append(tables, bx)
-					}
-				}
-				var theirs, theirsTable []string
-			words:
-				for _, w := range ref[i] {
-					// Word centre in PDF user space (poppler's y grows down).
-					cx, cy := (w.XMin+w.XMax)/2, heights[i]-(w.YMin+w.YMax)/2
-					boxed++
-					for _, bx := range boxes {
-						if inside(bx, cx, cy) {
-							inBox++
-							break
-						}
-					}
-					text := orderWord(w.Text)
-					if text == "" {
-						continue
-					}
-					total++
-					for _, bx := range tables {
-						if inside(bx, cx, cy) {
-							theirsTable = append(theirsTable, text)
-							continue words
-						}
-					}
-					theirs = append(theirs, text)
-				}
-				tableWords += len(theirsTable)
-				var all, allOurs []string
-				for _, w := range ref[i] {
-					all = append(all, w.Text)
-				}
-				for _, el := range p.Elements {
-					allOurs = append(allOurs, strings.Fields(el.Text)...)
-				}
-				rawSame += lcs(all, allOurs)
-				rawTotal += len(all)
-				same += lcs(theirs, ours) + multisetCommon(theirsTable, oursTable)
-			}
-			if strings.HasSuffix(file, "soffice.pdf") && tableWords == 0 {
+			ag := agreeWithPdftotext(t, c, file)
+			if strings.HasSuffix(file, "soffice.pdf") && ag.tableWords == 0 {
 				t.Error("the table on soffice.pdf is not a Table element")
 			}
-			ratio := float64(same) / float64(max(total, 1))
-			boxRatio := float64(inBox) / float64(max(boxed, 1))
-			t.Logf("%d words (%d in tables), %.2f%% in the same order (%.2f%% as plain sequences), %.2f%% inside an element's box",
-				total, tableWords, 100*ratio, 100*float64(rawSame)/float64(max(rawTotal, 1)), 100*boxRatio)
-			if ratio < pdfOrderFloor {
-				t.Errorf("only %.2f%% of pdftotext's words in the same order (want ≥ %.0f%%)", 100*ratio, 100*pdfOrderFloor)
+			if ag.order < pdfOrderFloor {
+				t.Errorf("only %.2f%% of pdftotext's words in the same order (want ≥ %.0f%%)", 100*ag.order, 100*pdfOrderFloor)
 			}
-			if boxRatio < 0.98 {
-				t.Errorf("only %.2f%% of pdftotext's words inside an element's coordinates (want ≥ 98%%)", 100*boxRatio)
+			if ag.boxed < 0.98 {
+				t.Errorf("only %.2f%% of pdftotext's words inside an element's coordinates (want ≥ 98%%)", 100*ag.boxed)
 			}
 		})
 	}
+}
+
+// TestPDFDebianManuals: every Debian manual installed (pdfTeX, DocBook
+// and Texinfo output nobody here made) reads in pdftotext's order (≥ 95 %).
+func TestPDFDebianManuals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts whole manuals")
+	}
+	files := debianPDFs(t, t.TempDir())
+	if len(files) == 0 {
+		interoptest.Need(t, "no Debian PDF under /usr/share/doc")
+	}
+	c := testConverter(t)
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			ag := agreeWithPdftotext(t, c, file)
+			gap, known := pdfDebianGaps[filepath.Base(file)]
+			switch {
+			case ag.order >= 0.95 && known:
+				t.Errorf("%.2f%% in order now: take %s out of pdfDebianGaps", 100*ag.order, filepath.Base(file))
+			case ag.order < 0.95 && known:
+				t.Logf("only %.2f%% in order (want ≥ 95%%) — not there yet: %s", 100*ag.order, gap)
+			case ag.order < 0.95:
+				t.Errorf("only %.2f%% of pdftotext's words in the same order (want ≥ 95%%)", 100*ag.order)
+			}
+		})
+	}
+}
+
+// pdfDebianGaps are the manuals that do not read in order yet, with the
+// cause; one that does fails the test until it is taken out.
+var pdfDebianGaps = map[string]string{
+	"crc-doc.1.0.pdf": "numbered code listings are taken for two-column tables",
+}
+
+// agreement is how a conversion compares with pdftotext's words.
+type agreement struct {
+	order      float64 // share of words in the same order (see pdfOrderFloor)
+	boxed      float64 // share of words inside some element's box
+	tableWords int     // words inside Table elements
+	tables     int     // Table elements
+}
+
+func agreeWithPdftotext(t *testing.T, c *Converter, file string) agreement {
+	t.Helper()
+	ref, heights := pdftotextWords(t, file)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := c.Convert(context.Background(), BytesSource(file, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Pages) != len(ref) {
+		t.Fatalf("%d pages, pdftotext has %d", len(doc.Pages), len(ref))
+	}
+	total, same, boxed, inBox, tableWords, tableCount := 0, 0, 0, 0, 0, 0
+	rawSame, rawTotal := 0, 0 // plain word order, no exceptions: logged only
+	for i, p := range doc.Pages {
+		type box struct{ l, b, r, t float64 }
+		inside := func(bx box, x, y float64) bool {
+			return x >= bx.l-2 && x <= bx.r+2 && y >= bx.b-2 && y <= bx.t+2
+		}
+		var ours, oursTable []string
+		var boxes, tables []box
+		for _, el := range p.Elements {
+			var co struct{ Points [][2]float64 }
+			json.Unmarshal(el.Metadata["coordinates"], &co)
+			var bx box
+			if len(co.Points) == 4 {
+				bx = box{co.Points[0][0], co.Points[1][1], co.Points[2][0], co.Points[0][1]}
+				boxes = append(boxes, bx)
+			}
+			for _, w := range strings.Fields(el.Text) {
+				if w = orderWord(w); w == "" {
+					continue
+				}
+				if el.Category == "Table" {
+					oursTable = append(oursTable, w)
+				} else {
+					ours = append(ours, w)
+				}
+			}
+			if el.Category == "Table" {
+				tables = append(tables, bx)
+				tableCount++
+			}
+		}
+		var theirs, theirsTable []string
+	words:
+		for _, w := range ref[i] {
+			// Word centre in PDF user space (poppler's y grows down).
+			cx, cy := (w.XMin+w.XMax)/2, heights[i]-(w.YMin+w.YMax)/2
+			boxed++
+			for _, bx := range boxes {
+				if inside(bx, cx, cy) {
+					inBox++
+					break
+				}
+			}
+			text := orderWord(w.Text)
+			if text == "" {
+				continue
+			}
+			total++
+			for _, bx := range tables {
+				if inside(bx, cx, cy) {
+					theirsTable = append(theirsTable, text)
+					continue words
+				}
+			}
+			theirs = append(theirs, text)
+		}
+		tableWords += len(theirsTable)
+		var all, allOurs []string
+		for _, w := range ref[i] {
+			all = append(all, w.Text)
+		}
+		for _, el := range p.Elements {
+			allOurs = append(allOurs, strings.Fields(el.Text)...)
+		}
+		rawSame += lcs(all, allOurs)
+		rawTotal += len(all)
+		same += lcs(theirs, ours) + multisetCommon(theirsTable, oursTable)
+	}
+	ag := agreement{
+		order:      float64(same) / float64(max(total, 1)),
+		boxed:      float64(inBox) / float64(max(boxed, 1)),
+		tableWords: tableWords,
+		tables:     tableCount,
+	}
+	t.Logf("%d pages, %d words (%d in %d tables), %.2f%% in the same order (%.2f%% as plain sequences), %.2f%% inside an element's box",
+		len(doc.Pages), total, tableWords, tableCount, 100*ag.order, 100*float64(rawSame)/float64(max(rawTotal, 1)), 100*ag.boxed)
+	return ag
 }
 
 func TestPDFBadFiles(t *testing.T) {
