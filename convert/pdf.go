@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -317,6 +318,7 @@ type pdfRun struct {
 	text                     string
 	left, bottom, right, top float64
 	size                     float64
+	mono                     bool // a fixed-pitch font
 }
 
 func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
@@ -446,7 +448,7 @@ func (p *pdfPages) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h flo
 			}
 		}
 		if cur == nil {
-			cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: p.renderedSize(tp.TextPage, c, top-bottom)}
+			cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: p.renderedSize(tp.TextPage, c, top-bottom), mono: p.monospace(tp.TextPage, c)}
 			base = baseline()
 		} else if math.Abs((top-bottom)-lastH) > 0.01 {
 			// A size change is a new word too. The loose box's height is
@@ -455,7 +457,7 @@ func (p *pdfPages) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h flo
 			// per character.
 			if s := p.renderedSize(tp.TextPage, c, top-bottom); math.Abs(s-cur.size) > 0.01 {
 				wordEnd()
-				cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: s}
+				cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: s, mono: p.monospace(tp.TextPage, c)}
 				base = baseline()
 			}
 		}
@@ -489,6 +491,22 @@ func (p *pdfPages) renderedSize(tp references.FPDF_TEXTPAGE, c int, fallback flo
 	return size
 }
 
+// monospace reports whether character c is in a fixed-pitch font: the
+// font descriptor's FixedPitch flag, or a name that says so (subset fonts
+// often lose the flag).
+func (p *pdfPages) monospace(tp references.FPDF_TEXTPAGE, c int) bool {
+	fi, err := p.inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: tp, Index: c})
+	if err != nil {
+		return false
+	}
+	if fi.Flags&1 != 0 {
+		return true
+	}
+	return monoFontName.MatchString(fi.FontName)
+}
+
+var monoFontName = regexp.MustCompile(`(?i)mono|courier|consol|typewriter|cmtt|sfmono|menlo|inconsolata|fixed`)
+
 // pdfCleanRune drops control characters PDFium emits for generated line
 // ends and keeps everything printable.
 func pdfCleanRune(r rune) rune {
@@ -501,11 +519,19 @@ func pdfCleanRune(r rune) rune {
 		return '-'
 	case r == 0xFFFE:
 		return -1
+	case r >= 0xF000 && r <= 0xF0FF:
+		// Symbol and Wingdings bullets Word and LibreOffice write as the
+		// font's private-use code: the bullet they draw.
+		if b, ok := symbolBullets[r]; ok {
+			return b
+		}
 	case unicode.IsControl(r):
 		return -1
 	}
 	return r
 }
+
+var symbolBullets = map[rune]rune{0xF0B7: '•', 0xF0A7: '▪', 0xF076: '❖', 0xF0D8: '➢', 0xF0FC: '✓', 0xF06C: '●', 0xF06E: '■', 0xF0A8: '□', 0xF0E0: '➔'}
 
 // pdfLine is runs sharing a baseline, left to right.
 type pdfLine struct {
@@ -513,6 +539,16 @@ type pdfLine struct {
 	left, bottom, right, top float64
 	size                     float64 // the largest run's size
 	col                      int     // the pdfRegion's column
+}
+
+// mono reports whether every run of the line is in a fixed-pitch font.
+func (l *pdfLine) mono() bool {
+	for _, r := range l.runs {
+		if !r.mono {
+			return false
+		}
+	}
+	return len(l.runs) > 0
 }
 
 func (l *pdfLine) text() string {
@@ -572,6 +608,7 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 			indents[c] = append(indents[c], bl.left)
 		}
 	}
+	lastItem := map[int]int{}
 	for _, pt := range parts {
 		next := 0 // the next table to place: before the first block below its top
 		for _, bl := range pt.blocks {
@@ -585,7 +622,7 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 					depth++
 				}
 			}
-			emitPDFBlock(bl, body, headingSizes, depth, w, h, page, b)
+			emitPDFBlock(bl, body, headingSizes, depth, lastItem, w, h, page, b)
 		}
 		for ; next < len(pt.tables); next++ {
 			emitPDFTable(pt.tables[next], w, h, page, b)
@@ -878,7 +915,50 @@ type pdfBlock struct {
 	size                     float64
 }
 
-var listMarker = regexp.MustCompile(`^(?:[•◦▪▫‣⁃●○■□\-–—*]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)])\s`)
+var listMarker = regexp.MustCompile(`^(?:[•◦▪▫‣⁃●○■□❖➢✓➔\-–—*]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?(?:[ivxlc]{1,6}|[IVXLC]{1,6})[.)])\s`)
+
+// orderedMarker is an ordered item's marker: a number, a letter or a
+// roman numeral, with "." or ")" or in parentheses.
+var orderedMarker = regexp.MustCompile(`^\(?([0-9]{1,3}|[a-zA-Z]|[ivxlc]{1,6}|[IVXLC]{1,6})[.)]\s`)
+
+// itemNumber is the number an ordered marker stands for; prev is the
+// previous item's in the same column (0 when none), which tells the
+// letter "i" (after "h") from the roman one.
+func itemNumber(text string, prev int) (int, bool) {
+	m := orderedMarker.FindStringSubmatch(text)
+	if m == nil {
+		return 0, false
+	}
+	v := m[1]
+	if n, err := strconv.Atoi(v); err == nil {
+		return n, true
+	}
+	r := romanValue(v)
+	if len(v) == 1 && !(r == 1 && prev == 0 || r > 0 && r == prev+1) {
+		return int(unicode.ToLower(rune(v[0]))-'a') + 1, true
+	}
+	return r, r > 0
+}
+
+// romanValue is a lower- or upper-case roman numeral's value, 0 when it
+// is not one.
+func romanValue(s string) int {
+	val := map[byte]int{'i': 1, 'v': 5, 'x': 10, 'l': 50, 'c': 100}
+	s = strings.ToLower(s)
+	n := 0
+	for k := 0; k < len(s); k++ {
+		v, ok := val[s[k]]
+		if !ok {
+			return 0
+		}
+		if k+1 < len(s) && val[s[k+1]] > v {
+			n -= v
+		} else {
+			n += v
+		}
+	}
+	return n
+}
 
 // groupBlocks joins consecutive lines of one column into a paragraph when
 // the vertical gap is small and the size the same; a list marker or a
@@ -892,7 +972,7 @@ func groupBlocks(lines []*pdfLine, body float64) []*pdfBlock {
 			gap := prev.bottom - l.top
 			lh := math.Max(prev.top-prev.bottom, l.top-l.bottom)
 			same := math.Abs(l.size-cur.size) <= 0.1*math.Max(cur.size, 1)
-			if prev.col == l.col && same && gap < 0.8*lh && gap > -lh && !listMarker.MatchString(l.text()) {
+			if prev.col == l.col && same && l.mono() == prev.mono() && gap < 0.8*lh && gap > -lh && !listMarker.MatchString(l.text()) {
 				cur.lines = append(cur.lines, l)
 				cur.left, cur.right = math.Min(cur.left, l.left), math.Max(cur.right, l.right)
 				cur.bottom = math.Min(cur.bottom, l.bottom)
@@ -903,6 +983,15 @@ func groupBlocks(lines []*pdfLine, body float64) []*pdfBlock {
 		blocks = append(blocks, cur)
 	}
 	return blocks
+}
+
+func blockMono(bl *pdfBlock) bool {
+	for _, l := range bl.lines {
+		if !l.mono() {
+			return false
+		}
+	}
+	return true
 }
 
 func isHeadingBlock(bl *pdfBlock, body float64) bool {
@@ -942,7 +1031,9 @@ func blockText(bl *pdfBlock) string {
 
 var pageNumberText = regexp.MustCompile(`^(?i:(?:page\s+)?\d{1,5}(?:\s*(?:/|of)\s*\d{1,5})?|[ivxlc]{1,6})$`)
 
-func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth int, w, h float64, page int, b *PageBuilder) {
+// emitPDFBlock adds bl as an element; lastItem is the number of the
+// previous ordered item in each column.
+func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth int, lastItem map[int]int, w, h float64, page int, b *PageBuilder) {
 	text := blockText(bl)
 	meta := Meta{
 		"page_number": page + 1,
@@ -970,6 +1061,22 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 	case listMarker.MatchString(text):
 		cat = "ListItem"
 		meta["category_depth"] = min(listDepth, 8)
+		col := bl.lines[0].col
+		if n, ok := itemNumber(text, lastItem[col]); ok {
+			meta["ordered"] = true
+			meta["item_number"] = n
+			lastItem[col] = n
+		} else {
+			delete(lastItem, col)
+		}
+	case blockMono(bl):
+		// A block in a fixed-pitch font is code: its lines stay lines.
+		cat = "CodeSnippet"
+		parts := make([]string, len(bl.lines))
+		for i, l := range bl.lines {
+			parts[i] = l.text()
+		}
+		text = strings.Join(parts, "\n")
 	}
 	b.Add(cat, text, meta)
 }
@@ -1182,6 +1289,22 @@ func gridOf(rows []*pdfRow, w float64) *pdfTable {
 		t.rows = append(t.rows, cells)
 	}
 	if len(rows) < 3 && maxCells < 3 {
+		return nil
+	}
+	// Code and usage text in a fixed-pitch font lines up in columns too:
+	// a grid mostly in such a font is not a table.
+	mono, all := 0, 0
+	for _, r := range rows {
+		for _, sg := range r.segs {
+			for _, x := range sg.runs {
+				all += len(x.text)
+				if x.mono {
+					mono += len(x.text)
+				}
+			}
+		}
+	}
+	if 2*mono > all {
 		return nil
 	}
 	narrow := false

@@ -259,12 +259,6 @@ type scoreCheck struct {
 var pdfScoreGaps = map[string]string{
 	"onecolumn/heading Closing": "heading levels are ranked per page, so the only heading size on a page is level 1",
 	"onecolumn/page titles":     "the outline (bookmarks) is not read",
-	"onecolumn/list 1 ordered":  "ordered items get no ordered/item_number",
-	"onecolumn/list 2 ordered":  "ordered items get no ordered/item_number",
-	"onecolumn/list 3 items":    "a roman marker (i.) is not a list marker",
-	"onecolumn/list 3 ordered":  "ordered items get no ordered/item_number",
-	"onecolumn/list 4 items":    "Symbol-font bullets (U+F0B7) are not list markers",
-	"onecolumn/code 1":          "monospace runs are not CodeSnippet elements",
 	"onecolumn/link 1":          "link annotations are not read",
 	"onecolumn/images":          "images are not emitted",
 	"scanned/images":            "images are not emitted",
