@@ -149,6 +149,8 @@ type pdfPages struct {
 	doc  *responses.OpenDocument
 	info Info
 	data []byte // kept alive: PDFium reads from it lazily
+	// levels are the outline's titles on each page with their level.
+	levels map[int]map[string]int
 	// killed is set when the instance was killed (a deadline, or a trap
 	// that leaves it unusable): the document is gone with it.
 	killed atomic.Bool
@@ -280,6 +282,13 @@ func (e *pdfEngine) open(ctx context.Context, src *Source, env *Env) (Pages, err
 		p.info.LastModified = pdfDate(meta("CreationDate"))
 	}
 	p.info.PageTitles = make([]string, n.PageCount)
+	if err := guard(ctx, inst, &p.killed, "the outline", func() error {
+		p.levels = applyOutline(p.readOutline(), p.info.PageTitles)
+		return nil
+	}); err != nil {
+		p.Close()
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -326,12 +335,16 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 		return errors.New("the PDF engine was stopped on an earlier page of this document")
 	}
 	var (
-		runs []pdfRun
-		w, h float64
+		runs  []pdfRun
+		links []pdfLink
+		w, h  float64
 	)
 	err := guard(ctx, p.inst, &p.killed, fmt.Sprintf("page %d", i+1), func() (err error) {
-		runs, w, h, err = p.pageRuns(ctx, i)
-		return err
+		if runs, w, h, err = p.pageRuns(ctx, i); err != nil {
+			return err
+		}
+		links = p.pageLinks(i)
+		return nil
 	})
 	if err != nil {
 		return err
@@ -339,7 +352,7 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	layoutPDFPage(runs, w, h, i, b)
+	layoutPDFPage(runs, w, h, i, pdfPageExtras{outline: p.levels[i], links: links}, b)
 	return nil
 }
 
@@ -383,6 +396,8 @@ func (p *pdfPages) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h flo
 		lastL   float64
 		lastH   float64 // the previous character's loose-box height
 		lastB   float64 // and its bottom
+		monoH   = -1.0  // the loose-box height mono was asked for
+		mono    bool
 		wordEnd = func() {
 			if cur != nil {
 				cur.text = sb.String()
@@ -448,7 +463,13 @@ func (p *pdfPages) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h flo
 			}
 		}
 		if cur == nil {
-			cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: p.renderedSize(tp.TextPage, c, top-bottom), mono: p.monospace(tp.TextPage, c)}
+			// A word whose loose box is as high as the previous word's is
+			// in the same font, most likely: the font is asked only
+			// otherwise.
+			if math.Abs((top-bottom)-monoH) > 0.01 {
+				monoH, mono = top-bottom, p.monospace(tp.TextPage, c)
+			}
+			cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: p.renderedSize(tp.TextPage, c, top-bottom), mono: mono}
 			base = baseline()
 		} else if math.Abs((top-bottom)-lastH) > 0.01 {
 			// A size change is a new word too. The loose box's height is
@@ -457,7 +478,8 @@ func (p *pdfPages) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h flo
 			// per character.
 			if s := p.renderedSize(tp.TextPage, c, top-bottom); math.Abs(s-cur.size) > 0.01 {
 				wordEnd()
-				cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: s, mono: p.monospace(tp.TextPage, c)}
+				monoH, mono = top-bottom, p.monospace(tp.TextPage, c)
+				cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: s, mono: mono}
 				base = baseline()
 			}
 		}
@@ -566,7 +588,10 @@ func (l *pdfLine) text() string {
 // layoutPDFPage cuts the page into regions along its whitespace (see
 // xyCut), reads each region's runs as lines, takes its tables out, groups
 // the rest into blocks and classifies each block, in reading order.
-func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
+//
+// ex.outline is the bookmark titles that open this page, with their
+// levels: a block with such a text is a Title of that level.
+func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *PageBuilder) {
 	if len(runs) == 0 {
 		return
 	}
@@ -622,12 +647,18 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, b *PageBuilder) {
 					depth++
 				}
 			}
-			emitPDFBlock(bl, body, headingSizes, depth, lastItem, w, h, page, b)
+			emitPDFBlock(bl, body, headingSizes, depth, lastItem, ex, w, h, page, b)
 		}
 		for ; next < len(pt.tables); next++ {
 			emitPDFTable(pt.tables[next], w, h, page, b)
 		}
 	}
+}
+
+// pdfPageExtras is what a page has besides its text.
+type pdfPageExtras struct {
+	outline map[string]int // bookmark titles opening the page, by level
+	links   []pdfLink
 }
 
 // pdfRegion is runs that read as one flow: col numbers the column the
@@ -1033,7 +1064,8 @@ var pageNumberText = regexp.MustCompile(`^(?i:(?:page\s+)?\d{1,5}(?:\s*(?:/|of)\
 
 // emitPDFBlock adds bl as an element; lastItem is the number of the
 // previous ordered item in each column.
-func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth int, lastItem map[int]int, w, h float64, page int, b *PageBuilder) {
+func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth int, lastItem map[int]int, ex pdfPageExtras, w, h float64, page int, b *PageBuilder) {
+	outline := ex.outline
 	text := blockText(bl)
 	meta := Meta{
 		"page_number": page + 1,
@@ -1049,6 +1081,9 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 		if pageNumberText.MatchString(text) {
 			cat = "PageNumber"
 		}
+	case outline[text] > 0 && len(bl.lines) <= 3:
+		cat = "Title"
+		meta["category_depth"] = min(outline[text]-1, 5)
 	case isHeadingBlock(bl, body):
 		cat = "Title"
 		depth := 0
@@ -1078,6 +1113,7 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 		}
 		text = strings.Join(parts, "\n")
 	}
+	linkMeta(ex.links, bl.lines, meta)
 	b.Add(cat, text, meta)
 }
 
