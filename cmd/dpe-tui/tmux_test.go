@@ -279,7 +279,7 @@ func TestTUI_OpenRealFilesInTmux(t *testing.T) {
 	p.keys(":")
 	p.text("3")
 	p.keys("Enter")
-	p.waitFor("pdf page 3", "Page 3 · page 3/15", "canonical font pattern")
+	p.waitFor("pdf page 3", "Font Names · page 3/15", "canonical font pattern")
 	p.keys("q")
 	p.waitFor("exit", "EXIT-0")
 }
