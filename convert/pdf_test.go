@@ -16,6 +16,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/internal/racebuild"
 	"github.com/dpe-tui/dpe-tui/render"
 )
 
@@ -313,6 +314,12 @@ func TestPDFAgreesWithPdftotext(t *testing.T) {
 	c := testConverter(t)
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
+			// The race detector makes PDFium tens of times slower: under it
+			// the big manuals are left to the run without it (CI's fixture
+			// step runs this test unraced).
+			if fi, err := os.Stat(file); racebuild.Enabled && err == nil && fi.Size() > 512<<10 {
+				t.Skip("a big manual, under -race")
+			}
 			ag := agreeWithPdftotext(t, c, file)
 			if strings.HasSuffix(file, "soffice.pdf") && ag.tableWords == 0 {
 				t.Error("the table on soffice.pdf is not a Table element")
@@ -340,6 +347,12 @@ func TestPDFDebianManuals(t *testing.T) {
 	c := testConverter(t)
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
+			// The race detector makes PDFium tens of times slower: under it
+			// the big manuals are left to the run without it (CI's fixture
+			// step runs this test unraced).
+			if fi, err := os.Stat(file); racebuild.Enabled && err == nil && fi.Size() > 512<<10 {
+				t.Skip("a big manual, under -race")
+			}
 			ag := agreeWithPdftotext(t, c, file)
 			gap, known := pdfDebianGaps[filepath.Base(file)]
 			switch {
