@@ -398,7 +398,7 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			d.clearSearch()
 			return nil
 		}
-		if e.agent == nil {
+		if e.agent == nil && !e.opt.RemoteOnly {
 			return e.info("press q to quit")
 		}
 		return d.e.ask(popMsg{})

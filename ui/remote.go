@@ -346,8 +346,9 @@ func (v *remoteScreen) localLine() string {
 }
 
 func remoteCols(w int) []column {
-	cols := []column{{"NAME", 0}, {"STATE", 24}, {"DOC HASH", 18}}
-	cols[0].width = max(10, w-24-18-2*2)
+	state := min(36, max(24, w-60)) // a folder's counts in full when there is room
+	cols := []column{{"NAME", 0}, {"STATE", state}, {"DOC HASH", 18}}
+	cols[0].width = max(10, w-state-18-2*2)
 	return cols
 }
 

@@ -676,6 +676,8 @@ func (m *model) connView() string {
 		switch {
 		case e.opt.OpenTarget != "":
 			return st.connOK.Render("◆ local")
+		case e.opt.RemoteOnly && e.opt.Remote != nil:
+			return st.connOK.Render("◆ DPE v1 remote")
 		}
 		if _, ok := m.top().(*errorScreen); ok {
 			return st.connBad.Render("○ not connected")
