@@ -140,6 +140,7 @@ func run(benchtime string, resources int, scale string) error {
 	// Process figures: the real binary as a child process, one line each.
 	figs = append(figs, measureStartup(bin)...)
 	figs = append(figs, measureV1Push(bin)...)
+	figs = append(figs, measureV1TUI())
 
 	fmt.Printf("%-5s %-8s %-18s %s\n", "", "ratio", "target", "measured")
 	pass := 0
