@@ -42,15 +42,10 @@ func (r *Renderer) tableLimits() TableLimits {
 	return TableLimits{MaxCells: r.lim.MaxTableCells, MaxCols: r.lim.MaxTableCols, MaxCellChars: r.lim.MaxChars}
 }
 
-// ParseTable parses a Table/TableChunk element with default limits:
+// ParseTableLimits parses a Table/TableChunk element:
 // ele_metadata.text_as_html when present (proposal §3.4), else the text as a
-// Markdown pipe table, TSV or CSV.
-func ParseTable(el *dpe.Element) (*Grid, error) {
-	d := DefaultLimits()
-	return ParseTableLimits(el, TableLimits{MaxCells: d.MaxTableCells, MaxCols: d.MaxTableCols, MaxCellChars: d.MaxChars})
-}
-
-// ParseTableLimits is ParseTable with explicit limits.
+// Markdown pipe table, TSV or CSV; a continued chunk gets its header row
+// from header_info.
 func ParseTableLimits(el *dpe.Element, lim TableLimits) (*Grid, error) {
 	if el == nil {
 		return nil, ErrNoTable

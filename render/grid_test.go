@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 func TestParseTable_SourcesAndSpans(t *testing.T) {
@@ -73,7 +75,7 @@ func TestParseTable_SourcesAndSpans(t *testing.T) {
 			if tc.html != "" {
 				meta = map[string]any{"text_as_html": tc.html}
 			}
-			g, err := ParseTable(el(t, "Table", tc.text, meta))
+			g, err := parseTable(el(t, "Table", tc.text, meta))
 			if err != nil {
 				t.Fatalf("ParseTable: %v", err)
 			}
@@ -97,8 +99,8 @@ func TestParseTable_SourcesAndSpans(t *testing.T) {
 
 func TestParseTable_ProseIsNotATable(t *testing.T) {
 	for _, text := range []string{"", "just words", "one, two and three\nand more words here\nthird line"} {
-		if g, err := ParseTable(el(t, "Table", text, nil)); err == nil {
-			t.Errorf("ParseTable(%q) = %+v, want error", text, g)
+		if g, err := parseTable(el(t, "Table", text, nil)); err == nil {
+			t.Errorf("parseTable(%q) = %+v, want error", text, g)
 		}
 	}
 }
@@ -205,4 +207,10 @@ func TestTable_ColWidthBonusWidensColumns(t *testing.T) {
 	if strings.Count(wide, "x") < strings.Count(even, "x")+10 || strings.Count(wide, "y") >= strings.Count(even, "y") {
 		t.Errorf("the bonus should widen the first column:\neven:\n%s\nwide:\n%s", even, wide)
 	}
+}
+
+// parseTable is ParseTableLimits with the default limits.
+func parseTable(e *dpe.Element) (*Grid, error) {
+	d := DefaultLimits()
+	return ParseTableLimits(e, TableLimits{MaxCells: d.MaxTableCells, MaxCols: d.MaxTableCols, MaxCellChars: d.MaxChars})
 }
