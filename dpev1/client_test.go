@@ -130,3 +130,43 @@ func FuzzDecodeSkeleton(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeSkeleton_StepZeroOnEveryByte: the one-pass decode refuses
+// what a whole-body I-JSON check refuses, wherever in the body it is:
+// the envelope, the document, a page, a member nobody reads.
+func TestDecodeSkeleton_StepZeroOnEveryByte(t *testing.T) {
+	page := `{"title":"P","elements":[]}`
+	_, ph, v := wire.ParsePage([]byte(page))
+	if v != nil {
+		t.Fatal(v)
+	}
+	doc := `{"file_type":"md","pages":["` + ph + `","` + ph + `"]}`
+	_, dh, v := wire.ParseDocument([]byte(doc))
+	if v != nil {
+		t.Fatal(v)
+	}
+	good := `{"file_uri":"file:///a.md","doc_hash":"` + dh + `","document":` + doc + `,"pages":[` + page + `,` + page + `],"x":{"y":1}}`
+	sk, err := DecodeSkeleton([]byte(good))
+	if err != nil || sk.DocHash != dh || len(sk.Pages) != 2 || sk.Pages[0].Title == nil || *sk.Pages[0].Title != "P" {
+		t.Fatalf("good skeleton: %+v, %v", sk, err)
+	}
+	bad := map[string]string{
+		"duplicate envelope key":    strings.Replace(good, `"x":`, `"doc_hash":"`+dh+`","x":`, 1),
+		"duplicate key in a page":   strings.Replace(good, `,`+page+`]`, `,{"title":"P","title":"P","elements":[]}]`, 1),
+		"duplicate key in document": strings.Replace(good, `"document":{"file_type":"md",`, `"document":{"file_type":"md","file_type":"md",`, 1),
+		"duplicate key in a member": strings.Replace(good, `{"y":1}`, `{"y":1,"y":1}`, 1),
+		"lone surrogate in a key":   strings.Replace(good, `"x":`, `"\ud800":`, 1),
+		"invalid UTF-8 in a member": strings.Replace(good, `{"y":1}`, "\"\xff\"", 1),
+		"two values":                good + ` {}`,
+		"pages not an array":        strings.Replace(good, `"pages":[`+page+`,`+page+`]`, `"pages":{}`, 1),
+		"a page changed":            strings.Replace(good, `,`+page+`]`, `,{"title":"Q","elements":[]}]`, 1),
+	}
+	for name, b := range bad {
+		if b == good {
+			t.Fatalf("%s: the mutation did not apply", name)
+		}
+		if sk, err := DecodeSkeleton([]byte(b)); err == nil {
+			t.Errorf("%s: accepted %+v", name, sk)
+		}
+	}
+}

@@ -1,12 +1,14 @@
 package dpev1
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -139,14 +141,18 @@ func (c *Client) GetSkeleton(ctx context.Context, uri, etag string) (*SkeletonRe
 
 // DecodeSkeleton decodes and verifies a get_skeleton body: every object
 // valid (core §2.8), the page objects those the document lists, in its
-// order, and the recomputed doc_hash the one stated.
+// order, and the recomputed doc_hash the one stated. The body is read in
+// one pass: step 0 (I-JSON) is checked once for every byte of it — the
+// text of the whole body here, duplicate keys of the envelope by its
+// walk, and each object's inside by that object's own parse — rather than
+// a whole-body check and then each object again.
 func DecodeSkeleton(body []byte) (*Skeleton, error) {
-	if v := wire.CheckIJSON(body); v != nil {
+	if v := wire.CheckText(body); v != nil {
 		return nil, v
 	}
-	var raw wire.Skeleton
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, fmt.Errorf("skeleton: %w", err)
+	raw, err := splitSkeleton(body)
+	if err != nil {
+		return nil, err
 	}
 	doc, h, v := wire.ParseDocument(raw.Document)
 	if v != nil {
@@ -170,6 +176,93 @@ func DecodeSkeleton(body []byte) (*Skeleton, error) {
 		sk.Pages[i] = p
 	}
 	return sk, nil
+}
+
+// splitSkeleton walks a get_skeleton envelope: one object without a
+// duplicate key, its pages an array of values kept raw (each parsed
+// later as a page object), its document kept raw, every other member
+// checked as I-JSON on its own.
+func splitSkeleton(body []byte) (*wire.Skeleton, error) {
+	bad := func(format string, a ...any) error {
+		return &wire.Violation{Code: wire.CodeValidation, Msg: "skeleton: not I-JSON: " + fmt.Sprintf(format, a...)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, bad("not an object")
+	}
+	var sk wire.Skeleton
+	seen := map[string]bool{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		k, _ := kt.(string)
+		if seen[k] {
+			return nil, bad("duplicate key %q", sanitize.Line(trim(k, 80)))
+		}
+		seen[k] = true
+		if k == "pages" {
+			if sk.Pages, err = rawArray(dec); err != nil {
+				return nil, bad("pages: %v", err)
+			}
+			continue
+		}
+		var r json.RawMessage
+		if err := dec.Decode(&r); err != nil {
+			return nil, bad("%v", err)
+		}
+		switch k {
+		case "document":
+			sk.Document = r // parsed, with its step 0, as the document object
+			continue
+		}
+		if v := wire.CheckIJSON(r); v != nil {
+			return nil, v
+		}
+		switch k {
+		case "file_uri":
+			err = json.Unmarshal(r, &sk.FileURI)
+		case "doc_hash":
+			err = json.Unmarshal(r, &sk.DocHash)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("skeleton %s: %w", k, err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, bad("%v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, bad("more than one value")
+	}
+	return &sk, nil
+}
+
+// rawArray reads an array (or null) of values, each kept raw.
+func rawArray(dec *json.Decoder) ([]json.RawMessage, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, nil
+	}
+	if t != json.Delim('[') {
+		return nil, errors.New("not an array")
+	}
+	var out []json.RawMessage
+	for dec.More() {
+		var r json.RawMessage
+		if err := dec.Decode(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func trim(s string, n int) string {

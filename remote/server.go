@@ -506,6 +506,16 @@ func (s *Server) skeleton(w http.ResponseWriter, r *http.Request, caller string)
 	w.WriteHeader(http.StatusOK)
 	head, _ := json.Marshal(map[string]any{"file_uri": uri, "doc_hash": rec.Hash, "document": rec.Document})
 	_, _ = w.Write(head[:len(head)-1])
+	if f, err := os.Open(s.st.objectPath(packName(rec.Hash))); err == nil {
+		// The pages array as committed: one file, written and synced
+		// before the record that names it.
+		defer f.Close()
+		_, _ = io.WriteString(w, `,"pages":`)
+		_, _ = io.Copy(w, f)
+		_, _ = io.WriteString(w, "}")
+		return nil
+	}
+	// A document committed before packs were written: page by page.
 	_, _ = io.WriteString(w, `,"pages":[`)
 	for i, ph := range doc.Pages {
 		b, err := s.st.getObject(ph, s.lim.PageMaxBytes)

@@ -125,8 +125,11 @@ func (s *store) close() error { return s.db.Close() }
 func (s *store) objectPath(hash string) string {
 	kind, hexpart, _ := strings.Cut(hash, ":")
 	sub := "objects"
-	if kind == "sha256" {
+	switch kind {
+	case "sha256":
 		sub = "blobs"
+	case "pack":
+		sub = "packs" // skeleton packs, by doc_hash (packName)
 	}
 	return filepath.Join(s.dir, sub, hexpart[:2], hexpart)
 }

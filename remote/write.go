@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -363,7 +364,8 @@ func stagedBlobOf(tx *bolt.Tx, content string) string {
 // commitPlan is what step 6 found: the new closure and element sequence.
 type commitPlan struct {
 	closure  closure
-	elements []string // the document's content hashes, pages expanded
+	elements []string          // the document's content hashes, pages expanded
+	stored   map[string][]byte // page objects read from the store, by hash
 }
 
 // maxMissingListed bounds each layer of a DPE_MISSING_CONTENT list.
@@ -512,6 +514,15 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request, caller string) e
 				}
 			}
 		}
+		// The skeleton's pages array, whole, under the doc_hash: a read of
+		// the skeleton is then one file, not one per page.
+		pack, err := skeletonPack(doc.Pages, inPageRaw, plan.stored)
+		if err != nil {
+			return err
+		}
+		if err := put(packName(docHash), pack); err != nil {
+			return err
+		}
 		// The objects are durable before the record that references them.
 		if len(written) > 0 {
 			if err := syncFiles(s.st.dir, written); err != nil {
@@ -596,6 +607,10 @@ func (s *Server) planCommit(tx *bolt.Tx, doc *wire.Document, sc scope, sess *ses
 			if p, _, v = wire.ParsePage(b); v != nil {
 				return nil, nil, fmt.Errorf("stored page %s: %w", ph, v)
 			}
+			if plan.stored == nil {
+				plan.stored = map[string][]byte{}
+			}
+			plan.stored[ph] = b
 		default:
 			miss.Pages = append(miss.Pages, ph)
 			continue
@@ -820,4 +835,33 @@ func (s *Server) readObject(w http.ResponseWriter, r *http.Request, caller, hash
 	w.Header().Set("Content-Type", ct)
 	_, _ = io.Copy(w, f)
 	return nil
+}
+
+// packName is where a document's skeleton pack lives: the objects
+// directory under a name no dpe1 or sha256 hash has.
+func packName(docHash string) string {
+	return "pack:" + strings.TrimPrefix(docHash, wire.HashPrefix)
+}
+
+// skeletonPack is the pages member of a document's get_skeleton answer:
+// its page objects as stored, in the document's order. Like the objects
+// it holds, it never changes under its doc_hash.
+func skeletonPack(pages []string, inline, stored map[string][]byte) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, ph := range pages {
+		raw := inline[ph]
+		if raw == nil {
+			raw = stored[ph]
+		}
+		if raw == nil {
+			return nil, fmt.Errorf("page %s: not at hand for the skeleton", ph)
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(raw)
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
 }

@@ -40,7 +40,7 @@ func (e *IntegerError) Error() string {
 // null metadata is the empty object; anything but an object is an error.
 func Meta(raw []byte, path string) ([]byte, error) {
 	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || string(t) == "null" {
+	if len(t) == 0 || string(t) == "null" || string(t) == "{}" {
 		return []byte("{}"), nil
 	}
 	if t[0] != '{' {

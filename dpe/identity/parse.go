@@ -557,11 +557,8 @@ func CheckIJSON(b []byte) *Problem {
 // are kept as their literal (json.Number): their range is judged at step
 // 4, on the value that has it.
 func decodeIJSON(b []byte) (any, *Problem) {
-	if !utf8.Valid(b) {
-		return nil, &Problem{"", CodeValidation, "not valid UTF-8"}
-	}
-	if i := loneSurrogate(b); i >= 0 {
-		return nil, &Problem{"", CodeValidation, fmt.Sprintf("a \\u escape at byte %d is a lone surrogate", i)}
+	if p := CheckText(b); p != nil {
+		return nil, p
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -573,6 +570,20 @@ func decodeIJSON(b []byte) (any, *Problem) {
 		return nil, &Problem{"", CodeValidation, "not I-JSON: more than one value"}
 	}
 	return v, nil
+}
+
+// CheckText is the text half of step 0 on b: valid UTF-8 with no lone
+// surrogate escape. A caller that walks an envelope itself (its own
+// duplicate-key check) and parses each object it holds checks the whole
+// body with this once.
+func CheckText(b []byte) *Problem {
+	if !utf8.Valid(b) {
+		return &Problem{"", CodeValidation, "not valid UTF-8"}
+	}
+	if i := loneSurrogate(b); i >= 0 {
+		return &Problem{"", CodeValidation, fmt.Sprintf("a \\u escape at byte %d is a lone surrogate", i)}
+	}
+	return nil
 }
 
 var errDepth = errors.New("nested deeper than 256")

@@ -97,3 +97,12 @@ func CheckIJSON(body []byte) *Violation {
 	}
 	return nil
 }
+
+// CheckText is the text half of step 0 (identity.CheckText): valid UTF-8,
+// no lone surrogate escape.
+func CheckText(body []byte) *Violation {
+	if p := identity.CheckText(body); p != nil {
+		return fromProblem(p)
+	}
+	return nil
+}
