@@ -22,16 +22,7 @@ func TestFind_EmbeddedWaitsForIndex(t *testing.T) {
 	// PDF) is the one in the user's cache, as the other tests use it:
 	// compiling it again was half this test's CPU, and minutes of it under
 	// -race on a loaded machine. convert's tests compile it cold.
-	home := t.TempDir()
-	if base, err := os.UserCacheDir(); err == nil {
-		shared := filepath.Join(base, "dpe-tui", "wazero")
-		if os.MkdirAll(shared, 0o700) == nil && os.Mkdir(filepath.Join(home, "dpe-tui"), 0o700) == nil {
-			if err := os.Symlink(shared, filepath.Join(home, "dpe-tui", "wazero")); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	t.Setenv("XDG_CACHE_HOME", home)
+	isolatedCache(t)
 	code, out, errOut := runCLI(t, "find", "Lantern Creek", "--timeout=4m") // -race on a busy machine is slow to index
 	if code != 0 || !strings.Contains(out, "annual-operations-2026.md\tp.3\t") {
 		t.Fatalf("find on the embedded demo: exit %d\n%s\n%s", code, out, errOut)

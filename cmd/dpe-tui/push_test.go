@@ -98,7 +98,7 @@ func TestPush_SecondPushOfAnUnchangedFolderSendsNothing(t *testing.T) {
 	png.Encode(&pngBytes, img)
 	writeFile(t, filepath.Join(dir, "dot.png"), pngBytes.String())
 
-	code, out, errOut := runCLI(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/")
+	code, out, errOut := runPush(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/")
 	if code != 0 || !strings.Contains(out, "push: 42 documents: 42 created;") {
 		t.Fatalf("first push: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -109,7 +109,7 @@ func TestPush_SecondPushOfAnUnchangedFolderSendsNothing(t *testing.T) {
 		t.Error("the image went without a staged blob upload")
 	}
 	wc.reset()
-	code, out, errOut = runCLI(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/", "--jobs", "2")
+	code, out, errOut = runPush(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/", "--jobs", "2")
 	if code != 0 || !strings.Contains(out, "42 unchanged") {
 		t.Fatalf("second push: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -121,7 +121,7 @@ func TestPush_SecondPushOfAnUnchangedFolderSendsNothing(t *testing.T) {
 	edited := filepath.Join(dir, "notes", "na0.md")
 	writeFile(t, edited, "# Note A\n\nSome text of note .\n\nA new paragraph.\n")
 	wc.reset()
-	code, out, errOut = runCLI(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/")
+	code, out, errOut = runPush(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/")
 	if code != 0 || !strings.Contains(out, "1 updated") || !strings.Contains(out, "41 unchanged") || wc.commits.Load() != 1 {
 		t.Fatalf("push after an edit: exit %d, %d commits\n%s\n%s", code, wc.commits.Load(), out, errOut)
 	}
@@ -131,11 +131,11 @@ func TestPush_SecondPushOfAnUnchangedFolderSendsNothing(t *testing.T) {
 	// A file removed: --dry-run says so and deletes nothing; --prune deletes.
 	os.Remove(edited)
 	wc.reset()
-	code, out, _ = runCLI(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/", "--prune", "--dry-run")
+	code, out, _ = runPush(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/", "--prune", "--dry-run")
 	if code != 0 || !strings.Contains(out, "would be deleted file:///notes/notes/na0.md") || wc.deletes.Load() != 0 {
 		t.Fatalf("prune --dry-run: exit %d, %d deletes\n%s", code, wc.deletes.Load(), out)
 	}
-	code, out, _ = runCLI(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/", "--prune")
+	code, out, _ = runPush(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/", "--prune")
 	if code != 0 || !strings.Contains(out, "deleted          file:///notes/notes/na0.md") || wc.deletes.Load() != 1 {
 		t.Fatalf("prune: exit %d, %d deletes\n%s", code, wc.deletes.Load(), out)
 	}
@@ -159,10 +159,10 @@ func TestPush_PrefixIsAFolderAndPruneStaysInIt(t *testing.T) {
 	old, cur := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(old, "keep.md"), "# Keep\n\nin the sibling tree\n")
 	writeFile(t, filepath.Join(cur, "a.md"), "# A\n\nhere\n")
-	if code, out, errOut := runCLI(t, "push", old, "--remote", hs.URL, "--prefix", "file:///proj-old/"); code != 0 {
+	if code, out, errOut := runPush(t, "push", old, "--remote", hs.URL, "--prefix", "file:///proj-old/"); code != 0 {
 		t.Fatalf("push old: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut := runCLI(t, "push", cur, "--remote", hs.URL, "--prefix", "file:///proj", "--prune")
+	code, out, errOut := runPush(t, "push", cur, "--remote", hs.URL, "--prefix", "file:///proj", "--prune")
 	if code != 0 || !strings.Contains(out, "file:///proj/a.md") || strings.Contains(out, "proja.md") || strings.Contains(out, "keep.md") {
 		t.Fatalf("push --prefix file:///proj --prune: exit %d\n%s%s", code, out, errOut)
 	}
@@ -217,7 +217,7 @@ func TestPush_200FilesOneEditedSendsOnlyItsNewObjects(t *testing.T) {
 		writeFile(t, filepath.Join(dir, fmt.Sprintf("doc%03d.md", i)),
 			fmt.Sprintf("# Document %d\n\nFirst paragraph of %d.\n\nSecond paragraph, shared by all.\n\n- item %d\n", i, i, i))
 	}
-	code, out, errOut := runCLI(t, "push", dir, "--remote", url, "--prefix", "file:///big/")
+	code, out, errOut := runPush(t, "push", dir, "--remote", url, "--prefix", "file:///big/")
 	if code != 0 || !strings.Contains(out, "push: 200 documents: 200 created;") {
 		t.Fatalf("first push: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -234,7 +234,7 @@ func TestPush_200FilesOneEditedSendsOnlyItsNewObjects(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "doc117.md"),
 		"# Document 117\n\nFirst paragraph, rewritten.\n\nSecond paragraph, shared by all.\n\n- item 117\n\nA new closing line.\n")
 	wc.reset()
-	code, out, errOut = runCLI(t, "push", dir, "--remote", url, "--prefix", "file:///big/")
+	code, out, errOut = runPush(t, "push", dir, "--remote", url, "--prefix", "file:///big/")
 	if code != 0 || !strings.Contains(out, "199 unchanged, 1 updated;") {
 		t.Fatalf("second push: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -299,7 +299,7 @@ func TestPush_ConcurrentPushersTheLoserIsRefusedNotOverwritten(t *testing.T) {
 	wc, url, c := remoteWithCounter(t)
 	mine, theirs := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(mine, "shared.md"), "# Shared\n\nversion zero\n")
-	if code, out, errOut := runCLI(t, "push", mine, "--remote", url, "--prefix", "file:///team/"); code != 0 {
+	if code, out, errOut := runPush(t, "push", mine, "--remote", url, "--prefix", "file:///team/"); code != 0 {
 		t.Fatalf("seed: exit %d\n%s%s", code, out, errOut)
 	}
 	writeFile(t, filepath.Join(mine, "shared.md"), "# Shared\n\nmy version\n")
@@ -315,7 +315,7 @@ func TestPush_ConcurrentPushersTheLoserIsRefusedNotOverwritten(t *testing.T) {
 		}
 		func() {
 			// The other pusher, to its end, while this commit waits.
-			code, out, errOut := runCLI(t, "push", theirs, "--remote", url, "--prefix", "file:///team/")
+			code, out, errOut := runPush(t, "push", theirs, "--remote", url, "--prefix", "file:///team/")
 			if code != 0 || !strings.Contains(out, "1 updated") {
 				t.Errorf("the other pusher: exit %d\n%s%s", code, out, errOut)
 			}
@@ -328,7 +328,7 @@ func TestPush_ConcurrentPushersTheLoserIsRefusedNotOverwritten(t *testing.T) {
 		}()
 	}
 	wc.mu.Unlock()
-	code, out, errOut := runCLI(t, "push", mine, "--remote", url, "--prefix", "file:///team/")
+	code, out, errOut := runPush(t, "push", mine, "--remote", url, "--prefix", "file:///team/")
 	if code != exitProtocol || !strings.Contains(errOut, "DPE_PRECONDITION_FAILED") || !strings.Contains(errOut, "not overwritten") ||
 		!strings.Contains(out, "1 failed") {
 		t.Fatalf("the loser: exit %d\n%s\n%s", code, out, errOut)
@@ -361,7 +361,7 @@ func TestPush_EveryFormatWeConvertGoesAndEachRefusalIsOneLine(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "empty.pdf"), "")
 	writeFile(t, filepath.Join(dir, "notes.md"), "# Notes\n\ntext\n")
 	writeFile(t, filepath.Join(dir, "tool.exe"), "MZ")
-	code, out, errOut := runCLI(t, "push", dir, "--remote", url, "--prefix", "file:///mix/")
+	code, out, errOut := runPush(t, "push", dir, "--remote", url, "--prefix", "file:///mix/")
 	if code != exitRuntime || !strings.Contains(out, "push: 6 documents: 5 created, 1 failed, 1 skipped (not convertible);") {
 		t.Fatalf("push: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -379,7 +379,7 @@ func TestPush_EveryFormatWeConvertGoesAndEachRefusalIsOneLine(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out, errOut = runCLI(t, "push", dir, "--remote", url, "--prefix", "file:///mix/")
+	code, out, errOut = runPush(t, "push", dir, "--remote", url, "--prefix", "file:///mix/")
 	if !strings.Contains(out, "5 unchanged") {
 		t.Fatalf("after a touch: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -391,13 +391,13 @@ func TestPush_DryRunPrintsTheDeltaItWouldMake(t *testing.T) {
 	wc, url, _ := remoteWithCounter(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\none\n\ntwo\n")
-	if code, out, errOut := runCLI(t, "push", dir, "--remote", url); code != 0 {
+	if code, out, errOut := runPush(t, "push", dir, "--remote", url); code != 0 {
 		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
 	}
 	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\none\n\nthree\n")
 	writeFile(t, filepath.Join(dir, "b.md"), "# B\n\nnew\n")
 	wc.reset()
-	code, out, errOut := runCLI(t, "push", dir, "--remote", url, "--dry-run")
+	code, out, errOut := runPush(t, "push", dir, "--remote", url, "--dry-run")
 	if code != 0 || !regexp.MustCompile(`would be updated file://\S+/a\.md  \+1 -1 =2`).MatchString(out) ||
 		!regexp.MustCompile(`would be created file://\S+/b\.md  \+2 -0 =0`).MatchString(out) {
 		t.Fatalf("dry run: exit %d\n%s%s", code, out, errOut)
@@ -439,11 +439,39 @@ func TestPush_StopsWhenTheRemoteStopsAnswering(t *testing.T) {
 	for i := range 30 {
 		writeFile(t, filepath.Join(dir, fmt.Sprintf("n%02d.md", i)), fmt.Sprintf("# N%d\n\nbody %d\n", i, i))
 	}
-	code, out, errOut := runCLI(t, "push", dir, "--remote", hs.URL, "--jobs", "1")
+	code, out, errOut := runPush(t, "push", dir, "--remote", hs.URL, "--jobs", "1")
 	if code != exitRuntime || !strings.Contains(errOut, "push stopped: the remote stopped answering") || !strings.Contains(out, "27 not sent") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	if n := strings.Count(errOut, "dpe-tui: push file://"); n != 1 {
 		t.Errorf("%d per-document errors, want the one in flight:\n%s", n, errOut)
 	}
+}
+
+// runPush runs the command with the test's own cache directory: push
+// writes pushed.json and the content cache there, never under the
+// user's. Compiled PDFium (wazero) is the user's, linked in, as the
+// other tests share it.
+func runPush(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	if !strings.HasPrefix(os.Getenv("XDG_CACHE_HOME"), os.TempDir()) {
+		isolatedCache(t)
+	}
+	return runCLI(t, args...)
+}
+
+// isolatedCache points XDG_CACHE_HOME at a temp dir for this test.
+func isolatedCache(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	if base, err := os.UserCacheDir(); err == nil {
+		shared := filepath.Join(base, "dpe-tui", "wazero")
+		if os.MkdirAll(shared, 0o700) == nil && os.Mkdir(filepath.Join(home, "dpe-tui"), 0o700) == nil {
+			if err := os.Symlink(shared, filepath.Join(home, "dpe-tui", "wazero")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Setenv("XDG_CACHE_HOME", home)
+	return home
 }
