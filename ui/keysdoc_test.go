@@ -1,0 +1,116 @@
+package ui
+
+import (
+	"flag"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+)
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite docs/keys.md and the README's main keys from the keymap")
+
+// keyCell is a binding as the docs show it: its help key, and every
+// other key that does the same.
+func keyCell(b key.Binding) string {
+	h := b.Help()
+	s := "`" + h.Key + "`"
+	// The help names some keys by their symbol or a short name.
+	shown := map[string]string{"up": "↑", "down": "↓", "left": "←", "right": "→", "pgdown": "pgdn"}
+	var also []string
+	for _, k := range b.Keys() {
+		name := k
+		if s, ok := shown[k]; ok {
+			name = s
+		}
+		if !strings.Contains("/"+h.Key+"/", "/"+name+"/") {
+			also = append(also, "`"+k+"`")
+		}
+	}
+	if len(also) > 0 {
+		s += " (also " + strings.Join(also, ", ") + ")"
+	}
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// keysDoc is docs/keys.md: every binding of the keymap, in the order
+// keyMap declares them.
+func keysDoc() string {
+	k := newKeyMap()
+	v := reflect.ValueOf(k)
+	var b strings.Builder
+	b.WriteString("# Keys\n\n<!-- Generated from the keymap (ui/keys.go) by `go test ./ui -run TestDocs -update-docs`; do not edit. -->\n\n")
+	b.WriteString("Every binding of the one keymap the browser dispatches with, and that the footer and the `?` screen are drawn from. " +
+		"A key means what its screen's `?` says: the same key has another binding on another screen. " +
+		"The screens and what each key does there: [browser.md](browser.md); back to the [README](../README.md).\n\n")
+	b.WriteString("| binding | keys | help says |\n|---|---|---|\n")
+	for i := 0; i < v.NumField(); i++ {
+		bind, ok := v.Field(i).Interface().(key.Binding)
+		if !ok {
+			continue
+		}
+		b.WriteString("| " + v.Type().Field(i).Name + " | " + keyCell(bind) + " | " + bind.Help().Desc + " |\n")
+	}
+	return b.String()
+}
+
+// mainKeys is the README's keys section: the keys a first session needs.
+func mainKeys() string {
+	k := newKeyMap()
+	row := func(where string, bs ...key.Binding) string {
+		var items []string
+		for _, b := range bs {
+			h := b.Help()
+			items = append(items, "`"+strings.ReplaceAll(h.Key, "|", `\|`)+"` "+h.Desc)
+		}
+		return "| " + where + " | " + strings.Join(items, " · ") + " |\n"
+	}
+	return "| Where | Keys |\n|---|---|\n" +
+		row("Everywhere", k.Help, k.Quit, k.Back, k.Open, k.Finder, k.Trace, k.ErrorDetail) +
+		row("Lists", k.Up, k.Down, k.Enter, k.Left, k.Filter, k.Refresh) +
+		row("Resources", k.ToggleScheme, k.More, k.All, k.Detail, k.CopyURI) +
+		row("Document", k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.NextTable, k.Search, k.NextHit, k.Inspect, k.Raw, k.Conformance, k.Copy, k.Export, k.Diff) +
+		row("Tables", k.ColLeft, k.ColRight, k.Widen, k.Cell)
+}
+
+const keysBegin, keysEnd = "<!-- keys:begin (generated: go test ./ui -run TestDocs -update-docs) -->\n", "<!-- keys:end -->\n"
+
+// TestDocs_KeysComeFromTheKeymap: docs/keys.md and the README's main
+// keys are what the keymap says.
+func TestDocs_KeysComeFromTheKeymap(t *testing.T) {
+	doc := keysDoc()
+	if n := strings.Count(doc, "\n| "); n < 60 {
+		t.Fatalf("the keymap yields %d rows", n)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok1 := strings.Cut(string(readme), keysBegin)
+	_, after, ok2 := strings.Cut(rest, keysEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("README.md has no %q … %q block", strings.TrimSpace(keysBegin), strings.TrimSpace(keysEnd))
+	}
+	wantReadme := before + keysBegin + mainKeys() + keysEnd + after
+	if *updateDocs {
+		if err := os.WriteFile("../docs/keys.md", []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../README.md", []byte(wantReadme), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	have, err := os.ReadFile("../docs/keys.md")
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -run TestDocs -update-docs)", err)
+	}
+	if string(have) != doc {
+		t.Error("docs/keys.md differs from the keymap (run go test ./ui -run TestDocs -update-docs)")
+	}
+	if string(readme) != wantReadme {
+		t.Error("the README's main keys differ from the keymap (run go test ./ui -run TestDocs -update-docs)")
+	}
+}
