@@ -17,7 +17,7 @@ import (
 // inProcessTransports connect a go-sdk server and client in this process by
 // passing JSON-RPC messages, not bytes: go-sdk's in-memory transport writes
 // every message as a line of JSON and parses it again on the other side of
-// a net.Pipe, which was a third of a listing's cost (README Performance,
+// a net.Pipe, which was a third of a listing's cost (docs/performance.md,
 // P3), and its line limit bounded what one resources/read could carry. The
 // client side also keeps each resources/list result raw (rawPages).
 func inProcessTransports() (server mcp.Transport, client *inProcessClient) {
@@ -32,7 +32,7 @@ func inProcessTransports() (server mcp.Transport, client *inProcessClient) {
 // session protocol: with go-sdk's default (2026-07-28, stateless) every
 // request repeats the client's info and capabilities in its _meta and the
 // server decodes them again, which cost a listing more allocation than its
-// page (README Performance, P3). In process there is one session for the
+// page (docs/performance.md, P3). In process there is one session for the
 // server's life, so saying it once at initialize is the same.
 func inProcessSession() *mcp.ClientSessionOptions {
 	return &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
@@ -222,7 +222,7 @@ const maxPendingRaw = 64
 // rawPages keeps the raw result of each resources/list call made with a
 // rawResultKey context: go-sdk's ClientSession would decode every resource
 // of the page (its _meta into maps) only for the listing to send the same
-// JSON on (README Performance, P3).
+// JSON on (docs/performance.md, P3).
 type rawPages struct {
 	mu   sync.Mutex
 	want map[jsonrpc.ID]*rawResult

@@ -442,7 +442,7 @@ func (p resourcePage) wire() ([]protocol.Resource, error) {
 // the agent exactly as the go-sdk encodes them.
 func wireResource(r *mcp.Resource) (protocol.Resource, error) {
 	// Field by field rather than a JSON round trip of the whole resource:
-	// listings are the hot path (README Performance, P3). The JSON shape is the same:
+	// listings are the hot path (docs/performance.md, P3). The JSON shape is the same:
 	// MCP omits a zero size, nil annotations and empty _meta.
 	pr := protocol.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MimeType: r.MIMEType}
 	if r.Size != 0 {

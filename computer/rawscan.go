@@ -13,7 +13,7 @@ import (
 // without escapes. It validates the result once and walks it, where the
 // decoder path copied the resources array and then decoded every entry
 // again for its uri (a sixth of the server's CPU on a 100,000-resource
-// listing, README Performance, P3). decided is false for anything it is
+// listing, docs/performance.md, P3). decided is false for anything it is
 // not sure to read as encoding/json would (an escaped or non-ASCII key, an
 // escaped uri, an entry that is not an object, ...): decodeRawPage, the
 // decoder path, reads those, so the result is always encoding/json's.

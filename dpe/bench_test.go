@@ -12,7 +12,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/internal/dpegen"
 )
 
-// The performance figures (README §Performance). Each P-benchmark times the contender and its
+// The performance figures (docs/performance.md). Each P-benchmark times the contender and its
 // yardstick in the same loop and reports their ratio ("ratio" metric), so
 // a noisy shared machine affects both alike. Run:
 //

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Limits bound what a document may cost (README §Security › Limits). A zero field
+// Limits bound what a document may cost (SECURITY.md, Limits). A zero field
 // takes its default.
 type Limits struct {
 	MaxBytes           int64

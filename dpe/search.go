@@ -204,7 +204,7 @@ func equalFold(a, b rune) bool {
 // query bigram missing from the page's bigram filter, or no match in the
 // text spans, rules the page out. Decode built the spans, the escape
 // summary and the filter in its one pass, so a rare word costs a few bit
-// tests per page (README Performance, P5).
+// tests per page (docs/performance.md, P5).
 func (m *matcher) rulesOut(p *Page) bool {
 	// Read-only view: Raw is never modified, and copying a page to search
 	// it would cost more than the search.

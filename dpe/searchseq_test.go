@@ -36,7 +36,7 @@ func Search(ctx context.Context, d *Document, query string, lim Limits, load fun
 // a cancelled ctx yields its error once and stops.
 //
 // Pages are handled so that a rare word costs about one memchr pass over
-// the document (README Performance, P5): an undecoded inline page is first checked on
+// the document (docs/performance.md, P5): an undecoded inline page is first checked on
 // its raw bytes, and decoded only when the word may be in it. That check
 // is exact unless JSON escapes could hide the word (see rawMayMatch).
 // Pages that must be decoded go through load(i) when load is non-nil (the

@@ -16,7 +16,7 @@ import (
 // 300 bytes each, a table every 4th page), each with one rare word on
 // page 7 (dpegen counts pages from 0). CI runs every benchmark once, so
 // the default corpus is 200 documents; DPE_BENCH_FULL=1 runs the 1,000 of
-// the README's numbers. ms/doc makes the two comparable.
+// the numbers of docs/performance.md. ms/doc makes the two comparable.
 const (
 	benchDocsCI   = 200
 	benchDocsFull = 1000

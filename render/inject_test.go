@@ -10,7 +10,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
-// hostileStrings is an escape-injection corpus (README Security): every string the
+// hostileStrings is an escape-injection corpus (SECURITY.md): every string the
 // renderer might print gets these.
 func hostileStrings() []string {
 	return []string{

@@ -17,7 +17,7 @@ import (
 // reach the output.
 const tabWidth = 4
 
-// clip keeps at most max characters of an untrusted string (README Security, "string
+// clip keeps at most max characters of an untrusted string (SECURITY.md, "string
 // length shown"). It reports how many characters it dropped so the caller
 // can say so; the inspector shows the complete value.
 func clip(s string, max int) (string, int) {
@@ -136,7 +136,7 @@ func styleLines(st interface{ Render(...string) string }, lines []string) []stri
 // onlySGR removes every escape sequence except SGR (CSI … m). Glamour wraps
 // links in OSC 8 hyperlinks whose targets come from the document: a
 // clickable link whose text and target differ is exactly the kind of
-// deception README Security rules out, and the URL is shown as text anyway.
+// deception SECURITY.md rules out, and the URL is shown as text anyway.
 func onlySGR(s string) string {
 	if !strings.Contains(s, "\x1b") {
 		return s

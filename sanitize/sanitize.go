@@ -1,6 +1,6 @@
 // Package sanitize is the one sanitizer for untrusted strings: everything
 // that came from a document, a resource listing or a server passes through
-// it before it reaches a terminal (README Security, "One sanitizer").
+// it before it reaches a terminal (SECURITY.md, "One sanitizer").
 //
 // The threat is a string that, printed raw, makes the terminal do something:
 // clear the screen (CSI 2J), set the window title (OSC 0), write the

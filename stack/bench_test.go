@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkP3_ResourcesThroughTheWire pages a generated library through
-// server → computer → agent over loopback, 100 per page (README Performance, P3; the
+// server → computer → agent over loopback, 100 per page (docs/performance.md, P3; the
 // full 100k figure comes from scripts/bench with separate processes).
 func BenchmarkP3_ResourcesThroughTheWire(b *testing.B) {
 	const n = 20000

@@ -1,6 +1,6 @@
 package stack
 
-// The fault matrix (README Security, hostile peers), run against the in-process
+// The fault matrix (SECURITY.md, hostile peers), run against the in-process
 // stack: the real SMCP server, computers alpha and beta, the library MCP
 // servers, on 127.0.0.1. Every fault must end in a specific, one-line error
 // (asserted with errors.Is/As and on the key words of the message), without

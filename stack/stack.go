@@ -29,7 +29,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/skills"
 )
 
-// Demo layout (README, the demo office): two computers; alpha has two
+// Demo layout (docs/browser.md, the demo office): two computers; alpha has two
 // servers, one of which lists ≥ 250 resources so paging takes ≥ 5 cursor
 // pages at the library's page size of 50.
 const (
@@ -75,7 +75,7 @@ type Options struct {
 	Now func() time.Time
 	// BenchResources > 0 adds server "bench" to alpha listing that many
 	// generated resources, BenchPageSize (default 100) per cursor page
-	// (README Performance, P3).
+	// (docs/performance.md, P3).
 	BenchResources int
 	BenchPageSize  int
 	// WrapResolver, when set, wraps the resolver every computer uses:

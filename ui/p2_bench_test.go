@@ -9,7 +9,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/internal/dpegen"
 )
 
-// P2 (README Performance): the cost of one keystroke (Update + View) while scrolling
+// P2 (docs/performance.md): the cost of one keystroke (Update + View) while scrolling
 // document (b), a 10,000-row × 12-column table, at 200×60. Every keystroke
 // is timed on its own and the p50/p99 are reported as metrics; nothing is
 // asserted (scripts/bench compares p99 with one 16 ms frame).

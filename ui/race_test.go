@@ -66,7 +66,7 @@ func TestRace_PagingSearchAndExportWhileKeysArrive(t *testing.T) {
 // BenchmarkUISearch_AllPages is the UI's search path end to end: / on a
 // 2,000-page document (a rare word on a few pages), run through the
 // model's steps until the last page, with the dpe.Matcher prefilter
-// keeping pages that cannot match undecoded. This is the README's P5 row.
+// keeping pages that cannot match undecoded. This is the P5 row of docs/performance.md.
 func BenchmarkUISearch_AllPages(b *testing.B) {
 	raw := manyPagesDoc(b, 2000)
 	for b.Loop() {

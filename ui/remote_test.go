@@ -236,7 +236,7 @@ func TestRemote_StaleMarksFoldersAndEscBack(t *testing.T) {
 // BenchmarkV1TUI_OpenSkeleton10000Pages opens a 10,000-page document's
 // skeleton in the browser: get_skeleton from our remote on loopback (the
 // body verified, every page rehashed), the screen installed by Update and
-// drawn. Reported as skeleton-ms/op (README: goal < 300 ms).
+// drawn. Reported as skeleton-ms/op (docs/performance.md: goal < 300 ms).
 func BenchmarkV1TUI_OpenSkeleton10000Pages(b *testing.B) {
 	const pages = 10000
 	tr := newTestRemoteWith(b, remote.Options{Limits: wire.Limits{MaxPayloadBytes: 64 << 20}})

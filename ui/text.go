@@ -13,7 +13,7 @@ import (
 )
 
 // maxShown caps one untrusted string on a list row or status line; the
-// inspector shows it complete (README Security, "string length shown").
+// inspector shows it complete (SECURITY.md, "string length shown").
 const maxShown = 512
 
 // sanitizeLine makes an untrusted string safe for one line.

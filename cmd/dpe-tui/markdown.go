@@ -53,7 +53,7 @@ func renderMarkdown(w io.Writer, theme string, noColor bool, print func(io.Write
 
 // nonSGR matches every escape sequence except SGR styling: Glamour's OSC 8
 // hyperlinks would make a document's link targets clickable, and the
-// README promises they show as text.
+// SECURITY.md promises they show as text.
 var nonSGR = regexp.MustCompile(`\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b\[[0-9;?]*[A-Za-ln-z]`)
 
 func onlySGR(b []byte) []byte { return nonSGR.ReplaceAll(b, nil) }

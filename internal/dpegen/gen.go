@@ -1,5 +1,5 @@
 // Package gen generates deterministic DPE documents for benchmarks and
-// tests (README Performance): (a) a large multi-page document, inline or in
+// tests (docs/performance.md): (a) a large multi-page document, inline or in
 // manifest mode, and (b) a document holding one large table.
 package dpegen
 

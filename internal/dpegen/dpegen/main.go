@@ -1,4 +1,4 @@
-// Command dpegen writes the benchmark documents of the README's Performance section:
+// Command dpegen writes the benchmark documents of docs/performance.md:
 //
 //	go run ./internal/dpegen/dpegen -preset a -o /tmp/a.json
 //	go run ./internal/dpegen/dpegen -preset a -manifest -o /tmp/a-manifest   # doc.json + page-N.json

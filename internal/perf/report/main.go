@@ -1,4 +1,4 @@
-// Command report runs the performance figures (README §Performance) and prints each as a
+// Command report runs the performance figures (docs/performance.md) and prints each as a
 // ratio against its yardstick, measured in the same run:
 //
 //	P1 open (a) → first page on screen ÷ json.Unmarshal of (a) into any  ≤ 0.10
