@@ -31,6 +31,7 @@ type pushFlags struct {
 	remote, prefix string
 	dryRun, prune  bool
 	jobs           int
+	verbose        bool
 }
 
 // maxPushFiles bounds one push: a mistaken root (/) must not be walked
@@ -57,6 +58,7 @@ func (a *app) pushCmd() *cobra.Command {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print what would change, write nothing")
 	fs.BoolVar(&f.prune, "prune", false, "delete remote documents under the prefix whose files are gone")
 	fs.IntVar(&f.jobs, "jobs", 4, "documents converted and sent at once")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "a line for every document, unchanged ones too (the summary counts them)")
 	return cmd
 }
 
@@ -106,6 +108,7 @@ func (a *app) runPush(f *pushFlags, root string) error {
 		return err
 	}
 	out := newPushOutput(a.stdout, a.stderr, a.g.noColor())
+	out.all = f.verbose
 	for _, p := range skipped {
 		out.line(a.stderr, fmt.Sprintf("dpe-tui: push: skipped %s: not a format dpe-tui converts", sanitize.Line(p)))
 	}

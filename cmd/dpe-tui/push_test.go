@@ -113,6 +113,15 @@ func TestPush_SecondPushOfAnUnchangedFolderSendsNothing(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "42 unchanged") {
 		t.Fatalf("second push: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// Not on a terminal: the summary alone, no line per unchanged document
+	// unless -v.
+	if n := strings.Count(out, "\n"); n != 1 {
+		t.Errorf("second push printed %d lines, want the summary only:\n%s", n, out)
+	}
+	if code, vout, _ := runPush(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/", "-v"); code != 0 || strings.Count(vout, "\n") != 43 {
+		t.Errorf("push -v: exit %d, want 42 document lines and the summary:\n%s", code, vout)
+	}
+	wc.reset()
 	if n := wc.writeBytes.Load(); n != 0 || wc.commits.Load() != 0 || wc.uploads.Load() != 0 || wc.negotiate.Load() != 0 {
 		t.Fatalf("the second push of an unchanged folder sent %d bytes (%d commits, %d uploads, %d negotiates)",
 			n, wc.commits.Load(), wc.uploads.Load(), wc.negotiate.Load())

@@ -11,13 +11,15 @@ import (
 
 // pushOutput is what push shows while it runs. On a terminal (stderr) a
 // bubbles progress bar stands on the last line and only the documents
-// that changed or failed get a line above it; otherwise every document
-// gets one line as it finishes, so a log shows all of them. Workers call
-// it concurrently.
+// that changed or failed get a line above it; otherwise each of those
+// gets one line as it finishes, and an unchanged document is only counted
+// in the summary (all: a line for every document). Workers call it
+// concurrently.
 type pushOutput struct {
 	mu             sync.Mutex
 	stdout, stderr io.Writer
 	tty            bool // stderr is a terminal: draw the bar
+	all            bool // a line for unchanged documents too (-v)
 	bar            progress.Model
 	label          string
 	n, total       int
@@ -54,7 +56,7 @@ func (o *pushOutput) result(r pushResult) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.n++
-	quiet := o.tty && isTerminal(o.stdout) && r.err == nil && (r.status == "unchanged" || r.status == "not sent")
+	quiet := !o.all && r.err == nil && (r.status == "unchanged" || r.status == "not sent")
 	if !quiet {
 		w := o.stdout
 		if r.err != nil {
