@@ -91,6 +91,11 @@ func (a *app) runPush(f *pushFlags, root string) error {
 	if err != nil {
 		return err
 	}
+	// The prefix of a file is its folder's: pruning it would delete every
+	// other document of that folder, which the user did not name.
+	if st, err := os.Stat(root); f.prune && err == nil && !st.IsDir() {
+		return usageErrorf("--prune needs a folder: with a file (%s) it would delete the other documents of its folder", sanitize.Line(root))
+	}
 	prefix := f.prefix
 	if prefix == "" {
 		prefix = fileURIOf(base) + "/"
@@ -109,8 +114,8 @@ func (a *app) runPush(f *pushFlags, root string) error {
 	}
 	out := newPushOutput(a.stdout, a.stderr, a.g.noColor())
 	out.all = f.verbose
-	for _, p := range skipped {
-		out.line(a.stderr, fmt.Sprintf("dpe-tui: push: skipped %s: not a format dpe-tui converts", sanitize.Line(p)))
+	for _, s := range skipped {
+		out.line(a.stderr, fmt.Sprintf("dpe-tui: push: skipped %s: %s", sanitize.Line(s.path), s.why))
 	}
 	conv := convert.New(convert.Options{})
 	defer conv.Close()
@@ -194,10 +199,13 @@ func remoteGone(err error) bool {
 	return errors.As(err, &ue) || errors.Is(err, wire.CodeUnavailable)
 }
 
+// skippedFile is a file a folder push does not send, and why.
+type skippedFile struct{ path, why string }
+
 // pushFiles lists the convertible files of root (a file or a folder), in
-// lexical order, the regular files it skips as not convertible, and the
-// folder URIs are relative to.
-func pushFiles(root string) (files, skipped []string, base string, err error) {
+// lexical order, the files it skips (not convertible, or not a regular
+// file: a symlink, a FIFO), and the folder URIs are relative to.
+func pushFiles(root string) (files []string, skipped []skippedFile, base string, err error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, nil, "", err
@@ -218,16 +226,20 @@ func pushFiles(root string) (files, skipped []string, base string, err error) {
 		if d.IsDir() && p != abs && strings.HasPrefix(d.Name(), ".") {
 			return filepath.SkipDir
 		}
-		if !d.Type().IsRegular() {
+		if d.IsDir() {
 			return nil
 		}
 		if len(files)+len(skipped) >= maxPushFiles {
 			return fmt.Errorf("more than %d files", maxPushFiles)
 		}
-		if conv.SupportedName(d.Name()) {
+		switch {
+		case strings.HasPrefix(d.Name(), "."):
+		case !d.Type().IsRegular():
+			skipped = append(skipped, skippedFile{p, notRegularWhy(d.Type())})
+		case conv.SupportedName(d.Name()):
 			files = append(files, p)
-		} else if !strings.HasPrefix(d.Name(), ".") {
-			skipped = append(skipped, p)
+		default:
+			skipped = append(skipped, skippedFile{p, "not a format dpe-tui converts"})
 		}
 		return nil
 	})
@@ -235,6 +247,21 @@ func pushFiles(root string) (files, skipped []string, base string, err error) {
 		return nil, nil, "", fmt.Errorf("push %s: %w", sanitize.Line(root), err)
 	}
 	return files, skipped, abs, nil
+}
+
+// notRegularWhy names what a non-regular file is, for its skipped line.
+func notRegularWhy(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symlink (not followed)"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 // fileURIOf is the file:// URI of an absolute path, each segment
@@ -392,6 +419,15 @@ func pushOne(ctx context.Context, c *dpev1.Client, caps *wire.Capabilities, d *l
 			}
 		}
 	}
+	// An element object cannot be chunked (only pages and blobs can): one
+	// over the remote's max_payload_bytes is this document's error before
+	// any byte is sent.
+	for h, raw := range d.objects {
+		if limit := caps.Limits.MaxPayloadBytes; !have[h] && limit > 0 && int64(len(raw)) > limit {
+			r.status, r.err, r.local = "failed", fmt.Errorf("%s: an element of %d bytes is over this remote's max_payload_bytes (%d); it cannot be sent here (split the file)", d.path, len(raw), limit), true
+			return r
+		}
+	}
 	r.delta = wire.DeltaOf(old, d.elems)
 	if dryRun {
 		r.status = "would be " + r.status
@@ -420,7 +456,7 @@ func pushOne(ctx context.Context, c *dpev1.Client, caps *wire.Capabilities, d *l
 		res, err = pushStaged(ctx, c, caps, d, pre)
 	}
 	if err != nil {
-		r.status, r.err = "failed", err
+		r.status, r.err, r.delta = "failed", err, wire.Delta{}
 		return r
 	}
 	r.status, r.delta = res.Status, res.Delta
@@ -526,28 +562,42 @@ func printPush(a *app, results []pushResult, skipped int, gone error) error {
 	failed := 0
 	for _, r := range results {
 		count[r.status]++
+		if r.err != nil {
+			failed++
+			continue // a failed document changed nothing
+		}
 		total.Added += r.delta.Added
 		total.Removed += r.delta.Removed
 		total.Retained += r.delta.Retained
-		if r.err != nil {
-			failed++
-		}
 	}
 	var parts []string
 	for _, k := range sortedKeys(count) {
 		parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
 	}
 	if skipped > 0 {
-		parts = append(parts, fmt.Sprintf("%d skipped (not convertible)", skipped))
+		parts = append(parts, fmt.Sprintf("%d skipped", skipped))
 	}
-	fmt.Fprintf(a.stdout, "push: %d documents: %s; delta +%d -%d =%d\n", len(results), strings.Join(parts, ", "), total.Added, total.Removed, total.Retained)
+	what := ""
+	if len(parts) > 0 {
+		what = ": " + strings.Join(parts, ", ")
+	}
+	fmt.Fprintf(a.stdout, "push: %s%s; delta +%d -%d =%d\n", plural(len(results), "document"), what, total.Added, total.Removed, total.Retained)
 	if gone != nil {
-		return &exitError{code: exitRuntime, msg: fmt.Sprintf("push stopped: the remote stopped answering (%v); %d documents were not sent", gone, count["not sent"])}
+		n := count["not sent"]
+		return &exitError{code: exitRuntime, msg: fmt.Sprintf("push stopped: the remote stopped answering (%v); %s not sent", gone, wasWere(plural(n, "document"), n))}
 	}
 	if failed > 0 {
-		return &exitError{code: pushExit(results), msg: fmt.Sprintf("push: %d of %d documents failed", failed, len(results))}
+		return &exitError{code: pushExit(results), msg: fmt.Sprintf("push: %d of %s failed", failed, plural(len(results), "document"))}
 	}
 	return nil
+}
+
+// wasWere is "1 document was", "2 documents were".
+func wasWere(s string, n int) string {
+	if n == 1 {
+		return s + " was"
+	}
+	return s + " were"
 }
 
 // pushExit is 3 when every failure is the remote's refusal (a DPE code,

@@ -371,7 +371,7 @@ func TestPush_EveryFormatWeConvertGoesAndEachRefusalIsOneLine(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "notes.md"), "# Notes\n\ntext\n")
 	writeFile(t, filepath.Join(dir, "tool.exe"), "MZ")
 	code, out, errOut := runPush(t, "push", dir, "--remote", url, "--prefix", "file:///mix/")
-	if code != exitRuntime || !strings.Contains(out, "push: 6 documents: 5 created, 1 failed, 1 skipped (not convertible);") {
+	if code != exitRuntime || !strings.Contains(out, "push: 6 documents: 5 created, 1 failed, 1 skipped;") {
 		t.Fatalf("push: exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"skipped " + filepath.Join(dir, "tool.exe") + ": not a format", "empty.pdf: the file is empty (0 bytes)"} {
