@@ -15,6 +15,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
+	"go.yaml.in/yaml/v3"
 	xhtml "golang.org/x/net/html"
 )
 
@@ -55,6 +56,8 @@ func splitFrontMatter(src []byte) (frontMatter, []byte) {
 			return frontMatter{}, src
 		}
 		v = strings.TrimSpace(v)
+		items := yamlValue(v)
+		v = strings.Join(items, ", ")
 		switch strings.ToLower(k) {
 		case "title":
 			fm.Title = v
@@ -63,6 +66,10 @@ func splitFrontMatter(src []byte) (frontMatter, []byte) {
 		case "last_modified", "lastmodified":
 			fm.LastModified = v
 		case "keywords":
+			if len(items) > 1 {
+				fm.Keywords = append(fm.Keywords, items...)
+				break
+			}
 			for _, kw := range strings.Split(v, ",") {
 				if kw = strings.TrimSpace(kw); kw != "" {
 					fm.Keywords = append(fm.Keywords, kw)
@@ -71,6 +78,34 @@ func splitFrontMatter(src []byte) (frontMatter, []byte) {
 		}
 	}
 	return frontMatter{}, src
+}
+
+// yamlValue reads one front-matter value as YAML does: a quoted scalar
+// loses its quotes and escapes ("Quoted Title"), a flow sequence
+// ([a, b]) gives its items. Anything else YAML would not read as a
+// scalar or a list of scalars (a nested "a: b", a comment) stays the text
+// it is.
+func yamlValue(v string) []string {
+	var n yaml.Node
+	if v == "" || yaml.Unmarshal([]byte(v), &n) != nil || len(n.Content) != 1 {
+		return []string{v}
+	}
+	switch c := n.Content[0]; c.Kind {
+	case yaml.ScalarNode:
+		return []string{c.Value}
+	case yaml.SequenceNode:
+		var out []string
+		for _, e := range c.Content {
+			if e.Kind != yaml.ScalarNode {
+				return []string{v}
+			}
+			if e.Value != "" {
+				out = append(out, e.Value)
+			}
+		}
+		return out
+	}
+	return []string{v}
 }
 
 // mdConverter walks a goldmark AST and emits DPE elements.

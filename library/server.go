@@ -348,7 +348,7 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 		// for converted files (their JSON exists only once read, and a
 		// relisting per first read would flood clients with list_changed).
 		var size int64
-		if isDPE(p) {
+		if isDPEFile(p, data) {
 			size = int64(len(data))
 		}
 		s := newSource(ref.uri, p, di, ref.fileURI, size, l.loader(ref))

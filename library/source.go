@@ -13,10 +13,26 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // isDPE reports whether name is a hand-written DPE Document (served as is).
 func isDPE(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".dpe.json") }
+
+// isDPEFile reports whether a file is served as the DPE document it is:
+// a *.dpe.json by its name, any other *.json when get reads it as one
+// (dpe.Decode, the decoder get uses, accepts it: a convert output, say).
+// Other JSON is converted like any source file (shown as code).
+func isDPEFile(name string, data []byte) bool {
+	if isDPE(name) {
+		return true
+	}
+	if !strings.HasSuffix(strings.ToLower(name), ".json") {
+		return false
+	}
+	_, err := dpe.Decode(data, dpe.DefaultLimits())
+	return err == nil
+}
 
 // docInfo is what resources/list needs about a document; it comes from the
 // same conversion as the Document JSON so the two cannot drift (dpe.md
@@ -79,7 +95,7 @@ func convertFile(ctx context.Context, conv *convert.Converter, ref sourceRef, da
 	// One file's failure is that file's error: a panic here would end
 	// serve, mcp or the Finder's background index with every document.
 	defer recoverAsError(ref.path, &err)
-	if isDPE(ref.path) {
+	if isDPEFile(ref.path, data) {
 		return checkDPE(ref.path, data)
 	}
 	out, err := conv.ConvertJSON(ref.assets(ctx), ref.source(data))
@@ -105,7 +121,7 @@ func recoverAsError(path string, err *error) {
 // engine not started).
 func probeFile(ctx context.Context, conv *convert.Converter, ref sourceRef, data []byte) (info docInfo, err error) {
 	defer recoverAsError(ref.path, &err)
-	if isDPE(ref.path) {
+	if isDPEFile(ref.path, data) {
 		c, err := checkDPE(ref.path, data)
 		if err != nil {
 			return docInfo{}, err

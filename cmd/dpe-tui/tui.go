@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -267,7 +268,9 @@ func absFileURI(path string) string {
 	if err != nil {
 		return path
 	}
-	return "file://" + abs
+	// Escaped: a name with control characters or '%' must parse back to
+	// itself (url.Parse refuses a raw control character).
+	return (&url.URL{Scheme: "file", Path: abs}).String()
 }
 
 // targets are closed together; add is safe from any goroutine.
