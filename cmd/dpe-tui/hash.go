@@ -187,12 +187,7 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, as ide
 	shape := identity.Sniff(op.Body)
 	switch shape {
 	case identity.ShapeV1:
-		// A DPE v1 document is hashed as it is, by its closed schema.
-		d, probs := identity.ParseDocument(op.Body)
-		if len(probs) > 0 {
-			return nil, hashProblems(name, identity.ShapeV1, probs)
-		}
-		r = identity.HashDocument(d)
+		return hashV1Document(name, op.Body)
 	default:
 		for i := range op.Doc.Pages {
 			if err := loadPage(ctx, opener, op, i); err != nil {
@@ -208,8 +203,8 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, as ide
 }
 
 // hashLocalObject hashes a local file (or the stdin copy) that is one DPE
-// v1 wire object; ok is false for anything else, which is opened as a
-// document. Objects are what a remote stores, not documents, so only a
+// v1 wire object or an expanded DPE v1 document; ok is false for anything
+// else, which is opened as a document. Objects are what a remote stores, not documents, so only a
 // file is read as one.
 func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error) {
 	if strings.Contains(path, "://") || strings.HasPrefix(strings.ToLower(path), "dpe:") {
@@ -242,6 +237,12 @@ func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error
 	}
 	switch shape {
 	case identity.ShapeElement, identity.ShapePageObject, identity.ShapeDocumentObject:
+	case identity.ShapeV1:
+		// Read here, not through the get path: that bounds the whole
+		// file's nesting at 64, while core §2.8 step 0 bounds each
+		// object, so a valid expanded document nests up to 4 deeper.
+		h, err := hashV1Document(name, body)
+		return h, true, err
 	default:
 		return nil, false, nil
 	}
@@ -250,6 +251,20 @@ func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error
 		return nil, true, hashProblems(name, shape, []identity.Problem{*p})
 	}
 	return &hashed{obj: o}, true, nil
+}
+
+// hashV1Document hashes an expanded DPE v1 document as it is, by its
+// closed schema.
+func hashV1Document(name string, body []byte) (*hashed, error) {
+	d, probs := identity.ParseDocument(body)
+	if len(probs) > 0 {
+		return nil, hashProblems(name, identity.ShapeV1, probs)
+	}
+	r := identity.HashDocument(d)
+	if len(r.Problems) > 0 {
+		return nil, hashProblems(name, identity.ShapeV1, r.Problems)
+	}
+	return &hashed{res: r}, nil
 }
 
 // hashProblems is the error of an input that cannot be hashed: one line
