@@ -640,22 +640,60 @@ const mdMaxLinkScan = 1 << 25
 // a quarter of a second, and 100,000 paragraphs of 50 delimiters each.
 const mdMaxDelimiterWork = 1 << 28
 
+// mdMaxCodeSpanScan bounds, over the whole document, the bytes goldmark
+// scans for code span ends: at each run of k backticks it reads the rest
+// of the paragraph for a run of exactly k, so runs of 1…6,000 backticks
+// (18 MB) cost it minutes. Counted as if every run opened a span: from
+// each run to the next of its length, or to the paragraph's end. A real
+// paragraph costs its length once per run length it uses, so this is a
+// few times a 40 MB document.
+const mdMaxCodeSpanScan = 1 << 27
+
+// mdMaxTableCells bounds the GFM table cells one document builds:
+// goldmark makes an AST node (and its inline children) for every cell,
+// padding each row to the delimiter row's column count, about 400 bytes
+// a cell, so 100,000 columns × 50 rows (10 MB) took 2.2 GB and died out
+// of memory. 262,144 cells are about 100 MB, and a table few people write.
+const mdMaxTableCells = 1 << 18
+
 // markdownPrecheck refuses, in one linear pass before the parser runs,
 // the inputs on which the parser is super-linear and cannot be stopped:
 // containers (block quotes and list items) nested past maxDepth (">"
 // ×100,000 on one line), a paragraph (lines up to a blank one, fenced
 // code left out) with more than mdMaxBrackets '[', and over the whole
 // document more than mdMaxDelimiterWork of emphasis matching or
-// mdMaxLinkScan bytes of link destination scanning.
+// mdMaxLinkScan bytes of link destination scanning, more than
+// mdMaxCodeSpanScan bytes of code span scanning, lists nested past
+// maxDepth by indentation alone (each item 2 spaces in from the last),
+// or more than mdMaxTableCells table cells.
 func markdownPrecheck(data []byte, maxDepth int) error {
-	brackets, fenced := 0, false
-	var scan, delims, delimWork int64
-	// paragraphEnd adds the paragraph's emphasis matching to the sum.
-	paragraphEnd := func() error {
+	brackets, fenced, blank := 0, false, true
+	var scan, delims, delimWork, spanScan, cells int64
+	var pos int64       // offset of the line in data
+	var paraLines int   // lines of the paragraph so far
+	var tableCols int64 // columns of the paragraph's table, once its delimiter row is seen
+	// lists holds the content column of each open list item: a line
+	// indented to it or past is inside the item.
+	var lists []int
+	// ticks holds, per backtick run length, where the last run of that
+	// length in this paragraph ended: the next one of that length, or
+	// the paragraph's end, is how far goldmark scans from it.
+	ticks := map[int]int64{}
+	// paragraphEnd adds the paragraph's emphasis matching and code span
+	// scanning to the sums.
+	paragraphEnd := func(end int64) error {
 		delimWork += delims * delims
 		delims = 0
+		for k, at := range ticks {
+			spanScan += end - at
+			delete(ticks, k)
+		}
+		paraLines, tableCols = 0, 0
 		if delimWork > mdMaxDelimiterWork {
 			return limitErr("emphasis delimiter pairs", mdMaxDelimiterWork, delimWork)
+		}
+		if spanScan > mdMaxCodeSpanScan {
+			return limitErr("bytes scanned for code span ends", mdMaxCodeSpanScan, spanScan)
 		}
 		return nil
 	}
@@ -666,26 +704,74 @@ func markdownPrecheck(data []byte, maxDepth int) error {
 		} else {
 			data = nil
 		}
-		if depth := containerDepth(line); depth > maxDepth {
+		lineAt := pos
+		pos += int64(len(line)) + 1
+		depth := containerDepth(line)
+		if depth > maxDepth {
 			return limitErr("block quote nesting depth", int64(maxDepth), int64(depth))
 		}
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
-			brackets = 0
-			if err := paragraphEnd(); err != nil {
+			brackets, blank = 0, true
+			if err := paragraphEnd(lineAt); err != nil {
 				return err
 			}
 			continue
 		}
 		if bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~")) {
 			fenced, brackets = !fenced, 0
-			if err := paragraphEnd(); err != nil {
+			if err := paragraphEnd(lineAt); err != nil {
 				return err
 			}
 			continue
 		}
 		if fenced { // code is not parsed for links
 			continue
+		}
+		// A line closes the list items it is not indented into: a new
+		// item always, any other line only after a blank one (else it
+		// is a lazy continuation of the item's paragraph).
+		indent, markers := listMarkers(line)
+		if len(markers) > 0 || blank {
+			for len(lists) > 0 && lists[len(lists)-1] > indent {
+				lists = lists[:len(lists)-1]
+			}
+		}
+		if total := len(lists) + depth; total > maxDepth {
+			return limitErr("list nesting depth", int64(maxDepth), int64(total))
+		}
+		lists = append(lists, markers...)
+		blank = false
+		if tableCols > 0 {
+			cells += tableCols
+		} else if paraLines > 0 {
+			if cols := delimiterRowColumns(line); cols > 0 {
+				tableCols = cols
+				cells += 2 * cols // the header and the delimiter row
+			}
+		}
+		if cells > mdMaxTableCells {
+			return limitErr("table cell count", mdMaxTableCells, cells)
+		}
+		paraLines++
+		for i := 0; i < len(line); {
+			if line[i] != '`' {
+				i++
+				continue
+			}
+			j := i
+			for j < len(line) && line[j] == '`' {
+				j++
+			}
+			at := lineAt + int64(j)
+			if last, ok := ticks[j-i]; ok {
+				spanScan += lineAt + int64(i) - last
+			}
+			ticks[j-i] = at
+			i = j
+		}
+		if spanScan > mdMaxCodeSpanScan {
+			return limitErr("bytes scanned for code span ends", mdMaxCodeSpanScan, spanScan)
 		}
 		if brackets += bytes.Count(line, []byte("[")); brackets > mdMaxBrackets {
 			return limitErr("'[' in one paragraph", mdMaxBrackets, int64(brackets))
@@ -699,7 +785,93 @@ func markdownPrecheck(data []byte, maxDepth int) error {
 			return limitErr("bytes scanned for link destinations", mdMaxLinkScan, scan)
 		}
 	}
-	return paragraphEnd()
+	return paragraphEnd(pos)
+}
+
+// listMarkers reads the list item markers that open line ("- 1. x"):
+// its indentation and the content column of each item it opens (where
+// the item's text starts: after the marker and up to 4 spaces, or one
+// past the marker when more follow or nothing does).
+func listMarkers(line []byte) (indent int, cols []int) {
+	col, i := 0, 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		if line[i] == '\t' {
+			col += 4 - col%4
+		} else {
+			col++
+		}
+		i++
+	}
+	indent = col
+	for i < len(line) {
+		j := i
+		switch c := line[i]; {
+		case c == '-' || c == '*' || c == '+':
+			j++
+		case c >= '0' && c <= '9':
+			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j == len(line) || (line[j] != '.' && line[j] != ')') {
+				return indent, cols
+			}
+			j++
+		default:
+			return indent, cols
+		}
+		if j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			return indent, cols
+		}
+		col += j - i
+		spaces := 0
+		for j < len(line) && line[j] == ' ' && spaces < 5 {
+			j++
+			spaces++
+		}
+		if spaces == 0 || spaces == 5 || j == len(line) {
+			j, spaces = i+(j-i-spaces)+min(spaces, 1), min(spaces, 1)
+		}
+		col += spaces
+		cols = append(cols, col)
+		i = j
+	}
+	return indent, cols
+}
+
+// delimiterRowColumns is the column count of line when it is a GFM table
+// delimiter row ("|---|:-:|", after any container markers), else 0:
+// one more than its inner '|'. Goldmark pads or cuts every row of the
+// table to that count.
+func delimiterRowColumns(line []byte) int64 {
+	line = bytes.TrimLeft(line, " \t>")
+	_, markers := listMarkers(line)
+	if len(markers) > 0 {
+		line = bytes.TrimLeft(line[min(markers[len(markers)-1], len(line)):], " \t")
+	}
+	line = bytes.TrimRight(line, " \t\r")
+	if len(line) > 1 && line[len(line)-1] == '|' {
+		line = line[:len(line)-1]
+	}
+	if len(line) > 1 && line[0] == '|' {
+		line = line[1:]
+	}
+	dash := false
+	var pipes int64
+	for _, c := range line {
+		switch c {
+		case '-':
+			dash = true
+		case '|':
+			pipes++
+		case ':', ' ', '\t', '\r':
+		default:
+			return 0
+		}
+	}
+	if !dash {
+		return 0
+	}
+	return pipes + 1
 }
 
 // containerDepth counts the block quote markers and list item markers

@@ -391,11 +391,34 @@ func TestMarkdownPrecheck_RealPassesSuperLinearRefused(t *testing.T) {
 	if err := markdownPrecheck([]byte(real.String()), DefaultMaxDepth); err != nil {
 		t.Fatalf("a %d-byte document of real shape: %v", real.Len(), err)
 	}
+	// Real nesting, tables and code spans at the edge of the caps pass.
+	for name, src := range map[string]string{
+		"lists 256 deep":           indentedList(DefaultMaxDepth),
+		"a list back out and in":   strings.Repeat(indentedList(200)+"\n", 20),
+		"siblings":                 strings.Repeat("- a\n  - b\n    - c\n", 5000),
+		"a table of 200,000 cells": "|a|b|c|d|\n|-|:-:|-:|-|\n" + strings.Repeat("|1|`x`|3|4|\n", 50000),
+		"code spans everywhere":    strings.Repeat(strings.Repeat("`a` and ``b`` then ```c``` ", 200)+"\n\n", 2000),
+	} {
+		if err := markdownPrecheck([]byte(src), DefaultMaxDepth); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 	for _, tc := range []struct{ name, src, what string }{
 		{"link paragraphs", strings.Repeat(strings.Repeat("[x](", 4000)+"\n\n", 75), "bytes scanned for link destinations"},
 		{"link paragraphs, <", strings.Repeat(strings.Repeat("[x](<", 3000)+"\n\n", 75), "bytes scanned for link destinations"},
 		{"emphasis", strings.Repeat(strings.Repeat("*a ", 16000)+"\n\n", 20), "emphasis delimiter pairs"},
 		{"quotes and lists", strings.Repeat("> - 1. ", 1000) + "x\n", "block quote nesting depth"},
+		{"lists by indentation", indentedList(300), "list nesting depth"},
+		{"lists by indentation, lazy lines between", strings.ReplaceAll(indentedList(300), "- x\n", "- x\nlazy\n"), "list nesting depth"},
+		{"wide table", strings.Repeat("|a", 30000) + "|\n" + strings.Repeat("|-", 30000) + "|\n" + strings.Repeat(strings.Repeat("|a", 30000)+"|\n", 10), "table cell count"},
+		{"table in a list item", "- |a|\n  |" + strings.Repeat("-|", 1000) + "\n" + strings.Repeat("  |a|\n", 300), "table cell count"},
+		{"code span openers", func() string {
+			var sb strings.Builder
+			for k := 1; k <= 2000; k++ {
+				sb.WriteString(strings.Repeat("`", k) + "a ")
+			}
+			return sb.String()
+		}(), "bytes scanned for code span ends"},
 	} {
 		err := markdownPrecheck([]byte(tc.src), DefaultMaxDepth)
 		var le *dpe.LimitError
@@ -403,4 +426,14 @@ func TestMarkdownPrecheck_RealPassesSuperLinearRefused(t *testing.T) {
 			t.Errorf("%s: %v, want a %q LimitError", tc.name, err, tc.what)
 		}
 	}
+}
+
+// indentedList is n list items, each 2 spaces inside the one above it:
+// n levels of nesting with one marker a line.
+func indentedList(n int) string {
+	var sb strings.Builder
+	for i := range n {
+		sb.WriteString(strings.Repeat("  ", i) + "- x\n")
+	}
+	return sb.String()
 }

@@ -55,6 +55,9 @@ func All() []File {
 		{"md-link-paragraphs.md", "bytes scanned for link destinations", `75 paragraphs of "[x](" ×4,000 (each under the '[' cap)`, mdLinkParagraphs},
 		{"md-emphasis.md", "emphasis delimiter pairs", `20 paragraphs of "*a " ×16,000`, mdEmphasis},
 		{"md-quote-list.md", "block quote nesting depth", `"> - " ×10,000 on one line`, mdQuoteList},
+		{"md-table-wide.md", "table cell count", "a table 100,000 columns wide with 50 rows", mdTableWide},
+		{"md-list-deep.md", "list nesting depth", "2,000 list items, each indented 2 spaces past the last", mdListDeep},
+		{"md-backticks.md", "bytes scanned for code span ends", "runs of 1 to 4,000 backticks that never close", mdBackticks},
 		{"eml-many-parts.eml", "MIME part count", "250,000 MIME parts", emlManyParts},
 		{"eml-deep.eml", "MIME multipart count", "multiparts nested 10,000 deep", emlDeep},
 		{"docx-tiny-paragraphs.docx", "output size", "3,000,000 one-letter paragraphs in a small zip", docxTinyParagraphs},
@@ -401,4 +404,42 @@ func pdf2MChars(w io.Writer) error {
 	objs[2] = bytes.Replace(objs[2], []byte("[0 0 612 792]"), []byte("[0 0 14400 14400]"), 1)
 	objs = append(objs, stream("/Filter /FlateDecode", z.Bytes()))
 	return pdf(w, objs...)
+}
+
+// mdTableWide is a GFM table 100,000 columns wide: "|a" per column in the
+// header, the delimiter row and 50 body rows (10 MB).
+func mdTableWide(w io.Writer) error {
+	for _, cell := range []string{"|a", "|-"} {
+		repeat(w, cell, 100000)
+		io.WriteString(w, "|\n")
+	}
+	for range 50 {
+		repeat(w, "|a", 100000)
+		if _, err := io.WriteString(w, "|\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mdListDeep nests 2,000 list items by indentation alone: item i is 2i
+// spaces in, one level inside the item above it (4 MB).
+func mdListDeep(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for i := range 2000 {
+		bw.WriteString(strings.Repeat("  ", i))
+		bw.WriteString("- item\n")
+	}
+	return bw.Flush()
+}
+
+// mdBackticks is code span openers that never close: runs of 1 to 4,000
+// backticks, each followed by "a " (8 MB in one paragraph).
+func mdBackticks(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for k := 1; k <= 4000; k++ {
+		bw.WriteString(strings.Repeat("`", k))
+		bw.WriteString("a ")
+	}
+	return bw.Flush()
 }
