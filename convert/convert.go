@@ -90,6 +90,11 @@ type Options struct {
 	// so starting it takes ~0.1 s instead of ~3 s. Empty:
 	// $XDG_CACHE_HOME/dpe-tui/wazero (os.UserCacheDir). "-": no cache.
 	CacheDir string
+	// Notice, when set, is told one line before work the user would
+	// otherwise wait through in silence: the first compile of the PDF
+	// engine on this machine (PDFEngineNotice, ~3 s and ~370 MB). It is
+	// called on the converting goroutine, at most once per Converter.
+	Notice func(string)
 	// Timeout is the deadline of one conversion: opening a document (which
 	// parses one-pass formats whole), reading one page, or JSON of the
 	// whole document. Past it the work is abandoned mid-parse where the
@@ -132,11 +137,30 @@ func New(opt Options) *Converter {
 		opt.Timeout = DefaultTimeout
 	}
 	c := &Converter{opt: opt, formats: map[Kind]OpenFunc{}}
-	c.pdf = &pdfEngine{cacheDir: opt.CacheDir}
+	c.pdf = &pdfEngine{cacheDir: opt.CacheDir, notice: opt.Notice}
 	for _, f := range builtinFormats(c) {
 		c.formats[f.kind] = f.open
 	}
 	return c
+}
+
+// PrepareEngine starts the PDF engine now rather than on the first PDF,
+// compiling PDFium into the compilation cache when it is not there yet
+// (compiled says whether it was); dir is the cache. It fails when there
+// is no cache to fill (CacheDir "-", or no cache directory).
+func (c *Converter) PrepareEngine() (compiled bool, dir string, err error) {
+	if dir = c.pdf.cachePath(); dir == "" {
+		return false, "", errors.New("no cache directory for the PDF engine (set XDG_CACHE_HOME)")
+	}
+	if _, err := c.pdf.start(); err != nil {
+		return false, dir, err
+	}
+	c.pdf.mu.Lock()
+	defer c.pdf.mu.Unlock()
+	if c.pdf.cache == nil {
+		return false, dir, fmt.Errorf("the PDF engine's cache %s could not be opened", dir)
+	}
+	return c.pdf.compiled, dir, nil
 }
 
 // Close stops the PDF engine if it was started. Documents still open

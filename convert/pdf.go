@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,12 +43,20 @@ import (
 // so a start costs ~0.1 s instead of ~3 s of compiling PDFium.
 type pdfEngine struct {
 	cacheDir string
+	notice   func(string)
 
 	mu     sync.Mutex
 	pool   pdfium.Pool
 	cache  wazero.CompilationCache
 	closed bool
+	// compiled is set when start found the cache cold, so PDFium was
+	// compiled (and written to the cache) rather than loaded.
+	compiled bool
 }
+
+// PDFEngineNotice is the line Options.Notice gets before PDFium is
+// compiled on a machine for the first time.
+const PDFEngineNotice = "preparing the PDF engine (first use only)"
 
 // pdfMaxInstances bounds concurrent PDF documents; more wait (with their
 // context) for a free instance. With pdfMemoryLimit each, PDFium holds
@@ -89,6 +99,10 @@ func (e *pdfEngine) start() (pdfium.Pool, error) {
 			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
 				e.cache = c
 				rc = rc.WithCompilationCache(c)
+				e.compiled = pdfCacheCold(dir)
+				if e.compiled && e.notice != nil {
+					e.notice(PDFEngineNotice)
+				}
 			}
 		}
 	}
@@ -125,6 +139,47 @@ func (e *pdfEngine) cachePath() string {
 		return filepath.Join(base, "dpe-tui", "wazero")
 	}
 	return e.cacheDir
+}
+
+// pdfCacheCold reports whether the compilation cache in dir holds no
+// compiled module for this build's wazero: wazero keeps them in
+// dir/wazero-VERSION-GOARCH-GOOS/, one file per module named by its hash
+// (".tmp" while being written). A module compiled by another go-pdfium
+// build of the same wazero also counts as warm: the notice is a hint, and
+// a wrong "no" costs one silent compile.
+func pdfCacheCold(dir string) bool {
+	sub := "wazero-" + wazeroVersion() + "-" + runtime.GOARCH + "-" + runtime.GOOS
+	entries, err := os.ReadDir(filepath.Join(dir, sub))
+	if err != nil {
+		return true
+	}
+	for _, en := range entries {
+		if en.Type().IsRegular() && !strings.HasSuffix(en.Name(), ".tmp") {
+			return false
+		}
+	}
+	return true
+}
+
+// wazeroVersion is the version wazero names its cache directory after,
+// read as wazero reads it (its internal/version): the module's version in
+// the build information, else the main module's, else "dev".
+func wazeroVersion() string {
+	v := ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if strings.Contains(dep.Path, "github.com/tetratelabs/wazero") {
+				v = dep.Version
+			}
+		}
+		if v == "" || v == "(devel)" {
+			v = info.Main.Version
+		}
+	}
+	if v == "" || v == "(devel)" {
+		return "dev"
+	}
+	return v
 }
 
 func (e *pdfEngine) close() error {

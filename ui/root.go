@@ -128,6 +128,9 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 
+	case NoticeMsg:
+		return e.info(msg.Text)
+
 	case clearStatusMsg:
 		if msg.id == e.status.id {
 			e.status = statusLine{id: e.status.id}

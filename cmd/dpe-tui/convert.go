@@ -34,7 +34,7 @@ func (a *app) convertCmd() *cobra.Command {
 			if timeout <= 0 {
 				return usageErrorf("--timeout must be positive")
 			}
-			return runConvert(a.ctx, args[0], out, timeout, a.stdin, a.stdout)
+			return runConvert(a.ctx, args[0], out, timeout, a.stdin, a.stdout, a.stderr)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the DPE JSON to this file (default or -: standard output)")
@@ -45,13 +45,13 @@ func (a *app) convertCmd() *cobra.Command {
 // runConvert implements `convert FILE|- [-o OUT]`: the reference DPE JSON
 // of a real file (PDF, Office, OpenDocument, HTML, EPUB, e-mail, images),
 // for resolver developers to diff their own conversion against.
-func runConvert(ctx context.Context, input, out string, timeout time.Duration, stdin io.Reader, stdout io.Writer) error {
+func runConvert(ctx context.Context, input, out string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer) error {
 	pos := []string{input}
 	var err error
 	if out, err = convertOutPath(input, out); err != nil {
 		return err
 	}
-	c := convert.New(convert.Options{Timeout: timeout})
+	c := convert.New(convert.Options{Timeout: timeout, Notice: stderrNotice(stderr)})
 	defer c.Close()
 	var data []byte
 	if pos[0] == "-" {

@@ -182,7 +182,7 @@ func openInput(ctx context.Context, g *globalFlags, computer, input string, log 
 		}
 		return op, opener, cleanup, nil
 	}
-	if op, opener, ok, err := openLocal(ctx, input); ok {
+	if op, opener, ok, err := openLocal(ctx, input, stderr); ok {
 		// A local file that is not DPE JSON: converted in-process.
 		return op, opener, func() {}, err
 	}

@@ -30,7 +30,7 @@ var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 // today's path: URLs, *.json and *.dpe.json files, and files convert does
 // not know (they are shown as text or refused as binary there). A missing
 // or unreadable file is an error at once, naming it once.
-func openLocal(ctx context.Context, input string) (op *dpe.Opened, opener *dpe.Opener, handled bool, err error) {
+func openLocal(ctx context.Context, input string, stderr io.Writer) (op *dpe.Opened, opener *dpe.Opener, handled bool, err error) {
 	if strings.Contains(input, "://") || strings.HasSuffix(strings.ToLower(input), ".json") {
 		return nil, nil, false, nil
 	}
@@ -47,7 +47,7 @@ func openLocal(ctx context.Context, input string) (op *dpe.Opened, opener *dpe.O
 	if !st.Mode().IsRegular() {
 		return nil, nil, true, fmt.Errorf("%s: not a regular file", input)
 	}
-	c := convert.New(convert.Options{})
+	c := convert.New(convert.Options{Notice: stderrNotice(stderr)})
 	defer c.Close()
 	if _, serr := convert.Sniff(input, f, st.Size()); serr != nil && !c.SupportedName(input) && !isOLE(f) {
 		return nil, nil, false, nil

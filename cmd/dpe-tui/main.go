@@ -161,7 +161,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root.AddCommand(
 		a.openCmd(), a.serveCmd(), a.computerCmd(), a.lsCmd(), a.getCmd(), a.checkCmd(),
 		a.findCmd(), a.mcpCmd(), a.hashCmd(), a.diffCmd(), a.convertCmd(), a.configCmd(), a.versionCmd(),
-		a.remoteCmd(), a.pushCmd(),
+		a.remoteCmd(), a.pushCmd(), a.warmupCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -117,7 +117,7 @@ func (a *app) runPush(f *pushFlags, root string) error {
 	for _, s := range skipped {
 		out.line(a.stderr, fmt.Sprintf("dpe-tui: push: skipped %s: %s", sanitize.Line(s.path), s.why))
 	}
-	conv := convert.New(convert.Options{})
+	conv := convert.New(convert.Options{Notice: func(s string) { out.line(a.stderr, "dpe-tui: "+s) }})
 	defer conv.Close()
 	// Convert and hash, f.jobs at once.
 	docs := make([]*localDoc, len(files))
