@@ -238,6 +238,12 @@ func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error
 	switch shape {
 	case identity.ShapeElement, identity.ShapePageObject, identity.ShapeDocumentObject:
 	case identity.ShapeV1:
+		// Sniff says v1 of anything that is not JSON (a DOCX, a PDF):
+		// those are converted through the get path, and so is JSON
+		// that does not parse, which that path names.
+		if as < 0 && !json.Valid(body) {
+			return nil, false, nil
+		}
 		// Read here, not through the get path: that bounds the whole
 		// file's nesting at 64, while core §2.8 step 0 bounds each
 		// object, so a valid expanded document nests up to 4 deeper.
