@@ -249,19 +249,14 @@ func pushFiles(root string) (files []string, skipped []skippedFile, base string,
 	return files, skipped, abs, nil
 }
 
-// notRegularWhy names what a non-regular file is, for its skipped line.
+// notRegularWhy names what a non-regular file is, for its skipped line:
+// dpe.FileKind's words, the one rule for them, and that a walk does not
+// follow a symlink.
 func notRegularWhy(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symlink (not followed)"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
+	if m&fs.ModeSymlink != 0 {
+		return dpe.FileKind(m) + " (not followed)"
 	}
-	return "not a regular file"
+	return dpe.FileKind(m)
 }
 
 // fileURIOf is the file:// URI of an absolute path, each segment
