@@ -1,14 +1,12 @@
 package dpev1
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -183,86 +181,40 @@ func DecodeSkeleton(body []byte) (*Skeleton, error) {
 // later as a page object), its document kept raw, every other member
 // checked as I-JSON on its own.
 func splitSkeleton(body []byte) (*wire.Skeleton, error) {
-	bad := func(format string, a ...any) error {
-		return &wire.Violation{Code: wire.CodeValidation, Msg: "skeleton: not I-JSON: " + fmt.Sprintf(format, a...)}
+	bad := func(at string, v *wire.Violation) error {
+		return &wire.Violation{Code: wire.CodeValidation, Msg: "skeleton: " + at + v.Msg}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, bad("not an object")
+	members, v := wire.SplitObject(body)
+	if v != nil {
+		return nil, bad("", v)
 	}
 	var sk wire.Skeleton
-	seen := map[string]bool{}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return nil, bad("%v", err)
-		}
-		k, _ := kt.(string)
-		if seen[k] {
-			return nil, bad("duplicate key %q", sanitize.Line(trim(k, 80)))
-		}
-		seen[k] = true
-		if k == "pages" {
-			if sk.Pages, err = rawArray(dec); err != nil {
-				return nil, bad("pages: %v", err)
+	for _, m := range members {
+		var err error
+		switch m.Key {
+		case "pages":
+			if sk.Pages, v = wire.SplitArray(m.Value); v != nil {
+				return nil, bad("pages: ", v)
 			}
 			continue
-		}
-		var r json.RawMessage
-		if err := dec.Decode(&r); err != nil {
-			return nil, bad("%v", err)
-		}
-		switch k {
 		case "document":
-			sk.Document = r // parsed, with its step 0, as the document object
+			sk.Document = m.Value // parsed, with its step 0, as the document object
 			continue
 		}
-		if v := wire.CheckIJSON(r); v != nil {
+		if v := wire.CheckIJSON(m.Value); v != nil {
 			return nil, v
 		}
-		switch k {
+		switch m.Key {
 		case "file_uri":
-			err = json.Unmarshal(r, &sk.FileURI)
+			err = json.Unmarshal(m.Value, &sk.FileURI)
 		case "doc_hash":
-			err = json.Unmarshal(r, &sk.DocHash)
+			err = json.Unmarshal(m.Value, &sk.DocHash)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("skeleton %s: %w", k, err)
+			return nil, fmt.Errorf("skeleton %s: %w", sanitize.Line(trim(m.Key, 80)), err)
 		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, bad("%v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, bad("more than one value")
 	}
 	return &sk, nil
-}
-
-// rawArray reads an array (or null) of values, each kept raw.
-func rawArray(dec *json.Decoder) ([]json.RawMessage, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t == nil {
-		return nil, nil
-	}
-	if t != json.Delim('[') {
-		return nil, errors.New("not an array")
-	}
-	var out []json.RawMessage
-	for dec.More() {
-		var r json.RawMessage
-		if err := dec.Decode(&r); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func trim(s string, n int) string {

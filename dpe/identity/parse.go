@@ -3,9 +3,7 @@ package identity
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -560,14 +558,9 @@ func decodeIJSON(b []byte) (any, *Problem) {
 	if p := CheckText(b); p != nil {
 		return nil, p
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
+	v, err := parseIJSON(b)
 	if err != nil {
 		return nil, &Problem{"", CodeValidation, "not I-JSON: " + err.Error()}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &Problem{"", CodeValidation, "not I-JSON: more than one value"}
 	}
 	return v, nil
 }
@@ -584,62 +577,6 @@ func CheckText(b []byte) *Problem {
 		return &Problem{"", CodeValidation, fmt.Sprintf("a \\u escape at byte %d is a lone surrogate", i)}
 	}
 	return nil
-}
-
-var errDepth = errors.New("nested deeper than 256")
-
-// decodeValue reads one value token by token, refusing duplicate keys
-// (encoding/json keeps the last one silently).
-func decodeValue(dec *json.Decoder, depth int) (any, error) {
-	if depth > maxDepthJSON {
-		return nil, errDepth
-	}
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch d := t.(type) {
-	case json.Delim:
-		switch d {
-		case '{':
-			m := map[string]any{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				if _, dup := m[k]; dup {
-					return nil, fmt.Errorf("duplicate key %s", quote(k))
-				}
-				v, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				m[k] = v
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return m, nil
-		case '[':
-			a := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return a, nil
-		}
-		return nil, fmt.Errorf("unexpected %v", d)
-	default:
-		return t, nil
-	}
 }
 
 // loneSurrogate returns the offset of the first \u escape in a string of

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"encoding/json"
+
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 )
 
@@ -96,6 +98,28 @@ func CheckIJSON(body []byte) *Violation {
 		return fromProblem(p)
 	}
 	return nil
+}
+
+// Member is one member of an envelope, its value raw (identity.Member).
+type Member = identity.Member
+
+// SplitObject is an envelope's members in order, without a duplicate
+// key, each value raw for its own parse (identity.SplitObject).
+func SplitObject(body []byte) ([]Member, *Violation) {
+	ms, p := identity.SplitObject(body)
+	if p != nil {
+		return nil, fromProblem(p)
+	}
+	return ms, nil
+}
+
+// SplitArray is an array's (or null's) elements raw (identity.SplitArray).
+func SplitArray(body []byte) ([]json.RawMessage, *Violation) {
+	es, p := identity.SplitArray(body)
+	if p != nil {
+		return nil, fromProblem(p)
+	}
+	return es, nil
 }
 
 // CheckText is the text half of step 0 (identity.CheckText): valid UTF-8,
