@@ -368,21 +368,31 @@ func TestConnect_EnginePathFromURLOrOption(t *testing.T) {
 	}
 }
 
-// bigServer is a Socket.IO server whose "big" event acks n bytes.
-func bigServer(t *testing.T) string {
+// libServer is a plain zishang520 server on /smcp, without the server
+// package's gate (server/gate.go): the library writes the namespace
+// CONNECT reply before it records the socket, and an EVENT read in that
+// window closes the connection ("invalid state"). So a test emits only once
+// the connection handler has run (waitRecorded): the library records the
+// socket before it fires "connection".
+type libServer struct {
+	url      string
+	recorded atomic.Int32 // connection handlers that have run
+}
+
+// startLibServer serves a libServer whose connection handler is onConn,
+// with a read limit of maxBuffer bytes (0: the library's default).
+func startLibServer(t *testing.T, maxBuffer int64, onConn func(*socket.Socket)) *libServer {
 	t.Helper()
 	opts := socket.DefaultServerOptions()
 	opts.SetTransports(types.NewSet(socket.WebSocket, socket.Polling))
-	opts.SetMaxHttpBufferSize(1 << 30)
+	if maxBuffer > 0 {
+		opts.SetMaxHttpBufferSize(maxBuffer)
+	}
 	io := socket.NewServer(nil, opts)
+	ls := &libServer{}
 	_ = io.Of(protocol.Namespace, nil).On("connection", func(args ...any) {
-		s := args[0].(*socket.Socket)
-		_ = s.On("big", func(args ...any) {
-			n, _ := args[0].(float64)
-			if ack, ok := args[len(args)-1].(socket.Ack); ok {
-				ack([]any{strings.Repeat("x", int(n))}, nil)
-			}
-		})
+		onConn(args[0].(*socket.Socket))
+		ls.recorded.Add(1)
 	})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -391,15 +401,35 @@ func bigServer(t *testing.T) string {
 	hs := &http.Server{Handler: io.ServeHandler(nil)}
 	go func() { _ = hs.Serve(l) }()
 	t.Cleanup(func() { _ = hs.Close(); io.Close(nil) })
-	return "http://" + l.Addr().String()
+	ls.url = "http://" + l.Addr().String()
+	return ls
+}
+
+// waitRecorded waits until n connections have been recorded by the server.
+func (ls *libServer) waitRecorded(t *testing.T, n int32) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%d connections recorded by the server", n), func() bool { return ls.recorded.Load() >= n })
+}
+
+// bigServer is a libServer whose "big" event acks n bytes.
+func bigServer(t *testing.T) *libServer {
+	t.Helper()
+	return startLibServer(t, 1<<30, func(s *socket.Socket) {
+		_ = s.On("big", func(args ...any) {
+			n, _ := args[0].(float64)
+			if ack, ok := args[len(args)-1].(socket.Ack); ok {
+				ack([]any{strings.Repeat("x", int(n))}, nil)
+			}
+		})
+	})
 }
 
 // Size cap: an inbound message over MaxMessage is refused on its frame
 // headers; the wait fails naming the size, the connection comes back by itself.
 func TestMaxMessage_DropsOversizedAndReconnects(t *testing.T) {
-	url := bigServer(t)
+	srv := bigServer(t)
 	var connects atomic.Int32
-	c, err := New(Options{URL: url, MaxMessage: 64 << 10, ConnectTimeout: 5 * time.Second,
+	c, err := New(Options{URL: srv.url, MaxMessage: 64 << 10, ConnectTimeout: 5 * time.Second,
 		OnConnect: func(context.Context) error { connects.Add(1); return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -410,6 +440,7 @@ func TestMaxMessage_DropsOversizedAndReconnects(t *testing.T) {
 	if err := c.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
+	srv.waitRecorded(t, 1)
 	if args, err := c.EmitWithAck(ctx, 5*time.Second, "big", 1000); err != nil || len(args) != 1 {
 		t.Fatalf("small answer: %v %v", args, err)
 	}
@@ -419,6 +450,7 @@ func TestMaxMessage_DropsOversizedAndReconnects(t *testing.T) {
 		t.Fatalf("err = %v, want ErrConnectionLost with *MessageTooLargeError", err)
 	}
 	eventually(t, "reconnected", func() bool { return connects.Load() >= 2 && c.Connected() })
+	srv.waitRecorded(t, 2)
 	if _, err := c.EmitWithAck(ctx, 5*time.Second, "big", 10); err != nil {
 		t.Fatalf("after reconnect: %v", err)
 	}
@@ -426,8 +458,8 @@ func TestMaxMessage_DropsOversizedAndReconnects(t *testing.T) {
 
 // The ack wait ends with its timeout, with ctx, and with Close.
 func TestEmitWithAck_TimeoutCancelClose(t *testing.T) {
-	url := bigServer(t)
-	c, err := New(Options{URL: url})
+	srv := bigServer(t)
+	c, err := New(Options{URL: srv.url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,6 +468,7 @@ func TestEmitWithAck_TimeoutCancelClose(t *testing.T) {
 	if err := c.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
+	srv.waitRecorded(t, 1)
 	if _, err := c.EmitWithAck(ctx, 100*time.Millisecond, "nobody-answers", 1); !errors.Is(err, ErrAckTimeout) {
 		t.Fatalf("err = %v, want ErrAckTimeout", err)
 	}

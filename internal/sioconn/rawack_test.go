@@ -4,31 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
-	"net/http"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/zishang520/socket.io/servers/socket/v3"
-	"github.com/zishang520/socket.io/v3/pkg/types"
 
 	"github.com/dpe-tui/dpe-tui/protocol"
 
 	"github.com/dpe-tui/dpe-tui/internal/rawack"
 )
 
-// ackServer is a plain zishang520 server on /smcp: "answer" acks with the
-// arguments it was sent (a list), "many" acks with n arguments, and every
-// connect gets a "notify:x" event carrying an object, so that events and
-// acks can be told apart on the same connection.
-func ackServer(t *testing.T) string {
+// ackServer is a libServer: "answer" acks with the arguments it was sent
+// (a list), "many" acks with n arguments, and every connect gets a
+// "notify:x" event carrying an object, so that events and acks can be told
+// apart on the same connection.
+func ackServer(t *testing.T) *libServer {
 	t.Helper()
-	opts := socket.DefaultServerOptions()
-	opts.SetTransports(types.NewSet(socket.WebSocket, socket.Polling))
-	io := socket.NewServer(nil, opts)
-	_ = io.Of(protocol.Namespace, nil).On("connection", func(args ...any) {
-		s := args[0].(*socket.Socket)
+	return startLibServer(t, 0, func(s *socket.Socket) {
 		_ = s.Emit("notify:x", map[string]any{"office_id": "o", "n": 1})
 		_ = s.On("answer", func(args ...any) {
 			list, _ := args[0].([]any)
@@ -43,14 +36,6 @@ func ackServer(t *testing.T) string {
 			}
 		})
 	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: io.ServeHandler(nil)}
-	go func() { _ = hs.Serve(l) }()
-	t.Cleanup(func() { _ = hs.Close(); io.Close(nil) })
-	return "http://" + l.Addr().String()
 }
 
 // answerArgs is every shape an ack argument takes, with the characters that
@@ -63,11 +48,12 @@ var answerArgs = []any{
 	[]any{true, map[string]any{}},
 }
 
-// dialRaw connects to url with opt and returns the Conn and the events it
-// heard (name, first argument).
-func dialRaw(t *testing.T, url string, p Options) (*Conn, chan any) {
+// dialRaw connects to srv with p, waits until srv has recorded the
+// connection (its n-th), and returns the Conn and the events it heard
+// (first argument).
+func dialRaw(t *testing.T, srv *libServer, n int32, p Options) (*Conn, chan any) {
 	t.Helper()
-	p.URL = url
+	p.URL = srv.url
 	c, err := New(p)
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +71,7 @@ func dialRaw(t *testing.T, url string, p Options) (*Conn, chan any) {
 	if err := c.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
+	srv.waitRecorded(t, n)
 	return c, events
 }
 
@@ -92,11 +79,11 @@ func dialRaw(t *testing.T, url string, p Options) (*Conn, chan any) {
 // json.RawMessage each, that decode to what the library's parser gives;
 // events on the same connection are still decoded by the library.
 func TestRawAckParser_AcksRawEventsDecoded(t *testing.T) {
-	url := ackServer(t)
+	srv := ackServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 
-	plain, plainEvents := dialRaw(t, url, Options{})
+	plain, plainEvents := dialRaw(t, srv, 1, Options{})
 	want, err := plain.EmitWithAck(ctx, 5*time.Second, "answer", answerArgs)
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +92,7 @@ func TestRawAckParser_AcksRawEventsDecoded(t *testing.T) {
 		t.Fatalf("library parser: %#v", want)
 	}
 
-	raw, rawEvents := dialRaw(t, url, Options{Parser: RawAckParser(protocol.Namespace)})
+	raw, rawEvents := dialRaw(t, srv, 2, Options{Parser: RawAckParser(protocol.Namespace)})
 	got, err := raw.EmitWithAck(ctx, 5*time.Second, "answer", answerArgs)
 	if err != nil {
 		t.Fatal(err)
@@ -150,10 +137,10 @@ func TestRawAckParser_AcksRawEventsDecoded(t *testing.T) {
 // fails as a lost connection, which comes back by itself; an ack at the
 // bound is read.
 func TestRawAckParser_TooManyArgumentsDropsTheConnection(t *testing.T) {
-	url := ackServer(t)
+	srv := ackServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	c, _ := dialRaw(t, url, Options{Parser: RawAckParser(protocol.Namespace), ConnectTimeout: 5 * time.Second})
+	c, _ := dialRaw(t, srv, 1, Options{Parser: RawAckParser(protocol.Namespace), ConnectTimeout: 5 * time.Second})
 	if got, err := c.EmitWithAck(ctx, 5*time.Second, "many", rawack.MaxArgs); err != nil || len(got) != rawack.MaxArgs {
 		t.Fatalf("at the bound: %d args, %v", len(got), err)
 	}
