@@ -83,16 +83,35 @@ type joiner struct {
 }
 
 func (j *joiner) onConnect(ctx context.Context) error {
+	for {
+		err := j.joinOnce(ctx)
+		if err == nil {
+			j.joins.Add(1)
+			return nil
+		}
+		// A re-join can find the seat still held by the session this Conn
+		// has just closed: the server hears of that close on the old
+		// connection, which it reads concurrently with this one, and frees
+		// the seat once it does. A first join is never retried.
+		var je *protocol.JoinError
+		if j.joins.Load() == 0 || !errors.As(err, &je) || !je.AgentSeatTaken() {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (j *joiner) joinOnce(ctx context.Context) error {
 	args, err := j.c.EmitWithAck(ctx, 5*time.Second, protocol.EventJoinOffice,
 		protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: j.name, OfficeID: "o-" + j.name})
 	if err != nil {
 		return err
 	}
-	if err := protocol.DecodeJoinAck("o-"+j.name, args); err != nil {
-		return err
-	}
-	j.joins.Add(1)
-	return nil
+	return protocol.DecodeJoinAck("o-"+j.name, args)
 }
 
 func dialAgent(t *testing.T, opt Options, name string) (*Conn, *joiner, error) {
