@@ -30,6 +30,15 @@ func (e *ResolveError) NotFound() bool {
 		strings.Contains(strings.ToLower(e.Err.Message), "not found")
 }
 
+// ConversionFailed reports the computer saying its MCP server has the
+// document but cannot convert it (a limit, its deadline, a corrupt file):
+// the same bytes fail the same way, so it is not retryable.
+func (e *ResolveError) ConversionFailed() bool {
+	return e.Err.Code == protocol.CodeResolutionFailed && e.Err.Category == "" &&
+		(e.Err.DetailReason() == protocol.DetailConversionFailed ||
+			strings.HasPrefix(strings.TrimSpace(e.Err.Message), protocol.ConversionFailedMessage))
+}
+
 // Retryable reports whether offering the user a retry makes sense: the
 // source was unavailable, or the computer's resolver failed (an upload or
 // signing step that may work the next time).
@@ -57,6 +66,8 @@ func (e *ResolveError) Error() string {
 		if m := serverInMessage.FindStringSubmatch(msg); m != nil {
 			cause += ": MCP server " + m[1] + " has no such resource"
 		}
+	case e.ConversionFailed():
+		cause = fmt.Sprintf("cannot be converted by computer %s: %s", e.Computer, trimPrefixFold(msg, protocol.ConversionFailedMessage))
 	case pe.Code == protocol.CodeResolutionFailed:
 		switch pe.Category {
 		case protocol.CategoryUpstreamUnavailable:

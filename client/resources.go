@@ -49,6 +49,10 @@ type ResourceMeta struct {
 	// date-time (it is still shown, marked).
 	LastModifiedInvalid bool
 	Audience            []string // annotations.audience
+	// ConversionError is _meta.error: the server has the file but could
+	// not convert it (our library's key, not the spec's), one line. The
+	// document will fail the same way when read.
+	ConversionError string
 	// Problems are what the listing got wrong (a keyword that is not a
 	// string, an invalid lastModified …), one short sentence each, so a
 	// listing shows what it dropped instead of hiding it.
@@ -209,6 +213,7 @@ func parseResourceMetaTyped(meta, annotations json.RawMessage) (ResourceMeta, bo
 		PageCount    float64  `json:"page_count"`
 		FileURI      string   `json:"file_uri"`
 		LastModified string   `json:"last_modified"`
+		Error        string   `json:"error"`
 	}
 	var a struct {
 		LastModified string   `json:"lastModified"`
@@ -226,6 +231,7 @@ func parseResourceMetaTyped(meta, annotations json.RawMessage) (ResourceMeta, bo
 		out.PageCount = int(n)
 	}
 	out.FileURI = m.FileURI
+	out.ConversionError = m.Error
 	out.LastModified = a.LastModified
 	if out.LastModified == "" {
 		out.LastModified = m.LastModified
@@ -257,6 +263,7 @@ func parseResourceMetaLoose(meta, annotations json.RawMessage) ResourceMeta {
 		PageCount    any `json:"page_count"`
 		FileURI      any `json:"file_uri"`
 		LastModified any `json:"last_modified"`
+		Error        any `json:"error"`
 	}
 	var a struct {
 		LastModified any `json:"lastModified"`
@@ -284,6 +291,7 @@ func parseResourceMetaLoose(meta, annotations json.RawMessage) ResourceMeta {
 		out.PageCount = int(n)
 	}
 	out.FileURI = str(m.FileURI)
+	out.ConversionError = str(m.Error)
 	out.LastModified = str(a.LastModified)
 	if out.LastModified == "" {
 		out.LastModified = str(m.LastModified)

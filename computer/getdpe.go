@@ -126,6 +126,14 @@ func (c *Computer) getDPE(ctx context.Context, req protocol.GetDPEReq) (*protoco
 				fmt.Sprintf("%s %s has no resource %s", NotFoundMessage, quoteTrunc(s.cfg.Name), quoteTrunc(u.Read)),
 				map[string]string{"mcp_server_name": s.cfg.Name, "mcp_error": oneLine(err.Error(), 300)})
 		}
+		if reason, kind, ok := conversionFailed(err); ok {
+			// The server has the file and cannot convert it: the same
+			// bytes fail the same way, so not upstream_unavailable (which
+			// agents retry) but a generic 4013 whose message says why.
+			return nil, resolutionFailed(req.URI, "", protocol.ConversionFailedMessage+reason,
+				map[string]string{"mcp_server_name": s.cfg.Name, "mcp_error": reason,
+					"reason": protocol.DetailConversionFailed, "conversion": kind})
+		}
 		return nil, resolutionFailed(req.URI, protocol.CategoryUpstreamUnavailable,
 			"DPE source unavailable: resources/read failed",
 			map[string]string{"mcp_server_name": s.cfg.Name, "mcp_error": oneLine(err.Error(), 300)})
@@ -282,4 +290,33 @@ func resourceNotFound(err error) bool {
 		return false
 	}
 	return je.Code == -32002 || (je.Code == jsonrpc.CodeInvalidParams && strings.Contains(strings.ToLower(je.Message), "not found"))
+}
+
+// maxConversionReason bounds the library's reason carried into the 4013's
+// message (its listing note is at most 300 characters).
+const maxConversionReason = 400
+
+// conversionFailed recognises our library's answer for a file it has but
+// cannot convert (protocol.MCPCodeConversionFailed with the conversion key
+// in its data), and gives its one-line reason and what stopped it.
+func conversionFailed(err error) (reason, kind string, ok bool) {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != protocol.MCPCodeConversionFailed {
+		return "", "", false
+	}
+	var data map[string]any
+	if json.Unmarshal(je.Data, &data) != nil {
+		return "", "", false
+	}
+	kind, _ = data[protocol.MCPConversionDataKey].(string)
+	switch kind {
+	case protocol.ConversionLimit, protocol.ConversionTimeout, protocol.ConversionCorrupt:
+	default:
+		return "", "", false
+	}
+	reason = scrubDetail(oneLine(je.Message, maxConversionReason))
+	if reason == "" {
+		reason = kind
+	}
+	return reason, kind, true
 }

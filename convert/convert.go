@@ -115,7 +115,7 @@ func withDeadline(ctx context.Context, timeout time.Duration) (context.Context, 
 	inner, cancel := context.WithTimeout(ctx, timeout)
 	expired := func(err error) error {
 		if err != nil && ctx.Err() == nil && errors.Is(inner.Err(), context.DeadlineExceeded) {
-			return limitErr("conversion time in milliseconds", timeout.Milliseconds(), time.Since(start).Milliseconds())
+			return limitErr(LimitConversionTime, timeout.Milliseconds(), time.Since(start).Milliseconds())
 		}
 		return err
 	}

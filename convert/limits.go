@@ -103,6 +103,11 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// LimitConversionTime is the What of the LimitError a conversion past its
+// deadline (Options.Timeout) fails with, so a caller can tell a deadline
+// from a size budget.
+const LimitConversionTime = "conversion time in milliseconds"
+
 func limitErr(what string, limit, got int64) error {
 	return &dpe.LimitError{What: what, Limit: limit, Got: got}
 }

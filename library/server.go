@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/convert"
@@ -427,7 +429,7 @@ func (l *library) loader(ref sourceRef) func() ([]byte, error) {
 		c, err := convertFile(context.Background(), l.conv, now, data)
 		if err != nil {
 			l.refine(ref.uri, errorInfo(ref.path, err))
-			return nil, err
+			return nil, &conversionError{err: err}
 		}
 		l.refine(ref.uri, c.Info)
 		return c.JSON, nil
@@ -437,12 +439,42 @@ func (l *library) loader(ref sourceRef) func() ([]byte, error) {
 // errorInfo is the listing of a file that cannot be converted: one line,
 // bounded, naming the cause.
 func errorInfo(p string, err error) docInfo {
+	ft := strings.TrimPrefix(strings.ToLower(path.Ext(p)), ".")
+	return docInfo{Title: path.Base(p), FileType: ft, Err: errorNote(err)}
+}
+
+// errorNote is err as one bounded line.
+func errorNote(err error) string {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	if r := []rune(msg); len(r) > maxErrorNote {
 		msg = string(r[:maxErrorNote-1]) + "…"
 	}
-	ft := strings.TrimPrefix(strings.ToLower(path.Ext(p)), ".")
-	return docInfo{Title: path.Base(p), FileType: ft, Err: msg}
+	return msg
+}
+
+// conversionError is a file read whole that could not be converted: a
+// budget, its deadline, or a corrupt file. It is that document's answer,
+// the same on every read of these bytes, so resources/read says so with
+// its own code (protocol.MCPCodeConversionFailed) instead of a failure a
+// client would retry.
+type conversionError struct{ err error }
+
+func (e *conversionError) Error() string { return e.err.Error() }
+func (e *conversionError) Unwrap() error { return e.err }
+
+// rpcError is the JSON-RPC error resources/read answers with: the reason
+// in one line, and what stopped the conversion in data.
+func (e *conversionError) rpcError() *jsonrpc.Error {
+	kind := protocol.ConversionCorrupt
+	var le *dpe.LimitError
+	switch {
+	case errors.As(e.err, &le) && le.What == convert.LimitConversionTime:
+		kind = protocol.ConversionTimeout
+	case errors.As(e.err, &le):
+		kind = protocol.ConversionLimit
+	}
+	data, _ := json.Marshal(map[string]string{protocol.MCPConversionDataKey: kind})
+	return &jsonrpc.Error{Code: protocol.MCPCodeConversionFailed, Message: errorNote(e.err), Data: data}
 }
 
 // refine replaces the listing of uri when a conversion learnt something
@@ -601,6 +633,10 @@ func (l *library) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Re
 			if errors.Is(err, fs.ErrNotExist) {
 				// Removed since New walked the folder.
 				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			var ce *conversionError
+			if errors.As(err, &ce) {
+				return nil, ce.rpcError()
 			}
 			return nil, fmt.Errorf("library: read %s: %w", uri, err)
 		}

@@ -398,6 +398,10 @@ func printResource(out *table, stderr io.Writer, computer, server string, srv cl
 			lm := sanitize.Text(r.Meta.LastModified)
 			row.LastModified = &lm
 		}
+		if r.Meta.ConversionError != "" {
+			ce := sanitize.Text(r.Meta.ConversionError)
+			row.ConversionError = &ce
+		}
 		out.rowJSON(row)
 	} else {
 		pc := ""
@@ -416,6 +420,9 @@ func printResource(out *table, stderr io.Writer, computer, server string, srv cl
 	}
 	for _, pr := range r.Meta.Problems {
 		fmt.Fprintf(stderr, "dpe-tui: %s: %s\n", sanitize.Line(r.URI), sanitize.Line(pr))
+	}
+	if ce := r.Meta.ConversionError; ce != "" && !out.json {
+		fmt.Fprintf(stderr, "dpe-tui: %s cannot be converted: %s\n", sanitize.Line(r.URI), sanitize.Line(ce))
 	}
 }
 
@@ -710,6 +717,9 @@ type lsResource struct {
 	LastModified *string  `json:"lastModified"` // null when the server did not say
 	Size         *int64   `json:"size"`         // null when the server did not say
 	Problems     []string `json:"problems"`     // [] when there are none, like keywords
+	// ConversionError: the server could not convert the file (null when
+	// it did, or has not tried yet).
+	ConversionError *string `json:"conversion_error"`
 }
 
 // sanitizeAll cleans strings before encoding: JSON escaping makes control
@@ -771,6 +781,12 @@ func (r *lsResource) appendJSON(b []byte) []byte {
 	}
 	b = append(b, `,"problems":`...)
 	b = appendJSONStrings(b, r.Problems)
+	b = append(b, `,"conversion_error":`...)
+	if r.ConversionError == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jsonfast.AppendString(b, *r.ConversionError)
+	}
 	return append(b, '}')
 }
 
