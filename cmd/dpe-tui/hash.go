@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -148,11 +149,11 @@ func displayName(input string) string {
 	return input
 }
 
-// hashAny opens one input the way `get` does (dpe:// through the
-// server, a file or URL directly; "-" is stdin), tells its shape
-// (identity.Sniff, unless as names one: -1 for none), loads every page of
-// a v0.2 document (manifest pages are fetched) and computes its dpe1
-// identity. Values that cannot be hashed give an error listing each
+// hashAny computes one input's dpe1 identity: a local file (or "-",
+// stdin) as push builds it (localDocument), unless it is a single DPE v1
+// object (identity.Sniff, or as when it names a shape: -1 for none); a
+// dpe:// URI or URL opened the way `get` does, every page of a v0.2
+// document loaded (manifest pages are fetched). Values that cannot be hashed give an error listing each
 // problem on a line.
 func hashAny(ctx context.Context, g *globalFlags, computer, input string, as identity.Shape, stdin io.Reader, stderr io.Writer) (*hashed, error) {
 	log, closeLog, err := g.logger()
@@ -172,53 +173,64 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, as ide
 	if obj, ok, err := hashLocalObject(input, name, as); ok {
 		return obj, err
 	}
+	if isLocalPath(input) {
+		conv := convert.New(convert.Options{Notice: stderrNotice(stderr)})
+		defer conv.Close()
+		lv, err := localDocument(ctx, conv, input, name, name == "stdin")
+		if err != nil {
+			if name == "stdin" {
+				return nil, fmt.Errorf("stdin: %w", errorsUnwrapOpen(err))
+			}
+			return nil, err
+		}
+		return &hashed{res: lv.res}, nil
+	}
 	op, opener, cleanup, err := openInput(ctx, g, computer, input, log, stderr)
 	if err != nil {
-		if name == "stdin" {
-			return nil, fmt.Errorf("stdin: %w", errorsUnwrapOpen(err))
-		}
 		return nil, err
 	}
 	defer cleanup()
 	if op.Kind != dpe.KindDocument {
 		return nil, fmt.Errorf("%s is %s, not a DPE document", sanitize.Line(name), kindName(op.Kind))
 	}
-	var r *identity.Result
 	shape := identity.Sniff(op.Body)
-	switch shape {
-	case identity.ShapeV1:
+	if shape == identity.ShapeV1 {
 		return hashV1Document(name, op.Body)
-	default:
-		for i := range op.Doc.Pages {
-			if err := loadPage(ctx, opener, op, i); err != nil {
-				return nil, err
-			}
-		}
-		r = identity.Compute(identity.Map(op.Body, op.Doc))
 	}
+	for i := range op.Doc.Pages {
+		if err := loadPage(ctx, opener, op, i); err != nil {
+			return nil, err
+		}
+	}
+	r := identity.Compute(identity.Map(op.Body, op.Doc))
 	if len(r.Problems) > 0 {
 		return nil, hashProblems(name, shape, r.Problems)
 	}
 	return &hashed{res: r}, nil
 }
 
+// isLocalPath: input names a file here, not a URL or a dpe:// URI.
+func isLocalPath(input string) bool {
+	return !strings.Contains(input, "://") && !strings.HasPrefix(strings.ToLower(input), "dpe:")
+}
+
 // hashLocalObject hashes a local file (or the stdin copy) that is one DPE
-// v1 wire object or an expanded DPE v1 document; ok is false for anything
-// else, which is opened as a document. Objects are what a remote stores, not documents, so only a
-// file is read as one.
+// v1 wire object (by its fields, or as --object says); ok is false for
+// anything else, which is a document (localDocument). Objects are what a
+// remote stores, not documents, so only a file is read as one.
 func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error) {
-	if strings.Contains(path, "://") || strings.HasPrefix(strings.ToLower(path), "dpe:") {
+	if !isLocalPath(path) {
 		if as >= 0 {
 			return nil, true, usageErrorf("--object reads a file or stdin, not %s", sanitize.Line(name))
 		}
 		return nil, false, nil
 	}
-	f, err := os.Open(path)
+	f, _, err := convert.OpenRegular(path)
 	if err != nil {
 		if as >= 0 {
-			return nil, true, fmt.Errorf("%s: %w", sanitize.Line(name), err)
+			return nil, true, err // names the file
 		}
-		return nil, false, nil // openInput says what is wrong with it
+		return nil, false, nil // localDocument says what is wrong with it
 	}
 	defer f.Close()
 	body, err := io.ReadAll(io.LimitReader(f, dpe.DefaultMaxBytes+1))
@@ -237,18 +249,6 @@ func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error
 	}
 	switch shape {
 	case identity.ShapeElement, identity.ShapePageObject, identity.ShapeDocumentObject:
-	case identity.ShapeV1:
-		// Sniff says v1 of anything that is not JSON (a DOCX, a PDF):
-		// those are converted through the get path, and so is JSON
-		// that does not parse, which that path names.
-		if as < 0 && !json.Valid(body) {
-			return nil, false, nil
-		}
-		// Read here, not through the get path: that bounds the whole
-		// file's nesting at 64, while core §2.8 step 0 bounds each
-		// object, so a valid expanded document nests up to 4 deeper.
-		h, err := hashV1Document(name, body)
-		return h, true, err
 	default:
 		return nil, false, nil
 	}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
-	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -288,64 +287,43 @@ func parallel(jobs, n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// buildLocal converts one file and builds its DPE v1 objects through
-// identity's v0.2 mapping (the one table from our documents to dpe1).
-//
-// The file's modification time is not read: last_modified then comes only
-// from the document's own properties. A mod time is the file system's
-// fact about a copy, not content (core: the hash is of content), and a
-// `touch` must not make a new version of an unchanged document.
+// buildLocal builds one file's DPE v1 objects by localDocument, the rule
+// hash uses too, so a pushed document's doc_hash is the one `hash FILE`
+// prints.
 func buildLocal(ctx context.Context, conv *convert.Converter, path, uri string) *localDoc {
 	d := &localDoc{path: path, uri: uri, pages: map[string]json.RawMessage{}, objects: map[string]json.RawMessage{},
 		blobs: map[string][]byte{}, blobOf: map[string]string{}}
-	f, st, err := convert.OpenRegular(path)
+	lv, err := localDocument(ctx, conv, path, path, false)
 	if err != nil {
+		var pe *hashProblemsError
+		if errors.As(err, &pe) && len(pe.lines) > 0 {
+			// One line per document: the first problem says what to fix.
+			err = fmt.Errorf("%s; first: %s", pe.summary, strings.TrimSpace(pe.lines[0]))
+		}
 		d.err = err
 		return d
 	}
-	defer f.Close()
-	body, err := conv.ConvertJSON(ctx, convert.Source{Name: path, ReaderAt: f, Size: st.Size()})
-	switch {
-	case err != nil && st.Size() == 0:
-		// An empty text file is a document; an empty PDF is nothing.
-		d.err = fmt.Errorf("%s: the file is empty (0 bytes), no document to push", path)
-		return d
-	case err != nil:
-		d.err = err // names the file
-		return d
-	}
-	doc, err := dpe.Decode(body, dpe.Limits{})
-	if err != nil {
-		d.err = fmt.Errorf("%s: %w", path, err)
-		return d
-	}
-	for i := range doc.Pages {
-		if err := doc.EnsurePage(i, dpe.Limits{}); err != nil {
-			d.err = fmt.Errorf("%s: %w", path, err)
-			return d
-		}
-	}
-	r := identity.Compute(identity.Map(body, doc))
-	if len(r.Problems) > 0 {
-		p := r.Problems[0]
-		d.err = fmt.Errorf("%s: %s: %s", path, p.Path, p.Message)
-		return d
-	}
+	r := lv.res
 	// The canonical objects identity hashed are what the remote receives.
 	for i, p := range r.Pages {
 		d.pages[string(p.PageHash)] = p.Object
 		for j, e := range p.Elements {
 			d.objects[string(e.ContentHash)] = e.Object
 			d.elems = append(d.elems, string(e.ContentHash))
-			if e.Blob != "" {
-				b, err := imageBytes(doc, i, j, e.Blob)
-				if err != nil {
-					d.err = fmt.Errorf("%s: %s: %w", path, e.Path, err)
-					return d
-				}
-				d.blobs[e.Blob] = b
-				d.blobOf[string(e.ContentHash)] = e.Blob
+			if e.Blob == "" {
+				continue
 			}
+			if lv.doc == nil {
+				d.err = fmt.Errorf("%s: %s: a DPE v1 document holds its image's blob reference, not its bytes: there is nothing to upload", path, e.Path)
+				return d
+			}
+			b, err := imageBytes(lv.doc, i, j, e.Blob)
+			if err != nil {
+				d.err = fmt.Errorf("%s: %s: %w", path, e.Path, err)
+				return d
+			}
+			d.blobs[e.Blob] = b
+			d.blobOf[string(e.ContentHash)] = e.Blob
 		}
 	}
 	d.docRaw, d.hash = r.Object, string(r.DocHash)

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
+	"github.com/dpe-tui/dpe-tui/sanitize"
+)
+
+// localV1 is one local file as a DPE v1 document: its identity (the
+// canonical objects a remote stores) and, when it was built from a DPE
+// v0.2 document (converted, or a v0.2 file), that document, which holds
+// the bytes of its images.
+type localV1 struct {
+	res *identity.Result
+	doc *dpe.Document // nil: the file was a DPE v1 document already
+}
+
+// localDocument is the one rule from a local file to its DPE v1
+// document: hash, diff and push all use it, so that `hash FILE` prints
+// the doc_hash a remote holds after `push FILE`.
+//
+//   - A DPE document JSON (a JSON object with pages or file_type, or any
+//     file named *.dpe.json; dpeJSON is the rule) is read as it is: DPE v1
+//     by its closed schema, DPE v0.2 through identity.Map (docs/dpev1.md),
+//     its manifest pages fetched as get fetches them, file:// ones only
+//     from the file's own folder.
+//   - Any other file is converted as convert does, Markdown images read
+//     from its own folder, without the file's modification time: a mod
+//     time is the file system's fact about a copy, not content (core: the
+//     hash is of content), and a `touch` must not make a new version of an
+//     unchanged document. last_modified then comes only from the
+//     document's own properties.
+//
+// name is how errors call the file. asJSON reads it as a DPE JSON
+// whatever it holds (stdin, which is documented as one).
+func localDocument(ctx context.Context, conv *convert.Converter, path, name string, asJSON bool) (*localV1, error) {
+	f, st, err := convert.OpenRegular(path)
+	if err != nil {
+		return nil, err // names the file
+	}
+	defer f.Close()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sanitize.Line(name), err)
+	}
+	if asJSON || dpeJSON(path, f, st.Size()) {
+		return localDPEJSON(ctx, f, abs, name)
+	}
+	if root, err := os.OpenRoot(filepath.Dir(abs)); err == nil {
+		defer root.Close()
+		ctx = convert.WithAssets(ctx, rootAssets(root))
+	}
+	body, err := conv.ConvertJSON(ctx, convert.Source{Name: name, ReaderAt: f, Size: st.Size()})
+	switch {
+	case err != nil && st.Size() == 0:
+		// An empty text file is a document; an empty PDF is nothing.
+		return nil, fmt.Errorf("%s: the file is empty (0 bytes): no document in it", sanitize.Line(name))
+	case err != nil:
+		return nil, err // names the file
+	}
+	doc, err := dpe.Decode(body, dpe.DefaultLimits())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sanitize.Line(name), err)
+	}
+	for i := range doc.Pages {
+		if err := doc.EnsurePage(i, dpe.DefaultLimits()); err != nil {
+			return nil, fmt.Errorf("%s: %w", sanitize.Line(name), err)
+		}
+	}
+	r := identity.Compute(identity.Map(body, doc))
+	if len(r.Problems) > 0 {
+		return nil, hashProblems(name, identity.ShapeV02, r.Problems)
+	}
+	return &localV1{res: r, doc: doc}, nil
+}
+
+// dpeJSON tells whether a file is a DPE document JSON rather than a file
+// to convert (a package.json is code): its name ends in .dpe.json, or it
+// is one JSON object with a pages or file_type member (every DPE
+// document, v1 or v0.2, has them).
+func dpeJSON(path string, f io.ReaderAt, size int64) bool {
+	if strings.HasSuffix(strings.ToLower(path), ".dpe.json") {
+		return true
+	}
+	if size > dpe.DefaultMaxBytes {
+		return false
+	}
+	head := make([]byte, min(size, 512))
+	n, _ := f.ReadAt(head, 0)
+	if t := bytes.TrimLeft(head[:n], " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	body := make([]byte, size)
+	if n, _ := f.ReadAt(body, 0); int64(n) != size {
+		return false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return false
+	}
+	_, pages := top["pages"]
+	_, ft := top["file_type"]
+	return pages || ft
+}
+
+// localDPEJSON reads a DPE document JSON (f, at abs) by its shape.
+func localDPEJSON(ctx context.Context, f io.Reader, abs, name string) (*localV1, error) {
+	body, err := io.ReadAll(io.LimitReader(f, dpe.DefaultMaxBytes+1))
+	if err == nil && len(body) > dpe.DefaultMaxBytes {
+		err = fmt.Errorf("more than %d bytes", int64(dpe.DefaultMaxBytes))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sanitize.Line(name), err)
+	}
+	switch shape := identity.Sniff(body); shape {
+	case identity.ShapeV1:
+		// Read here, not through the get path: that bounds the whole
+		// file's nesting at 64, while core §2.8 step 0 bounds each
+		// object, so a valid expanded document nests up to 4 deeper.
+		d, probs := identity.ParseDocument(body)
+		if len(probs) > 0 {
+			return nil, hashProblems(name, shape, probs)
+		}
+		r := identity.HashDocument(d)
+		if len(r.Problems) > 0 {
+			return nil, hashProblems(name, shape, r.Problems)
+		}
+		return &localV1{res: r}, nil
+	case identity.ShapeV02:
+	default:
+		return nil, fmt.Errorf("%s is %s (its children by hash), not a document with its content", sanitize.Line(name), shape)
+	}
+	// The get path: a v0.2 document may be a manifest whose pages are
+	// fetched.
+	fch := fetcher(&globalFlags{}, "")
+	fch.AllowFile, fch.FileRoot = true, filepath.Dir(abs)
+	opener := &dpe.Opener{Fetcher: fch, Limits: dpe.DefaultLimits()}
+	op, err := opener.OpenAccess(ctx, "file://"+filepath.ToSlash(abs))
+	if err != nil {
+		return nil, err // names the file
+	}
+	if op.Kind != dpe.KindDocument {
+		return nil, fmt.Errorf("%s is %s, not a DPE document", sanitize.Line(name), kindName(op.Kind))
+	}
+	for i := range op.Doc.Pages {
+		if err := loadPage(ctx, opener, op, i); err != nil {
+			return nil, err
+		}
+	}
+	r := identity.Compute(identity.Map(op.Body, op.Doc))
+	if len(r.Problems) > 0 {
+		return nil, hashProblems(name, identity.ShapeV02, r.Problems)
+	}
+	return &localV1{res: r, doc: op.Doc}, nil
+}
