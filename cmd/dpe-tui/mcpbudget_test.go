@@ -155,3 +155,48 @@ func TestMCP_FindTimeoutIsTheDeadline(t *testing.T) {
 		t.Errorf("a plain word: %+v", a)
 	}
 }
+
+// TestFind_SMCPConcurrentQueriesAndDeadline: the same bounds through SMCP
+// client:tool_call, the find command asking computer alpha's Finder through
+// the server. Alpha reaches its Finder over one MCP session, so its
+// office's queries share that client's limit: of three agents asking at
+// once, one is told the Finder is over budget, the others get hits. With
+// --find-timeout the costly query is stopped at its deadline, in words.
+func TestFind_SMCPConcurrentQueriesAndDeadline(t *testing.T) {
+	docs := costlyDocs(t)
+	url := startServe(t, "--docs", docs, "--find-timeout", "5s")
+	waitFinders(t, url, "alpha")
+	type run struct {
+		code        int
+		out, errOut string
+	}
+	runs := make([]run, 3)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Go(func() {
+			code, out, errOut := runCLI(t, "find", costlyQuery, "--url="+url, "--computer", "alpha", "--timeout", "2m")
+			runs[i] = run{code, out, errOut}
+		})
+	}
+	wg.Wait()
+	refused := 0
+	for i, r := range runs {
+		switch {
+		case strings.Contains(r.errOut, "queries running at once for this client: 3, the limit is 2"):
+			refused++
+		case strings.Contains(r.errOut, "the query ran past its deadline (limit 5s)"): // a loaded machine
+		case r.code != exitOK || strings.Count(r.out, "\n") != 20:
+			t.Errorf("agent %d: exit %d, %d lines\n%s", i, r.code, strings.Count(r.out, "\n"), r.errOut)
+		}
+	}
+	if refused != 1 {
+		t.Fatalf("%d of 3 agents told over budget, want 1: %+v", refused, runs)
+	}
+
+	url = startServe(t, "--docs", docs, "--find-timeout", "200ms")
+	waitFinders(t, url, "alpha")
+	code, out, errOut := runCLI(t, "find", costlyQuery, "--url="+url, "--computer", "alpha")
+	if !strings.Contains(errOut, "query over budget: the query ran past its deadline (limit 200ms)") || out != "" {
+		t.Errorf("costly query with a 200ms deadline: exit %d\n%s%s", code, out, errOut)
+	}
+}
