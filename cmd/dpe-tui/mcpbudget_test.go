@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/search"
 )
 
 // costlyDocs writes a folder whose 8,000 distinct words all hold an "o":
@@ -157,46 +160,68 @@ func TestMCP_FindTimeoutIsTheDeadline(t *testing.T) {
 }
 
 // TestFind_SMCPConcurrentQueriesAndDeadline: the same bounds through SMCP
-// client:tool_call, the find command asking computer alpha's Finder through
-// the server. Alpha reaches its Finder over one MCP session, so its
-// office's queries share that client's limit: of three agents asking at
-// once, one is told the Finder is over budget, the others get hits. With
-// --find-timeout the costly query is stopped at its deadline, in words.
+// client:tool_call, an agent asking computer alpha's Finder through the
+// server the way find does (search.Run). Alpha reaches its Finder over one
+// MCP session, so every query of its office shares that client's limit: of
+// three sent at once, one is told the Finder is over budget, the others
+// get hits. With --find-timeout the costly query is stopped at its
+// deadline, in words, through the find command.
 func TestFind_SMCPConcurrentQueriesAndDeadline(t *testing.T) {
 	docs := costlyDocs(t)
 	url := startServe(t, "--docs", docs, "--find-timeout", "5s")
 	waitFinders(t, url, "alpha")
-	type run struct {
-		code        int
-		out, errOut string
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	// One office holds one agent: the three queries are one agent's.
+	c, err := client.Dial(ctx, client.Options{URL: url, Office: "demo", Name: "agent", ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
 	}
-	runs := make([]run, 3)
+	defer c.Close()
+	q := search.Query{Text: costlyQuery, Computers: []string{"alpha"}}
+	results := make([]search.Result, 3)
 	var wg sync.WaitGroup
-	for i := range runs {
+	for i := range results {
 		wg.Go(func() {
-			code, out, errOut := runCLI(t, "find", costlyQuery, "--url="+url, "--computer", "alpha", "--timeout", "2m")
-			runs[i] = run{code, out, errOut}
+			rs, err := search.Run(ctx, c, q, nil)
+			switch {
+			case err != nil:
+				results[i] = search.Result{State: search.Failed, Err: err}
+			case len(rs) != 1:
+				results[i] = search.Result{State: search.Failed, Err: fmt.Errorf("%d results, want alpha's", len(rs))}
+			default:
+				results[i] = rs[0]
+			}
 		})
 	}
 	wg.Wait()
 	refused := 0
-	for i, r := range runs {
+	for i, r := range results {
 		switch {
-		case strings.Contains(r.errOut, "queries running at once for this client: 3, the limit is 2"):
+		case r.State == search.Failed && strings.Contains(r.Err.Error(), "queries running at once for this client: 3, the limit is 2"):
 			refused++
-		case strings.Contains(r.errOut, "the query ran past its deadline (limit 5s)"): // a loaded machine
-		case r.code != exitOK || strings.Count(r.out, "\n") != 20:
-			t.Errorf("agent %d: exit %d, %d lines\n%s", i, r.code, strings.Count(r.out, "\n"), r.errOut)
+		case r.State == search.Failed && strings.Contains(r.Err.Error(), "the query ran past its deadline (limit 5s)"): // a loaded machine
+		case r.State != search.OK || len(r.Hits) != 20 || r.Total != 320:
+			t.Errorf("query %d: state %v, %d hits of %d, err %v", i, r.State, len(r.Hits), r.Total, r.Err)
 		}
 	}
 	if refused != 1 {
-		t.Fatalf("%d of 3 agents told over budget, want 1: %+v", refused, runs)
+		var said []string
+		for _, r := range results {
+			said = append(said, fmt.Sprintf("%v: %d hits, %v", r.State, len(r.Hits), r.Err))
+		}
+		t.Fatalf("%d of 3 queries told over budget, want 1: %q", refused, said)
 	}
+	// Once they are done, the agent is admitted again.
+	if rs, err := search.Run(ctx, c, q, nil); err != nil || len(rs) != 1 || rs[0].State != search.OK && !strings.Contains(rs[0].Err.Error(), "deadline") {
+		t.Errorf("after its queries ended: %v %+v", err, rs)
+	}
+	_ = c.Close()
 
 	url = startServe(t, "--docs", docs, "--find-timeout", "200ms")
 	waitFinders(t, url, "alpha")
 	code, out, errOut := runCLI(t, "find", costlyQuery, "--url="+url, "--computer", "alpha")
-	if !strings.Contains(errOut, "query over budget: the query ran past its deadline (limit 200ms)") || out != "" {
+	if code == exitOK || !strings.Contains(errOut, "query over budget: the query ran past its deadline (limit 200ms)") || out != "" {
 		t.Errorf("costly query with a 200ms deadline: exit %d\n%s%s", code, out, errOut)
 	}
 }
