@@ -84,7 +84,7 @@ func TestHashStdin(t *testing.T) {
 
 func TestHashReportsWhatCannotMap(t *testing.T) {
 	dir := t.TempDir()
-	doc := `{"file_type":"markdown","pages":[{"page_index":0,"elements":[` +
+	doc := `{"file_type":"Mark down","pages":[{"page_index":0,"elements":[` +
 		`{"category":"Sparkline","text":"x"},{"category":"NarrativeText","text":"y","ele_metadata":{"id":9007199254740993}}]}]}`
 	path := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {

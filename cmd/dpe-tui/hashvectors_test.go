@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -263,6 +264,10 @@ func TestHash_UpstreamInvalidVectors(t *testing.T) {
 	if err := json.Unmarshal(b, &v); err != nil || len(v.Cases) == 0 {
 		t.Fatalf("invalid_objects.json: %v", err)
 	}
+	var superseded struct{ Cases []string }
+	if b, err := os.ReadFile(filepath.Join(vectorDir, "..", "superseded_invalid.json")); err != nil || json.Unmarshal(b, &superseded) != nil {
+		t.Fatalf("superseded_invalid.json: %v", err)
+	}
 	dir := t.TempDir()
 	for _, c := range v.Cases {
 		if c.Contract != "dpe1" {
@@ -283,6 +288,14 @@ func TestHash_UpstreamInvalidVectors(t *testing.T) {
 		code, out, errOut := runCLI(t, args...)
 		first, _, _ := strings.Cut(errOut, "\n")
 		fields := strings.Fields(first)
+		if slices.Contains(superseded.Cases, c.Name) {
+			// A newer vector made file_type open: it is not what hash
+			// refuses, whatever else it does.
+			if strings.Contains(first, "file_type") {
+				t.Errorf("%s (superseded): the open file_type is refused: %s", c.Name, errOut)
+			}
+			continue
+		}
 		if code != exitRuntime || out != "" || len(fields) < 2 || fields[0] != c.Code {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %s", c.Name, code, out, errOut, c.Code)
 			continue

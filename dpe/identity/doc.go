@@ -13,8 +13,9 @@
 // removes null-valued keys recursively (absent ≡ null; "" is a value) and
 // makes the three metadata fields {} when absent. Pages have no number:
 // their position in pages is their place, so inserting a page changes
-// only the document object. category and file_type are closed enums; a
-// value outside them is a Problem, never hashed under a fallback.
+// only the document object. category is a closed enum (a value outside it
+// is a Problem, never hashed under a fallback); file_type is open, its
+// syntax the only rule (ValidFileType, core §2.5).
 //
 // # Entry points
 //

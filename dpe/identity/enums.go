@@ -1,10 +1,9 @@
 package identity
 
-import "slices"
-
-// The closed enums of contract 1. A value outside them is rejected, never
-// hashed under a fallback rule (contract §4, core §2.5). They are
-// functions, not package variables, so nothing can change them.
+// The closed category enum of contract 1 (a value outside it is
+// rejected, never hashed under a fallback rule, contract §4) and the
+// syntax of the open file_type (core §2.5). They are functions, not
+// package variables, so nothing can change them.
 
 type categoryKind int
 
@@ -47,16 +46,36 @@ func categoryOf(c string) (categoryKind, bool) {
 	return 0, false
 }
 
-// FileTypes returns the closed file_type enum of core §2.5 (also
-// vectors/manifest.json "file_types"), in the contract's order.
-func FileTypes() []string {
-	return []string{
-		"bmp", "csv", "doc", "docx", "eml", "epub", "heic", "html", "jpg", "json", "md", "msg",
-		"ndjson", "odt", "org", "pdf", "png", "ppt", "pptx", "rst", "rtf", "tiff", "tsv", "txt",
-		"wav", "xls", "xlsx", "xml", "zip", "java_repo", "python_repo", "javascript_repo",
-		"typescript_repo", "unk", "empty", "tfchat", "jira_project", "jira_issue",
+// ValidFileType is core §2.5's rule for file_type: an open value whose
+// only constraint is its syntax, ^[a-z0-9][a-z0-9_]{0,31}$ matched on the
+// whole string (so "md\n" is not "md"). A receiver must not refuse a
+// value for not being in the recommended registry: "markdown" and "md"
+// are two valid values, with no alias between them.
+//
+// Source: upstream A2C-SMCP/dpe-protocol, vectors/file_type_open_values.json
+// at 49862b1e29461d17e13822b198431b4e22f2bcd1 (its sha256 is the one
+// vectors/manifest.json @ 99d763aca15d810a7cdf6055d787c23e244d4858 lists)
+// and sdk/python/packages/dpe-hash/src/dpe_hash/file_type.py at
+// 24dd9b9a9d23bb3b7700b0081ecdaae8aebb4bf9. The newest stored
+// spec/core.md (4c25829d3953947ebc37add66d99159223b8aef1) still has the
+// closed enum; the vector set of record is newer and says open.
+func ValidFileType(s string) bool {
+	if len(s) == 0 || len(s) > 32 {
+		return false
 	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '_' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
-// FileTypeKnown reports whether s is in the file_type enum.
-func FileTypeKnown(s string) bool { return slices.Contains(FileTypes(), s) }
+// fileTypeProblem says why s is not a file_type.
+func fileTypeProblem(s string) string {
+	return "file_type " + quote(s) + " is not a file_type: 1 to 32 of a-z, 0-9 and _, not starting with _"
+}

@@ -356,8 +356,8 @@ func Compute(in *Input) *Result {
 	case in.FileType == nil:
 		add(&Problem{"$.file_type", CodeValidation, "file_type is missing"})
 		docOK = false
-	case !FileTypeKnown(*in.FileType):
-		add(&Problem{"$.file_type", CodeValidation, "file_type " + quote(*in.FileType) + " is not in the dpe1 file_type set"})
+	case !ValidFileType(*in.FileType):
+		add(&Problem{"$.file_type", CodeValidation, fileTypeProblem(*in.FileType)})
 		docOK = false
 	default:
 		r.FileType = *in.FileType
@@ -445,8 +445,8 @@ func (p *PageObject) Hash() (Hash, []byte, *Problem) {
 
 // Hash is d's doc_hash and canonical object (contract §5).
 func (d *DocumentObject) Hash() (Hash, []byte, *Problem) {
-	if !FileTypeKnown(d.FileType) {
-		return "", nil, &Problem{"/file_type", CodeValidation, "file_type " + quote(d.FileType) + " is not in the dpe1 file_type set"}
+	if !ValidFileType(d.FileType) {
+		return "", nil, &Problem{"/file_type", CodeValidation, fileTypeProblem(d.FileType)}
 	}
 	if d.Title != nil && !utf8.ValidString(*d.Title) {
 		return "", nil, &Problem{"/title", CodeValidation, "title is not valid UTF-8"}

@@ -16,8 +16,8 @@ const codeDoc = `{"file_type":%q,"pages":[{"page_index":0,"elements":[{"category
 
 // TestMap_SourceCodeFileType: our converter's code documents hash (as
 // "txt" with the language kept in doc_metadata), two languages differ,
-// and a file_type that is neither in the enum nor source code is still a
-// Problem.
+// a file_type no table names is hashed as it is, and one that is not a
+// file_type's syntax is a Problem.
 func TestMap_SourceCodeFileType(t *testing.T) {
 	rs := hashOf(t, sprintf(codeDoc, "rs"))
 	if len(rs.Problems) != 0 || rs.DocHash == "" || rs.FileType != "txt" {
@@ -31,9 +31,14 @@ func TestMap_SourceCodeFileType(t *testing.T) {
 	if txt.DocHash == rs.DocHash {
 		t.Fatal("a txt document hashes like the rs one: the language was lost")
 	}
-	bad := hashOf(t, sprintf(codeDoc, "exe"))
+	// file_type is open (core §2.5): a value no table names is hashed as
+	// it is; one that is not a file_type's syntax is a Problem.
+	if exe := hashOf(t, sprintf(codeDoc, "exe")); len(exe.Problems) != 0 || exe.FileType != "exe" {
+		t.Fatalf("exe: %+v", exe)
+	}
+	bad := hashOf(t, sprintf(codeDoc, "Exe"))
 	if bad.DocHash != "" || len(bad.Problems) != 1 || bad.Problems[0].Path != "$.file_type" {
-		t.Fatalf("exe: %+v", bad)
+		t.Fatalf("Exe: %+v", bad)
 	}
 	dup := hashOf(t, `{"file_type":"go","source_file_type":"x","pages":[]}`)
 	if dup.DocHash != "" || len(dup.Problems) == 0 {

@@ -17,7 +17,7 @@ import (
 // code. Step 0 I-JSON (valid Unicode, no duplicate keys), 1 shape (an
 // object with its required fields, null counts as absent), 2 category,
 // 3 closed schema (an undefined field is rejected even when null), 4 each
-// field in the order of core §2.1–§2.3 (type, file_type enum, blob
+// field in the order of core §2.1–§2.3 (type, file_type syntax, blob
 // reference, every metadata value, every child hash).
 
 // maxDepthJSON bounds the nesting of any value parsed here (the parser
@@ -436,8 +436,8 @@ func fileType(o map[string]any, at where) (string, *Problem) {
 	if !ok {
 		return "", &Problem{at.key("file_type").String(), CodeValidation, "file_type is not a string"}
 	}
-	if !FileTypeKnown(s) {
-		return "", &Problem{at.key("file_type").String(), CodeValidation, "file_type " + quote(s) + " is not in the dpe1 file_type set"}
+	if !ValidFileType(s) {
+		return "", &Problem{at.key("file_type").String(), CodeValidation, fileTypeProblem(s)}
 	}
 	return s, nil
 }

@@ -62,8 +62,8 @@ func TestParseElement_ValidationOrderOfCore2_8(t *testing.T) {
 			t.Errorf("%s: %v, want %s at %q", tc.body, v, tc.code, tc.ptr)
 		}
 	}
-	if _, _, v := ParseDocument([]byte(`{"file_type":"markdown","pages":[]}`)); v == nil || v.Pointer != "/file_type" {
-		t.Errorf("markdown accepted as a file_type: %v", v)
+	if _, _, v := ParseDocument([]byte(`{"file_type":"Markdown","pages":[]}`)); v == nil || v.Pointer != "/file_type" {
+		t.Errorf("Markdown (not a file_type's syntax) accepted: %v", v)
 	}
 }
 
