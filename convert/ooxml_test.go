@@ -153,12 +153,16 @@ func bombZip(t testing.TB, part string, size int, files ...string) []byte {
 		w, _ := zw.Create(files[i])
 		w.Write([]byte(files[i+1]))
 	}
-	w, _ := zw.Create(part)
-	w.Write([]byte(`<?xml version="1.0"?><root>`))
-	chunk := bytes.Repeat([]byte(" "), 1<<20)
-	for n := 0; n < size; n += len(chunk) {
-		w.Write(chunk)
+	const prefix = `<?xml version="1.0"?><root>`
+	// Compressed piecewise (rawDeflate): the sizes in the headers are true.
+	total := len(prefix) + (size+(1<<20)-1)&^((1<<20)-1)
+	comp, crc := rawDeflate(t, prefix, " ", total)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: part, Method: zip.Deflate, CRC32: crc,
+		CompressedSize64: uint64(len(comp)), UncompressedSize64: uint64(total)})
+	if err != nil {
+		t.Fatal(err)
 	}
+	w.Write(comp)
 	zw.Close()
 	return buf.Bytes()
 }

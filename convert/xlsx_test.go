@@ -64,19 +64,8 @@ func TestXLSXSofficeAndNoCache(t *testing.T) {
 // zipBomb is an XLSX-shaped zip whose sheet inflates to size bytes.
 func zipBomb(t testing.TB, size int) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, n := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
-		w, _ := zw.Create(n)
-		w.Write([]byte(`<?xml version="1.0"?><x/>`))
-	}
-	w, _ := zw.Create("xl/worksheets/sheet1.xml")
-	chunk := bytes.Repeat([]byte(" "), 1<<20)
-	for n := 0; n < size; n += len(chunk) {
-		w.Write(chunk)
-	}
-	zw.Close()
-	return buf.Bytes()
+	const x = `<?xml version="1.0"?><x/>`
+	return bombZip(t, "xl/worksheets/sheet1.xml", size, "[Content_Types].xml", x, "xl/workbook.xml", x)
 }
 
 func TestXLSXZipBomb(t *testing.T) {
