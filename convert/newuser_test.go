@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/racebuild"
 )
 
 // A FIFO, a directory, a device and a pseudo-filesystem file are refused at
@@ -303,7 +304,14 @@ func TestCorpusConvertsWithoutViolations(t *testing.T) {
 	}
 	files = append(files, empty)
 	debian := debianPDFs(t, tmp)
-	if len(debian) == 0 {
+	switch {
+	case racebuild.Enabled:
+		// The race detector makes PDFium tens of times slower: the manuals
+		// took 15 minutes here under it on a loaded 2-core machine. Under it
+		// the fixtures are checked; the manuals are left to the run without
+		// it (.ci/run's fixture step runs this test unraced).
+		debian = nil
+	case len(debian) == 0:
 		t.Log("no Debian PDF under /usr/share/doc: only the fixtures are checked")
 	}
 	files = append(files, debian...)
