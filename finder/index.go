@@ -45,6 +45,10 @@ type Doc struct {
 	Key string
 	// Load returns the DPE Document JSON.
 	Load func() ([]byte, error)
+	// Err, when set, is why the source cannot give the document (its
+	// listing's conversion error, one line): it is not loaded, and is
+	// counted and named as skipped.
+	Err string
 
 	// Set by Documents, ignored from a Source: Partial says only the
 	// first IndexedPages pages of the document's text are indexed (its
@@ -115,6 +119,11 @@ const (
 	batchElements   = 10000
 	backgroundBatch = 1000
 	maxPause        = 250 * time.Millisecond
+	// progressEvery is the longest a finished document waits to be
+	// written (and counted) behind slower ones.
+	progressEvery = 2 * time.Second
+	// maxErrRunes bounds the reason a skipped document is kept with.
+	maxErrRunes = 300
 )
 
 // Status is how much of the source is indexed.
@@ -125,7 +134,10 @@ type Status struct {
 	// Partial counts the indexed documents whose text is indexed only
 	// in part (over maxDocText); Note names one and how much, in one
 	// line: "partly indexed: big.json, the first 330 of 2,000 pages".
-	Partial int    `json:"documents_partial,omitempty"`
+	Partial int `json:"documents_partial,omitempty"`
+	// Skipped counts the documents that could not be read (the source's
+	// error or the Finder's own); Note names them and why, the first few.
+	Skipped int    `json:"documents_skipped,omitempty"`
 	Note    string `json:"note,omitempty"`
 }
 
@@ -135,6 +147,25 @@ func (s Status) String() string {
 	out := fmt.Sprintf("indexed: %d/%d documents", s.Indexed, s.Total)
 	if s.Note != "" {
 		out += "; " + s.Note
+	}
+	return out
+}
+
+// maxSkipNames is how many skipped documents Status.Note names.
+const maxSkipNames = 3
+
+// skippedNote is Status.Note's part for the skipped documents: their
+// count, then the first few names, each with its reason.
+func skippedNote(n int, names, reasons []string) string {
+	parts := make([]string, len(names))
+	for i := range names {
+		// The source's reason often starts with the name: said once.
+		why := strings.TrimPrefix(oneLine(reasons[i]), names[i]+": ")
+		parts[i] = fmt.Sprintf("%s (%s)", clipRunes(oneLine(names[i]), maxTitleRunes), clipRunes(why, 120))
+	}
+	out := fmt.Sprintf("skipped %d that cannot be read: %s", n, strings.Join(parts, ", "))
+	if n > len(names) {
+		out += fmt.Sprintf(" and %d more", n-len(names))
 	}
 	return out
 }
@@ -173,6 +204,10 @@ type entry struct {
 	// pages whole (and perhaps the start of the next).
 	Part bool `json:"part,omitempty"`
 	IP   int  `json:"ip,omitempty"`
+	// Err: the document could not be loaded or decoded (one line); it
+	// holds no records, is skipped, and is tried again when its key
+	// changes.
+	Err string `json:"err,omitempty"`
 }
 
 // Finder owns the index and the goroutine that builds it.
@@ -417,23 +452,46 @@ func (f *Finder) Status() Status {
 	defer f.mu.Unlock()
 	st := Status{Indexed: f.indexed, Total: len(f.docs), Complete: f.complete}
 	first := -1
+	var skipNames, skipWhy []string
 	for i, d := range f.docs {
-		if e, ok := f.manifest[d.URI]; ok && e.Key == d.Key && e.Part {
+		e, ok := f.manifest[d.URI]
+		known := ok && e.Key == d.Key
+		why := d.Err
+		if why == "" && known {
+			why = e.Err
+		}
+		if why != "" {
+			st.Skipped++
+			if len(skipNames) < maxSkipNames {
+				skipNames, skipWhy = append(skipNames, docName(d)), append(skipWhy, why)
+			}
+			continue
+		}
+		if known && e.Part {
 			st.Partial++
 			if first < 0 {
 				first = i
 			}
 		}
 	}
+	var notes []string
 	if first >= 0 {
 		d := f.docs[first]
-		name := d.Name
-		if name == "" {
-			name = d.URI
-		}
-		st.Note = partialNote(st.Partial, name, f.manifest[d.URI])
+		notes = append(notes, partialNote(st.Partial, docName(d), f.manifest[d.URI]))
 	}
+	if st.Skipped > 0 {
+		notes = append(notes, skippedNote(st.Skipped, skipNames, skipWhy))
+	}
+	st.Note = strings.Join(notes, "; ")
 	return st
+}
+
+// docName is how a note names d: its name, else its URI.
+func docName(d Doc) string {
+	if d.Name != "" {
+		return d.Name
+	}
+	return d.URI
 }
 
 // title is the title of an indexed document: hits carry it from the
@@ -450,7 +508,12 @@ func (f *Finder) title(uri string) string {
 func (f *Finder) Documents() []Doc {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := append([]Doc(nil), f.docs...)
+	out := make([]Doc, 0, len(f.docs))
+	for _, d := range f.docs {
+		if d.Err == "" { // the source cannot give it: not a document to list
+			out = append(out, d)
+		}
+	}
 	for i := range out {
 		out[i].Partial, out[i].IndexedPages = false, 0
 		e, ok := f.manifest[out[i].URI]
@@ -504,15 +567,24 @@ func (f *Finder) build(ctx context.Context) error {
 	f.docs, f.complete, f.indexed = docs, false, 0
 	want := make(map[string]bool, len(docs))
 	var todo []Doc
+	var gone []string
 	for _, d := range docs {
 		want[d.URI] = true
-		if e, ok := f.manifest[d.URI]; ok && e.Key == d.Key && d.Key != "" {
-			f.indexed++
-		} else {
+		switch e, ok := f.manifest[d.URI]; {
+		case d.Err != "":
+			// Skipped (Status names it); records of an earlier,
+			// readable version are removed.
+			if ok {
+				gone = append(gone, d.URI)
+			}
+		case ok && e.Key == d.Key && d.Key != "":
+			if e.Err == "" {
+				f.indexed++
+			}
+		default:
 			todo = append(todo, d)
 		}
 	}
-	var gone []string
 	for uri := range f.manifest {
 		if !want[uri] {
 			gone = append(gone, uri)
@@ -548,6 +620,7 @@ func (f *Finder) build(ctx context.Context) error {
 		}
 		return nil
 	}
+	lastFlush := time.Now()
 	for _, d := range todo {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -555,7 +628,10 @@ func (f *Finder) build(ctx context.Context) error {
 		if err := w.add(d); err != nil {
 			return err
 		}
-		if !w.full() {
+		// A batch is written when full, and at least every
+		// progressEvery: behind documents that take their whole
+		// conversion deadline to fail, find still sees what is done.
+		if !w.full() && (len(w.pending) == 0 || time.Since(lastFlush) < progressEvery) {
 			if f.opt.Background {
 				runtime.Gosched()
 			}
@@ -564,6 +640,7 @@ func (f *Finder) build(ctx context.Context) error {
 		if err := w.flush(); err != nil {
 			return err
 		}
+		lastFlush = time.Now()
 		if err := w.flushed(); err != nil {
 			return err
 		}
@@ -645,7 +722,12 @@ func (w *writer) add(d Doc) error {
 	}
 	if err != nil {
 		w.f.log.Warn("finder: skip document", "uri", d.URI, "err", err)
-	} else {
+		// Recorded with its reason and no records: skipped, and not
+		// loaded again until its content key changes.
+		w.set(d.URI, &entry{Key: d.Key, Title: d.Title, Err: clipRunes(oneLine(err.Error()), maxErrRunes)})
+		return nil
+	}
+	{
 		var modified []byte
 		if t, err := time.Parse(time.RFC3339, d.LastModified); err == nil {
 			modified = []byte(modifiedTerm(t))
@@ -706,8 +788,6 @@ func (w *writer) add(d Doc) error {
 			doc.Pages[pi].Elements = nil
 		}
 	}
-	// A document that cannot be read is recorded too (with no elements):
-	// it counts as indexed and is retried when its content key changes.
 	pages := 0
 	if doc != nil {
 		pages = len(doc.Pages)

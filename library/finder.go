@@ -217,6 +217,13 @@ func (l *library) finderDocs() []finder.Doc {
 	out := make([]finder.Doc, 0, len(l.sources))
 	for uri, s := range l.sources {
 		if s.info == nil {
+			if s.path != "" && s.shown.Err != "" {
+				// A file that could not be converted: the Finder
+				// counts it as skipped and names it, without
+				// converting it again.
+				out = append(out, finder.Doc{URI: uri, Name: s.res.Name, Title: s.shown.Title, FileType: s.shown.FileType,
+					Key: s.key, Err: s.shown.Err})
+			}
 			continue
 		}
 		key := s.key

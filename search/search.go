@@ -87,8 +87,10 @@ type Result struct {
 	Indexed  string // "indexed: 812/1000 documents"
 	Complete bool   // the computer's index is complete
 	Partial  bool   // some document is indexed only in part (Indexed says which)
-	Note     string // that part of Indexed alone: "partly indexed: big.json, the first 296 of 2,000 pages"
-	Err      error  // Failed only
+	// Note is that part of Indexed alone: "partly indexed: big.json, the
+	// first 296 of 2,000 pages", "skipped 2 that cannot be read: …".
+	Note string
+	Err  error // Failed only
 }
 
 // SyntaxError is a query every Finder rejected for its syntax.
@@ -328,6 +330,7 @@ type wireResult struct {
 			Total    int    `json:"documents_total"`
 			Complete bool   `json:"complete"`
 			Partial  int    `json:"documents_partial"`
+			Skipped  int    `json:"documents_skipped"`
 			Note     string `json:"note"`
 		} `json:"indexed"`
 	} `json:"structuredContent"`
@@ -404,9 +407,10 @@ func decode(raw json.RawMessage, r *Result) error {
 	if ix := w.Structured.Indexed; ix != nil {
 		r.Indexed = fmt.Sprintf("indexed: %d/%d documents", ix.Indexed, ix.Total)
 		r.Complete = ix.Complete
-		if ix.Partial > 0 {
-			// "partly indexed: big.json, the first 296 of 2,000 pages"
-			r.Partial = true
+		r.Partial = ix.Partial > 0
+		if ix.Partial > 0 || ix.Skipped > 0 {
+			// "partly indexed: big.json, the first 296 of 2,000 pages",
+			// "skipped 2 that cannot be read: a.xlsx (…), b.csv (…)"
 			if note := clip(oneLine(ix.Note), maxField); note != "" {
 				r.Indexed += "; " + note
 				r.Note = note

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
@@ -543,5 +544,36 @@ func TestFind_PatternFloodSaysOverBudget(t *testing.T) {
 	code, out, errOut := runBounded(t, "find", q, "--url="+st.URL)
 	if strings.Count(errOut, "over budget") < 2 || strings.TrimSpace(out) != "" {
 		t.Fatalf("exit %d; stdout %q; stderr:\n%s\nwant each computer's Finder to say over budget", code, out, errOut)
+	}
+}
+
+// find over a folder of files that cannot be converted indexes the ones it
+// can and says which it skipped and why: the count beside the indexed
+// ones, each name with its limit or damage, not "indexed: 0/4".
+func TestFind_IndexesWhatItCanAndNamesWhatItSkipped(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "guide.md"), "# Guide\n\nStill here.\n")
+	writeFile(t, filepath.Join(dir, "broken.docx"), "PK\x03\x04 not a zip after all")
+	want := map[string]string{"broken.docx": "damaged zip archive"}
+	for _, f := range hostilefiles.All() {
+		switch f.Name {
+		case "csv-ragged.csv", "md-link-openers.md":
+			if err := hostilefiles.WriteFile(filepath.Join(dir, f.Name), f); err != nil {
+				t.Fatal(err)
+			}
+			want[f.Name] = f.Limit
+		}
+	}
+	code, out, errOut := runCLI(t, "find", "still", "--docs", dir, "--timeout", "2m")
+	if code != exitOK || !strings.Contains(out, "guide.md") {
+		t.Fatalf("find: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "; indexed: 1/4 documents; skipped 3 that cannot be read: ") {
+		t.Errorf("find does not count the skipped documents:\n%s", errOut)
+	}
+	for name, why := range want {
+		if !strings.Contains(errOut, name+" (") || !strings.Contains(errOut, why) {
+			t.Errorf("find does not name %s and %q:\n%s", name, why, errOut)
+		}
 	}
 }
