@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
-	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
 )
 
 // convertFixture is a file of the convert package's corpus.
@@ -276,17 +275,8 @@ func TestConvertOutNeverReplacesFIFOSymlinkOrDevice(t *testing.T) {
 // abandoned mid-parse with a LimitError naming the
 // deadline and the time taken.
 func TestConvertTimeoutStopsMidParse(t *testing.T) {
-	dir := t.TempDir()
-	var slow hostilefiles.File
-	for _, f := range hostilefiles.All() {
-		if f.Name == "docx-tiny-paragraphs.docx" {
-			slow = f
-		}
-	}
-	p := filepath.Join(dir, slow.Name)
-	if err := hostilefiles.WriteFile(p, slow); err != nil {
-		t.Fatal(err)
-	}
+	p := filepath.Join(t.TempDir(), "docx-tiny-paragraphs.docx")
+	writeHostile(t, "docx-tiny-paragraphs.docx", p)
 	code, _, errOut := runCLI(t, "convert", "--timeout", "100ms", p)
 	if code == exitOK || !strings.Contains(errOut, "conversion time in milliseconds over the limit: ") || !strings.Contains(errOut, " > 100") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)

@@ -15,7 +15,6 @@ import (
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
-	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
 	"github.com/dpe-tui/dpe-tui/internal/hostilepeer"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/ui"
@@ -65,13 +64,7 @@ func TestHostile_TUILoadAllStopsAtTheBudget(t *testing.T) {
 // was cancelled, and ctrl+c then ends the program.
 func TestOpen_EscStopsTheConversion(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "slow.docx")
-	for _, f := range hostilefiles.All() {
-		if f.Name == "docx-tiny-paragraphs.docx" {
-			if err := hostilefiles.WriteFile(path, f); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	writeHostile(t, "docx-tiny-paragraphs.docx", path)
 	conv := convert.New(convert.Options{CacheDir: "-"})
 	defer conv.Close()
 	started := make(chan struct{})

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
 )
 
 // serve --convert-timeout is the deadline of each conversion (the
@@ -20,13 +18,7 @@ func TestServe_ConvertTimeoutIsEachDocumentsDeadline(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "guide.md"), []byte("# Guide\n\nStill here.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range hostilefiles.All() {
-		if f.Name == "docx-tiny-paragraphs.docx" {
-			if err := hostilefiles.WriteFile(filepath.Join(dir, "slow.docx"), f); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	writeHostile(t, "docx-tiny-paragraphs.docx", filepath.Join(dir, "slow.docx"))
 	logFile := filepath.Join(t.TempDir(), "serve.log")
 	url := startServe(t, "--docs", dir, "--convert-timeout", "300ms", "--find-timeout", "1s", "--log", logFile)
 	code, out, errOut := runCLI(t, "get", "dpe://io.github.dpetui.library/slow.docx", "--url="+url, "--format", "text")

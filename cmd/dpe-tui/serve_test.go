@@ -225,6 +225,9 @@ func TestMain(m *testing.M) {
 	if builtBinary.dir != "" {
 		os.RemoveAll(builtBinary.dir)
 	}
+	if hostileCache.dir != "" {
+		os.RemoveAll(hostileCache.dir)
+	}
 	os.Exit(code)
 }
 
