@@ -60,7 +60,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	fs.BoolVar(&f.insecureBind, "insecure-bind", false, "with --http on an address beyond loopback: serve without a token")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", 30*time.Minute, "with --http: close a session idle this long")
 	fs.DurationVar(&f.readTimeout, "read-timeout", 30*time.Second, "with --http: how long a client may take to send one request")
-	fs.IntVar(&f.maxConns, "max-conns", 256, "with --http: connections served at once; past it a new one takes the slot of the oldest without a request in progress, or is closed")
+	fs.IntVar(&f.maxConns, "max-conns", 256, "with --http: connections served at once; past it a new one takes the slot of the oldest idle one, or of one that sent no request within 1s, or is answered 503 with Retry-After")
 	fs.IntVar(&f.maxSessions, "max-sessions", 1024, "with --http: sessions open at once; a new one past it is refused (503) until one ends or expires")
 	f.budgets.define(fs)
 	return cmd

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,11 +15,11 @@ import (
 	"time"
 )
 
-// With every --max-conns slot held by a client that sent nothing, a new
-// client is served at once: it takes the slot of the oldest connection
-// without a request in progress, which is closed, while the younger one
-// stays (a plain accept cap kept every new client waiting until the
-// stalled ones hit --read-timeout, here two minutes).
+// With every --max-conns slot held by a client that has sent no request
+// for longer than newGrace, a new client is served at once: it takes the
+// slot of the oldest such connection, which is answered 503 and closed,
+// while the younger one stays (a plain accept cap kept every new client
+// waiting until the stalled ones hit --read-timeout, here two minutes).
 func TestMCPHTTP_SlowClientsCannotStarveOthers(t *testing.T) {
 	url, _ := startMCPHTTP(t, "--max-conns", "2", "--read-timeout", "2m")
 	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
@@ -32,6 +34,7 @@ func TestMCPHTTP_SlowClientsCannotStarveOthers(t *testing.T) {
 		stalled = append(stalled, c)
 		time.Sleep(50 * time.Millisecond) // accepted in this order
 	}
+	time.Sleep(newGrace)                                                  // both are slow now
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, far under the 2 min the stalled ones may take
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(initializeBody))
@@ -46,14 +49,101 @@ func TestMCPHTTP_SlowClientsCannotStarveOthers(t *testing.T) {
 		t.Fatalf("initialize: %s", resp.Status)
 	}
 	_ = stalled[0].SetReadDeadline(time.Now().Add(30 * time.Second))
-	if _, err := io.Copy(io.Discard, stalled[0]); err != nil {
-		t.Errorf("the oldest stalled connection was not closed: %v", err)
+	if said, err := io.ReadAll(stalled[0]); err != nil || !strings.HasPrefix(string(said), "HTTP/1.1 503 ") {
+		t.Errorf("the oldest stalled connection was not answered 503 and closed: %q %v", said, err)
 	}
 	_ = stalled[1].SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 	var ne net.Error
 	if _, err := stalled[1].Read(make([]byte, 1)); !errors.As(err, &ne) || !ne.Timeout() {
 		t.Errorf("the younger stalled connection was closed too: %v", err)
 	}
+}
+
+// A flood past --max-conns while every slot has a request in progress:
+// each new connection is answered (503 with Retry-After, naming the cap),
+// none is closed without a response; once the slots are free a client is
+// served again.
+func TestMCPHTTP_FloodPastMaxConnsIsAnswered503(t *testing.T) {
+	url, _ := startMCPHTTP(t, "--max-conns", "2", "--read-timeout", "2m")
+	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	var busy []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		// Whole headers and half a body: a request in progress, its
+		// handler reading the rest.
+		io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: "+host+"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":")
+		busy = append(busy, c)
+	}
+	time.Sleep(200 * time.Millisecond) // both are read by their handlers
+	const flood = 20
+	errs := make(chan error, flood)
+	for range flood {
+		go func() {
+			c, err := net.Dial("tcp", host)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(time.Minute)) // a guard: the answer comes at once
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeBody))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if err := req.Write(c); err != nil {
+				errs <- fmt.Errorf("write: %w", err)
+				return
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(c), req)
+			if err != nil {
+				errs <- fmt.Errorf("no response: %w", err)
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "--max-conns") {
+				errs <- fmt.Errorf("%s, Retry-After %q, %q", resp.Status, resp.Header.Get("Retry-After"), body)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for range flood {
+		if err := <-errs; err != nil {
+			t.Errorf("a connection over the cap: %v", err)
+		}
+	}
+	for _, c := range busy {
+		_ = c.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		resp := mcpPostCtx(ctx, url, initializeBody)
+		if resp != nil && resp.StatusCode == http.StatusOK {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no client served once the slots were free: %v", resp)
+		}
+		time.Sleep(50 * time.Millisecond) // the server sees the closes
+	}
+}
+
+// mcpPostCtx is an initialize POST, nil when it fails.
+func mcpPostCtx(ctx context.Context, url, body string) *http.Response {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	resp.Body.Close()
+	return resp
 }
 
 // --max-sessions: past it a new session is refused with 503 naming the
