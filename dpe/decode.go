@@ -153,7 +153,9 @@ func DecodePage(data []byte, lim Limits) (*Page, error) {
 		return nil, err
 	}
 	if !p.hasElements {
-		return nil, notDocument("page JSON has no \"elements\" array")
+		// Said so that the one who wrote the page knows the fix (the
+		// caller names the page).
+		return nil, notDocument("its JSON has no \"elements\" array: a page fetched from its uri must be a page object listing its elements ([] when it has none)")
 	}
 	p.Raw = data[i:end]
 	return p, nil

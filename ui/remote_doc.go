@@ -416,16 +416,16 @@ func (s *remoteSource) Page(ctx context.Context, i int) (*dpe.Page, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
-	}
-	pg, err := dpe.DecodePage(data, s.lim)
-	if err != nil {
-		return nil, err
-	}
 	if missing > 0 && len(out.Elements) == 0 {
 		return nil, fmt.Errorf("page %d: none of its %s has content on this machine (the skeleton lists their hashes)", i+1, counted(missing, "element", "elements"))
 	}
-	return pg, nil
+	// elements always written: an empty page is a page, not a manifest entry.
+	data, err := json.Marshal(struct {
+		srcPage
+		Elements []srcElement `json:"elements"`
+	}{out, out.Elements})
+	if err != nil {
+		return nil, err
+	}
+	return dpe.DecodePage(data, s.lim)
 }

@@ -88,3 +88,18 @@ func mustGetwd(t *testing.T) string {
 	}
 	return wd
 }
+
+// A manifest page whose JSON lists no elements: get and hash name the
+// page from 1 and say what the page must hold.
+func TestGetAndHash_PageWithoutElementsSaysWhatToFix(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "p1.json"), `{"title":"p"}`)
+	page := "file://" + filepath.ToSlash(filepath.Join(dir, "p1.json"))
+	writeFile(t, filepath.Join(dir, "m.dpe.json"), `{"doc_ref":"m","file_type":"md","title":"M","page_count":1,"pages":[{"page_index":0,"uri":"`+page+`","element_count":0}]}`)
+	for _, args := range [][]string{{"get", filepath.Join(dir, "m.dpe.json"), "--page", "1"}, {"hash", filepath.Join(dir, "m.dpe.json")}} {
+		code, _, errOut := runCLI(t, args...)
+		if code == exitOK || !strings.Contains(errOut, "page 1: ") || !strings.Contains(errOut, `must be a page object listing its elements`) {
+			t.Errorf("%s: exit %d\n%s", args[0], code, errOut)
+		}
+	}
+}

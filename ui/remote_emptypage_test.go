@@ -1,0 +1,28 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/dpev1"
+	"github.com/dpe-tui/dpe-tui/dpev1/wire"
+)
+
+// A remote document's page opens as a page whatever it holds: an empty
+// page (no elements) is shown as empty, and a page none of whose
+// elements has content here says so, naming the page from 1 — not the
+// decoder's "page JSON has no elements array".
+func TestRemoteSource_EmptyPageAndPageWithoutContent(t *testing.T) {
+	h := wire.HashPrefix + strings.Repeat("ab", 32)
+	sk := &dpev1.Skeleton{Document: &wire.Document{FileType: "md"}, Pages: []*wire.Page{{Elements: []string{}}, {Elements: []string{h, h}}}}
+	src := &remoteSource{rc: &remoteConn{caps: &wire.Capabilities{}}, sk: sk, lim: dpe.DefaultLimits()}
+	pg, err := src.Page(t.Context(), 0)
+	if err != nil || len(pg.Elements) != 0 {
+		t.Fatalf("empty page: %v, %v", pg, err)
+	}
+	_, err = src.Page(t.Context(), 1)
+	if err == nil || !strings.Contains(err.Error(), "page 2: none of its 2 elements has content on this machine") {
+		t.Fatalf("page without content: %v", err)
+	}
+}
