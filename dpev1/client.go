@@ -8,6 +8,7 @@ package dpev1
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,14 +60,21 @@ type Client struct {
 	hc   *http.Client
 }
 
-// HTTPError is an answer that is not a DPE error: no problem body and no
-// DPE-Error-Code (a wrong URL, a gateway). No code is guessed (http §5).
+// HTTPError is an answer that is not a DPE error: no DPE-Error-Code and
+// no code in the body. No code is guessed (http §5). Either it has no
+// problem body at all (a wrong URL, a gateway), or it is an RFC 9457
+// problem of the transport, outside the DPE codes: a 401, which core
+// §3.3 puts in the transport layer, is one; Detail is then its detail.
 type HTTPError struct {
 	Op     string
 	Status int
+	Detail string // sanitized; "" when the answer was not a problem
 }
 
 func (e *HTTPError) Error() string {
+	if e.Detail != "" {
+		return fmt.Sprintf("%s: HTTP %d %s: %s", e.Op, e.Status, http.StatusText(e.Status), e.Detail)
+	}
 	return fmt.Sprintf("%s: HTTP %d %s (not a DPE answer)", e.Op, e.Status, http.StatusText(e.Status))
 }
 
@@ -233,6 +241,22 @@ func (c *Client) problem(rq request, resp *response) error {
 	}
 	if code == "" && body == nil {
 		return &HTTPError{Op: rq.op, Status: resp.status}
+	}
+	if code == "" {
+		// A problem without a DPE code: the transport's (a 401), not a
+		// DPE error; its detail is said, no code is guessed.
+		var tp struct {
+			Title  string `json:"title"`
+			Detail string `json:"detail"`
+			Code   string `json:"code"`
+		}
+		if len(body) <= wire.MaxProblemBytes && json.Unmarshal(body, &tp) == nil && tp.Code == "" {
+			d := tp.Detail
+			if d == "" {
+				d = tp.Title
+			}
+			return &HTTPError{Op: rq.op, Status: resp.status, Detail: sanitize.Line(trim(d, 200))}
+		}
 	}
 	p, err := wire.DecodeProblem(body, code)
 	if err != nil {

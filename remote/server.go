@@ -232,8 +232,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opt.Authenticate != nil {
 		c, ok := s.opt.Authenticate(r)
 		if !ok {
+			// A problem (RFC 9457) without a DPE code: authentication is
+			// the transport's (core §3.3 step 0), no DPE code names it.
 			w.Header().Set("WWW-Authenticate", `Bearer realm="dpe"`)
-			http.Error(w, "unauthenticated", http.StatusUnauthorized)
+			w.Header().Set("Content-Type", wire.MediaProblem)
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"type":"about:blank","title":"Unauthorized","status":401,"detail":"this remote needs a bearer token (Authorization: Bearer …)"}`))
 			return
 		}
 		caller = c

@@ -39,7 +39,9 @@ func (a *app) hashCmd() *cobra.Command {
 		Long: "hash prints the dpe1 identity of one document (DPE hash contract 1); - reads a DPE JSON from standard input.\n" +
 			"It reads DPE v1 documents (file_type, title, doc_metadata, pages[{title, page_metadata, elements}]) as they are,\n" +
 			"single DPE v1 element, page or document objects (printing their content_hash, page_hash or doc_hash), and\n" +
-			"DPE v0.2 documents through the mapping in docs/dpev1.md; which one a file is, is told by its fields.",
+			"DPE v0.2 documents through the mapping in docs/dpev1.md; which one a file is, is told by its fields.\n" +
+			"Any other local file is converted as push converts it (its mtime is not content),\n" +
+			"so hash prints the doc_hash a remote holds after push.",
 		Example: `  dpe-tui hash report.dpe.json
   dpe-tui hash - --json < report.dpe.json
   dpe-tui hash dpe://io.github.dpetui.library/report.md --elements

@@ -268,8 +268,12 @@ func (a *app) runRemoteLs(url, prefix string, asJSON bool) error {
 
 func (a *app) remoteHeadCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:     "head [URL] URI…",
-		Short:   "Print each document's doc_hash (- when the remote has none)",
+		// No brackets around URL: the help puts anything in [] after the
+		// other arguments, which would show the order backwards.
+		Use:   "head URL URI…",
+		Short: "Print each document's doc_hash (- when the remote has none)",
+		Long: "head asks a DPE v1 remote for the doc_hash of each file_uri (batch_head for several), in the order given.\n" +
+			"URL can be left out when the --profile names a remote.",
 		Example: `  dpe-tui remote head http://127.0.0.1:7900 file:///home/me/a.md file:///home/me/b.md`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if _, rest := remoteArgs(args); len(rest) < 1 {
@@ -296,17 +300,35 @@ func (a *app) runRemoteHead(url string, uris []string) error {
 		}
 		fmt.Fprintf(a.stdout, "%s  %s\n", hash, sanitize.Line(uri))
 	}
-	if len(uris) == 1 {
-		h, err := c.Head(a.ctx, uris[0])
+	// A file_uri the remote would refuse (core §1.1) is refused here, on
+	// a line of its own: one typo must not cost the answers for the rest,
+	// which batch_head refuses whole.
+	var good []string
+	var bad []error
+	for _, u := range uris {
+		if _, v := wire.NormalizeURI(u); v != nil {
+			bad = append(bad, fmt.Errorf("remote head: %w", v))
+			continue
+		}
+		good = append(good, u)
+	}
+	if len(good) == 0 && len(bad) == 1 {
+		// What the remote would have said: its code, exit 3.
+		return &exitError{code: exitProtocol, msg: bad[0].Error()}
+	}
+	for _, e := range bad {
+		fmt.Fprintf(a.stderr, "dpe-tui: %s\n", sanitize.Line(e.Error()))
+	}
+	if len(good) == 1 {
+		h, err := c.Head(a.ctx, good[0])
 		if err != nil {
 			return err
 		}
-		print(h, uris[0])
-		return nil
+		print(h, good[0])
 	}
 	step := max(caps.Limits.BatchHeadMax, 1)
-	for i := 0; i < len(uris); i += step {
-		part := uris[i:min(i+step, len(uris))]
+	for i := 0; len(good) > 1 && i < len(good); i += step {
+		part := good[i:min(i+step, len(good))]
 		heads, err := c.BatchHead(a.ctx, part)
 		if err != nil {
 			return err
@@ -315,16 +337,20 @@ func (a *app) runRemoteHead(url string, uris []string) error {
 			print(h, part[j])
 		}
 	}
+	if len(bad) > 0 {
+		return &exitError{code: exitProtocol, msg: fmt.Sprintf("remote head: %d of %d file_uris refused (%s), the rest answered", len(bad), len(uris), wire.CodeValidation)}
+	}
 	return nil
 }
 
 func (a *app) remoteSkeletonCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "skeleton [URL] URI",
+		Use:   "skeleton URL URI", // no brackets: see head
 		Short: "Print a document's skeleton: page titles, page metadata, element hashes",
 		Long: "skeleton reads a document's hash tree from a DPE v1 remote and verifies it: every page hash and\n" +
-			"the doc_hash are recomputed (dpe1) before anything is printed.",
+			"the doc_hash are recomputed (dpe1) before anything is printed. URL can be left out when the\n" +
+			"--profile names a remote.",
 		Example: `  dpe-tui remote skeleton http://127.0.0.1:7900 file:///home/me/a.md --json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if _, rest := remoteArgs(args); len(rest) != 1 {

@@ -1,6 +1,9 @@
 package identity
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // NormalizeFileURI is core §1.1: the syntax-only normalisation of a
 // file_uri (RFC 3986 §6.2.2), whose result is the document identity
@@ -30,7 +33,9 @@ func NormalizeFileURI(s string) (string, *Problem) {
 			continue
 		}
 		if !unreserved(c) && !reserved(c) {
-			return bad("character " + quote(string(rune(c))) + " must be percent-encoded (UTF-8) first")
+			// The character, not its first byte: "é", not "Ã".
+			r, _ := utf8.DecodeRuneInString(s[i:])
+			return bad("character " + quote(string(r)) + " must be percent-encoded (UTF-8) first")
 		}
 	}
 	hs, he := hostRange(s, colon)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dpe-tui/dpe-tui/dpev1"
+)
+
+// remote's help shows each command's arguments in the order it takes
+// them: the remote URL first.
+func TestRemoteHelp_ArgumentOrder(t *testing.T) {
+	code, out, errOut := runCLI(t, "remote", "--help")
+	if code != exitOK {
+		t.Fatalf("remote --help: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"head URL URI…", "skeleton URL URI", "ls [URL] [PREFIX]", "mv URL FROM TO", "cat URL HASH"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("remote --help lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "URI… [URL]") || strings.Contains(out, "URI [URL]") {
+		t.Errorf("remote --help puts the URL after the file_uris:\n%s", out)
+	}
+}
+
+// remote head with some file_uris the remote would refuse: each is its
+// own line naming the character at fault (a non-ASCII one whole), the
+// others are answered, and the exit says not all were.
+func TestRemoteHead_BadURIsAreTheirOwnLines(t *testing.T) {
+	url := startRemoteServe(t, "--store", t.TempDir())
+	c, _ := dpev1.New(url, dpev1.Options{})
+	a := buildV1(t, "A", [][]string{{"one"}})
+	commitT(t, c, "file:///d/a.md", a, dpev1.Precondition{IfAbsent: true})
+	code, out, errOut := runCLI(t, "remote", "head", url, "file:///d/a.md", "file:///d/café.md", "file:///none", "not a uri")
+	if code != exitProtocol || out != a.hash+"  file:///d/a.md\n-  file:///none\n" {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", code, out, errOut)
+	}
+	for _, want := range []string{`character "é" must be percent-encoded`, "does not start with a scheme", "2 of 4 file_uris refused (DPE_VALIDATION), the rest answered"} {
+		if strings.Count(errOut, want) != 1 {
+			t.Errorf("stderr lacks one %q:\n%s", want, errOut)
+		}
+	}
+	code, _, errOut = runCLI(t, "remote", "head", url, "file:///d/café.md")
+	if code != exitProtocol || !strings.Contains(errOut, "DPE_VALIDATION") || !strings.Contains(errOut, `"é"`) {
+		t.Fatalf("one bad file_uri: exit %d %q", code, errOut)
+	}
+}
+
+// Our own remote's 401 is a problem (RFC 9457) without a DPE code, and is
+// said as one: its detail, and the way to send a token — not "not a DPE
+// answer".
+func TestRemote_Own401IsSaidAsTheProblemItIs(t *testing.T) {
+	t.Setenv("T_REMOTE_401_TOKEN", "s3cret")
+	url := startRemoteServe(t, "--store", t.TempDir(), "--token-env", "T_REMOTE_401_TOKEN")
+	code, _, errOut := runCLI(t, "remote", "ls", url)
+	if code != exitRuntime || !strings.Contains(errOut, "HTTP 401 Unauthorized: this remote needs a bearer token") ||
+		strings.Contains(errOut, "not a DPE answer") || !strings.Contains(errOut, "remote_token_env") {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+}
