@@ -29,6 +29,9 @@ type pageJSON struct {
 	Title     string        `json:"title,omitempty"`
 	DocRef    string        `json:"doc_ref"`
 	Elements  []elementJSON `json:"elements"`
+	// Metadata is what a reader knows of the page itself (a PDF page
+	// without a text layer says so here); Page objects allow extra keys.
+	Metadata Meta `json:"metadata,omitempty"`
 }
 
 // PageBuilder collects the elements of one page. After a limit is hit it
@@ -40,6 +43,7 @@ type PageBuilder struct {
 	lim    Limits
 	out    *outputBudget
 	els    []elementJSON
+	meta   Meta
 	err    error
 }
 
@@ -98,6 +102,14 @@ func (b *PageBuilder) Add(category, text string, meta Meta) string {
 	return id
 }
 
+// SetPageMeta records key of the page's own metadata (not an element's).
+func (b *PageBuilder) SetPageMeta(key string, value any) {
+	if b.meta == nil {
+		b.meta = Meta{}
+	}
+	b.meta[key] = value
+}
+
 // AddImage appends an Image element for encoded image data. Its dimensions
 // are read with image.DecodeConfig (no pixels decoded) and checked against
 // MaxPixels; data over MaxImageBytes, or of a type no decoder knows, is not
@@ -139,7 +151,7 @@ func (b *PageBuilder) AddImage(data []byte, mimeType, alt string, meta Meta) str
 }
 
 func (b *PageBuilder) page(title string) pageJSON {
-	return pageJSON{PageIndex: b.index, Title: title, DocRef: b.docRef, Elements: b.els}
+	return pageJSON{PageIndex: b.index, Title: title, DocRef: b.docRef, Elements: b.els, Metadata: b.meta}
 }
 
 // Book accumulates every page of a document that is parsed in one pass
@@ -225,6 +237,9 @@ func (p *bookPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	}
 	for _, el := range src.els {
 		b.Add(el.Category, el.Text, el.Metadata)
+	}
+	for k, v := range src.meta {
+		b.SetPageMeta(k, v)
 	}
 	return nil
 }

@@ -206,6 +206,8 @@ type pdfPages struct {
 	data []byte // kept alive: PDFium reads from it lazily
 	// levels are the outline's titles on each page with their level.
 	levels map[int]map[string]int
+	// objects counts the page objects read so far (pdfMaxDocObjects).
+	objects int
 	// killed is set when the instance was killed (a deadline, or a trap
 	// that leaves it unusable): the document is gone with it.
 	killed atomic.Bool
@@ -390,15 +392,17 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 		return errors.New("the PDF engine was stopped on an earlier page of this document")
 	}
 	var (
-		runs  []pdfRun
-		links []pdfLink
-		w, h  float64
+		runs   []pdfRun
+		links  []pdfLink
+		images []pdfImage
+		w, h   float64
 	)
 	err := guard(ctx, p.inst, &p.killed, fmt.Sprintf("page %d", i+1), func() (err error) {
 		if runs, w, h, err = p.pageRuns(ctx, i); err != nil {
 			return err
 		}
 		links = p.pageLinks(i)
+		images = p.pageObjects(i, b.lim.MaxPixels)
 		return nil
 	})
 	if err != nil {
@@ -407,7 +411,7 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	layoutPDFPage(runs, w, h, i, pdfPageExtras{outline: p.levels[i], links: links}, b)
+	layoutPDFPage(runs, w, h, i, pdfPageExtras{outline: p.levels[i], links: links, images: images}, b)
 	return nil
 }
 
@@ -648,6 +652,14 @@ func (l *pdfLine) text() string {
 // levels: a block with such a text is a Title of that level.
 func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *PageBuilder) {
 	if len(runs) == 0 {
+		// A page of pictures and no text is a scan (or a drawing saved
+		// as one): it says so, and shows the pictures.
+		if len(ex.images) > 0 {
+			b.SetPageMeta("no_text_layer", true)
+		}
+		for _, im := range ex.images {
+			emitPDFImage(im, "", w, h, page, b)
+		}
 		return
 	}
 	body := bodySize(runs)
@@ -688,10 +700,50 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 			indents[c] = append(indents[c], bl.left)
 		}
 	}
+	// An image without alt text takes its caption's ("Figure 2: …"), the
+	// block just below it (else just above it) that says so.
+	captions := map[*pdfBlock]bool{}
+	imgCaption := make([]string, len(ex.images))
+	for k, im := range ex.images {
+		if bl := captionOf(im, all, body); bl != nil {
+			captions[bl] = true
+			if im.alt == "" {
+				imgCaption[k] = blockText(bl)
+			}
+		}
+	}
+	ex.captions = captions
+	// Images are placed, top to bottom, before the first block below
+	// their top in the part under their centre.
+	pending := make([]int, len(ex.images))
+	for k := range pending {
+		pending[k] = k
+	}
+	sort.SliceStable(pending, func(a, c int) bool { return ex.images[pending[a]].top > ex.images[pending[c]].top })
+	placeImages := func(pl, pr, top float64) {
+		rest := pending[:0]
+		for _, k := range pending {
+			im := ex.images[k]
+			if cx := (im.left + im.right) / 2; im.top > top && cx >= pl-1 && cx <= pr+1 {
+				emitPDFImage(im, imgCaption[k], w, h, page, b)
+				continue
+			}
+			rest = append(rest, k)
+		}
+		pending = rest
+	}
 	lastItem := map[int]int{}
 	for _, pt := range parts {
+		pl, pr := math.Inf(1), math.Inf(-1)
+		for _, bl := range pt.blocks {
+			pl, pr = math.Min(pl, bl.left), math.Max(pr, bl.right)
+		}
+		for _, t := range pt.tables {
+			pl, pr = math.Min(pl, t.left), math.Max(pr, t.right)
+		}
 		next := 0 // the next table to place: before the first block below its top
 		for _, bl := range pt.blocks {
+			placeImages(pl, pr, bl.top)
 			for next < len(pt.tables) && bl.top < pt.tables[next].top-1 {
 				emitPDFTable(pt.tables[next], w, h, page, b)
 				next++
@@ -708,12 +760,40 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 			emitPDFTable(pt.tables[next], w, h, page, b)
 		}
 	}
+	for _, k := range pending {
+		emitPDFImage(ex.images[k], imgCaption[k], w, h, page, b)
+	}
+}
+
+// captionOf is the block captioning im: the nearest block starting with
+// a caption's opening ("Figure 2") within two body sizes below the image,
+// else above it, overlapping it horizontally.
+func captionOf(im pdfImage, blocks []*pdfBlock, body float64) *pdfBlock {
+	gap := 2 * math.Max(body, 4)
+	var below, above *pdfBlock
+	for _, bl := range blocks {
+		if bl.right < im.left || bl.left > im.right || !captionText.MatchString(blockText(bl)) {
+			continue
+		}
+		if d := im.bottom - bl.top; d >= -1 && d <= gap && (below == nil || bl.top > below.top) {
+			below = bl
+		}
+		if d := bl.bottom - im.top; d >= -1 && d <= gap && (above == nil || bl.bottom < above.bottom) {
+			above = bl
+		}
+	}
+	if below != nil {
+		return below
+	}
+	return above
 }
 
 // pdfPageExtras is what a page has besides its text.
 type pdfPageExtras struct {
-	outline map[string]int // bookmark titles opening the page, by level
-	links   []pdfLink
+	outline  map[string]int // bookmark titles opening the page, by level
+	links    []pdfLink
+	images   []pdfImage
+	captions map[*pdfBlock]bool // blocks that caption an image
 }
 
 // pdfRegion is runs that read as one flow: col numbers the column the
@@ -1136,6 +1216,8 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 		if pageNumberText.MatchString(text) {
 			cat = "PageNumber"
 		}
+	case ex.captions[bl]:
+		cat = "FigureCaption"
 	case outline[text] > 0 && len(bl.lines) <= 3:
 		cat = "Title"
 		meta["category_depth"] = min(outline[text]-1, 5)

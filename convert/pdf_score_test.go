@@ -1,6 +1,8 @@
 package convert
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -128,6 +130,9 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 			case "frame":
 				if inBody {
 					flushCode()
+					// Its alt text is its title; one without a title is
+					// named by the caption paragraph after it.
+					tr.images = append(tr.images, "")
 				}
 			case "p", "h":
 				text.Reset()
@@ -141,6 +146,9 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				if attr(tk, "style-name") == "Code" {
 					stack[len(stack)-1] = "code"
 				}
+				if attr(tk, "style-name") == "Caption" {
+					stack[len(stack)-1] = "caption"
+				}
 			case "s", "tab", "line-break":
 				text.WriteByte(' ')
 			}
@@ -151,8 +159,8 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 			}
 			switch top {
 			case "binary-data", "title", "desc":
-				if top == "title" && inBody {
-					tr.images = append(tr.images, string(tk))
+				if top == "title" && inBody && len(tr.images) > 0 {
+					tr.images[len(tr.images)-1] += string(tk)
 				}
 				continue
 			}
@@ -172,6 +180,12 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 			case name == "footer":
 				tr.footer = true
 			case !inBody:
+			case name == "caption":
+				tr.words = append(tr.words, strings.Fields(s)...)
+				if n := len(tr.images); n > 0 && tr.images[n-1] == "" {
+					tr.images[n-1] = s
+				}
+				text.Reset()
 			case name == "p" || name == "code" || strings.HasPrefix(name, "h"):
 				if name == "header" {
 					break
@@ -229,7 +243,9 @@ func bodyWords(doc *dpe.Document) []string {
 	var out []string
 	for _, p := range doc.Pages {
 		for _, el := range p.Elements {
-			if furniture[el.Category] {
+			// An Image's text is its alt text, not words printed on the
+			// page.
+			if furniture[el.Category] || el.Category == "Image" {
 				continue
 			}
 			text := el.Text
@@ -257,11 +273,8 @@ type scoreCheck struct {
 // is missing. A listed check that passes fails the test, so the list
 // cannot go stale; a check not listed must pass.
 var pdfScoreGaps = map[string]string{
-	"onecolumn/images":      "images are not emitted",
-	"scanned/images":        "images are not emitted",
-	"scanned/no text layer": "a page without text is not marked",
-	"tables/table Long":     "a table continued on the next page is not joined, and its repeated header row is counted again",
-	"tables/table Ruled":    "a wrapped cell ends the grid: the table comes out in two parts and the cell's other lines as text",
+	"tables/table Long":  "a table continued on the next page is not joined, and its repeated header row is counted again",
+	"tables/table Ruled": "a wrapped cell ends the grid: the table comes out in two parts and the cell's other lines as text",
 }
 
 func TestPDFGroundTruth(t *testing.T) {
@@ -426,10 +439,38 @@ func scorePDF(tr *pdfTruth, doc *dpe.Document) []scoreCheck {
 		add(fmt.Sprintf("link %d", k+1), ok, "link %s on %q: %v", ln.url, ln.text, ok)
 	}
 
-	// Images: one Image element per picture.
+	// Images: one Image element per picture, with its alt text (the
+	// PDF's /Alt, or the caption) as its text and a PNG preview.
 	if len(tr.images) > 0 {
-		n := len(elementsOf(doc, "Image"))
-		add("images", n >= len(tr.images), "%d Image elements (want %d)", n, len(tr.images))
+		imgs := elementsOf(doc, "Image")
+		alts, previews := map[string]int{}, 0
+		for _, el := range imgs {
+			alts[el.Text]++
+			var b64 string
+			json.Unmarshal(el.Metadata["image_base64"], &b64)
+			if data, err := base64.StdEncoding.DecodeString(b64); err == nil && bytes.HasPrefix(data, []byte("\x89PNG")) {
+				previews++
+			}
+		}
+		var missing []string
+		for _, a := range tr.images {
+			if alts[a] == 0 {
+				missing = append(missing, a)
+			}
+			alts[a]--
+		}
+		add("images", len(imgs) == len(tr.images) && len(missing) == 0 && previews == len(imgs),
+			"%d Image elements (want %d), %d with a PNG preview; alt texts not found: %q", len(imgs), len(tr.images), previews, missing)
+	}
+	// A caption is a FigureCaption.
+	for _, a := range tr.images {
+		if captionText.MatchString(a) {
+			ok := false
+			for _, el := range elementsOf(doc, "FigureCaption") {
+				ok = ok || el.Text == a
+			}
+			add("caption "+a, ok, "caption %q as a FigureCaption: %v", a, ok)
+		}
 	}
 
 	// Running furniture: on every page the header and the page number are

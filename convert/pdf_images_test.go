@@ -1,0 +1,66 @@
+package convert
+
+import (
+	"image"
+	"image/color"
+	"testing"
+
+	"github.com/klippa-app/go-pdfium/enums"
+)
+
+func TestBitmapImage(t *testing.T) {
+	// 2×2 BGRA with a stride of 12 (4 bytes of padding per row).
+	buf := []byte{
+		1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0,
+		9, 10, 11, 12, 13, 14, 15, 16, 0, 0, 0, 0,
+	}
+	img := bitmapImage(buf, 2, 2, 12, enums.FPDF_BITMAP_FORMAT_BGRA)
+	if got := img.(*image.NRGBA).NRGBAAt(1, 1); got != (color.NRGBA{R: 15, G: 14, B: 13, A: 16}) {
+		t.Errorf("pixel (1,1) = %v", got)
+	}
+	if bitmapImage(buf[:10], 2, 2, 12, enums.FPDF_BITMAP_FORMAT_BGRA) != nil {
+		t.Error("a short buffer gave an image")
+	}
+	if bitmapImage(buf, 2, 2, 12, enums.FPDF_BITMAP_FORMAT_UNKNOWN) != nil {
+		t.Error("an unknown format gave an image")
+	}
+	g := bitmapImage([]byte{7, 8, 0, 9, 10, 0}, 2, 2, 3, enums.FPDF_BITMAP_FORMAT_GRAY).(*image.Gray)
+	if g.GrayAt(1, 1).Y != 10 {
+		t.Errorf("gray pixel (1,1) = %v", g.GrayAt(1, 1))
+	}
+}
+
+func TestScaleDown(t *testing.T) {
+	big := image.NewGray(image.Rect(0, 0, 3000, 1000))
+	s := scaleDown(big, pdfPreviewSide)
+	if b := s.Bounds(); b.Dx() != pdfPreviewSide || b.Dy() != 341 {
+		t.Errorf("scaled to %v", b)
+	}
+	if _, gray := s.(*image.Gray); !gray {
+		t.Errorf("a gray image scaled to %T", s)
+	}
+	small := image.NewNRGBA(image.Rect(0, 0, 10, 10))
+	if scaleDown(small, pdfPreviewSide) != image.Image(small) {
+		t.Error("a small image was copied")
+	}
+}
+
+func TestCaptionOf(t *testing.T) {
+	im := pdfImage{left: 100, bottom: 500, right: 300, top: 600}
+	blk := func(text string, top float64) *pdfBlock {
+		return &pdfBlock{lines: []*pdfLine{{runs: []pdfRun{{text: text}}}}, left: 100, right: 400, top: top, bottom: top - 10}
+	}
+	below := blk("Figure 2: the mill", 495)
+	above := blk("Fig. 3 the ridge", 615)
+	far := blk("Figure 4: far away", 400)
+	prose := blk("Figures are drawn by hand", 495)
+	if got := captionOf(im, []*pdfBlock{above, below, far, prose}, 10); got != below {
+		t.Errorf("caption %v; want the one below", got)
+	}
+	if got := captionOf(im, []*pdfBlock{above, far}, 10); got != above {
+		t.Errorf("caption %v; want the one above", got)
+	}
+	if got := captionOf(im, []*pdfBlock{far, prose}, 10); got != nil {
+		t.Errorf("caption %v; want none", got)
+	}
+}
