@@ -206,6 +206,9 @@ type pdfPages struct {
 	data []byte // kept alive: PDFium reads from it lazily
 	// levels are the outline's titles on each page with their level.
 	levels map[int]map[string]int
+	// bands are the lines in each read page's top and bottom bands, for
+	// telling running headers and footers (runningLines).
+	bands map[int][]pdfCandidate
 	// objects counts the page objects read so far (pdfMaxDocObjects).
 	objects int
 	// killed is set when the instance was killed (a deadline, or a trap
@@ -392,10 +395,11 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 		return errors.New("the PDF engine was stopped on an earlier page of this document")
 	}
 	var (
-		runs   []pdfRun
-		links  []pdfLink
-		images []pdfImage
-		w, h   float64
+		runs    []pdfRun
+		links   []pdfLink
+		images  []pdfImage
+		running []pdfBox
+		w, h    float64
 	)
 	err := guard(ctx, p.inst, &p.killed, fmt.Sprintf("page %d", i+1), func() (err error) {
 		if runs, w, h, err = p.pageRuns(ctx, i); err != nil {
@@ -403,6 +407,8 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 		}
 		links = p.pageLinks(i)
 		images = p.pageObjects(i, b.lim.MaxPixels)
+		// Last: reading the neighbours' text loads their pages.
+		running = p.runningLines(i, bandCandidates(runs, h))
 		return nil
 	})
 	if err != nil {
@@ -411,7 +417,7 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	layoutPDFPage(runs, w, h, i, pdfPageExtras{outline: p.levels[i], links: links, images: images}, b)
+	layoutPDFPage(runs, w, h, i, pdfPageExtras{outline: p.levels[i], links: links, images: images, running: running}, b)
 	return nil
 }
 
@@ -794,6 +800,7 @@ type pdfPageExtras struct {
 	links    []pdfLink
 	images   []pdfImage
 	captions map[*pdfBlock]bool // blocks that caption an image
+	running  []pdfBox           // lines repeated on a neighbouring page
 }
 
 // pdfRegion is runs that read as one flow: col numbers the column the
@@ -1209,13 +1216,12 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 	cat := "NarrativeText"
 	short := len(text) < 120 && len(bl.lines) <= 2
 	switch {
-	case short && h > 0 && bl.bottom > 0.94*h:
+	case short && runningBlock(bl, ex.running) && pageNumberText.MatchString(text):
+		cat = "PageNumber"
+	case short && runningBlock(bl, ex.running) && bl.bottom > h/2:
 		cat = "Header"
-	case short && h > 0 && bl.top < 0.06*h:
+	case short && runningBlock(bl, ex.running):
 		cat = "Footer"
-		if pageNumberText.MatchString(text) {
-			cat = "PageNumber"
-		}
 	case ex.captions[bl]:
 		cat = "FigureCaption"
 	case outline[text] > 0 && len(bl.lines) <= 3:

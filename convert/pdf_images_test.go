@@ -64,3 +64,42 @@ func TestCaptionOf(t *testing.T) {
 		t.Errorf("caption %v; want none", got)
 	}
 }
+
+func TestFurnitureKeyAndSpot(t *testing.T) {
+	for _, c := range [][2]string{{"Page 3", "Page 12"}, {"xii", "7"}, {"Chapter 2: ASN.1  handling 3", "Chapter 2: ASN.1 handling 14"}} {
+		if furnitureKey(c[0]) != furnitureKey(c[1]) {
+			t.Errorf("%q and %q differ: %q, %q", c[0], c[1], furnitureKey(c[0]), furnitureKey(c[1]))
+		}
+	}
+	if furnitureKey("Harbour notes") == furnitureKey("Harbour tables") {
+		t.Error("different words share a key")
+	}
+	a := pdfCandidate{box: pdfBox{280, 30, 310, 38}, key: "8\x00\x00page"}
+	b := pdfCandidate{box: pdfBox{277, 30.5, 313, 38.5}, key: "8\x00\x00page"}
+	if !sameSpot(a, b) {
+		t.Error("a page number one digit wider is not the same spot")
+	}
+	b.box.bottom, b.box.top = 40, 48
+	if sameSpot(a, b) {
+		t.Error("a line 10 pt higher is the same spot")
+	}
+	b.box = pdfBox{400, 30, 420, 38}
+	if sameSpot(a, b) {
+		t.Error("a line across the page is the same spot")
+	}
+}
+
+func TestBandCandidatesSkipLargeText(t *testing.T) {
+	runs := []pdfRun{
+		{text: "Part", left: 50, right: 80, bottom: 800, top: 814, size: 14},
+		{text: "Notes", left: 50, right: 80, bottom: 30, top: 38, size: 8},
+	}
+	for k := 0; k < 40; k++ { // the body, at 10 pt
+		y := 100 + float64(k)*14
+		runs = append(runs, pdfRun{text: "body", left: 50, right: 500, bottom: y, top: y + 10, size: 10})
+	}
+	c := bandCandidates(runs, 842)
+	if len(c) != 1 || c[0].text != "Notes" {
+		t.Errorf("candidates %+v; want only the small line", c)
+	}
+}

@@ -499,6 +499,18 @@ func scorePDF(tr *pdfTruth, doc *dpe.Document) []scoreCheck {
 		add("furniture", tagged == len(doc.Pages) && len(wrong) == 0, "header and footer tagged on %d of %d pages; other text tagged: %q", tagged, len(doc.Pages), wrong)
 	}
 
+	if tr.header == "" && !tr.footer && len(tr.words) > 0 {
+		var tagged []string
+		for _, p := range doc.Pages {
+			for _, el := range p.Elements {
+				if furniture[el.Category] {
+					tagged = append(tagged, el.Category+": "+el.Text)
+				}
+			}
+		}
+		add("no furniture", len(tagged) == 0, "no running header or footer; tagged: %q", tagged)
+	}
+
 	// A page without a text layer says so.
 	if len(tr.words) == 0 {
 		ok := len(doc.Pages) > 0

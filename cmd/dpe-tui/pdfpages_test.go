@@ -42,3 +42,36 @@ func TestConvertPDFImagesAndScannedPage(t *testing.T) {
 		t.Errorf("scanned page: no_text_layer %v, %d elements; want true and one Image", page.Metadata.NoTextLayer, len(els))
 	}
 }
+
+// `get --page N` of a PDF reads one page, and still tells its running
+// header and page number (repeated on the pages beside it) from body text
+// that only sits where a header would.
+func TestGetPDFPageTagsOnlyRunningLines(t *testing.T) {
+	furniture := func(file string) []string {
+		t.Helper()
+		code, out, errOut := runCLI(t, "get", convertFixture(file), "--page", "2", "--format", "json")
+		if code != exitOK || errOut != "" {
+			t.Fatalf("%s: exit %d, stderr %q", file, code, errOut)
+		}
+		var page struct {
+			Elements []struct{ Category, Text string } `json:"elements"`
+		}
+		if err := json.Unmarshal([]byte(out), &page); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		var tagged []string
+		for _, el := range page.Elements {
+			switch el.Category {
+			case "Header", "Footer", "PageNumber":
+				tagged = append(tagged, el.Category+": "+el.Text)
+			}
+		}
+		return tagged
+	}
+	if got := furniture("pdf/onecolumn.pdf"); len(got) != 2 || got[0] != "Header: Harbour notes · one column" || got[1] != "PageNumber: Page 2" {
+		t.Errorf("onecolumn page 2 furniture %q; want its header and page number", got)
+	}
+	if got := furniture("pdf/plain.pdf"); len(got) != 0 {
+		t.Errorf("plain page 2 furniture %q; want none (its first line is body text)", got)
+	}
+}
