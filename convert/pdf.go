@@ -209,6 +209,8 @@ type pdfPages struct {
 	// bands are the lines in each read page's top and bottom bands, for
 	// telling running headers and footers (runningLines).
 	bands map[int][]pdfCandidate
+	// tails are the tables that end each read page, for the next.
+	tails map[int]*pdfTableTail
 	// objects counts the page objects read so far (pdfMaxDocObjects).
 	objects int
 	// killed is set when the instance was killed (a deadline, or a trap
@@ -399,6 +401,7 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 		links   []pdfLink
 		images  []pdfImage
 		running []pdfBox
+		rules   []pdfBox
 		w, h    float64
 	)
 	err := guard(ctx, p.inst, &p.killed, fmt.Sprintf("page %d", i+1), func() (err error) {
@@ -406,7 +409,7 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 			return err
 		}
 		links = p.pageLinks(i)
-		images = p.pageObjects(i, b.lim.MaxPixels)
+		images, rules = p.pageObjects(i, b.lim.MaxPixels)
 		// Last: reading the neighbours' text loads their pages.
 		running = p.runningLines(i, bandCandidates(runs, h))
 		return nil
@@ -417,7 +420,11 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	layoutPDFPage(runs, w, h, i, pdfPageExtras{outline: p.levels[i], links: links, images: images, running: running}, b)
+	if p.tails == nil {
+		p.tails = map[int]*pdfTableTail{}
+	}
+	p.tails[i] = layoutPDFPage(runs, w, h, i, pdfPageExtras{outline: p.levels[i], links: links, images: images,
+		running: running, rules: rules, prevTable: p.tails[i-1]}, b)
 	return nil
 }
 
@@ -656,7 +663,7 @@ func (l *pdfLine) text() string {
 //
 // ex.outline is the bookmark titles that open this page, with their
 // levels: a block with such a text is a Title of that level.
-func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *PageBuilder) {
+func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *PageBuilder) *pdfTableTail {
 	if len(runs) == 0 {
 		// A page of pictures and no text is a scan (or a drawing saved
 		// as one): it says so, and shows the pictures.
@@ -666,8 +673,11 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 		for _, im := range ex.images {
 			emitPDFImage(im, "", w, h, page, b)
 		}
-		return
+		return nil
 	}
+	// Tables drawn with ruling lines are read from their grid first; the
+	// runs in them are theirs alone.
+	ruled, runs := ruledTables(ex.rules, runs)
 	body := bodySize(runs)
 	type part struct {
 		blocks []*pdfBlock
@@ -719,22 +729,51 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 		}
 	}
 	ex.captions = captions
-	// Images are placed, top to bottom, before the first block below
-	// their top in the part under their centre.
-	pending := make([]int, len(ex.images))
-	for k := range pending {
-		pending[k] = k
+	// A table at the top of the page's body with the columns of the one
+	// that ended the page before continues it; the page's last table, if
+	// nothing but furniture follows it, is the tail for the next page.
+	first := true
+	var tail *pdfTableTail
+	table := func(t *pdfTable) {
+		meta := Meta{}
+		if first && ex.prevTable.continues(t) {
+			meta["continued_from"] = ex.prevTable.id
+			if rowText(t) == ex.prevTable.head {
+				meta["repeated_header_rows"] = 1
+			}
+		}
+		id := emitPDFTable(t, meta, w, h, page, b)
+		first = false
+		tail = &pdfTableTail{id: id, anchors: t.anchors, head: rowText(t)}
+		if meta["repeated_header_rows"] != nil {
+			tail.head = ex.prevTable.head
+		}
 	}
-	sort.SliceStable(pending, func(a, c int) bool { return ex.images[pending[a]].top > ex.images[pending[c]].top })
+	// Images and ruled tables are placed, top to bottom, before the first
+	// block below their top in the part under their centre.
+	type floater struct {
+		top, cx float64
+		emit    func()
+	}
+	var pending []floater
+	for k, im := range ex.images {
+		pending = append(pending, floater{im.top, (im.left + im.right) / 2, func() {
+			emitPDFImage(im, imgCaption[k], w, h, page, b)
+			first, tail = false, nil
+		}})
+	}
+	for _, t := range ruled {
+		pending = append(pending, floater{t.top, (t.left + t.right) / 2, func() { table(t) }})
+	}
+	sort.SliceStable(pending, func(a, c int) bool { return pending[a].top > pending[c].top })
 	placeImages := func(pl, pr, top float64) {
 		rest := pending[:0]
-		for _, k := range pending {
-			im := ex.images[k]
-			if cx := (im.left + im.right) / 2; im.top > top && cx >= pl-1 && cx <= pr+1 {
-				emitPDFImage(im, imgCaption[k], w, h, page, b)
+		for _, f := range pending {
+			if f.top > top && f.cx >= pl-1 && f.cx <= pr+1 {
+				f.emit()
 				continue
 			}
-			rest = append(rest, k)
+			rest = append(rest, f)
 		}
 		pending = rest
 	}
@@ -751,7 +790,7 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 		for _, bl := range pt.blocks {
 			placeImages(pl, pr, bl.top)
 			for next < len(pt.tables) && bl.top < pt.tables[next].top-1 {
-				emitPDFTable(pt.tables[next], w, h, page, b)
+				table(pt.tables[next])
 				next++
 			}
 			depth := 0
@@ -760,15 +799,20 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 					depth++
 				}
 			}
-			emitPDFBlock(bl, body, headingSizes, depth, lastItem, ex, w, h, page, b)
+			switch emitPDFBlock(bl, body, headingSizes, depth, lastItem, ex, w, h, page, b) {
+			case "Header", "Footer", "PageNumber":
+			default:
+				first, tail = false, nil
+			}
 		}
 		for ; next < len(pt.tables); next++ {
-			emitPDFTable(pt.tables[next], w, h, page, b)
+			table(pt.tables[next])
 		}
 	}
-	for _, k := range pending {
-		emitPDFImage(ex.images[k], imgCaption[k], w, h, page, b)
+	for _, f := range pending {
+		f.emit()
 	}
+	return tail
 }
 
 // captionOf is the block captioning im: the nearest block starting with
@@ -801,6 +845,9 @@ type pdfPageExtras struct {
 	images   []pdfImage
 	captions map[*pdfBlock]bool // blocks that caption an image
 	running  []pdfBox           // lines repeated on a neighbouring page
+	rules    []pdfBox           // ruling lines (thin paths)
+	// prevTable is the table that ended the page before, if it was read.
+	prevTable *pdfTableTail
 }
 
 // pdfRegion is runs that read as one flow: col numbers the column the
@@ -1206,7 +1253,7 @@ var pageNumberText = regexp.MustCompile(`^(?i:(?:page\s+)?\d{1,5}(?:\s*(?:/|of)\
 
 // emitPDFBlock adds bl as an element; lastItem is the number of the
 // previous ordered item in each column.
-func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth int, lastItem map[int]int, ex pdfPageExtras, w, h float64, page int, b *PageBuilder) {
+func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth int, lastItem map[int]int, ex pdfPageExtras, w, h float64, page int, b *PageBuilder) string {
 	outline := ex.outline
 	text := blockText(bl)
 	meta := Meta{
@@ -1258,6 +1305,7 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 	}
 	linkMeta(ex.links, bl.lines, meta)
 	b.Add(cat, text, meta)
+	return cat
 }
 
 func r2(f float64) float64 { return math.Round(f*100) / 100 }
@@ -1316,8 +1364,8 @@ type pdfTable struct {
 }
 
 type pdfCell struct {
-	text      string
-	col, span int
+	text               string
+	col, span, rowspan int // rowspan 0 is 1
 }
 
 // pdfRow is the segments (lines split at wide gaps) sharing a baseline.
@@ -1531,21 +1579,27 @@ func splitAtAnchors(sg *pdfLine, anchors []float64) []*pdfLine {
 
 // emitPDFTable adds a Table element: text row by row (cells separated by
 // tabs), text_as_html with a cell spanning the columns it covers.
-func emitPDFTable(t *pdfTable, w, h float64, page int, b *PageBuilder) {
+func emitPDFTable(t *pdfTable, meta Meta, w, h float64, page int, b *PageBuilder) string {
 	var hb, tb strings.Builder
 	hb.WriteString("<table>")
+	covered := map[int]int{} // columns a cell above still spans: rows left
 	for i, r := range t.rows {
 		hb.WriteString("<tr>")
 		at := 0
 		for k, c := range r {
 			for ; at < c.col; at++ {
-				hb.WriteString("<td></td>")
+				if covered[at] == 0 {
+					hb.WriteString("<td></td>")
+				}
 			}
+			hb.WriteString("<td")
 			if c.span > 1 {
-				fmt.Fprintf(&hb, `<td colspan="%d">`, c.span)
-			} else {
-				hb.WriteString("<td>")
+				fmt.Fprintf(&hb, ` colspan="%d"`, c.span)
 			}
+			if c.rowspan > 1 {
+				fmt.Fprintf(&hb, ` rowspan="%d"`, c.rowspan)
+			}
+			hb.WriteString(">")
 			hb.WriteString(html.EscapeString(c.text))
 			hb.WriteString("</td>")
 			at = c.col + max(c.span, 1)
@@ -1554,17 +1608,68 @@ func emitPDFTable(t *pdfTable, w, h float64, page int, b *PageBuilder) {
 			}
 			tb.WriteString(c.text)
 		}
+		for col, n := range covered {
+			if n > 1 {
+				covered[col] = n - 1
+			} else {
+				delete(covered, col)
+			}
+		}
+		for _, c := range r {
+			if c.rowspan > 1 {
+				for col := c.col; col < c.col+max(c.span, 1); col++ {
+					covered[col] = c.rowspan - 1
+				}
+			}
+		}
 		hb.WriteString("</tr>")
 		if i < len(t.rows)-1 {
 			tb.WriteByte('\n')
 		}
 	}
 	hb.WriteString("</table>")
-	b.Add("Table", tb.String(), Meta{
-		"page_number":  page + 1,
-		"text_as_html": hb.String(),
-		"coordinates":  pdfCoordinates(t.left, t.bottom, t.right, t.top, w, h),
-	})
+	if meta == nil {
+		meta = Meta{}
+	}
+	meta["page_number"] = page + 1
+	meta["text_as_html"] = hb.String()
+	meta["coordinates"] = pdfCoordinates(t.left, t.bottom, t.right, t.top, w, h)
+	return b.Add("Table", tb.String(), meta)
+}
+
+// pdfTableTail is a table that ends a page's body (nothing but furniture
+// below it): the table at the top of the next page with the same columns
+// continues it.
+type pdfTableTail struct {
+	id      string
+	anchors []float64
+	head    string // its first row's text
+}
+
+// continues reports whether t has tail's columns (their left edges within
+// 4 pt).
+func (tail *pdfTableTail) continues(t *pdfTable) bool {
+	if tail == nil || len(tail.anchors) != len(t.anchors) {
+		return false
+	}
+	for k, a := range tail.anchors {
+		if math.Abs(a-t.anchors[k]) > 4 {
+			return false
+		}
+	}
+	return true
+}
+
+// rowText is a table row's text, cells separated by tabs.
+func rowText(t *pdfTable) string {
+	if len(t.rows) == 0 {
+		return ""
+	}
+	parts := make([]string, len(t.rows[0]))
+	for k, c := range t.rows[0] {
+		parts[k] = c.text
+	}
+	return strings.Join(parts, "\t")
 }
 
 // pdfCoordinates is ele_metadata.coordinates for a box in PDF user space:

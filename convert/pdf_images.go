@@ -24,6 +24,8 @@ const (
 	pdfMaxObjects     = 4096
 	pdfMaxDocObjects  = 100000
 	pdfMaxImages      = 64
+	pdfMaxRules       = 2048
+	pdfRuleWidth      = 2.5 // the thickest path that is a ruling line, in points
 	pdfMaxStructNodes = 4096
 	pdfMaxStructDepth = 64
 	pdfMaxAlt         = 2048
@@ -45,13 +47,15 @@ type pdfImage struct {
 }
 
 // pageObjects reads the images drawn on page i, in content order, with
-// their alt text. Images inside form XObjects are found too.
-func (p *pdfPages) pageObjects(i int, maxPixels int64) []pdfImage {
+// their alt text, and the ruling lines (thin paths: a table's borders).
+// Objects inside form XObjects are found too.
+func (p *pdfPages) pageObjects(i int, maxPixels int64) ([]pdfImage, []pdfBox) {
 	page := requests.Page{ByIndex: &requests.PageByIndex{Document: p.doc.Document, Index: i}}
 	n, err := p.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
 	if err != nil {
-		return nil
+		return nil, nil
 	}
+	var rules []pdfBox
 	var (
 		alts  map[int]string
 		loose []string
@@ -70,6 +74,18 @@ func (p *pdfPages) pageObjects(i int, maxPixels int64) []pdfImage {
 			return
 		}
 		switch t.Type {
+		case enums.FPDF_PAGEOBJ_PATH:
+			if len(rules) >= pdfMaxRules {
+				return
+			}
+			bd, err := p.inst.FPDFPageObj_GetBounds(&requests.FPDFPageObj_GetBounds{PageObject: obj})
+			if err != nil {
+				return
+			}
+			b := pdfBox{float64(bd.Left), float64(bd.Bottom), float64(bd.Right), float64(bd.Top)}
+			if w, h := b.right-b.left, b.top-b.bottom; w <= pdfRuleWidth && h >= 4 || h <= pdfRuleWidth && w >= 4 {
+				rules = append(rules, b)
+			}
 		case enums.FPDF_PAGEOBJ_FORM:
 			if depth >= 8 {
 				return
@@ -125,7 +141,7 @@ func (p *pdfPages) pageObjects(i int, maxPixels int64) []pdfImage {
 			out[k].alt = loose[j]
 		}
 	}
-	return out
+	return out, rules
 }
 
 // structAlts maps the marked-content ids of the page's structure elements

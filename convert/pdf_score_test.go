@@ -38,6 +38,7 @@ type truthTable struct {
 	name       string
 	rows, cols int
 	words      []string
+	merged     int // cells spanning columns or rows
 }
 
 type truthHeading struct {
@@ -120,6 +121,10 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 			case "table-row":
 				if curTable != nil {
 					curTable.rows++
+				}
+			case "table-cell":
+				if curTable != nil && (attr(tk, "number-columns-spanned") != "" || attr(tk, "number-rows-spanned") != "") {
+					curTable.merged++
 				}
 			case "list":
 				if inBody {
@@ -252,6 +257,12 @@ func bodyWords(doc *dpe.Document) []string {
 			if el.Category == "ListItem" {
 				text = leadingMarker.ReplaceAllString(text, "")
 			}
+			// A continued table's header rows, repeated on its page, are
+			// printed once in the source.
+			if n := metaInt(el, "repeated_header_rows"); el.Category == "Table" && n > 0 {
+				rows := strings.Split(text, "\n")
+				text = strings.Join(rows[min(n, len(rows)):], "\n")
+			}
 			for _, w := range strings.Fields(text) {
 				if orderWord(w) != "" && w != "\uF0B7" {
 					out = append(out, w)
@@ -272,10 +283,7 @@ type scoreCheck struct {
 // pdfScoreGaps are the checks the converter does not pass yet, with what
 // is missing. A listed check that passes fails the test, so the list
 // cannot go stale; a check not listed must pass.
-var pdfScoreGaps = map[string]string{
-	"tables/table Long":  "a table continued on the next page is not joined, and its repeated header row is counted again",
-	"tables/table Ruled": "a wrapped cell ends the grid: the table comes out in two parts and the cell's other lines as text",
-}
+var pdfScoreGaps = map[string]string{}
 
 func TestPDFGroundTruth(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "pdf", "*.fodt"))
@@ -332,6 +340,10 @@ func scorePDF(tr *pdfTruth, doc *dpe.Document) []scoreCheck {
 		parts      int
 		page       int
 		split      bool // two parts on one page
+		id         string
+		merged     int    // cells with colspan or rowspan
+		from       string // continued_from
+		linked     bool   // each part after the first continues the one before
 	}
 	var tables []found
 	for _, p := range doc.Pages {
@@ -342,21 +354,32 @@ func scorePDF(tr *pdfTruth, doc *dpe.Document) []scoreCheck {
 			var h string
 			json.Unmarshal(el.Metadata["text_as_html"], &h)
 			rows, cols := htmlGrid(h)
-			tables = append(tables, found{rows: rows, cols: cols, words: strings.Fields(el.Text), parts: 1, page: p.Index})
+			var from string
+			json.Unmarshal(el.Metadata["continued_from"], &from)
+			rows -= metaInt(el, "repeated_header_rows")
+			merged := len(regexp.MustCompile(`<td[^>]* (colspan|rowspan)=`).FindAllString(h, -1))
+			tables = append(tables, found{rows: rows, cols: cols, words: strings.Fields(el.Text), parts: 1, page: p.Index, id: el.ID, from: from, merged: merged})
 		}
 	}
 	for _, st := range tr.tables {
-		got := found{page: -1}
+		got := found{page: -1, linked: true}
 		for _, ft := range tables {
 			if multisetCommon(ft.words, st.words)*2 > len(ft.words) {
 				got.rows += ft.rows
 				got.cols = max(got.cols, ft.cols)
+				if got.parts > 0 && ft.from != got.id {
+					got.linked = false
+				}
 				got.parts++
 				got.split = got.split || got.page == ft.page
 				got.page = ft.page
+				got.id = ft.id
+				got.merged += ft.merged
 			}
 		}
-		add("table "+st.name, got.rows == st.rows && got.cols == st.cols && !got.split, "table %s: %d×%d in %d Table elements, split on a page: %v (want %d×%d)", st.name, got.rows, got.cols, got.parts, got.split, st.rows, st.cols)
+		add("table "+st.name, got.rows == st.rows && got.cols == st.cols && !got.split && got.linked && got.merged == st.merged,
+			"table %s: %d×%d with %d merged cells in %d Table elements, split on a page: %v, parts linked by continued_from: %v (want %d×%d with %d merged)",
+			st.name, got.rows, got.cols, got.merged, got.parts, got.split, got.linked, st.rows, st.cols, st.merged)
 	}
 	if len(tr.tables) == 0 {
 		add("no tables", len(tables) == 0, "%d Table elements (want 0)", len(tables))
