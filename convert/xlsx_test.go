@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
@@ -249,4 +251,46 @@ func xlsxWithSheet(t *testing.T, sheet string) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// A shared string table of 5,000,000 entries of which a cell shows two
+// costs a scan of its bytes, not a string each: the conversion makes
+// fewer allocations than a tenth of the entries (decoded whole it made
+// more than one per entry: 14 s and 450 MB) and shows both strings, the
+// first and the last. The deadline is the test's own.
+func TestXLSXUnusedSharedStringsCostAScan(t *testing.T) {
+	var f hostilefiles.File
+	for _, h := range hostilefiles.All() {
+		if h.Name == "xlsx-unused-shared-strings.xlsx" {
+			f = h
+		}
+	}
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if dl, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-10*time.Second))
+		defer cancel()
+	}
+	c := testConverter(t)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	data, err := c.ConvertJSON(ctx, BytesSource(f.Name, buf.Bytes()))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"text":"s0\ts4999999"`) {
+		t.Errorf("the two used strings are not shown: %.600s", data)
+	}
+	if n := after.Mallocs - before.Mallocs; n > 500_000 {
+		t.Errorf("%d allocations for a sheet of two cells over 5,000,000 shared strings", n)
+	}
+	// The table's bytes, its index and the JSON, not a string per entry.
+	if b := after.TotalAlloc - before.TotalAlloc; b > 512<<20 {
+		t.Errorf("%d MiB allocated", b>>20)
+	}
 }

@@ -44,6 +44,7 @@ func All() []File {
 		{"xlsx-shared-string.xlsx", "output size", "200 cells all pointing at one 1 MiB shared string", xlsxSharedString},
 		{"ods-repeated.ods", "output size", "a 64 KiB cell repeated 1,000 columns × 1,000 rows", odsRepeated},
 		{"xlsx-far-column.xlsx", "", "one cell at column XFD in each of 20,000 rows", xlsxFarColumn},
+		{"xlsx-unused-shared-strings.xlsx", "", "5,000,000 shared strings, two of them used by a cell", xlsxUnusedSharedStrings},
 		{"csv-ragged.csv", "cell count", "one row of 100,000 commas pads 10,000 short rows", csvRagged},
 		{"csv-long-line.csv", "output size", "one 400 MB line", csvLongLine},
 		{"pdf-self-form.pdf", "PDF engine|conversion time", "a form XObject that draws itself twice", pdfSelfForm},
@@ -196,6 +197,24 @@ func xlsxSharedString(w io.Writer) error {
 		repeat(w, "x", 1<<20)
 		_, err := io.WriteString(w, `</t></si>`)
 		return err
+	})
+}
+
+// xlsxUnusedSharedStrings is a sheet of two cells whose shared-string
+// table holds 5,000,000 entries: all but two are never shown, and must
+// cost a scan, not a string each.
+func xlsxUnusedSharedStrings(w io.Writer) error {
+	return xlsx(w, func(w io.Writer) error {
+		_, err := io.WriteString(w, `<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>4999999</v></c></row>`)
+		return err
+	}, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		for i := range 5_000_000 {
+			if _, err := fmt.Fprintf(bw, `<si><t>s%d</t></si>`, i); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
 	})
 }
 
