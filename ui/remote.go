@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/dpev1"
@@ -305,7 +306,16 @@ func (v *remoteScreen) View(w, h int) []string {
 		return append(lines, "", "  "+e.spin.View()+" opening the remote…")
 	}
 	lines = append(lines, st.dim.Render(clip("  "+v.conn.contentLine(), w)), st.dim.Render(clip("  "+v.localLine(), w)))
-	cols := remoteCols(w - 2)
+	haveLocal := v.conn.local != nil
+	cells := make([][]string, len(v.rows))
+	for i, r := range v.rows {
+		if r.folder != "" {
+			cells[i] = []string{displayName(r.name), folderCounts(r, haveLocal), ""}
+		} else {
+			cells[i] = []string{displayName(r.name), r.state(haveLocal), hashCell(r.remote)}
+		}
+	}
+	cols := remoteCols(w-2, cells)
 	lines = append(lines, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
 	switch {
 	case v.err != "" && !v.loaded:
@@ -316,16 +326,9 @@ func (v *remoteScreen) View(w, h int) []string {
 		return append(lines, st.dim.Render(clip("  No documents under "+sanitizeLine(orAll(v.prefix))+".", w)))
 	}
 	v.list.clamp(len(v.rows), h-len(lines))
-	haveLocal := v.conn.local != nil
 	for i := v.list.top; i < len(v.rows) && len(lines) < h; i++ {
 		r := v.rows[i]
-		var cells []string
-		if r.folder != "" {
-			cells = []string{displayName(r.name), folderCounts(r, haveLocal), ""}
-		} else {
-			cells = []string{displayName(r.name), r.state(haveLocal), hashCell(r.remote)}
-		}
-		lines = append(lines, listRow(st, joinCols(cols, cells), i == v.list.cur, r.remote == "" && r.folder == "", w))
+		lines = append(lines, listRow(st, joinCols(cols, cells[i]), i == v.list.cur, r.remote == "" && r.folder == "", w))
 	}
 	return lines
 }
@@ -345,11 +348,19 @@ func (v *remoteScreen) localLine() string {
 	return s + ")"
 }
 
-func remoteCols(w int) []column {
-	state := min(36, max(24, w-60)) // a folder's counts in full when there is room
-	cols := []column{{"NAME", 0}, {"STATE", state}, {"DOC HASH", 18}}
-	cols[0].width = max(10, w-state-18-2*2)
-	return cols
+// remoteCols fits the columns to w cells: STATE as wide as its widest
+// cell (a folder's counts are a few words, and a cut one says nothing),
+// NAME the rest, cut with … when it must (never below minRemoteCol, the
+// state giving way then). DOC HASH is a short hash, always whole.
+func remoteCols(w int, cells [][]string) []column {
+	const hashW, minRemoteCol = 18, 10
+	state := len("STATE")
+	for _, c := range cells {
+		state = max(state, ansi.StringWidth(c[1]))
+	}
+	room := max(2*minRemoteCol, w-hashW-2*2)
+	state = min(state, room-minRemoteCol)
+	return []column{{"NAME", room - state}, {"STATE", state}, {"DOC HASH", hashW}}
 }
 
 func folderCounts(r remoteRow, haveLocal bool) string {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,5 +60,37 @@ func TestRemote_Own401IsSaidAsTheProblemItIs(t *testing.T) {
 	if code != exitRuntime || !strings.Contains(errOut, "HTTP 401 Unauthorized: this remote needs a bearer token") ||
 		strings.Contains(errOut, "not a DPE answer") || !strings.Contains(errOut, "remote_token_env") {
 		t.Fatalf("exit %d %q", code, errOut)
+	}
+}
+
+// The remote browser at 80 columns shows a folder's STATE whole (its
+// counts of stale, local-only and remote-only documents), the long NAME
+// giving way, instead of a fixed STATE cut at 24 cells; no line is wider
+// than the terminal.
+func TestRemoteTUI_StateWholeAt80Columns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end TUI test")
+	}
+	bin := buildBinary(t)
+	url := startRemoteServe(t, "--store", t.TempDir())
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "notes"), 0o700)
+	for i := range 5 {
+		writeFile(t, filepath.Join(dir, "notes", fmt.Sprintf("n%d.md", i)), fmt.Sprintf("# N%d\n\ntext %d\n", i, i))
+	}
+	cache := isolatedCache(t)
+	if code, out, errOut := runCLI(t, "push", dir, "--remote", url); code != 0 {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	writeFile(t, filepath.Join(dir, "notes", "n0.md"), "# N0\n\nchanged\n")
+	writeFile(t, filepath.Join(dir, "notes", "n1.md"), "# N1\n\nchanged\n")
+	writeFile(t, filepath.Join(dir, "notes", "new.md"), "# New\n\nx\n")
+	os.Remove(filepath.Join(dir, "notes", "n4.md"))
+	s := newTmux(t, 80, 24, fmt.Sprintf("XDG_CACHE_HOME=%s %s --remote %s --docs %s; sleep 600", cache, bin, url, dir))
+	screen := s.waitFor("the folder row", "6 docs · 2 stale 1 local 1 remote")
+	for _, line := range strings.Split(screen, "\n") {
+		if w := len([]rune(line)); w > 80 {
+			t.Errorf("a line of %d cells:\n%s", w, screen)
+		}
 	}
 }
