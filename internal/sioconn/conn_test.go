@@ -448,7 +448,13 @@ func bigServer(t *testing.T) *libServer {
 func TestMaxMessage_DropsOversizedAndReconnects(t *testing.T) {
 	srv := bigServer(t)
 	var connects atomic.Int32
-	c, err := New(Options{URL: srv.url, MaxMessage: 64 << 10, ConnectTimeout: 5 * time.Second,
+	log, lb := newLog()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", lb)
+		}
+	})
+	c, err := New(Options{URL: srv.url, MaxMessage: 64 << 10, ConnectTimeout: 5 * time.Second, Logger: log,
 		OnConnect: func(context.Context) error { connects.Add(1); return nil }})
 	if err != nil {
 		t.Fatal(err)
