@@ -141,6 +141,7 @@ func run(benchtime string, resources int, scale string) error {
 	figs = append(figs, measureStartup(bin)...)
 	figs = append(figs, measureV1Push(bin)...)
 	figs = append(figs, measureV1TUI())
+	figs = append(figs, measurePDF(bin)...)
 
 	fmt.Printf("%-5s %-8s %-18s %s\n", "", "ratio", "target", "measured")
 	pass := 0
