@@ -364,20 +364,28 @@ func (p *ijsonParser) members(value func(k string) error) error {
 		if err := value(k); err != nil {
 			return err
 		}
-		p.ws()
-		if p.i < len(p.b) {
-			switch p.b[p.i] {
-			case ',':
-				p.i++
-				p.ws()
-				continue
-			case '}':
-				p.i++
-				return nil
-			}
+		if more, err := p.after('}', "after an object value"); !more {
+			return err
 		}
-		return p.unexpected("after an object value")
 	}
+}
+
+// after reads what follows a member or an element: a comma (more) or
+// the closing byte (done); anything else is the error.
+func (p *ijsonParser) after(closing byte, what string) (more bool, err error) {
+	p.ws()
+	if p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.ws()
+			return true, nil
+		case closing:
+			p.i++
+			return false, nil
+		}
+	}
+	return false, p.unexpected(what)
 }
 
 // elements walks the array at p.i (its '['): value is called with p.i
@@ -393,19 +401,9 @@ func (p *ijsonParser) elements(value func() error) error {
 		if err := value(); err != nil {
 			return err
 		}
-		p.ws()
-		if p.i < len(p.b) {
-			switch p.b[p.i] {
-			case ',':
-				p.i++
-				p.ws()
-				continue
-			case ']':
-				p.i++
-				return nil
-			}
+		if more, err := p.after(']', "after an array element"); !more {
+			return err
 		}
-		return p.unexpected("after an array element")
 	}
 }
 
