@@ -20,10 +20,14 @@ import (
 
 // hostileRSSCap is what converting one hostile file may hold at its peak:
 // the output budget (128 MiB, up to three times that while buffers grow)
-// or one PDFium instance (256 MiB, and as much again while wazero copies
-// a growing memory) plus the Go runtime. Before the
+// or one PDFium instance (256 MiB, grown in place) plus the Go runtime. Before the
 // budgets these files took 2.3 to 9.8 GB, or died out of memory.
 const hostileRSSCap = 1 << 30
+
+// pdfRuntimeRSS is what a child converting a PDF holds besides PDFium's
+// linear memory: compiled PDFium, the Go heap and runtime (65 MiB
+// measured).
+const pdfRuntimeRSS = 128 << 20
 
 // hostileResult is what the child process reports about one conversion.
 type hostileResult struct {
@@ -109,6 +113,13 @@ func TestHostileFiles_StopAtABudgetWithLimitError(t *testing.T) {
 			}
 			if rss > hostileRSSCap {
 				t.Errorf("peak RSS %d MiB, over %d MiB", rss>>20, hostileRSSCap>>20)
+			}
+			// A PDF stopped by the engine's memory limit holds one
+			// instance's memory, grown in place, and the runtime: not the
+			// copies a growing memory once left (700 MiB at a 256 MiB
+			// limit).
+			if bound := int64(convert.PDFMemoryLimit + pdfRuntimeRSS); strings.Contains(r.What, "PDF engine memory") && rss > bound {
+				t.Errorf("peak RSS %d MiB past the PDF engine's memory limit, over %d MiB (the limit and %d MiB)", rss>>20, bound>>20, pdfRuntimeRSS>>20)
 			}
 		})
 	}

@@ -60,8 +60,8 @@ const PDFEngineNotice = "preparing the PDF engine (first use only)"
 
 // pdfMaxInstances bounds concurrent PDF documents; more wait (with their
 // context) for a free instance. With pdfMemoryLimit each, PDFium holds
-// at most 512 MiB however hostile the files (and up to as much again in
-// garbage while a memory grows, as wazero copies it).
+// at most 512 MiB however hostile the files: each memory is reserved
+// once and grows in place (pdfMemory), never copied.
 const pdfMaxInstances = 2
 
 // pdfMemoryLimit is the linear memory one PDFium instance may grow to.
@@ -107,6 +107,7 @@ func (e *pdfEngine) start() (pdfium.Pool, error) {
 		}
 	}
 	pool, err := webassembly.Init(webassembly.Config{
+		Context:       pdfMemoryContext(),
 		MinIdle:       0,
 		MaxIdle:       1,
 		MaxTotal:      pdfMaxInstances,
