@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/net/html/charset"
+
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
@@ -415,14 +417,15 @@ func (s *sharedStrings) decode(el []byte) string {
 
 // scanShared finds the <si> elements of a shared string table by their
 // tags alone (comments, CDATA, processing instructions and declarations
-// skipped), a scan of the bytes instead of an XML token per piece. Only
-// UTF-8 is read this way; a table in another encoding is refused. More
+// skipped), a scan of the bytes instead of an XML token per piece, on the
+// table in UTF-8 (transcoded first when it is not). More
 // entries than Limits.MaxCells is a LimitError: no sheet could show them.
 func scanShared(data []byte, env *Env) (*sharedStrings, error) {
 	if int64(len(data)) >= 1<<32 {
 		return nil, limitErr("shared strings size", 1<<32-1, int64(len(data)))
 	}
-	if err := utf8Declared(data); err != nil {
+	data, err := asUTF8(data, env)
+	if err != nil {
 		return nil, err
 	}
 	s := &sharedStrings{data: data, env: env}
@@ -488,32 +491,43 @@ func scanShared(data []byte, env *Env) (*sharedStrings, error) {
 	return s, nil
 }
 
-// utf8Declared refuses a part whose byte order mark or XML declaration
-// names an encoding other than UTF-8.
-func utf8Declared(data []byte) error {
-	if bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
-		return errors.New("encoded in UTF-16, not UTF-8")
+// asUTF8 is data in UTF-8: as it is, or transcoded when its byte order
+// mark or XML declaration names another encoding (the decoder reads such
+// parts through the same charset table), within Limits.MaxDecompressed.
+func asUTF8(data []byte, env *Env) ([]byte, error) {
+	label := ""
+	switch {
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}), bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		label = "utf-16"
+	case bytes.HasPrefix(data, []byte("<?xml")):
+		decl := data
+		if k := bytes.Index(decl, []byte("?>")); k >= 0 {
+			decl = decl[:k]
+		}
+		if k := bytes.Index(decl, []byte("encoding=")); k >= 0 && len(decl) > k+10 {
+			v := decl[k+10:]
+			if q := bytes.IndexAny(v, "\"'"); q >= 0 {
+				v = v[:q]
+			}
+			label = string(v)
+		}
 	}
-	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
-	if !bytes.HasPrefix(data, []byte("<?xml")) {
-		return nil
+	if label == "" || strings.EqualFold(label, "utf-8") || strings.EqualFold(label, "utf8") {
+		return data, nil
 	}
-	decl := data
-	if k := bytes.Index(decl, []byte("?>")); k >= 0 {
-		decl = decl[:k]
+	r, err := charset.NewReaderLabel(label, bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("encoding %.20q: %w", label, err)
 	}
-	k := bytes.Index(decl, []byte("encoding="))
-	if k < 0 || len(decl) < k+10 {
-		return nil
+	lim := env.Limits.MaxDecompressed
+	out, err := io.ReadAll(io.LimitReader(r, lim+1))
+	if err != nil {
+		return nil, err
 	}
-	v := decl[k+10:]
-	if q := bytes.IndexAny(v, "\"'"); q >= 0 {
-		v = v[:q]
+	if int64(len(out)) > lim {
+		return nil, limitErr("decompressed size", lim, int64(len(out)))
 	}
-	if !strings.EqualFold(string(v), "utf-8") && !strings.EqualFold(string(v), "utf8") {
-		return fmt.Errorf("encoded in %.20q, not UTF-8", v)
-	}
-	return nil
+	return out, nil
 }
 
 // span is a merged range's anchor (top-left) size.

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -293,4 +295,81 @@ func TestXLSXUnusedSharedStringsCostAScan(t *testing.T) {
 	if b := after.TotalAlloc - before.TotalAlloc; b > 512<<20 {
 		t.Errorf("%d MiB allocated", b>>20)
 	}
+}
+
+// The shared-string scan reads what the XML decoder read: rich runs,
+// entities, phonetic guides left out, prefixed names, <si/>, preserved
+// spaces, CRLF normalised, CDATA, and markup in comments and CDATA that
+// is not an entry; a table in UTF-16 is transcoded first.
+func TestXLSXSharedStringForms(t *testing.T) {
+	const main = `http://schemas.openxmlformats.org/spreadsheetml/2006/main`
+	entries := `<si><t>plain</t></si>` +
+		`<si><r><t>ri</t></r><r><t>ch</t></r></si>` +
+		`<si><t>a &amp; b &lt;c&gt;</t></si>` +
+		`<si><t>kanji</t><rPh><t>reading</t></rPh></si>` +
+		`<!-- <si><t>not an entry</t></si> -->` +
+		`<x:si><x:t>prefixed</x:t></x:si>` +
+		`<si/>` +
+		`<si><t xml:space="preserve">  spaced  </t></si>` +
+		"<si><t>line\r\nend</t></si>" +
+		`<si><t><![CDATA[<si>cdata</si>]]></t></si>`
+	want := []string{"plain", "rich", "a & b <c>", "kanji", "prefixed", "", "  spaced  ", "line\nend", "<si>cdata</si>"}
+	utf8 := `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="` + main + `" xmlns:x="` + main + `">` + entries + `</sst>`
+	utf16 := []byte{0xFF, 0xFE}
+	for _, r := range `<?xml version="1.0" encoding="UTF-16"?><sst xmlns="` + main + `" xmlns:x="` + main + `">` + entries + `</sst>` {
+		utf16 = append(utf16, byte(r), byte(r>>8)) // ASCII only: one unit each
+	}
+	var row strings.Builder
+	row.WriteString(`<row r="1">`)
+	for i := range want {
+		fmt.Fprintf(&row, `<c r="%c1" t="s"><v>%d</v></c>`, 'A'+i, i)
+	}
+	row.WriteString(`</row>`)
+	sheet := `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="` + main + `"><sheetData>` + row.String() + `</sheetData></worksheet>`
+	c := testConverter(t)
+	for name, sst := range map[string][]byte{"utf-8": []byte(utf8), "utf-16": utf16} {
+		doc, err := c.Convert(context.Background(), BytesSource("s.xlsx", xlsxWithShared(t, sheet, sst)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got string
+		for _, e := range doc.Pages[0].Elements {
+			if e.Category == "Table" {
+				got = e.Text
+			}
+		}
+		if w := strings.Join(want, "\t"); got != w && got != strings.TrimRight(w, "\t") {
+			t.Errorf("%s: %q\nwant %q", name, got, w)
+		}
+	}
+}
+
+// xlsxWithShared is xlsxWithSheet with a shared string table.
+func xlsxWithShared(t *testing.T, sheet string, sst []byte) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(xlsxWithSheet(t, sheet)), int64(len(xlsxWithSheet(t, sheet))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(rc)
+		rc.Close()
+		if f.Name == "xl/_rels/workbook.xml.rels" {
+			body = bytes.Replace(body, []byte(`</Relationships>`), []byte(`<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>`), 1)
+		}
+		w, _ := zw.Create(f.Name)
+		w.Write(body)
+	}
+	w, _ := zw.Create("xl/sharedStrings.xml")
+	w.Write(sst)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
