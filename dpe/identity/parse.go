@@ -517,7 +517,7 @@ func childHashes(v any, at where) ([]Hash, *Problem) {
 	}
 	out := make([]Hash, len(a))
 	for i, x := range a {
-		h, p := parseHash(x, at.index(i))
+		h, p := parseHash(x, at, i)
 		if p != nil {
 			return nil, p
 		}
@@ -528,17 +528,19 @@ func childHashes(v any, at where) ([]Hash, *Problem) {
 
 // parseHash checks one hash value (contract §1): a prefix naming a
 // supported contract, then 64 lowercase hex digits.
-func parseHash(x any, at where) (Hash, *Problem) {
+func parseHash(x any, list where, i int) (Hash, *Problem) {
+	// The item's path is built only for a problem: a skeleton lists
+	// thousands of hashes, each checked on every open.
 	s, ok := x.(string)
 	if !ok {
-		return "", &Problem{at.String(), CodeValidation, "hash is not a string"}
+		return "", &Problem{list.index(i).String(), CodeValidation, "hash is not a string"}
 	}
 	c, _, found := strings.Cut(s, ":")
-	if !found || c+":" != Prefix {
-		return "", &Problem{at.String(), CodeContractUnsupported, "hash " + quote(s) + " does not name a supported contract (dpe1)"}
+	if !found || c != strings.TrimSuffix(Prefix, ":") {
+		return "", &Problem{list.index(i).String(), CodeContractUnsupported, "hash " + quote(s) + " does not name a supported contract (dpe1)"}
 	}
 	if !validHex64(s, Prefix) {
-		return "", &Problem{at.String(), CodeValidation, "hash " + quote(s) + " is not dpe1: and 64 lowercase hex digits"}
+		return "", &Problem{list.index(i).String(), CodeValidation, "hash " + quote(s) + " is not dpe1: and 64 lowercase hex digits"}
 	}
 	return Hash(s), nil
 }
