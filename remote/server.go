@@ -455,17 +455,28 @@ func setDocHeaders(w http.ResponseWriter, hash string) {
 	w.Header().Set("ETag", `"`+hash+`"`)
 }
 
-func (s *Server) head(w http.ResponseWriter, r *http.Request, caller string) error {
+// readableDoc is the document of r's uri query, when the caller may read
+// it; else DPE_NOT_FOUND (a document the caller may not read is one it
+// cannot tell from none).
+func (s *Server) readableDoc(r *http.Request, caller string) (*docRecord, string, error) {
 	uri, err := s.queryURI(r)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	var rec *docRecord
 	if err := s.st.db.View(func(tx *bolt.Tx) error { rec, err = getDoc(tx, uri); return err }); err != nil {
-		return err
+		return nil, "", err
 	}
 	if rec == nil || !s.mayRead(caller, uri) {
-		return fail(wire.CodeNotFound, "no document %s", uri)
+		return nil, "", fail(wire.CodeNotFound, "no document %s", uri)
+	}
+	return rec, uri, nil
+}
+
+func (s *Server) head(w http.ResponseWriter, r *http.Request, caller string) error {
+	rec, _, err := s.readableDoc(r, caller)
+	if err != nil {
+		return err
 	}
 	setDocHeaders(w, rec.Hash)
 	w.WriteHeader(http.StatusOK)
@@ -484,16 +495,9 @@ func etagMatches(header, hash string) bool {
 }
 
 func (s *Server) skeleton(w http.ResponseWriter, r *http.Request, caller string) error {
-	uri, err := s.queryURI(r)
+	rec, uri, err := s.readableDoc(r, caller)
 	if err != nil {
 		return err
-	}
-	var rec *docRecord
-	if err := s.st.db.View(func(tx *bolt.Tx) error { rec, err = getDoc(tx, uri); return err }); err != nil {
-		return err
-	}
-	if rec == nil || !s.mayRead(caller, uri) {
-		return fail(wire.CodeNotFound, "no document %s", uri)
 	}
 	setDocHeaders(w, rec.Hash)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, rec.Hash) {
