@@ -60,8 +60,8 @@ const PDFEngineNotice = "preparing the PDF engine (first use only)"
 
 // pdfMaxInstances bounds concurrent PDF documents; more wait (with their
 // context) for a free instance. With pdfMemoryLimit each, PDFium holds
-// at most 512 MiB however hostile the files: each memory is reserved
-// once and grows in place (pdfMemory), never copied.
+// at most 512 MiB however hostile the files: each memory grows in place
+// and is copied at most once (pdfMemory).
 const pdfMaxInstances = 2
 
 // pdfMemoryLimit is the linear memory one PDFium instance may grow to.

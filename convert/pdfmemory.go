@@ -10,14 +10,24 @@ import (
 // growth appends to the Go slice, so at each grow the old memory and a
 // new one of 1.25 times its size are live together: an instance limited
 // to 256 MiB peaked at 700 MiB of RSS before its limit error (1.0–1.14 GB
-// at 512 MiB). pdfMemory instead reserves the instance's whole limit
-// once and grows within it, never copying: the peak is what PDFium
-// touches, at most pdfMemoryLimit per instance. The buffer comes from the
-// Go heap, not a private mmap, because an instance is killed from another
-// goroutine (guard's deadline) while PDFium may still run on it: the
-// garbage collector frees it once nothing uses it, never under a running
-// call. Untouched pages of a fresh large allocation are not resident.
-type pdfMemory struct{ buf []byte }
+// at 512 MiB). pdfMemory grows in two steps instead: a first reservation
+// of pdfMemoryFirst, where ordinary documents stay, then, on the first
+// grow past it, one reservation of the whole limit, copied into once and
+// grown within after: the peak is the limit plus the first reservation.
+// (The whole limit at once would cost every instance 256 MiB of zeroing
+// and heap whenever the Go heap reuses memory, small documents too.)
+// The buffers come from the Go heap, not a private mmap, because an
+// instance is killed from another goroutine (guard's deadline) while
+// PDFium may still run on its memory: the collector frees a buffer once
+// nothing uses it, never under a running call.
+type pdfMemory struct {
+	buf []byte
+	max uint64
+}
+
+// pdfMemoryFirst is the first reservation of an instance's memory: text
+// extraction of ordinary pages stays within a few MiB.
+const pdfMemoryFirst = 16 << 20
 
 // pdfMemoryContext is the context PDFium's modules are instantiated with:
 // it carries the allocator.
@@ -25,22 +35,30 @@ func pdfMemoryContext() context.Context {
 	return experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(newPDFMemory))
 }
 
-// newPDFMemory reserves max bytes (never more than pdfMemoryLimit, which
-// wazero's memory limit makes max already).
+// newPDFMemory starts a memory that may grow to max bytes (never more
+// than pdfMemoryLimit, which wazero's memory limit makes max already).
 func newPDFMemory(_, max uint64) experimental.LinearMemory {
-	return &pdfMemory{buf: make([]byte, 0, min(max, pdfMemoryLimit))}
+	max = min(max, pdfMemoryLimit)
+	return &pdfMemory{buf: make([]byte, 0, min(max, pdfMemoryFirst)), max: max}
 }
 
-// Reallocate grows the memory in place; past the reservation it fails,
-// and PDFium's malloc sees an ordinary out-of-memory.
+// Reallocate grows the memory to size bytes: in place within its
+// reservation, else into one of the whole limit. Past the limit it
+// fails, and PDFium's malloc sees an ordinary out-of-memory.
 func (m *pdfMemory) Reallocate(size uint64) []byte {
-	if size > uint64(cap(m.buf)) {
+	switch {
+	case size <= uint64(cap(m.buf)):
+		m.buf = m.buf[:size]
+	case size <= m.max:
+		nb := make([]byte, size, m.max)
+		copy(nb, m.buf)
+		m.buf = nb
+	default:
 		return nil
 	}
-	m.buf = m.buf[:size]
 	return m.buf
 }
 
-// Free drops the reservation; the collector frees it when the instance
-// no longer refers to it.
+// Free drops the memory; the collector frees it when the instance no
+// longer refers to it.
 func (m *pdfMemory) Free() { m.buf = nil }
