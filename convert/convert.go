@@ -453,6 +453,41 @@ func (d *Document) JSON(ctx context.Context) ([]byte, error) {
 	return marshal(head)
 }
 
+// JSONPageOnly is the document with only page i (0-based) converted and
+// inline; every other page is in manifest mode as in Skeleton, not read.
+// It is what `get --page N` of a local file needs: one page of a 200-page
+// PDF, not all of them.
+func (d *Document) JSONPageOnly(ctx context.Context, i int) ([]byte, error) {
+	type manifestPage struct {
+		PageIndex int    `json:"page_index"`
+		Title     string `json:"title,omitempty"`
+		DocRef    string `json:"doc_ref"`
+		URI       string `json:"uri"`
+	}
+	type pageOnly struct {
+		documentHead
+		Pages []any `json:"pages"`
+	}
+	if i < 0 || i >= len(d.titles) {
+		return nil, fmt.Errorf("%s: page %d of %d", d.name, i+1, len(d.titles))
+	}
+	jctx, cancel, expired := withDeadline(ctx, d.timeout)
+	defer cancel()
+	pj, err := d.page(jctx, i, newOutputBudget(d.env.Limits))
+	if err != nil {
+		if lerr := expired(err); lerr != err {
+			return nil, fmt.Errorf("%s: %w", d.name, lerr)
+		}
+		return nil, err
+	}
+	s := pageOnly{documentHead: d.head, Pages: make([]any, len(d.titles))}
+	for k, t := range d.titles {
+		s.Pages[k] = manifestPage{PageIndex: k, Title: t, DocRef: d.head.DocRef, URI: fmt.Sprintf("convert:page/%d", k)}
+	}
+	s.Pages[i] = pj
+	return marshal(s)
+}
+
 func (d *Document) titleFromProps() bool { return d.pages != nil && d.pages.Info().Title != "" }
 
 // onClose runs f after the reader is closed (the file under an OpenFile).

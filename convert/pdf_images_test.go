@@ -1,11 +1,16 @@
 package convert
 
 import (
+	"context"
 	"image"
 	"image/color"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/klippa-app/go-pdfium/enums"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 func TestBitmapImage(t *testing.T) {
@@ -101,5 +106,33 @@ func TestBandCandidatesSkipLargeText(t *testing.T) {
 	c := bandCandidates(runs, 842)
 	if len(c) != 1 || c[0].text != "Notes" {
 		t.Errorf("candidates %+v; want only the small line", c)
+	}
+}
+
+// JSONPageOnly converts the one page asked for; the others stay manifest
+// pages, not read.
+func TestJSONPageOnly(t *testing.T) {
+	c := testConverter(t)
+	d, err := c.OpenFile(context.Background(), filepath.Join("testdata", "pdf", "tables.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	data, err := d.JSONPageOnly(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := dpe.Decode(data, dpe.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Pages) != 2 || doc.Pages[0].URI == "" || strings.Contains(string(doc.Pages[0].Raw), `"elements"`) {
+		t.Fatalf("page 1 is not a manifest page: %.200s", doc.Pages[0].Raw)
+	}
+	if err := doc.EnsurePage(1, dpe.Limits{}); err != nil || len(doc.Pages[1].Elements) == 0 {
+		t.Fatalf("page 2: %v, %d elements", err, len(doc.Pages[1].Elements))
+	}
+	if _, err := d.JSONPageOnly(context.Background(), 2); err == nil {
+		t.Error("page 3 of 2 converted")
 	}
 }

@@ -339,6 +339,10 @@ func pageOnly(ctx context.Context) int {
 	return n
 }
 
+// PageOnly is the page WithPageOnly marked ctx for, 0 when none: a local
+// file converted in-process then converts only that page.
+func PageOnly(ctx context.Context) int { return pageOnly(ctx) }
+
 // loadMapped is loadAt for a page-only open of a local file; done is
 // false when it does not apply (fetch as usual).
 func (o *Opener) loadMapped(ctx context.Context, op *Opened, acc Access, keep int) (done bool, err error) {

@@ -62,7 +62,7 @@ func openLocal(ctx context.Context, input string, stderr io.Writer) (op *dpe.Ope
 		defer root.Close()
 		ctx = convert.WithAssets(ctx, rootAssets(root))
 	}
-	data, err := c.ConvertJSON(ctx, src)
+	data, err := convertLocal(ctx, c, src)
 	if err != nil {
 		return nil, nil, true, err // starts with the file's name
 	}
@@ -73,6 +73,24 @@ func openLocal(ctx context.Context, input string, stderr io.Writer) (op *dpe.Ope
 	}
 	return &dpe.Opened{Access: dpe.Access{URI: fileURI, Size: int64(len(data))}, Kind: dpe.KindDocument,
 		Doc: doc, Body: data, MimeType: protocol.MimeDPEInline}, &dpe.Opener{Limits: lim}, true, nil
+}
+
+// convertLocal converts src whole, or with `get --page N` (dpe.PageOnly)
+// only page N, the others left as manifest pages.
+func convertLocal(ctx context.Context, c *convert.Converter, src convert.Source) ([]byte, error) {
+	n := dpe.PageOnly(ctx)
+	if n <= 0 {
+		return c.ConvertJSON(ctx, src)
+	}
+	d, err := c.Open(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if n > d.PageCount() {
+		return nil, fmt.Errorf("--page %d: the document has %d page(s)", n, d.PageCount())
+	}
+	return d.JSONPageOnly(ctx, n-1)
 }
 
 func isOLE(r io.ReaderAt) bool {
