@@ -53,9 +53,10 @@ type Conn struct {
 	recovering bool   // a reopen is running
 	ep         *epoch // the current connection
 
-	opens     atomic.Uint64 // manager "open" events
-	attempts  atomic.Uint64 // reconnect attempts started
-	announced atomic.Uint64 // missed opens re-announced (should stay 0)
+	opens       atomic.Uint64 // manager "open" events
+	disconnects atomic.Uint64 // socket "disconnect" events
+	attempts    atomic.Uint64 // reconnect attempts started
+	announced   atomic.Uint64 // missed opens re-announced (should stay 0)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -379,6 +380,7 @@ func (c *Conn) listen() {
 		c.spawn(func() { c.onConnectError(err) })
 	})
 	_ = c.sock.On("disconnect", func(args ...any) {
+		c.disconnects.Add(1)
 		reason, _ := ArgAt[string](args, 0)
 		desc, _ := ArgAt[error](args, 1)
 		c.mu.Lock()
@@ -507,21 +509,46 @@ func (c *Conn) classify(err error) error {
 	return fmt.Errorf("%w (%v)", perr, err)
 }
 
-// onManagerError recovers from the library's stale connect timer.
-// Manager.Open arms its connect timer after subscribing to "open"; an
-// "open" in between ran the cleanup before the timer was registered, so the
-// timer survived and later closed the live engine after removing the
-// manager's listeners: the socket never heard "disconnect" and nothing
-// reconnected. The gated transport closes that window and the timer is out
-// of reach (managerTimeout), but if it fires it announces itself as a
-// manager "error" of "timeout" while the socket still believes it is
-// connected; rebuild the connection then.
+// onManagerError recovers from the library's stale Open error handler.
+// Manager.Open subscribes its error handler to the engine, arms its connect
+// timer, and only then records both for removal; the gated transport
+// dials once the handler is subscribed, so an "open" can come in between,
+// and the manager's cleanup on open then misses them. The handler
+// outlives its attempt: the next engine error on the live connection (a
+// message over MaxMessage, a dead peer) runs it, and it removes the
+// manager's listeners before the engine closes, so the socket is never
+// told ("disconnect") and nothing reconnects. Its timer is out of reach
+// (managerTimeout); if it fires, it is the same handler with "timeout".
+//
+// Both show as a manager "error" while the socket believes it is
+// connected. "timeout" rebuilds at once. Any other error also comes
+// through the manager's own handler, and then the engine's close tells the
+// socket on the same goroutine: so the connection is rebuilt only if no
+// "disconnect" has come within an attempt timeout.
 func (c *Conn) onManagerError(err error) {
-	if err == nil || err.Error() != "timeout" || !c.sock.Connected() || c.ctx.Err() != nil {
+	if err == nil || !c.sock.Connected() || c.ctx.Err() != nil {
 		return
 	}
-	c.opt.Logger.Warn("smcp: connection closed by a stale connect timer; reconnecting", "url", c.URL())
-	c.spawn(c.reopen)
+	if err.Error() == "timeout" {
+		c.opt.Logger.Warn("smcp: connection closed by a stale connect timer; reconnecting", "url", c.URL())
+		c.spawn(c.reopen)
+		return
+	}
+	seen := c.disconnects.Load()
+	c.spawn(func() {
+		t := time.NewTimer(attemptTimeout(c.opt.ConnectTimeout))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-c.ctx.Done():
+			return
+		}
+		if c.disconnects.Load() != seen || !c.sock.Connected() {
+			return
+		}
+		c.opt.Logger.Warn("smcp: the connection failed and the socket was not told; reconnecting", "url", c.URL(), "err", oneLine(err.Error()))
+		c.reopen()
+	})
 }
 
 // reopen rebuilds the connection by hand: disconnect the socket (failing

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,6 +138,19 @@ func dialAgent(t *testing.T, opt Options, name string) (*Conn, *joiner, error) {
 	}
 	t.Cleanup(c.Close)
 	return c, j, nil
+}
+
+// dumpGoroutinesOnFailure logs every goroutine's stack if the test has
+// failed by the time its cleanups run (register it after the cleanups it
+// must run before).
+func dumpGoroutinesOnFailure(t *testing.T) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			var b bytes.Buffer
+			_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+			t.Logf("goroutines:\n%s", b.String())
+		}
+	})
 }
 
 func eventually(t *testing.T, what string, ok func() bool) {
@@ -371,6 +385,28 @@ func TestStaleTimer_RebuildsAndRejoins(t *testing.T) {
 	}
 }
 
+// Stale Open error handler: a manager error on a live connection that the
+// socket is not told of (the handler has removed the manager's listeners)
+// rebuilds the session and re-joins. The race that leaves the handler
+// subscribed cannot be forced, so the test raises the same signal: a
+// manager error with the manager's listeners in place but no engine close.
+func TestStaleOpenHandler_RebuildsAndRejoins(t *testing.T) {
+	url := startServer(t, server.Options{})
+	log, lb := newLog()
+	c, j, err := dialAgent(t, Options{URL: url, Logger: log}, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := c.ID()
+	c.mgr.Emit("error", errors.New("message over the size limit"))
+	eventually(t, "new session re-joined", func() bool {
+		return j.joins.Load() >= 2 && c.Connected() && c.ID() != old
+	})
+	if !strings.Contains(lb.String(), "the socket was not told") {
+		t.Fatalf("recovery not logged:\n%s", lb)
+	}
+}
+
 // The engine.io path comes from the URL, or from Path.
 func TestConnect_EnginePathFromURLOrOption(t *testing.T) {
 	url := startServer(t, server.Options{Path: "/smcp/"})
@@ -460,6 +496,7 @@ func TestMaxMessage_DropsOversizedAndReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
+	dumpGoroutinesOnFailure(t) // runs before Close: the state of a stuck reconnect
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if err := c.Connect(ctx); err != nil {
@@ -531,6 +568,7 @@ func TestMaxMessage_RefusesBeforeBuffering(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
+	dumpGoroutinesOnFailure(t) // runs before Close: the state of a stuck reconnect
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if err := c.Connect(ctx); err != nil {

@@ -21,11 +21,15 @@
 //   - Double CONNECT: Socket.Connect on an engine that opens meanwhile
 //     sends CONNECT twice (python-socketio refuses the second). Connect
 //     opens the engine first, then connects the socket once (openEngine).
-//   - Stale connect timer: the manager's connect timer could outlive its
-//     attempt and close a live engine without telling the socket. The
-//     timer is out of reach (managerTimeout); superviseAttempt times
-//     attempts out instead, and onManagerError rebuilds the connection if
-//     the signature still shows.
+//   - Stale Open error handler and connect timer: Manager.Open records
+//     them for removal only after subscribing and arming them, so an open
+//     in between leaves both alive. The handler then removes the manager's
+//     listeners on the next engine error of the live connection (a message
+//     over MaxMessage), and the timer would close it: either way the
+//     socket is never told and nothing reconnects. The timer is out of
+//     reach (managerTimeout); superviseAttempt times attempts out instead,
+//     and onManagerError rebuilds the connection when a manager error is
+//     not followed by the socket's disconnect.
 //   - No read limit: the library reads each message whole. limitConn
 //     counts websocket frame headers and refuses an oversized message
 //     before its payload is read (framelimit.go).
