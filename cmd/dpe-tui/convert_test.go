@@ -188,7 +188,10 @@ func TestConvertOutNeverReplacesFIFOSymlinkOrDevice(t *testing.T) {
 	t.Run("symlink", func(t *testing.T) {
 		target := filepath.Join(dir, "real.json")
 		link := filepath.Join(dir, "link.json")
-		if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(target, 0o644); err != nil { // whatever the umask
 			t.Fatal(err)
 		}
 		if err := os.Symlink(target, link); err != nil {
@@ -199,6 +202,9 @@ func TestConvertOutNeverReplacesFIFOSymlinkOrDevice(t *testing.T) {
 		}
 		if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink == 0 {
 			t.Fatalf("the link was replaced by %v", st.Mode())
+		}
+		if st, _ := os.Stat(target); st.Mode().Perm() != 0o644 {
+			t.Fatalf("the target's mode became %v, want it kept at 0644", st.Mode().Perm())
 		}
 		data, _ := os.ReadFile(target)
 		decodeConverted(t, data)

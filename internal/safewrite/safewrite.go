@@ -39,9 +39,11 @@ import (
 // or, for New, anything already there).
 var ErrRefused = errors.New("refused to write")
 
-// Replace writes data to name, replacing a regular file atomically (mode
-// perm for a file it creates or replaces) and writing through a FIFO or a
-// character device. Errors name the file once.
+// Replace writes data to name, replacing a regular file atomically and
+// writing through a FIFO or a character device. A file it creates gets
+// mode perm; a file it replaces (through a symlink or not) keeps its mode
+// and, where allowed, its owner, as a shell's redirection would. Errors
+// name the file once.
 func Replace(name string, data []byte, perm fs.FileMode) error {
 	target, st, err := resolve(name)
 	if err != nil {
@@ -52,7 +54,7 @@ func Replace(name string, data []byte, perm fs.FileMode) error {
 		if underDev(target) {
 			return writeInPlace(name, target, data, perm, st == nil)
 		}
-		return replaceAtomic(name, target, data, perm)
+		return replaceAtomic(name, target, data, perm, st)
 	case st.Mode()&fs.ModeNamedPipe != 0, st.Mode()&fs.ModeCharDevice != 0:
 		return writeThrough(name, target, st.Mode(), data)
 	}
@@ -111,11 +113,15 @@ func resolve(name string) (string, fs.FileInfo, error) {
 	return "", nil, errors.New("too many levels of symbolic links")
 }
 
-func replaceAtomic(name, target string, data []byte, perm fs.FileMode) error {
+func replaceAtomic(name, target string, data []byte, perm fs.FileMode, old fs.FileInfo) error {
+	if old != nil {
+		perm = old.Mode().Perm()
+	}
 	tmp, err := writeTemp(target, data, perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
+	keepOwner(tmp, old)
 	defer os.Remove(tmp) // a no-op once renamed
 	// Checked again at the last moment: what was a regular file (or
 	// nothing) when the write began must still be one.
@@ -126,6 +132,20 @@ func replaceAtomic(name, target string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return nil
+}
+
+// keepOwner gives the temporary file the owner and group of the file it
+// replaces. Only root (or a group the user is in) may; otherwise the
+// replacement belongs to the user who wrote it, as with any new file.
+func keepOwner(tmp string, old fs.FileInfo) {
+	if old == nil {
+		return
+	}
+	sys, ok := old.Sys().(*syscall.Stat_t)
+	if !ok || (int(sys.Uid) == os.Getuid() && int(sys.Gid) == os.Getgid()) {
+		return
+	}
+	_ = os.Lchown(tmp, int(sys.Uid), int(sys.Gid)) // best effort, see above
 }
 
 func writeTemp(target string, data []byte, perm fs.FileMode) (string, error) {

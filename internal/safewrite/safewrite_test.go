@@ -17,12 +17,15 @@ func TestReplace_RegularFileIsReplacedAtomically(t *testing.T) {
 	if err := os.WriteFile(p, []byte("old contents, longer"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := Replace(p, []byte("new"), 0o644); err != nil {
+	if err := os.Chmod(p, 0o640); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	if err := Replace(p, []byte("new"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(p)
 	st, _ := os.Stat(p)
-	if string(got) != "new" || st.Mode().Perm() != 0o644 {
+	if string(got) != "new" || st.Mode().Perm() != 0o640 {
 		t.Fatalf("got %q mode %v", got, st.Mode())
 	}
 	left, _ := os.ReadDir(dir)
@@ -36,8 +39,10 @@ func TestReplace_NewPathIsCreated(t *testing.T) {
 	if err := Replace(p, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(p); string(got) != "x" {
-		t.Fatalf("got %q", got)
+	got, _ := os.ReadFile(p)
+	st, _ := os.Stat(p)
+	if string(got) != "x" || st.Mode().Perm() != 0o600 {
+		t.Fatalf("got %q mode %v", got, st.Mode().Perm())
 	}
 }
 
@@ -48,10 +53,13 @@ func TestReplace_SymlinkStaysALinkAndItsTargetIsWritten(t *testing.T) {
 	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Chmod(target, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink("real.json", link); err != nil {
 		t.Fatal(err)
 	}
-	if err := Replace(link, []byte("new"), 0o644); err != nil {
+	if err := Replace(link, []byte("new"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Lstat(link)
@@ -60,6 +68,31 @@ func TestReplace_SymlinkStaysALinkAndItsTargetIsWritten(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(target); string(got) != "new" {
 		t.Fatalf("target holds %q", got)
+	}
+	// The target keeps its mode: a shared 0644 file does not become 0600.
+	if st, _ := os.Stat(target); st.Mode().Perm() != 0o644 {
+		t.Fatalf("target mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
+func TestReplace_KeepsTheOwnerOfAReplacedFile(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("only root can give a file to another user")
+	}
+	p := filepath.Join(t.TempDir(), "theirs.json")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(p, 12345, 23456); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(p, []byte("new"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(p)
+	sys := st.Sys().(*syscall.Stat_t)
+	if sys.Uid != 12345 || sys.Gid != 23456 || st.Mode().Perm() != 0o644 {
+		t.Fatalf("owner %d:%d mode %v, want 12345:23456 0644", sys.Uid, sys.Gid, st.Mode().Perm())
 	}
 }
 
