@@ -17,11 +17,12 @@ import (
 
 // Two spellings of one document (whitespace, an absent title for a null
 // one, a metadata key whose value is null) have one doc_hash (DPE v1 core
-// §2.7); a document outside the contract is keyed by its bytes.
+// §2.7); a document outside the contract (here a file_type the open rule
+// ^[a-z0-9][a-z0-9_]{0,31}$ refuses) is keyed by its bytes.
 const (
 	docA     = `{"file_type":"md","pages":[{"page_index":0,"title":null,"elements":[{"category":"NarrativeText","text":"x"}]}]}`
 	docB     = `{ "file_type": "md", "pages": [ { "page_index": 0, "elements": [ { "category": "NarrativeText", "text": "x", "ele_metadata": { "note": null } } ] } ] }`
-	docOther = `{"file_type":"dpe","pages":[{"page_index":0,"elements":[{"category":"NarrativeText","text":"x"}]}]}`
+	docOther = `{"file_type":"Not A Type","pages":[{"page_index":0,"elements":[{"category":"NarrativeText","text":"x"}]}]}`
 )
 
 func TestResolverCachesKeyByDocHash(t *testing.T) {

@@ -126,7 +126,7 @@ func TestDiff_UnhashableUnchangedIsNotChanged(t *testing.T) {
 	if err := json.Unmarshal(reportJSON(t), &doc); err != nil {
 		t.Fatal(err)
 	}
-	doc["file_type"] = "exe"
+	doc["file_type"] = "Not A Type" // outside the open file_type rule ^[a-z0-9][a-z0-9_]{0,31}$
 	b, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
