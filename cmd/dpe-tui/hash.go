@@ -40,8 +40,9 @@ func (a *app) hashCmd() *cobra.Command {
 			"It reads DPE v1 documents (file_type, title, doc_metadata, pages[{title, page_metadata, elements}]) as they are,\n" +
 			"single DPE v1 element, page or document objects (printing their content_hash, page_hash or doc_hash), and\n" +
 			"DPE v0.2 documents through the mapping in docs/dpev1.md; which one a file is, is told by its fields.\n" +
-			"Any other local file is converted as push converts it (its mtime is not content),\n" +
-			"so hash prints the doc_hash a remote holds after push.",
+			"Any other local file (a .json that is neither, too) is converted as push converts it (its mtime is not\n" +
+			"content), so hash prints the doc_hash a remote holds after push; push refuses single objects.\n" +
+			"Stdin has no name to convert under: it must be a DPE document or object.",
 		Example: `  dpe-tui hash report.dpe.json
   dpe-tui hash - --json < report.dpe.json
   dpe-tui hash dpe://io.github.dpetui.library/report.md --elements
@@ -180,7 +181,7 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, as ide
 		defer conv.Close()
 		lv, err := localDocument(ctx, conv, input, name, name == "stdin")
 		if err != nil {
-			if name == "stdin" {
+			if name == "stdin" && !strings.HasPrefix(err.Error(), "stdin") { // else it names stdin already
 				return nil, fmt.Errorf("stdin: %w", errorsUnwrapOpen(err))
 			}
 			return nil, err
@@ -246,8 +247,14 @@ func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error
 		return nil, false, nil
 	}
 	shape := as
-	if shape < 0 {
+	switch {
+	case shape >= 0:
+	case name == "stdin":
+		// stdin is a DPE JSON (it cannot be converted under a name):
+		// anything with an element's or a page's fields is read as one.
 		shape = identity.Sniff(body)
+	default:
+		shape = wireObject(body) // the rule push refuses them by
 	}
 	switch shape {
 	case identity.ShapeElement, identity.ShapePageObject, identity.ShapeDocumentObject:
@@ -256,7 +263,11 @@ func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error
 	}
 	o, p := identity.HashObject(body, shape)
 	if p != nil {
-		return nil, true, hashProblems(name, shape, []identity.Problem{*p})
+		probs := identity.CheckObject(body, shape)
+		if len(probs) == 0 {
+			probs = []identity.Problem{*p} // found while hashing, not parsing
+		}
+		return nil, true, hashProblems(name, shape, probs)
 	}
 	return &hashed{obj: o}, true, nil
 }
@@ -287,7 +298,7 @@ func hashProblems(name string, shape identity.Shape, probs []identity.Problem) e
 		}
 		path := p.Path
 		if path == "" {
-			path = "(the object)" // a JSON Pointer to the whole object
+			path = "$" // a JSON Pointer to the whole object
 		}
 		pe.lines = append(pe.lines, fmt.Sprintf("  %s %s%s: %s", p.Code, sanitize.Line(path), humanPlace(p.Path), sanitize.Line(p.Message)))
 	}

@@ -54,7 +54,7 @@ func localDocument(ctx context.Context, conv *convert.Converter, path, name stri
 		return nil, fmt.Errorf("%s: %w", sanitize.Line(name), err)
 	}
 	if asJSON || dpeJSON(path, f, st.Size()) {
-		return localDPEJSON(ctx, f, abs, name)
+		return localDPEJSON(ctx, f, abs, name, asJSON)
 	}
 	if root, err := os.OpenRoot(filepath.Dir(abs)); err == nil {
 		defer root.Close()
@@ -84,10 +84,13 @@ func localDocument(ctx context.Context, conv *convert.Converter, path, name stri
 	return &localV1{res: r, doc: doc}, nil
 }
 
-// dpeJSON tells whether a file is a DPE document JSON rather than a file
-// to convert (a package.json is code): its name ends in .dpe.json, or it
-// is one JSON object with a pages or file_type member (every DPE
-// document, v1 or v0.2, has them).
+// dpeJSON tells whether a file is a DPE JSON rather than a file to
+// convert (a package.json is code): its name ends in .dpe.json, or it is
+// one JSON object that is a DPE document (a pages or file_type member:
+// every DPE document, v1 or v0.2, has one) or a single DPE v1 wire object
+// (wireObject). localDPEJSON reads the first and refuses the second, which
+// is not a document: so push never sends an element object as the text
+// of its JSON while hash prints its content_hash.
 func dpeJSON(path string, f io.ReaderAt, size int64) bool {
 	if strings.HasSuffix(strings.ToLower(path), ".dpe.json") {
 		return true
@@ -110,17 +113,71 @@ func dpeJSON(path string, f io.ReaderAt, size int64) bool {
 	}
 	_, pages := top["pages"]
 	_, ft := top["file_type"]
+	return pages || ft || wireObject(body) >= 0
+}
+
+// wireObject is the shape of a file that is one DPE v1 wire object, or
+// -1: a document object (pages by hash), or, with no pages, an object
+// whose category is a dpe1 category (an element) or whose elements are
+// all strings (a page object, children by hash). Any other JSON
+// ({"category": "books"}) is a file to convert.
+func wireObject(body []byte) identity.Shape {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return -1
+	}
+	_, pages := top["pages"]
+	switch shape := identity.Sniff(body); {
+	case shape == identity.ShapeDocumentObject:
+		return shape
+	case pages:
+		return -1
+	case shape == identity.ShapeElement:
+		var cat string
+		if json.Unmarshal(top["category"], &cat) == nil {
+			if _, known := identity.ContentFields(cat); known {
+				return shape
+			}
+		}
+	case shape == identity.ShapePageObject:
+		var refs []string
+		if json.Unmarshal(top["elements"], &refs) == nil {
+			return shape
+		}
+	}
+	return -1
+}
+
+// localDPEJSON reads a DPE document JSON (f, at abs) by its shape;
+// asJSON: it is stdin, which was not told a DPE JSON by its fields.
+
+// hasDocumentField: body is a JSON object with a pages or file_type
+// member, as every DPE document has.
+func hasDocumentField(body []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return false
+	}
+	_, pages := top["pages"]
+	_, ft := top["file_type"]
 	return pages || ft
 }
 
 // localDPEJSON reads a DPE document JSON (f, at abs) by its shape.
-func localDPEJSON(ctx context.Context, f io.Reader, abs, name string) (*localV1, error) {
+func localDPEJSON(ctx context.Context, f io.Reader, abs, name string, asJSON bool) (*localV1, error) {
 	body, err := io.ReadAll(io.LimitReader(f, dpe.DefaultMaxBytes+1))
 	if err == nil && len(body) > dpe.DefaultMaxBytes {
 		err = fmt.Errorf("more than %d bytes", int64(dpe.DefaultMaxBytes))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sanitize.Line(name), err)
+	}
+	if asJSON && json.Valid(body) && !hasDocumentField(body) {
+		// stdin has no name to convert it under (a file's name is its
+		// title), so JSON that is no DPE document is refused, not read as
+		// a broken one.
+		return nil, fmt.Errorf("%s is not a DPE document (a JSON object with pages and file_type) nor a DPE v1 object; "+
+			"to hash any other file as push converts it, give its path", sanitize.Line(name))
 	}
 	switch shape := identity.Sniff(body); shape {
 	case identity.ShapeV1:
@@ -137,8 +194,10 @@ func localDPEJSON(ctx context.Context, f io.Reader, abs, name string) (*localV1,
 		}
 		return &localV1{res: r}, nil
 	case identity.ShapeV02:
-	default:
+	case identity.ShapeDocumentObject:
 		return nil, fmt.Errorf("%s is %s (its children by hash), not a document with its content", sanitize.Line(name), shape)
+	default:
+		return nil, fmt.Errorf("%s is %s, not a document: hash prints its own hash; push sends documents", sanitize.Line(name), shape)
 	}
 	// The get path: a v0.2 document may be a manifest whose pages are
 	// fetched.

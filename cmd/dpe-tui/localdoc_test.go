@@ -103,3 +103,88 @@ func TestGetAndHash_PageWithoutElementsSaysWhatToFix(t *testing.T) {
 		}
 	}
 }
+
+// A .json file that is no DPE document: hash, hash - and push read it by
+// one rule. A single DPE v1 element object is not a document: hash prints
+// its content_hash (or its problems), push names it and sends nothing; a
+// JSON that is neither (or not JSON at all) is converted like any file,
+// and hash prints what the remote then holds; stdin, which has no name to
+// convert under, refuses it in one line.
+func TestHashAndPush_AgreeOnJSONThatIsNoDocument(t *testing.T) {
+	_, url, c := remoteWithCounter(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "el.json"), `{"category":"Title","text":"x","blob":null,"mime_type":null,"text_as_html":null,"metadata":{}}`)
+	writeFile(t, filepath.Join(dir, "ok.json"), `{"category":"Title","text":"x"}`)
+	writeFile(t, filepath.Join(dir, "foo.json"), `{"foo":1}`)
+	writeFile(t, filepath.Join(dir, "cat.json"), `{"category":"books","n":2}`)
+	writeFile(t, filepath.Join(dir, "g.json"), "not json {\n")
+	code, out, errOut := runPush(t, "push", dir, "--remote", url, "--prefix", "file:///j/")
+	if code == exitOK || !strings.Contains(out, "push: 5 documents: 3 created, 2 failed;") {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, name := range []string{"el.json", "ok.json"} {
+		if !strings.Contains(out+errOut, name+" is a DPE v1 element object, not a document") {
+			t.Errorf("push does not say %s is an element object:\n%s%s", name, out, errOut)
+		}
+		if res, err := c.GetSkeleton(t.Context(), "file:///j/"+name, ""); err == nil && res.Skeleton != nil {
+			t.Errorf("%s was pushed as %s", name, res.Skeleton.DocHash)
+		}
+	}
+	for _, name := range []string{"foo.json", "cat.json", "g.json"} {
+		sk, _ := skeletonOf(t, c, "file:///j/"+name)
+		if got := hashOf(t, filepath.Join(dir, name)); got != sk.DocHash {
+			t.Errorf("%s: hash prints %s, the remote holds %s", name, got, sk.DocHash)
+		}
+	}
+	code, out, errOut = runCLI(t, "hash", filepath.Join(dir, "ok.json"))
+	if code != exitOK || !strings.HasPrefix(out, "content_hash dpe1:") {
+		t.Errorf("hash ok.json: exit %d %q %s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, "hash", filepath.Join(dir, "el.json"))
+	if code != exitRuntime || strings.Count(errOut, "DPE_VALIDATION") != 3 {
+		t.Errorf("hash el.json: exit %d, want its 3 fields a Title does not carry:\n%s", code, errOut)
+	}
+	code, out, errOut = runStdin(t, `{"foo":1}`, "hash", "-")
+	if code != exitRuntime || out != "" || strings.Count(errOut, "\n") != 1 ||
+		!strings.Contains(errOut, "dpe-tui: stdin is not a DPE document") {
+		t.Errorf("hash - of {\"foo\":1}: exit %d %q\n%s", code, out, errOut)
+	}
+}
+
+// A convert output hashes as its source does: convert writes the file's
+// mod time as last_modified, which the v0.2 → v1 mapping does not hash.
+func TestHash_ConvertOutputHasItsSourcesIdentity(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "note.md")
+	writeFile(t, src, "# Note\n\nSome text.\n")
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(src, old, old); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "convert", src)
+	if code != exitOK || !strings.Contains(out, `"last_modified":"2020-01-02T03:04:05Z"`) {
+		t.Fatalf("convert: exit %d\n%.300s\n%s", code, out, errOut)
+	}
+	v02 := filepath.Join(dir, "v02.json")
+	writeFile(t, v02, out)
+	if a, b := hashOf(t, v02), hashOf(t, src); a != b {
+		t.Errorf("convert output hashes %s, its source %s", a, b)
+	}
+}
+
+// A single object's problems are all listed, one a line, in the JSON path
+// notation of documents, under one line that names stdin once.
+func TestHash_ObjectListsEveryProblemAsAJSONPath(t *testing.T) {
+	code, out, errOut := runStdin(t, `{"category":"Title","text":"x","metadata":{},"extra":1,"text_as_html":"<b>","blob":null}`, "hash", "-")
+	lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
+	want := []string{"  DPE_VALIDATION $.blob: ", "  DPE_VALIDATION $.extra: ", "  DPE_VALIDATION $.text_as_html: ",
+		"dpe-tui: stdin (read as a DPE v1 element object) cannot be hashed under dpe1: 3 problem(s)"}
+	if code != exitRuntime || out != "" || len(lines) != len(want) {
+		t.Fatalf("exit %d %q\n%s", code, out, errOut)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d: %q, want %q…", i+1, lines[i], w)
+		}
+	}
+}

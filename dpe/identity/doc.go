@@ -44,6 +44,8 @@
 //	doc_metadata + every other top-level field doc_metadata (a key in both is a Problem)
 //	file_uri, uri, doc_ref                     not hashed: the document's identity, not content
 //	page_count                                 not hashed: it is len(pages)
+//	last_modified                              not hashed: a v0.2 document cannot tell its own date from a
+//	                                             copy's mod time (convert writes one), which is not content
 //	pages[] ordered by page_index (or number)  pages[] in that order; the index itself is not hashed
 //	pages[].title                              title
 //	pages[].page_metadata + other page fields  page_metadata

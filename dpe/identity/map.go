@@ -144,11 +144,15 @@ func mappedFileType(ft string) (v1 string, keep, ok bool) {
 
 // Fields that carry no content of their own: identities (file_uri is the
 // contract's; uri and doc_ref name the same document), positions the
-// skeleton already expresses, and transport hints. Each is named in the
-// package doc's table.
+// skeleton already expresses, and transport hints; and last_modified,
+// which in a v0.2 document cannot be told apart from a file system's time
+// of one copy (convert writes the mod time when a file carries no date of
+// its own, and push does not hash mod times), so that a file and its
+// convert output have one identity. Each is named in the package doc's
+// table.
 // (Functions, not package variables: nothing can change the table.)
 func docDropped() []string {
-	return []string{"file_type", "title", "file_uri", "uri", "doc_ref", "page_count"}
+	return []string{"file_type", "title", "file_uri", "uri", "doc_ref", "page_count", "last_modified"}
 }
 
 func pageDropped() []string {

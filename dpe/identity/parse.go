@@ -50,18 +50,22 @@ func ParsePageObject(b []byte) (*PageObject, *Problem) {
 	if p := checkDepth(depthOf(v), pointer{}); p != nil {
 		return nil, p
 	}
-	o, p := object(v, pointer{}, []string{"elements"}, []string{"title", "page_metadata", "elements"})
+	return parsePageObject(v, pointer{})
+}
+
+func parsePageObject(v any, at where) (*PageObject, *Problem) {
+	o, p := object(v, at, []string{"elements"}, []string{"title", "page_metadata", "elements"})
 	if p != nil {
 		return nil, p
 	}
 	po := &PageObject{}
-	if po.Title, p = optString(o, "title", pointer{}); p != nil {
+	if po.Title, p = optString(o, "title", at); p != nil {
 		return nil, p
 	}
-	if po.PageMetadata, p = metadata(o, "page_metadata", pointer{}); p != nil {
+	if po.PageMetadata, p = metadata(o, "page_metadata", at); p != nil {
 		return nil, p
 	}
-	if po.Elements, p = childHashes(o["elements"], pointer{}.key("elements")); p != nil {
+	if po.Elements, p = childHashes(o["elements"], at.key("elements")); p != nil {
 		return nil, p
 	}
 	return po, nil
@@ -77,24 +81,61 @@ func ParseDocumentObject(b []byte) (*DocumentObject, *Problem) {
 	if p := checkDepth(depthOf(v), pointer{}); p != nil {
 		return nil, p
 	}
-	o, p := object(v, pointer{}, []string{"file_type", "pages"}, []string{"file_type", "title", "doc_metadata", "pages"})
+	return parseDocumentObject(v, pointer{})
+}
+
+func parseDocumentObject(v any, at where) (*DocumentObject, *Problem) {
+	o, p := object(v, at, []string{"file_type", "pages"}, []string{"file_type", "title", "doc_metadata", "pages"})
 	if p != nil {
 		return nil, p
 	}
 	do := &DocumentObject{}
-	if do.FileType, p = fileType(o, pointer{}); p != nil {
+	if do.FileType, p = fileType(o, at); p != nil {
 		return nil, p
 	}
-	if do.Title, p = optString(o, "title", pointer{}); p != nil {
+	if do.Title, p = optString(o, "title", at); p != nil {
 		return nil, p
 	}
-	if do.DocMetadata, p = metadata(o, "doc_metadata", pointer{}); p != nil {
+	if do.DocMetadata, p = metadata(o, "doc_metadata", at); p != nil {
 		return nil, p
 	}
-	if do.Pages, p = childHashes(o["pages"], pointer{}.key("pages")); p != nil {
+	if do.Pages, p = childHashes(o["pages"], at.key("pages")); p != nil {
 		return nil, p
 	}
 	return do, nil
+}
+
+// CheckObject lists every problem of one wire object of the given shape
+// for a person fixing a file, as ParseDocument lists each object's: §2.8's
+// first problem first (the one a remote answers), then the object's
+// further problems, with JSON paths ("$.blob") as documents have them.
+// No problem: nil.
+func CheckObject(b []byte, shape Shape) []Problem {
+	v, p := decodeIJSON(b)
+	if p != nil {
+		p.Path = "$"
+		return []Problem{*p}
+	}
+	root := jsonPath{}
+	var probs []Problem
+	each(v, root, func(p *Problem) { probs = append(probs, *p) }, func(v any) *Problem {
+		if p := checkDepth(depthOf(v), root); p != nil {
+			return p
+		}
+		var p *Problem
+		switch shape {
+		case ShapeElement:
+			_, p = element(v, root)
+		case ShapePageObject:
+			_, p = parsePageObject(v, root)
+		case ShapeDocumentObject:
+			_, p = parseDocumentObject(v, root)
+		default:
+			p = &Problem{root.String(), CodeValidation, shape.String() + " is not a single object"}
+		}
+		return p
+	})
+	return probs
 }
 
 // maxDocumentProblems bounds the problems one document reports.
