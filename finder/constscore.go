@@ -29,13 +29,13 @@ func newConstScore(q query.Query, boost *query.Boost) *constScore {
 }
 
 func (c *constScore) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
-	if err := checkExpansion(ctx, i, m, c.q); err != nil {
-		return nil, err
-	}
 	o.Score = "none"
 	o.IncludeTermVectors = false
 	o.Explain = false
-	s, err := c.q.Searcher(ctx, i, m, o)
+	s, ok, err := patternSearcher(ctx, i, m, c.q, o)
+	if !ok {
+		s, err = c.q.Searcher(ctx, i, m, o)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package finder
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
@@ -29,7 +28,7 @@ type matcher struct {
 type fieldMatch struct {
 	terms    map[string]bool
 	prefixes []string
-	patterns []*regexp.Regexp
+	patterns []termPattern
 }
 
 func (m *fieldMatch) empty() bool {
@@ -53,7 +52,7 @@ func (m *fieldMatch) matches(term []byte) bool {
 		}
 	}
 	for _, re := range m.patterns {
-		if re.Match(term) {
+		if re.match(string(term)) {
 			return true
 		}
 	}
@@ -146,34 +145,16 @@ func (f *Finder) collect(m *matcher, q query.Query) {
 		}
 	case *query.WildcardQuery:
 		if fm := m.field(q.FieldVal); fm != nil && len(fm.patterns) < maxMatchPatterns {
-			if re, err := regexp.Compile("^(?:" + wildcardRegexp(q.Wildcard) + ")$"); err == nil {
-				fm.patterns = append(fm.patterns, re)
-			}
+			fm.patterns = append(fm.patterns, newGlob(q.Wildcard))
 		}
 	case *query.RegexpQuery:
 		if fm := m.field(q.FieldVal); fm != nil && len(fm.patterns) < maxMatchPatterns {
-			// The pattern was accepted by the search already; Go's
-			// syntax is the same family (bleve compiles with regexp/syntax).
-			if re, err := regexp.Compile("^(?:" + q.Regexp + ")$"); err == nil {
+			// The same matcher as the search's (patternSearcher).
+			if re, _, err := newRegexp(q.Regexp); err == nil {
 				fm.patterns = append(fm.patterns, re)
 			}
 		}
 	}
-}
-
-func wildcardRegexp(w string) string {
-	var b strings.Builder
-	for _, r := range w {
-		switch r {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	return b.String()
 }
 
 // spans are the byte ranges of text that the query matched, sorted and

@@ -131,9 +131,10 @@ func countPatterns(q query.Query) int {
 // expansionKey carries the per-pattern cap to the searchers of one query.
 type expansionKey struct{}
 
-// checkExpansion refuses a pattern whose dictionary expansion passes the
-// cap in ctx, before bleve builds a searcher for each term. It stops
-// counting at the cap, and at the deadline.
+// checkExpansion refuses a fuzzy term whose dictionary expansion passes
+// the cap in ctx, before bleve builds a searcher for each term. It stops
+// counting at the cap, and at the deadline. (Wildcards, regexps and
+// prefixes expand in patternSearcher, which charges the cap itself.)
 func checkExpansion(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, q query.Query) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -148,21 +149,7 @@ func checkExpansion(ctx context.Context, i index.IndexReader, m mapping.IndexMap
 		}
 		return f
 	}
-	var (
-		d   index.FieldDict
-		err error
-	)
 	switch q := q.(type) {
-	case *query.WildcardQuery:
-		if r, ok := i.(index.IndexReaderRegexp); ok {
-			d, err = r.FieldDictRegexp(field(q.FieldVal), wildcardRegexp(q.Wildcard))
-		}
-	case *query.RegexpQuery:
-		if r, ok := i.(index.IndexReaderRegexp); ok {
-			d, err = r.FieldDictRegexp(field(q.FieldVal), q.Regexp)
-		}
-	case *query.PrefixQuery:
-		d, err = i.FieldDictPrefix(field(q.FieldVal), []byte(q.Prefix))
 	case *query.FuzzyQuery:
 		return checkFuzzy(ctx, i, field(q.FieldVal), []string{q.Term}, q.Fuzziness, q.Prefix, max)
 	case *query.MatchQuery:
@@ -170,10 +157,7 @@ func checkExpansion(ctx context.Context, i index.IndexReader, m mapping.IndexMap
 		// expands (lowercased as the text analyzers do).
 		return checkFuzzy(ctx, i, field(q.FieldVal), strings.Fields(strings.ToLower(q.Match)), q.Fuzziness, q.Prefix, max)
 	}
-	if err != nil || d == nil {
-		return nil // the searcher reports a bad pattern itself
-	}
-	return countTerms(ctx, d, max)
+	return nil
 }
 
 func checkFuzzy(ctx context.Context, i index.IndexReader, field string, terms []string, fuzziness, prefix, max int) error {
