@@ -46,9 +46,11 @@ type LocalDocs struct {
 // doc_hash.
 type LocalDoc struct{ URI, Hash, Path string }
 
-// ContentCache answers an element object by its content hash, verified.
+// ContentCache answers an element object by its content hash, and an
+// Image's blob by its sha256 reference, verified.
 type ContentCache interface {
 	Get(hash string) ([]byte, bool)
+	GetBlob(ref string) ([]byte, bool)
 }
 
 // maxRemoteListed bounds one listing the browser keeps.

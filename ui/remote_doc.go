@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -38,6 +39,10 @@ type remoteElement struct {
 	el   *wire.Element // nil: no content here
 	from string        // "remote" or "cache"
 	err  string
+	// blob is an Image's bytes (read only for the document view), or
+	// why they are not here.
+	blob    []byte
+	blobErr string
 }
 
 type remoteSkelMsg struct {
@@ -84,15 +89,47 @@ func (d *remoteDocScreen) readContent(i int) tea.Cmd {
 	hashes := d.sk.Pages[i].Elements
 	rc := d.conn
 	id, cmd := d.e.start(fmt.Sprintf("reading page %d's content", i+1), d.e.opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
-		return remoteContentMsg{id: id, page: i, els: readElements(ctx, rc, hashes)}
+		return remoteContentMsg{id: id, page: i, els: readElements(ctx, rc, hashes, false)}
 	})
 	d.contentOp, d.contentPage = id, i
 	return cmd
 }
 
 // readElements is the content of hashes as far as this machine can read
-// it: never text it did not get from the remote or its own cache.
-func readElements(ctx context.Context, rc *remoteConn, hashes []string) []remoteElement {
+// it: never text it did not get from the remote or its own cache. With
+// blobs, an Image's blob is read too, from the same two places.
+func readElements(ctx context.Context, rc *remoteConn, hashes []string, blobs bool) []remoteElement {
+	out := readObjects(ctx, rc, hashes)
+	if !blobs {
+		return out
+	}
+	for j := range out {
+		if el := out[j].el; el != nil && el.Blob != nil && ctx.Err() == nil {
+			out[j].blob, out[j].blobErr = readBlob(ctx, rc, *el.Blob)
+		}
+	}
+	return out
+}
+
+// readBlob is the blob of ref: the cache first (verified by its sha256),
+// then the read extension (which verifies it too).
+func readBlob(ctx context.Context, rc *remoteConn, ref string) ([]byte, string) {
+	if rc.cache != nil {
+		if b, ok := rc.cache.GetBlob(ref); ok {
+			return b, ""
+		}
+	}
+	if !rc.readObjects() {
+		return nil, "its image (" + ref + ") is not on this machine and the remote has no read extension"
+	}
+	b, err := rc.c.ReadObject(ctx, ref)
+	if err != nil {
+		return nil, oneLine(err)
+	}
+	return b, ""
+}
+
+func readObjects(ctx context.Context, rc *remoteConn, hashes []string) []remoteElement {
 	out := make([]remoteElement, len(hashes))
 	for j, h := range hashes {
 		out[j].hash = h
@@ -373,6 +410,26 @@ func (s *remoteSource) skeletonDoc() (*dpe.Document, error) {
 	return dpe.Decode(data, s.lim)
 }
 
+// imageMeta puts an Image's DPE v1 blob and mime_type into the v0.2
+// element metadata the document view reads (identity's mapping run
+// backwards: blob's bytes are image_base64, mime_type image_mime_type),
+// keeping the reference itself beside them.
+func imageMeta(meta map[string]any, re remoteElement) {
+	if re.el.Blob == nil {
+		return
+	}
+	meta["blob"] = *re.el.Blob
+	if re.el.MimeType != nil {
+		meta["mime_type"] = *re.el.MimeType
+		meta["image_mime_type"] = *re.el.MimeType
+	}
+	if re.blob != nil {
+		meta["image_base64"] = base64.StdEncoding.EncodeToString(re.blob)
+	} else if re.blobErr != "" {
+		meta["blob_problem"] = re.blobErr
+	}
+}
+
 func (s *remoteSource) Skeleton() *dpe.Document {
 	d, err := s.skeletonDoc()
 	if err != nil {
@@ -396,7 +453,7 @@ func (s *remoteSource) Page(ctx context.Context, i int) (*dpe.Page, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	missing := 0
-	for _, re := range readElements(ctx, s.rc, p.Elements) {
+	for _, re := range readElements(ctx, s.rc, p.Elements, true) {
 		if re.el == nil {
 			missing++
 			continue
@@ -411,6 +468,7 @@ func (s *remoteSource) Page(ctx context.Context, i int) (*dpe.Page, error) {
 		if len(re.el.Metadata) > 0 {
 			el.Meta["metadata"] = json.RawMessage(re.el.Metadata)
 		}
+		imageMeta(el.Meta, re)
 		out.Elements = append(out.Elements, el)
 	}
 	if err := ctx.Err(); err != nil {

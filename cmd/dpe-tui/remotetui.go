@@ -89,6 +89,11 @@ func cacheDocs(c *contentcache.Cache, docs []*localDoc) {
 		for _, obj := range d.objects {
 			_ = c.Put(obj)
 		}
+		// An Image's blob too, or a remote without the read extension
+		// shows it as "no image data".
+		for ref, b := range d.blobs {
+			_ = c.PutBlob(ref, b)
+		}
 	}
 }
 

@@ -56,3 +56,39 @@ func TestPath_OnlyForADpe1Hash(t *testing.T) {
 		t.Errorf("files after refused puts: %v", entries)
 	}
 }
+
+// A blob is kept under its sha256 reference and read back only while it
+// still hashes to it; bytes that do not hash to the reference are refused.
+func TestBlob_VerifiedBothWays(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	png := []byte("\x89PNG\r\n\x1a\n not really")
+	ref := blobRef(png)
+	if err := c.PutBlob(ref, []byte("other bytes")); err == nil {
+		t.Fatal("bytes that do not hash to the reference were kept")
+	}
+	if _, ok := c.GetBlob(ref); ok {
+		t.Fatal("an empty cache answered")
+	}
+	if err := c.PutBlob(ref, png); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := c.GetBlob(ref); !ok || string(got) != string(png) {
+		t.Fatalf("GetBlob = %q, %v", got, ok)
+	}
+	p, _ := c.blobPath(ref)
+	if err := os.WriteFile(p, []byte("forged"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := c.GetBlob(ref); ok {
+		t.Fatalf("a forged blob was used: %q", got)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatalf("the forged file is still there: %v", err)
+	}
+	if err := c.PutBlob("../../etc/passwd", png); err == nil {
+		t.Error("a non-reference became a path")
+	}
+}
