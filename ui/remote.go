@@ -81,6 +81,26 @@ func (rc *remoteConn) contentLine() string {
 	return "content extension off: showing skeleton and locally cached content"
 }
 
+// setLocal keeps the local files read (or why they could not be), in
+// place of any read before.
+func (rc *remoteConn) setLocal(local *LocalDocs, err error) {
+	rc.local, rc.localFrom, rc.failed, rc.localErr = nil, "", 0, ""
+	if err != nil {
+		rc.localErr = oneLine(err)
+	}
+	if local == nil {
+		return
+	}
+	rc.local = map[string]LocalDoc{}
+	for _, d := range local.Docs {
+		if n, bad := wire.NormalizeURI(d.URI); bad == nil {
+			d.URI = n
+		}
+		rc.local[d.URI] = d
+	}
+	rc.localFrom, rc.failed = local.From, local.Failed
+}
+
 type remoteConnMsg struct {
 	id    int
 	conn  *remoteConn
@@ -97,6 +117,10 @@ type remoteListMsg struct {
 	entries   []wire.ListEntry
 	truncated bool
 	err       error
+	// reread: the local files were read again first (r).
+	reread bool
+	local  *LocalDocs
+	lerr   error
 }
 
 func (m remoteListMsg) opID() int { return m.id }
@@ -170,10 +194,25 @@ func (v *remoteScreen) connect() tea.Cmd {
 }
 
 // load lists the documents under the prefix.
-func (v *remoteScreen) load() tea.Cmd {
+func (v *remoteScreen) load() tea.Cmd { return v.listing(nil) }
+
+// reload is r: this machine's files read again (they may have changed
+// since the remote was opened), then the listing.
+func (v *remoteScreen) reload() tea.Cmd { return v.listing(v.r.Local) }
+
+// listing lists the prefix, after reading the local files when local is
+// set, in one op.
+func (v *remoteScreen) listing(local func(context.Context) (*LocalDocs, error)) tea.Cmd {
 	c, prefix := v.conn.c, v.prefix
-	id, cmd := v.e.start("listing "+sanitizeLine(orAll(prefix)), v.e.opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
-		msg := remoteListMsg{id: id, prefix: prefix}
+	what := "listing " + sanitizeLine(orAll(prefix))
+	if local != nil {
+		what = "reading the local files, " + what
+	}
+	id, cmd := v.e.start(what, v.e.opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
+		msg := remoteListMsg{id: id, prefix: prefix, reread: local != nil}
+		if local != nil {
+			msg.local, msg.lerr = local(ctx)
+		}
 		for ent, err := range c.List(ctx, prefix, dpev1.ListOptions{}) {
 			if err != nil {
 				msg.err = err
@@ -210,19 +249,7 @@ func (v *remoteScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return v, v.e.setErr("DPE v1 remote "+sanitizeLine(v.r.Label), msg.err)
 		}
 		v.conn = msg.conn
-		if msg.lerr != nil {
-			v.conn.localErr = oneLine(msg.lerr)
-		}
-		if msg.local != nil {
-			v.conn.local = map[string]LocalDoc{}
-			for _, d := range msg.local.Docs {
-				if n, bad := wire.NormalizeURI(d.URI); bad == nil {
-					d.URI = n
-				}
-				v.conn.local[d.URI] = d
-			}
-			v.conn.localFrom, v.conn.failed = msg.local.From, msg.local.Failed
-		}
+		v.conn.setLocal(msg.local, msg.lerr)
 		return v, v.load()
 	case remoteListMsg:
 		if msg.id != v.op {
@@ -232,6 +259,9 @@ func (v *remoteScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		if msg.err != nil {
 			v.err = oneLine(msg.err)
 			return v, v.e.setErr("list "+sanitizeLine(orAll(msg.prefix)), msg.err)
+		}
+		if msg.reread {
+			v.conn.setLocal(msg.local, msg.lerr)
 		}
 		v.err, v.loaded, v.truncated = "", true, msg.truncated
 		v.rows = remoteRows(msg.prefix, msg.entries, v.conn.local)
@@ -273,7 +303,7 @@ func (v *remoteScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		if v.conn == nil {
 			return v.connect()
 		}
-		return v.load()
+		return v.reload()
 	case matches(msg, k.Enter, k.Right):
 		if v.conn == nil || v.list.cur >= len(v.rows) {
 			return nil
@@ -475,7 +505,7 @@ func commonDir(dir, s string) string {
 func (v *remoteScreen) Keys() screenKeys {
 	k := v.e.keys
 	short := []key2{withHelp(k.Enter, "open"), withHelp(k.Back, "up a folder"), k.Refresh, k.Up, k.Down}
-	actions := []key2{withHelp(k.Enter, "folder / skeleton"), withHelp(k.Left, "up a folder"), k.Refresh}
+	actions := []key2{withHelp(k.Enter, "folder / skeleton"), withHelp(k.Left, "up a folder"), withHelp(k.Refresh, "list again (local files read again)")}
 	return screenKeys{short: short, full: [][]key2{k.navKeys(), actions, k.globalKeys()},
 		notes: []string{"STATE compares each document with this machine's files:",
 			"same · stale (the hash differs) · only remote · only local"}}

@@ -99,3 +99,29 @@ func TestRemoteTUI_ImagesFromTheExtensionAndTheCache(t *testing.T) {
 		})
 	}
 }
+
+// `dpe-tui --remote URL --docs DIR`: r reads DIR again, so a file edited
+// since is stale and a new one is only local, and the header counts it
+// (r listed the remote again but kept the files read at start).
+func TestRemoteTUI_RefreshRereadsTheLocalFolder(t *testing.T) {
+	url := ourRemote(t, true)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\nfirst\n")
+	writeFile(t, filepath.Join(dir, "b.md"), "# B\n\nsecond\n")
+	if code, out, errOut := runPush(t, "push", dir, "--remote", url); code != 0 {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	l := startRemoteTUI(t, url, dir, 100, 30)
+	l.waitFor("(2 documents)", "2 docs")
+	l.enter()
+	l.waitFor("a.md", "same")
+	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\nfirst, edited\n")
+	writeFile(t, filepath.Join(dir, "c.md"), "# C\n\nnew\n")
+	l.rune('r')
+	f := l.waitFor("(3 documents)", "stale", "c.md", "only local")
+	for _, line := range strings.Split(f, "\n") {
+		if strings.Contains(line, "a.md") && !strings.Contains(line, "stale") {
+			t.Fatalf("the edited a.md is not stale:\n%s", f)
+		}
+	}
+}
