@@ -71,8 +71,16 @@ func runHash(ctx context.Context, f *hashFlags, input string, stdin io.Reader, s
 	}
 	var uri string
 	if f.fileURISet {
+		// Not encoded for the user, unlike the file_uri arguments of push
+		// and remote: this prints what a remote compares, and a remote
+		// refuses a raw IRI (upstream vector file_uri_normalization).
 		n, p := identity.NormalizeFileURI(f.FileURI)
 		if p != nil {
+			if e := identity.EncodeIRI(f.FileURI); e != f.FileURI {
+				if _, pe := identity.NormalizeFileURI(e); pe == nil {
+					return usageErrorf("--file-uri: %s: give %s (push and remote encode it themselves)", sanitize.Line(p.Message), sanitize.Line(e))
+				}
+			}
 			return usageErrorf("--file-uri: %s", sanitize.Line(p.Message))
 		}
 		uri = n

@@ -21,6 +21,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -53,7 +54,7 @@ func (a *app) pushCmd() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.remote, "remote", "", "the DPE v1 remote's URL (default: the remote of --profile)")
-	fs.StringVar(&f.prefix, "prefix", "", "file_uri folder of the documents, ending in / (added when missing; default: the folder's file:// URI)")
+	fs.StringVar(&f.prefix, "prefix", "", "file_uri folder of the documents, ending in / (added when missing; non-ASCII percent-encoded; default: the folder's file:// URI)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print what would change, write nothing")
 	fs.BoolVar(&f.prune, "prune", false, "delete remote documents under the prefix whose files are gone")
 	fs.IntVar(&f.jobs, "jobs", 4, "documents converted and sent at once")
@@ -95,7 +96,7 @@ func (a *app) runPush(f *pushFlags, root string) error {
 	if st, err := os.Stat(root); f.prune && err == nil && !st.IsDir() {
 		return usageErrorf("--prune needs a folder: with a file (%s) it would delete the other documents of its folder", sanitize.Line(root))
 	}
-	prefix := f.prefix
+	prefix := identity.EncodeIRI(f.prefix)
 	if prefix == "" {
 		prefix = fileURIOf(base) + "/"
 	}

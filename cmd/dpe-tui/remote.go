@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
 	"github.com/dpe-tui/dpe-tui/remote"
@@ -205,7 +206,8 @@ func (a *app) remoteLsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [URL] [PREFIX]",
 		Short: "List a remote's documents (doc_hash and file_uri) under a prefix",
-		Long: "ls lists the documents of a DPE v1 remote whose file_uri starts with PREFIX (a code-point prefix, not normalized).\n" +
+		Long: "ls lists the documents of a DPE v1 remote under the folder PREFIX (a / is added when missing, as push --prefix adds it;\n" +
+			"non-ASCII is percent-encoded as push encodes names; the match is by code points, not normalized).\n" +
 			"Without a URL (http:// or https://) it lists the remote of --profile.",
 		Example: `  dpe-tui remote ls http://127.0.0.1:7900
   dpe-tui remote ls http://127.0.0.1:7900 file:///home/me/papers/ --json`,
@@ -219,13 +221,27 @@ func (a *app) remoteLsCmd() *cobra.Command {
 			url, rest := remoteArgs(args)
 			prefix := ""
 			if len(rest) == 1 {
-				prefix = rest[0]
+				prefix = folderURI(rest[0])
+			}
+			if _, v := wire.NormalizeURI(prefix + "x"); prefix != "" && v != nil {
+				return &exitError{code: exitProtocol, msg: "remote ls: " + v.Error()} // as head says it
 			}
 			return a.runRemoteLs(url, prefix, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print [{"file_uri", "doc_hash"}]`)
 	return cmd
+}
+
+// folderURI is a prefix as push and ls take it: a folder, so a / is
+// added when missing (file:///proj must not match file:///project/…), and
+// an IRI is encoded as every file_uri argument is.
+func folderURI(s string) string {
+	s = identity.EncodeIRI(s)
+	if s != "" && !strings.HasSuffix(s, "/") {
+		s += "/"
+	}
+	return s
 }
 
 func (a *app) runRemoteLs(url, prefix string, asJSON bool) error {
@@ -283,6 +299,9 @@ func (a *app) remoteHeadCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			url, rest := remoteArgs(args)
+			for i := range rest {
+				rest[i] = identity.EncodeIRI(rest[i])
+			}
 			return a.runRemoteHead(url, rest)
 		},
 	}
@@ -360,7 +379,7 @@ func (a *app) remoteSkeletonCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			url, rest := remoteArgs(args)
-			return a.runRemoteSkeleton(url, rest[0], asJSON)
+			return a.runRemoteSkeleton(url, identity.EncodeIRI(rest[0]), asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file_uri", "doc_hash", "document", "pages"} as the binding has it`)
@@ -438,20 +457,21 @@ func (a *app) remoteMvCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			h, err := c.Head(a.ctx, args[1])
+			from, to := identity.EncodeIRI(args[1]), identity.EncodeIRI(args[2])
+			h, err := c.Head(a.ctx, from)
 			if err != nil {
 				return err
 			}
 			if h == nil {
 				// The binding's own code for it, so the exit is a protocol
 				// error's (3) as when move itself refuses.
-				return &wire.Problem{Code: wire.CodeNotFound, Detail: "remote mv: no document " + args[1]}
+				return &wire.Problem{Code: wire.CodeNotFound, Detail: "remote mv: no document " + from}
 			}
-			res, err := c.Move(a.ctx, args[1], args[2], h.DocHash)
+			res, err := c.Move(a.ctx, from, to, h.DocHash)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "%s  %s\n", res.DocHash, sanitize.Line(args[2]))
+			fmt.Fprintf(a.stdout, "%s  %s\n", res.DocHash, sanitize.Line(to))
 			return nil
 		},
 	}

@@ -35,17 +35,19 @@ func TestRemoteHead_BadURIsAreTheirOwnLines(t *testing.T) {
 	c, _ := dpev1.New(url, dpev1.Options{})
 	a := buildV1(t, "A", [][]string{{"one"}})
 	commitT(t, c, "file:///d/a.md", a, dpev1.Precondition{IfAbsent: true})
-	code, out, errOut := runCLI(t, "remote", "head", url, "file:///d/a.md", "file:///d/café.md", "file:///none", "not a uri")
-	if code != exitProtocol || out != a.hash+"  file:///d/a.md\n-  file:///none\n" {
+	// café is an IRI, encoded as push encodes names; "a b" and "not a
+	// uri" are what a remote refuses.
+	code, out, errOut := runCLI(t, "remote", "head", url, "file:///d/a.md", "file:///d/café.md", "file:///d/a b.md", "file:///none", "not a uri")
+	if code != exitProtocol || out != a.hash+"  file:///d/a.md\n-  file:///d/caf%C3%A9.md\n-  file:///none\n" {
 		t.Fatalf("exit %d\nstdout %q\nstderr %s", code, out, errOut)
 	}
-	for _, want := range []string{`character "é" must be percent-encoded`, "does not start with a scheme", "2 of 4 file_uris refused (DPE_VALIDATION), the rest answered"} {
+	for _, want := range []string{`character " " must be percent-encoded`, "does not start with a scheme", "2 of 5 file_uris refused (DPE_VALIDATION), the rest answered"} {
 		if strings.Count(errOut, want) != 1 {
 			t.Errorf("stderr lacks one %q:\n%s", want, errOut)
 		}
 	}
-	code, _, errOut = runCLI(t, "remote", "head", url, "file:///d/café.md")
-	if code != exitProtocol || !strings.Contains(errOut, "DPE_VALIDATION") || !strings.Contains(errOut, `"é"`) {
+	code, _, errOut = runCLI(t, "remote", "head", url, "file:///d/a b.md")
+	if code != exitProtocol || !strings.Contains(errOut, "DPE_VALIDATION") || !strings.Contains(errOut, `" "`) {
 		t.Fatalf("one bad file_uri: exit %d %q", code, errOut)
 	}
 }
@@ -92,5 +94,48 @@ func TestRemoteTUI_StateWholeAt80Columns(t *testing.T) {
 		if w := len([]rune(line)); w > 80 {
 			t.Errorf("a line of %d cells:\n%s", w, screen)
 		}
+	}
+}
+
+// Every command that takes a file_uri encodes an IRI as push encodes a
+// name (non-ASCII as UTF-8 percent-escapes), and a prefix is a folder for
+// ls as for push: what push stored under 'file:///ünï/' is found by ls
+// (with or without the /), head, skeleton and mv as typed.
+func TestRemote_IRIsAreEncodedAsPushEncodesNames(t *testing.T) {
+	_, url, _ := remoteWithCounter(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "Résumé.md")
+	writeFile(t, src, "# CV\n\nText.\n")
+	writeFile(t, filepath.Join(dir, "other.md"), "# Other\n")
+	if code, out, errOut := runPush(t, "push", dir, "--remote", url, "--prefix", "file:///ünï"); code != 0 {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	const stored = "file:///%C3%BCn%C3%AF/R%C3%A9sum%C3%A9.md"
+	// hash --file-uri prints what a remote compares, and a remote refuses
+	// a raw IRI: it names the URI to give.
+	code, out, errOut := runCLI(t, "hash", src, "--file-uri", "file:///ünï/Résumé.md")
+	if code != exitUsage || !strings.Contains(errOut, `character "ü" must be percent-encoded (UTF-8) first: give `+stored+" (push and remote encode it themselves)") {
+		t.Errorf("hash --file-uri: exit %d %q %s", code, out, errOut)
+	}
+	doc := hashOf(t, src)
+	for _, prefix := range []string{"file:///ünï/", "file:///ünï"} {
+		code, out, errOut = runCLI(t, "remote", "ls", url, prefix)
+		if code != exitOK || !strings.Contains(out, doc+"  "+stored+"\n") || strings.Count(out, "\n") != 2 {
+			t.Errorf("remote ls %s: exit %d %q %s", prefix, code, out, errOut)
+		}
+	}
+	// A prefix is a folder: file:///ün is not file:///ünï/.
+	if code, out, errOut = runCLI(t, "remote", "ls", url, "file:///ün"); code != exitOK || out != "" {
+		t.Errorf("remote ls file:///ün: exit %d %q %s", code, out, errOut)
+	}
+	if code, out, errOut = runCLI(t, "remote", "head", url, "file:///ünï/Résumé.md"); code != exitOK || out != doc+"  "+stored+"\n" {
+		t.Errorf("remote head: exit %d %q %s", code, out, errOut)
+	}
+	if code, out, errOut = runCLI(t, "remote", "skeleton", url, "file:///ünï/Résumé.md"); code != exitOK || !strings.Contains(out, doc) {
+		t.Errorf("remote skeleton: exit %d %q %s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "remote", "mv", url, "file:///ünï/Résumé.md", "file:///ünï/ü.md")
+	if code != exitOK || out != doc+"  file:///%C3%BCn%C3%AF/%C3%BC.md\n" {
+		t.Errorf("remote mv: exit %d %q %s", code, out, errOut)
 	}
 }

@@ -150,3 +150,30 @@ func toUpper(c byte) byte {
 	}
 	return c
 }
+
+// EncodeIRI maps an IRI a person typed to the URI core §1.1 accepts (RFC
+// 3987 §3.1): each byte outside ASCII is percent-encoded, so "ü" becomes
+// "%C3%BC", as push encodes a file's name. ASCII is left as it is, so what
+// §1.1 refuses there (a space, a lone %) is still reported as written.
+// Every command that takes a file_uri passes it through this first.
+func EncodeIRI(s string) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+2*n)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
