@@ -254,7 +254,7 @@ func (c *Converter) Open(ctx context.Context, src Source) (d *Document, err erro
 		}
 		return nil, fmt.Errorf("%s: %w", src.Name, err)
 	}
-	info := pages.Info()
+	info := pages.Info().bounded()
 	if len(info.PageTitles) == 0 {
 		info.PageTitles = []string{""}
 	}
@@ -448,7 +448,7 @@ func (d *Document) JSON(ctx context.Context) ([]byte, error) {
 	fromProps := d.titleFromProps()
 	d.mu.Unlock()
 	if !fromProps && firstTitle != "" {
-		head.Title = firstTitle
+		head.Title = displayLine(firstTitle, maxTitleBytes)
 	}
 	return marshal(head)
 }

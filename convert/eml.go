@@ -49,7 +49,9 @@ func openEML(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		list, _ := msg.AddressList(f.header)
 		addrs[f.key] = list
 	}
-	tm := Meta{"category_depth": 0, "subject": subject}
+	// The Title element holds the subject whole; its metadata copy, like
+	// the document and page titles, is a display line (displayLine).
+	tm := Meta{"category_depth": 0, "subject": displayLine(subject, maxTitleBytes)}
 	if from := addrStrings(addrs["from"]); len(from) > 0 {
 		tm["sent_from"] = from
 	}

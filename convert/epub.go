@@ -164,7 +164,7 @@ func readOPF(env *Env, z *Zip, name string) (*opfPackage, error) {
 			switch {
 			case se.Name.Local == "title" && pkg.info.Title == "":
 				pkg.info.Title = v
-			case se.Name.Local == "subject" && v != "":
+			case se.Name.Local == "subject" && v != "" && len(pkg.info.Keywords) < maxKeywords:
 				pkg.info.Keywords = append(pkg.info.Keywords, v)
 			case se.Name.Local == "description":
 				pkg.info.Summary = v

@@ -165,6 +165,7 @@ func (r *odfReader) readMeta() {
 				r.info.Summary = v
 			case "keyword":
 				r.info.Keywords = append(r.info.Keywords, splitKeywords(v)...)
+				r.info.Keywords = r.info.Keywords[:min(len(r.info.Keywords), maxKeywords)]
 			case "date":
 				r.info.LastModified = isoTime(v)
 			}

@@ -421,13 +421,20 @@ func coreProps(env *Env, z *Zip, info *Info) {
 	}
 }
 
-// splitKeywords splits a keywords property on commas or semicolons.
+// splitKeywords splits a keywords property on commas or semicolons, into
+// at most maxKeywords keywords (a 50 MB ",,,a" property is not split into
+// millions first).
 func splitKeywords(v string) []string {
 	var out []string
-	for _, k := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ';' }) {
+	for v != "" && len(out) < maxKeywords {
+		k, rest, _ := strings.Cut(v, ",")
+		if i := strings.IndexByte(k, ';'); i >= 0 {
+			k, rest = v[:i], v[i+1:]
+		}
 		if k = strings.TrimSpace(k); k != "" {
 			out = append(out, k)
 		}
+		v = rest
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,5 +290,39 @@ func TestConvertTimeoutStopsMidParse(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "convert", "--timeout", "0s", p); code != exitUsage {
 		t.Fatalf("--timeout 0s: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// A message whose Subject: is megabytes long holds it once, in its Title
+// element: the document title, the page title and the heading's subject
+// metadata are display lines, cut and saying so (they were four copies).
+func TestConvertEMLHugeSubjectIsKeptOnce(t *testing.T) {
+	subject := strings.Repeat("s", 8<<20)
+	msg := "From: a@example.com\r\nTo: b@example.com\r\nSubject: " + subject + "\r\nContent-Type: text/plain\r\n\r\nbody\r\n"
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "header.eml"), filepath.Join(dir, "h.json")
+	if err := os.WriteFile(in, []byte(msg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "convert", in, "-o", out); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > len(subject)+64<<10 {
+		t.Fatalf("output is %d bytes for a %d-byte subject: copied more than once", len(data), len(subject))
+	}
+	doc := decodeConverted(t, data)
+	cut := fmt.Sprintf("(cut from %d bytes)", len(subject))
+	ti := doc.Pages[0].Elements[0]
+	for what, s := range map[string]string{"document title": doc.Title, "page title": doc.Pages[0].Title, "subject metadata": ti.MetaString("subject")} {
+		if len(s) > 4<<10 || !strings.HasSuffix(s, cut) {
+			t.Errorf("%s is %d bytes ending %q, want at most 4 KiB ending %q", what, len(s), s[max(0, len(s)-40):], cut)
+		}
+	}
+	if ti.Category != "Title" || ti.Text != subject {
+		t.Errorf("first element %s of %d bytes, want the whole subject as the Title", ti.Category, len(ti.Text))
 	}
 }
