@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -230,7 +231,8 @@ type Finder struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	queries clients // running queries per client
+	queries  clients      // running queries per client
+	inflight atomic.Int64 // queries in Find, so tests see them end
 }
 
 // CacheDir is where the index of the folder named by key lives:

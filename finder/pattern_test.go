@@ -151,3 +151,45 @@ func TestExpandTerms_StopsAsItGoes(t *testing.T) {
 		t.Errorf("a cap of 5: %v after %d terms", err, p.calls)
 	}
 }
+
+// TestFind_CallerGoneStopsTheQuery: a client that goes away (an MCP
+// request cancelled: the TUI's q, a closed session) ends its query's work
+// then, not at the query's deadline.
+func TestFind_CallerGoneStopsTheQuery(t *testing.T) {
+	lim := QueryLimits{Timeout: 10 * time.Minute, MaxPatterns: 4096, MaxExpansion: 1 << 30}
+	f := newFinder(t, Options{Source: staticSource(wordyCorpus()), Limits: lim})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "finder-test"}, nil)
+	f.AddTools(srv)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ss.Close() }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolFind, Arguments: map[string]any{"query": oQuery}})
+		done <- err
+	}()
+	for f.inflight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	start := time.Now()
+	<-done
+	// Within a small part of the deadline: only the pattern being
+	// expanded finishes.
+	for f.inflight.Load() != 0 {
+		if time.Since(start) > lim.Timeout/10 {
+			t.Fatalf("the query still runs %s after its caller went away", time.Since(start))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("stopped %s after the cancel", time.Since(start))
+}

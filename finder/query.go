@@ -157,6 +157,8 @@ func hashOf(parts ...string) uint64 {
 
 // Find searches the part of the index built so far.
 func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
+	f.inflight.Add(1)
+	defer f.inflight.Add(-1)
 	// NFC, as the index is: a query typed in NFD (macOS file names,
 	// some input methods) matches NFC text.
 	q := strings.TrimSpace(norm.NFC.String(p.Query))

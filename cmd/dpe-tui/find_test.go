@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/finder"
 	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
 	"github.com/dpe-tui/dpe-tui/library"
@@ -544,6 +545,27 @@ func TestFind_PatternFloodSaysOverBudget(t *testing.T) {
 	code, out, errOut := runBounded(t, "find", q, "--url="+st.URL)
 	if strings.Count(errOut, "over budget") < 2 || strings.TrimSpace(out) != "" {
 		t.Fatalf("exit %d; stdout %q; stderr:\n%s\nwant each computer's Finder to say over budget", code, out, errOut)
+	}
+}
+
+// TestFind_OneWordFloodAnsweredInTime: `*o*` 1,024 times in one word is
+// one wildcard, under every count; its automaton took each computer's
+// Finder past find's 30 s wait (and kept the process busy after). Through
+// the office each Finder now answers it, with no hits, well within the
+// query deadline it would otherwise be stopped at.
+func TestFind_OneWordFloodAnsweredInTime(t *testing.T) {
+	st := startStack(t, "http")
+	waitFinders(t, st.URL, "alpha")
+	start := time.Now()
+	code, out, errOut := runBounded(t, "find", strings.Repeat("*o*", 1024), "--url="+st.URL)
+	took := time.Since(start)
+	if strings.Count(errOut, ": 0 hits of 0;") < 2 || strings.TrimSpace(out) != "" {
+		t.Fatalf("exit %d; stdout %q; stderr:\n%s\nwant each computer's Finder to answer no hits", code, out, errOut)
+	}
+	// Both computers' queries and the office round trips, each bounded by
+	// the Finder's deadline.
+	if bound := 4 * finder.DefaultQueryTimeout; took > bound {
+		t.Errorf("answered after %s, past %s (the Finder's deadline is %s)", took, bound, finder.DefaultQueryTimeout)
 	}
 }
 

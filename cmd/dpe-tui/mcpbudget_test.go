@@ -154,6 +154,11 @@ func TestMCP_FindTimeoutIsTheDeadline(t *testing.T) {
 	if a := callFindTool(t, ctx, cs, flood); !a.isError || a.text != "query over budget: pattern terms (wildcard, regexp, prefix, fuzzy): 1024, the limit is 16" {
 		t.Errorf("the flood: %+v", a)
 	}
+	// One word of 1,024 `*o*` passes every count; it is matched against
+	// the dictionary term by term, and answered, not stopped.
+	if a := callFindTool(t, ctx, cs, strings.Repeat("*o*", 1024)); a.isError || a.text != "0 hits of 0; indexed: 20/20 documents" {
+		t.Errorf("the one-word flood: %+v", a)
+	}
 	if a := callFindTool(t, ctx, cs, "wbod3"); a.isError || !strings.HasPrefix(a.text, "1 hit of 1") {
 		t.Errorf("a plain word: %+v", a)
 	}
