@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/client"
@@ -296,6 +297,6 @@ func isTerminal(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	// A terminal, not any character device: /dev/null is one too.
+	return term.IsTerminal(f.Fd())
 }

@@ -283,7 +283,8 @@ func (a *app) runRemoteLs(url, prefix string, asJSON bool) error {
 }
 
 func (a *app) remoteHeadCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		// No brackets around URL: the help puts anything in [] after the
 		// other arguments, which would show the order backwards.
 		Use:   "head URL URI…",
@@ -302,23 +303,46 @@ func (a *app) remoteHeadCmd() *cobra.Command {
 			for i := range rest {
 				rest[i] = identity.EncodeIRI(rest[i])
 			}
-			return a.runRemoteHead(url, rest)
+			return a.runRemoteHead(url, rest, asJSON)
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print [{"file_uri", "doc_hash"}] in the order given (doc_hash null when the remote has none)`)
+	return cmd
 }
 
-func (a *app) runRemoteHead(url string, uris []string) error {
+// headJSON is one answer of remote head --json.
+type headJSON struct {
+	FileURI string  `json:"file_uri"`
+	DocHash *string `json:"doc_hash"`
+}
+
+func (a *app) runRemoteHead(url string, uris []string, asJSON bool) error {
 	c, caps, err := a.remoteClient(a.ctx, url)
 	if err != nil {
 		return err
 	}
+	answers := []headJSON{}
 	print := func(h *wire.Head, uri string) {
+		if asJSON {
+			var hash *string
+			if h != nil {
+				hash = &h.DocHash
+			}
+			answers = append(answers, headJSON{uri, hash})
+			return
+		}
 		hash := "-"
 		if h != nil {
 			hash = h.DocHash
 		}
 		fmt.Fprintf(a.stdout, "%s  %s\n", hash, sanitize.Line(uri))
 	}
+	defer func() {
+		if asJSON {
+			b, _ := json.MarshalIndent(answers, "", "  ")
+			a.stdout.Write(append(b, '\n'))
+		}
+	}()
 	// A file_uri the remote would refuse (core §1.1) is refused here, on
 	// a line of its own: one typo must not cost the answers for the rest,
 	// which batch_head refuses whole.
@@ -445,7 +469,8 @@ func compactMeta(raw json.RawMessage) string {
 }
 
 func (a *app) remoteMvCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "mv URL FROM TO",
 		Short: "Rename a document on the remote (move, with CAS on the hash it has now)",
 		Long: "mv renames FROM to TO: it reads FROM's doc_hash and moves with it as base_hash, so a document\n" +
@@ -471,10 +496,17 @@ func (a *app) remoteMvCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				b, _ := json.MarshalIndent(map[string]string{"file_uri": to, "doc_hash": res.DocHash}, "", "  ")
+				_, err = a.stdout.Write(append(b, '\n'))
+				return err
+			}
 			fmt.Fprintf(a.stdout, "%s  %s\n", res.DocHash, sanitize.Line(to))
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file_uri", "doc_hash"} of the document at its new place`)
+	return cmd
 }
 
 func (a *app) remoteCatCmd() *cobra.Command {
@@ -494,6 +526,12 @@ func (a *app) remoteCatCmd() *cobra.Command {
 				return fmt.Errorf("remote cat: %s does not offer the read extension (%s)", sanitize.Line(args[0]), wire.FeatureReadObjects)
 			}
 			b, err := c.ReadObject(a.ctx, args[1])
+			var pr *wire.Problem
+			if errors.As(err, &pr) && pr.Code == wire.CodeNotFound && strings.HasPrefix(args[1], "dpe1:") {
+				// A doc_hash looks like a page's or an element's, but names
+				// no content object: documents are read as skeletons.
+				err = fmt.Errorf("%w; cat reads page and element objects and blobs, a doc_hash is a document's (remote skeleton URL URI prints it)", err)
+			}
 			if err != nil {
 				return err
 			}

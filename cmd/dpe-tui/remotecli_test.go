@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -137,5 +138,70 @@ func TestRemote_IRIsAreEncodedAsPushEncodesNames(t *testing.T) {
 	code, out, errOut = runCLI(t, "remote", "mv", url, "file:///ünï/Résumé.md", "file:///ünï/ü.md")
 	if code != exitOK || out != doc+"  file:///%C3%BCn%C3%AF/%C3%BC.md\n" {
 		t.Errorf("remote mv: exit %d %q %s", code, out, errOut)
+	}
+}
+
+// head and mv print JSON with --json as ls and skeleton do; cat refuses a
+// blob only on a terminal (a redirect to /dev/null, a character device, is
+// no terminal), and a doc_hash given to cat is said to be a document's.
+func TestRemoteCLI_JSONForHeadAndMvAndCatsRedirect(t *testing.T) {
+	url := startRemoteServe(t, "--store", t.TempDir(), "--read-objects")
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../library/corpus/images/gradient.dpe.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "g.dpe.json"), string(b))
+	if code, out, errOut := runPush(t, "push", dir, "--remote", url, "--prefix", "file:///i/"); code != 0 {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	doc := hashOf(t, filepath.Join(dir, "g.dpe.json"))
+	code, out, errOut := runCLI(t, "remote", "head", url, "file:///i/g.dpe.json", "file:///none", "--json")
+	var heads []struct {
+		FileURI string  `json:"file_uri"`
+		DocHash *string `json:"doc_hash"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &heads) != nil || len(heads) != 2 || heads[0].DocHash == nil ||
+		*heads[0].DocHash != doc || heads[1].FileURI != "file:///none" || heads[1].DocHash != nil {
+		t.Errorf("head --json: exit %d %q %s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "remote", "mv", url, "file:///i/g.dpe.json", "file:///i/h.dpe.json", "--json")
+	var mv struct {
+		FileURI string `json:"file_uri"`
+		DocHash string `json:"doc_hash"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &mv) != nil || mv.FileURI != "file:///i/h.dpe.json" || mv.DocHash != doc {
+		t.Errorf("mv --json: exit %d %q %s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "remote", "skeleton", url, "file:///i/h.dpe.json", "--json")
+	var sk struct {
+		Pages []struct{ Elements []string } `json:"pages"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &sk) != nil || len(sk.Pages) == 0 {
+		t.Fatalf("skeleton: exit %d %q", code, out)
+	}
+	blob := ""
+	for _, e := range sk.Pages[0].Elements {
+		_, el, _ := runCLI(t, "remote", "cat", url, e)
+		var o struct{ Blob string }
+		if json.Unmarshal([]byte(el), &o) == nil && o.Blob != "" {
+			blob = o.Blob
+		}
+	}
+	if blob == "" {
+		t.Fatal("no Image element with a blob in the pushed demo image")
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	var errb strings.Builder
+	if code := run([]string{"remote", "cat", url, blob}, null, &errb); code != exitOK {
+		t.Errorf("cat BLOB > /dev/null: exit %d %s", code, errb.String())
+	}
+	code, _, errOut = runCLI(t, "remote", "cat", url, doc)
+	if code != exitProtocol || !strings.Contains(errOut, "a doc_hash is a document's (remote skeleton URL URI prints it)") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("cat DOC_HASH: exit %d %q", code, errOut)
 	}
 }
