@@ -221,7 +221,6 @@ type Finder struct {
 	mu       sync.Mutex
 	docs     []Doc            // the last listing, in source order
 	manifest map[string]entry // what the index holds, by URI
-	indexed  int
 	complete bool
 	done     chan struct{} // closed when the first build ends
 
@@ -452,7 +451,12 @@ func (f *Finder) Rescan() {
 func (f *Finder) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st := Status{Indexed: f.indexed, Total: len(f.docs), Complete: f.complete}
+	// Counted from the manifest, which is written in the same batch as
+	// the records: Indexed is what a query searches of this listing,
+	// whatever is still in progress (a document whose content changed
+	// keeps its old records until its new ones are written), so a find
+	// never says 0 documents beside hits.
+	st := Status{Total: len(f.docs), Complete: f.complete}
 	first := -1
 	var skipNames, skipWhy []string
 	for i, d := range f.docs {
@@ -461,6 +465,9 @@ func (f *Finder) Status() Status {
 		why := d.Err
 		if why == "" && known {
 			why = e.Err
+		}
+		if why == "" && ok && e.Err == "" {
+			st.Indexed++
 		}
 		if why != "" {
 			st.Skipped++
@@ -566,7 +573,7 @@ func (f *Finder) build(ctx context.Context) error {
 		return err
 	}
 	f.mu.Lock()
-	f.docs, f.complete, f.indexed = docs, false, 0
+	f.docs, f.complete = docs, false
 	want := make(map[string]bool, len(docs))
 	var todo []Doc
 	var gone []string
@@ -580,9 +587,6 @@ func (f *Finder) build(ctx context.Context) error {
 				gone = append(gone, d.URI)
 			}
 		case ok && e.Key == d.Key && d.Key != "":
-			if e.Err == "" {
-				f.indexed++
-			}
 		default:
 			todo = append(todo, d)
 		}
@@ -674,11 +678,10 @@ type writer struct {
 	f        *Finder
 	b        *bleve.Batch
 	pending  map[string]*entry // nil entry: removed
-	added    int
-	elements int // records in the batch
-	text     int // bytes of text in the batch
-	budget   int // bytes of one document's text that are indexed
-	size     int // elements in a batch
+	elements int               // records in the batch
+	text     int               // bytes of text in the batch
+	budget   int               // bytes of one document's text that are indexed
+	size     int               // elements in a batch
 	// flushed runs after each flush: the pause of a background build,
 	// and cancellation.
 	flushed func() error
@@ -798,7 +801,6 @@ func (w *writer) add(d Doc) error {
 		w.f.log.Info("finder: document indexed in part", "uri", d.URI, "pages", ip, "of", pages)
 	}
 	w.set(d.URI, &entry{Key: d.Key, N: n, Title: d.Title, Pages: pages, Part: part, IP: ip})
-	w.added++
 	return nil
 }
 
@@ -829,13 +831,12 @@ func (w *writer) flush() error {
 	}
 	w.f.mu.Lock()
 	w.f.manifest = next
-	w.f.indexed += w.added
 	w.f.mu.Unlock()
 	// A new batch, not Reset: scorch's Batch returns once every document
 	// is analysed, while its goroutine that queued them may still be
 	// ranging over the batch's map (a data race under -race).
 	w.b = w.f.idx.NewBatch()
-	w.pending, w.added, w.elements, w.text = nil, 0, 0, 0
+	w.pending, w.elements, w.text = nil, 0, 0
 	return nil
 }
 

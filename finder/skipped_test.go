@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -55,5 +56,43 @@ func TestStatus_CountsAndNamesSkippedDocuments(t *testing.T) {
 	}
 	if n := loads.Load(); n != 1 {
 		t.Errorf("the failing document was loaded %d times, want once for its key", n)
+	}
+}
+
+// TestStatus_CountsWhatIsSearched: while a changed document is loaded
+// again (a slow conversion), its old records are still what a query
+// searches, and Status counts it as indexed: a find never says
+// "indexed: 0/2" beside the hits it found.
+func TestStatus_CountsWhatIsSearched(t *testing.T) {
+	a := testDoc("dpe://t.example/a", "A", "markdown", "", nil, page{{"e1", "revenue grew"}})
+	b := testDoc("dpe://t.example/b", "B", "markdown", "", nil, page{{"e1", "costs fell"}})
+	release := make(chan struct{})
+	defer close(release)
+	loading := make(chan struct{}, 1)
+	changed := b
+	changed.Key += "-v2"
+	changed.Load = func() ([]byte, error) {
+		loading <- struct{}{}
+		<-release
+		return nil, errors.New("stopped")
+	}
+	var mu sync.Mutex
+	docs := []Doc{a, b}
+	f := newFinder(t, Options{Source: func(context.Context) ([]Doc, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return docs, nil
+	}})
+	if st := f.Status(); st.Indexed != 2 || st.Total != 2 {
+		t.Fatalf("first build: %+v", st)
+	}
+	mu.Lock()
+	docs = []Doc{a, changed}
+	mu.Unlock()
+	f.Rescan()
+	<-loading
+	res := find(t, f, FindParams{Query: "revenue costs"})
+	if res.Total != 2 || res.Indexed.Indexed != 2 || res.Indexed.Complete {
+		t.Errorf("during the rebuild: %d hits, %+v; want 2 hits of 2 indexed documents, incomplete", res.Total, res.Indexed)
 	}
 }
