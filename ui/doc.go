@@ -497,6 +497,9 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // reopen opens the document again from the start (r on a loaded page).
 func (d *documentScreen) reopen() tea.Cmd {
+	if rs, ok := d.src.(*remoteSource); ok {
+		return rs.reopen(d.e, d.page)
+	}
 	if d.res != nil {
 		res := *d.res
 		return d.e.ask(openURIMsg{uri: d.uri, res: &res, computer: res.Computer})

@@ -51,6 +51,9 @@ func (d *documentScreen) snapshot() pageSnapshot {
 
 // identify starts computing the identity unless it is current or running.
 func (d *documentScreen) identify() tea.Cmd {
+	if _, ok := d.src.(*remoteSource); ok {
+		return nil // the skeleton's hashes are the identity (remoteSource.identity)
+	}
 	n := d.loadedCount()
 	if d.idn.op != 0 || (d.idn.res != nil && d.idn.doc == d.op && d.idn.loaded == n) {
 		return nil

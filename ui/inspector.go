@@ -199,10 +199,20 @@ func (v *inspector) lines(w int) []string {
 	kv("doc_ref", orDash(el.DocRef))
 	kv("page_index", fmt.Sprint(el.PageIndex))
 	section("Identity (dpe1)")
-	ch, ph, dh := v.d.elementIdentity(v.page, v.sel)
-	kv("content_hash", ch)
-	kv("page_hash", ph)
-	kv("doc_hash", dh)
+	if rs, ok := v.d.src.(*remoteSource); ok {
+		// A remote's document is its skeleton: the hashes are the
+		// remote's, checked on arrival, not recomputed from a v0.2 mapping.
+		ch, ph, dh, verified := rs.identity(v.page, el)
+		kv("content_hash", ch)
+		kv("page_hash", ph)
+		kv("doc_hash", dh)
+		kv("verified", verified)
+	} else {
+		ch, ph, dh := v.d.elementIdentity(v.page, v.sel)
+		kv("content_hash", ch)
+		kv("page_hash", ph)
+		kv("doc_hash", dh)
+	}
 	section("Structure")
 	if pid := el.MetaString("parent_id"); pid != "" {
 		r, ok := v.find(pid)

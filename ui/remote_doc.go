@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
 )
@@ -149,7 +150,13 @@ func readObjects(ctx context.Context, rc *remoteConn, hashes []string) []remoteE
 			out[j].err = oneLine(err)
 			continue
 		}
-		if el, _, v := wire.ParseElement(obj); v == nil {
+		switch el, got, v := wire.ParseElement(obj); {
+		case v != nil:
+			out[j].err = "the remote's object: " + oneLine(v)
+		case got != h:
+			// Only what hashes to the skeleton's hash is this element.
+			out[j].err = "the remote's object hashes to " + shortHash(identity.Hash(got)) + ", not to this hash"
+		default:
 			out[j].el, out[j].from = el, "remote"
 		}
 	}
@@ -230,23 +237,48 @@ func (d *remoteDocScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 // remoteSource as the view visits them.
 func (d *remoteDocScreen) openPage(i int) tea.Cmd {
 	src := &remoteSource{rc: d.conn, sk: d.sk, uri: d.row.uri, lim: d.e.opt.Limits}
-	doc, err := src.skeletonDoc()
-	if err != nil {
+	if _, err := src.skeletonDoc(); err != nil {
 		return d.e.setErr("open "+sanitizeLine(displayName(d.row.uri)), err)
 	}
-	uri, now := d.row.uri, d.e.opt.Now
-	opener := &dpe.Opener{Fetcher: d.e.opt.Fetcher, Limits: d.e.opt.Limits, Now: now}
 	_, cmd := d.e.start("reading page content", d.e.opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
-		t0 := now()
-		buf := &traceBuf{}
-		op := &dpe.Opened{Access: dpe.Access{URI: uri}, Kind: dpe.KindDocument, Doc: doc}
-		msg := openedMsg{id: id, opened: op, uri: uri, target: uri, opener: opener, src: src, at: &hitPlace{page: i + 1}}
-		if i == 0 {
-			msg.first, msg.firstErr = convertPage(ctx, src, buf, now, 0)
+		return src.opened(ctx, d.e.opt, id, i)
+	})
+	return cmd
+}
+
+// opened is the document view's openedMsg for the skeleton on page i.
+func (s *remoteSource) opened(ctx context.Context, opt Options, id, i int) tea.Msg {
+	doc, err := s.skeletonDoc()
+	if err != nil {
+		return errMsg{id: id, what: "open " + sanitizeLine(displayName(s.uri)), err: err}
+	}
+	now := opt.Now
+	t0 := now()
+	buf := &traceBuf{}
+	op := &dpe.Opened{Access: dpe.Access{URI: s.uri}, Kind: dpe.KindDocument, Doc: doc}
+	opener := &dpe.Opener{Fetcher: opt.Fetcher, Limits: opt.Limits, Now: now}
+	msg := openedMsg{id: id, opened: op, uri: s.uri, target: s.uri, opener: opener, src: s, at: &hitPlace{page: i + 1}}
+	if i == 0 {
+		msg.first, msg.firstErr = convertPage(ctx, s, buf, now, 0)
+	}
+	msg.duration = now().Sub(t0)
+	msg.trace = buf.entries
+	return msg
+}
+
+// reopen is r on a loaded page of a remote document: the skeleton read
+// again from the remote (the document may have changed since) and the
+// document view opened on it at the same page, in place of this one.
+func (s *remoteSource) reopen(e *env, page int) tea.Cmd {
+	c, uri, opt := s.rc.c, s.uri, e.opt
+	what := "get_skeleton " + sanitizeLine(displayName(uri))
+	_, cmd := e.start(what, opt.RequestTimeout, func(ctx context.Context, id int) tea.Msg {
+		res, err := c.GetSkeleton(ctx, uri, "")
+		if err != nil {
+			return errMsg{id: id, what: what, err: err}
 		}
-		msg.duration = now().Sub(t0)
-		msg.trace = buf.entries
-		return msg
+		fresh := &remoteSource{rc: s.rc, sk: res.Skeleton, uri: uri, lim: s.lim}
+		return fresh.opened(ctx, opt, id, min(page, max(0, len(res.Skeleton.Pages)-1)))
 	})
 	return cmd
 }
@@ -430,6 +462,31 @@ func imageMeta(meta map[string]any, re remoteElement) {
 	}
 }
 
+// identity is the inspector's dpe1 identity of element el on page i: the
+// hashes the skeleton holds, each recomputed on arrival (DecodeSkeleton
+// rehashes the document and every page object and compares them with what
+// the remote stated; readElements keeps only an element object that
+// hashes to the page's hash), and what was verified, in words.
+func (s *remoteSource) identity(i int, el *dpe.Element) (content, page, doc, verified string) {
+	doc = s.sk.DocHash
+	page = "—"
+	if i >= 0 && i < len(s.sk.Document.Pages) {
+		page = s.sk.Document.Pages[i]
+	}
+	content = el.MetaString("dpe1_content_hash")
+	from := "this machine's cache"
+	if el.MetaString("dpe1_content_from") == "remote" {
+		from = "the remote's read extension"
+	}
+	verified = "doc_hash and page_hash recomputed from the skeleton the remote sent (get_skeleton) and equal to what it stated"
+	if content != "" {
+		verified += "; this element's object, read from " + from + ", hashes to content_hash"
+	} else {
+		content = "—"
+	}
+	return sanitizeLine(content), sanitizeLine(page), sanitizeLine(doc), verified
+}
+
 func (s *remoteSource) Skeleton() *dpe.Document {
 	d, err := s.skeletonDoc()
 	if err != nil {
@@ -458,7 +515,7 @@ func (s *remoteSource) Page(ctx context.Context, i int) (*dpe.Page, error) {
 			missing++
 			continue
 		}
-		el := srcElement{ElementID: re.hash, Category: re.el.Category, Meta: map[string]any{"dpe1_content_hash": re.hash}}
+		el := srcElement{ElementID: re.hash, Category: re.el.Category, Meta: map[string]any{"dpe1_content_hash": re.hash, "dpe1_content_from": re.from}}
 		if re.el.Text != nil {
 			el.Text = *re.el.Text
 		}
