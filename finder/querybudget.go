@@ -43,9 +43,11 @@ type QueryLimits struct {
 // DefaultQueryTimeout is QueryLimits.Timeout's default.
 const DefaultQueryTimeout = 2 * time.Second
 
+// DefaultMaxExpansion is QueryLimits.MaxExpansion's default.
+const DefaultMaxExpansion = 10_000
+
 const (
 	defaultMaxPatterns   = 16
-	defaultMaxExpansion  = 10_000
 	defaultMaxConcurrent = 2
 )
 
@@ -67,7 +69,7 @@ func (l QueryLimits) maxExpansion() int {
 	if l.MaxExpansion > 0 {
 		return l.MaxExpansion
 	}
-	return defaultMaxExpansion
+	return DefaultMaxExpansion
 }
 
 func (l QueryLimits) maxConcurrent() int {

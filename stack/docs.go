@@ -29,7 +29,10 @@ type DocsOptions struct {
 	// FindTimeout is the deadline of one Finder query
 	// (finder.QueryLimits.Timeout); 0: its default.
 	FindTimeout time.Duration
-	Logger      *slog.Logger
+	// FindMaxExpansion caps the terms one query pattern expands to
+	// (finder.QueryLimits.MaxExpansion); 0: its default.
+	FindMaxExpansion int
+	Logger           *slog.Logger
 	// Middleware wraps the MCP server's incoming requests (tests).
 	Middleware []mcp.Middleware
 }
@@ -46,7 +49,7 @@ func AddDocs(ctx context.Context, c *computer.Computer, opt DocsOptions) (*libra
 	}
 	var finder *library.FinderOptions
 	if !opt.NoFinder {
-		finder = &library.FinderOptions{IndexDir: opt.FinderDir, Start: opt.Start, Background: true, Limits: finderpkg.QueryLimits{Timeout: opt.FindTimeout}}
+		finder = &library.FinderOptions{IndexDir: opt.FinderDir, Start: opt.Start, Background: true, Limits: finderpkg.QueryLimits{Timeout: opt.FindTimeout, MaxExpansion: opt.FindMaxExpansion}}
 	}
 	own := &Stack{}
 	lib, err := own.openLibrary(ctx, c, ServerLibrary, library.Options{Dir: opt.Dir, Host: HostLibrary, PageSize: PageSize,

@@ -12,9 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/finder"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -40,6 +42,11 @@ type LocalOptions struct {
 	// FinderDir keeps the first folder's Finder index there; empty: the
 	// XDG cache dir.
 	FinderDir string
+	// ConvertTimeout, FindTimeout and FindMaxExpansion bound the folders'
+	// conversions and Finder queries as DocsOptions of the same names do
+	// for serve, computer and mcp; 0: their defaults.
+	ConvertTimeout, FindTimeout time.Duration
+	FindMaxExpansion            int
 }
 
 // Local is the user's own office: one computer, ComputerLocal, fronting
@@ -191,11 +198,12 @@ func StartLocal(ctx context.Context, opt LocalOptions) (_ *Stack, err error) {
 	for i, dir := range opt.DocsDirs {
 		name := uniqueName(folderServerName(dir), taken)
 		lo := library.Options{Dir: dir, Host: "local.docs." + name, PageSize: PageSize, Name: name,
-			Logger: log.With("component", "library", "dir", dir)}
+			Logger: log.With("component", "library", "dir", dir), ConvertTimeout: opt.ConvertTimeout}
 		// tool_call routes a tool name to one server, so one Finder per
 		// computer: the first folder's.
 		if i == 0 {
-			lo.Finder = &library.FinderOptions{IndexDir: opt.FinderDir}
+			lo.Finder = &library.FinderOptions{IndexDir: opt.FinderDir,
+				Limits: finder.QueryLimits{Timeout: opt.FindTimeout, MaxExpansion: opt.FindMaxExpansion}}
 		}
 		lib, err := st.openLibrary(ctx, comp, name, lo)
 		if err != nil {

@@ -101,9 +101,10 @@ type Options struct {
 	// FinderDir keeps the library's Finder index there; empty: under the
 	// XDG cache dir for DocsDir, in memory for the embedded corpus.
 	FinderDir string
-	// ConvertTimeout and FindTimeout are the libraries' DocsOptions of
-	// the same names.
+	// ConvertTimeout, FindTimeout and FindMaxExpansion are the
+	// libraries' DocsOptions of the same names.
 	ConvertTimeout, FindTimeout time.Duration
+	FindMaxExpansion            int
 	// NoFinder names demo computers (ComputerAlpha, ComputerBeta) whose
 	// library is served without Finder: an office where one computer
 	// cannot search.
@@ -252,7 +253,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// index shares the CPU with every request the demo serves.
 	up := make(chan struct{})
 	lib, err := AddDocs(ctx, alpha, DocsOptions{Dir: opt.DocsDir, FinderDir: opt.FinderDir, NoFinder: slices.Contains(opt.NoFinder, ComputerAlpha),
-		Start: up, Logger: log, Middleware: holdFinder(opt, ComputerAlpha), ConvertTimeout: opt.ConvertTimeout, FindTimeout: opt.FindTimeout})
+		Start: up, Logger: log, Middleware: holdFinder(opt, ComputerAlpha), ConvertTimeout: opt.ConvertTimeout, FindTimeout: opt.FindTimeout, FindMaxExpansion: opt.FindMaxExpansion})
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +282,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// whose dpe hosts differ (exercises choosing a computer for a typed URI).
 	beta := st.newComputer(opt, ComputerBeta, resolver, log, nil, nil)
 	if err := st.addLibrary(ctx, beta, ServerArchive, library.Options{FS: emptyFS{}, Host: HostArchive, PageSize: PageSize, Name: ServerArchive, Generated: 12,
-		Finder: finderFor(opt, ComputerBeta, &library.FinderOptions{Start: up, Background: true, Limits: finder.QueryLimits{Timeout: opt.FindTimeout}})}, holdFinder(opt, ComputerBeta)...); err != nil {
+		Finder: finderFor(opt, ComputerBeta, &library.FinderOptions{Start: up, Background: true, Limits: finder.QueryLimits{Timeout: opt.FindTimeout, MaxExpansion: opt.FindMaxExpansion}})}, holdFinder(opt, ComputerBeta)...); err != nil {
 		return nil, err
 	}
 

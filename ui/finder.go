@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -288,12 +289,16 @@ func (f *finderScreen) View(w, h int) []string {
 		}
 	}
 	out := []string{st.title.Render(clip(head, w))}
-	var notes []string
+	var notes, budget []string
 	for _, r := range f.results {
 		switch r.State {
 		case search.NoFinder:
 			notes = append(notes, sanitizeLine(r.Computer)+": no Finder")
 		case search.Failed:
+			if line, ok := overBudgetLine(r, w-2); ok {
+				budget = append(budget, line)
+				continue
+			}
 			notes = append(notes, sanitizeLine(r.Computer)+": "+oneLine(r.Err))
 		case search.OK:
 			s := fmt.Sprintf("%s: %d", sanitizeLine(r.Computer), len(r.Hits))
@@ -313,6 +318,10 @@ func (f *finderScreen) View(w, h int) []string {
 		// way every time (results still arrive and show fastest first).
 		slices.Sort(notes)
 		out = append(out, " "+st.dim.Render(clip(strings.Join(notes, " · "), w-2)))
+	}
+	slices.Sort(budget)
+	for _, l := range budget {
+		out = append(out, " "+st.errText.Render(clip(l, w-2)))
 	}
 	if f.why != "" {
 		out = append(out, " "+st.errText.Render(clip(f.why, w-2)))
@@ -354,6 +363,32 @@ func (f *finderScreen) View(w, h int) []string {
 		}
 	}
 	return out
+}
+
+// overBudgetPrefix starts the answer of a query a Finder stopped at one
+// of its limits (finder.BudgetError, through the find tool).
+const overBudgetPrefix = "query over budget: "
+
+// overBudgetLine is a computer's over-budget answer as one line of at
+// most w cells naming the limit: "local: over budget: pattern terms:
+// 1024, the limit is 16". When it would not fit, the parenthesised gloss
+// of the limit's name (finder.BudgetError's "LIMIT (…): GOT, the limit
+// is MAX") goes first.
+func overBudgetLine(r search.Result, w int) (string, bool) {
+	rest, ok := strings.CutPrefix(oneLine(r.Err), overBudgetPrefix)
+	if !ok {
+		return "", false
+	}
+	who := sanitizeLine(r.Computer) + ": over budget: "
+	if ansi.StringWidth(who+rest) <= w {
+		return who + rest, true
+	}
+	if i := strings.Index(rest, " ("); i > 0 {
+		if j := strings.Index(rest[i:], "): "); j > 0 {
+			rest = rest[:i] + rest[i+j+1:]
+		}
+	}
+	return who + rest, true
 }
 
 // plural is "1 hit", "2 hits".

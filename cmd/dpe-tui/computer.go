@@ -152,7 +152,7 @@ func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, 
 		if fi, err := os.Stat(docs); err != nil || !fi.IsDir() {
 			return fmt.Errorf("--docs %s: not a directory", docs)
 		}
-		lib, err := stack.AddDocs(ctx, c, stack.DocsOptions{Dir: docs, Start: joined, Logger: log, ConvertTimeout: f.budgets.convert, FindTimeout: f.budgets.find})
+		lib, err := stack.AddDocs(ctx, c, stack.DocsOptions{Dir: docs, Start: joined, Logger: log, ConvertTimeout: f.budgets.convert, FindTimeout: f.budgets.find, FindMaxExpansion: f.budgets.findTerms})
 		if err != nil {
 			return err
 		}

@@ -41,6 +41,11 @@ type embeddedFlags struct {
 	// cmd is the command's name: the TUI ("dpe-tui", "open") does not
 	// wait for slow servers, headless commands do.
 	cmd string
+	// budgets bound the folders' conversions and Finder queries: the
+	// TUI's --convert-timeout, --find-timeout and --find-max-expansion
+	// (tuiFlags.budgets), as serve, computer and mcp take them; zero (a
+	// headless command): the defaults.
+	budgets budgetFlags
 }
 
 // maxStartWait bounds how long a headless command waits for the servers
@@ -87,7 +92,8 @@ func startEmbedded(ctx context.Context, g *globalFlags, log *slog.Logger) (*targ
 	if err := e.validate(g.URL); err != nil {
 		return nil, err
 	}
-	st, err := stack.StartLocal(ctx, stack.LocalOptions{Office: g.Office, DocsDirs: e.DocsDirs, MCPConfigs: e.MCPConfigs, Logger: log})
+	st, err := stack.StartLocal(ctx, stack.LocalOptions{Office: g.Office, DocsDirs: e.DocsDirs, MCPConfigs: e.MCPConfigs, Logger: log,
+		ConvertTimeout: e.budgets.convert, FindTimeout: e.budgets.find, FindMaxExpansion: e.budgets.findTerms})
 	var ce *stack.ConfigError
 	if errors.As(err, &ce) {
 		// The fix is in the file (exit 2, as --help says for config

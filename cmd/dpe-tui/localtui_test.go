@@ -47,10 +47,17 @@ func (p frameProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func startLocalTUI(t *testing.T, cfg string, w, h int) *localTUI {
 	t.Helper()
+	return startEmbeddedTUI(t, func(g *globalFlags) { g.Embedded.MCPConfigs = []string{cfg} }, w, h)
+}
+
+// startEmbeddedTUI is startLocalTUI of whatever set puts in the flags
+// (--mcp-config, --docs, the TUI's budgets).
+func startEmbeddedTUI(t *testing.T, set func(*globalFlags), w, h int) *localTUI {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	g := &globalFlags{Office: "demo", Name: "tui-test", Timeout: 30e9, MaxAck: 64 << 20} // untyped constants fit the flag types
-	g.Embedded.MCPConfigs = []string{cfg}
+	set(g)
 	g.Embedded.cmd = "dpe-tui" // the TUI does not wait for the servers
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	tgt, err := startEmbedded(ctx, g, log)

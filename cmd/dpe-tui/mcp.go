@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/config"
-	"github.com/dpe-tui/dpe-tui/finder"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -102,7 +101,7 @@ func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, s
 	stderr = &lockedWriter{w: stderr}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	lib, err := library.Open(library.Options{Dir: *docs, Host: *host, Logger: log, ConvertTimeout: f.budgets.convert,
-		Finder: &library.FinderOptions{IndexDir: *indexDir, Limits: finder.QueryLimits{Timeout: f.budgets.find}}})
+		Finder: &library.FinderOptions{IndexDir: *indexDir, Limits: f.budgets.findLimits()}})
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr
 	if err := f.budgets.check(); err != nil {
 		return err
 	}
-	opt.ConvertTimeout, opt.FindTimeout = f.budgets.convert, f.budgets.find
+	opt.ConvertTimeout, opt.FindTimeout, opt.FindMaxExpansion = f.budgets.convert, f.budgets.find, f.budgets.findTerms
 	if err := checkSideVersion(g.A2CVersion); err != nil {
 		return err
 	}

@@ -30,6 +30,10 @@ type tuiFlags struct {
 	Images string
 	// Remote is a DPE v1 remote to browse instead of an office.
 	Remote string
+	// budgets are the limits of the folders --docs serves in this
+	// process (embeddedFlags.budgets); globalFlags is copied over from
+	// the root's for each run, so they are kept here.
+	budgets budgetFlags
 }
 
 // define registers the TUI's own flags on fs (the root's and open's).
@@ -39,6 +43,9 @@ func (f *tuiFlags) define(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Images, "images", "auto", "image previews: kitty, sixel, blocks, off or auto")
 	bindEnv(fs, "images", "DPE_TUI_IMAGES")
 	fs.StringVar(&f.Remote, "remote", "", "browse this DPE v1 remote (its documents by folder, skeletons, stale local files with --docs DIR)")
+	// The folders of --docs are served in this process, with the limits
+	// serve --docs takes.
+	f.budgets.define(fs)
 }
 
 func (a *app) openCmd() *cobra.Command {
@@ -58,8 +65,11 @@ func (a *app) openCmd() *cobra.Command {
 	}
 	// The document view takes the TUI's own flags, as the root does.
 	a.tf.define(cmd.Flags())
-	// open shows one document; --remote is the root's (browse a remote).
-	_ = cmd.Flags().MarkHidden("remote")
+	// open shows one document; --remote is the root's (browse a remote),
+	// and the budgets are those of a served folder.
+	for _, name := range []string{"remote", "convert-timeout", "find-timeout", "find-max-expansion"} {
+		_ = cmd.Flags().MarkHidden(name)
+	}
 	return cmd
 }
 
@@ -99,12 +109,25 @@ func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 	return startTUI(a.ctx, f, openTarget, a.prof, a.remoteClient)
 }
 
+// localBudgets checks the budget flags and hands them to the folders
+// --docs serves in this process.
+func (f *tuiFlags) localBudgets() error {
+	if err := f.budgets.check(); err != nil {
+		return err
+	}
+	f.Embedded.budgets = f.budgets
+	return nil
+}
+
 // remoteDialer connects to a DPE v1 remote (app.remoteClient: the
 // profile's token, capabilities first).
 type remoteDialer func(ctx context.Context, url string) (*dpev1.Client, *wire.Capabilities, error)
 
 func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profileState, dialRemote remoteDialer) error {
 	if err := f.validate(); err != nil {
+		return err
+	}
+	if err := f.localBudgets(); err != nil {
 		return err
 	}
 	if openTarget == "" {
