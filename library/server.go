@@ -90,6 +90,9 @@ type Options struct {
 	// 0: convert.DefaultTimeout. It is the converter's own deadline, the
 	// one every conversion has, not a second one.
 	ConvertTimeout time.Duration
+	// Notice is the Options.Notice of the converter the library makes
+	// (the PDF engine's first compile, said once); nil: none.
+	Notice func(string)
 	// ListBudget is how long a walk (Open, a rescan) converts files inline
 	// to list them with their titles and page counts; default 5 s. Files
 	// left when it is spent, or whose conversion outlasts what is left of
@@ -214,7 +217,7 @@ func Open(opt Options) (*Library, error) {
 	lib := &library{sources: make(map[string]*source, max(opt.Generated, 0)+64), cache: newDocCache(opt.CacheSize), files: files, opt: opt,
 		conv: opt.Converter}
 	if lib.conv == nil {
-		lib.conv, lib.ownConv = convert.New(convert.Options{Timeout: opt.ConvertTimeout}), true
+		lib.conv, lib.ownConv = convert.New(convert.Options{Timeout: opt.ConvertTimeout, Notice: opt.Notice}), true
 	}
 	lib.bgCtx, lib.bgStop = context.WithCancel(context.Background())
 	lib.bgOne = make(chan struct{}, 1)

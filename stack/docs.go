@@ -32,7 +32,10 @@ type DocsOptions struct {
 	// FindMaxExpansion caps the terms one query pattern expands to
 	// (finder.QueryLimits.MaxExpansion); 0: its default.
 	FindMaxExpansion int
-	Logger           *slog.Logger
+	// Notice is told the library converter's one-line notices
+	// (library.Options.Notice); nil: none.
+	Notice func(string)
+	Logger *slog.Logger
 	// Middleware wraps the MCP server's incoming requests (tests).
 	Middleware []mcp.Middleware
 }
@@ -53,7 +56,7 @@ func AddDocs(ctx context.Context, c *computer.Computer, opt DocsOptions) (*libra
 	}
 	own := &Stack{}
 	lib, err := own.openLibrary(ctx, c, ServerLibrary, library.Options{Dir: opt.Dir, Host: HostLibrary, PageSize: PageSize,
-		Name: ServerLibrary, Logger: log.With("component", "library"), Finder: finder, ConvertTimeout: opt.ConvertTimeout}, opt.Middleware...)
+		Name: ServerLibrary, Logger: log.With("component", "library"), Finder: finder, ConvertTimeout: opt.ConvertTimeout, Notice: opt.Notice}, opt.Middleware...)
 	if err != nil {
 		_ = own.Close() // the library, if it opened
 		return nil, err

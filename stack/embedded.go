@@ -47,6 +47,8 @@ type LocalOptions struct {
 	// for serve, computer and mcp; 0: their defaults.
 	ConvertTimeout, FindTimeout time.Duration
 	FindMaxExpansion            int
+	// Notice is told the folders' converter notices (library.Options.Notice).
+	Notice func(string)
 }
 
 // Local is the user's own office: one computer, ComputerLocal, fronting
@@ -198,7 +200,7 @@ func StartLocal(ctx context.Context, opt LocalOptions) (_ *Stack, err error) {
 	for i, dir := range opt.DocsDirs {
 		name := uniqueName(folderServerName(dir), taken)
 		lo := library.Options{Dir: dir, Host: "local.docs." + name, PageSize: PageSize, Name: name,
-			Logger: log.With("component", "library", "dir", dir), ConvertTimeout: opt.ConvertTimeout}
+			Logger: log.With("component", "library", "dir", dir), ConvertTimeout: opt.ConvertTimeout, Notice: opt.Notice}
 		// tool_call routes a tool name to one server, so one Finder per
 		// computer: the first folder's.
 		if i == 0 {

@@ -105,6 +105,8 @@ type Options struct {
 	// libraries' DocsOptions of the same names.
 	ConvertTimeout, FindTimeout time.Duration
 	FindMaxExpansion            int
+	// Notice is told the libraries' converter notices (DocsOptions.Notice).
+	Notice func(string)
 	// NoFinder names demo computers (ComputerAlpha, ComputerBeta) whose
 	// library is served without Finder: an office where one computer
 	// cannot search.
@@ -253,7 +255,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// index shares the CPU with every request the demo serves.
 	up := make(chan struct{})
 	lib, err := AddDocs(ctx, alpha, DocsOptions{Dir: opt.DocsDir, FinderDir: opt.FinderDir, NoFinder: slices.Contains(opt.NoFinder, ComputerAlpha),
-		Start: up, Logger: log, Middleware: holdFinder(opt, ComputerAlpha), ConvertTimeout: opt.ConvertTimeout, FindTimeout: opt.FindTimeout, FindMaxExpansion: opt.FindMaxExpansion})
+		Start: up, Logger: log, Middleware: holdFinder(opt, ComputerAlpha), ConvertTimeout: opt.ConvertTimeout, FindTimeout: opt.FindTimeout, FindMaxExpansion: opt.FindMaxExpansion, Notice: opt.Notice})
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,11 @@ type env struct {
 	conn  client.StateEvent
 
 	width, height int
+	// notice is a NoticeMsg said while something runs (the PDF engine
+	// compiling inside an open): the status line shows it beside the
+	// running operation, which would otherwise hide it, until nothing
+	// runs.
+	notice string
 
 	keys     keyMap
 	spin     spinner.Model

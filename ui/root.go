@@ -72,6 +72,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.e.asks = m.e.asks[1:]
 		cmds = append(cmds, m.updateMsg(req))
 	}
+	if !m.e.ops.busy() {
+		m.e.notice = "" // what it announced is over
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -129,6 +132,7 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		return m.handleMouse(msg)
 
 	case NoticeMsg:
+		e.notice = sanitizeLine(msg.Text)
 		return e.info(msg.Text)
 
 	case clearStatusMsg:
@@ -749,7 +753,12 @@ func (m *model) statusView(w int) string {
 		return clip(" "+st.errText.Render(m.quitAsk), w)
 	}
 	if o := e.ops.newest(); o != nil {
-		s := " " + e.spin.View() + " " + o.label
+		s := " " + e.spin.View() + " "
+		if e.notice != "" {
+			// First: it says why this op takes longer than usual.
+			s += st.info.Render(e.notice) + " · "
+		}
+		s += o.label
 		if o.progress != "" {
 			s += " · " + o.progress
 		}

@@ -47,7 +47,7 @@ func resolveTarget(ctx context.Context, g *globalFlags, log *slog.Logger) (*targ
 	if g.Embedded.active() {
 		return startEmbedded(ctx, g, log) // the user's own servers and folders
 	}
-	st, err := stack.Start(ctx, stack.Options{Office: g.Office, Logger: log, A2CVersion: demoVersion(g.A2CVersion)})
+	st, err := stack.Start(ctx, stack.Options{Office: g.Office, Logger: log, A2CVersion: demoVersion(g.A2CVersion), Notice: g.Embedded.notice})
 	if err != nil {
 		return nil, fmt.Errorf("start embedded demo: %w", err)
 	}

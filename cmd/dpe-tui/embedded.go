@@ -46,6 +46,9 @@ type embeddedFlags struct {
 	// (tuiFlags.budgets), as serve, computer and mcp take them; zero (a
 	// headless command): the defaults.
 	budgets budgetFlags
+	// notice is told the served folders' converter notices: the TUI's
+	// status line (nil for headless commands).
+	notice func(string)
 }
 
 // maxStartWait bounds how long a headless command waits for the servers
@@ -93,7 +96,7 @@ func startEmbedded(ctx context.Context, g *globalFlags, log *slog.Logger) (*targ
 		return nil, err
 	}
 	st, err := stack.StartLocal(ctx, stack.LocalOptions{Office: g.Office, DocsDirs: e.DocsDirs, MCPConfigs: e.MCPConfigs, Logger: log,
-		ConvertTimeout: e.budgets.convert, FindTimeout: e.budgets.find, FindMaxExpansion: e.budgets.findTerms})
+		ConvertTimeout: e.budgets.convert, FindTimeout: e.budgets.find, FindMaxExpansion: e.budgets.findTerms, Notice: e.notice})
 	var ce *stack.ConfigError
 	if errors.As(err, &ce) {
 		// The fix is in the file (exit 2, as --help says for config

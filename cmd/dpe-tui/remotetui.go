@@ -99,7 +99,7 @@ func cacheDocs(c *contentcache.Cache, docs []*localDoc) {
 
 // localDocs converts the files of dir as push would (URIs under prefix,
 // "" for the folder's own file:// URI) and keeps their objects in cache.
-func localDocs(ctx context.Context, dir, prefix, from string, cache *contentcache.Cache) (*ui.LocalDocs, error) {
+func localDocs(ctx context.Context, dir, prefix, from string, cache *contentcache.Cache, notice func(string)) (*ui.LocalDocs, error) {
 	files, _, base, err := pushFiles(dir)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func localDocs(ctx context.Context, dir, prefix, from string, cache *contentcach
 	if prefix == "" {
 		prefix = fileURIOf(base) + "/"
 	}
-	conv := convert.New(convert.Options{})
+	conv := convert.New(convert.Options{Notice: notice})
 	defer conv.Close()
 	docs := make([]*localDoc, len(files))
 	parallel(2, len(files), func(i int) {
@@ -132,8 +132,9 @@ func localDocs(ctx context.Context, dir, prefix, from string, cache *contentcach
 }
 
 // tuiRemote is the browser's remote at url: the local files compared
-// are docsDir, else the folder last pushed there.
-func tuiRemote(url, docsDir string, connect func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error)) *ui.Remote {
+// are docsDir, else the folder last pushed there (converted with notices
+// to notice).
+func tuiRemote(url, docsDir string, notice func(string), connect func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error)) *ui.Remote {
 	r := &ui.Remote{Label: url, Connect: connect}
 	cache, err := contentcache.Default()
 	if err == nil {
@@ -142,11 +143,11 @@ func tuiRemote(url, docsDir string, connect func(ctx context.Context) (*dpev1.Cl
 	switch st, ok := lastPush(url); {
 	case docsDir != "":
 		r.Local = func(ctx context.Context) (*ui.LocalDocs, error) {
-			return localDocs(ctx, docsDir, "", "--docs "+docsDir, cache)
+			return localDocs(ctx, docsDir, "", "--docs "+docsDir, cache, notice)
 		}
 	case ok:
 		r.Local = func(ctx context.Context) (*ui.LocalDocs, error) {
-			return localDocs(ctx, st.Dir, st.Prefix, "last pushed: "+st.Dir, cache)
+			return localDocs(ctx, st.Dir, st.Prefix, "last pushed: "+st.Dir, cache, notice)
 		}
 	}
 	return r
@@ -162,6 +163,8 @@ type demoRemote struct {
 	started sync.Mutex
 	c       *dpev1.Client
 	caps    *wire.Capabilities
+	// notice is told the converter's notices (the status line).
+	notice func(string)
 
 	mu    sync.Mutex
 	close []func()
@@ -236,7 +239,7 @@ func (d *demoRemote) start(ctx context.Context) (*dpev1.Client, *wire.Capabiliti
 		return nil, nil, err
 	}
 	// push's own steps: convert and hash, batch_head, send what differs.
-	conv := convert.New(convert.Options{})
+	conv := convert.New(convert.Options{Notice: d.notice})
 	defer conv.Close()
 	docs := make([]*localDoc, len(files))
 	parallel(2, len(files), func(i int) {

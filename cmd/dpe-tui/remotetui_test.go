@@ -40,7 +40,7 @@ func startRemoteTUI(t *testing.T, url, docsDir string, w, h int) *localTUI {
 	opt := ui.Options{Theme: "dark", Width: w, Height: h, StatusTimeout: -1, Images: "blocks",
 		Limits: dpe.DefaultLimits(), Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
 		RemoteOnly: true, RequestTimeout: 30 * time.Second}
-	opt.Remote = tuiRemote(url, docsDir, func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error) {
+	opt.Remote = tuiRemote(url, docsDir, nil, func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error) {
 		c, err := dpev1.New(url, dpev1.Options{Timeout: 30 * time.Second})
 		if err != nil {
 			return nil, nil, err

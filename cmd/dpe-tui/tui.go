@@ -124,23 +124,57 @@ func (f *tuiFlags) localBudgets() error {
 type remoteDialer func(ctx context.Context, url string) (*dpev1.Client, *wire.Capabilities, error)
 
 func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profileState, dialRemote remoteDialer) error {
-	if err := f.validate(); err != nil {
+	notice := &tuiNotice{}
+	opt, done, err := tuiOptions(f, openTarget, prof, dialRemote, notice)
+	if err != nil {
 		return err
 	}
+	defer done()
+	p := tea.NewProgram(ui.New(opt), tea.WithContext(ctx))
+	notice.to(p)
+	final, err := p.Run()
+	closeCurrentAgent(final)
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("terminal UI: %w", err)
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && errors.Is(err, tea.ErrProgramPanic) {
+		return fmt.Errorf("terminal UI crashed; see --log for details")
+	}
+	return nil
+}
+
+// tuiOptions is the TUI's model as startTUI runs it: its converters,
+// stacks and remote, their notices to notice. done closes what it made,
+// after the program ends.
+func tuiOptions(f *tuiFlags, openTarget string, prof *profileState, dialRemote remoteDialer, notice *tuiNotice) (_ ui.Options, _ func(), err error) {
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeAll() // the returns name no done
+		}
+	}()
+	if err := f.validate(); err != nil {
+		return ui.Options{}, nil, err
+	}
 	if err := f.localBudgets(); err != nil {
-		return err
+		return ui.Options{}, nil, err
 	}
 	if openTarget == "" {
 		// Before the screen starts: a broken config file is one line.
 		if err := f.configReady(); err != nil {
-			return err
+			return ui.Options{}, nil, err
 		}
 	}
 	log, closeLog, err := f.logger()
 	if err != nil {
-		return err
+		return ui.Options{}, nil, err
 	}
-	defer closeLog()
+	closers = append(closers, closeLog)
 
 	opt := ui.Options{
 		Theme:   f.Theme,
@@ -154,10 +188,14 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 		opt.Theme = "notty"
 	}
 
+	// Every converter the TUI makes, and the served folders' own, say
+	// their notices (the PDF engine's first compile) on the status line.
+	f.Embedded.notice = notice.send
+
 	// A skill's SKILL.md is shown as a document through the converter's
 	// Markdown reader (ui does not import convert).
-	conv := convert.New(convert.Options{})
-	defer conv.Close()
+	conv := convert.New(convert.Options{Notice: notice.send})
+	closers = append(closers, func() { conv.Close() })
 	opt.ConvertMarkdown = func(ctx context.Context, name string, body []byte) (ui.PageSource, error) {
 		return conv.Open(ctx, convert.BytesSource(name, body))
 	}
@@ -178,31 +216,32 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 	case openTarget != "":
 	case f.Remote != "":
 		url := f.Remote
-		opt.Remote = tuiRemote(url, docsDir, func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error) { return dialRemote(ctx, url) })
+		opt.Remote = tuiRemote(url, docsDir, notice.send, func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error) { return dialRemote(ctx, url) })
 		opt.RemoteOnly = true
 	case profRemote != "":
-		opt.Remote = tuiRemote(profRemote, "", func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error) {
+		opt.Remote = tuiRemote(profRemote, "", notice.send, func(ctx context.Context) (*dpev1.Client, *wire.Capabilities, error) {
 			return dialRemote(ctx, profRemote)
 		})
 	case f.URL == "" && !f.Embedded.active():
-		demo := &demoRemote{}
-		defer demo.stop()
+		demo := &demoRemote{notice: notice.send}
+		closers = append(closers, demo.stop)
 		opt.Remote = &ui.Remote{Label: "the demo library, pushed to a remote of its own", Connect: demo.connect}
 		if cache, err := contentcache.Default(); err == nil {
 			opt.Remote.Cache = cache
 		}
 	}
 
+	// tgt is set by Connect, in a command: closed after the program ends.
 	var tgt *target
-	defer func() {
+	closers = append(closers, func() {
 		if tgt != nil {
 			tgt.Close()
 		}
-	}()
+	})
 	// The targets of profiles switched to (P) are dialled in tea.Cmds;
 	// each is closed when the TUI ends.
 	var switched targets
-	defer switched.close()
+	closers = append(closers, switched.close)
 	if openTarget != "" {
 		access := openTarget
 		if !strings.Contains(openTarget, "://") {
@@ -260,17 +299,47 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 			}
 		}
 	}
+	return opt, closeAll, nil
+}
 
-	p := tea.NewProgram(ui.New(opt), tea.WithContext(ctx))
-	final, err := p.Run()
-	closeCurrentAgent(final)
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		return fmt.Errorf("terminal UI: %w", err)
+// tuiNotice sends a converter's notices to the TUI's status line as
+// ui.NoticeMsg through the program (tea.Program.Send, safe from any
+// goroutine). A notice said before the program is known (a conversion
+// the first frame starts) waits for it.
+type tuiNotice struct {
+	mu      sync.Mutex
+	p       msgSender
+	pending []string
+}
+
+// msgSender is tea.Program's Send (teatest's TestModel has it too).
+type msgSender interface{ Send(tea.Msg) }
+
+func (n *tuiNotice) to(p msgSender) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.p = p
+	if pending := n.pending; len(pending) > 0 {
+		n.pending = nil
+		// Send waits for the program's loop, which may not run yet.
+		go func() {
+			for _, text := range pending {
+				p.Send(ui.NoticeMsg{Text: text})
+			}
+		}()
 	}
-	if errors.Is(err, tea.ErrProgramKilled) && errors.Is(err, tea.ErrProgramPanic) {
-		return fmt.Errorf("terminal UI crashed; see --log for details")
+}
+
+func (n *tuiNotice) send(text string) {
+	n.mu.Lock()
+	p := n.p
+	if p == nil && len(n.pending) < 8 {
+		n.pending = append(n.pending, text)
 	}
-	return nil
+	n.mu.Unlock()
+	if p != nil {
+		p.Send(ui.NoticeMsg{Text: text})
+	}
 }
 
 // closeCurrentAgent closes the agent the TUI ended on, so it leaves the

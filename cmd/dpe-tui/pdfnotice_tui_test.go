@@ -1,0 +1,91 @@
+package main
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/spf13/pflag"
+
+	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/ui"
+)
+
+// noticeCounter passes messages to the program and counts the notices.
+type noticeCounter struct {
+	to msgSender
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *noticeCounter) Send(msg tea.Msg) {
+	if n, ok := msg.(ui.NoticeMsg); ok {
+		c.mu.Lock()
+		c.n[n.Text]++
+		c.mu.Unlock()
+	}
+	c.to.Send(msg)
+}
+
+func (c *noticeCounter) count(text string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[text]
+}
+
+// TestTUI_PDFShowsTheEngineNoticeOnce: `dpe-tui open FILE.pdf` on a
+// machine whose PDF engine was never compiled says so on the status line,
+// beside the open it slows down, once; the next TUI (the engine compiled)
+// does not say it again. The model is the one startTUI runs (tuiOptions),
+// driven through teatest.
+func TestTUI_PDFShowsTheEngineNoticeOnce(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // a machine that never compiled PDFium
+	run := func(wantNotices int) {
+		t.Helper()
+		var f tuiFlags
+		fs := pflag.NewFlagSet("dpe-tui", pflag.ContinueOnError)
+		f.globalFlags.register(fs)
+		f.define(fs)
+		if err := fs.Parse(nil); err != nil {
+			t.Fatal(err)
+		}
+		f.Embedded.cmd = "open"
+		notice := &tuiNotice{}
+		opt, done, err := tuiOptions(&f, "../../convert/testdata/pdf/twocolumns.pdf", nil, nil, notice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer done()
+		opt.Width, opt.Height = 80, 24
+		tm := teatest.NewTestModel(t, frameProbe{ui.New(opt)}, teatest.WithInitialTermSize(80, 24),
+			teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+		counter := &noticeCounter{to: tm, n: map[string]int{}}
+		notice.to(counter)
+		l := &localTUI{t: t, tm: tm}
+		if wantNotices > 0 {
+			// On the status line while the open it slows down runs.
+			l.waitUntil("the notice beside the open", func(f string) bool {
+				lines := strings.Split(f, "\n")
+				return strings.Contains(lines[len(lines)-2], convert.PDFEngineNotice) && strings.Contains(lines[len(lines)-2], "esc cancels")
+			})
+		}
+		l.waitFor("page 1/")
+		l.waitUntil("every page converted", func(f string) bool { return !strings.Contains(f, "esc cancels") })
+		l.key(tea.KeyPressMsg{Code: ']', Text: "]"}) // the next page converts too
+		l.waitFor("page 2/")
+		time.Sleep(100 * time.Millisecond)
+		if got := counter.count(convert.PDFEngineNotice); got != wantNotices {
+			t.Errorf("the engine notice was sent %d times, want %d", got, wantNotices)
+		}
+		if f := l.frame(); strings.Contains(f, convert.PDFEngineNotice) {
+			t.Errorf("the notice stays after the open:\n%s", f)
+		}
+		l.quit()
+	}
+	run(1)
+	run(0) // compiled now: nothing to announce
+}
