@@ -214,3 +214,22 @@ func parseTable(e *dpe.Element) (*Grid, error) {
 	d := DefaultLimits()
 	return ParseTableLimits(e, TableLimits{MaxCells: d.MaxTableCells, MaxCols: d.MaxTableCols, MaxCellChars: d.MaxChars})
 }
+
+// TestTable_OneColumnShownIsNamedOnce: when only one column besides the
+// first fits, the marker names it once ("col 4 of 4", not "cols 4–4").
+func TestTable_OneColumnShownIsNamedOnce(t *testing.T) {
+	r := New(NewTheme("notty"))
+	e := el(t, "Table", wideTableText(4, 3), nil)
+	v := TableView{XOffset: 100}
+	info, err := r.TableInfo(e, 30, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.FirstCol != info.LastCol {
+		t.Fatalf("at 30 columns %d–%d shown; the test wants one", info.FirstCol, info.LastCol)
+	}
+	sticky, _, _ := r.TableWindow(e, 30, v, 3, 3)
+	if want := "◂ col 4 of 4"; sticky[0] != want {
+		t.Errorf("marker %q, want %q", sticky[0], want)
+	}
+}

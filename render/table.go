@@ -284,6 +284,9 @@ func (r *Renderer) tableSticky(g *Grid, lay tableLayout, width int) []string {
 	var lines []string
 	if lay.info.Clipped {
 		m := fmt.Sprintf("cols %d–%d of %d", lay.info.FirstCol+1, lay.info.LastCol+1, g.Cols)
+		if lay.info.FirstCol == lay.info.LastCol {
+			m = fmt.Sprintf("col %d of %d", lay.info.FirstCol+1, g.Cols) // one column shown (a wide cell)
+		}
 		if lay.info.FirstCol > 1 {
 			m = "◂ " + m
 		}

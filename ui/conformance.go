@@ -51,7 +51,7 @@ func (v *conformanceOverlay) View(w, h int) []string {
 		return []string{"", "  " + v.e.spin.View() + " validating…"}
 	}
 	vio, warn := countFindings(d.findings)
-	head := fmt.Sprintf(" Conformance · %d violations · %d warnings", vio, warn)
+	head := " Conformance · " + counted(vio, "violation", "violations") + " · " + counted(warn, "warning", "warnings")
 	if len(d.findings) == 0 {
 		return []string{st.title.Render(head), "", "  " + st.okText.Render("✓ the document conforms to the DPE content format")}
 	}

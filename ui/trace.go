@@ -201,7 +201,7 @@ func (v *traceOverlay) lines(w int) []string {
 			refetches++
 		}
 	}
-	summary := fmt.Sprintf("Timeline · %d get_dpe · %d fetches · %s", calls0, fetches, humanBytes(bytesIn))
+	summary := fmt.Sprintf("Timeline · %d get_dpe · %s · %s", calls0, counted(fetches, "fetch", "fetches"), humanBytes(bytesIn))
 	if refetches > 0 {
 		summary += fmt.Sprintf(" · %d re-resolve", refetches)
 	}
