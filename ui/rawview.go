@@ -308,7 +308,8 @@ func (v *rawOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
 		case matches(msg, k.Back, k.Raw):
 			return v, v.e.ask(closeOverlayMsg{})
 		case matches(msg, k.Search):
-			return v, v.e.ask(promptMsg{mode: barSearch, value: v.search.query, overlay: true})
+			// Empty, as the document's /: the last queries are on ↑.
+			return v, v.e.ask(promptMsg{mode: barSearch, overlay: true})
 		case matches(msg, k.NextHit):
 			return v, v.nextHit(1, h)
 		case matches(msg, k.PrevHit):

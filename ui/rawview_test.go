@@ -62,6 +62,16 @@ func TestRaw_SearchTypesTheQueryAndWalksMatches(t *testing.T) {
 	if q := m.docS().search.query; q != "" {
 		t.Fatalf("the raw search reached the document's search (%q)", q)
 	}
+	// A second / opens an empty prompt, as the document's does: the
+	// last query is on ↑, not typed over.
+	press(t, m, "/")
+	if got := m.bar.input.Value(); got != "" {
+		t.Fatalf("the raw view's / is prefilled with %q; the document's is empty", got)
+	}
+	press(t, m, "up")
+	if got := m.bar.input.Value(); got != "quick" {
+		t.Fatalf("↑ in the raw view's prompt gives %q, want the last query", got)
+	}
 }
 
 // A search opens folds so a match inside one is found.
