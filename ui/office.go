@@ -247,6 +247,12 @@ func (v *officeScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return v.e.ask(popMsg{})
 	case matches(msg, k.Refresh):
 		return v.load()
+	case matches(msg, k.Trace):
+		// The trace of the last open (kept when it failed), or what x is for.
+		if t := v.e.lastTrace; t != nil {
+			return v.e.ask(overlayMsg{s: newTraceOverlay(v.e, t)})
+		}
+		return v.e.info("x shows the resolver trace of a document: none opened yet")
 	case matches(msg, k.Filter):
 		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
 			return counted(len(v.visible()), "match", "matches"), true
@@ -340,7 +346,7 @@ func (v *officeScreen) extra() int {
 func (v *officeScreen) Keys() screenKeys {
 	k := v.e.keys
 	short := []key2{withHelp(k.Enter, "servers"), k.Filter, k.Refresh, k.Open, k.Up, k.Down}
-	actions := []key2{withHelp(k.Enter, "servers"), k.Filter, k.Refresh}
+	actions := []key2{withHelp(k.Enter, "servers"), k.Filter, k.Refresh, withHelp(k.Trace, "last open's trace")}
 	if canSwitchProfile(v.e) {
 		short = append(short[:3], append([]key2{k.Profile}, short[3:]...)...)
 		actions = append(actions, k.Profile)
