@@ -43,7 +43,7 @@ func (c *noticeCounter) count(text string) int {
 // does not say it again. The model is the one startTUI runs (tuiOptions),
 // driven through teatest.
 func TestTUI_PDFShowsTheEngineNoticeOnce(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // a machine that never compiled PDFium
+	coldPDFCache(t) // a machine that never compiled PDFium
 	run := func(wantNotices int) {
 		t.Helper()
 		var f tuiFlags
@@ -70,7 +70,8 @@ func TestTUI_PDFShowsTheEngineNoticeOnce(t *testing.T) {
 			// On the status line while the open it slows down runs.
 			l.waitUntil("the notice beside the open", func(f string) bool {
 				lines := strings.Split(f, "\n")
-				return strings.Contains(lines[len(lines)-2], convert.PDFEngineNotice) && strings.Contains(lines[len(lines)-2], "esc cancels")
+				status := lines[len(lines)-2]
+				return strings.Contains(status, convert.PDFEngineNotice+" · converting twocolumns.pdf")
 			})
 		}
 		l.waitFor("page 1/")
