@@ -66,6 +66,7 @@ func TestRemote_RReloadsTheRemoteDocumentInPlace(t *testing.T) {
 		}
 	}
 	// Still the document over the skeleton: esc goes back to it.
+	s.idle()
 	s.keys("esc")
 	s.waitFor("PAGE 1 ELEMENTS")
 }
