@@ -37,7 +37,10 @@ type Remote struct {
 type LocalDocs struct {
 	// From names where they are ("--docs DIR", "last pushed: DIR").
 	From string
-	Docs []LocalDoc
+	// Prefix is the file_uri prefix they were given (push's --prefix):
+	// only documents under it are compared.
+	Prefix string
+	Docs   []LocalDoc
 	// Failed counts files that did not convert.
 	Failed int
 }
@@ -65,8 +68,10 @@ type remoteConn struct {
 	// local is nil when no local files were given.
 	local     map[string]LocalDoc
 	localFrom string
-	localErr  string
-	failed    int
+	// localPrefix is where the local files are on the remote ("": all).
+	localPrefix string
+	localErr    string
+	failed      int
 }
 
 func (rc *remoteConn) readObjects() bool {
@@ -84,7 +89,7 @@ func (rc *remoteConn) contentLine() string {
 // setLocal keeps the local files read (or why they could not be), in
 // place of any read before.
 func (rc *remoteConn) setLocal(local *LocalDocs, err error) {
-	rc.local, rc.localFrom, rc.failed, rc.localErr = nil, "", 0, ""
+	rc.local, rc.localFrom, rc.localPrefix, rc.failed, rc.localErr = nil, "", "", 0, ""
 	if err != nil {
 		rc.localErr = oneLine(err)
 	}
@@ -99,6 +104,11 @@ func (rc *remoteConn) setLocal(local *LocalDocs, err error) {
 		rc.local[d.URI] = d
 	}
 	rc.localFrom, rc.failed = local.From, local.Failed
+	if n, bad := wire.NormalizeURI(local.Prefix); bad == nil {
+		rc.localPrefix = n
+	} else {
+		rc.localPrefix = local.Prefix
+	}
 }
 
 type remoteConnMsg struct {
@@ -133,6 +143,9 @@ type remoteRow struct {
 	remote string // the remote's doc_hash ("" : only local)
 	local  string // the local doc_hash ("" : not local)
 	path   string // the local file
+	// outside: a document not under the local files' prefix, so not
+	// compared with them.
+	outside bool
 	// A folder's counts.
 	docs, stale, remoteOnly, localOnly int
 }
@@ -142,7 +155,7 @@ func (r remoteRow) state(haveLocal bool) string {
 	switch {
 	case r.remote == "":
 		return "only local"
-	case !haveLocal:
+	case !haveLocal || r.outside:
 		return ""
 	case r.local == "":
 		return "only remote"
@@ -264,7 +277,7 @@ func (v *remoteScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			v.conn.setLocal(msg.local, msg.lerr)
 		}
 		v.err, v.loaded, v.truncated = "", true, msg.truncated
-		v.rows = remoteRows(msg.prefix, msg.entries, v.conn.local)
+		v.rows = remoteRows(msg.prefix, msg.entries, v.conn.local, v.conn.localPrefix)
 		v.list.clamp(len(v.rows), v.listHeight())
 	case errMsg:
 		if msg.id == v.op {
@@ -373,11 +386,17 @@ func (v *remoteScreen) localLine() string {
 	case rc.local == nil:
 		return "no local files to compare (--docs DIR marks stale ones)"
 	}
-	s := "local files: " + sanitizeLine(rc.localFrom) + " (" + counted(len(rc.local), "document", "documents")
+	// The counts first: a long folder and prefix are what a narrow
+	// screen cuts.
+	s := "local files (" + counted(len(rc.local), "document", "documents")
 	if rc.failed > 0 {
 		s += ", " + counted(rc.failed, "file", "files") + " did not convert"
 	}
-	return s + ")"
+	s += "): " + sanitizeLine(rc.localFrom)
+	if rc.localPrefix != "" {
+		s += " as " + displayName(rc.localPrefix)
+	}
+	return s
 }
 
 // remoteCols fits the columns to w cells: STATE as wide as its widest
@@ -432,7 +451,10 @@ func hashCell(h string) string { return sanitizeLine(shortHash(identity.Hash(h))
 // the folders and documents directly under it. A folder's name runs to the
 // longest folder all its documents share, so a deep single path
 // (file:///home/me/papers/) is one step, not one per segment.
-func remoteRows(prefix string, remote []wire.ListEntry, local map[string]LocalDoc) []remoteRow {
+//
+// Only documents under localPrefix are compared with the local files: the
+// same folder pushed under another prefix is not "only remote".
+func remoteRows(prefix string, remote []wire.ListEntry, local map[string]LocalDoc, localPrefix string) []remoteRow {
 	type doc struct{ uri, remote, local, path string }
 	byURI := map[string]*doc{}
 	for _, e := range remote {
@@ -457,7 +479,8 @@ func remoteRows(prefix string, remote []wire.ListEntry, local map[string]LocalDo
 		rest := d.uri[len(prefix):]
 		seg, _, isDir := strings.Cut(rest, "/")
 		if !isDir {
-			rows = append(rows, remoteRow{name: rest, uri: d.uri, remote: d.remote, local: d.local, path: d.path})
+			rows = append(rows, remoteRow{name: rest, uri: d.uri, remote: d.remote, local: d.local, path: d.path,
+				outside: !strings.HasPrefix(d.uri, localPrefix)})
 			continue
 		}
 		groups[seg] = append(groups[seg], d)
@@ -473,6 +496,8 @@ func remoteRows(prefix string, remote []wire.ListEntry, local map[string]LocalDo
 			switch {
 			case d.remote == "":
 				r.localOnly++
+			case !strings.HasPrefix(d.uri, localPrefix):
+				// not compared
 			case d.local == "":
 				r.remoteOnly++
 			case d.local != d.remote:

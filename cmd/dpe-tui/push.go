@@ -167,7 +167,7 @@ func (a *app) runPush(f *pushFlags, root string) error {
 	}
 	out.done()
 	if !f.dryRun {
-		rememberPush(f.remote, base, prefix, docs) // for the TUI's browser
+		rememberPush(a.pushedRemote(f.remote), base, prefix, docs) // for the TUI's browser
 	}
 	return printPush(a, results, len(skipped), gone.get())
 }

@@ -63,6 +63,21 @@ func rememberPush(remoteURL, dir, prefix string, docs []*localDoc) {
 	_ = safewrite.Replace(p, b, 0o600)
 }
 
+// pushedRemote is the remote a push went to: url, else the remote of
+// --profile (the key the TUI looks the push up by, with or without
+// --remote).
+func (a *app) pushedRemote(url string) string {
+	if url != "" {
+		return url
+	}
+	if st := a.prof; st != nil && st.name != "" {
+		if p, err := st.file.Lookup(st.name); err == nil {
+			return p.Remote
+		}
+	}
+	return ""
+}
+
 func readPushState(p string) map[string]pushState {
 	all := map[string]pushState{}
 	if b, err := os.ReadFile(p); err == nil && len(b) < 1<<20 {
@@ -120,7 +135,7 @@ func localDocs(ctx context.Context, dir, prefix, from string, cache *contentcach
 	if cache != nil {
 		cacheDocs(cache, docs)
 	}
-	out := &ui.LocalDocs{From: from}
+	out := &ui.LocalDocs{From: from, Prefix: prefix}
 	for _, d := range docs {
 		if d.err != nil {
 			out.Failed++

@@ -112,16 +112,55 @@ func TestRemoteTUI_RefreshRereadsTheLocalFolder(t *testing.T) {
 		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
 	}
 	l := startRemoteTUI(t, url, dir, 100, 30)
-	l.waitFor("(2 documents)", "2 docs")
+	l.waitFor("local files (2 documents)", "2 docs")
 	l.enter()
 	l.waitFor("a.md", "same")
 	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\nfirst, edited\n")
 	writeFile(t, filepath.Join(dir, "c.md"), "# C\n\nnew\n")
 	l.rune('r')
-	f := l.waitFor("(3 documents)", "stale", "c.md", "only local")
+	f := l.waitFor("local files (3 documents)", "stale", "c.md", "only local")
 	for _, line := range strings.Split(f, "\n") {
 		if strings.Contains(line, "a.md") && !strings.Contains(line, "stale") {
 			t.Fatalf("the edited a.md is not stale:\n%s", f)
 		}
 	}
+}
+
+// A folder pushed under its own file:// prefix, then again with --prefix
+// file:///big80/: the browser compares the local files under the prefix
+// of the last push and says which, and the earlier copy under the
+// folder's own URI is not compared (it said all "only remote").
+func TestRemoteTUI_StateUsesTheLastPushsPrefix(t *testing.T) {
+	url := ourRemote(t, false)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\nfirst\n")
+	writeFile(t, filepath.Join(dir, "b.md"), "# B\n\nsecond\n")
+	for _, args := range [][]string{{}, {"--prefix", "file:///big80/"}} {
+		if code, out, errOut := runPush(t, append([]string{"push", dir, "--remote", url}, args...)...); code != 0 {
+			t.Fatalf("push %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
+	l := startRemoteTUI(t, url, "", 120, 30)
+	l.waitFor("local files (2 documents): last pushed: "+dir+" as file:///big80/", "4 docs")
+	l.enter()
+	f := l.waitFor("big80/", "2 docs", strings.TrimPrefix(fileURIOf(dir), "file:///"))
+	if strings.Contains(f, "2 remote") || strings.Contains(f, "only remote") || strings.Contains(f, "stale") {
+		t.Fatalf("documents outside the last push's prefix were compared:\n%s", f)
+	}
+}
+
+// push --profile P (no --remote) remembers the folder under the
+// profile's remote, so the browser of that remote (a profile's remote
+// entry, built by tuiRemote as with --remote) marks against it.
+func TestRemoteTUI_LastPushedWithAProfile(t *testing.T) {
+	url := ourRemote(t, false)
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "cfg.toml")
+	writeFile(t, cfg, "[profiles.tok]\nremote = \""+url+"\"\n")
+	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\nfirst\n")
+	if code, out, errOut := runPush(t, "--config", cfg, "--profile", "tok", "push", dir); code != 0 {
+		t.Fatalf("push --profile: exit %d\n%s%s", code, out, errOut)
+	}
+	l := startRemoteTUI(t, url, "", 120, 30)
+	l.waitFor("local files (1 document): last pushed: " + dir)
 }
