@@ -127,6 +127,9 @@ type app struct {
 	// prof is the config file and chosen profile; nil for commands that
 	// do not read it.
 	prof *profileState
+	// tokenEnv is push's and remote's --token-env: the variable holding
+	// the remote's bearer token.
+	tokenEnv string
 }
 
 func (a *app) rootCmd() *cobra.Command {

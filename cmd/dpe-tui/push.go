@@ -59,6 +59,7 @@ func (a *app) pushCmd() *cobra.Command {
 	fs.BoolVar(&f.prune, "prune", false, "delete remote documents under the prefix whose files are gone")
 	fs.IntVar(&f.jobs, "jobs", 4, "documents converted and sent at once")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "a line for every document, unchanged ones too (the summary counts them)")
+	a.tokenEnvFlag(cmd)
 	return cmd
 }
 
@@ -590,8 +591,13 @@ func pushExit(results []pushResult) int {
 func resultLine(r pushResult) string {
 	if r.err != nil {
 		why := r.err.Error()
-		if errors.Is(r.err, wire.CodePreconditionFailed) || errors.Is(r.err, wire.CodeAlreadyExists) {
-			why = "changed on the remote since it was read, not overwritten (push again to send this version over the new one): " + why
+		// A conflict is said once, by its code: the remote's detail would
+		// repeat what the line says.
+		switch {
+		case errors.Is(r.err, wire.CodePreconditionFailed):
+			why = "changed on the remote since it was read (" + string(wire.CodePreconditionFailed) + ": its version moved), not overwritten; push again to send this version over the new one"
+		case errors.Is(r.err, wire.CodeAlreadyExists):
+			why = "changed on the remote since it was read (" + string(wire.CodeAlreadyExists) + ": another push created it first), not overwritten; push again to send this version over the new one"
 		}
 		if r.local {
 			return "dpe-tui: push: " + sanitize.Line(why)

@@ -338,7 +338,8 @@ func TestPush_ConcurrentPushersTheLoserIsRefusedNotOverwritten(t *testing.T) {
 	}
 	wc.mu.Unlock()
 	code, out, errOut := runPush(t, "push", mine, "--remote", url, "--prefix", "file:///team/")
-	if code != exitProtocol || !strings.Contains(errOut, "DPE_PRECONDITION_FAILED") || !strings.Contains(errOut, "not overwritten") ||
+	// Said once: the code, no detail repeating it.
+	if code != exitProtocol || strings.Count(errOut, "DPE_PRECONDITION_FAILED") != 1 || !strings.Contains(errOut, "(DPE_PRECONDITION_FAILED: its version moved), not overwritten") ||
 		!strings.Contains(out, "1 failed") {
 		t.Fatalf("the loser: exit %d\n%s\n%s", code, out, errOut)
 	}

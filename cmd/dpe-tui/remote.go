@@ -165,30 +165,59 @@ func (a *app) remoteClient(ctx context.Context, url string) (*dpev1.Client, *wir
 	if url == "" {
 		return nil, nil, usageErrorf("no remote: give its URL, or a --profile whose remote is set")
 	}
+	if a.tokenEnv != "" {
+		// Named on the command line, the token itself never is (it would
+		// show in ps and the shell's history); it goes to url only.
+		tok := os.Getenv(a.tokenEnv)
+		if tok == "" {
+			return nil, nil, usageErrorf("--token-env %s: the variable is empty or unset", sanitize.Line(a.tokenEnv))
+		}
+		opt.Token = func(context.Context) (string, error) { return tok, nil }
+	}
 	c, err := dpev1.New(url, opt)
 	if err != nil {
 		return nil, nil, usageErrorf("%v", err)
 	}
 	caps, err := c.Capabilities(ctx)
 	if err != nil {
-		return nil, nil, explainRemote(err, url, profRemote)
+		prof := ""
+		if a.prof != nil {
+			prof = a.prof.name
+		}
+		return nil, nil, explainRemote(err, url, prof, profRemote, a.tokenEnv)
 	}
 	return c, caps, nil
 }
 
+// tokenEnvFlag gives cmd (push, or a remote client command) --token-env.
+func (a *app) tokenEnvFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&a.tokenEnv, "token-env", "", "send the bearer token held in this environment variable to the remote (instead of a profile's)")
+}
+
 // explainRemote adds the next step to an answer a user cannot act on
 // alone: a 401 means the remote wants a bearer token, which dpe-tui sends
-// only from a profile whose remote is this URL.
-func explainRemote(err error, url, profRemote string) error {
+// from --token-env, or from a profile whose remote is this URL. The
+// remote's own detail already says a token is wanted, so only the step is
+// added.
+func explainRemote(err error, url, prof, profRemote, tokenEnv string) error {
 	var he *dpev1.HTTPError
 	if !errors.As(err, &he) || he.Status != http.StatusUnauthorized {
 		return err
 	}
-	how := "set remote = \"" + sanitize.Line(sanitize.URL(url)) + "\" and remote_token_env (or remote_token_cmd) in a profile of the config file and pass --profile NAME"
-	if profRemote != "" && strings.TrimSuffix(profRemote, "/") == strings.TrimSuffix(url, "/") {
+	same := strings.TrimSuffix(profRemote, "/") == strings.TrimSuffix(url, "/")
+	var how string
+	switch {
+	case tokenEnv != "":
+		how = "the token in " + sanitize.Line(tokenEnv) + " was refused"
+	case prof != "" && profRemote != "" && same:
 		how = "the profile's token was refused: check its remote_token_env / remote_token_cmd"
+	case prof != "" && profRemote != "":
+		how = "profile " + sanitize.Line(prof) + " sends its token only to its remote " + sanitize.Line(sanitize.URL(profRemote)) +
+			" (a URL compared as written): give that URL, or --token-env VAR"
+	default:
+		how = "give --token-env VAR, or a --profile with remote = \"" + sanitize.Line(sanitize.URL(url)) + "\" and remote_token_env (or remote_token_cmd)"
 	}
-	return fmt.Errorf("%w: the remote wants a bearer token; %s", err, how)
+	return fmt.Errorf("%w; %s", err, how)
 }
 
 // remoteArgs splits a command's arguments into the remote's URL and the
@@ -230,6 +259,7 @@ func (a *app) remoteLsCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print [{"file_uri", "doc_hash"}]`)
+	a.tokenEnvFlag(cmd)
 	return cmd
 }
 
@@ -307,6 +337,7 @@ func (a *app) remoteHeadCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print [{"file_uri", "doc_hash"}] in the order given (doc_hash null when the remote has none)`)
+	a.tokenEnvFlag(cmd)
 	return cmd
 }
 
@@ -407,6 +438,7 @@ func (a *app) remoteSkeletonCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file_uri", "doc_hash", "document", "pages"} as the binding has it`)
+	a.tokenEnvFlag(cmd)
 	return cmd
 }
 
@@ -506,11 +538,12 @@ func (a *app) remoteMvCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file_uri", "doc_hash"} of the document at its new place`)
+	a.tokenEnvFlag(cmd)
 	return cmd
 }
 
 func (a *app) remoteCatCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "cat URL HASH",
 		Short: "Print a page or element object (or a blob) by hash, through the read extension",
 		Long: "cat reads one object with the remote's read extension (GET objects/{hash}, offered only by remotes\n" +
@@ -545,4 +578,6 @@ func (a *app) remoteCatCmd() *cobra.Command {
 			return err
 		},
 	}
+	a.tokenEnvFlag(cmd)
+	return cmd
 }

@@ -181,7 +181,8 @@ func TestRemoteCLI_TokenFromTheProfileGoesToItsRemoteOnly(t *testing.T) {
 	writeFile(t, cfg, fmt.Sprintf("[profiles.dpe]\nremote = %q\nremote_token_cmd = \"echo s3cret\"\n\n[profiles.other]\nremote = \"http://127.0.0.1:1\"\nremote_token_env = \"T_REMOTE_SERVE_TOKEN\"\n", url))
 	// A 401 says what the remote wants and how to give it.
 	if code, _, errOut := runCLI(t, "remote", "ls", url); code != exitRuntime || !strings.Contains(errOut, "401") ||
-		!strings.Contains(errOut, "the remote wants a bearer token") || !strings.Contains(errOut, "remote_token_env") || !strings.Contains(errOut, "--profile") {
+		strings.Count(errOut, "bearer token") != 1 || !strings.Contains(errOut, "remote_token_env") || !strings.Contains(errOut, "--profile") ||
+		!strings.Contains(errOut, "--token-env VAR") {
 		t.Fatalf("without a token: exit %d %q", code, errOut)
 	}
 	if code, _, errOut := runCLI(t, "--config", cfg, "--profile", "dpe", "remote", "ls", url); code != 0 {

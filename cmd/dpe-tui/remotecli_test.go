@@ -205,3 +205,39 @@ func TestRemoteCLI_JSONForHeadAndMvAndCatsRedirect(t *testing.T) {
 		t.Errorf("cat DOC_HASH: exit %d %q", code, errOut)
 	}
 }
+
+// --token-env VAR gives push and remote the remote's token from the
+// environment (never on the command line); a 401 says the token is
+// wanted once, and a profile whose remote is written otherwise than the
+// URL given is named as the reason, not "pass --profile" again.
+func TestRemoteCLI_TokenEnvAnd401SaidOnce(t *testing.T) {
+	t.Setenv("T_TOKEN_ENV_SERVE", "s3cret")
+	t.Setenv("T_TOKEN_ENV_WRONG", "nope")
+	url := startRemoteServe(t, "--store", t.TempDir(), "--token-env", "T_TOKEN_ENV_SERVE")
+	docs := t.TempDir()
+	writeFile(t, filepath.Join(docs, "p.md"), "# P\n")
+	if code, out, errOut := runPush(t, "push", docs, "--remote", url, "--prefix", "file:///t/", "--token-env", "T_TOKEN_ENV_SERVE"); code != 0 || !strings.Contains(out, "1 created") {
+		t.Fatalf("push --token-env: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"ls", url, "file:///t/"}, {"head", url, "file:///t/p.md"}, {"skeleton", url, "file:///t/p.md"}} {
+		args = append(append([]string{"remote"}, args...), "--token-env", "T_TOKEN_ENV_SERVE")
+		if code, out, errOut := runCLI(t, args...); code != 0 || !strings.Contains(out, "file:///t/p.md") {
+			t.Errorf("%v: exit %d %q %s", args, code, out, errOut)
+		}
+	}
+	code, _, errOut := runCLI(t, "remote", "ls", url, "--token-env", "T_TOKEN_ENV_WRONG")
+	if code != exitRuntime || strings.Count(errOut, "bearer token") != 1 || !strings.Contains(errOut, "the token in T_TOKEN_ENV_WRONG was refused") {
+		t.Errorf("a wrong token: exit %d %q", code, errOut)
+	}
+	if code, _, errOut = runCLI(t, "remote", "ls", url, "--token-env", "T_TOKEN_ENV_UNSET"); code != exitUsage || !strings.Contains(errOut, "T_TOKEN_ENV_UNSET: the variable is empty or unset") {
+		t.Errorf("an unset variable: exit %d %q", code, errOut)
+	}
+	other := strings.Replace(url, "127.0.0.1", "localhost", 1)
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	writeFile(t, cfg, fmt.Sprintf("[profiles.lan]\nremote = %q\nremote_token_env = \"T_TOKEN_ENV_SERVE\"\n", other))
+	code, _, errOut = runCLI(t, "--config", cfg, "--profile", "lan", "remote", "ls", url)
+	if code != exitRuntime || strings.Count(errOut, "bearer token") != 1 || strings.Contains(errOut, "pass --profile") ||
+		!strings.Contains(errOut, "profile lan sends its token only to its remote "+other) {
+		t.Errorf("a profile of another URL: exit %d %q", code, errOut)
+	}
+}
