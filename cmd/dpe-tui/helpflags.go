@@ -15,7 +15,15 @@ func helpInherits(command *cobra.Command) ([]string, bool) {
 		// A script on stdout: nothing connects.
 		return []string{"no-color"}, true
 	}
+	// push and the remote's client commands speak DPE v1 over HTTP: no
+	// SMCP server, office or agent.
+	v1 := []string{"config", "profile", "timeout", "no-color"}
+	if command.HasParent() && command.Parent().Name() == "remote" && command.Name() != "serve" {
+		return v1, true
+	}
 	switch command.Name() {
+	case "push":
+		return v1, true
 	case "open":
 		return []string{"config", "profile", "theme", "no-color", "log", "insecure"}, true
 	case "mcp":

@@ -58,7 +58,7 @@ func (a *app) pushCmd() *cobra.Command {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print what would change, write nothing")
 	fs.BoolVar(&f.prune, "prune", false, "delete remote documents under the prefix whose files are gone")
 	fs.IntVar(&f.jobs, "jobs", 4, "documents converted and sent at once")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "a line for every document, unchanged ones too (the summary counts them)")
+	fs.BoolVar(&f.verbose, "verbose", false, "a line for every document, unchanged ones too (the summary counts them)")
 	a.tokenEnvFlag(cmd)
 	return cmd
 }

@@ -118,7 +118,7 @@ func TestPush_SecondPushOfAnUnchangedFolderSendsNothing(t *testing.T) {
 	if n := strings.Count(out, "\n"); n != 1 {
 		t.Errorf("second push printed %d lines, want the summary only:\n%s", n, out)
 	}
-	if code, vout, _ := runPush(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/", "-v"); code != 0 || strings.Count(vout, "\n") != 43 {
+	if code, vout, _ := runPush(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///notes/", "--verbose"); code != 0 || strings.Count(vout, "\n") != 43 {
 		t.Errorf("push -v: exit %d, want 42 document lines and the summary:\n%s", code, vout)
 	}
 	wc.reset()

@@ -476,7 +476,7 @@ func (a *app) runRemoteSkeleton(url, uri string, asJSON bool) error {
 		if p.Title != nil {
 			title = "  " + sanitize.Line(*p.Title)
 		}
-		fmt.Fprintf(w, "page %d  %s  %d elements%s\n", i+1, sk.Document.Pages[i], len(p.Elements), title)
+		fmt.Fprintf(w, "page %d  %s  %s%s\n", i+1, sk.Document.Pages[i], plural(len(p.Elements), "element"), title)
 		if m := compactMeta(p.PageMetadata); m != "" {
 			fmt.Fprintf(w, "  metadata %s\n", m)
 		}

@@ -241,3 +241,26 @@ func TestRemoteCLI_TokenEnvAnd401SaidOnce(t *testing.T) {
 		t.Errorf("a profile of another URL: exit %d %q", code, errOut)
 	}
 }
+
+// push's and the remote client's help list only the root flags that do
+// something there (no SMCP server, office or agent), push has no -v (that
+// is dpe-tui's --version), and a one-element page says "1 element".
+func TestPushAndRemoteHelp_OnlyTheirFlags(t *testing.T) {
+	for _, args := range [][]string{{"push", "--help"}, {"remote", "ls", "--help"}, {"remote", "head", "--help"}} {
+		code, out, _ := runCLI(t, args...)
+		for _, gone := range []string{"--office", "--mcp-config", "--a2c-version", "--path", "-v "} {
+			if code != exitOK || strings.Contains(out, gone) {
+				t.Errorf("%v: exit %d, lists %q:\n%s", args, code, gone, out)
+			}
+		}
+		if !strings.Contains(out, "--token-env") || !strings.Contains(out, "--profile") {
+			t.Errorf("%v lacks --token-env or --profile:\n%s", args, out)
+		}
+	}
+	url := startRemoteServe(t, "--store", t.TempDir())
+	c, _ := dpev1.New(url, dpev1.Options{})
+	commitT(t, c, "file:///d/one.md", buildV1(t, "One", [][]string{{"x"}}), dpev1.Precondition{IfAbsent: true})
+	if code, out, errOut := runCLI(t, "remote", "skeleton", url, "file:///d/one.md"); code != exitOK || !strings.Contains(out, "  1 element") || strings.Contains(out, "1 elements") {
+		t.Errorf("skeleton: exit %d %q %s", code, out, errOut)
+	}
+}
