@@ -20,10 +20,11 @@ import (
 // So a query is bounded three ways, the same for every caller (MCP, an
 // SMCP tool_call, the TUI, which all reach Find through the find tool):
 //
-//   - a deadline (QueryLimits.Timeout), checked by bleve's collector and by
-//     every pattern before it expands;
+//   - a deadline (QueryLimits.Timeout), checked by bleve's collector and
+//     every checkEvery dictionary terms while a pattern expands
+//     (patternSearcher);
 //   - a cap on pattern clauses (wildcard, regexp, prefix, fuzzy) and on the
-//     terms each one expands to, counted on the dictionary before bleve
+//     terms each one expands to, charged as the terms match, before bleve
 //     builds a searcher per term;
 //   - a cap on the queries one client (MCP session) runs at once.
 //
