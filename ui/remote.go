@@ -172,8 +172,11 @@ type remoteScreen struct {
 	conn   *remoteConn
 	prefix string
 	// trail is the way back: the prefixes left and where the cursor was.
-	trail     []remoteTrail
+	trail []remoteTrail
+	// all is the listing; rows the part of it the filter (/) keeps.
+	all       []remoteRow
 	rows      []remoteRow
+	filter    string
 	list      scroller
 	loaded    bool
 	truncated bool
@@ -277,8 +280,18 @@ func (v *remoteScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			v.conn.setLocal(msg.local, msg.lerr)
 		}
 		v.err, v.loaded, v.truncated = "", true, msg.truncated
-		v.rows = remoteRows(msg.prefix, msg.entries, v.conn.local, v.conn.localPrefix)
-		v.list.clamp(len(v.rows), v.listHeight())
+		v.all = remoteRows(msg.prefix, msg.entries, v.conn.local, v.conn.localPrefix)
+		v.applyFilter()
+	case promptChangedMsg:
+		if msg.mode == barFilter {
+			v.filter = msg.value
+			v.applyFilter()
+		}
+	case promptDoneMsg:
+		if msg.mode == barFilter && msg.cancelled {
+			v.filter = ""
+			v.applyFilter()
+		}
 	case errMsg:
 		if msg.id == v.op {
 			v.op, v.err = 0, oneLine(msg.err)
@@ -301,6 +314,17 @@ func (v *remoteScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case matches(msg, k.Back) && v.filter != "":
+		v.filter = ""
+		v.applyFilter()
+		return nil
+	case matches(msg, k.Filter):
+		if v.conn == nil {
+			return nil
+		}
+		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
+			return counted(len(v.rows), "match", "matches"), true
+		}})
 	case matches(msg, k.Back, k.Left):
 		if len(v.trail) == 0 {
 			if matches(msg, k.Left) {
@@ -310,7 +334,7 @@ func (v *remoteScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		t := v.trail[len(v.trail)-1]
 		v.trail = v.trail[:len(v.trail)-1]
-		v.prefix, v.list.cur, v.loaded = t.prefix, t.cur, false
+		v.prefix, v.list.cur, v.loaded, v.filter = t.prefix, t.cur, false, ""
 		return v.load()
 	case matches(msg, k.Refresh):
 		if v.conn == nil {
@@ -324,7 +348,7 @@ func (v *remoteScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		r := v.rows[v.list.cur]
 		if r.folder != "" {
 			v.trail = append(v.trail, remoteTrail{prefix: v.prefix, cur: v.list.cur})
-			v.prefix, v.list.cur, v.list.top, v.loaded = r.folder, 0, 0, false
+			v.prefix, v.list.cur, v.list.top, v.loaded, v.filter = r.folder, 0, 0, false, ""
 			return v.load()
 		}
 		if r.remote == "" {
@@ -334,6 +358,28 @@ func (v *remoteScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Batch(v.e.ask(pushMsg{s: s}), s.load(""))
 	}
 	return nil
+}
+
+// applyFilter keeps the rows whose name has the filter in it (any case).
+func (v *remoteScreen) applyFilter() {
+	f := strings.ToLower(v.filter)
+	v.rows = v.all
+	if f != "" {
+		v.rows = nil
+		for _, r := range v.all {
+			if strings.Contains(strings.ToLower(displayName(r.name)), f) {
+				v.rows = append(v.rows, r)
+			}
+		}
+	}
+	v.list.clamp(len(v.rows), v.listHeight())
+}
+
+func (v *remoteScreen) statusText(w int) string {
+	if v.filter == "" {
+		return ""
+	}
+	return clip(v.e.st.info.Render(fmt.Sprintf(" filter %q: %d of %d", sanitizeLine(v.filter), len(v.rows), len(v.all)))+v.e.st.dim.Render(" · esc clears"), w)
 }
 
 // head is the lines above the rows.
@@ -367,6 +413,8 @@ func (v *remoteScreen) View(w, h int) []string {
 		return append(lines, st.errText.Render(clip("  "+v.err, w)))
 	case !v.loaded:
 		return append(lines, "  "+e.spin.View()+" listing "+sanitizeLine(orAll(v.prefix))+"…")
+	case len(v.rows) == 0 && v.filter != "":
+		return append(lines, st.dim.Render(clip(fmt.Sprintf("  Nothing here matches %q.", sanitizeLine(v.filter)), w)))
 	case len(v.rows) == 0:
 		return append(lines, st.dim.Render(clip("  No documents under "+sanitizeLine(orAll(v.prefix))+".", w)))
 	}
@@ -529,9 +577,9 @@ func commonDir(dir, s string) string {
 
 func (v *remoteScreen) Keys() screenKeys {
 	k := v.e.keys
-	short := []key2{withHelp(k.Enter, "open"), withHelp(k.Back, "up a folder"), k.Refresh, k.Up, k.Down}
-	actions := []key2{withHelp(k.Enter, "folder / skeleton"), withHelp(k.Left, "up a folder"), withHelp(k.Refresh, "list again (local files read again)")}
-	return screenKeys{short: short, full: [][]key2{k.navKeys(), actions, k.globalKeys()},
+	short := []key2{withHelp(k.Enter, "open"), withHelp(k.Back, "up a folder"), k.Filter, k.Refresh, k.Up, k.Down}
+	actions := []key2{withHelp(k.Enter, "folder / skeleton"), withHelp(k.Left, "up a folder"), k.Filter, withHelp(k.Refresh, "list again (local files read again)")}
+	return screenKeys{short: short, full: [][]key2{k.navKeys(), actions, remoteGlobalKeys(v.e)},
 		notes: []string{"STATE compares each document with this machine's files:",
 			"same · stale (the hash differs) · only remote · only local"}}
 }
@@ -541,4 +589,17 @@ func (v *remoteScreen) Crumb() string {
 		return "DPE v1 remote"
 	}
 	return "DPE v1 " + displayName(v.prefix)
+}
+
+// remoteGlobalKeys are the global keys that work in the remote browser:
+// the Finder searches an office, so it is left out with no office.
+func remoteGlobalKeys(e *env) []key2 {
+	var out []key2
+	for _, b := range e.keys.globalKeys() {
+		if e.agent == nil && b.Help().Key == e.keys.Finder.Help().Key {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
 }

@@ -387,7 +387,7 @@ func (d *remoteDocScreen) Keys() screenKeys {
 	k := d.e.keys
 	short := []key2{withHelp(k.Enter, "show page"), k.Refresh, k.Back, k.Up, k.Down}
 	actions := []key2{withHelp(k.Enter, "show page"), withHelp(k.Refresh, "refresh (If-None-Match)"), k.Back}
-	return screenKeys{short: short, full: [][]key2{k.navKeys(), actions, k.globalKeys()},
+	return screenKeys{short: short, full: [][]key2{k.navKeys(), actions, remoteGlobalKeys(d.e)},
 		notes: []string{"An element shows its category and text only where this machine has its content:",
 			"the remote's read extension, or what this machine converted or pushed."}}
 }
