@@ -106,6 +106,10 @@ func TestFind_OnePatternFloodWithinDeadline(t *testing.T) {
 	if !errors.As(err, &be) || !strings.Contains(err.Error(), "regexp's program") {
 		t.Errorf("a huge regexp: %v", err)
 	}
+	// A fuzzy term too long for its automaton is over budget too.
+	if _, err := f.Find(context.Background(), FindParams{Query: strings.Repeat("o", 4000) + "~2"}); !errors.As(err, &be) || !strings.Contains(err.Error(), "fuzzy term's automaton") {
+		t.Errorf("a 4,000-byte fuzzy term: %v", err)
+	}
 	if got := find(t, f, FindParams{Query: "/word[ab]ao4[0-9]/"}); got.Total != 2 {
 		t.Errorf("a regexp: %d hits, want 2", got.Total)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
+	"github.com/blevesearch/vellum/levenshtein"
 )
 
 // A query's cost is not its length: a 4,095-byte query of `*o*` ×1,024
@@ -174,6 +175,11 @@ func checkFuzzy(ctx context.Context, i index.IndexReader, field string, terms []
 			pfx = t[:prefix]
 		}
 		d, err := r.FieldDictFuzzy(field, t, fuzziness, pfx)
+		if errors.Is(err, levenshtein.ErrTooManyStates) {
+			// A long term's automaton passed vellum's own cap (built
+			// in bounded time): a budget, not a syntax error.
+			return &BudgetError{Limit: "a fuzzy term's automaton", Got: fmt.Sprintf("%d bytes of term", len(t)), Max: "10000 states"}
+		}
 		if err != nil {
 			return nil // the searcher reports it
 		}
