@@ -211,6 +211,14 @@ func (c *Client) once(ctx context.Context, rq request) (*response, error) {
 	}
 	res, err := c.hc.Do(req)
 	if err != nil {
+		// The query holds only the binding's parameters (the file_uri,
+		// which op names already), so the endpoint is named without it:
+		// redacted at the render boundary it would read uri=xxxxx beside
+		// the same URI in clear.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = strings.TrimSuffix(ue.URL, "?"+req.URL.RawQuery)
+		}
 		return nil, fmt.Errorf("%s: %w", rq.op, err)
 	}
 	defer res.Body.Close()

@@ -485,3 +485,32 @@ func isolatedCache(t *testing.T) string {
 	t.Setenv("XDG_CACHE_HOME", home)
 	return home
 }
+
+// A remote that dies mid-push: the summary names the document by its
+// file_uri, as its line does, and the endpoint without the query, never
+// a redacted uri=xxxxx.
+func TestPush_RemoteGoneNamesTheDocumentNotARedactedQuery(t *testing.T) {
+	srv, err := remote.Open(t.TempDir(), remote.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && r.URL.Path == "/documents" {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close() // as a kill -9 of the remote does
+			}
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\nhere\n")
+	code, out, errOut := runPush(t, "push", dir, "--remote", hs.URL, "--prefix", "file:///gone/", "--jobs", "1")
+	if code != exitRuntime || strings.Contains(out+errOut, "xxxxx") || !strings.Contains(errOut, "commit file:///gone/a.md: ") ||
+		!strings.Contains(errOut, `"`+hs.URL+`/documents"`) {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
