@@ -202,7 +202,9 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, as ide
 	}
 	defer cleanup()
 	if op.Kind != dpe.KindDocument {
-		return nil, fmt.Errorf("%s is %s, not a DPE document", sanitize.Line(name), kindName(op.Kind))
+		// Only a local file is converted: its name (the title) and folder
+		// (its images) are what push reads too.
+		return nil, fmt.Errorf("%s is %s, not a DPE document: save it and hash FILE to hash it as push converts it", sanitize.Line(name), kindName(op.Kind))
 	}
 	shape := identity.Sniff(op.Body)
 	if shape == identity.ShapeV1 {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +189,20 @@ func TestHash_ObjectListsEveryProblemAsAJSONPath(t *testing.T) {
 		if !strings.HasPrefix(lines[i], w) {
 			t.Errorf("line %d: %q, want %q…", i+1, lines[i], w)
 		}
+	}
+}
+
+// hash of a URL that serves no DPE document says how to hash it as push
+// would (a local file is converted under its name, a URL is not).
+func TestHashURL_OfMarkdownSaysHowToHashIt(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		io.WriteString(w, "# Testing\n\nSome text.\n")
+	}))
+	defer hs.Close()
+	code, out, errOut := runCLI(t, "hash", hs.URL+"/TESTING.md")
+	if code != exitRuntime || out != "" || strings.Count(errOut, "\n") != 1 ||
+		!strings.Contains(errOut, "not a DPE document: save it and hash FILE to hash it as push converts it") {
+		t.Errorf("exit %d %q %s", code, out, errOut)
 	}
 }
