@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -99,11 +100,14 @@ type pageUI struct {
 	manifest bool
 	loading  bool
 	// op is the op loading the page (with loading).
-	op      int
-	err     string
-	p       *dpe.Page
-	outline []outlineEntry
-	kinds   map[string]int
+	op  int
+	err string
+	// noContent: err says the page's content is not on this machine (a
+	// remote's skeleton without it), which is no failure.
+	noContent bool
+	p         *dpe.Page
+	outline   []outlineEntry
+	kinds     map[string]int
 }
 
 func (pu *pageUI) loaded() bool { return pu.p != nil }
@@ -126,7 +130,7 @@ func newDocumentScreen(e *env, msg openedMsg, tl *traceLog) *documentScreen {
 		if msg.first != nil {
 			d.install(0, msg.first)
 		} else if msg.firstErr != nil {
-			d.pages[0].err = oneLine(msg.firstErr)
+			d.pages[0].err, d.pages[0].noContent = oneLine(msg.firstErr), errors.As(msg.firstErr, new(*noContentError))
 		}
 	}
 	d.images.reset(e.renderer)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -63,7 +64,7 @@ func (d *documentScreen) loadPages(kind loadKind, idx []int, jump int) tea.Cmd {
 		id, cmd = e.start(label, 0, d.loadStep(idx, 0, kind, jump))
 	}
 	for _, i := range idx {
-		d.pages[i].loading, d.pages[i].op, d.pages[i].err = true, id, ""
+		d.pages[i].loading, d.pages[i].op, d.pages[i].err, d.pages[i].noContent = true, id, "", false
 	}
 	if kind != loadAll {
 		d.loadOp = id
@@ -128,7 +129,10 @@ func (d *documentScreen) onPages(msg pagesMsg) tea.Cmd {
 		if isCancel(err) {
 			continue
 		}
-		pu.err = oneLine(err)
+		pu.err, pu.noContent = oneLine(err), errors.As(err, new(*noContentError))
+		if pu.noContent {
+			continue
+		}
 		if offline {
 			d.failedOffline[i] = true
 		}

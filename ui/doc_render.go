@@ -410,6 +410,10 @@ func (d *documentScreen) contentView(w, h int) []string {
 	}
 	lines := []string{st.title.Render(clip(head, w))}
 	switch {
+	case pu.noContent && !pu.loaded():
+		msg := []string{"", " " + st.dim.Render(clip(pu.err, w-2)), "",
+			st.dim.Render(" the skeleton screen lists their hashes · ] / [ other pages · esc back")}
+		return box(append(lines, msg...), w, h)
 	case pu.err != "" && !pu.loaded():
 		msg := []string{"", " " + st.errText.Render(clip("page "+strconv.Itoa(d.page+1)+" failed: "+pu.err, w-2)), "",
 			st.dim.Render(" r retries this page · E shows the whole error · ] / [ other pages · esc back")}

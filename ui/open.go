@@ -237,7 +237,7 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		if op.Partial {
 			cmd = tea.Batch(d.schedule(), e.setStatus(statusInfo, "page 1 of "+sanitizeLine(titleOf(op))+" shown; validating…"))
 		}
-		if msg.firstErr != nil {
+		if msg.firstErr != nil && !errors.As(msg.firstErr, new(*noContentError)) {
 			cmd = tea.Batch(cmd, e.setErr("page 1", msg.firstErr))
 		}
 		cmd = tea.Batch(cmd, d.jumpToHit(msg.at))

@@ -532,7 +532,7 @@ func (s *remoteSource) Page(ctx context.Context, i int) (*dpe.Page, error) {
 		return nil, err
 	}
 	if missing > 0 && len(out.Elements) == 0 {
-		return nil, fmt.Errorf("page %d: none of its %s has content on this machine (the skeleton lists their hashes)", i+1, counted(missing, "element", "elements"))
+		return nil, &noContentError{fmt.Sprintf("page %d: none of its %s has content on this machine", i+1, counted(missing, "element", "elements"))}
 	}
 	// elements always written: an empty page is a page, not a manifest entry.
 	data, err := json.Marshal(struct {
@@ -544,3 +544,9 @@ func (s *remoteSource) Page(ctx context.Context, i int) (*dpe.Page, error) {
 	}
 	return dpe.DecodePage(data, s.lim)
 }
+
+// noContentError is a remote page none of whose elements has content on
+// this machine: what is missing, not a failure (no retry can fetch it).
+type noContentError struct{ msg string }
+
+func (e *noContentError) Error() string { return e.msg }

@@ -26,3 +26,22 @@ func TestRemoteSource_EmptyPageAndPageWithoutContent(t *testing.T) {
 		t.Fatalf("page without content: %v", err)
 	}
 }
+
+// In the document view, a remote page with no content on this machine
+// (extension off, nothing cached) says so: no "failed", no "r retries".
+func TestRemote_PageWithoutContentIsNoFailure(t *testing.T) {
+	tr := newTestRemote(t, false)
+	remoteFixture(t, tr)
+	s := start(t, remoteOptions(tr, 100, 30))
+	s.waitFor("file:///proj/")
+	s.keys("enter")
+	s.waitFor("notes/")
+	s.keys("down", "enter") // c.md: only remote, nothing cached
+	s.waitFor("PAGE 1 ELEMENTS")
+	s.keys("enter")
+	s.waitFor("page 1: none of its 1 element has content on this machine")
+	if f := s.frame(); strings.Contains(f, "failed") || strings.Contains(f, "retries") {
+		t.Fatalf("a page with no content here is shown as a failure:\n%s", f)
+	}
+	s.final()
+}
