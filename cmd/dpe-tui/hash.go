@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -78,7 +79,11 @@ func runHash(ctx context.Context, f *hashFlags, input string, stdin io.Reader, s
 		if p != nil {
 			if e := identity.EncodeIRI(f.FileURI); e != f.FileURI {
 				if _, pe := identity.NormalizeFileURI(e); pe == nil {
-					return usageErrorf("--file-uri: %s: give %s (push and remote encode it themselves)", sanitize.Line(p.Message), sanitize.Line(e))
+					// Not the input quoted: the render boundary shows a
+					// URL encoded, which would hide the character named.
+					r, _ := utf8.DecodeRuneInString(f.FileURI[strings.IndexFunc(f.FileURI, func(r rune) bool { return r >= utf8.RuneSelf }):])
+					return usageErrorf("--file-uri: file_uri: character %q must be percent-encoded (UTF-8) first, as a remote compares it: give %s (push and remote encode it themselves)",
+						sanitize.Line(string(r)), sanitize.Line(e))
 				}
 			}
 			return usageErrorf("--file-uri: %s", sanitize.Line(p.Message))

@@ -115,7 +115,8 @@ func TestRemote_IRIsAreEncodedAsPushEncodesNames(t *testing.T) {
 	// hash --file-uri prints what a remote compares, and a remote refuses
 	// a raw IRI: it names the URI to give.
 	code, out, errOut := runCLI(t, "hash", src, "--file-uri", "file:///ünï/Résumé.md")
-	if code != exitUsage || !strings.Contains(errOut, `character "ü" must be percent-encoded (UTF-8) first: give `+stored+" (push and remote encode it themselves)") {
+	if code != exitUsage || !strings.Contains(errOut, `--file-uri: file_uri: character "ü" must be percent-encoded (UTF-8) first, as a remote compares it: give `+stored+" (push and remote encode it themselves)") ||
+		strings.Count(errOut, "%C3%BC") != 1 {
 		t.Errorf("hash --file-uri: exit %d %q %s", code, out, errOut)
 	}
 	doc := hashOf(t, src)
