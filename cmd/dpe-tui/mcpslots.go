@@ -15,7 +15,9 @@ import (
 // clients cannot keep the others waiting in the accept queue. A slot is
 // taken from an idle keep-alive connection (closing those is ordinary
 // HTTP), or from one that has not sent its request within newGrace (it
-// is answered 503 before it is closed). When there is none, the new
+// is answered 503 before it is closed), never from one whose client has
+// already sent bytes the server has not read, nor from one idle for less
+// than newGrace (its client is about to reuse it). When there is none, the new
 // connection is answered 503 with Retry-After and closed: a client over
 // the cap is told so, never dropped without a response (a flood once saw
 // connections closed with nothing said). Its track method is the
@@ -88,10 +90,17 @@ func (l *slotListener) victim(now time.Time) (net.Conn, slotState, bool) {
 	var idle, slow net.Conn
 	var idleSt, slowSt slotState
 	for vc, st := range l.conns {
+		if st.state == http.StateActive || now.Sub(st.since) < newGrace || requestArriving(vc) {
+			// A connection just gone idle is about to be reused by its
+			// client, and one with unread bytes has a request on its
+			// way: closing either breaks a request (a client saw
+			// BrokenPipe and "Remote end closed connection").
+			continue
+		}
 		switch {
 		case st.state == http.StateIdle && (idle == nil || st.since.Before(idleSt.since)):
 			idle, idleSt = vc, st
-		case st.state == http.StateNew && now.Sub(st.since) >= newGrace && (slow == nil || st.since.Before(slowSt.since)):
+		case st.state == http.StateNew && (slow == nil || st.since.Before(slowSt.since)):
 			slow, slowSt = vc, st
 		}
 	}
