@@ -336,12 +336,26 @@ func (d *remoteDocScreen) elementLines(w, h int) []string {
 	p := d.sk.Pages[i]
 	lines := []string{st.colHead.Render(clip(fmt.Sprintf("  PAGE %d ELEMENTS · enter shows the page", i+1), w))}
 	els, ok := d.content[i]
+	// The category column is as wide as the widest category shown
+	// (UncategorizedText spilt past a fixed 14), within bounds.
+	cw := 1
+	for j := range p.Elements {
+		if ok && els[j].el != nil {
+			cw = max(cw, min(maxCategoryCol, len(sanitizeLine(els[j].el.Category))))
+		}
+	}
+	cat := func(s string) string { return fit(s, cw) }
 	for j, hash := range p.Elements {
+		if len(lines) >= h-1 && j < len(p.Elements)-1 {
+			// The last line says how many more (a 9-element page showed 7).
+			lines = append(lines, st.dim.Render(clip(fmt.Sprintf("  … %d more · enter shows the page", len(p.Elements)-j), w)))
+			break
+		}
 		if len(lines) >= h {
 			break
 		}
 		if !ok {
-			lines = append(lines, st.dim.Render(clip(fmt.Sprintf("  %-14s %s  …", "", hashCell(hash)), w)))
+			lines = append(lines, st.dim.Render(clip(fmt.Sprintf("  %s  %s  …", cat(""), hashCell(hash)), w)))
 			continue
 		}
 		re := els[j]
@@ -350,16 +364,19 @@ func (d *remoteDocScreen) elementLines(w, h int) []string {
 			if re.err != "" {
 				why = re.err
 			}
-			lines = append(lines, st.dim.Render(clip(fmt.Sprintf("  %-14s %s  %s", "?", hashCell(hash), why), w)))
+			lines = append(lines, st.dim.Render(clip(fmt.Sprintf("  %s  %s  %s", cat("?"), hashCell(hash), why), w)))
 			continue
 		}
-		lines = append(lines, clip(fmt.Sprintf("  %-14s %s  %s", sanitizeLine(re.el.Category), hashCell(hash), elementExcerpt(re.el)), w))
+		lines = append(lines, clip(fmt.Sprintf("  %s  %s  %s", cat(sanitizeLine(re.el.Category)), hashCell(hash), elementExcerpt(re.el)), w))
 	}
 	if len(p.Elements) == 0 {
 		lines = append(lines, st.dim.Render("  (no elements)"))
 	}
 	return lines
 }
+
+// maxCategoryCol bounds the category column (a peer's category may be long).
+const maxCategoryCol = 24
 
 func elementExcerpt(el *wire.Element) string {
 	switch {

@@ -7,6 +7,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
+	"github.com/dpe-tui/dpe-tui/internal/contentcache"
 )
 
 // A remote document's page opens as a page whatever it holds: an empty
@@ -42,6 +43,36 @@ func TestRemote_PageWithoutContentIsNoFailure(t *testing.T) {
 	s.waitFor("page 1: none of its 1 element has content on this machine")
 	if f := s.frame(); strings.Contains(f, "failed") || strings.Contains(f, "retries") {
 		t.Fatalf("a page with no content here is shown as a failure:\n%s", f)
+	}
+	s.final()
+}
+
+// At 80x24 a 9-element page's list ends in how many more it has, and
+// the category column holds UncategorizedText whole.
+func TestRemote_SkeletonElementsMoreAndWideCategory(t *testing.T) {
+	tr := newTestRemote(t, true)
+	els := []string{"UncategorizedText", "wide category"}
+	for i := range 8 {
+		els = append(els, "NarrativeText", "paragraph "+string(rune('a'+i)))
+	}
+	commitV1(t, tr.c, "file:///nine.md", v1Doc("Nine", "One", els...))
+	cache, err := contentcache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.cache = cache
+	s := start(t, remoteOptions(tr, 80, 24))
+	s.waitFor("file:///")
+	s.keys("enter")
+	s.waitFor("nine.md")
+	s.keys("enter")
+	s.waitFor("wide category")
+	f := s.frame()
+	if !strings.Contains(f, "more · enter shows the page") {
+		t.Fatalf("no more marker on a page cut short:\n%s", f)
+	}
+	if !strings.Contains(f, "UncategorizedText  dpe1:") || !strings.Contains(f, "NarrativeText      dpe1:") {
+		t.Fatalf("the category column is not as wide as its widest category:\n%s", f)
 	}
 	s.final()
 }
