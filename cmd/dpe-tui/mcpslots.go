@@ -44,8 +44,13 @@ const (
 	newGrace = time.Second
 	// refuseTime bounds writing one 503 and reading what the client sent.
 	refuseTime = 2 * time.Second
-	// maxRefusing is how many 503s are written at once.
-	maxRefusing = 64
+	// maxRefusing is how many 503s are written at once. A socket that
+	// sends nothing holds its refusal for refuseTime while it is drained,
+	// so a burst of silent sockets fills them: at 64, 300 silent sockets
+	// left real clients closed without an answer (connection reset). A
+	// refusal costs a goroutine (a few KiB) and the descriptor the
+	// socket holds anyway.
+	maxRefusing = 1024
 	// retryAfter is the Retry-After of the 503, in seconds.
 	retryAfter = 1
 )
