@@ -516,8 +516,16 @@ func (d *documentScreen) reopen() tea.Cmd {
 
 func (d *documentScreen) Keys() screenKeys {
 	k := d.e.keys
-	short := []key2{k.NextPage, k.PrevPage, k.Search, k.Inspect, k.Back, k.Raw, k.Trace, k.Conformance, k.Export}
+	// enter is the cell view on a selected table (its cursor shown or
+	// not), the inspector elsewhere.
+	inspect := k.Inspect
 	if d.isTableSelected() {
+		inspect = except(k.Inspect, k.Cell)
+	}
+	short := []key2{k.NextPage, k.PrevPage, k.Search, inspect, k.Back, k.Raw, k.Trace, k.Conformance, k.Export}
+	// The footer's table keys go with the cell cursor: after esc put it
+	// away they would say what esc just undid.
+	if d.tableActive() {
 		short = append([]key2{k.ColRight, k.ColLeft, k.Cell, withHelp(k.RowDown, "row down"), k.Widen}, short...)
 	}
 	if d.search.query != "" {
@@ -537,12 +545,9 @@ func (d *documentScreen) Keys() screenKeys {
 	if d.diff != nil && d.search.query == "" {
 		next, prev = k.NextChange, k.PrevChange
 	}
-	// enter is the cell view on a selected table, the inspector elsewhere.
 	table := []key2{k.ColLeft, k.ColRight, k.RowDown, k.RowUp, k.FirstCol, k.LastCol, k.Widen, k.Narrow}
-	inspect := k.Inspect
 	if d.isTableSelected() {
 		table = append(table, k.Cell)
-		inspect = except(k.Inspect, k.Cell)
 	}
 	docKeys := []key2{inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff}
 	if d.skill != nil {
