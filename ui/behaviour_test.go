@@ -1161,7 +1161,13 @@ func TestTable_EscLeavesTheTableBeforeTheDocument(t *testing.T) {
 	if !strings.Contains(m.view().Content, cursor) {
 		t.Fatal("the selected table shows no cell cursor")
 	}
+	if f := footerLine(m); !strings.Contains(f, "column right") {
+		t.Fatalf("the footer of a selected table shows no table keys: %q", f)
+	}
 	press(t, m, "esc")
+	if f := footerLine(m); strings.Contains(f, "column right") || !strings.Contains(f, "next page") {
+		t.Fatalf("after esc the footer still shows the table keys: %q", f)
+	}
 	if len(m.stack) != depth || m.docS() != d {
 		t.Fatalf("esc on a table left the document (stack %d, was %d)", len(m.stack), depth)
 	}
@@ -1174,6 +1180,9 @@ func TestTable_EscLeavesTheTableBeforeTheDocument(t *testing.T) {
 	press(t, m, "l")
 	if !strings.Contains(m.view().Content, cursor) || d.cell[d.sel].col != 2 {
 		t.Fatalf("l did not take the cursor out again (col %d)", d.cell[d.sel].col)
+	}
+	if f := footerLine(m); !strings.Contains(f, "column right") {
+		t.Fatalf("the table keys did not come back to the footer: %q", f)
 	}
 	press(t, m, "esc", "esc")
 	// A document opened on its own is the root: leaving it says q quits.
@@ -1346,5 +1355,41 @@ func TestCrumbs_FoldWholeCrumbsBeforeCuttingWords(t *testing.T) {
 	}
 	if out[0] != "demo" || out[len(out)-1] != "resolver trace" {
 		t.Errorf("the ends went: %q", out)
+	}
+}
+
+// footerLine is the frame's last line: the footer of keys.
+func footerLine(m *model) string {
+	lines := strings.Split(frame(m), "\n")
+	return lines[len(lines)-1]
+}
+
+// Help taller than the screen says that more follows and how to reach
+// it; G shows its end (the sidebar's notes), g its top again.
+func TestHelp_TallerThanTheScreenSaysMoreFollowsAndGReachesTheEnd(t *testing.T) {
+	m := openTables(t, 80, 24)
+	press(t, m, "?")
+	f := frame(m)
+	if !strings.Contains(f, "more · ↓/j/f/pgdn scroll · G/end end") || strings.Contains(f, "Sidebar:") {
+		t.Fatalf("a cut help should say more follows:\n%s", f)
+	}
+	press(t, m, "G")
+	f = frame(m)
+	if !strings.Contains(f, "Sidebar:") || !strings.Contains(f, "end of the keys") || strings.Contains(f, "more ·") {
+		t.Fatalf("G should show the end of the help:\n%s", f)
+	}
+	press(t, m, "g")
+	if f = frame(m); !strings.Contains(f, "½ page up") || !strings.Contains(f, "more ·") {
+		t.Fatalf("g should show the top of the help again:\n%s", f)
+	}
+	press(t, m, "f")
+	h := m.overlay.(*helpOverlay)
+	if want := min(h.room(m.e.bodyHeight()), len(h.body(80))-h.room(m.e.bodyHeight())); h.off != want || want <= 0 {
+		t.Fatalf("f moved the help %d lines, not a screenful (%d)", h.off, want)
+	}
+	// At 200x60 it all fits: no marker.
+	run(t, m, m.update(tea.WindowSizeMsg{Width: 200, Height: 60}))
+	if f = frame(m); strings.Contains(f, "more ·") || strings.Contains(f, "end of the keys") || !strings.Contains(f, "Sidebar:") {
+		t.Fatalf("a help that fits needs no marker:\n%s", f)
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/charmbracelet/x/ansi"
 	"slices"
 	"strings"
@@ -186,35 +187,58 @@ type helpOverlay struct {
 	e    *env
 	h    *help.Model
 	keys screenKeys
-	off  int // first line shown, when the help is taller than the screen
+	// off is the first body line shown, when the help is taller than
+	// the screen; Update keeps it within the body at the current size.
+	off int
 }
 
 func newHelpOverlay(e *env, h *help.Model, keys screenKeys) *helpOverlay {
 	return &helpOverlay{e: e, h: h, keys: keys}
 }
 
-func (o *helpOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
-	if msg, ok := msg.(tea.KeyPressMsg); ok {
-		k := o.e.keys
-		switch {
-		case matches(msg, k.Back):
-			return o, o.e.ask(closeOverlayMsg{})
-		case matches(msg, k.Down), matches(msg, k.HalfDown), matches(msg, k.PageDown):
-			o.off++
-		case matches(msg, k.Up), matches(msg, k.HalfUp), matches(msg, k.PageUp):
-			o.off = max(0, o.off-1)
-		}
+// helpHead is the help's two fixed lines above the keys.
+const helpHead = 2
+
+func (o *helpOverlay) Update(m tea.Msg) (screen, tea.Cmd) {
+	msg, ok := m.(tea.KeyPressMsg)
+	if !ok {
+		return o, nil
 	}
+	k := o.e.keys
+	room := o.room(o.e.bodyHeight())
+	switch {
+	case matches(msg, k.Back):
+		return o, o.e.ask(closeOverlayMsg{})
+	case matches(msg, k.Down):
+		o.off++
+	case matches(msg, k.Up):
+		o.off--
+	case matches(msg, k.HalfDown):
+		o.off += max(1, room/2)
+	case matches(msg, k.HalfUp):
+		o.off -= max(1, room/2)
+	case matches(msg, k.PageDown):
+		o.off += room
+	case matches(msg, k.PageUp):
+		o.off -= room
+	case matches(msg, k.Top):
+		o.off = 0
+	case matches(msg, k.Bottom):
+		o.off = len(o.body(o.e.width))
+	}
+	o.off = max(0, min(o.off, len(o.body(o.e.width))-room))
 	return o, nil
 }
 
-// View lays the help's columns out in bands as wide as the screen, so a
-// narrow terminal shows every key instead of cutting the last columns; a
-// help taller than the screen scrolls (↑/↓).
-func (o *helpOverlay) View(w, h int) []string {
-	k := o.e.keys
-	head := []string{" " + o.e.st.title.Render("Keys") + o.e.st.dim.Render(" · "+k.Help.Help().Key+" or "+k.Back.Help().Key+" closes · "+
-		k.Up.Help().Key+"/"+k.Down.Help().Key+" scroll"), ""}
+// room is how many body lines fit under the head in h lines, one of them
+// kept for the "more follows" line when the body is cut.
+func (o *helpOverlay) room(h int) int {
+	return max(1, h-helpHead-1)
+}
+
+// body lays the help's columns out in bands as wide as the screen, so a
+// narrow terminal shows every key instead of cutting the last columns.
+func (o *helpOverlay) body(w int) []string {
 	o.h.ShowAll = true
 	width := o.h.Width()
 	o.h.SetWidth(0) // measured here, never cut
@@ -251,9 +275,30 @@ func (o *helpOverlay) View(w, h int) []string {
 			}
 		}
 	}
-	room := max(1, h-len(head))
-	o.off = min(o.off, max(0, len(body)-room))
-	return append(head, body[o.off:min(len(body), o.off+room)]...)
+	return body
+}
+
+// View shows the lines from off; a help taller than the screen says how
+// much more follows and which keys reach it.
+func (o *helpOverlay) View(w, h int) []string {
+	k := o.e.keys
+	st := o.e.st
+	head := []string{" " + st.title.Render("Keys") + st.dim.Render(" · "+k.Help.Help().Key+" or "+k.Back.Help().Key+" closes · "+
+		k.Up.Help().Key+"/"+k.Down.Help().Key+" scroll"), ""}
+	body := o.body(w)
+	if len(body) <= h-helpHead {
+		return append(head, body...) // all of it fits
+	}
+	room := o.room(h)
+	off := max(0, min(o.off, len(body)-room))
+	out := append(head, body[off:off+room]...)
+	if below := len(body) - off - room; below > 0 {
+		out = append(out, " "+st.dim.Render(fmt.Sprintf("▼ %s more · %s/%s scroll · %s end",
+			plural(below, "line"), k.Down.Help().Key, k.PageDown.Help().Key, k.Bottom.Help().Key)))
+	} else {
+		out = append(out, " "+st.dim.Render(fmt.Sprintf("▲ end of the keys · %s top", k.Top.Help().Key)))
+	}
+	return out
 }
 
 func (o *helpOverlay) Keys() screenKeys {

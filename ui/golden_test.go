@@ -230,6 +230,11 @@ func TestGolden(t *testing.T) {
 			s.keys("t", "$")
 			s.waitFor("October")
 		}},
+		{name: "document_table_left", drive: func(s *session) {
+			s.toDocument()
+			s.keys("t", "l", "esc")
+			s.waitFor("left the table")
+		}},
 		{name: "inspector", drive: func(s *session) {
 			s.toDocument()
 			s.keys("t", ".")
@@ -325,6 +330,11 @@ func TestGolden(t *testing.T) {
 			s.toDocument()
 			s.keys("?")
 			s.waitFor("Keys")
+		}},
+		{name: "help_document_end", drive: func(s *session) {
+			s.toDocument()
+			s.keys("?", "G")
+			s.waitFor("Sidebar:")
 		}},
 		{name: "open_bar_invalid", drive: func(s *session) {
 			s.waitFor("2 enabled")
