@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"image"
 	"strings"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // Meta is ele_metadata under construction. encoding/json writes map keys
@@ -86,6 +88,9 @@ func (b *PageBuilder) Add(category, text string, meta Meta) string {
 	if b.err != nil {
 		return ""
 	}
+	if nothingToShow(category, text, meta) {
+		return ""
+	}
 	if len(b.els) >= b.lim.MaxElementsPerPage {
 		b.err = limitErr(fmt.Sprintf("element count on page %d", b.index), int64(b.lim.MaxElementsPerPage), int64(len(b.els)+1))
 		return ""
@@ -100,6 +105,18 @@ func (b *PageBuilder) Add(category, text string, meta Meta) string {
 	id := fmt.Sprintf("p%d-e%d", b.index, len(b.els))
 	b.els = append(b.els, elementJSON{ElementID: id, Category: category, Text: text, DocRef: b.docRef, PageIndex: b.index, Metadata: meta})
 	return id
+}
+
+// nothingToShow reports an element the checker would refuse for having no
+// content: a text category with blank text (an empty <pre>, a paragraph of
+// spaces) or a table without rows (an ODT table of empty cells). Readers
+// build such elements from real files; they are left out here, once.
+func nothingToShow(category, text string, meta Meta) bool {
+	if category == "Table" {
+		rows, ok := meta["table_rows"].(int)
+		return ok && rows == 0
+	}
+	return strings.TrimSpace(text) == "" && dpe.IsTextCategory(category)
 }
 
 // SetPageMeta records key of the page's own metadata (not an element's).

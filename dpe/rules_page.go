@@ -320,6 +320,11 @@ func (e *elemCheck) category() {
 	}
 }
 
+// IsTextCategory reports whether category c (any spelling) carries its
+// content in text, so that an element of it with blank text breaks the
+// text-empty rule; a writer leaves such an element out.
+func IsTextCategory(c string) bool { return isTextCategory(normCategory(c)) }
+
 // textCategories carry their content in text, so a blank text is lost
 // content (the others carry it in metadata: image data, table HTML,
 // checked).
