@@ -52,6 +52,9 @@ type pdfEngine struct {
 	// compiled is set when start found the cache cold, so PDFium was
 	// compiled (and written to the cache) rather than loaded.
 	compiled bool
+	// spare is the instance start made to unwatch calls on
+	// (pdfUnwatchCalls), for the first document to use.
+	spare pdfium.Pdfium
 }
 
 // PDFEngineNotice is the line Options.Notice gets before PDFium is
@@ -119,8 +122,39 @@ func (e *pdfEngine) start() (pdfium.Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the PDF engine: %w", err)
 	}
-	e.pool = pool
+	// Calls are unwatched before any document can call: the switch is
+	// shared by every instance of the runtime.
+	inst, err := pool.GetInstance(pdfInstanceWait)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("start the PDF engine: %w", err)
+	}
+	pdfUnwatchCalls(inst)
+	e.pool, e.spare = pool, inst
 	return pool, nil
+}
+
+// instance is a PDFium instance for one document: the spare, else one
+// from the pool within pdfInstanceWait.
+func (e *pdfEngine) instance(ctx context.Context) (pdfium.Pdfium, error) {
+	pool, err := e.start()
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	inst := e.spare
+	e.spare = nil
+	e.mu.Unlock()
+	if inst != nil {
+		return inst, nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, pdfInstanceWait)
+	defer cancel()
+	inst, err = pool.GetInstanceWithContext(wctx)
+	if err != nil {
+		return nil, fmt.Errorf("no PDF engine instance free: %w", err)
+	}
+	return inst, nil
 }
 
 // cachePath is where compiled PDFium lives: Options.CacheDir, else
@@ -187,6 +221,7 @@ func (e *pdfEngine) close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
+	e.spare = nil // closed with the pool
 	var err error
 	if e.pool != nil {
 		err = e.pool.Close()
@@ -290,15 +325,9 @@ func (e *pdfEngine) open(ctx context.Context, src *Source, env *Env) (Pages, err
 	if err != nil {
 		return nil, err
 	}
-	pool, err := e.start()
+	inst, err := e.instance(ctx)
 	if err != nil {
 		return nil, err
-	}
-	wctx, cancel := context.WithTimeout(ctx, pdfInstanceWait)
-	defer cancel()
-	inst, err := pool.GetInstanceWithContext(wctx)
-	if err != nil {
-		return nil, fmt.Errorf("no PDF engine instance free: %w", err)
 	}
 	p := &pdfPages{inst: inst, data: data}
 	var doc *responses.OpenDocument
