@@ -42,15 +42,33 @@ func Decode(data []byte, lim Limits) (*Document, error) {
 // scan, so a mapped file's pages can be dropped from memory behind it),
 // and no search index is built.
 func decode(data []byte, lim Limits, scanned func(end int)) (*Document, error) {
+	d, _, err := decodeUpTo(data, lim, -1, scanned)
+	return d, err
+}
+
+// errPageReached stops decodeUpTo's scan once the page it looks for is
+// indexed.
+var errPageReached = errors.New("page reached")
+
+// decodeUpTo is decode that, for keep ≥ 0, stops as soon as the page at
+// position keep is indexed and the pages before it are in page_index
+// order: reached is then true, and d holds the top-level fields before
+// "pages" and pages 0..keep (indexed, not decoded); nothing after that
+// page is read, so neither its limits, its syntax nor its findings are
+// known. A later page whose page_index sorts before page keep (the
+// document breaks page-order, which check reports) is not looked for.
+// Pages out of order before it, or fewer pages than keep+1, read the
+// whole: d is then decode's.
+func decodeUpTo(data []byte, lim Limits, keep int, scanned func(end int)) (d *Document, reached bool, err error) {
 	lim = lim.withDefaults()
 	s, i, err := objectStart(data, lim, "document size", "empty input", "top-level", `an object with a "pages" array`)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	s.noSearch = scanned != nil
-	d := &Document{}
+	d = &Document{}
 	f := fields{s: s, depth: 1, extra: &d.Extra, probs: &d.problems, path: "$"}
-	pagesSeen := false
+	pagesSeen, ordered := false, true
 	end, err := s.object(i, 1, func(key []byte, v int) (int, error) {
 		if end, ok, err := docField(&f, d, key, v); ok {
 			return end, err
@@ -81,29 +99,37 @@ func decode(data []byte, lim Limits, scanned func(end int)) (*Document, error) {
 				if err != nil {
 					return 0, err
 				}
+				ordered = ordered && (n == 0 || d.Pages[n-1].Index <= p.Index)
 				d.Pages = append(d.Pages, p)
 				if scanned != nil {
 					scanned(end)
+				}
+				if n == keep && ordered {
+					return 0, errPageReached
 				}
 				return end, nil
 			})
 		}
 		return f.keep(key, v)
 	})
+	if errors.Is(err, errPageReached) {
+		liftKernelMetadata(d)
+		return d, true, nil
+	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := s.trailing(end); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !pagesSeen {
-		return nil, notDocument("no \"pages\" array")
+		return nil, false, notDocument("no \"pages\" array")
 	}
 	liftKernelMetadata(d)
 	if !sort.SliceIsSorted(d.Pages, func(a, b int) bool { return d.Pages[a].Index < d.Pages[b].Index }) {
 		sort.SliceStable(d.Pages, func(a, b int) bool { return d.Pages[a].Index < d.Pages[b].Index })
 	}
-	return d, nil
+	return d, false, nil
 }
 
 // docField reads one named top-level field of d (all but "pages"); ok is
@@ -624,57 +650,18 @@ func objectStart(data []byte, lim Limits, sizeWhat, emptyMsg, what, want string)
 // final one by Decode from all the bytes, so every limit, error and
 // finding is exactly Decode's, and the two share nothing mutable.
 
-// errFirstPage stops peekFirstPage's scan once the first page is indexed.
-var errFirstPage = errors.New("first page indexed")
-
 // peekFirstPage scans data, a prefix of a document still arriving, up to
 // the end of its first page. It returns a Document holding the top-level
 // fields that precede "pages" and that page, decoded; ok is false when the
 // prefix does not hold an inline first page yet, or does not start a
 // document at all. Decode of the whole has the last word either way.
 func peekFirstPage(data []byte, lim Limits) (*Document, bool) {
-	lim = lim.withDefaults()
-	if int64(len(data)) > lim.MaxBytes {
-		return nil, false
-	}
 	// Cap at len: nothing the provisional page keeps can reach the bytes
 	// still being written after the prefix.
-	data = data[:len(data):len(data)]
-	s := &jscan{data: data, maxDepth: lim.MaxDepth}
-	i := s.ws(skipBOM(data))
-	if i >= len(data) || data[i] != '{' {
+	d, reached, err := decodeUpTo(data[:len(data):len(data)], lim, 0, nil)
+	if err != nil || !reached || !d.Pages[0].hasElements || d.EnsurePage(0, lim) != nil {
 		return nil, false
 	}
-	d := &Document{}
-	f := fields{s: s, depth: 1, extra: &d.Extra, probs: &d.problems, path: "$"}
-	_, err := s.object(i, 1, func(key []byte, v int) (int, error) {
-		if end, ok, err := docField(&f, d, key, v); ok {
-			return end, err
-		}
-		if string(key) != "pages" {
-			return f.keep(key, v)
-		}
-		if data[v] != '[' {
-			return 0, ErrNotDocument
-		}
-		pv := s.ws(v + 1)
-		if pv >= len(data) || data[pv] != '{' {
-			return 0, ErrNotDocument
-		}
-		p, _, err := indexPage(s, pv, 0, lim)
-		if err != nil {
-			return 0, err
-		}
-		d.Pages = []*Page{p}
-		return 0, errFirstPage
-	})
-	if err != errFirstPage || !d.Pages[0].hasElements {
-		return nil, false
-	}
-	if d.EnsurePage(0, lim) != nil {
-		return nil, false
-	}
-	liftKernelMetadata(d)
 	return d, true
 }
 
@@ -689,17 +676,19 @@ type firstPager struct {
 }
 
 // feed sees the bytes read so far (a prefix: a body that is complete
-// needs no provisional page). A nil firstPager does nothing.
-func (fp *firstPager) feed(buf []byte) {
+// needs no provisional page). A nil firstPager does nothing. It never
+// stops the read (false): the whole body is the final document.
+func (fp *firstPager) feed(buf []byte) bool {
 	if fp == nil || fp.done || len(buf) < fp.next {
-		return
+		return false
 	}
 	if d, ok := peekFirstPage(buf, fp.lim); ok {
 		fp.done = true
 		fp.fn(d)
-		return
+		return false
 	}
 	fp.next = 2 * len(buf)
+	return false
 }
 
 // readChunk is how much readBody asks for at a time when it reports
@@ -711,8 +700,9 @@ const readChunk = 1 << 20
 // size > 0 (no doubling garbage: documents are large and peak memory is
 // a budget), growing otherwise; more than max bytes is a *LimitError
 // naming what. progress, when not nil, sees the bytes read so far after
-// each read that did not complete a stated size.
-func readBody(ctx context.Context, r io.Reader, size, max int64, what string, progress func([]byte)) ([]byte, error) {
+// each read that did not complete a stated size; when it says stop
+// (true), readBody returns those bytes and reads no more.
+func readBody(ctx context.Context, r io.Reader, size, max int64, what string, progress func([]byte) bool) ([]byte, error) {
 	if size > max {
 		return nil, &LimitError{What: what, Limit: max, Got: size}
 	}
@@ -755,16 +745,16 @@ func readBody(ctx context.Context, r io.Reader, size, max int64, what string, pr
 		if err != nil {
 			return nil, err
 		}
-		if n > 0 && progress != nil && (size <= 0 || int64(len(data)) < size) {
-			progress(data)
+		if n > 0 && progress != nil && (size <= 0 || int64(len(data)) < size) && progress(data) {
+			return data, nil
 		}
 	}
 }
 
-// One page of a mapped file. `get --page N` needs one page, but the whole
-// file validated: decodeMapped scans a read-only mapping of it with
-// Decode's own code, dropping the scanned bytes from memory behind the
-// scan, then keeps copies of what the document must hold on to (that
+// One page of a mapped file. `get --page N` needs one page: decodeMapped
+// scans a read-only mapping of the file up to that page with Decode's own
+// code, dropping the scanned bytes from memory behind the scan, then keeps
+// copies of what the document must hold on to (that
 // page's bytes, the fields kept raw) and nothing of the mapping.
 
 // dropWindow is how much scanned data may stay resident before it is
@@ -791,15 +781,15 @@ func guardFault(fn func() error) (err error) {
 	return fn()
 }
 
-// decodeMapped decodes data, a read-only file mapping, as Decode does and
-// detaches the result from it, keeping the bytes of d.Pages[keep] only
-// (none when keep is out of range). data may be unmapped afterwards.
-func decodeMapped(data []byte, lim Limits, keep int) (*Document, error) {
-	var d *Document
-	err := guardFault(func() error {
+// decodeMapped decodes data, a read-only file mapping, up to page keep
+// (decodeUpTo) and detaches the result from it, keeping the bytes of
+// d.Pages[keep] only (none when keep is out of range). data may be
+// unmapped afterwards.
+func decodeMapped(data []byte, lim Limits, keep int) (d *Document, reached bool, err error) {
+	err = guardFault(func() error {
 		var err error
 		dropped := 0
-		d, err = decode(data, lim, func(end int) {
+		d, reached, err = decodeUpTo(data, lim, keep, func(end int) {
 			if end-dropped < dropWindow {
 				return
 			}
@@ -814,9 +804,9 @@ func decodeMapped(data []byte, lim Limits, keep int) (*Document, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return d, nil
+	return d, reached, nil
 }
 
 // detach copies every byte slice d holds of its source (raw fields, the

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +88,9 @@ type Fetched struct {
 	MimeType string // media type without parameters, lowercase; may be empty
 	Bytes    []byte
 	Duration time.Duration
+	// partial: the read stopped when its progress hook said so; Bytes
+	// are a prefix of the body.
+	partial bool
 }
 
 // FetchError is a failed fetch. URI is redacted (no query, no userinfo):
@@ -118,17 +122,21 @@ func (f *Fetcher) Fetch(ctx context.Context, accessURI string) (*Fetched, error)
 // regular-file rules) for an access URI that a computer dpe-tui started
 // handed out.
 func (f *Fetcher) fetch(ctx context.Context, accessURI string, ownComputer bool) (*Fetched, error) {
-	return f.fetchWith(ctx, accessURI, ownComputer, nil)
+	return f.fetchWith(ctx, accessURI, ownComputer, nil, 0)
 }
 
 // progressFunc sees a body arrive: the bytes so far (a prefix, never
 // the whole) and the media type the answer declared. It runs on the
-// fetching goroutine, between reads.
-type progressFunc func(prefix []byte, mimeType string)
+// fetching goroutine, between reads. Returning true stops the read: the
+// fetch returns the prefix (Fetched.partial) and reads no more.
+type progressFunc func(prefix []byte, mimeType string) (stop bool)
 
 // fetchWith is fetch; progress, when not nil, sees the body arrive
-// (http and file; s3 bodies arrive whole).
-func (f *Fetcher) fetchWith(ctx context.Context, accessURI string, ownComputer bool, progress progressFunc) (*Fetched, error) {
+// (http and file; s3 bodies arrive whole). firstRange > 0 is for a read
+// that will likely stop early: http(s) then asks for the body's first
+// firstRange bytes, and for the rest only when progress wants more
+// (fetchHTTP).
+func (f *Fetcher) fetchWith(ctx context.Context, accessURI string, ownComputer bool, progress progressFunc, firstRange int64) (*Fetched, error) {
 	start := time.Now()
 	u, err := url.Parse(accessURI)
 	if err != nil {
@@ -143,7 +151,7 @@ func (f *Fetcher) fetchWith(ctx context.Context, accessURI string, ownComputer b
 	var out *Fetched
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
-		out, err = f.fetchHTTP(ctx, u, progress)
+		out, err = f.fetchHTTP(ctx, u, progress, firstRange)
 	case "file":
 		out, err = f.fetchFile(ctx, u, ownComputer, progress)
 	case "s3":
@@ -222,7 +230,15 @@ func RedirectPolicy(inner func(*http.Request, []*http.Request) error) func(*http
 	}
 }
 
-func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL, progress progressFunc) (*Fetched, error) {
+// fetchHTTP GETs u. With firstRange > 0 it asks for the first
+// firstRange bytes (Range); a server that answers 206 and has more is
+// then asked for the rest, from where the first part ended, only when
+// progress has not stopped the read, and only for the same version of
+// the body (If-Range with its strong ETag or Last-Modified; without
+// either the rest is a plain GET, read from the start). A server that
+// ignores Range answers 200 with the whole body, read until progress
+// stops it.
+func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL, progress progressFunc, firstRange int64) (*Fetched, error) {
 	idle := f.IdleTimeout
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
@@ -234,31 +250,42 @@ func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL, progress progressFu
 	timer := time.AfterFunc(idle, func() { cancel(stall) })
 	defer timer.Stop()
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json, */*;q=0.5")
-	resp, err := f.client().Do(req)
-	if err != nil {
-		if c := context.Cause(ctx); c != nil && !errors.Is(err, ErrRedirect) {
-			return nil, c
+	get := func(u *url.URL, header http.Header) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return nil, err
 		}
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the url.Error repeats the (unredacted) URL
+		req.Header.Set("Accept", "application/json, */*;q=0.5")
+		for k, v := range header {
+			req.Header[k] = v
 		}
-		return nil, err
+		resp, err := f.client().Do(req)
+		if err != nil {
+			if c := context.Cause(ctx); c != nil && !errors.Is(err, ErrRedirect) {
+				return nil, c
+			}
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // the url.Error repeats the (unredacted) URL
+			}
+			return nil, err
+		}
+		return resp, nil
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, &FetchError{URI: RedactURI(u.String()), Status: resp.StatusCode,
+	badStatus := func(resp *http.Response) error {
+		return &FetchError{URI: RedactURI(u.String()), Status: resp.StatusCode,
 			Err: fmt.Errorf("%w %d %s", ErrBadStatus, resp.StatusCode, http.StatusText(resp.StatusCode))}
 	}
 	max := f.maxBytes()
-	if resp.ContentLength > max {
-		return nil, &LimitError{What: "fetch size", Limit: max, Got: resp.ContentLength}
+	var hdr http.Header
+	if firstRange > 0 && progress != nil {
+		hdr = http.Header{"Range": {fmt.Sprintf("bytes=0-%d", firstRange-1)}}
 	}
+	resp, err := get(u, hdr)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { resp.Body.Close() }()
 	mt := ""
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		if m, _, err := mime.ParseMediaType(ct); err == nil {
@@ -266,33 +293,131 @@ func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL, progress progressFu
 		}
 	}
 	var buf bytes.Buffer
-	if resp.ContentLength > 0 {
-		buf.Grow(int(resp.ContentLength))
+	total := int64(-1) // the whole body's length, when known
+	rest := false      // resp is a 206 with the rest of the body
+	if resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && hdr != nil {
+		resp.Body.Close() // an empty body has no first byte: ask for all of it
+		if resp, err = get(u, nil); err != nil {
+			return nil, err
+		}
+	} else if resp.StatusCode == http.StatusPartialContent && hdr != nil {
+		start, last, size, ok := contentRange(resp.Header.Get("Content-Range"))
+		if !ok || start != 0 {
+			return nil, &FetchError{URI: RedactURI(u.String()), Status: resp.StatusCode,
+				Err: fmt.Errorf("%w: a 206 answer to bytes=0-%d with Content-Range %q", ErrBadStatus, firstRange-1, sanitize.Line(resp.Header.Get("Content-Range")))}
+		}
+		if size > max {
+			return nil, &LimitError{What: "fetch size", Limit: max, Got: size}
+		}
+		total = size
+		stopped, err := readHTTP(ctx, resp, &buf, max, total, timer, idle, progress, mt)
+		if err != nil {
+			return nil, err
+		}
+		if !stopped && int64(buf.Len()) != last+1 {
+			return nil, fmt.Errorf("after %d bytes: the range ended before byte %d", buf.Len(), last)
+		}
+		if stopped || int64(buf.Len()) == total || (total < 0 && int64(buf.Len()) < firstRange) {
+			return &Fetched{Status: resp.StatusCode, MimeType: mt, Bytes: buf.Bytes(), partial: stopped}, nil
+		}
+		// More is wanted: the rest of this version, or all of another.
+		next := http.Header{}
+		if et := resp.Header.Get("ETag"); et != "" && !strings.HasPrefix(et, "W/") {
+			next.Set("If-Range", et)
+		} else if lm := resp.Header.Get("Last-Modified"); lm != "" {
+			next.Set("If-Range", lm)
+		}
+		if next.Get("If-Range") != "" {
+			next.Set("Range", fmt.Sprintf("bytes=%d-", buf.Len()))
+		} else {
+			buf.Reset()
+		}
+		resp.Body.Close()
+		if resp, err = get(resp.Request.URL, next); err != nil {
+			return nil, err
+		}
+		switch {
+		case resp.StatusCode == http.StatusPartialContent && next.Get("Range") != "":
+			if start, _, size, ok := contentRange(resp.Header.Get("Content-Range")); !ok || start != int64(buf.Len()) || size != total {
+				return nil, &FetchError{URI: RedactURI(u.String()), Status: resp.StatusCode,
+					Err: fmt.Errorf("%w: a 206 answer to bytes=%d- with Content-Range %q", ErrBadStatus, buf.Len(), sanitize.Line(resp.Header.Get("Content-Range")))}
+			}
+			rest = true
+		case resp.StatusCode == http.StatusOK:
+			// Another version (If-Range failed), or no ranges after all.
+			buf.Reset()
+			total = -1
+			if m, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil {
+				mt = strings.ToLower(m)
+			}
+		}
 	}
+	if resp.StatusCode != http.StatusOK && !rest {
+		return nil, badStatus(resp)
+	}
+	if resp.StatusCode == http.StatusOK {
+		if resp.ContentLength > max {
+			return nil, &LimitError{What: "fetch size", Limit: max, Got: resp.ContentLength}
+		}
+		total = resp.ContentLength
+		if total > 0 {
+			buf.Grow(int(total))
+		}
+	}
+	stopped, err := readHTTP(ctx, resp, &buf, max, total, timer, idle, progress, mt)
+	if err != nil {
+		return nil, err
+	}
+	if !stopped && total >= 0 && int64(buf.Len()) != total {
+		return nil, fmt.Errorf("after %d bytes: the body ended before its %d bytes", buf.Len(), total)
+	}
+	return &Fetched{Status: resp.StatusCode, MimeType: mt, Bytes: buf.Bytes(), partial: stopped}, nil
+}
+
+// readHTTP appends resp's body to buf, at most max bytes in all; total,
+// when ≥ 0, is the whole body's length (progress is not called for the
+// read that completes it). stopped: progress stopped the read.
+func readHTTP(ctx context.Context, resp *http.Response, buf *bytes.Buffer, max, total int64, timer *time.Timer, idle time.Duration, progress progressFunc, mt string) (stopped bool, err error) {
 	chunk := make([]byte, 64<<10)
 	for {
 		n, rerr := resp.Body.Read(chunk)
 		if n > 0 {
 			timer.Reset(idle)
 			if int64(buf.Len()+n) > max {
-				return nil, &LimitError{What: "fetch size", Limit: max, Got: int64(buf.Len() + n)}
+				return false, &LimitError{What: "fetch size", Limit: max, Got: int64(buf.Len() + n)}
 			}
 			buf.Write(chunk[:n])
-			if progress != nil && int64(buf.Len()) != resp.ContentLength {
-				progress(buf.Bytes(), mt)
+			if progress != nil && int64(buf.Len()) != total && progress(buf.Bytes(), mt) {
+				return true, nil
 			}
 		}
 		if rerr == io.EOF {
-			break
+			return false, nil
 		}
 		if rerr != nil {
 			if c := context.Cause(ctx); c != nil {
-				return nil, fmt.Errorf("after %d bytes: %w", buf.Len(), c)
+				return false, fmt.Errorf("after %d bytes: %w", buf.Len(), c)
 			}
-			return nil, fmt.Errorf("after %d bytes: %w", buf.Len(), rerr)
+			return false, fmt.Errorf("after %d bytes: %w", buf.Len(), rerr)
 		}
 	}
-	return &Fetched{Status: resp.StatusCode, MimeType: mt, Bytes: buf.Bytes()}, nil
+}
+
+// contentRange reads "bytes FIRST-LAST/SIZE" (RFC 9110 §14.4); size is
+// -1 for "*".
+func contentRange(h string) (start, last, size int64, ok bool) {
+	var sz string
+	if _, err := fmt.Sscanf(h, "bytes %d-%d/%s", &start, &last, &sz); err != nil || start < 0 || last < start {
+		return 0, 0, 0, false
+	}
+	if sz == "*" {
+		return start, last, -1, true
+	}
+	size, err := strconv.ParseInt(sz, 10, 64)
+	if err != nil || size <= last {
+		return 0, 0, 0, false
+	}
+	return start, last, size, true
 }
 
 func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool, progress progressFunc) (*Fetched, error) {
@@ -304,15 +429,16 @@ func (f *Fetcher) fetchFile(ctx context.Context, u *url.URL, ownComputer bool, p
 	// One buffer of the stated size: io.ReadAll's doubling would leave up
 	// to twice the file in garbage, and documents are large (peak RSS is
 	// a budget: P4).
-	var seen func([]byte)
+	var seen func([]byte) bool
+	stopped := false
 	if progress != nil {
-		seen = func(b []byte) { progress(b, mt) }
+		seen = func(b []byte) bool { stopped = progress(b, mt); return stopped }
 	}
 	data, err := readBody(ctx, fh, st.Size(), f.maxBytes(), "fetch size", seen)
 	if err != nil {
 		return nil, err
 	}
-	return &Fetched{MimeType: mt, Bytes: data}, nil
+	return &Fetched{MimeType: mt, Bytes: data, partial: stopped}, nil
 }
 
 // openFile applies the file:// policy to u and opens the regular file it

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -273,16 +274,19 @@ func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway, fir
 		o.trace(TraceEvent{Kind: TraceFetch, URI: RedactURI(acc.URI), Err: err.Error()})
 		return err
 	}
+	var progress progressFunc
+	var firstRange int64
+	var upTo *pageWatch
 	if n := pageOnly(ctx); n > 0 {
 		if done, err := o.loadMapped(ctx, op, acc, n-1); done {
 			return err
 		}
-	}
-	var progress progressFunc
-	if first && o.OnFirstPage != nil && !op.firstSent {
+		upTo = &pageWatch{lim: o.Limits.withDefaults(), keep: n - 1, mimeType: acc.MimeType}
+		progress, firstRange = upTo.see, pageWatchRange
+	} else if first && o.OnFirstPage != nil && !op.firstSent {
 		progress = o.firstPageWatch(op, acc)
 	}
-	f, err := o.fetcher().fetchWith(ctx, acc.URI, acc.OwnComputer, progress)
+	f, err := o.fetcher().fetchWith(ctx, acc.URI, acc.OwnComputer, progress, firstRange)
 	ev := TraceEvent{Kind: TraceFetch, URI: RedactURI(acc.URI), Err: errString(err)}
 	if f != nil {
 		ev.Status, ev.Bytes, ev.Duration, ev.Detail = f.Status, int64(len(f.Bytes)), f.Duration, f.MimeType
@@ -302,13 +306,27 @@ func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway, fir
 			mt = acc.MimeType
 		}
 	}
+	if f.partial && upTo != nil && upTo.doc != nil {
+		o.trace(TraceEvent{Kind: TraceDecode, URI: RedactURI(acc.URI), Bytes: int64(len(f.Bytes)),
+			Detail: fmt.Sprintf("read up to page %d, not the pages after it", upTo.keep+1)})
+		op.Access, op.Kind, op.Doc, op.Body, op.MimeType, op.Partial = acc, KindDocument, upTo.doc, nil, mt, true
+		return nil
+	}
 	kind := Classify(f.Bytes, mt)
 	var doc *Document
+	reached := false
 	if kind == KindDocument {
 		start := time.Now()
-		doc, err = Decode(f.Bytes, o.Limits)
+		keep := -1
+		if upTo != nil {
+			keep = upTo.keep // a body read whole (small, or no early stop) is still read up to the page
+		}
+		doc, reached, err = decodeUpTo(f.Bytes, o.Limits, keep, nil)
 		dev := TraceEvent{Kind: TraceDecode, URI: RedactURI(acc.URI), Bytes: int64(len(f.Bytes)), Duration: time.Since(start), Err: errString(err)}
-		if err == nil {
+		switch {
+		case err == nil && reached:
+			dev.Detail = fmt.Sprintf("read up to page %d, not the pages after it", keep+1)
+		case err == nil:
 			dev.Detail = fmt.Sprintf("indexed %d pages", len(doc.Pages))
 		}
 		o.trace(dev)
@@ -316,20 +334,25 @@ func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway, fir
 			return err
 		}
 	}
-	op.Access, op.Kind, op.Doc, op.Body, op.MimeType = acc, kind, doc, f.Bytes, mt
+	op.Access, op.Kind, op.Doc, op.Body, op.MimeType, op.Partial = acc, kind, doc, f.Bytes, mt, reached
 	return nil
 }
 
 type pageOnlyKey struct{}
 
 // WithPageOnly marks ctx for opens that need only page n (1-based) of a
-// document (`get --page N`). A local file (file://) is then mapped, not
-// read, and scanned once with Decode's own code (same limits, errors and
-// findings), its scanned bytes dropped from memory behind the scan; only
-// page n's bytes are kept. The Opened then has no Body, and the other
-// pages are headers only: EnsurePage says they were not kept. Peak memory
-// is a fraction of the file instead of all of it. n ≤ 0 changes nothing;
-// other schemes are fetched as usual.
+// document (`get --page N`). The document is read up to page n and not
+// after it (decodeUpTo): a local file (file://) is mapped, not read, and
+// scanned with Decode's own code (same limits and errors for what it
+// reads), its scanned bytes dropped from memory behind the scan; http(s)
+// asks for the first bytes with a Range request and for more only when
+// page n is not in them; both stop once page n is indexed. Only page n's
+// bytes are kept. The Opened then has no Body, the pages before n are
+// headers only (EnsurePage says they were not kept), and when the read
+// stopped early it is Partial: the pages after n, the document's page
+// count and its whole-document findings are not known (check reads them).
+// A document whose pages up to n are out of page_index order, or that
+// has fewer pages, is read whole. n ≤ 0 changes nothing.
 func WithPageOnly(ctx context.Context, n int) context.Context {
 	return context.WithValue(ctx, pageOnlyKey{}, n)
 }
@@ -342,6 +365,46 @@ func pageOnly(ctx context.Context) int {
 // PageOnly is the page WithPageOnly marked ctx for, 0 when none: a local
 // file converted in-process then converts only that page.
 func PageOnly(ctx context.Context) int { return pageOnly(ctx) }
+
+// pageWatchRange is what a page-only read of http(s) asks for first:
+// the first pages of most documents, in one round trip.
+const pageWatchRange = 1 << 20
+
+// pageWatch is the progress hook of a page-only read that is not mapped:
+// once the prefix classifies as a document (with as much of its head as
+// Classify reads) and holds page keep (decodeUpTo reached it), the read
+// stops there and doc is that prefix's document. A failed try waits for
+// a quarter more bytes: the read goes at most that far past the page, and
+// the tries scan at most five times the bytes read. A prefix that never
+// reaches the page is read whole and decoded as usual, so its errors are
+// Decode's.
+type pageWatch struct {
+	lim      Limits
+	keep     int
+	mimeType string // the Access's, when the answer declares none
+	next     int
+	doc      *Document
+}
+
+func (w *pageWatch) see(prefix []byte, mimeType string) bool {
+	if len(prefix) < classifyHead || len(prefix) < w.next {
+		return false
+	}
+	if (mimeType == "" || mimeType == "application/octet-stream") && w.mimeType != "" {
+		mimeType = w.mimeType
+	}
+	if Classify(prefix, mimeType) != KindDocument {
+		w.next = math.MaxInt // not a document: read it whole
+		return false
+	}
+	d, reached, err := decodeUpTo(prefix[:len(prefix):len(prefix)], w.lim, w.keep, nil)
+	if err != nil || !reached {
+		w.next = len(prefix) + len(prefix)/4
+		return false
+	}
+	w.doc = d
+	return true
+}
 
 // loadMapped is loadAt for a page-only open of a local file; done is
 // false when it does not apply (fetch as usual).
@@ -375,11 +438,15 @@ func (o *Opener) loadMapped(ctx context.Context, op *Opened, acc Access, keep in
 		return true, &FetchError{URI: RedactURI(acc.URI), Err: err}
 	}
 	var doc *Document
+	reached := false
 	if kind == KindDocument {
 		start := time.Now()
-		doc, err = decodeMapped(m.data, o.Limits, keep)
+		doc, reached, err = decodeMapped(m.data, o.Limits, keep)
 		dev := TraceEvent{Kind: TraceDecode, URI: RedactURI(acc.URI), Bytes: int64(len(m.data)), Duration: time.Since(start), Err: errString(err)}
-		if err == nil {
+		switch {
+		case err == nil && reached:
+			dev.Detail = fmt.Sprintf("read up to page %d, not the pages after it", keep+1)
+		case err == nil:
 			dev.Detail = fmt.Sprintf("indexed %d pages, kept page %d", len(doc.Pages), keep+1)
 		}
 		o.trace(dev)
@@ -390,7 +457,7 @@ func (o *Opener) loadMapped(ctx context.Context, op *Opened, acc Access, keep in
 			return true, err
 		}
 	}
-	op.Access, op.Kind, op.Doc, op.Body, op.MimeType = acc, kind, doc, body, mt
+	op.Access, op.Kind, op.Doc, op.Body, op.MimeType, op.Partial = acc, kind, doc, body, mt, reached
 	return true, nil
 }
 
@@ -408,9 +475,9 @@ func (o *Opener) firstPageWatch(op *Opened, acc Access) progressFunc {
 		o.trace(TraceEvent{Kind: TraceDecode, URI: RedactURI(acc.URI), Detail: "page 1 shown before the rest arrived"})
 		o.OnFirstPage(&Opened{DPE: op.DPE, Access: acc, Kind: KindDocument, Doc: d, Partial: true, dpe: op.dpe})
 	}}
-	return func(prefix []byte, mimeType string) {
+	return func(prefix []byte, mimeType string) bool {
 		if fp.done || len(prefix) < classifyHead {
-			return
+			return false
 		}
 		mt := mimeType
 		if (mt == "" || mt == "application/octet-stream") && acc.MimeType != "" {
@@ -418,9 +485,9 @@ func (o *Opener) firstPageWatch(op *Opened, acc Access) progressFunc {
 		}
 		if Classify(prefix, mt) != KindDocument {
 			fp.done = true
-			return
+			return false
 		}
-		fp.feed(prefix)
+		return fp.feed(prefix)
 	}
 }
 

@@ -2,6 +2,7 @@
 // ratio against its yardstick, measured in the same run:
 //
 //	P1 open (a) → first page on screen ÷ json.Unmarshal of (a) into any  ≤ 0.10
+//	P1p `dpe-tui get (a) --page 1 --format text` as a process ÷ an unmarshal-only process  ≤ 0.10
 //	P2 keystroke Update+View scrolling (b) at 200×60, p50/p99      p99 ≤ 16 ms
 //	P3 resources/s server → computer → agent, 100k, 100 per page  ≥ 20,000/s, agent RSS ≤ 150 MB
 //	P4 peak RSS of `dpe-tui get (a) --page 1 --format text`       ≤ 1.25× file size
@@ -43,15 +44,19 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == launcherFlag {
 		os.Exit(launch(os.Args[2:]))
 	}
+	if len(os.Args) == 3 && os.Args[1] == unmarshalFlag {
+		os.Exit(unmarshalAny(os.Args[2]))
+	}
 	benchtime := flag.String("benchtime", "3x", "-benchtime for the go test benchmarks")
 	resources := flag.Int("resources", 100000, "P3 library size")
 	scale := flag.String("scale", "1000x50", "scale benchmark size, COMPUTERSxAGENTS; \"\" skips it (it needs redis-server)")
 	p4 := flag.Bool("p4", false, "measure P4 only (peak RSS of get --page 1)")
-	p4Dir := flag.String("p4-dir", "", "with -p4 or -startup: build the binary (and for -p4 write (a)) here, and keep them")
+	p4Dir := flag.String("p4-dir", "", "with -p4, -p1-process or -startup: build the binary (and for -p4 and -p1-process write (a)) here, and keep them")
 	startup := flag.Bool("startup", false, "measure the start-up guard only (ls computers on the demo)")
+	p1p := flag.Bool("p1-process", false, "measure process-level P1 only (get --page 1 ÷ an unmarshal-only process)")
 	flag.Parse()
-	if *p4 || *startup {
-		if err := runOne(*p4Dir, *startup); err != nil {
+	if *p4 || *startup || *p1p {
+		if err := runOne(*p4Dir, *startup, *p1p); err != nil {
 			fmt.Fprintln(os.Stderr, "report:", err)
 			os.Exit(1)
 		}
@@ -136,6 +141,7 @@ func run(benchtime string, resources int, scale string) error {
 	figs = append(figs, p3...)
 
 	figs = append(figs, measureP4(bin, docA, fi.Size()))
+	figs = append(figs, measureP1Process(bin, docA))
 
 	// Process figures: the real binary as a child process, one line each.
 	figs = append(figs, measureStartup(bin)...)
@@ -172,9 +178,10 @@ func measureP4(bin, docA string, size int64) figure {
 		fmt.Sprintf("%.2f", ratio), target, ratio <= p4Target}
 }
 
-// runOne is `report -p4` (P4 alone, for work on the get path's memory) or
-// `report -startup` (the start-up guard alone).
-func runOne(dir string, startup bool) error {
+// runOne is `report -p4` (P4 alone, for work on the get path's memory),
+// `report -p1-process` (process-level P1 alone) or `report -startup` (the
+// start-up guard alone).
+func runOne(dir string, startup, p1p bool) error {
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "dpe-perf-")
 		if err != nil {
@@ -196,7 +203,11 @@ func runOne(dir string, startup bool) error {
 		if err := os.WriteFile(docA, data, 0o644); err != nil {
 			return err
 		}
-		figs = []figure{measureP4(bin, docA, int64(len(data)))}
+		if p1p {
+			figs = []figure{measureP1Process(bin, docA)}
+		} else {
+			figs = []figure{measureP4(bin, docA, int64(len(data)))}
+		}
 	}
 	for _, f := range figs {
 		fmt.Printf("%-5s %-8s %-18s %s\n", f.id, f.value, f.target, f.what)
