@@ -303,6 +303,7 @@ func (r *Renderer) PageView(p *dpe.Page, width int, views map[int]TableView) []B
 	if len(p.Elements) == 0 {
 		return []Block{{ElementIndex: -1, Lines: []string{r.theme.Dim.Render(sanitize.Truncate("(empty page)", width))}}}
 	}
+	r.shareChunkWidths(p)
 	blocks := make([]Block, 0, len(p.Elements))
 	captions := newCaptionIndex(p)
 	for i, el := range p.Elements {

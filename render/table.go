@@ -58,6 +58,67 @@ func (r *Renderer) grid(el *dpe.Element) gridEntry {
 	return e
 }
 
+// shareChunkWidths gives the chunks of one table on page p (a run of
+// TableChunks whose chunk_index counts up by one) one set of natural column
+// widths, each column as wide as it is anywhere in the table, so the
+// columns stay put from one chunk to the next. Lines drawn with a chunk's
+// own widths are dropped when its widths change.
+func (r *Renderer) shareChunkWidths(p *dpe.Page) {
+	els := p.Elements
+	for i := 0; i < len(els); {
+		j := i + 1
+		if isChunk(els[i]) {
+			prev, _ := els[i].MetaInt("chunk_index")
+			for j < len(els) && isChunk(els[j]) {
+				n, _ := els[j].MetaInt("chunk_index")
+				if n != prev+1 {
+					break
+				}
+				prev = n
+				j++
+			}
+		}
+		if j-i > 1 {
+			r.shareWidths(els[i:j])
+		}
+		i = j
+	}
+}
+
+func isChunk(el *dpe.Element) bool {
+	return el != nil && normalizeCategory(el.Category) == catTableChunk
+}
+
+func (r *Renderer) shareWidths(chunks []*dpe.Element) {
+	entries := make([]gridEntry, len(chunks))
+	var shared []int
+	for k, el := range chunks {
+		entries[k] = r.grid(el)
+		for c, w := range entries[k].natural {
+			if c == len(shared) {
+				shared = append(shared, 0)
+			}
+			shared[c] = max(shared[c], w)
+		}
+	}
+	for k, el := range chunks {
+		e := entries[k]
+		if e.grid == nil || slices.Equal(e.natural, shared[:len(e.natural)]) {
+			continue
+		}
+		e.natural = slices.Clone(shared[:len(e.natural)])
+		r.mu.Lock()
+		r.grids[el] = e
+		for key, ce := range r.cache {
+			if key.el == el {
+				r.cacheLines -= len(ce.lines)
+				delete(r.cache, key)
+			}
+		}
+		r.mu.Unlock()
+	}
+}
+
 // TableInfo describes how a table is laid out at a width and view, so the
 // UI can clamp scrolling and label it.
 type TableInfo struct {
