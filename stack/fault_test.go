@@ -28,6 +28,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/racebuild"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -117,7 +118,10 @@ func startExtraComputer(t *testing.T, st *Stack, office, name string, r computer
 	// dpe hosts): 100 MB for the big one.
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	c := computer.New(computer.Options{URL: st.URL, Office: office, Name: name, Resolver: r, ConnectTimeout: 20 * time.Second})
+	// Its MCP calls run to the test's deadline, as the demo's do
+	// (startDemo): the agent's request timeout is what the tests time.
+	c := computer.New(computer.Options{URL: st.URL, Office: office, Name: name, Resolver: r, ConnectTimeout: 20 * time.Second,
+		RequestTimeout: testbudget.Left(t, computer.DefaultRequestTimeout).Truncate(time.Second)})
 	t.Cleanup(func() { c.Close() })
 	for sname, srv := range srvs {
 		cfg := protocol.MCPServerConfig{Name: sname, Type: protocol.ServerTypeStdio,

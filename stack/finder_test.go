@@ -15,6 +15,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/search"
 	"github.com/dpe-tui/dpe-tui/ui"
@@ -95,9 +96,12 @@ func plainLibrary(t *testing.T, host string) *mcp.Server {
 // gate is released) and delta (no Finder).
 func finderOffice(t *testing.T) (*Stack, *gate) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 60*time.Second))
 	defer cancel()
-	st, err := Start(ctx, Options{})
+	// The server's cap and the computers' MCP calls outlast the agents'
+	// request timeouts, so gamma's silence is the agent's to report.
+	long := testbudget.Left(t, 60*time.Second).Truncate(time.Second) // whole seconds: it is sent as "timeout"
+	st, err := Start(ctx, Options{MaxRequestTimeout: long, ComputerRequestTimeout: long})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -112,26 +116,51 @@ func finderOffice(t *testing.T) (*Stack, *gate) {
 }
 
 // waitIndexed waits until alpha's and beta's Finders report a complete
-// index (they build in the background from start-up).
-func waitIndexed(t *testing.T, c *client.Client) {
+// index (they build in the background from start-up), and says how long
+// the slowest of the searches that asked took.
+func waitIndexed(t *testing.T, c *client.Client) (slowest time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := testbudget.Until(t, 2*time.Minute)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		t0 := time.Now()
 		rs, err := search.Run(ctx, c, search.Query{Text: "valve", Computers: []string{ComputerAlpha, ComputerBeta}}, nil)
+		slowest = max(slowest, time.Since(t0))
 		cancel()
 		complete := err == nil && len(rs) == 2
 		for _, r := range rs {
 			complete = complete && r.State == search.OK && r.Complete
 		}
 		if complete {
-			return
+			return slowest
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("Finder indexes not complete: %v %+v", err, rs)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// probeSlowest runs wait (waitIndexed or waitAlphaIndexed) on an agent
+// of its own with a long request timeout, and leaves the office to the
+// test's agent (an office has one agent) once it is done.
+func probeSlowest(t *testing.T, st *Stack, wait func(*testing.T, *client.Client) time.Duration) time.Duration {
+	t.Helper()
+	probe := dialAgent(t, st.URL, st.Office, "finder-probe", testbudget.Left(t, 30*time.Second))
+	slowest := wait(t, probe)
+	_ = probe.Close()
+	return slowest
+}
+
+// silentTimeout is the request timeout of a test that waits for a silent
+// computer to time out while others answer: 20 times the slowest search
+// that answered on this machine now, at least 4 s, and no more than a
+// quarter of what is left of the test's deadline. A fixed 2 or 4 s let
+// answered requests time out on a loaded 2-core machine.
+func silentTimeout(t *testing.T, slowest time.Duration) time.Duration {
+	d := min(max(4*time.Second, 20*slowest), testbudget.Left(t, 4*time.Second)/4).Round(time.Second)
+	t.Logf("slowest search %s: request timeout %s", slowest.Round(time.Millisecond), d)
+	return d
 }
 
 // TestFinder_AcrossComputers: the office's four computers are searched in
@@ -147,10 +176,10 @@ func TestFinder_AcrossComputers(t *testing.T) {
 
 func testSlowOneLast(t *testing.T, st *Stack, g *gate) {
 	release := g.arm()
-	agent := dialAgent(t, st.URL, st.Office, "finder-agent", 30*time.Second)
+	agent := dialAgent(t, st.URL, st.Office, "finder-agent", testbudget.Left(t, 30*time.Second))
 	waitIndexed(t, agent)
 	var order []string
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, time.Minute))
 	defer cancel()
 	results, err := search.Run(ctx, agent, search.Query{Text: finderQuery, Limit: 50}, func(r search.Result) {
 		order = append(order, r.Computer)
@@ -228,11 +257,12 @@ func testSlowOneLast(t *testing.T, st *Stack, g *gate) {
 // timeout while the others' results arrive first.
 func testSilentBounded(t *testing.T, st *Stack, g *gate) {
 	g.arm() // never released by this test
-	agent := dialAgent(t, st.URL, st.Office, "finder-agent-2", 2*time.Second)
+	slowest := probeSlowest(t, st, waitIndexed)
+	agent := dialAgent(t, st.URL, st.Office, "finder-agent-2", silentTimeout(t, slowest))
 	var order []string
-	// ctx only bounds a hang: gamma's error below says its 2 s request
+	// ctx only bounds a hang: gamma's error below says its request
 	// timeout ended the wait, and the others answered before it.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, time.Minute))
 	defer cancel()
 	results, err := search.Run(ctx, agent, search.Query{Text: finderQuery}, func(r search.Result) { order = append(order, r.Computer) })
 	if err != nil {
@@ -257,6 +287,9 @@ func testSilentBounded(t *testing.T, st *Stack, g *gate) {
 // the annual report at page 7 with the hit's element selected and on
 // screen. A second query that alpha never answers fails alpha alone,
 // within the request timeout.
+//
+// The request timeout is a ratio of this machine's speed now
+// (silentTimeout), not a fixed figure.
 func TestFinder_TUIAcrossTheDemo(t *testing.T) {
 	g := &gate{}
 	hold := func(ctx context.Context, computer string) error {
@@ -274,19 +307,23 @@ func TestFinder_TUIAcrossTheDemo(t *testing.T) {
 			return ctx.Err()
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 60*time.Second))
 	defer cancel()
-	st, err := Start(ctx, Options{NoFinder: []string{ComputerBeta}, HoldFinder: hold})
+	// The server's cap and the computers' MCP calls outlast the agent's
+	// request timeout, so alpha's silence is the agent's to report.
+	long := testbudget.Left(t, 60*time.Second).Truncate(time.Second) // whole seconds: it is sent as "timeout"
+	st, err := Start(ctx, Options{NoFinder: []string{ComputerBeta}, HoldFinder: hold, MaxRequestTimeout: long, ComputerRequestTimeout: long})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
-	agent := dialAgent(t, st.URL, st.Office, "tui", 4*time.Second)
-	waitAlphaIndexed(t, agent)
+	slowest := probeSlowest(t, st, waitAlphaIndexed)
+	requestTimeout := silentTimeout(t, slowest)
+	agent := dialAgent(t, st.URL, st.Office, "tui", requestTimeout)
 
 	release := g.arm()
 	t.Cleanup(g.release) // a call still held ends before the stack closes
-	m := ui.New(ui.Options{Agent: agent, Theme: "dark", Width: 100, Height: 30, StatusTimeout: -1, RequestTimeout: 4 * time.Second})
+	m := ui.New(ui.Options{Agent: agent, Theme: "dark", Width: 100, Height: 30, StatusTimeout: -1, RequestTimeout: requestTimeout})
 	tm := teatest.NewTestModel(t, probe{m}, teatest.WithInitialTermSize(100, 30),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
 	frame := func() string {
@@ -296,14 +333,14 @@ func TestFinder_TUIAcrossTheDemo(t *testing.T) {
 		select {
 		case f := <-reply:
 			return f
-		case <-time.After(10 * time.Second):
+		case <-time.After(testbudget.Left(t, 10*time.Second)):
 			t.Fatal("no frame")
 		}
 		return ""
 	}
 	wait := func(what string, ok func(string) bool) {
 		t.Helper()
-		deadline := time.Now().Add(45 * time.Second)
+		deadline := testbudget.Until(t, 45*time.Second)
 		for {
 			f := frame()
 			if ok(f) {
@@ -359,19 +396,22 @@ func TestFinder_TUIAcrossTheDemo(t *testing.T) {
 		t.Fatalf("beta's state is not shown with alpha's timeout:\n%s", frame())
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(testbudget.Left(t, 10*time.Second)))
 }
 
-// waitAlphaIndexed waits until alpha's Finder reports a complete index.
-func waitAlphaIndexed(t *testing.T, c *client.Client) {
+// waitAlphaIndexed waits until alpha's Finder reports a complete index,
+// and says how long the slowest of the searches that asked took.
+func waitAlphaIndexed(t *testing.T, c *client.Client) (slowest time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := testbudget.Until(t, 2*time.Minute)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		t0 := time.Now()
 		rs, err := search.Run(ctx, c, search.Query{Text: "valve", Computers: []string{ComputerAlpha}}, nil)
+		slowest = max(slowest, time.Since(t0))
 		cancel()
 		if err == nil && len(rs) == 1 && rs[0].State == search.OK && rs[0].Complete {
-			return
+			return slowest
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("alpha's Finder index not complete: %v %+v", err, rs)

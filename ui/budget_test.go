@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -98,7 +99,13 @@ func TestOffice_NotificationStormCoalescesListRoom(t *testing.T) {
 		f.events <- client.NotifyEvent{Name: protocol.NotifyEnterOffice, Computer: []string{"laptop", "build-box"}[i%2]}
 	}
 	f.events <- client.NotifyEvent{Name: protocol.NotifyEnterOffice, Computer: "zz-last"}
-	s := start(t, testOptions(f))
+	// list_room's request timeout is the test's: reading 20,000
+	// notifications under -race on a loaded machine took longer than the
+	// default 30 s, and a list_room cut short by it answered before the
+	// storm was read.
+	opt := testOptions(f)
+	opt.RequestTimeout = testbudget.Left(t, 30*time.Second)
+	s := start(t, opt)
 	s.waitFor("9.9.9")
 	s.idle()
 	f.mu.Lock()

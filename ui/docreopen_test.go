@@ -16,6 +16,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/s3test"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -121,7 +122,7 @@ func (f *fakeAgent) fakeAgentResolver() func(ctx context.Context, computer, uri 
 func TestS3_PagesAfterThePresignExpiredRenderTheirElements(t *testing.T) {
 	srv := s3test.Start(t)
 	srv.MakeBucket(t, "docs")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, time.Minute))
 	defer cancel()
 	r, err := computer.NewS3Resolver(ctx, computer.S3ResolverOptions{Endpoint: srv.Endpoint, Bucket: "docs", Getenv: srv.Getenv,
 		Expiry: 2 * time.Second, ManifestThreshold: 256})

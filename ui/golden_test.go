@@ -18,6 +18,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // goldenW, goldenH is the size of the synchronous test models; the
@@ -89,7 +90,9 @@ func (s *session) idle() {
 
 func (s *session) waitUntil(want string, ok func(frame string) bool) {
 	s.t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // -race on a loaded machine is slow
+	// The wait runs to the test's deadline: under -race on a loaded
+	// machine a frame that takes a second alone took over a minute.
+	deadline := testbudget.Until(s.t, 60*time.Second)
 	var last string
 	for time.Now().Before(deadline) {
 		reply := make(chan string, 1)
@@ -103,7 +106,7 @@ func (s *session) waitUntil(want string, ok func(frame string) bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.t.Fatalf("waiting for %q: not on screen after 60s; last frame:\n%s", want, last)
+	s.t.Fatalf("waiting for %q: not on screen by the test's deadline; last frame:\n%s", want, last)
 }
 
 func (s *session) keys(ks ...string) {
@@ -127,7 +130,7 @@ func (s *session) finalANSI() string {
 	if err := s.tm.Quit(); err != nil {
 		s.t.Fatal(err)
 	}
-	fm := s.tm.FinalModel(s.t, teatest.WithFinalTimeout(20*time.Second))
+	fm := s.tm.FinalModel(s.t, teatest.WithFinalTimeout(testbudget.Left(s.t, 20*time.Second)))
 	return fm.(probeModel).View().Content
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi/kitty"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/render"
 )
 
@@ -30,13 +31,13 @@ func TestImages_KittyPlaceholdersOnScreenTransmitOnceDeleteOnQuit(t *testing.T) 
 	s.waitUntil("placeholder cells", func(fr string) bool { return strings.ContainsRune(fr, kitty.Placeholder) })
 	s.idle()
 	s.keys("ctrl+c") // the model's own quit, which cleans up
-	fm := s.tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(probeModel)
+	fm := s.tm.FinalModel(t, teatest.WithFinalTimeout(testbudget.Left(t, 20*time.Second))).(probeModel)
 	frame := fm.View().Content
 	// The id is the foreground colour of the cells: image 1 is 0,0,1.
 	if !strings.Contains(frame, "38;2;0;0;1m"+string(kitty.Placeholder)+string(kitty.Diacritic(0))+string(kitty.Diacritic(0))) {
 		t.Fatalf("no placeholder cell of image 1 in the frame:\n%q", frame)
 	}
-	out, err := io.ReadAll(s.tm.FinalOutput(t, teatest.WithFinalTimeout(20*time.Second)))
+	out, err := io.ReadAll(s.tm.FinalOutput(t, teatest.WithFinalTimeout(testbudget.Left(t, 20*time.Second))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestImages_AutoQueryThroughTheProgramWithAFakeTerminal(t *testing.T) {
 				}
 			}()
 			var got [2]string
-			deadline := time.Now().Add(10 * time.Second)
+			deadline := testbudget.Until(t, 10*time.Second)
 			for time.Now().Before(deadline) {
 				reply := make(chan [2]string, 1)
 				p.Send(modeProbeMsg{reply})

@@ -21,6 +21,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // bombPNG is a 1-bit PNG declaring 4096×4096: about 2 KB on the wire, 16.7
@@ -94,7 +95,7 @@ func TestImages_TwoThousandImagePageQuitsAtOnce(t *testing.T) {
 	s := &session{t: t, tm: tm}
 	s.waitFor("2000 elements")
 	s.keys("q")
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(countingModel)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(testbudget.Left(t, 60*time.Second))).(countingModel)
 	// q is the next message after whatever was already queued: at most the
 	// decodes in flight (the concurrency bound) answer before it.
 	_, _, decoders := imageBudgets(fm.m.e.opt)

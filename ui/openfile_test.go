@@ -16,6 +16,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // start80 is start at 80×24, the size of the goldens of the screens in
@@ -170,13 +171,13 @@ func TestOpenFile_EscCancelsAPageConversion(t *testing.T) {
 	s.waitFor("loading page 2")
 	select {
 	case <-b.running:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testbudget.Left(t, 10*time.Second)):
 		t.Fatal("page 2 is not being converted")
 	}
 	s.keys("esc")
 	select {
 	case <-b.cancelled:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testbudget.Left(t, 10*time.Second)):
 		t.Log(s.frame())
 		t.Fatal("esc did not cancel the conversion's context")
 	}
@@ -220,7 +221,7 @@ func (s *session) frame() string {
 	select {
 	case f := <-reply:
 		return f
-	case <-time.After(10 * time.Second):
+	case <-time.After(testbudget.Left(s.t, 10*time.Second)):
 		s.t.Fatal("no frame")
 	}
 	return ""

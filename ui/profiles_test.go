@@ -15,6 +15,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/config"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -117,7 +118,7 @@ func TestProfiles_PSwitchesToTheChosenProfileWithoutRestarting(t *testing.T) {
 	}
 	select {
 	case <-home.closed:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testbudget.Left(t, 10*time.Second)):
 		t.Fatal("the replaced agent was not closed")
 	}
 	if lab.isClosed() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -34,7 +35,7 @@ func guard(t testing.TB, what string, fn func()) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testbudget.Left(t, 30*time.Second)):
 		t.Fatalf("%s did not return: Update blocked", what)
 	}
 }
