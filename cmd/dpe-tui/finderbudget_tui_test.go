@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/pflag"
 
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/library"
 )
 
@@ -63,7 +64,7 @@ func TestTUIFinder_OverBudgetSaysWhichLimit(t *testing.T) {
 			// the empty dictionary cannot expand is asked again. The
 			// query is pasted, as a user would paste 4 KB.
 			var frame string
-			for stop := time.Now().Add(60 * time.Second); ; {
+			for stop := testbudget.Until(t, 60*time.Second); ; {
 				l.tm.Send(tea.PasteMsg{Content: tt.query})
 				t0 := time.Now()
 				l.enter()

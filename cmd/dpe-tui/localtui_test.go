@@ -19,6 +19,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/ui"
 )
 
@@ -93,7 +94,9 @@ func (l *localTUI) frame() string {
 
 func (l *localTUI) waitUntil(what string, ok func(string) bool) string {
 	l.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	// To the test's deadline: under -race on a loaded machine a frame that
+	// takes a second alone can take over a minute.
+	deadline := testbudget.Until(l.t, 60*time.Second)
 	var last string
 	for time.Now().Before(deadline) {
 		if last = l.frame(); ok(last) {
