@@ -38,27 +38,48 @@ const (
 )
 
 // exitCodes is the one table of exit codes: the root help renders it, and
-// a test holds the README's table to it.
+// a test holds the README's table to it, row for row and word for word
+// (the README may only add backticks).
 var exitCodes = [...]struct {
 	code    int
 	meaning string
 }{
 	{exitOK, "ok"},
-	{exitRuntime, "runtime or network error (also: ls stopped by a repeated cursor or a cap)"},
-	{exitUsage, "usage: a bad command line, flag value, environment variable or config file"},
+	{exitRuntime, "runtime or network error (also: ls stopped by a repeated cursor, the page cap or the resource budget, after listing the other servers; an unknown --server/--computer, or an office with no computers)"},
+	{exitUsage, "usage: command line, flag value, environment variable, profile or config file"},
 	{exitProtocol, "protocol error (the A2C-SMCP or DPE v1 code is printed)"},
-	{exitViolations, "check: the document has conformance violations"},
+	{exitViolations, "check: the document has conformance violations (with --strict, warnings count)"},
 	{exitDiffer, "diff: the documents differ"},
 	{exitNothingListed, "ls: nothing could be listed (every server was skipped or none was there, each with a note)"},
-	{exitIncomplete, "find: no hits, and an index that answered is still being built"},
+	{exitIncomplete, "find: no hits, and at least one Finder answered from an index still being built (said on stderr); on the embedded stack find first waits for the index, up to --timeout"},
 }
 
-// exitHelp is the exit-code table of the root help.
+// exitHelpWidth is where exitHelp wraps a meaning: the help is read in
+// an 80-column terminal, indented by two.
+const exitHelpWidth = 76
+
+// exitHelp is the exit-code table of the root help, each meaning wrapped
+// under itself.
 func exitHelp() string {
 	var b strings.Builder
 	b.WriteString("Exit codes:")
 	for _, e := range exitCodes {
-		fmt.Fprintf(&b, "\n  %d  %s", e.code, e.meaning)
+		lead := fmt.Sprintf("  %d  ", e.code)
+		fmt.Fprintf(&b, "\n%s", lead)
+		col := len(lead)
+		for i, w := range strings.Fields(e.meaning) {
+			switch {
+			case i == 0:
+			case col+1+len(w) > exitHelpWidth:
+				b.WriteString("\n" + strings.Repeat(" ", len(lead)))
+				col = len(lead)
+			default:
+				b.WriteByte(' ')
+				col++
+			}
+			b.WriteString(w)
+			col += len(w)
+		}
 	}
 	return b.String()
 }
