@@ -1393,3 +1393,25 @@ func TestHelp_TallerThanTheScreenSaysMoreFollowsAndGReachesTheEnd(t *testing.T) 
 		t.Fatalf("a help that fits needs no marker:\n%s", f)
 	}
 }
+
+// The export prompt shows the proposed file name whole at 80 columns (it
+// showed the end, "Cooperative-—-Operations-Report-2026.md", without
+// "Harbor-Light-Water-"), and after a resize to 50 columns the cursor's
+// end still shows.
+func TestExport_PromptShowsTheWholeProposedName(t *testing.T) {
+	doc := twoPageTableDoc()
+	doc["title"] = "Harbor Light Water Cooperative — Operations Report 2026"
+	m := openJSON(t, 80, 24, doc)
+	press(t, m, "e")
+	if !m.bar.active || m.bar.mode != barExportDoc {
+		t.Fatal("e did not open the export prompt")
+	}
+	want := "Harbor-Light-Water-Cooperative-—-Operations-Report-2026.md"
+	if f := footerLine(m); !strings.Contains(f, "export document to "+want) {
+		t.Fatalf("the prompt hides part of the name: %q", f)
+	}
+	run(t, m, m.update(tea.WindowSizeMsg{Width: 50, Height: 24}))
+	if f := footerLine(m); !strings.Contains(f, "Report-2026.md") || strings.Contains(f, want) {
+		t.Fatalf("at 50 columns the prompt should scroll to the cursor: %q", f)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
@@ -41,6 +42,8 @@ type cmdBar struct {
 	// toOverlay: the overlay opened the prompt, so its answers go there
 	// (raw JSON's search), not to the screen under it.
 	toOverlay bool
+	// width is the terminal's, which the input and its hint share.
+	width int
 }
 
 // maxHistory bounds each mode's history.
@@ -83,12 +86,33 @@ func (b *cmdBar) open(m *model, req promptMsg) tea.Cmd {
 	b.hist = -1
 	b.input.Prompt = b.prompt()
 	b.input.SetStyles(barStyles(m.e))
+	b.width = m.e.width
 	b.input.SetValue(req.value)
-	b.input.CursorEnd()
-	// leave room for the live hint after the input
-	b.input.SetWidth(max(20, (m.e.width-len(b.input.Prompt))*55/100))
 	b.refresh()
+	b.input.CursorEnd()
 	return b.input.Focus()
+}
+
+// fit gives the input the line's room after the prompt and the live hint,
+// so a proposed file name shows whole (at 55% of 80 columns an export's
+// name showed without its start); a long hint is cut rather than the input
+// made narrower than 55% of the room.
+func (b *cmdBar) fit() {
+	room := max(0, b.width-ansi.StringWidth(b.input.Prompt)-1) // the cursor's cell
+	w := room
+	if b.hint != "" {
+		w = max(room-ansi.StringWidth(sanitizeLine(b.hint))-2, room*55/100)
+	}
+	b.input.SetWidth(max(20, w))
+	b.input.SetCursor(b.input.Position()) // scroll for the new width
+}
+
+// resize follows the terminal's width.
+func (b *cmdBar) resize(w int) {
+	b.width = w
+	if b.active {
+		b.fit()
+	}
 }
 
 func barStyles(e *env) textinput.Styles {
@@ -109,13 +133,13 @@ func (b *cmdBar) close() {
 func (b *cmdBar) refresh() {
 	v := strings.TrimSpace(b.input.Value())
 	b.hint, b.hintOK = "", false
-	if b.validate != nil {
+	switch {
+	case b.validate != nil:
 		b.hint, b.hintOK = b.validate(v)
-		return
-	}
-	if b.mode == barOpen {
+	case b.mode == barOpen:
 		b.hint, b.hintOK = uriHint(v, "type or paste a dpe:// URI")
 	}
+	b.fit()
 }
 
 func uriHint(v, empty string) (string, bool) {

@@ -95,6 +95,7 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		e.width, e.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
+		m.bar.resize(msg.Width)
 		return m.broadcast(msg)
 
 	case tea.BackgroundColorMsg:
