@@ -25,6 +25,16 @@ type searchState struct {
 	capped bool
 	// focus is the hit a table scrolls to once its page is on screen.
 	focus *hit
+	// near is where the search was started from (a Finder hit): its
+	// current match is the first at or after that place, and finding it
+	// does not move the view, which is already there.
+	near *nearHit
+}
+
+// nearHit is a place in the document: a page index and an element id.
+type nearHit struct {
+	page      int
+	elementID string
 }
 
 // maxHits bounds the hits kept for one search.
@@ -147,11 +157,16 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 	}
 	d.search.hits = append(d.search.hits, msg.hits...)
 	d.search.scanned = msg.scanned
-	if d.search.cur < 0 && len(d.search.hits) > 0 {
+	done := msg.next < 0 || d.search.capped
+	switch {
+	case d.search.cur >= 0 || len(d.search.hits) == 0:
+	case d.search.near != nil:
+		d.search.cur = d.firstHitFrom(*d.search.near, done)
+	default:
 		d.search.cur = 0
 		cmds = append(cmds, d.showHit())
 	}
-	if msg.next >= 0 && !d.search.capped {
+	if !done {
 		e.progress(msg.id, fmt.Sprintf("page %d/%d · %s", msg.next, len(d.pages), counted(len(d.search.hits), "hit", "hits")))
 		return tea.Batch(append(cmds, e.step(msg.id, d.searchStep(msg.query, msg.next)))...)
 	}
@@ -167,6 +182,25 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%s for %q · n/N move · S lists", counted(len(d.search.hits), "match", "matches"), q)))
 	}
 	return tea.Batch(cmds...)
+}
+
+// firstHitFrom is the index of the first hit at or after place at (-1
+// while the search has not reached it); once the search is done, a place
+// past the last hit takes the last one, so n wraps to the first.
+func (d *documentScreen) firstHitFrom(at nearHit, done bool) int {
+	el := 0
+	if at.page < len(d.pages) {
+		el = max(0, d.hitElement(at.page, at.elementID))
+	}
+	for i, h := range d.search.hits {
+		if h.page > at.page || h.page == at.page && h.el >= el {
+			return i
+		}
+	}
+	if done {
+		return len(d.search.hits) - 1
+	}
+	return -1
 }
 
 func (d *documentScreen) nextHit(dir int) tea.Cmd {

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/search"
 )
@@ -36,10 +37,13 @@ type finderScreen struct {
 	why string
 }
 
-// hitPlace is where an opened hit should show: 1-based page, element id.
+// hitPlace is where an opened hit should show: 1-based page, element id,
+// and the text the document then searches for, so n/N go on from the hit
+// and the page marks it ("" searches nothing).
 type hitPlace struct {
 	page      int
 	elementID string
+	query     string
 }
 
 type finderStartedMsg struct {
@@ -233,7 +237,7 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			}
 			h := f.hits[f.list.cur]
 			f.why = ""
-			return f, e.ask(openURIMsg{uri: h.URI, computer: h.Computer, at: &hitPlace{page: h.Page, elementID: h.ElementID}})
+			return f, e.ask(openURIMsg{uri: h.URI, computer: h.Computer, at: &hitPlace{page: h.Page, elementID: h.ElementID, query: hitQuery(f.query, h)}})
 		}
 	}
 	return f, nil
@@ -417,6 +421,31 @@ func (f *finderScreen) Keys() screenKeys {
 
 func (f *finderScreen) Crumb() string { return "finder" }
 
+// hitQuery is what the document opened from hit h searches for: the
+// Finder's query when the snippet has it as written (the document search
+// matches a phrase), else the longest word the index matched in the
+// snippet (an index matches terms: "pumps replaced" finds "pump").
+func hitQuery(query string, h search.Hit) string {
+	q := strings.TrimSpace(query)
+	if start, _ := dpe.NewMatcher(q).Find(h.Snippet, 0); q != "" && start >= 0 {
+		return q
+	}
+	r := []rune(h.Snippet)
+	best := ""
+	for _, s := range h.Match {
+		if s.Start < 0 || s.End > len(r) || s.Start >= s.End {
+			continue
+		}
+		if w := strings.TrimSpace(string(r[s.Start:s.End])); len([]rune(w)) > len([]rune(best)) {
+			best = w
+		}
+	}
+	if best == "" {
+		return q
+	}
+	return best
+}
+
 // jumpToHit shows a document opened from a hit at its page and selects
 // the hit's element, scrolled into view; when the page is not decoded yet
 // the element is selected once it loads (landHit).
@@ -425,14 +454,23 @@ func (d *documentScreen) jumpToHit(at *hitPlace) tea.Cmd {
 		return nil
 	}
 	i := at.page - 1
+	var cmd tea.Cmd
 	if el := d.hitElement(i, at.elementID); el >= 0 {
 		d.pendingHit = nil
-		return d.gotoPage(i, el)
+		cmd = d.gotoPage(i, el)
+	} else {
+		d.pendingHit = at
+		cmd = d.gotoPage(i, -1)
+		d.landHit() // a page gotoPage had decoded already
 	}
-	d.pendingHit = at
-	cmd := d.gotoPage(i, -1)
-	d.landHit() // a page gotoPage had decoded already
-	return cmd
+	if at.query == "" {
+		return cmd
+	}
+	// The document searches for the hit's text, so the page marks it and
+	// n/N go on from it; the search starts at the hit, not at the top.
+	search := d.startSearch(at.query)
+	d.search.near = &nearHit{page: i, elementID: at.elementID}
+	return tea.Batch(cmd, search)
 }
 
 // hitElement is the index of the element with that id on page i, or -1

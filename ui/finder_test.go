@@ -147,3 +147,41 @@ func TestFinder_ShowsTotalLoadsMoreAndNamesFiles(t *testing.T) {
 		t.Fatalf("all 81 should be listed:\n%s", f)
 	}
 }
+
+// After opening a Finder hit the document searches for it: the hit's word
+// is marked on the page, the current match is the opened hit (not the
+// document's first), and n/N walk on from there (n said "no search").
+func TestFinder_OpenedHitIsSearchedSoNWalksOnAndThePageMarksIt(t *testing.T) {
+	fa := newFakeAgent(t)
+	m := newTestModel(t, fa)
+	listOffice(t, m)
+	press(t, m, "F")
+	for _, r := range "revenue" {
+		press(t, m, string(r))
+	}
+	press(t, m, "enter")
+	f := findScreen[*finderScreen](m)
+	if f == nil || len(f.hits) == 0 || f.hits[0].Page != 2 {
+		t.Fatalf("the Finder should list the hit on page 2: %+v", f)
+	}
+	press(t, m, "enter")
+	d := m.docS()
+	if d == nil || d.page != 1 {
+		t.Fatalf("the hit did not open at page 2 (%v)", d)
+	}
+	if d.search.query != "revenue" || d.search.cur < 0 || d.search.hits[d.search.cur].page != 1 {
+		t.Fatalf("the document does not search for the hit from page 2: %+v", d.search)
+	}
+	match := cursorSGR(m.e.renderer.Theme().Match)
+	if raw := m.view().Content; !strings.Contains(raw, match+"revenue") && !strings.Contains(raw, match+"Revenue") {
+		t.Fatalf("the hit's word is not marked on the page:\n%q", raw)
+	}
+	press(t, m, "n")
+	if d.page != 2 || strings.Contains(m.statusText(), "no search") {
+		t.Fatalf("n after the hit: page %d, status %q; want page 3", d.page+1, m.statusText())
+	}
+	press(t, m, "N", "N")
+	if d.page != 0 {
+		t.Fatalf("N N from page 3 should reach the match on page 1, at page %d", d.page+1)
+	}
+}

@@ -365,6 +365,19 @@ func TestGolden(t *testing.T) {
 			s.waitFor("build-box: no Finder")
 			s.waitFor("laptop: 1")
 		}},
+		{name: "finder_hit_then_n", drive: func(s *session) {
+			s.waitFor("2 enabled")
+			s.keys("F")
+			s.waitFor("search /")
+			s.typeText("revenue")
+			s.keys("enter")
+			s.waitFor("laptop: 1")
+			s.idle()
+			s.keys("enter")
+			s.waitFor(`matches for "revenue"`)
+			s.keys("n")
+			s.waitFor("page 3/3")
+		}},
 		{name: "finding_detail", drive: func(s *session) {
 			s.toDocument()
 			s.keys("c")
