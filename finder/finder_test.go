@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -547,5 +548,48 @@ func TestFind_CJKPhrasePrecision(t *testing.T) {
 	res := find(t, f, FindParams{Query: "股东大会 株主総会", Limit: MaxLimit})
 	if res.Total != 2 {
 		t.Errorf("two CJK phrases: %d hits, want 2", res.Total)
+	}
+}
+
+// A snippet is cut around the densest run of matches, not the first one,
+// and its ends fall between words.
+func TestSnippet_DensestMatchesAndWordBoundaries(t *testing.T) {
+	text := "The pump was checked. " + strings.Repeat("Nothing else of note happened that week at all. ", 8) +
+		"The pump house, the pump seals and the spare pump were replaced after the flood. " +
+		strings.Repeat("Afterwards the crews wrote their reports carefully. ", 8)
+	var spans [][2]int
+	for i := 0; ; {
+		j := strings.Index(text[i:], "pump")
+		if j < 0 {
+			break
+		}
+		spans = append(spans, [2]int{i + j, i + j + 4})
+		i += j + 4
+	}
+	snip, match := snippet(text, spans)
+	if !strings.Contains(snip, "pump house, the pump seals and the spare pump") || len(match) < 3 {
+		t.Fatalf("the snippet is not around the three close matches: %q %v", snip, match)
+	}
+	r := []rune(snip)
+	for _, m := range match {
+		if got := string(r[m.Start:m.End]); got != "pump" {
+			t.Fatalf("span %v covers %q in %q", m, got, snip)
+		}
+	}
+	if !strings.HasPrefix(snip, "…") || !strings.HasSuffix(snip, "…") {
+		t.Fatalf("cut ends are not marked: %q", snip)
+	}
+	body := strings.TrimSuffix(strings.TrimPrefix(snip, "…"), "…")
+	words := strings.Fields(text)
+	sw := strings.Fields(body)
+	if !slices.Contains(words, sw[0]) || !slices.Contains(words, sw[len(sw)-1]) {
+		t.Fatalf("a word is cut at an end: first %q, last %q in %q", sw[0], sw[len(sw)-1], snip)
+	}
+	if n := utf8.RuneCountInString(snip); n > snippetRunes+2 {
+		t.Fatalf("snippet is %d runes", n)
+	}
+	// A text shorter than the window is whole, without marks.
+	if s, m := snippet("one pump here", [][2]int{{4, 8}}); s != "one pump here" || m[0] != (Span{4, 8}) {
+		t.Fatalf("short text: %q %v", s, m)
 	}
 }

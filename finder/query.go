@@ -359,45 +359,67 @@ func (f *Finder) toHit(h *search.DocumentMatch, m *matcher) Hit {
 	}
 }
 
-// snippet cuts a window of about snippetRunes around the first match and
-// returns the matches inside it as rune offsets. Whitespace runs are
-// folded to one space (tables are tab-separated), so offsets are computed
-// after folding.
+// snippet cuts a window of about snippetRunes around the densest run of
+// matches (where most of them fit in one window, not merely the first)
+// and returns the matches inside it as rune offsets. Its ends fall on
+// word boundaries when one is near, so no word is cut in half. Whitespace
+// runs are folded to one space (tables are tab-separated), so offsets are
+// computed after folding.
 func snippet(text string, spans [][2]int) (string, []Span) {
-	start := 0
+	start, anchorEnd := 0, 0
 	if len(spans) > 0 {
-		start = spans[0][0]
-		// Back up about a third of the window, to a rune boundary.
+		a := densest(spans, snippetRunes*2/3)
+		start = spans[a][0]
+		// Back up about a third of the window, to a rune boundary, then
+		// on to the start of a word, never past the match.
 		back := 0
 		for start > 0 && back < snippetRunes/3 {
 			_, sz := utf8.DecodeLastRuneInString(text[:start])
 			start -= sz
 			back++
 		}
+		if start > 0 && !isSpaceByte(text, start-1) {
+			for i, r := range text[start:spans[a][0]] {
+				if i >= 4*wordSlack {
+					break
+				}
+				if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+					start += i + 1
+					break
+				}
+			}
+		}
+		anchorEnd = spans[a][1]
 	}
-	var b strings.Builder
+	var fr []rune // the folded text from start, up to the cut and a word more
 	var out []Span
-	runes, inSpace := 0, false
+	inSpace := false
 	si := 0
 	cur := -1
+	lead := 0
 	if start > 0 {
-		b.WriteString("…")
-		runes++
+		fr = append(fr, '…')
+		lead = 1
 	}
+	anchorRunes := lead // folded runes up to the anchor's end
+	more := false       // text follows what fr holds
 	for i, r := range text[start:] {
 		pos := start + i
 		for si < len(spans) && spans[si][1] <= pos {
 			if cur >= 0 {
-				out = append(out, Span{cur, runes})
+				out = append(out, Span{cur, len(fr)})
 				cur = -1
 			}
 			si++
 		}
 		if si < len(spans) && pos == spans[si][0] && cur < 0 {
-			cur = runes
+			cur = len(fr)
 		}
-		if runes >= snippetRunes {
-			b.WriteString("…")
+		if pos <= anchorEnd {
+			anchorRunes = len(fr)
+		}
+		if len(fr) >= snippetRunes+wordSlack {
+			more = true
 			break
 		}
 		if r == '\t' || r == '\n' || r == '\r' || r == ' ' {
@@ -408,13 +430,68 @@ func snippet(text string, spans [][2]int) (string, []Span) {
 		} else {
 			inSpace = false
 		}
-		b.WriteRune(r)
-		runes++
+		fr = append(fr, r)
 	}
 	if cur >= 0 {
-		out = append(out, Span{cur, runes})
+		out = append(out, Span{cur, len(fr)})
 	}
-	return b.String(), out
+	n := len(fr)
+	if n > snippetRunes {
+		more, n = true, snippetRunes
+		if fr[n-1] != ' ' && fr[n] != ' ' {
+			// Mid-word: end at the last space, if it is near and keeps
+			// the match.
+			for k := n - 1; k > n-wordSlack && k > anchorRunes; k-- {
+				if fr[k] == ' ' {
+					n = k
+					break
+				}
+			}
+		}
+	}
+	for n > lead && fr[n-1] == ' ' && more {
+		n--
+	}
+	snip := string(fr[:n])
+	if more {
+		snip += "…"
+	}
+	var kept []Span
+	for _, sp := range out {
+		if sp.Start >= n {
+			break
+		}
+		kept = append(kept, Span{sp.Start, min(sp.End, n)})
+	}
+	return snip, kept
+}
+
+// wordSlack is how far, in runes, a snippet's end moves back to a word
+// boundary (a longer word is cut).
+const wordSlack = 16
+
+func isSpaceByte(s string, i int) bool {
+	c := s[i]
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
+}
+
+// densest is the index of the span that starts the window of width bytes
+// holding the most spans (the first such), spans sorted by start.
+func densest(spans [][2]int, width int) int {
+	best, bestN := 0, 0
+	j := 0
+	for i := range spans {
+		if j < i {
+			j = i
+		}
+		for j < len(spans) && spans[j][1]-spans[i][0] <= width {
+			j++
+		}
+		if n := j - i; n > bestN {
+			best, bestN = i, n
+		}
+	}
+	return best
 }
 
 func clipRunes(s string, n int) string {

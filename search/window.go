@@ -5,7 +5,9 @@ import (
 )
 
 // Window is the part of a snippet that fits in cols terminal columns,
-// centred on its first match, with "…" where it was cut; the spans are
+// centred on its densest run of matches (where most fit in the window),
+// cut between words when a word boundary is near, with "…" where it was
+// cut; the spans are
 // moved to the window's runes (a span cut by the window is cut with it).
 // A Finder sends a snippet wider than a line (about 200 runes, the match
 // some way in): clipping it from the right at the screen's width would
@@ -26,9 +28,10 @@ func Window(snip string, spans []Span, cols int) (string, []Span) {
 		return snip, spans
 	}
 	const ell = 1 // "…" is one column
+	a := densestSpan(spans, w, cols)
 	lo, hi := 0, 0
-	if len(spans) > 0 && spans[0].Start >= 0 && spans[0].Start < n {
-		lo, hi = spans[0].Start, spans[0].Start
+	if a >= 0 {
+		lo, hi = spans[a].Start, spans[a].Start
 	}
 	used := 0
 	fits := func(lo, hi, used int) bool {
@@ -44,8 +47,8 @@ func Window(snip string, spans []Span, cols int) (string, []Span) {
 	// The match first (as much of it as fits), then its context, one
 	// rune at a time on the side that has less so far.
 	end := hi
-	if len(spans) > 0 {
-		end = min(spans[0].End, n)
+	if a >= 0 {
+		end = min(max(spans[a].End, hi), n)
 	}
 	for hi < end && fits(lo, hi+1, used+w[hi]) {
 		used += w[hi]
@@ -74,6 +77,34 @@ func Window(snip string, spans []Span, cols int) (string, []Span) {
 			break
 		}
 	}
+	// Between words: an end inside a word moves to the nearest space
+	// within wordSlack runes, never into the match.
+	matchLo, matchHi := lo, lo
+	if a >= 0 {
+		matchLo, matchHi = max(lo, spans[a].Start), min(hi, spans[a].End)
+	}
+	if lo > 0 && !isSpace(r[lo-1]) && !isSpace(r[lo]) {
+		for i := lo; i < min(matchLo, lo+wordSlack); i++ {
+			if isSpace(r[i]) {
+				lo = i + 1
+				break
+			}
+		}
+	}
+	if hi < n && !isSpace(r[hi-1]) && !isSpace(r[hi]) {
+		for i := hi - 1; i > max(matchHi, hi-wordSlack); i-- {
+			if isSpace(r[i]) {
+				hi = i
+				break
+			}
+		}
+	}
+	for lo > 0 && lo < hi && isSpace(r[lo]) && lo < matchLo {
+		lo++
+	}
+	for hi < n && hi > lo && isSpace(r[hi-1]) && hi > matchHi {
+		hi--
+	}
 	out := string(r[lo:hi])
 	shift := -lo
 	if lo > 0 {
@@ -92,4 +123,35 @@ func Window(snip string, spans []Span, cols int) (string, []Span) {
 		moved = append(moved, Span{Start: a + shift, End: b + shift})
 	}
 	return out, moved
+}
+
+// wordSlack is how far, in runes, a window's end moves to a word boundary.
+const wordSlack = 12
+
+func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
+
+// densestSpan is the index of the valid span that starts the cols-wide run
+// (w: each rune's width) holding the most spans, the first of equals; -1
+// when no span is valid. Spans are in order.
+func densestSpan(spans []Span, w []int, cols int) int {
+	n := len(w)
+	col := make([]int, n+1) // col[i]: columns before rune i
+	for i, x := range w {
+		col[i+1] = col[i] + x
+	}
+	best, bestN := -1, 0
+	j := 0
+	for i, s := range spans {
+		if s.Start < 0 || s.Start >= n || s.End < s.Start {
+			continue
+		}
+		j = max(j, i)
+		for j < len(spans) && spans[j].Start >= 0 && spans[j].End <= n && col[spans[j].End]-col[s.Start] <= cols-2 {
+			j++
+		}
+		if c := max(1, j-i); c > bestN {
+			best, bestN = i, c
+		}
+	}
+	return best
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,9 +29,10 @@ func TestWindowCentresTheMatch(t *testing.T) {
 			t.Errorf("cols %d: cut ends are not marked: %q", cols, got)
 		}
 		// Centred: the context on each side differs by at most a rune
-		// (plus the ellipsis).
+		// (plus the ellipsis), and what moving the ends to word
+		// boundaries took.
 		left, right := moved[0].Start, len(r)-moved[0].End
-		if d := left - right; d < -2 || d > 2 {
+		if d := left - right; d < -2-wordSlack || d > 2+wordSlack {
 			t.Errorf("cols %d: %d runes before the match, %d after: %q", cols, left, right, got)
 		}
 	}
@@ -68,5 +70,36 @@ func TestWindowWideRunesAndEdges(t *testing.T) {
 	got, moved = Window(strings.Repeat("a", 20)+strings.Repeat("M", 30), []Span{{Start: 20, End: 50}}, 10)
 	if ansi.StringWidth(got) > 10 || len(moved) != 1 || moved[0].Start != 1 {
 		t.Errorf("wide match: %q %v", got, moved)
+	}
+}
+
+// The window is centred on the densest run of matches, not the first one,
+// and its cut ends fall between words.
+func TestWindowDensestMatchesAndWholeWords(t *testing.T) {
+	snip := "pump at the start, " + strings.Repeat("unrelated words follow here ", 4) +
+		"then pump, pump and pump together, " + strings.Repeat("and more unrelated words ", 4)
+	var spans []Span
+	r := []rune(snip)
+	for i := 0; i+4 <= len(r); i++ {
+		if string(r[i:i+4]) == "pump" {
+			spans = append(spans, Span{i, i + 4})
+		}
+	}
+	got, moved := Window(snip, spans, 50)
+	if !strings.Contains(got, "pump, pump and pump") || len(moved) != 3 {
+		t.Fatalf("not centred on the three close matches: %q %v", got, moved)
+	}
+	words := strings.Fields(snip)
+	in := strings.Fields(strings.Trim(got, "…"))
+	for _, w := range []string{in[0], in[len(in)-1]} {
+		if !slices.Contains(words, w) {
+			t.Fatalf("word %q is cut in %q", w, got)
+		}
+	}
+	gr := []rune(got)
+	for _, m := range moved {
+		if string(gr[m.Start:m.End]) != "pump" {
+			t.Fatalf("span %v covers %q in %q", m, string(gr[m.Start:m.End]), got)
+		}
 	}
 }
