@@ -6,27 +6,65 @@ import (
 	"fmt"
 	"net/mail"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jhillyerd/enmime/v2"
 )
 
-// EML reader (github.com/jhillyerd/enmime/v2): one page per message. The
+// EML reader (github.com/jhillyerd/enmime/v2). A message is a page: the
 // Subject is a Title (depth 0); From, To, Cc and Reply-To addresses are
 // EmailAddress elements (ele_metadata field: "from"/"to"/…, name); the
 // HTML body, when there is one, goes through the HTML reader onto the
 // same page (no page splits), else the text body is NarrativeText
-// paragraphs;
-// each attachment is a ListItem "name (type, size)", and image
-// attachments and inline images are also Image elements. Page metadata
-// sent_from / sent_to / subject ride on the Title.
+// paragraphs; each attachment is a ListItem "name (type, size)", and
+// image attachments and inline images are also Image elements. Page
+// metadata sent_from / sent_to / subject ride on the Title.
+//
+// An attached message (message/rfc822, or an attachment that sniffs as
+// one) is read the same way onto pages of its own after its parent's, and
+// an attachment in another supported format is converted onto further
+// pages, within emlAttachmentBudget; its ListItem names the first of them
+// (attachment_page_index) or why it was not converted
+// (attachment_error). Those pages carry page metadata "attachment" (the
+// name).
 
-func openEML(ctx context.Context, src *Source, env *Env) (Pages, error) {
+// emlAttachmentBudget bounds the attachment work of one message file:
+// messages inside messages at most maxNesting deep, at most maxConverted
+// attachments converted (PDF, DOCX, …: each costs a reader) in the whole
+// file. Pages, elements, output and inflated bytes stay within the
+// document's own limits, which attachments share with the message.
+var emlAttachmentBudget = struct{ maxNesting, maxConverted int }{4, 16}
+
+type emlConv struct {
+	c         *Converter
+	env       *Env
+	bk        *Book
+	converted int // attachments converted so far (messages not counted)
+}
+
+func (c *Converter) openEML(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	data, err := src.Bytes()
 	if err != nil {
 		return nil, err
 	}
+	msg, err := readEnvelope(data)
+	if err != nil {
+		return nil, err
+	}
+	m := &emlConv{c: c, env: env, bk: NewBook(env)}
+	info, err := m.message(ctx, msg, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.bk.Err(); err != nil {
+		return nil, err
+	}
+	return m.bk.Pages(info), nil
+}
+
+func readEnvelope(data []byte) (*enmime.Envelope, error) {
 	if err := emlPrecheck(data); err != nil {
 		return nil, err
 	}
@@ -34,9 +72,15 @@ func openEML(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a readable e-mail message: %w", err)
 	}
+	return msg, nil
+}
+
+// message adds msg's page (and after it its attachments' pages) and
+// returns what it says about itself.
+func (m *emlConv) message(ctx context.Context, msg *enmime.Envelope, nesting int) (Info, error) {
+	bk := m.bk
 	subject := strings.TrimSpace(msg.GetHeader("Subject"))
-	bk := NewBook(env)
-	bk.StartPage(subject)
+	pb := bk.StartPage(subject)
 	var info Info
 	info.Title = subject
 	if t, err := msg.Date(); err == nil {
@@ -59,49 +103,217 @@ func openEML(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		tm["sent_to"] = to
 	}
 	if subject != "" {
-		bk.Add("Title", subject, tm)
+		pb.Add("Title", subject, tm)
 	}
 	for _, f := range fields {
 		for _, a := range addrs[f.key] {
-			m := Meta{"field": f.key}
+			mm := Meta{"field": f.key}
 			if a.Name != "" {
-				m["name"] = a.Name
+				mm["name"] = a.Name
 			}
-			bk.Add("EmailAddress", a.Address, m)
+			pb.Add("EmailAddress", a.Address, mm)
 		}
 	}
 	if d := msg.GetHeader("Date"); d != "" {
-		bk.Add("Text", "Date: "+d, Meta{"field": "date"})
+		pb.Add("Text", "Date: "+d, Meta{"field": "date"})
 	}
 
 	// An HTML body keeps structure (lists, tables) that its text
 	// alternative flattens, so it wins when both exist.
 	if msg.HTML != "" {
-		h := &htmlConv{env: env, bk: bk}
+		h := &htmlConv{env: m.env, bk: bk}
 		if _, err := h.convert(ctx, []byte(msg.HTML), ""); err != nil {
-			return nil, fmt.Errorf("HTML body: %w", err)
+			return info, fmt.Errorf("HTML body: %w", err)
 		}
 	} else {
 		for _, para := range splitParagraphs(msg.Text) {
-			bk.Add("NarrativeText", para, nil)
+			pb.Add("NarrativeText", para, nil)
 		}
 	}
 
 	parts := append(append([]*enmime.Part{}, msg.Inlines...), msg.Attachments...)
+	// A message/rfc822 part without Content-Disposition is neither an
+	// attachment nor inline to the MIME parser, but it is a message all
+	// the same.
+	for _, p := range msg.OtherParts {
+		if strings.EqualFold(p.ContentType, "message/rfc822") {
+			parts = append(parts, p)
+		}
+	}
 	for _, p := range parts {
+		if err := ctx.Err(); err != nil {
+			return info, err
+		}
 		name := p.FileName
+		ctype := strings.ToLower(p.ContentType)
+		lm := Meta{"category_depth": 0, "attachment": true}
+		var sub *enmime.Envelope
+		kind := KindUnknown
+		if !strings.HasPrefix(ctype, "image/") {
+			kind, _ = SniffBytes(name, p.Content)
+		}
+		if ctype == "message/rfc822" || kind == KindEML {
+			var err error
+			if sub, err = readEnvelope(p.Content); err != nil {
+				lm["attachment_error"] = err.Error()
+			} else if name == "" {
+				name = strings.TrimSpace(sub.GetHeader("Subject"))
+			}
+		}
 		if name == "" {
 			name = "(unnamed)"
 		}
-		bk.Add("ListItem", fmt.Sprintf("%s (%s, %d bytes)", name, p.ContentType, len(p.Content)), Meta{"category_depth": 0, "attachment": true})
-		if strings.HasPrefix(strings.ToLower(p.ContentType), "image/") {
-			bk.Current().AddImage(p.Content, p.ContentType, name, Meta{"image_path": name})
+		first := bk.Len()
+		var err error
+		switch {
+		case sub != nil && nesting+1 > emlAttachmentBudget.maxNesting:
+			err = limitErr("nesting depth of attached messages", int64(emlAttachmentBudget.maxNesting), int64(nesting+1))
+		case sub != nil && bk.Len() >= m.env.Limits.MaxPages:
+			err = limitErr("page count", int64(m.env.Limits.MaxPages), int64(bk.Len()+1))
+		case sub != nil:
+			if _, err = m.message(ctx, sub, nesting+1); err == nil {
+				bk.pages[first].SetPageMeta("attachment", name)
+			}
+		case kind != KindUnknown && m.c.formats[kind] != nil && lm["attachment_error"] == nil:
+			err = m.attachment(ctx, name, kind, p.Content)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return info, ctx.Err()
+			}
+			lm["attachment_error"] = err.Error()
+		} else if bk.Len() > first {
+			lm["attachment_page_index"] = first
+		}
+		label := fmt.Sprintf("%s (%s, %d bytes", name, p.ContentType, len(p.Content))
+		switch {
+		case lm["attachment_error"] != nil:
+			label += "; not converted: " + lm["attachment_error"].(string)
+		case lm["attachment_page_index"] != nil:
+			label += fmt.Sprintf(", page %d", first+1)
+		}
+		pb.Add("ListItem", label+")", lm)
+		if strings.HasPrefix(ctype, "image/") {
+			pb.AddImage(p.Content, p.ContentType, name, Meta{"image_path": name})
 		}
 	}
-	if err := bk.Err(); err != nil {
-		return nil, err
+	return info, nil
+}
+
+// attachment converts data (a file named name, sniffed as kind) onto new
+// pages of the book, as the reader of its format reads it, with the
+// pages, output and inflated bytes the message has left.
+func (m *emlConv) attachment(ctx context.Context, name string, kind Kind, data []byte) (err error) {
+	if m.converted >= emlAttachmentBudget.maxConverted {
+		return limitErr("attachments converted", int64(emlAttachmentBudget.maxConverted), int64(m.converted+1))
 	}
-	return bk.Pages(info), nil
+	m.converted++
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in the converter: %v", r)
+		}
+	}()
+	lim := m.env.Limits
+	lim.MaxPages = lim.MaxPages - m.bk.Len()
+	lim.MaxOutputBytes = m.env.out.maxBytes - m.env.out.bytes
+	lim.MaxCells = m.env.out.maxCells - m.env.out.cells
+	lim.MaxDecompressed = lim.MaxDecompressed - m.env.inflated.Load()
+	if lim.MaxPages <= 0 || lim.MaxOutputBytes <= 0 || lim.MaxCells <= 0 || lim.MaxDecompressed <= 0 {
+		return limitErr("page count", int64(m.env.Limits.MaxPages), int64(m.bk.Len()+1))
+	}
+	sub := &Env{Limits: lim, out: newOutputBudget(lim)}
+	defer func() { m.env.inflated.Add(sub.inflated.Load()) }()
+	src := BytesSource(name, data)
+	src.lim = lim.MaxFileSize
+	pages, err := m.c.formats[kind](ctx, &src, sub)
+	if err != nil {
+		return err
+	}
+	defer pages.Close()
+	info := pages.Info().bounded()
+	titles := info.PageTitles
+	if len(titles) == 0 {
+		titles = []string{""}
+	}
+	if len(titles) > lim.MaxPages {
+		return limitErr("page count", int64(m.env.Limits.MaxPages), int64(m.bk.Len()+len(titles)))
+	}
+	// Each page is read into a page builder of its own index, as the
+	// document would read it; when all of them are read and fit what the
+	// message has left, they move to the book's pages with the element
+	// ids (and the references to them) renumbered.
+	out := newOutputBudget(lim)
+	read := make([]*PageBuilder, len(titles))
+	var size int64
+	for i := range titles {
+		read[i] = newPageBuilder(i, "", lim, out)
+		if err := pages.Page(ctx, i, read[i]); err != nil {
+			return fmt.Errorf("page %d: %w", i+1, err)
+		}
+		if read[i].err != nil {
+			return read[i].err
+		}
+		for _, el := range read[i].els {
+			size += elementSize(el.Text, el.Metadata)
+		}
+	}
+	if left := m.env.out.maxBytes - m.env.out.bytes; size > left {
+		return limitErr("output size", m.env.Limits.MaxOutputBytes, m.env.out.bytes+size)
+	}
+	base := m.bk.Len()
+	for i, r := range read {
+		title := name
+		if t := titles[i]; t != "" && t != name {
+			title = name + " · " + t
+		}
+		pb := m.bk.StartPage(displayLine(title, maxTitleBytes))
+		pb.SetPageMeta("attachment", name)
+		for k, v := range r.meta {
+			pb.SetPageMeta(k, v)
+		}
+		for _, el := range r.els {
+			pb.Add(el.Category, el.Text, renumber(el.Metadata, base))
+		}
+	}
+	return nil
+}
+
+// elementRef is an element id as PageBuilder writes it.
+var elementRef = regexp.MustCompile(`^p([0-9]+)-e([0-9]+)$`)
+
+// renumber returns meta with the element ids it refers to (parent_id,
+// related_ids) moved from page i to page base+i.
+func renumber(meta Meta, base int) Meta {
+	move := func(id string) string {
+		s := elementRef.FindStringSubmatch(id)
+		if s == nil {
+			return id
+		}
+		i, err := strconv.Atoi(s[1])
+		if err != nil {
+			return id
+		}
+		return fmt.Sprintf("p%d-e%s", base+i, s[2])
+	}
+	out := make(Meta, len(meta))
+	for k, v := range meta {
+		switch k {
+		case "parent_id":
+			if s, ok := v.(string); ok {
+				v = move(s)
+			}
+		case "related_ids":
+			if ids, ok := v.([]string); ok {
+				moved := make([]string, len(ids))
+				for j, id := range ids {
+					moved[j] = move(id)
+				}
+				v = moved
+			}
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func addrStrings(list []*mail.Address) []string {

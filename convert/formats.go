@@ -23,7 +23,7 @@ func builtinFormats(c *Converter) []format {
 		{KindPPTX, openPPTX},
 		{KindHTML, openHTML},
 		{KindEPUB, openEPUB},
-		{KindEML, openEML},
+		{KindEML, c.openEML},
 		{KindMarkdown, openMarkdown},
 		{KindCSV, openCSV},
 		{KindTSV, openTSV},

@@ -270,7 +270,7 @@ func (h *htmlConv) meta() Meta {
 
 // flush emits the gathered inline text as a NarrativeText.
 func (h *htmlConv) flush() {
-	txt := strings.Join(strings.Fields(h.inline.String()), " ")
+	txt := joinLines(h.inline.String())
 	h.inline.Reset()
 	if txt != "" {
 		m := h.meta()
@@ -283,6 +283,24 @@ func (h *htmlConv) flush() {
 		h.bk.Add("EmailAddress", e, h.meta())
 	}
 	h.links, h.emails = nil, nil
+}
+
+// lineBreak stands for a <br> in a paragraph being gathered: the
+// paragraph's other white space (source line ends included) collapses,
+// and its <br>s stay line breaks (an address, a mail signature, a list
+// of readings written as lines).
+const lineBreak = "\u2028"
+
+// joinLines collapses white space in each line of s (lines end at
+// lineBreak) and joins the non-empty ones with newlines.
+func joinLines(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, lineBreak) {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // walk visits n's children. listDepth counts enclosing lists.
@@ -431,7 +449,7 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 			h.bk.Add("Formula", txt, h.meta())
 		}
 	case atom.Br:
-		h.inline.WriteByte(' ')
+		h.inline.WriteString(lineBreak)
 	case atom.A:
 		href := strings.TrimSpace(getAttr(n, "href"))
 		if err := h.walk(ctx, n, depth, listDepth); err != nil {

@@ -247,6 +247,12 @@ func exportElement(el *dpe.Element, md bool) string {
 		}
 		return strings.Join(lines, "\n")
 	}
+	if md && strings.Contains(text, "\n") && !strings.Contains(text, "\n\n") && !looksLikeMarkdown(text) {
+		// The source's line breaks (<br>, lines of a mail body): a newline
+		// alone is a soft break that Markdown joins; a backslash before it
+		// is CommonMark's hard break.
+		return strings.ReplaceAll(text, "\n", "\\\n")
+	}
 	return text
 }
 
