@@ -326,7 +326,7 @@ func buildManifest(d *storedDoc, head map[string]json.RawMessage, pages []json.R
 	for i, p := range pages {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(p, &obj); err != nil {
-			return fmt.Errorf("page %d: %w", i, err)
+			return fmt.Errorf("page %d: %w", i+1, err)
 		}
 		e := manifestEntry{PageIndex: obj["page_index"], Title: obj["title"], DocRef: obj["doc_ref"]}
 		if e.PageIndex == nil {
@@ -338,7 +338,7 @@ func buildManifest(d *storedDoc, head map[string]json.RawMessage, pages []json.R
 		var elements []json.RawMessage
 		if raw, ok := obj["elements"]; ok && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &elements); err != nil {
-				return fmt.Errorf("page %d elements: %w", i, err)
+				return fmt.Errorf("page %d elements: %w", i+1, err)
 			}
 		} else if _, hasURI := obj["uri"]; hasURI {
 			e.keep = p

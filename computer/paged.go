@@ -157,7 +157,7 @@ func (c *Computer) readDocument(ctx context.Context, s *mcpServer, uri string) (
 		rr, err := s.session.ReadResource(rctx, &mcp.ReadResourceParams{URI: uri,
 			Meta: mcp.Meta{PagedMetaKey: map[string]any{"max_bytes": runBytes, "version": p.Version, "from": from}}})
 		if err != nil {
-			return nil, fmt.Errorf("paged read of %s from page %d: %w", quoteTrunc(uri), from, err)
+			return nil, fmt.Errorf("paged read of %s from page %d: %w", quoteTrunc(uri), from+1, err)
 		}
 		for _, rc := range rr.Contents {
 			if rc == nil || rc.URI != uri {

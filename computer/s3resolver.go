@@ -339,7 +339,7 @@ func (s *S3Resolver) manifest(ctx context.Context, e *s3Entry, doc []byte, sha s
 		}
 		u, err := s.c.PresignedGetObject(ctx, s.opt.Bucket, s.PageKey(e.id, i), s.opt.Expiry, nil)
 		if err != nil {
-			return "", "", 0, 0, fmt.Errorf("presign page %d: %w", i, err)
+			return "", "", 0, 0, fmt.Errorf("presign page %d: %w", i+1, err)
 		}
 		d.entries[i].URI = u.String()
 	}

@@ -92,7 +92,7 @@ func (b *PageBuilder) Add(category, text string, meta Meta) string {
 		return ""
 	}
 	if len(b.els) >= b.lim.MaxElementsPerPage {
-		b.err = limitErr(fmt.Sprintf("element count on page %d", b.index), int64(b.lim.MaxElementsPerPage), int64(len(b.els)+1))
+		b.err = limitErr(fmt.Sprintf("element count on page %d", b.index+1), int64(b.lim.MaxElementsPerPage), int64(len(b.els)+1))
 		return ""
 	}
 	if err := b.out.commit(elementSize(text, meta)); err != nil {

@@ -277,7 +277,7 @@ func indexPage(s *jscan, pv, pos int, lim Limits) (*Page, int, error) {
 			p.nElements = 0
 			return s.array(v, 4, func(n, ev int) (int, error) {
 				if n >= lim.MaxElementsPerPage {
-					return 0, &LimitError{What: fmt.Sprintf("elements on page %d", p.Index), Limit: int64(lim.MaxElementsPerPage), Got: int64(n + 1)}
+					return 0, &LimitError{What: fmt.Sprintf("elements on page %d", p.pos+1), Limit: int64(lim.MaxElementsPerPage), Got: int64(n + 1)}
 				}
 				if s.data[ev] != '{' {
 					if _, err := s.value(ev, 4); err != nil {
@@ -343,7 +343,9 @@ func decodePage(s *jscan, pv, depth int, p *Page, lim Limits, header bool, path 
 			p.Elements = p.Elements[:0]
 			return s.array(v, depth+1, func(n, ev int) (int, error) {
 				if n >= lim.MaxElementsPerPage {
-					return 0, &LimitError{What: fmt.Sprintf("elements on page %d", p.Index), Limit: int64(lim.MaxElementsPerPage), Got: int64(n + 1)}
+					// The caller names the page (1-based): a fetched
+					// manifest page does not know its place.
+					return 0, &LimitError{What: "elements", Limit: int64(lim.MaxElementsPerPage), Got: int64(n + 1)}
 				}
 				if s.data[ev] != '{' {
 					if _, err := s.value(ev, depth+1); err != nil {

@@ -180,7 +180,7 @@ func TestDecode_LimitsNameWhatAndLimit(t *testing.T) {
 	}{
 		{"bytes", `{"pages":[]}`, Limits{MaxBytes: 5}, "document size over the limit: 12 bytes > 5 bytes"},
 		{"pages", `{"pages":[{},{},{}]}`, Limits{MaxPages: 2}, "pages over the limit: 3 > 2"},
-		{"elements", `{"pages":[{"page_index":0,"elements":[{},{},{}]}]}`, Limits{MaxElementsPerPage: 2}, "elements on page 0 over the limit: 3 > 2"},
+		{"elements", `{"pages":[{"page_index":0,"elements":[{},{},{}]}]}`, Limits{MaxElementsPerPage: 2}, "elements on page 1 over the limit: 3 > 2"},
 		{"depth", `{"pages":[{"elements":[{"x":[[[1]]]}]}]}`, Limits{MaxDepth: 6}, "JSON nesting depth over the limit: 7 > 6"},
 		{"depth-hostile", deep, Limits{}, "JSON nesting depth over the limit: 65 > 64"},
 		{"depth-top", strings.Repeat("[", 100), Limits{}, "JSON nesting depth over the limit"},

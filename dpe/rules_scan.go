@@ -206,7 +206,7 @@ func scanPage(p *Page, lim Limits, fn func(n int, v *elemView) error, problem fu
 		seen = true
 		return s.array(pv, 4, func(n, ev int) (int, error) {
 			if n >= lim.MaxElementsPerPage {
-				return 0, &LimitError{What: fmt.Sprintf("elements on page %d", p.Index), Limit: int64(lim.MaxElementsPerPage), Got: int64(n + 1)}
+				return 0, &LimitError{What: fmt.Sprintf("elements on page %d", p.pos+1), Limit: int64(lim.MaxElementsPerPage), Got: int64(n + 1)}
 			}
 			if s.data[ev] != '{' {
 				if _, err := s.value(ev, 4); err != nil {
@@ -226,7 +226,7 @@ func scanPage(p *Page, lim Limits, fn func(n int, v *elemView) error, problem fu
 		})
 	})
 	if err != nil && err != errRescan {
-		return fmt.Errorf("page %d: %w", p.Index, err)
+		return fmt.Errorf("page %d: %w", p.pos+1, err)
 	}
 	return err
 }

@@ -166,10 +166,10 @@ func DecodeSkeleton(body []byte) (*Skeleton, error) {
 	for i, pr := range raw.Pages {
 		p, ph, v := wire.ParsePage(pr)
 		if v != nil {
-			return nil, fmt.Errorf("skeleton page %d: %w", i, v)
+			return nil, fmt.Errorf("skeleton page %d: %w", i+1, v)
 		}
 		if ph != doc.Pages[i] {
-			return nil, fmt.Errorf("skeleton page %d hashes to %s, not %s", i, ph, doc.Pages[i])
+			return nil, fmt.Errorf("skeleton page %d hashes to %s, not %s", i+1, ph, doc.Pages[i])
 		}
 		sk.Pages[i] = p
 	}

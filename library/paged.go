@@ -284,7 +284,7 @@ func (l *library) readPaged(uri string, s *source, key string, req *pagedRequest
 	}
 	from := *req.From
 	if from < 0 || from >= len(v.pages) {
-		return nil, true, fmt.Errorf("library: read %s: page %d of %d", uri, from, len(v.pages))
+		return nil, true, fmt.Errorf("library: read %s: page %d of %d", uri, from+1, len(v.pages))
 	}
 	var b bytes.Buffer
 	b.WriteByte('[')
