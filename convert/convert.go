@@ -426,6 +426,9 @@ func (d *Document) JSON(ctx context.Context) ([]byte, error) {
 	out := newOutputBudget(d.env.Limits)
 	jctx, cancel, expired := withDeadline(ctx, d.timeout)
 	defer cancel()
+	d.mu.Lock()
+	readAllAhead(d.pages) // every page is read: a PDF reads ahead
+	d.mu.Unlock()
 	for i := range d.titles {
 		pj, err := d.page(jctx, i, out)
 		if err != nil {

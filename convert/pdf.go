@@ -55,6 +55,11 @@ type pdfEngine struct {
 	// spare is the instance start made to unwatch calls on
 	// (pdfUnwatchCalls), for the first document to use.
 	spare pdfium.Pdfium
+	// slots holds a token for each instance in use, pdfMaxInstances at
+	// most: a document waits for one, a read-ahead takes one only when
+	// it is free and nobody waits (waiting counts the documents that do).
+	slots   chan struct{}
+	waiting atomic.Int32
 }
 
 // PDFEngineNotice is the line Options.Notice gets before PDFium is
@@ -131,30 +136,71 @@ func (e *pdfEngine) start() (pdfium.Pool, error) {
 	}
 	pdfUnwatchCalls(inst)
 	e.pool, e.spare = pool, inst
+	e.slots = make(chan struct{}, pdfMaxInstances)
+	e.slots <- struct{}{} // the spare's
 	return pool, nil
 }
 
 // instance is a PDFium instance for one document: the spare, else one
-// from the pool within pdfInstanceWait.
-func (e *pdfEngine) instance(ctx context.Context) (pdfium.Pdfium, error) {
-	pool, err := e.start()
-	if err != nil {
-		return nil, err
+// from the pool within pdfInstanceWait. release gives its slot back once
+// the instance is closed or killed.
+func (e *pdfEngine) instance(ctx context.Context) (inst pdfium.Pdfium, release func(), err error) {
+	if _, err := e.start(); err != nil {
+		return nil, nil, err
 	}
 	e.mu.Lock()
-	inst := e.spare
-	e.spare = nil
+	inst, e.spare = e.spare, nil
+	slots := e.slots
 	e.mu.Unlock()
+	release = sync.OnceFunc(func() { <-slots })
 	if inst != nil {
-		return inst, nil
+		return inst, release, nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, pdfInstanceWait)
 	defer cancel()
-	inst, err = pool.GetInstanceWithContext(wctx)
-	if err != nil {
-		return nil, fmt.Errorf("no PDF engine instance free: %w", err)
+	e.waiting.Add(1)
+	select {
+	case slots <- struct{}{}:
+		e.waiting.Add(-1)
+	case <-wctx.Done():
+		e.waiting.Add(-1)
+		return nil, nil, fmt.Errorf("no PDF engine instance free: %w", wctx.Err())
 	}
-	return inst, nil
+	if inst, err = e.get(wctx); err != nil {
+		release()
+		return nil, nil, fmt.Errorf("no PDF engine instance free: %w", err)
+	}
+	return inst, release, nil
+}
+
+// slot takes an instance's slot for reading ahead, only when one is
+// free at once and no document waits for one; the caller gets the
+// instance (get) and calls release when it is closed.
+func (e *pdfEngine) slot() (release func(), ok bool) {
+	e.mu.Lock()
+	slots, closed := e.slots, e.closed
+	e.mu.Unlock()
+	if slots == nil || closed || e.waiting.Load() > 0 {
+		return nil, false
+	}
+	select {
+	case slots <- struct{}{}:
+	default:
+		return nil, false
+	}
+	return sync.OnceFunc(func() { <-slots }), true
+}
+
+// get takes an instance from the pool, which has room: the caller holds
+// a slot.
+func (e *pdfEngine) get(ctx context.Context) (pdfium.Pdfium, error) {
+	e.mu.Lock()
+	pool := e.pool
+	e.mu.Unlock()
+	if pool == nil {
+		return nil, errors.New("the converter is closed")
+	}
+	return pool.GetInstanceWithContext(ctx)
 }
 
 // cachePath is where compiled PDFium lives: Options.CacheDir, else
@@ -234,12 +280,63 @@ func (e *pdfEngine) close() error {
 	return err
 }
 
-// pdfPages is an open PDF: one PDFium instance and document for its life.
+// pdfReader is one PDFium instance with the document open in it: what
+// reads pages. A PDF has one for its life, and a second one while it is
+// read ahead (pdfAhead).
+type pdfReader struct {
+	inst    pdfium.Pdfium
+	release func() // the instance's slot
+	doc     *responses.OpenDocument
+	// objects counts the page objects read so far (pdfMaxDocObjects):
+	// go-pdfium keeps a handle for each, per instance.
+	objects int
+	// killed is set when the instance was killed (a deadline, or a trap
+	// that leaves it unusable): the document is gone with it.
+	killed atomic.Bool
+}
+
+// openReader opens data in inst; on failure inst is closed.
+func openReader(ctx context.Context, inst pdfium.Pdfium, release func(), data []byte) (*pdfReader, error) {
+	r := &pdfReader{inst: inst, release: release}
+	err := guard(ctx, inst, &r.killed, "opening", func() (err error) {
+		r.doc, err = inst.OpenDocument(&requests.OpenDocument{File: &data})
+		return err
+	})
+	if err != nil {
+		if !r.killed.Load() {
+			inst.Close()
+		}
+		release()
+		var le *dpe.LimitError
+		if errors.As(err, &le) || ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, pdfOpenError(err)
+	}
+	return r, nil
+}
+
+func (r *pdfReader) close() error {
+	if r.inst == nil {
+		return nil
+	}
+	defer r.release()
+	if r.killed.Load() {
+		r.inst = nil // Kill gave the worker back already
+		return nil
+	}
+	_, err := r.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: r.doc.Document})
+	err = errors.Join(err, r.inst.Close())
+	r.inst = nil
+	return err
+}
+
+// pdfPages is an open PDF.
 type pdfPages struct {
-	inst pdfium.Pdfium
-	doc  *responses.OpenDocument
-	info Info
-	data []byte // kept alive: PDFium reads from it lazily
+	*pdfReader
+	engine *pdfEngine
+	info   Info
+	data   []byte // kept alive: PDFium reads from it lazily
 	// levels are the outline's titles on each page with their level.
 	levels map[int]map[string]int
 	// bands are the lines in each read page's top and bottom bands, for
@@ -247,11 +344,10 @@ type pdfPages struct {
 	bands map[int][]pdfCandidate
 	// tails are the tables that end each read page, for the next.
 	tails map[int]*pdfTableTail
-	// objects counts the page objects read so far (pdfMaxDocObjects).
-	objects int
-	// killed is set when the instance was killed (a deadline, or a trap
-	// that leaves it unusable): the document is gone with it.
-	killed atomic.Bool
+	// ahead reads every other page on a second instance when the whole
+	// document is converted (readAhead, wantAhead); nil otherwise.
+	ahead     *pdfAhead
+	wantAhead bool
 }
 
 // guard runs f (calls into inst) under the page time budget and ctx: at
@@ -325,27 +421,16 @@ func (e *pdfEngine) open(ctx context.Context, src *Source, env *Env) (Pages, err
 	if err != nil {
 		return nil, err
 	}
-	inst, err := e.instance(ctx)
+	inst, release, err := e.instance(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p := &pdfPages{inst: inst, data: data}
-	var doc *responses.OpenDocument
-	err = guard(ctx, inst, &p.killed, "opening", func() (err error) {
-		doc, err = inst.OpenDocument(&requests.OpenDocument{File: &data})
-		return err
-	})
+	r, err := openReader(ctx, inst, release, data)
 	if err != nil {
-		if !p.killed.Load() {
-			inst.Close()
-		}
-		var le *dpe.LimitError
-		if errors.As(err, &le) || ctx.Err() != nil {
-			return nil, err
-		}
-		return nil, pdfOpenError(err)
+		return nil, err
 	}
-	p.doc = doc
+	p := &pdfPages{pdfReader: r, engine: e, data: data}
+	doc := r.doc
 	n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
 	if err != nil {
 		p.Close()
@@ -400,17 +485,7 @@ func pdfOpenError(err error) error {
 func (p *pdfPages) Info() Info { return p.info }
 
 func (p *pdfPages) Close() error {
-	if p.inst == nil {
-		return nil
-	}
-	if p.killed.Load() {
-		p.inst = nil // Kill gave the worker back already
-		return nil
-	}
-	_, err := p.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: p.doc.Document})
-	err = errors.Join(err, p.inst.Close())
-	p.inst = nil
-	return err
+	return errors.Join(p.stopAhead(), p.close())
 }
 
 // pdfRun is a PDFium text rect: text on one line in one font, in PDF user
@@ -426,22 +501,18 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	if p.killed.Load() {
 		return errors.New("the PDF engine was stopped on an earlier page of this document")
 	}
-	var (
-		runs    []pdfRun
-		links   []pdfLink
-		images  []pdfImage
-		running []pdfBox
-		rules   []pdfBox
-		w, h    float64
-	)
-	err := guard(ctx, p.inst, &p.killed, fmt.Sprintf("page %d", i+1), func() (err error) {
-		if runs, w, h, err = p.pageRuns(ctx, i); err != nil {
-			return err
-		}
-		links = p.pageLinks(i)
-		images, rules = p.pageObjects(i, b.lim.MaxPixels)
-		// Last: reading the neighbours' text loads their pages.
-		running = p.runningLines(i, bandCandidates(runs, h))
+	d, ok, err := p.takeAhead(ctx, i)
+	if !ok {
+		p.readNext(i+1, b.lim.MaxPixels)
+		d, err = p.read(ctx, i, b.lim.MaxPixels)
+	}
+	if err != nil {
+		return err
+	}
+	var running []pdfBox
+	err = guard(ctx, p.inst, &p.killed, fmt.Sprintf("page %d", i+1), func() error {
+		// Reading the neighbours' text loads their pages.
+		running = p.runningLines(i, bandCandidates(d.runs, d.h))
 		return nil
 	})
 	if err != nil {
@@ -453,9 +524,31 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	if p.tails == nil {
 		p.tails = map[int]*pdfTableTail{}
 	}
-	p.tails[i] = layoutPDFPage(runs, w, h, i, pdfPageExtras{outline: p.levels[i], links: links, images: images,
-		running: running, rules: rules, prevTable: p.tails[i-1]}, b)
+	p.tails[i] = layoutPDFPage(d.runs, d.w, d.h, i, pdfPageExtras{outline: p.levels[i], links: d.links, images: d.images,
+		running: running, rules: d.rules, prevTable: p.tails[i-1]}, b)
 	return nil
+}
+
+// pdfPageData is what PDFium tells of one page.
+type pdfPageData struct {
+	runs   []pdfRun
+	links  []pdfLink
+	images []pdfImage
+	rules  []pdfBox
+	w, h   float64
+}
+
+// read reads page i under the page's time budget.
+func (r *pdfReader) read(ctx context.Context, i int, maxPixels int64) (d pdfPageData, err error) {
+	err = guard(ctx, r.inst, &r.killed, fmt.Sprintf("page %d", i+1), func() (err error) {
+		if d.runs, d.w, d.h, err = r.pageRuns(ctx, i); err != nil {
+			return err
+		}
+		d.links = r.pageLinks(i)
+		d.images, d.rules = r.pageObjects(i, maxPixels)
+		return nil
+	})
+	return d, err
 }
 
 // pageRuns reads page i's text as words (the runs) and the page size.
@@ -467,7 +560,7 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 // look like two words), and a new word at a space (PDFium's generated ones
 // included), at a horizontal gap over 0.1 em, at an overlap back over
 // 0.2 em, at a baseline change over 0.5 pt and at a change of font size.
-func (p *pdfPages) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h float64, err error) {
+func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h float64, err error) {
 	if p.inst == nil {
 		return nil, 0, 0, errors.New("document is closed")
 	}
@@ -598,7 +691,7 @@ func (p *pdfPages) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h flo
 
 // renderedSize is a character's font size as drawn (the size times the
 // text matrix's vertical scale); fallback when PDFium has none.
-func (p *pdfPages) renderedSize(tp references.FPDF_TEXTPAGE, c int, fallback float64) float64 {
+func (p *pdfReader) renderedSize(tp references.FPDF_TEXTPAGE, c int, fallback float64) float64 {
 	fs, err := p.inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp, Index: c})
 	if err != nil || fs.FontSize <= 0 {
 		return fallback
@@ -618,7 +711,7 @@ func (p *pdfPages) renderedSize(tp references.FPDF_TEXTPAGE, c int, fallback flo
 // monospace reports whether character c is in a fixed-pitch font: the
 // font descriptor's FixedPitch flag, or a name that says so (subset fonts
 // often lose the flag).
-func (p *pdfPages) monospace(tp references.FPDF_TEXTPAGE, c int) bool {
+func (p *pdfReader) monospace(tp references.FPDF_TEXTPAGE, c int) bool {
 	fi, err := p.inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: tp, Index: c})
 	if err != nil {
 		return false

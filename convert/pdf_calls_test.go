@@ -14,10 +14,11 @@ func TestPDFUnwatchCalls(t *testing.T) {
 	if _, err := c.pdf.start(); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := c.pdf.instance(context.Background())
+	inst, release, err := c.pdf.instance(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer release()
 	defer inst.Close()
 	f, ok := pdfWatchSwitch(inst)
 	if !ok {

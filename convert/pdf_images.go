@@ -49,7 +49,7 @@ type pdfImage struct {
 // pageObjects reads the images drawn on page i, in content order, with
 // their alt text, and the ruling lines (thin paths: a table's borders).
 // Objects inside form XObjects are found too.
-func (p *pdfPages) pageObjects(i int, maxPixels int64) ([]pdfImage, []pdfBox) {
+func (p *pdfReader) pageObjects(i int, maxPixels int64) ([]pdfImage, []pdfBox) {
 	page := requests.Page{ByIndex: &requests.PageByIndex{Document: p.doc.Document, Index: i}}
 	n, err := p.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
 	if err != nil {
@@ -148,7 +148,7 @@ func (p *pdfPages) pageObjects(i int, maxPixels int64) ([]pdfImage, []pdfBox) {
 // that carry alt text (a Figure's /Alt, most often) to that text. An
 // element's alt text covers the content of its children too. loose is
 // the alt text of Figures that hold no content at all, in tree order.
-func (p *pdfPages) structAlts(page requests.Page) (out map[int]string, loose []string) {
+func (p *pdfReader) structAlts(page requests.Page) (out map[int]string, loose []string) {
 	out = map[int]string{}
 	tree, err := p.inst.FPDF_StructTree_GetForPage(&requests.FPDF_StructTree_GetForPage{Page: page})
 	if err != nil {
@@ -212,7 +212,7 @@ func (p *pdfPages) structAlts(page requests.Page) (out map[int]string, loose []s
 // PDFium renders at the image's size on the page in points, so the
 // bitmap is bounded by the page; an image whose box is over maxPixels
 // points is not rendered.
-func (p *pdfPages) imagePreview(page requests.Page, obj references.FPDF_PAGEOBJECT, im pdfImage, maxPixels int64) ([]byte, string) {
+func (p *pdfReader) imagePreview(page requests.Page, obj references.FPDF_PAGEOBJECT, im pdfImage, maxPixels int64) ([]byte, string) {
 	area := (im.right - im.left) * (im.top - im.bottom)
 	if area > float64(min(maxPixels, 16<<20)) {
 		return nil, limitErr("image pixels", min(maxPixels, 16<<20), int64(area)).Error()

@@ -22,7 +22,7 @@ type pdfLink struct {
 
 // pageLinks reads page i's URI links (links inside the document are left
 // out: they are navigation, not addresses).
-func (p *pdfPages) pageLinks(i int) []pdfLink {
+func (p *pdfReader) pageLinks(i int) []pdfLink {
 	var out []pdfLink
 	page := requests.Page{ByIndex: &requests.PageByIndex{Document: p.doc.Document, Index: i}}
 	pos := 0
