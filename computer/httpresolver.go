@@ -350,14 +350,29 @@ func buildManifest(d *storedDoc, head map[string]json.RawMessage, pages []json.R
 	return nil
 }
 
+// manifestBody is d's manifest with page URLs signed until exp.
 func (h *HTTPResolver) manifestBody(d *storedDoc, exp int64) ([]byte, error) {
+	return manifestJSON(d, func(i int) (string, error) {
+		return h.signedURL("/d/"+d.id+"/p/"+strconv.Itoa(i), exp), nil
+	})
+}
+
+// manifestJSON is d's head with its page entries, the one manifest
+// builder of both resolvers: each entry's uri comes from pageURI, which is
+// where they differ (this resolver's HMAC-signed URL, a presigned S3 URL);
+// a page kept whole (it had a uri of its own) goes as it was.
+func manifestJSON(d *storedDoc, pageURI func(i int) (string, error)) ([]byte, error) {
 	pages := make([]json.RawMessage, len(d.entries))
 	for i, e := range d.entries {
 		if e.keep != nil {
 			pages[i] = e.keep
 			continue
 		}
-		e.URI = h.signedURL("/d/"+d.id+"/p/"+strconv.Itoa(i), exp)
+		u, err := pageURI(i)
+		if err != nil {
+			return nil, err
+		}
+		e.URI = u
 		b, err := json.Marshal(e)
 		if err != nil {
 			return nil, err

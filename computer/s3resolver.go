@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -333,17 +332,13 @@ func (s *S3Resolver) manifest(ctx context.Context, e *s3Entry, doc []byte, sha s
 	}
 	e.sha, e.manifest = sha, true
 	exp := now.Add(s.opt.Expiry)
-	for i := range d.entries {
-		if d.entries[i].keep != nil {
-			continue
-		}
+	body, err := manifestJSON(d, func(i int) (string, error) {
 		u, err := s.c.PresignedGetObject(ctx, s.opt.Bucket, s.PageKey(e.id, i), s.opt.Expiry, nil)
 		if err != nil {
-			return "", "", 0, 0, fmt.Errorf("presign page %d: %w", i+1, err)
+			return "", fmt.Errorf("presign page %d: %w", i+1, err)
 		}
-		d.entries[i].URI = u.String()
-	}
-	body, err := manifestJSON(d)
+		return u.String(), nil
+	})
 	if err != nil {
 		return "", "", 0, 0, fmt.Errorf("manifest: %w", err)
 	}
@@ -353,30 +348,4 @@ func (s *S3Resolver) manifest(ctx context.Context, e *s3Entry, doc []byte, sha s
 	}
 	e.manifestExp, e.manifestTag = exp, tag
 	return key, sha, s.opt.Expiry, int64(len(body)), nil
-}
-
-// manifestJSON is the document head with the page entries (URIs filled).
-func manifestJSON(d *storedDoc) ([]byte, error) {
-	pages := make([]json.RawMessage, len(d.entries))
-	for i, e := range d.entries {
-		if e.keep != nil {
-			pages[i] = e.keep
-			continue
-		}
-		b, err := json.Marshal(e)
-		if err != nil {
-			return nil, err
-		}
-		pages[i] = b
-	}
-	out := make(map[string]json.RawMessage, len(d.head)+1)
-	for k, v := range d.head {
-		out[k] = v
-	}
-	pb, err := json.Marshal(pages)
-	if err != nil {
-		return nil, err
-	}
-	out["pages"] = pb
-	return json.Marshal(out)
 }
