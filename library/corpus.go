@@ -27,20 +27,21 @@ const (
 )
 
 // addGeneratedCorpus registers the documents that are cheaper to generate
-// than to store: the large manual (generated once here to learn its size,
-// and again on read) and the hostile-strings document.
+// than to store: the large manual and the hostile-strings document. The
+// manual is generated on read only (it is most of what the embedded demo
+// would cost at start-up): it is listed from largeInfo, without a size
+// until its first read, which refines the listing with it.
 func (l *library) addGeneratedCorpus(opt Options) error {
 	largeURI := escapeDocRef(opt.Host, LargeDocRef)
-	data, err := LargeDocument(largeURI, LargeDocRef, largeManualPages)
-	if err != nil {
-		return err
-	}
-	c, err := checkDPE(LargeDocRef, data)
-	if err != nil {
-		return err
-	}
-	l.add(largeURI, LargeDocRef, c.Info, fileURIOf(opt.FileRoot, LargeDocRef+".pdf"), int64(len(data)),
-		func() ([]byte, error) { return LargeDocument(largeURI, LargeDocRef, largeManualPages) })
+	var s *source
+	s = l.add(largeURI, LargeDocRef, largeInfo(largeManualPages), fileURIOf(opt.FileRoot, LargeDocRef+".pdf"), 0,
+		func() ([]byte, error) {
+			data, err := LargeDocument(largeURI, LargeDocRef, largeManualPages)
+			if err == nil {
+				l.refineSize(s, int64(len(data)))
+			}
+			return data, err
+		})
 
 	hostileURI := escapeDocRef(opt.Host, HostileDocRef)
 	hdata, info, err := hostileDocument(hostileURI, HostileDocRef)

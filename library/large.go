@@ -82,14 +82,24 @@ func LargeDocument(uri, docRef string, pages int) ([]byte, error) {
 		b.add(catPageNumber, fmt.Sprint(p+1), nil)
 	}
 	pagesJSON := b.finish()
+	info := largeInfo(len(pagesJSON))
 	return marshalDoc(DocumentJSON{
-		DocRef: docRef, URI: uri, FileType: "pdf", Title: "Station Operations Manual",
-		Summary:      fmt.Sprintf("A generated %d-page manual with tables and code on many pages; large enough for manifest mode.", len(pagesJSON)),
-		PageCount:    len(pagesJSON),
+		DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
+		PageCount: info.PageCount, Keywords: info.Keywords, LastModified: info.LastModified, Pages: pagesJSON,
+	})
+}
+
+// largeInfo is the listing of LargeDocument with this many pages, known
+// without generating it: the fields its JSON carries, from here.
+func largeInfo(pages int) docInfo {
+	return docInfo{
+		Title:        "Station Operations Manual",
+		Summary:      fmt.Sprintf("A generated %d-page manual with tables and code on many pages; large enough for manifest mode.", pages),
+		FileType:     "pdf",
+		PageCount:    pages,
 		Keywords:     []string{"manual", "large", "generated"},
 		LastModified: "2026-02-20T07:45:00Z",
-		Pages:        pagesJSON,
-	})
+	}
 }
 
 // xorshift is a tiny deterministic generator: the same bytes on every run

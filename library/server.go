@@ -502,6 +502,25 @@ func (l *library) refine(uri string, info docInfo) {
 	}
 }
 
+// refineSize lists s (a generated document) with its size, learnt when
+// it was first generated; like refine, a new source replaces it whole.
+func (l *library) refineSize(s *source, size int64) {
+	l.mu.Lock()
+	if l.sources[s.res.URI] != s || s.res.Size == size {
+		l.mu.Unlock()
+		return
+	}
+	fileURI, _ := s.res.Meta["file_uri"].(string)
+	n := newSource(s.res.URI, s.res.Name, s.shown, fileURI, size, s.load)
+	n.key, n.published = s.key, s.published
+	l.sources[s.res.URI] = n
+	srv := l.srv
+	l.mu.Unlock()
+	if srv != nil && n.published {
+		srv.AddResource(n.res, l.read)
+	}
+}
+
 func sameInfo(a, b docInfo) bool {
 	return a.Title == b.Title && a.Summary == b.Summary && a.FileType == b.FileType && a.LastModified == b.LastModified &&
 		a.PageCount == b.PageCount && a.Err == b.Err && strings.Join(a.Keywords, "\x00") == strings.Join(b.Keywords, "\x00")

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -251,11 +252,14 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	alpha := st.newComputer(opt, ComputerAlpha, resolver, log, inputs, sk)
 	// The library and the archive carry Finder (find, list_documents);
 	// one per computer, since tool_call routes a tool name to one server.
-	// They index once the computers have joined, at low priority: the
-	// index shares the CPU with every request the demo serves.
+	// They index at low priority (the index shares the CPU with every
+	// request the demo serves), from the first tool call or finderDelay
+	// after the computers have joined, whichever comes first: a headless
+	// command (ls, get) is done before then and pays nothing for it.
 	up := make(chan struct{})
+	startIndex := sync.OnceFunc(func() { close(up) })
 	lib, err := AddDocs(ctx, alpha, DocsOptions{Dir: opt.DocsDir, FinderDir: opt.FinderDir, NoFinder: slices.Contains(opt.NoFinder, ComputerAlpha),
-		Start: up, Logger: log, Middleware: holdFinder(opt, ComputerAlpha), ConvertTimeout: opt.ConvertTimeout, FindTimeout: opt.FindTimeout, FindMaxExpansion: opt.FindMaxExpansion, Notice: opt.Notice})
+		Start: up, Logger: log, Middleware: append([]mcp.Middleware{indexOnCall(startIndex)}, holdFinder(opt, ComputerAlpha)...), ConvertTimeout: opt.ConvertTimeout, FindTimeout: opt.FindTimeout, FindMaxExpansion: opt.FindMaxExpansion, Notice: opt.Notice})
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +288,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// whose dpe hosts differ (exercises choosing a computer for a typed URI).
 	beta := st.newComputer(opt, ComputerBeta, resolver, log, nil, nil)
 	if err := st.addLibrary(ctx, beta, ServerArchive, library.Options{FS: emptyFS{}, Host: HostArchive, PageSize: PageSize, Name: ServerArchive, Generated: 12,
-		Finder: finderFor(opt, ComputerBeta, &library.FinderOptions{Start: up, Background: true, Limits: finder.QueryLimits{Timeout: opt.FindTimeout, MaxExpansion: opt.FindMaxExpansion}})}, holdFinder(opt, ComputerBeta)...); err != nil {
+		Finder: finderFor(opt, ComputerBeta, &library.FinderOptions{Start: up, Background: true, Limits: finder.QueryLimits{Timeout: opt.FindTimeout, MaxExpansion: opt.FindMaxExpansion}})}, append([]mcp.Middleware{indexOnCall(startIndex)}, holdFinder(opt, ComputerBeta)...)...); err != nil {
 		return nil, err
 	}
 
@@ -293,7 +297,8 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 			return nil, fmt.Errorf("computer join: %w", err)
 		}
 	}
-	close(up)
+	t := time.AfterFunc(finderDelay, startIndex)
+	st.closers = append(st.closers, func() error { t.Stop(); return nil })
 	return st, nil
 }
 
@@ -354,6 +359,23 @@ func finderFor(opt Options, computer string, f *library.FinderOptions) *library.
 		return nil
 	}
 	return f
+}
+
+// finderDelay is how long after the join the demo's Finders wait to
+// index when no tool call asks for them sooner.
+const finderDelay = 2 * time.Second
+
+// indexOnCall is the middleware that starts the Finders' indexing on the
+// first tool call (find or list_documents cannot answer before it).
+func indexOnCall(start func()) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				start()
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // holdFinder is the middleware that makes computer's tool calls wait for
