@@ -65,7 +65,9 @@ type xlsxPages struct {
 	sstDone  bool
 }
 
-type xlsxSheet struct{ name, part string }
+// xlsxSheet is a sheet of the workbook; state is "hidden" or
+// "veryHidden" for a sheet the application does not show.
+type xlsxSheet struct{ name, part, state string }
 
 // xlsxFormat is a cell style's number format.
 type xlsxFormat struct {
@@ -202,7 +204,7 @@ func (p *xlsxPages) readWorkbook(wb string, byID map[string]string) error {
 				}
 			}
 			if part := byID[rid]; part != "" {
-				p.sheets = append(p.sheets, xlsxSheet{name: attr(se, "name"), part: part})
+				p.sheets = append(p.sheets, xlsxSheet{name: attr(se, "name"), part: part, state: sheetState(attr(se, "state"))})
 			}
 		}
 		return nil
@@ -636,7 +638,17 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 		return fmt.Errorf("sheet %s: %w", sh.name, err)
 	}
 	defer rc.Close()
-	t := &xlsxTable{b: b, sheet: sh.name, page: i, anchors: anchors, covered: covered, merged: mergedCols(anchors, covered)}
+	t := &xlsxTable{b: b, sheet: sh.name, state: sh.state, page: i, anchors: anchors, covered: covered, merged: mergedCols(anchors, covered)}
+	if sh.state != "" {
+		b.SetPageMeta("sheet_state", sh.state)
+	}
+	// Shared formulas by si: the text is written in the range's first
+	// cell only.
+	type sharedFormula struct {
+		row, col int
+		text     string
+	}
+	shared := map[string]sharedFormula{}
 	d := p.env.XML(bufio.NewReaderSize(rc, 64<<10))
 	var (
 		row, col     int // current row and the next cell's column
@@ -645,6 +657,9 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 		typ, style   string
 		val          strings.Builder
 		inV, inIS    bool
+		inF, hasF    bool
+		formula      strings.Builder
+		fType, fSI   string
 		inT, inPh    int
 		hasV         bool
 		depth        int
@@ -695,7 +710,11 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 				}
 				typ, style = attr(tk, "t"), attr(tk, "s")
 				val.Reset()
-				hasV = false
+				formula.Reset()
+				hasV, hasF = false, false
+			case "f":
+				inF, hasF = true, true
+				fType, fSI = attr(tk, "t"), attr(tk, "si")
 			case "v":
 				inV, hasV = true, true
 			case "is":
@@ -712,6 +731,18 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 				inSheetData = false
 			case "v":
 				inV = false
+			case "f":
+				inF = false
+				if fType != "shared" || row == 0 {
+					break
+				}
+				if f := formula.String(); strings.TrimSpace(f) != "" {
+					if _, ok := shared[fSI]; !ok {
+						shared[fSI] = sharedFormula{row, cellCol, f}
+					}
+				} else if m, ok := shared[fSI]; ok {
+					formula.WriteString(shiftFormula(m.text, row-m.row, cellCol-m.col))
+				}
 			case "is":
 				inIS = false
 			case "t":
@@ -734,6 +765,21 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 				if hasV {
 					text = p.cellText(typ, style, val.String())
 				}
+				ftext := ""
+				if hasF {
+					ftext = strings.TrimSpace(formula.String())
+				}
+				if ftext != "" {
+					ftext = "=" + ftext
+					if b.Charge(0, 2*int64(len(ftext))+16) != nil {
+						return nil
+					}
+					ref := colName(cellCol) + strconv.Itoa(row)
+					t.formula(ref, ftext, text == "")
+					if text == "" {
+						text = ftext
+					}
+				}
 				// Charged before the copies in the row's text and HTML are
 				// built: one shared string can be used by every cell. The
 				// empty columns before it cost what addRow writes for them.
@@ -755,7 +801,10 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 				}
 			}
 		case xml.CharData:
-			if inV || inIS && inT > 0 && inPh == 0 {
+			switch {
+			case inF:
+				formula.Write(tk)
+			case inV || inIS && inT > 0 && inPh == 0:
 				val.Write(tk)
 			}
 		}
@@ -797,7 +846,9 @@ func (p *xlsxPages) cellText(typ, style, v string) string {
 // xlsxChunkRows rows when the sheet is longer.
 type xlsxTable struct {
 	b                *PageBuilder
-	sheet            string
+	sheet, state     string
+	formulas         map[string]any // this element's: A1 reference → "=…"
+	uncached         []string       // references of formulas without a cached value
 	page             int
 	anchors          map[[2]int]span
 	covered          map[[2]int]bool
@@ -944,6 +995,16 @@ func (t *xlsxTable) flush(last bool) {
 	if t.header != nil {
 		meta["header_info"] = t.header
 	}
+	if t.state != "" {
+		meta["sheet_state"] = t.state
+	}
+	if len(t.formulas) > 0 {
+		meta["formulas"] = t.formulas
+	}
+	if len(t.uncached) > 0 {
+		meta["formulas_uncached"] = t.uncached
+	}
+	t.formulas, t.uncached = nil, nil
 	meta["text_as_html"] = "<table>" + t.htmlB.String() + "</table>"
 	t.b.Add(cat, strings.TrimRight(t.textB.String(), "\n"), meta)
 	t.htmlB.Reset()
@@ -951,4 +1012,25 @@ func (t *xlsxTable) flush(last bool) {
 	t.chunk++
 	t.n = 0
 	t.cells = 0
+}
+
+// formula records the formula of the cell at ref for the element being
+// built; uncached: the cell has no value of its own and shows it.
+func (t *xlsxTable) formula(ref, f string, uncached bool) {
+	if t.formulas == nil {
+		t.formulas = map[string]any{}
+	}
+	t.formulas[ref] = f
+	if uncached {
+		t.uncached = append(t.uncached, ref)
+	}
+}
+
+// sheetState is a sheet's workbook state: "" for a visible sheet.
+func sheetState(s string) string {
+	switch s {
+	case "hidden", "veryHidden":
+		return s
+	}
+	return ""
 }

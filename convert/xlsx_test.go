@@ -57,11 +57,81 @@ func TestXLSXSofficeAndNoCache(t *testing.T) {
 	if len(elementsOf(doc, "Table")) == 0 {
 		t.Errorf("soffice.xlsx: no table:\n%s", render.Markdown(doc))
 	}
-	// openpyxl without a recalculation has no cached values: the formula
-	// cells are empty, never the formula text.
+	// openpyxl without a recalculation has no cached values: those cells
+	// show their formula, listed as uncached; with LibreOffice's cached
+	// values they show the value and keep the formula beside it.
 	doc = convertFixture(t, c, "openpyxl-nocache.xlsx")
-	if md := render.Markdown(doc); strings.Contains(md, "=B2") {
-		t.Errorf("formula text leaked:\n%s", md)
+	tbl := elementsOf(doc, "Table")[0]
+	if md := render.Markdown(doc); !strings.Contains(md, "| North | 10 | 12 | =B2+C2 |") ||
+		string(tbl.Metadata["formulas_uncached"]) != `["D2","D3","D4"]` ||
+		string(tbl.Metadata["formulas"]) != `{"D2":"=B2+C2","D3":"=B3+C3","D4":"=D2+D3"}` {
+		t.Errorf("uncached formulas: %s %s\n%s", tbl.Metadata["formulas"], tbl.Metadata["formulas_uncached"], md)
+	}
+	doc = convertFixture(t, c, "openpyxl.xlsx")
+	tbl = elementsOf(doc, "Table")[0]
+	if md := render.Markdown(doc); !strings.Contains(md, "| North | 10 | 12 | 22 |") ||
+		tbl.Metadata["formulas_uncached"] != nil || string(tbl.Metadata["formulas"]) != `{"D2":"=B2+C2","D3":"=B3+C3","D4":"=D2+D3"}` {
+		t.Errorf("cached formulas: %s %s\n%s", tbl.Metadata["formulas"], tbl.Metadata["formulas_uncached"], md)
+	}
+}
+
+// Fractions and [Red] sections as LibreOffice shows them (its own CSV
+// export "as shown" of this file gives " 3/8", "1 1/2", "2 11/16",
+// " 2/8", "-1 1/4", "2    ", "-3.50", "3.50"; cells are trimmed here),
+// the SUM's cached value with its formula, and the hidden sheet flagged.
+func TestXLSXFractionsFormulasHiddenSheet(t *testing.T) {
+	c := testConverter(t)
+	doc := convertFixture(t, c, "openpyxl-formats.xlsx")
+	md := render.Markdown(doc)
+	for _, want := range []string{"| three eighths | 3/8 |", "| one and a half | 1 1/2 |", "| two and eleven sixteenths | 2 11/16 |",
+		"| in eighths | 2/8 |", "| negative | -1 1/4 |", "| whole | 2 |", "| red negative | -3.50 |", "| red, no sign | 3.50 |", "| sum | 5.6125 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q:\n%s", want, md)
+		}
+	}
+	if f := string(elementsOf(doc, "Table")[0].Metadata["formulas"]); f != `{"B10":"=SUM(B2:B7)"}` {
+		t.Errorf("formulas %s", f)
+	}
+	if doc.PageCount != 2 || strings.Contains(string(doc.Pages[0].Extra["metadata"]), "sheet_state") ||
+		!strings.Contains(string(doc.Pages[1].Extra["metadata"]), `"sheet_state":"hidden"`) ||
+		metaString(elementsOf(doc, "Table")[1], "sheet_state") != "hidden" {
+		t.Errorf("hidden sheet not flagged: %s / %s", doc.Pages[0].Extra["metadata"], doc.Pages[1].Extra["metadata"])
+	}
+}
+
+// A shared formula (as Excel writes a filled-down column: the text in the
+// first cell, t="shared" si="0" alone in the others) reads in every cell
+// with its relative references moved; absolute ones, strings and function
+// names stay.
+func TestXLSXSharedFormulas(t *testing.T) {
+	sheet := `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>` +
+		`<row r="1"><c r="A1" t="inlineStr"><is><t>n</t></is></c><c r="B1" t="inlineStr"><is><t>f</t></is></c></row>` +
+		`<row r="2"><c r="A2"><v>1</v></c><c r="B2"><f t="shared" ref="B2:B4" si="0">A2*$A$2+LOG10(A2)&amp;"A1"</f><v>1</v></c></row>` +
+		`<row r="3"><c r="A3"><v>2</v></c><c r="B3"><f t="shared" si="0"/><v>2.3</v></c></row>` +
+		`<row r="4"><c r="A4"><v>3</v></c><c r="B4"><f t="shared" si="0"/></c></row>` +
+		`</sheetData></worksheet>`
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	doc, err := convertBytes(t, c, "shared.xlsx", xlsxWithSheet(t, sheet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := elementsOf(doc, "Table")[0]
+	want := `{"B2":"=A2*$A$2+LOG10(A2)&\"A1\"","B3":"=A3*$A$2+LOG10(A3)&\"A1\"","B4":"=A4*$A$2+LOG10(A4)&\"A1\""}`
+	if got := string(tbl.Metadata["formulas"]); got != want {
+		t.Errorf("formulas\n got %s\nwant %s", got, want)
+	}
+	if got := string(tbl.Metadata["formulas_uncached"]); got != `["B4"]` || !strings.Contains(tbl.Text, `=A4*$A$2+LOG10(A4)&"A1"`) {
+		t.Errorf("uncached %s, text %q", got, tbl.Text)
+	}
+	for _, tc := range []struct {
+		f      string
+		dr, dc int
+		want   string
+	}{{"SUM(B2:B7)", 1, 1, "SUM(C3:C8)"}, {"Sheet2!A1+$B1+B$1", 2, 1, "Sheet2!B3+$B3+C$1"}, {"A1-1", -1, 0, "#REF!-1"}, {"'My A1'!A1", 0, 1, "'My A1'!B1"}} {
+		if got := shiftFormula(tc.f, tc.dr, tc.dc); got != tc.want {
+			t.Errorf("shiftFormula(%q, %d, %d) = %q, want %q", tc.f, tc.dr, tc.dc, got, tc.want)
+		}
 	}
 }
 

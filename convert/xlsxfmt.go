@@ -9,9 +9,8 @@ import (
 
 // Number formats (ECMA-376 part 1, 18.8.31), the part that decides what a
 // cell shows as text: dates and times, decimals, thousands separators,
-// percentages, scientific notation, literal text. Colours, conditions,
-// padding (_x) and fills (*x) have no text and are dropped; fractions
-// fall back to the general format.
+// percentages, scientific notation, fractions, literal text. Colours,
+// conditions, padding (_x) and fills (*x) have no text and are dropped.
 
 // fmtSections splits a format code at unquoted, unescaped semicolons.
 func fmtSections(code string) []string {
@@ -319,7 +318,7 @@ func formatDecimal(v float64, sec string) string {
 			}
 			continue
 		case c == '/':
-			return generalNumber(v) // fractions
+			return formatFraction(v, sec)
 		default:
 			lit = sec[i : i+1]
 		}
@@ -406,4 +405,99 @@ func formatDecimal(v float64, sec string) string {
 	}
 	// A % inside the pattern ("0.0%") is printed where it stands.
 	return prefix.String() + num + strings.Repeat("%", strings.Count(p, "%")) + suffix.String()
+}
+
+// formatFraction writes v through a fraction section ("# ?/?", "# ??/??",
+// "?/8", "0 ?/4"): the whole part when the section has one, then the
+// nearest fraction whose denominator has at most as many digits as the
+// denominator's placeholders, or the fixed denominator; "?" pads with
+// spaces as LibreOffice shows it (" 3/8" is trimmed to "3/8" here, like
+// every cell's text).
+func formatFraction(v float64, sec string) string {
+	bare := fmtBare(sec)
+	slash := strings.IndexByte(bare, '/')
+	placeholder := func(c byte) bool { return c == '0' || c == '#' || c == '?' }
+	ns := slash
+	for ns > 0 && placeholder(bare[ns-1]) {
+		ns--
+	}
+	numPat := bare[ns:slash]
+	intPat := strings.TrimRight(bare[:ns], " ")
+	intPat = intPat[strings.LastIndexFunc(intPat, func(r rune) bool { return !placeholder(byte(r)) && r != ',' })+1:]
+	de := slash + 1
+	for de < len(bare) && (placeholder(bare[de]) || bare[de] >= '1' && bare[de] <= '9') {
+		de++
+	}
+	denPat := bare[slash+1 : de]
+	if numPat == "" || denPat == "" || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 1e15 {
+		return generalNumber(v)
+	}
+	neg := v < 0
+	v = math.Abs(v)
+	whole := 0.0
+	if intPat != "" {
+		whole = math.Floor(v)
+	}
+	frac := v - whole
+	var num, den int64
+	if fixed, err := strconv.ParseInt(denPat, 10, 64); err == nil {
+		den = fixed
+		num = int64(math.Round(frac * float64(den)))
+	} else {
+		num, den = nearestFraction(frac, int64(math.Pow10(min(len(denPat), 6)))-1)
+	}
+	if intPat != "" && num == den {
+		whole, num = whole+1, 0
+	}
+	var sb strings.Builder
+	if neg && (whole > 0 || num > 0) {
+		sb.WriteByte('-')
+	}
+	if intPat != "" && (whole > 0 || strings.Contains(intPat, "0")) {
+		sb.WriteString(strconv.FormatFloat(whole, 'f', 0, 64))
+		sb.WriteByte(' ')
+	}
+	if num == 0 {
+		if intPat == "" || whole == 0 {
+			return "0"
+		}
+		return strings.TrimSpace(sb.String())
+	}
+	n := strconv.FormatInt(num, 10)
+	for len(n) < len(numPat) {
+		n = " " + n
+	}
+	sb.WriteString(n + "/" + strconv.FormatInt(den, 10))
+	return strings.TrimSpace(sb.String())
+}
+
+// nearestFraction is the fraction p/q nearest x (0 ≤ x < 1 or a value
+// without a whole part) with q ≤ maxDen, by continued fractions (the
+// best rational approximation).
+func nearestFraction(x float64, maxDen int64) (int64, int64) {
+	if maxDen < 1 {
+		maxDen = 1
+	}
+	p0, q0, p1, q1 := int64(0), int64(1), int64(1), int64(0)
+	r := x
+	for i := 0; i < 64; i++ {
+		a := int64(math.Floor(r))
+		q2 := q0 + a*q1
+		if q2 > maxDen {
+			break
+		}
+		p0, q0, p1, q1 = p1, q1, p0+a*p1, q2
+		if d := r - float64(a); d < 1e-12 {
+			break
+		} else {
+			r = 1 / d
+		}
+	}
+	// The last convergent, or the best semiconvergent below maxDen.
+	k := (maxDen - q0) / q1
+	bp, bq := p0+k*p1, q0+k*q1
+	if math.Abs(float64(p1)/float64(q1)-x) <= math.Abs(float64(bp)/float64(bq)-x) {
+		return p1, q1
+	}
+	return bp, bq
 }
