@@ -501,16 +501,48 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	if p.killed.Load() {
 		return errors.New("the PDF engine was stopped on an earlier page of this document")
 	}
+	if p.tails == nil {
+		p.tails = map[int]*pdfTableTail{}
+	}
+	// A table continued from the page before is linked to its first part
+	// even when this page is read alone (get --page N): that page is laid
+	// out aside, for its last table. Its tail does not depend on the page
+	// before it (a tail's head is its own first row, repeated or not), and
+	// element ids derive from position, so the link is the one a whole
+	// conversion makes.
+	if _, known := p.tails[i-1]; i > 0 && !known {
+		aside := newPageBuilder(i-1, b.docRef, b.lim, &outputBudget{maxBytes: b.out.maxBytes, maxCells: b.out.maxCells})
+		d, err := p.read(ctx, i-1, b.lim.MaxPixels)
+		if err == nil {
+			err = p.layoutPage(ctx, i-1, d, aside)
+		}
+		if err != nil {
+			if p.killed.Load() || ctx.Err() != nil {
+				return err
+			}
+			p.tails[i-1] = nil // unreadable: this page's table stands alone
+		}
+	}
 	d, ok, err := p.takeAhead(ctx, i)
 	if !ok {
 		p.readNext(i+1, b.lim.MaxPixels)
 		d, err = p.read(ctx, i, b.lim.MaxPixels)
 	}
+	if err == nil {
+		err = p.layoutPage(ctx, i, d, b)
+	}
 	if err != nil {
+		p.tails[i] = nil // a failed page is not read again for the next
 		return err
 	}
+	return nil
+}
+
+// layoutPage lays out page i, read as d, into b and records the table
+// that ends it.
+func (p *pdfPages) layoutPage(ctx context.Context, i int, d pdfPageData, b *PageBuilder) error {
 	var running []pdfBox
-	err = guard(ctx, p.inst, &p.killed, fmt.Sprintf("page %d", i+1), func() error {
+	err := guard(ctx, p.inst, &p.killed, fmt.Sprintf("page %d", i+1), func() error {
 		// Reading the neighbours' text loads their pages.
 		running = p.runningLines(i, bandCandidates(d.runs, d.h))
 		return nil
@@ -520,9 +552,6 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
-	}
-	if p.tails == nil {
-		p.tails = map[int]*pdfTableTail{}
 	}
 	p.tails[i] = layoutPDFPage(d.runs, d.w, d.h, i, pdfPageExtras{outline: p.levels[i], links: d.links, images: d.images,
 		running: running, rules: d.rules, prevTable: p.tails[i-1]}, b)
@@ -867,10 +896,8 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 		}
 		id := emitPDFTable(t, meta, w, h, page, b)
 		first = false
+		// Its own first row, which is the header it repeated, if any.
 		tail = &pdfTableTail{id: id, anchors: t.anchors, head: rowText(t)}
-		if meta["repeated_header_rows"] != nil {
-			tail.head = ex.prevTable.head
-		}
 	}
 	// Images and ruled tables are placed, top to bottom, before the first
 	// block below their top in the part under their centre.

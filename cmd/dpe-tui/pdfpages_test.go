@@ -75,3 +75,58 @@ func TestGetPDFPageTagsOnlyRunningLines(t *testing.T) {
 		t.Errorf("plain page 2 furniture %q; want none (its first line is body text)", got)
 	}
 }
+
+// A table that continues on the next page is linked to its first part
+// (continued_from, the repeated header counted) by `get --page N` of the
+// second page alone just as by `convert` of the whole file.
+func TestGetPDFPageLinksAContinuedTable(t *testing.T) {
+	type link struct {
+		ID       string
+		From     string
+		Repeated int
+	}
+	type elements = []struct {
+		ID       string                     `json:"element_id"`
+		Category string                     `json:"category"`
+		Meta     map[string]json.RawMessage `json:"ele_metadata"`
+	}
+	links := func(els elements) []link {
+		var out []link
+		for _, el := range els {
+			if el.Category != "Table" {
+				continue
+			}
+			var l link
+			l.ID = el.ID
+			json.Unmarshal(el.Meta["continued_from"], &l.From)
+			json.Unmarshal(el.Meta["repeated_header_rows"], &l.Repeated)
+			out = append(out, l)
+		}
+		return out
+	}
+	code, out, errOut := runCLI(t, "convert", convertFixture("pdf/tables.pdf"))
+	if code != exitOK || errOut != "" {
+		t.Fatalf("convert: exit %d, stderr %q", code, errOut)
+	}
+	var whole struct {
+		Pages []struct{ Elements elements } `json:"pages"`
+	}
+	if err := json.Unmarshal([]byte(out), &whole); err != nil || len(whole.Pages) < 2 {
+		t.Fatalf("convert: %d pages, %v", len(whole.Pages), err)
+	}
+	want := links(whole.Pages[1].Elements)
+	if len(want) == 0 || want[0].From == "" || want[0].Repeated != 1 {
+		t.Fatalf("convert: page 2's tables %+v; want the long ledger continued with its header repeated", want)
+	}
+	code, out, errOut = runCLI(t, "get", convertFixture("pdf/tables.pdf"), "--page", "2", "--format", "json")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("get --page 2: exit %d, stderr %q", code, errOut)
+	}
+	var page struct{ Elements elements }
+	if err := json.Unmarshal([]byte(out), &page); err != nil {
+		t.Fatal(err)
+	}
+	if got := links(page.Elements); len(got) != len(want) || got[0] != want[0] {
+		t.Errorf("get --page 2: tables %+v; want %+v as convert has them", got, want)
+	}
+}
