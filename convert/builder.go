@@ -176,6 +176,7 @@ func (b *PageBuilder) page(title string) pageJSON {
 // Add before any StartPage starts page 0 with an empty title.
 type Book struct {
 	env    *Env
+	docRef string // the elements' doc_ref (BookWithin); a file's comes with its head
 	pages  []*PageBuilder
 	titles []string
 }
@@ -185,7 +186,7 @@ func NewBook(env *Env) *Book { return &Book{env: env} }
 
 // StartPage begins a new page and makes it current.
 func (k *Book) StartPage(title string) *PageBuilder {
-	b := newPageBuilder(len(k.pages), "", k.env.Limits, k.env.out)
+	b := newPageBuilder(len(k.pages), k.docRef, k.env.Limits, k.env.out)
 	k.pages = append(k.pages, b)
 	k.titles = append(k.titles, title)
 	return b

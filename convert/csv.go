@@ -93,7 +93,7 @@ func openDelimited(ctx context.Context, src *Source, env *Env, comma rune, kind 
 			title = "Header only"
 		}
 		m := Meta{
-			"text_as_html": plainTableHTML(header, rows),
+			"text_as_html": PlainTableHTML(header, rows),
 			"header_info":  header, // the column names, as xlsx.go writes them
 		}
 		if start > 0 {
@@ -101,7 +101,7 @@ func openDelimited(ctx context.Context, src *Source, env *Env, comma rune, kind 
 			m["is_continuation"] = true
 			m["parent_id"] = "p0-e0"
 		}
-		book.StartPage(title).Add("Table", plainTableText(header, rows), m)
+		book.StartPage(title).Add("Table", PlainTableText(header, rows), m)
 	}
 	if err := book.Err(); err != nil {
 		return nil, err
@@ -109,9 +109,9 @@ func openDelimited(ctx context.Context, src *Source, env *Env, comma rune, kind 
 	return book.Pages(info), nil
 }
 
-// plainTableText is the plain form of a table: cells joined by tabs, rows
-// by newlines, header first.
-func plainTableText(header []string, rows [][]string) string {
+// PlainTableText is the plain form of a table: cells joined by tabs, rows
+// by newlines, header first (the library's generated tables use it too).
+func PlainTableText(header []string, rows [][]string) string {
 	var sb strings.Builder
 	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 	write := func(cells []string) {
@@ -132,9 +132,9 @@ func plainTableText(header []string, rows [][]string) string {
 	return strings.TrimSuffix(sb.String(), "\n")
 }
 
-// plainTableHTML renders a table without merged cells as escaped HTML for
+// PlainTableHTML renders a table without merged cells as escaped HTML for
 // ele_metadata.text_as_html, the header row in <thead>.
-func plainTableHTML(header []string, rows [][]string) string {
+func PlainTableHTML(header []string, rows [][]string) string {
 	var sb strings.Builder
 	sb.WriteString("<table>")
 	if header != nil {

@@ -450,8 +450,8 @@ func (c *mdConverter) table(t *east.Table, parent string) {
 		}
 	}
 	m := c.meta(parent)
-	m["text_as_html"] = plainTableHTML(header, rows)
-	c.b.add("Table", plainTableText(header, rows), m)
+	m["text_as_html"] = PlainTableHTML(header, rows)
+	c.b.add("Table", PlainTableText(header, rows), m)
 }
 
 func (c *mdConverter) lines(segs *text.Segments) string {

@@ -7,6 +7,22 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
+// decodeAll reads a document the library served with the agent side's
+// decoder, every page decoded, as an agent reads it.
+func decodeAll(t *testing.T, text string) *dpe.Document {
+	t.Helper()
+	d, err := dpe.Decode([]byte(text), dpe.Limits{})
+	if err != nil {
+		t.Fatalf("dpe.Decode: %v", err)
+	}
+	for i := range d.Pages {
+		if err := d.EnsurePage(i, dpe.Limits{}); err != nil {
+			t.Fatalf("dpe.Decode: %v", err)
+		}
+	}
+	return d
+}
+
 // checkConformance feeds a document through the agent side's decoder and
 // validator (dpe package): sample documents must be clean — no violations,
 // no warnings — except the hostile one, which only has to decode. The

@@ -116,13 +116,10 @@ func TestFinderCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc DocumentJSON
-	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := decodeAll(t, rr.Contents[0].Text)
 	found := false
 	for _, e := range doc.Pages[got.Hits[0].Page-1].Elements {
-		if e.ElementID == got.Hits[0].ElementID && strings.Contains(e.Text, "answer a call") {
+		if e.ID == got.Hits[0].ElementID && strings.Contains(e.Text, "answer a call") {
 			found = true
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"strings"
+
+	"github.com/dpe-tui/dpe-tui/convert"
 )
 
 // loneSurrogate marks where the hostile document gets a JSON \ud800 escape:
@@ -46,27 +48,27 @@ func (h hostileStrings) name() string {
 // and keywords.
 func hostileDocument(uri, docRef string) ([]byte, docInfo, error) {
 	h := newHostileStrings()
-	b := &docBuilder{docRef: docRef}
-	b.startPage("Page " + h.OSCTitle + h.Bidi)
-	t := b.add(catTitle, "Hostile "+h.ClearScreen+h.OSCTitle+" title", map[string]any{"category_depth": 0})
-	b.add(catNarrativeText, "Every line below tries to escape the terminal: "+h.all(), map[string]any{"parent_id": t})
-	b.add(catNarrativeText, h.Long, map[string]any{"parent_id": t, "note": "10,000 characters without a space"})
+	b := convert.BookWithin(convert.Limits{}, docRef)
+	b.StartPage("Page " + h.OSCTitle + h.Bidi)
+	t := b.Add(catTitle, "Hostile "+h.ClearScreen+h.OSCTitle+" title", map[string]any{"category_depth": 0})
+	b.Add(catNarrativeText, "Every line below tries to escape the terminal: "+h.all(), map[string]any{"parent_id": t})
+	b.Add(catNarrativeText, h.Long, map[string]any{"parent_id": t, "note": "10,000 characters without a space"})
 	header := []string{"name " + h.Bidi, "value " + h.ClearScreen, h.OSC52}
 	rows := [][]string{
 		{h.OSCTitle, h.DCS, h.C1},
 		{h.Invalid, h.Controls, h.Long[:2000]},
 		{"<script>alert(1)</script>", "</td></tr></table>", "&lt;b&gt;"},
 	}
-	b.add(catTable, tableText(header, rows), map[string]any{"parent_id": t, "text_as_html": tableHTML(header, rows) + "<td>" + h.ClearScreen + "</td>"})
-	b.add(catCodeSnippet, "echo '"+h.ClearScreen+"'\nprintf '"+h.OSC52+"'\n# "+h.Bidi+"\n", map[string]any{"language": "bash" + h.OSCTitle, "parent_id": t})
-	b.add(catListItem, h.C1+" list item", map[string]any{"category_depth": 1 << 30, "parent_id": "does-not-exist" + h.ClearScreen})
-	b.add(catCheckBox, h.Bidi, map[string]any{"checked": true})
-	b.add(catImage, "image "+h.OSCTitle, map[string]any{"image_base64": "!!not base64!!" + h.ClearScreen, "image_mime_type": "image/png" + h.ClearScreen, "image_path": "../../../etc/passwd"})
-	b.add("Custom"+h.ClearScreen+"Category", h.DCS, map[string]any{h.OSCTitle: h.OSC52})
-	b.startPage(h.name())
-	b.add(catNarrativeText, h.name(), map[string]any{"keywords": []string{h.Long, h.Bidi}})
-	b.add(catEmailAddress, "attacker@example.invalid"+h.OSC52, map[string]any{"sent_from": []string{h.OSCTitle}})
-	b.add(catFooter, h.Invalid, nil)
+	b.Add(catTable, convert.PlainTableText(header, rows), map[string]any{"parent_id": t, "text_as_html": convert.PlainTableHTML(header, rows) + "<td>" + h.ClearScreen + "</td>"})
+	b.Add(catCodeSnippet, "echo '"+h.ClearScreen+"'\nprintf '"+h.OSC52+"'\n# "+h.Bidi+"\n", map[string]any{"language": "bash" + h.OSCTitle, "parent_id": t})
+	b.Add(catListItem, h.C1+" list item", map[string]any{"category_depth": 1 << 30, "parent_id": "does-not-exist" + h.ClearScreen})
+	b.Add(catCheckBox, h.Bidi, map[string]any{"checked": true})
+	b.Add(catImage, "image "+h.OSCTitle, map[string]any{"image_base64": "!!not base64!!" + h.ClearScreen, "image_mime_type": "image/png" + h.ClearScreen, "image_path": "../../../etc/passwd"})
+	b.Add("Custom"+h.ClearScreen+"Category", h.DCS, map[string]any{h.OSCTitle: h.OSC52})
+	b.StartPage(h.name())
+	b.Add(catNarrativeText, h.name(), map[string]any{"keywords": []string{h.Long, h.Bidi}})
+	b.Add(catEmailAddress, "attacker@example.invalid"+h.OSC52, map[string]any{"sent_from": []string{h.OSCTitle}})
+	b.Add(catFooter, h.Invalid, nil)
 
 	info := docInfo{
 		Title:        "Hostile strings " + h.ClearScreen + h.OSCTitle + h.Bidi + " " + h.Long[:200],
@@ -75,12 +77,9 @@ func hostileDocument(uri, docRef string) ([]byte, docInfo, error) {
 		Keywords:     []string{"hostile", h.ClearScreen + "kw", h.Bidi, h.Long[:500]},
 		LastModified: "2026-03-03T03:03:03Z",
 	}
-	pages := b.finish()
-	info.PageCount = len(pages)
-	out, err := marshalDoc(DocumentJSON{
-		DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
-		PageCount: info.PageCount, Keywords: info.Keywords, LastModified: info.LastModified, Pages: pages,
-	})
+	out, err := b.JSON(convert.Head{DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
+		Keywords: info.Keywords, LastModified: info.LastModified})
+	info.PageCount = b.Len()
 	if err != nil {
 		return nil, info, err
 	}

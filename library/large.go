@@ -3,6 +3,8 @@ package library
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dpe-tui/dpe-tui/convert"
 )
 
 // largeManualPages is the size of the generated manual in the corpus: ~300
@@ -19,7 +21,7 @@ func LargeDocument(uri, docRef string, pages int) ([]byte, error) {
 	if pages < 1 {
 		pages = 1
 	}
-	b := &docBuilder{docRef: docRef}
+	b := convert.BookWithin(convert.Limits{}, docRef)
 	rng := xorshift(0x9e3779b97f4a7c15)
 	words := manualWords()
 	sentence := func(n int) string {
@@ -47,17 +49,17 @@ func LargeDocument(uri, docRef string, pages int) ([]byte, error) {
 	for p := 0; p < pages; p++ {
 		chapter, section := p/10+1, p%10+1
 		title := fmt.Sprintf("%d.%d %s %s", chapter, section, capitalize(words[(p*7)%len(words)]), words[(p*13+5)%len(words)])
-		b.startPage(title)
-		b.add(catHeader, fmt.Sprintf("Station Operations Manual — chapter %d", chapter), nil)
+		b.StartPage(title)
+		b.Add(catHeader, fmt.Sprintf("Station Operations Manual — chapter %d", chapter), nil)
 		if p == 0 {
-			root = b.add(catTitle, "Station Operations Manual", map[string]any{"category_depth": 0})
+			root = b.Add(catTitle, "Station Operations Manual", map[string]any{"category_depth": 0})
 		}
-		t := b.add(catTitle, title, map[string]any{"category_depth": 1, "parent_id": root})
+		t := b.Add(catTitle, title, map[string]any{"category_depth": 1, "parent_id": root})
 		for i := 0; i < 8; i++ {
-			b.add(catNarrativeText, paragraph(), map[string]any{"parent_id": t})
+			b.Add(catNarrativeText, paragraph(), map[string]any{"parent_id": t})
 		}
 		for i := 0; i < 3; i++ {
-			b.add(catListItem, sentence(6), map[string]any{"parent_id": t, "category_depth": 0})
+			b.Add(catListItem, sentence(6), map[string]any{"parent_id": t, "category_depth": 0})
 		}
 		if p%2 == 0 {
 			header := []string{"Step", "Component", "Reading", "Limit", "Status"}
@@ -69,24 +71,21 @@ func LargeDocument(uri, docRef string, pages int) ([]byte, error) {
 					fmt.Sprintf("%d", 50+rng.next()%50), []string{"ok", "check", "replace"}[rng.next()%3],
 				})
 			}
-			b.add(catTable, tableText(header, rows), map[string]any{
-				"parent_id": t, "text_as_html": tableHTML(header, rows),
+			b.Add(catTable, convert.PlainTableText(header, rows), map[string]any{
+				"parent_id": t, "text_as_html": convert.PlainTableHTML(header, rows),
 			})
 		}
 		if p%5 == 0 {
 			code := fmt.Sprintf("# checklist %d.%d\nfor unit in $(seq 1 %d); do\n  probe --unit \"$unit\" --limit %d || echo \"unit $unit needs service\"\ndone\n",
 				chapter, section, 3+p%7, 40+p%60)
-			b.add(catCodeSnippet, code, map[string]any{"parent_id": t, "language": "bash"})
+			b.Add(catCodeSnippet, code, map[string]any{"parent_id": t, "language": "bash"})
 		}
-		b.add(catFooter, "Internal use — generated sample content", nil)
-		b.add(catPageNumber, fmt.Sprint(p+1), nil)
+		b.Add(catFooter, "Internal use — generated sample content", nil)
+		b.Add(catPageNumber, fmt.Sprint(p+1), nil)
 	}
-	pagesJSON := b.finish()
-	info := largeInfo(len(pagesJSON))
-	return marshalDoc(DocumentJSON{
-		DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
-		PageCount: info.PageCount, Keywords: info.Keywords, LastModified: info.LastModified, Pages: pagesJSON,
-	})
+	info := largeInfo(b.Len())
+	return b.JSON(convert.Head{DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
+		Keywords: info.Keywords, LastModified: info.LastModified})
 }
 
 // largeInfo is the listing of LargeDocument with this many pages, known

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/convert"
 )
 
 // addNotes registers opt.Generated tiny documents generated/note-NNNN.
@@ -69,14 +71,13 @@ func (nn noteNames) name(i int) string {
 }
 
 func noteJSON(i, n int, uri, docRef string, info docInfo) ([]byte, error) {
-	b := &docBuilder{docRef: docRef, pageTitle: info.Title}
-	t := b.add(catTitle, info.Title, map[string]any{"category_depth": 0})
-	b.add(catNarrativeText, fmt.Sprintf("This is generated note %d of %d. It exists so that listings span many cursor pages.", i, n),
+	b := convert.BookWithin(convert.Limits{}, docRef)
+	b.StartPage(info.Title)
+	t := b.Add(catTitle, info.Title, map[string]any{"category_depth": 0})
+	b.Add(catNarrativeText, fmt.Sprintf("This is generated note %d of %d. It exists so that listings span many cursor pages.", i, n),
 		map[string]any{"parent_id": t})
-	b.add(catListItem, fmt.Sprintf("index: %d", i), map[string]any{"parent_id": t, "category_depth": 0})
-	b.add(catCheckBox, "reviewed", map[string]any{"parent_id": t, "checked": i%2 == 0})
-	return marshalDoc(DocumentJSON{
-		DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
-		PageCount: 1, Keywords: info.Keywords, LastModified: info.LastModified, Pages: b.finish(),
-	})
+	b.Add(catListItem, fmt.Sprintf("index: %d", i), map[string]any{"parent_id": t, "category_depth": 0})
+	b.Add(catCheckBox, "reviewed", map[string]any{"parent_id": t, "checked": i%2 == 0})
+	return b.JSON(convert.Head{DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
+		Keywords: info.Keywords, LastModified: info.LastModified})
 }

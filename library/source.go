@@ -232,15 +232,3 @@ func fileURIOf(root, p string) string {
 	u := url.URL{Scheme: "file", Path: path.Join("/", root, p)}
 	return u.String()
 }
-
-// marshalDoc encodes Document JSON without HTML escaping: text_as_html and
-// code stay readable ("<td>", not "\u003ctd\u003e"); both are valid JSON.
-func marshalDoc(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
