@@ -62,6 +62,7 @@ const (
 	RuleDocRefResolved  = "doc-ref-resolved"
 	RuleFileTypeCase    = "file-type-lowercase"
 	RuleLastModified    = "last-modified-resource"
+	RuleNoTextLayer     = "page-no-text-layer"
 	// Rules on what the wire said about the document (rules_wire.go): the
 	// get_dpe answer and the listing entry, through CheckOptions.
 	RuleExpiresAt       = "expires-at-iso8601"
@@ -150,6 +151,7 @@ func rules() []Rule {
 		{"DPE-E050", RuleExpiresAt, Violation, "the get_dpe answer's _meta.expires_at is an ISO 8601 date-time", srcAccessMeta + "; " + srcLifecycle},
 		{"DPE-E051", RuleListingModified, Violation, "the listing's annotations.lastModified (or _meta.last_modified) is an ISO 8601 date-time", srcResMeta},
 		{"DPE-E052", RuleListingKeywords, Violation, "the listing's _meta.keywords is an array of strings", srcResMeta},
+		{"DPE-E053", RuleNoTextLayer, Note, "a page whose metadata says no_text_layer (a scan) is named: nothing on it can be read or searched", srcPage + " (metadata)"},
 	}
 }
 

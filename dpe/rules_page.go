@@ -65,6 +65,10 @@ func checkPage(p *Page, i int, lim Limits, skip, ignore ruleSet) pageResult {
 				Message: "\"keywords\" is not an array of strings"})
 		}
 	}
+	if p.NoTextLayer() {
+		add(Finding{Path: path + ".metadata.no_text_layer", Rule: RuleNoTextLayer, Severity: Note, Element: -1,
+			Message: fmt.Sprintf("page %d has no text layer (a scanned page): only its images are shown, and nothing on it can be searched", i+1)})
+	}
 	if !p.Decoded && !p.hasElements {
 		r.notLoaded = true
 		return r

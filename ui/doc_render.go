@@ -397,6 +397,9 @@ func (d *documentScreen) contentView(w, h int) []string {
 	}
 	head := fmt.Sprintf(" %s · page %d/%d", sanitizeLine(title), d.page+1, len(d.pages))
 	if pu.loaded() {
+		if pu.p.NoTextLayer() {
+			head += " · no text layer (a scan)"
+		}
 		head += " · " + counted(len(pu.p.Elements), "element", "elements")
 		var ks []string
 		for _, c := range []string{dpe.CategoryTable, dpe.CategoryImage, dpe.CategoryTitle} {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +41,22 @@ func TestConvertPDFImagesAndScannedPage(t *testing.T) {
 	els := doc.Pages[0].Elements
 	if !page.Metadata.NoTextLayer || len(els) != 1 || els[0].Category != "Image" {
 		t.Errorf("scanned page: no_text_layer %v, %d elements; want true and one Image", page.Metadata.NoTextLayer, len(els))
+	}
+}
+
+// `check` of a scanned PDF notes the page without a text layer, 1-based,
+// and says nothing of the kind on a page that has text.
+func TestCheckPDFNamesThePageWithoutText(t *testing.T) {
+	code, out, errOut := runCLI(t, "check", convertFixture("pdf/scanned.pdf"))
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "DPE-E053 $.pages[0].metadata.no_text_layer  page 1 has no text layer") || !strings.Contains(out, "1 note(s)") {
+		t.Errorf("check of a scanned page:\n%s\nwant a DPE-E053 note naming page 1", out)
+	}
+	code, out, _ = runCLI(t, "check", convertFixture("pdf/figure.pdf"))
+	if code != exitOK || strings.Contains(out, "DPE-E053") {
+		t.Errorf("check of a page with text: exit %d\n%s\nwant no DPE-E053", code, out)
 	}
 }
 
