@@ -58,6 +58,10 @@ type cluster struct {
 
 	rpc *rpc // routed requests to computers on other nodes
 
+	// rooms caches other nodes' members of offices for list_room
+	// (officecache.go).
+	rooms *officeCache
+
 	mu        sync.Mutex
 	up        bool
 	everUp    bool
@@ -152,6 +156,7 @@ func newCluster(s *Server, opt Options) (*cluster, error) {
 		node:   hex.EncodeToString(id[:]),
 		prefix: opt.redisPrefix(),
 		ttl:    opt.nodeTTL(),
+		rooms:  newOfficeCache(opt.nodeTTL()),
 		done:   make(chan struct{}),
 
 		maxEntries: maxRemoteEntries,
@@ -253,6 +258,7 @@ func (c *cluster) fail(err error) {
 	c.up, c.warned = false, true
 	everUp := c.everUp
 	c.mu.Unlock()
+	c.rooms.reset()
 	switch {
 	case warn && everUp:
 		c.log.Warn("redis unavailable: serving this node's offices only until it returns", "err", err)
@@ -268,6 +274,7 @@ func (c *cluster) setUp() bool {
 	if c.up {
 		return false
 	}
+	c.rooms.reset()
 	c.up, c.warned = true, false
 	if c.everUp {
 		c.log.Info("redis is back: rejoined the cluster")
@@ -450,6 +457,19 @@ func (c *cluster) remote(office string) ([]entry, error) {
 	return out, nil
 }
 
+// remoteCached is remote through the office cache (list_room's reads).
+func (c *cluster) remoteCached(office string) ([]entry, error) {
+	es, ok, token := c.rooms.get(office, time.Now())
+	if ok {
+		return es, nil
+	}
+	es, err := c.remote(office)
+	if err == nil {
+		c.rooms.put(office, token, es, time.Now())
+	}
+	return es, err
+}
+
 // errLinkDown is the answer of a node that cannot see the cluster now.
 var errLinkDown = errors.New("cluster link down")
 
@@ -522,6 +542,7 @@ func (c *cluster) reap() {
 		}
 		c.log.Warn("node stopped heartbeating: its sessions left their offices", "dead_node", n, "sessions", len(gone))
 		for _, e := range gone {
+			c.rooms.changed(e.Office)
 			n := protocol.OfficeNotification{OfficeID: e.Office}
 			name := e.Name
 			if e.Role == protocol.RoleAgent {
@@ -563,7 +584,7 @@ func (s *Server) sessions(office string) []protocol.SessionInfo {
 	if !s.cluster.isUp() {
 		return out
 	}
-	es, err := s.cluster.remote(office)
+	es, err := s.cluster.remoteCached(office)
 	if err != nil {
 		s.cluster.fail(err)
 		return out

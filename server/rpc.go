@@ -154,6 +154,9 @@ func (r *rpc) receive(channel, payload string) {
 	}
 	switch {
 	case m.Note:
+		if m.Event == protocol.NotifyEnterOffice || m.Event == protocol.NotifyLeaveOffice {
+			r.c.rooms.changed(m.Office) // before the members hear of it
+		}
 		if m.Office != "" && m.Event != "" {
 			_ = r.c.s.nsp.To(officeRoom(m.Office)).Except(socket.Room(m.Except)).Emit(m.Event, anyArgs(m.Args)...)
 		}
