@@ -458,7 +458,21 @@ func (r *odfReader) noteBody(d *XMLDecoder) (string, error) {
 // (its MathML text), or a text box (its text joins the paragraph).
 func (r *odfReader) frame(d *XMLDecoder, out *odfText) error {
 	depth := 1
-	alt := ""
+	// svg:title (the short alternative text) and svg:desc come after the
+	// image they describe.
+	title, desc := "", ""
+	first := len(out.images)
+	defer func() {
+		alt := title
+		if alt == "" {
+			alt = desc
+		}
+		for i := first; i < len(out.images); i++ {
+			if out.images[i].text == "" {
+				out.images[i].text = alt
+			}
+		}
+	}()
 	for depth > 0 {
 		t, err := d.Token()
 		if err != nil {
@@ -471,9 +485,9 @@ func (r *odfReader) frame(d *XMLDecoder, out *odfText) error {
 			case "image":
 				href := strings.TrimPrefix(attr(t, "href"), "./")
 				if href != "" && !strings.Contains(href, "://") && r.z.File(href) != nil {
-					out.images = append(out.images, imageBlock(r.env, r.z, href, alt))
+					out.images = append(out.images, imageBlock(r.env, r.z, href, ""))
 				} else if href != "" {
-					out.images = append(out.images, block{cat: "Image", text: alt, meta: Meta{"image_path": href}})
+					out.images = append(out.images, block{cat: "Image", meta: Meta{"image_path": href}})
 				}
 			case "object":
 				href := strings.TrimSuffix(strings.TrimPrefix(attr(t, "href"), "./"), "/")
@@ -486,8 +500,10 @@ func (r *odfReader) frame(d *XMLDecoder, out *odfText) error {
 					return err
 				}
 				depth--
-				if alt == "" {
-					alt = strings.TrimSpace(v)
+				if t.Name.Local == "title" {
+					title = strings.Join(strings.Fields(v), " ")
+				} else {
+					desc = strings.Join(strings.Fields(v), " ")
 				}
 			}
 		case xml.CharData:
@@ -862,6 +878,53 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 					}
 				}
 			}()
+			title, desc := "", ""
+			defer func() {
+				alt := title
+				if alt == "" {
+					alt = desc
+				}
+				for i := range pics {
+					if pics[i].text == "" {
+						pics[i].text = alt
+					}
+				}
+			}()
+			// The text of a shape: a frame's text box, or a custom shape's
+			// own paragraphs (every text box Impress draws, PPTX text boxes
+			// it re-saved).
+			text := func(f *flow) {
+				r.code = nil
+				for _, b := range f.blocks {
+					if b.brk {
+						continue
+					}
+					m := b.meta
+					if m == nil {
+						m = Meta{}
+					}
+					cat := b.cat
+					switch {
+					case notes:
+						m["slide_notes"] = true
+					case class == "title" && cat != "Image":
+						cat = "Title"
+						m["category_depth"] = 0
+						if !titled {
+							bk.SetTitle(b.text)
+							titled = true
+						}
+					case class == "subtitle" && cat != "Image":
+						cat = "Title"
+						m["category_depth"] = 1
+					}
+					if b.image != nil {
+						pb.AddImage(b.image, b.mime, b.text, m)
+					} else {
+						pb.Add(cat, b.text, m)
+					}
+				}
+			}
 			return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error {
 				switch ch.Name.Local {
 				case "text-box":
@@ -869,37 +932,26 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 					if err := r.children(d, func(d *XMLDecoder, g xml.StartElement) error { return r.textBlock(d, g, f, 0) }); err != nil {
 						return err
 					}
-					r.code = nil
-					for _, b := range f.blocks {
-						if b.brk {
-							continue
-						}
-						m := b.meta
-						if m == nil {
-							m = Meta{}
-						}
-						cat := b.cat
-						switch {
-						case notes:
-							m["slide_notes"] = true
-						case class == "title" && cat != "Image":
-							cat = "Title"
-							m["category_depth"] = 0
-							if !titled {
-								bk.SetTitle(b.text)
-								titled = true
-							}
-						case class == "subtitle" && cat != "Image":
-							cat = "Title"
-							m["category_depth"] = 1
-						}
-						if b.image != nil {
-							pb.AddImage(b.image, b.mime, b.text, m)
-						} else {
-							pb.Add(cat, b.text, m)
-						}
-					}
+					text(f)
 					return nil
+				case "p", "h", "list":
+					if se.Name.Local == "frame" {
+						return skip(d)
+					}
+					f := &flow{}
+					if err := r.textBlock(d, ch, f, 0); err != nil {
+						return err
+					}
+					text(f)
+					return nil
+				case "title", "desc":
+					v, err := innerText(d)
+					if ch.Name.Local == "title" {
+						title = strings.Join(strings.Fields(v), " ")
+					} else {
+						desc = strings.Join(strings.Fields(v), " ")
+					}
+					return err
 				case "table":
 					hasTable = true
 					g, err := r.table(d, -1)

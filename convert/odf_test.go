@@ -209,3 +209,35 @@ func TestODSRepeatsChargedOnce(t *testing.T) {
 		t.Fatalf("140 %% of the budget: %v", err)
 	}
 }
+
+// Alternative text from the file: LibreOffice Writer's svg:desc after the
+// image (ODT), Impress's (ODP), pandoc's p:cNvPr descr (PPTX); and the
+// text of Impress's custom shapes (its text boxes), which held the
+// figure's caption.
+func TestAltTextAndCustomShapeText(t *testing.T) {
+	c := testConverter(t)
+	for name, want := range map[string]string{"soffice.odt": "A gradient figure", "soffice.odp": "fig: figure.png", "pandoc.pptx": "fig: figure.png", "soffice.pptx": "fig: figure.png"} {
+		doc := convertFixture(t, c, name)
+		imgs := elementsOf(doc, "Image")
+		if len(imgs) != 1 || imgs[0].Text != want {
+			t.Errorf("%s: images %d, alt %q, want %q", name, len(imgs), func() string {
+				if len(imgs) > 0 {
+					return imgs[0].Text
+				}
+				return ""
+			}(), want)
+		}
+	}
+	doc := convertFixture(t, c, "soffice.odp")
+	var after string
+	for _, p := range doc.Pages {
+		for i, el := range p.Elements {
+			if el.Category == "Image" && i+1 < len(p.Elements) {
+				after = p.Elements[i+1].Text
+			}
+		}
+	}
+	if after != "A gradient figure" {
+		t.Errorf("custom shape text after the image: %q\n%s", after, structure(doc))
+	}
+}

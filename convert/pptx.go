@@ -131,6 +131,9 @@ func slideBlocks(env *Env, z *Zip, part string, rels map[string]rel, out *[]bloc
 	}
 	defer rc.Close()
 	d := env.XML(rc)
+	// A picture's alternative text is its p:cNvPr descr (title when there
+	// is no descr), which comes before its blip.
+	alt := ""
 	for {
 		t, err := d.Token()
 		if err != nil {
@@ -144,6 +147,12 @@ func slideBlocks(env *Env, z *Zip, part string, rels map[string]rel, out *[]bloc
 			continue
 		}
 		switch se.Name.Local {
+		case "pic":
+			alt = ""
+		case "cNvPr":
+			if alt = strings.Join(strings.Fields(attr(se, "descr")), " "); alt == "" {
+				alt = strings.Join(strings.Fields(attr(se, "title")), " ")
+			}
 		case "sp":
 			if err := shape(d, out); err != nil {
 				return err
@@ -154,7 +163,7 @@ func slideBlocks(env *Env, z *Zip, part string, rels map[string]rel, out *[]bloc
 			}
 		case "blip":
 			if rl, ok := rels[attr(se, "embed")]; ok && !rl.external && z.File(rl.target) != nil {
-				*out = append(*out, imageBlock(env, z, rl.target, ""))
+				*out = append(*out, imageBlock(env, z, rl.target, alt))
 			}
 		case "Fallback":
 			if err := skip(d); err != nil {

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// get keeps a picture's alternative text from the file (Writer's svg:desc
+// in ODT, descr in PPTX) and the text of Impress's custom shapes.
+func TestGet_AltTextAndShapeText(t *testing.T) {
+	for file, want := range map[string][]string{
+		"soffice.odt": {"![A gradient figure](Pictures/"},
+		"soffice.odp": {"![fig: figure.png](Pictures/", "A gradient figure"},
+		"pandoc.pptx": {"![fig: figure.png](ppt/media/"},
+	} {
+		code, out, errOut := runCLI(t, "get", "--format", "md", filepath.Join(realFixtures, file))
+		if code != exitOK || errOut != "" {
+			t.Fatalf("%s: exit %d, stderr %q", file, code, errOut)
+		}
+		at := 0
+		for _, w := range want {
+			i := strings.Index(out[at:], w)
+			if i < 0 {
+				t.Fatalf("%s: %q missing (or out of order) in:\n%s", file, w, out)
+			}
+			at += i + len(w)
+		}
+	}
+}
