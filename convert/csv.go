@@ -135,12 +135,25 @@ func PlainTableText(header []string, rows [][]string) string {
 // PlainTableHTML renders a table without merged cells as escaped HTML for
 // ele_metadata.text_as_html, the header row in <thead>.
 func PlainTableHTML(header []string, rows [][]string) string {
+	return alignedTableHTML(header, rows, nil)
+}
+
+// alignedTableHTML is PlainTableHTML with each column's alignment
+// (dpe.AlignWord; nil or "" for the default).
+func alignedTableHTML(header []string, rows [][]string, align []string) string {
 	var sb strings.Builder
+	open := func(tag string, col int) {
+		sb.WriteString("<" + tag)
+		if col < len(align) && align[col] != "" {
+			sb.WriteString(` style="text-align: ` + align[col] + `;"`)
+		}
+		sb.WriteString(">")
+	}
 	sb.WriteString("<table>")
 	if header != nil {
 		sb.WriteString("<thead><tr>")
-		for _, h := range header {
-			sb.WriteString("<th>")
+		for i, h := range header {
+			open("th", i)
 			sb.WriteString(html.EscapeString(h))
 			sb.WriteString("</th>")
 		}
@@ -149,8 +162,8 @@ func PlainTableHTML(header []string, rows [][]string) string {
 	sb.WriteString("<tbody>")
 	for _, r := range rows {
 		sb.WriteString("<tr>")
-		for _, cell := range r {
-			sb.WriteString("<td>")
+		for i, cell := range r {
+			open("td", i)
 			sb.WriteString(html.EscapeString(cell))
 			sb.WriteString("</td>")
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // DOCX (WordprocessingML) reader: archive/zip + an encoding/xml token
@@ -546,7 +548,8 @@ func (r *docxReader) sectPr(d *XMLDecoder) error {
 // para is one parsed w:p.
 type para struct {
 	style              string
-	outline            int // direct w:outlineLvl + 1; 0 none
+	align              string // direct w:jc (dpe.AlignWord)
+	outline            int    // direct w:outlineLvl + 1; 0 none
 	numbered           bool
 	numID              string
 	ilvl               int
@@ -577,6 +580,10 @@ func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
 			switch t.Name.Local {
 			case "pStyle":
 				p.style = attr(t, "val")
+			case "jc":
+				if p.align == "" {
+					p.align = dpe.AlignWord(attr(t, "val"))
+				}
 			case "outlineLvl":
 				// Direct formatting can make any paragraph a heading.
 				if n, err := strconv.Atoi(attr(t, "val")); err == nil && n >= 0 && n < 9 {
@@ -865,6 +872,9 @@ func (r *docxReader) table(d *XMLDecoder, pics *[]block) (*grid, error) {
 				depth--
 				cellText = append(cellText, strings.TrimSpace(p.text.String()))
 				*pics = append(*pics, p.images...)
+				if cur != nil && cur.align == "" {
+					cur.align = p.align
+				}
 			case "tbl":
 				inner, err := r.table(d, pics)
 				if err != nil {

@@ -13,6 +13,8 @@ import (
 	xhtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // HTML reader (golang.org/x/net/html). A page is a section at each heading
@@ -692,7 +694,7 @@ func htmlTable(t *xhtml.Node, maxDepth int) *grid {
 				// check then reports the table.
 				cs, rs = 1, 1
 			}
-			c := &cell{text: strings.Join(strings.Fields(textOf(td)), " "), colspan: cs, rowspan: rs, col: col, header: td.DataAtom == atom.Th}
+			c := &cell{text: strings.Join(strings.Fields(textOf(td)), " "), colspan: cs, rowspan: rs, col: col, header: td.DataAtom == atom.Th, align: dpe.CellAlign(td.Attr)}
 			row = append(row, c)
 			for r := ri + 1; r < ri+rs; r++ {
 				for len(occupied) <= r {

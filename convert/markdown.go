@@ -17,6 +17,8 @@ import (
 	"github.com/yuin/goldmark/text"
 	"go.yaml.in/yaml/v3"
 	xhtml "golang.org/x/net/html"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // maxEmbeddedImage caps an image file inlined as image_base64; larger ones
@@ -450,7 +452,11 @@ func (c *mdConverter) table(t *east.Table, parent string) {
 		}
 	}
 	m := c.meta(parent)
-	m["text_as_html"] = PlainTableHTML(header, rows)
+	var align []string
+	for _, a := range t.Alignments {
+		align = append(align, dpe.AlignWord(a.String()))
+	}
+	m["text_as_html"] = alignedTableHTML(header, rows, align)
 	c.b.add("Table", PlainTableText(header, rows), m)
 }
 

@@ -9,6 +9,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // OpenDocument reader (ODT, ODP, ODS): archive/zip + an encoding/xml
@@ -103,6 +105,7 @@ func openODS(ctx context.Context, src *Source, env *Env) (Pages, error) {
 type odfStyle struct {
 	parent, display string
 	mono, breakPage bool
+	align           string // fo:text-align (dpe.AlignWord)
 }
 
 type odfReader struct {
@@ -200,18 +203,8 @@ func (r *odfReader) readStyles(part string, visit func(d *XMLDecoder, se xml.Sta
 				s := r.styles[name]
 				s.parent, s.display = attr(t, "parent-style-name"), attr(t, "display-name")
 				r.styles[name] = s
-			case "text-properties":
-				if name != "" && (isMonospace(attr(t, "font-name")) || isMonospace(attr(t, "font-family"))) {
-					s := r.styles[name]
-					s.mono = true
-					r.styles[name] = s
-				}
-			case "paragraph-properties":
-				if name != "" && attr(t, "break-before") == "page" {
-					s := r.styles[name]
-					s.breakPage = true
-					r.styles[name] = s
-				}
+			case "text-properties", "paragraph-properties":
+				r.styleProps(name, t)
 			case "list-style":
 				if err := r.lists.readListStyle(d, t); err != nil {
 					return fmt.Errorf("%s: %w", part, err)
@@ -229,6 +222,25 @@ func (r *odfReader) readStyles(part string, visit func(d *XMLDecoder, se xml.Sta
 			}
 		}
 	}
+}
+
+// styleProps records what style name's text-properties or
+// paragraph-properties t say that the reader uses: a monospace font, a
+// page break before, the text alignment.
+func (r *odfReader) styleProps(name string, t xml.StartElement) {
+	if name == "" {
+		return
+	}
+	s := r.styles[name]
+	if t.Name.Local == "text-properties" {
+		s.mono = s.mono || isMonospace(attr(t, "font-name")) || isMonospace(attr(t, "font-family"))
+	} else {
+		s.breakPage = s.breakPage || attr(t, "break-before") == "page"
+		if a := dpe.AlignWord(attr(t, "text-align")); a != "" {
+			s.align = a
+		}
+	}
+	r.styles[name] = s
 }
 
 // masterText is the text of the master pages' headers and footers.
@@ -257,6 +269,9 @@ func (r *odfReader) style(name string) (names []string, s odfStyle) {
 		st := r.styles[name]
 		names = append(names, strings.ToLower(strings.ReplaceAll(name, "_20_", " ")), strings.ToLower(st.display))
 		s.mono = s.mono || st.mono
+		if s.align == "" {
+			s.align = st.align
+		}
 		if i == 0 {
 			s.breakPage = st.breakPage
 		}
@@ -311,18 +326,8 @@ func (r *odfReader) walk(ctx context.Context, fn func(d *XMLDecoder, se xml.Star
 				s := r.styles[styleName]
 				s.parent = attr(t, "parent-style-name")
 				r.styles[styleName] = s
-			case "text-properties":
-				if styleName != "" && (isMonospace(attr(t, "font-name")) || isMonospace(attr(t, "font-family"))) {
-					s := r.styles[styleName]
-					s.mono = true
-					r.styles[styleName] = s
-				}
-			case "paragraph-properties":
-				if styleName != "" && attr(t, "break-before") == "page" {
-					s := r.styles[styleName]
-					s.breakPage = true
-					r.styles[styleName] = s
-				}
+			case "text-properties", "paragraph-properties":
+				r.styleProps(styleName, t)
 			}
 		case xml.EndElement:
 			if t.Name.Local == r.body {
@@ -750,6 +755,10 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				cur.colspan, cur.rowspan = min(cur.colspan, 16384), min(cur.rowspan, 1<<20)
 				text = nil
 			case "p", "h":
+				if cur != nil && cur.align == "" {
+					_, st := r.style(attr(t, "style-name"))
+					cur.align = st.align
+				}
 				var o odfText
 				if err := r.inline(d, &o); err != nil {
 					return nil, err

@@ -170,7 +170,8 @@ type cell struct {
 	text             string
 	colspan, rowspan int
 	header           bool
-	col              int // grid column where the cell starts
+	col              int    // grid column where the cell starts
+	align            string // "right", "center" or "" (dpe.AlignWord)
 }
 
 // grid is a table as rows of origin cells.
@@ -232,6 +233,9 @@ func (g *grid) html() string {
 			}
 			if c.rowspan > 1 {
 				fmt.Fprintf(&sb, ` rowspan="%d"`, c.rowspan)
+			}
+			if c.align != "" {
+				sb.WriteString(` style="text-align: ` + c.align + `;"`)
 			}
 			sb.WriteString(">")
 			sb.WriteString(strings.ReplaceAll(html.EscapeString(c.text), "\n", "<br>"))

@@ -309,7 +309,22 @@ func pipeTable(g *Grid) string {
 		sb.WriteString(row(cells))
 		sb.WriteByte('\n')
 		if i == 0 {
-			sb.WriteString("|" + strings.Repeat(" --- |", g.Cols) + "\n")
+			sb.WriteString("|")
+			for c := range g.Cols {
+				a := ""
+				if c < len(g.Align) {
+					a = g.Align[c]
+				}
+				switch a {
+				case "right":
+					sb.WriteString(" ---: |")
+				case "center":
+					sb.WriteString(" :---: |")
+				default:
+					sb.WriteString(" --- |")
+				}
+			}
+			sb.WriteString("\n")
 		}
 	}
 	if g.Truncated != "" {

@@ -25,7 +25,10 @@ type Grid struct {
 	// Spanned[r][c] is true when cell (r,c) is covered by the colspan of the
 	// cell to its left; nil when the table has no colspan.
 	Spanned [][]bool
-	Source  string // "html", "markdown", "tsv" or "csv"
+	// Align is each column's alignment from the source ("right" or
+	// "center"; "" for the default, left); nil when no column has one.
+	Align  []string
+	Source string // "html", "markdown", "tsv" or "csv"
 	// Truncated says what a limit cut off ("" when nothing was).
 	Truncated string
 }
@@ -138,6 +141,20 @@ func (b *gridBuilder) cell(s string) string {
 	return s
 }
 
+// setAlign records column col's alignment a, the first one the source
+// gives for that column.
+func (b *gridBuilder) setAlign(col int, a string) {
+	if a == "" || col < 0 || col >= b.lim.MaxCols {
+		return
+	}
+	for len(b.g.Align) <= col {
+		b.g.Align = append(b.g.Align, "")
+	}
+	if b.g.Align[col] == "" {
+		b.g.Align[col] = a
+	}
+}
+
 // add appends a row; false once the cell budget is spent.
 func (b *gridBuilder) add(row []string, spanned []bool) bool {
 	if len(row) > b.lim.MaxCols {
@@ -188,6 +205,12 @@ func (b *gridBuilder) done(source string) (*Grid, error) {
 		g.Spanned = nil
 	}
 	g.HeaderRows = min(g.HeaderRows, len(g.Rows))
+	if len(g.Align) > g.Cols {
+		g.Align = g.Align[:g.Cols]
+	}
+	for len(g.Align) > 0 && len(g.Align) < g.Cols {
+		g.Align = append(g.Align, "")
+	}
 	return g, nil
 }
 
@@ -258,6 +281,7 @@ func ParseHTMLTable(s string, lim TableLimits) (*Grid, error) {
 				allTH = false
 			}
 			col = takePending(&row, &sp, col)
+			b.setAlign(col, dpe.CellAlign(c.Attr))
 			text := b.cell(cellText(c))
 			cs := spanAttr(c, "colspan", 1, b.lim.MaxCols)
 			rs := spanAttr(c, "rowspan", 1, 65534)
@@ -495,6 +519,15 @@ func parseMarkdownTable(lines []string, lim TableLimits) (*Grid, error) {
 		return nil, ErrNoTable
 	}
 	b := newBuilder(lim)
+	for j, d := range splitPipes(lines[start+1]) {
+		d = strings.TrimSpace(d)
+		switch l, r := strings.HasPrefix(d, ":"), strings.HasSuffix(d, ":"); {
+		case l && r:
+			b.setAlign(j, "center")
+		case r:
+			b.setAlign(j, "right")
+		}
+	}
 	for i := start; i < len(lines); i++ {
 		if i == start+1 {
 			continue

@@ -399,13 +399,17 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 		if i > 0 {
 			sb.WriteString(sep)
 		}
-		cell := pad(text, w)
+		align := ""
+		if c < len(g.Align) && (sp == nil || !sp[c]) && (j == i+1) {
+			align = g.Align[c] // a spanning cell keeps the default
+		}
+		cell := padAligned(text, w, align)
 		inCol := lay.cursor && lay.col >= c && lay.col <= lay.cols[j-1]
 		switch {
 		case inCol && (ri == lay.row || header):
 			if !r.theme.Color && w >= 3 {
 				// No colour: brackets mark the cell and its column's header.
-				cell = "[" + pad(text, w-2) + "]"
+				cell = "[" + padAligned(text, w-2, align) + "]"
 			}
 			if header {
 				cell = r.theme.TableColHeader.Render(cell)
@@ -419,6 +423,20 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 		i = j
 	}
 	return sb.String()
+}
+
+// padAligned is pad with the column's alignment from the source: a right
+// or centred cell takes its spare room on the left (half of it, centred).
+func padAligned(s string, w int, align string) string {
+	spare := w - cellWidth(s)
+	if spare <= 0 || (align != "right" && align != "center") {
+		return pad(s, w)
+	}
+	left := spare
+	if align == "center" {
+		left = spare / 2
+	}
+	return pad(strings.Repeat(" ", left)+s, w)
 }
 
 // TableFind is the first cell, in reading order, whose text contains

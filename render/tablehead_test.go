@@ -67,3 +67,26 @@ func TestEmailAddress_LabelledWithFieldAndName(t *testing.T) {
 		t.Errorf("bare address: %q", got)
 	}
 }
+
+// A column the source aligns right or centre (text-align in
+// text_as_html, as pandoc writes it) is drawn that way on screen and keeps
+// its delimiter in the Markdown export; a spanning cell stays left.
+func TestTable_AlignmentFromTheSource(t *testing.T) {
+	e := el(t, "Table", "", map[string]any{"text_as_html": `<table><tr><th>Item</th><th style="text-align: right;">Count</th><th align="center">Where</th></tr>` +
+		`<tr><td>Logbooks</td><td style="text-align:right">10</td><td align="center">x</td></tr>` +
+		`<tr><td colspan="2">Total</td><td align="center">shelf</td></tr></table>`})
+	r := New(NewTheme("notty"))
+	lines := strings.Split(r.Table(e, 80, TableView{}), "\n")
+	want := []string{
+		"Item     │ Count │ Where",
+		"─────────┼───────┼──────",
+		"Logbooks │    10 │   x  ",
+		"Total            │ shelf",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("screen:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if md := PageMarkdown(&dpe.Page{Decoded: true, Elements: []*dpe.Element{e}}); !strings.Contains(md, "| --- | ---: | :---: |") {
+		t.Errorf("markdown delimiter row lost:\n%s", md)
+	}
+}

@@ -42,7 +42,8 @@ func TestGet_NumberedListsAsInTheSource(t *testing.T) {
 
 // The same text written by pandoc to DOCX, ODT, HTML and EPUB (and the
 // DOCX re-written by LibreOffice): diff reports no element added or
-// removed, so no list item "changed" for its numbering.
+// removed, so no list item "changed" for its numbering and no table for
+// how its writer spelt the columns' alignment.
 func TestDiff_SameListsAcrossFormats(t *testing.T) {
 	a := filepath.Join(realFixtures, "handbook.docx")
 	for _, file := range []string{"handbook.odt", "handbook-soffice.odt", "handbook.html", "handbook.epub"} {
@@ -63,8 +64,8 @@ func TestDiff_SameListsAcrossFormats(t *testing.T) {
 			}
 			for _, p := range d.Pages {
 				for _, e := range p.Elements {
-					if e.Category == "ListItem" {
-						t.Errorf("list item %s: %q", e.Op, e.Text)
+					if e.Category == "ListItem" || e.Category == "Table" {
+						t.Errorf("%s %s: %q", e.Category, e.Op, e.Text)
 					}
 				}
 			}

@@ -24,3 +24,20 @@ func TestGet_ChunkedSheetRepeatsItsHeader(t *testing.T) {
 		}
 	}
 }
+
+// A pipe table with a right-aligned and a centred column, written by
+// pandoc to DOCX, ODT, HTML and EPUB and by LibreOffice to ODT, keeps its
+// alignment: get --format md writes the delimiter row the source had.
+func TestGet_TableAlignmentFromTheSource(t *testing.T) {
+	for _, file := range []string{"handbook.docx", "handbook.odt", "handbook-soffice.odt", "handbook.html", "handbook.epub"} {
+		t.Run(file, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "get", "--format", "md", filepath.Join(realFixtures, file))
+			if code != exitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			if want := "| Item | Count | Where |\n| --- | ---: | :---: |\n| Keys | 2 | desk |\n"; !strings.Contains(out, want) {
+				t.Errorf("aligned table %q missing in:\n%s", want, out)
+			}
+		})
+	}
+}
