@@ -77,10 +77,13 @@ func ruledTables(rules []pdfBox, runs []pdfRun) ([]*pdfTable, []pdfRun) {
 			vs = append(vs, pdfSeg{(r.left + r.right) / 2, r.bottom, r.top})
 		}
 	}
-	if len(hs) < 2 || len(vs) < 2 {
+	if len(hs) < 2 {
 		return nil, runs
 	}
 	hs, vs = mergeSegs(hs), mergeSegs(vs)
+	meets := func(h, v pdfSeg) bool {
+		return v.at >= h.a-pdfRuleTol && v.at <= h.b+pdfRuleTol && h.at >= v.a-pdfRuleTol && h.at <= v.b+pdfRuleTol
+	}
 	// Connected groups of lines: a horizontal and a vertical one meet
 	// when each reaches the other.
 	n := len(hs) + len(vs)
@@ -97,7 +100,7 @@ func ruledTables(rules []pdfBox, runs []pdfRun) ([]*pdfTable, []pdfRun) {
 	}
 	for i, h := range hs {
 		for j, v := range vs {
-			if v.at >= h.a-pdfRuleTol && v.at <= h.b+pdfRuleTol && h.at >= v.a-pdfRuleTol && h.at <= v.b+pdfRuleTol {
+			if meets(h, v) {
 				parent[find(i)] = find(len(hs) + j)
 			}
 		}
@@ -120,12 +123,20 @@ func ruledTables(rules []pdfBox, runs []pdfRun) ([]*pdfTable, []pdfRun) {
 	sort.Ints(keys)
 	var tables []*pdfTable
 	taken := make([]bool, len(runs))
+	var free []pdfSeg // horizontal lines no vertical one meets
 	for _, k := range keys {
 		g := groups[k]
-		if t := ruledGrid(g[0], g[1], runs, taken); t != nil {
-			tables = append(tables, t)
+		if len(g[1]) == 0 {
+			free = append(free, g[0]...)
+			continue
+		}
+		if len(g[0]) >= 2 && len(g[1]) >= 2 {
+			if t := ruledGrid(g[0], g[1], runs, taken); t != nil {
+				tables = append(tables, t)
+			}
 		}
 	}
+	tables = append(tables, ruleOnlyTables(free, runs, taken)...)
 	if len(tables) == 0 {
 		return nil, runs
 	}
