@@ -1684,6 +1684,9 @@ func gridOf(rows []*pdfRow, w float64) *pdfTable {
 	if 2*mono > all {
 		return nil
 	}
+	if numberedLines(t) {
+		return nil
+	}
 	narrow := false
 	for _, ws := range widths {
 		if len(ws) == 0 {
@@ -1698,6 +1701,29 @@ func gridOf(rows []*pdfRow, w float64) *pdfTable {
 		return nil
 	}
 	return t
+}
+
+// numberedLines reports whether a grid is a numbered listing: every row
+// starts with a line number, one more than the row above's, and most
+// rows have one cell of text after it. A code listing with line numbers
+// in the margin lines up like a table (its indents and gaps make more
+// columns), and reads as lines.
+func numberedLines(t *pdfTable) bool {
+	prev, two := -1, 0
+	for _, r := range t.rows {
+		if len(r) < 2 || r[0].col != 0 {
+			return false
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(r[0].text))
+		if err != nil || prev >= 0 && n != prev+1 {
+			return false
+		}
+		prev = n
+		if len(r) == 2 {
+			two++
+		}
+	}
+	return 2*two > len(t.rows)
 }
 
 // splitAtAnchors splits a segment before each word (after the first)

@@ -64,3 +64,34 @@ func TestRuledTablesFrameIsNotATable(t *testing.T) {
 		t.Errorf("a framed paragraph gave %d tables, %d runs left", len(tables), len(rest))
 	}
 }
+
+// A code listing with line numbers in the margin lines up like a table
+// (its indents make more columns), and is not one; a table whose first
+// column counts its rows but has cells of its own is.
+func TestNumberedLinesAreNotATable(t *testing.T) {
+	cells := func(rows ...[]string) *pdfTable {
+		t := &pdfTable{}
+		for _, r := range rows {
+			var row []pdfCell
+			for c, s := range r {
+				if s != "" {
+					row = append(row, pdfCell{text: s, col: c, span: 1})
+				}
+			}
+			t.rows = append(t.rows, row)
+		}
+		return t
+	}
+	listing := cells([]string{"4", "int n = 0;"}, []string{"5", "for (;;) {", ""}, []string{"6", "", "n++;"}, []string{"7", "}"})
+	if !numberedLines(listing) {
+		t.Error("a numbered listing was taken for a table")
+	}
+	table := cells([]string{"1", "Alice", "30"}, []string{"2", "Bob", "41"}, []string{"3", "Carol", "29"})
+	if numberedLines(table) {
+		t.Error("a table numbering its rows was taken for a listing")
+	}
+	gap := cells([]string{"4", "a"}, []string{"6", "b"}, []string{"7", "c"})
+	if numberedLines(gap) {
+		t.Error("numbers that skip were taken for line numbers")
+	}
+}
