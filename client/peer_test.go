@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // A peer is a test-only SMCP server written on another Socket.IO
@@ -69,7 +70,7 @@ func dialT(t *testing.T, opt Options) *Client {
 // waitEvent reads Events until match returns true or the bound passes.
 func waitEvent(t *testing.T, c *Client, what string, match func(Event) bool) Event {
 	t.Helper()
-	bound := time.After(20 * time.Second)
+	bound := time.After(testbudget.Left(t, 20*time.Second))
 	var seen []string
 	for {
 		select {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // gatedReader serves data up to cut, then blocks until gate is closed
@@ -107,7 +109,7 @@ func wait[T any](t *testing.T, ch <-chan T, what string) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(30 * time.Second):
+	case <-time.After(testbudget.Left(t, 30*time.Second)):
 		t.Fatalf("no %s", what)
 	}
 	var zero T

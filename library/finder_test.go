@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/finder"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // finderSession opens the corpus library with Finder and an MCP client
@@ -269,7 +270,7 @@ func TestFinderFolderChanges(t *testing.T) {
 	// complete over docs documents.
 	until := func(what, q string, hits, docs int) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := testbudget.Until(t, 30*time.Second)
 		for {
 			res, _ := callFind(t, cs, map[string]any{"query": q})
 			n := 0

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // realFiles are the files of real/ (made by LibreOffice, pandoc,
@@ -185,7 +186,7 @@ func TestDir_ChangedFileIsListedAgainAndReconverted(t *testing.T) {
 	if err := os.Chtimes(p, later, later); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := testbudget.Until(t, 20*time.Second)
 	for {
 		wait("the file changed")
 		res, err := cs.ListResources(ctx, nil)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -332,7 +333,7 @@ func TestCluster_FastAnswersAcrossNodesAreNeverLost(t *testing.T) {
 		if e := errorAck(t, args); e.Code != protocol.CodeInternal {
 			t.Errorf("computer left mid-request: %+v, want 500", e)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testbudget.Left(t, 10*time.Second)):
 		t.Fatal("a request for a computer that left was not answered by its node")
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/stack"
 )
 
@@ -388,7 +389,7 @@ func TestRenderMarkdown_Terminal(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got strings.Builder
-		deadline := time.After(10 * time.Second)
+		deadline := time.After(testbudget.Left(t, 10*time.Second))
 		for !strings.Contains(got.String(), sentinel) {
 			select {
 			case c, ok := <-chunks:
@@ -668,7 +669,7 @@ func TestHelp_NoColorFlag(t *testing.T) {
 		}
 		fmt.Fprintln(tty, "END-OF-HELP")
 		var got []byte
-		deadline := time.After(10 * time.Second)
+		deadline := time.After(testbudget.Left(t, 10*time.Second))
 		for !bytes.Contains(got, []byte("END-OF-HELP")) {
 			select {
 			case c := <-chunks:

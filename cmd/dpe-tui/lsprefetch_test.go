@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/internal/hostilepeer"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -104,14 +105,14 @@ func TestLs_NextPageAskedWhilePrinting(t *testing.T) {
 			if c != want {
 				t.Fatalf("asked for cursor %q, want %q", c, want)
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(testbudget.Left(t, 20*time.Second)):
 			t.Fatalf("cursor %q never asked for", want)
 		}
 	}
 	waitCursor("")
 	select {
 	case <-w.writing:
-	case <-time.After(20 * time.Second):
+	case <-time.After(testbudget.Left(t, 20*time.Second)):
 		t.Fatal("page 1 never written")
 	}
 	// Page 1 is stuck in Write; page 2 must be asked for regardless.
@@ -122,7 +123,7 @@ func TestLs_NextPageAskedWhilePrinting(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errb.String())
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testbudget.Left(t, 30*time.Second)):
 		t.Fatal("ls did not finish")
 	}
 	var uris []string
@@ -167,7 +168,7 @@ func TestLs_CancelStopsThePrefetch(t *testing.T) {
 			if c != want {
 				t.Fatalf("asked for cursor %q, want %q", c, want)
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(testbudget.Left(t, 20*time.Second)):
 			t.Fatalf("cursor %q never asked for", want)
 		}
 	}

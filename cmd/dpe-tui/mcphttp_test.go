@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -44,7 +45,7 @@ func startMCPHTTP(t *testing.T, args ...string) (string, *lineWriter) {
 		return u, stderr
 	case code := <-done:
 		t.Fatalf("mcp --http exited %d", code)
-	case <-time.After(30 * time.Second):
+	case <-time.After(testbudget.Left(t, 30*time.Second)):
 		t.Fatal("mcp --http did not start")
 	}
 	return "", nil

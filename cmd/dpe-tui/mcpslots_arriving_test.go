@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // slotPair is a slot listener of one slot holding one accepted connection
@@ -49,7 +51,7 @@ func TestSlotListener_RequestOnItsWayKeepsItsSlot(t *testing.T) {
 	if _, err := io.WriteString(cli, req); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := testbudget.Until(t, 10*time.Second)
 	for !requestArriving(srv) {
 		if time.Now().After(deadline) {
 			t.Fatal("the request never showed as unread bytes")

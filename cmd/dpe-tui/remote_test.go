@@ -18,6 +18,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // v1doc is a document built as a source would, each object with its hash.
@@ -86,7 +87,7 @@ func startRemoteServe(t *testing.T, args ...string) string {
 			t.Error("remote serve did not stop")
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := testbudget.Until(t, 20*time.Second)
 	for time.Now().Before(deadline) {
 		s := out.String()
 		if i := strings.Index(s, "DPE v1 remote at "); i >= 0 {
@@ -327,7 +328,7 @@ func startRemoteChild(t *testing.T, store string) (string, *exec.Cmd) {
 	select {
 	case u := <-urls:
 		return u, cmd
-	case <-time.After(30 * time.Second):
+	case <-time.After(testbudget.Left(t, 30*time.Second)):
 		t.Fatal("remote serve child printed no URL")
 	}
 	return "", nil

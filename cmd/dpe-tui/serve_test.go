@@ -19,6 +19,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -179,7 +180,7 @@ func TestServe_MaxMessageBytesClosesTheSender(t *testing.T) {
 	if code == 0 {
 		t.Fatalf("get with an 8 KB request under a 4 KB cap succeeded")
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := testbudget.Until(t, 10*time.Second)
 	for {
 		logs, _ := os.ReadFile(logFile)
 		if n := strings.Count(string(logs), "message over the size limit"); n == 1 && strings.Contains(string(logs), "limit_bytes=4096") {
@@ -292,10 +293,10 @@ func (r *redisProc) stop() {
 // waitFor polls cond; the bound is a deadlock guard, not a timing assertion.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := testbudget.Until(t, 20*time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 20s", what)
+			t.Fatalf("%s: not by the test's deadline", what)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -328,7 +329,7 @@ func startChildServe(t *testing.T, args ...string) (string, *exec.Cmd) {
 	select {
 	case u := <-urls:
 		return u, cmd
-	case <-time.After(30 * time.Second):
+	case <-time.After(testbudget.Left(t, 30*time.Second)):
 		t.Fatal("child serve printed no URL")
 	}
 	return "", nil
