@@ -452,3 +452,37 @@ func (e *notRoutedOpen) Error() string {
 }
 
 func (e *notRoutedOpen) Unwrap() error { return e.err }
+
+// Grouped is a hit and the same place in identical copies of its
+// document: other URIs (or computers) with the same title, page,
+// element and snippet.
+type Grouped struct {
+	Hit
+	// Copies are the other hits, in the order Merge gave them.
+	Copies []Hit
+}
+
+// Group folds the hits of identical copies into the first (best placed)
+// of them, keeping the order of hits: a document kept in three folders
+// is one row with two copies, not three rows.
+func Group(hits []Hit) []Grouped {
+	type key struct {
+		title, element, snippet, category string
+		page                              int
+	}
+	at := map[key]int{}
+	var out []Grouped
+	for _, h := range hits {
+		k := key{h.Title, h.ElementID, h.Snippet, h.Category, h.Page}
+		i, seen := at[k]
+		if seen && (h.URI != out[i].URI || h.Computer != out[i].Computer) {
+			out[i].Copies = append(out[i].Copies, h)
+			continue
+		}
+		if !seen {
+			at[k] = len(out)
+		}
+		out = append(out, Grouped{Hit: h})
+	}
+	return out
+}

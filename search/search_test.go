@@ -385,3 +385,28 @@ func TestRun_PartlyIndexedNote(t *testing.T) {
 		t.Errorf("complete %v partial %v note %q indexed %q", r.Complete, r.Partial, r.Note, r.Indexed)
 	}
 }
+
+// Hits of identical copies (same title, page, element, snippet; another
+// URI or computer) are one row with copies, in the merged order.
+func TestGroup_IdenticalCopiesAreOneRow(t *testing.T) {
+	h := func(computer, uri, title string, page int, snip string) Hit {
+		return Hit{Computer: computer, URI: uri, Title: title, Page: page, ElementID: "e1", Snippet: snip}
+	}
+	hits := []Hit{
+		h("alpha", "dpe://a/report.md", "Report", 2, "pump replaced"),
+		h("alpha", "dpe://a/notes.md", "Notes", 1, "pump noted"),
+		h("beta", "dpe://b/copy-of-report.md", "Report", 2, "pump replaced"),
+		h("alpha", "dpe://a/old/report.md", "Report", 2, "pump replaced"),
+		h("alpha", "dpe://a/report.md", "Report", 3, "pump replaced"), // another page: its own row
+	}
+	g := Group(hits)
+	if len(g) != 3 {
+		t.Fatalf("%d rows, want 3: %+v", len(g), g)
+	}
+	if g[0].URI != "dpe://a/report.md" || len(g[0].Copies) != 2 || g[0].Copies[0].Computer != "beta" || g[0].Copies[1].URI != "dpe://a/old/report.md" {
+		t.Fatalf("first row: %+v", g[0])
+	}
+	if g[1].Title != "Notes" || len(g[1].Copies) != 0 || g[2].Page != 3 {
+		t.Fatalf("order or grouping lost: %+v", g)
+	}
+}

@@ -29,7 +29,10 @@ type finderScreen struct {
 	srch    *search.Search
 	results []search.Result
 	hits    []search.Hit
-	list    scroller
+	// rows are hits with identical copies folded (search.Group): what
+	// the list shows and the cursor moves over.
+	rows []search.Grouped
+	list scroller
 	// limit is the hits asked of each computer: finderLimit, raised by
 	// more up to finderMaxLimit.
 	limit int
@@ -87,7 +90,8 @@ func (m *model) openFinder() tea.Cmd {
 func (f *finderScreen) start(q string) tea.Cmd {
 	f.limit = finderLimit
 	cmd := f.run(q)
-	f.hits, f.list = nil, scroller{}
+	f.setHits(nil)
+	f.list = scroller{}
 	return cmd
 }
 
@@ -190,7 +194,7 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		// While more hits load, the longer list shown stays until the
 		// new answers list as many.
 		if merged := search.Merge(f.results, finderMaxLimit); len(merged) >= len(f.hits) {
-			f.hits = merged
+			f.setHits(merged)
 		}
 		if f.srch != nil {
 			e.progress(msg.id, fmt.Sprintf("%d/%d computers", len(f.results), f.srch.Len()))
@@ -215,10 +219,10 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		}
 		return f, nil
 	case tea.KeyPressMsg:
-		if matches(msg, k.Down) && len(f.hits) > 0 && f.list.cur == len(f.hits)-1 {
+		if matches(msg, k.Down) && len(f.rows) > 0 && f.list.cur == len(f.rows)-1 {
 			return f, f.more() // past the last hit: the next ones
 		}
-		if f.list.nav(k, msg, len(f.hits), e.bodyHeight()-3) {
+		if f.list.nav(k, msg, len(f.rows), e.bodyHeight()-3) {
 			return f, nil
 		}
 		switch {
@@ -232,15 +236,20 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			// queries are on ↑ (the bar's history), not appended to.
 			return f, e.ask(promptMsg{mode: barSearch})
 		case matches(msg, k.Enter):
-			if f.list.cur >= len(f.hits) {
+			if f.list.cur >= len(f.rows) {
 				return f, nil
 			}
-			h := f.hits[f.list.cur]
+			h := f.rows[f.list.cur].Hit
 			f.why = ""
 			return f, e.ask(openURIMsg{uri: h.URI, computer: h.Computer, at: &hitPlace{page: h.Page, elementID: h.ElementID, query: hitQuery(f.query, h)}})
 		}
 	}
 	return f, nil
+}
+
+// setHits installs the merged hits and their rows.
+func (f *finderScreen) setHits(hits []search.Hit) {
+	f.hits, f.rows = hits, search.Group(hits)
 }
 
 // finish ends the search and says what came of it.
@@ -250,7 +259,7 @@ func (f *finderScreen) finish() {
 		f.op = 0
 	}
 	f.srch, f.running = nil, false
-	f.hits = search.Merge(f.results, finderMaxLimit)
+	f.setHits(search.Merge(f.results, finderMaxLimit))
 	if se := search.Syntax(f.results); se != nil {
 		f.why = sanitizeLine(se.Msg)
 	}
@@ -350,14 +359,17 @@ func (f *finderScreen) View(w, h int) []string {
 		uris[x.Title][x.URI] = true
 	}
 	rows := (h - len(out)) / 2
-	f.list.clamp(len(f.hits), max(1, rows))
-	for i := f.list.top; i < len(f.hits) && len(out)+2 <= h; i++ {
-		x := f.hits[i]
+	f.list.clamp(len(f.rows), max(1, rows))
+	for i := f.list.top; i < len(f.rows) && len(out)+2 <= h; i++ {
+		x := f.rows[i]
 		name := sanitizeTrunc(orDefault(x.Title, x.URI), 36)
-		if x.Title != "" && len(uris[x.Title]) > 1 {
+		if x.Title != "" && len(uris[x.Title]) > 1+len(x.Copies) {
 			name += " (" + sanitizeTrunc(path.Base(x.URI), 28) + ")"
 		}
 		where := fmt.Sprintf("%s › %s › p%d", sanitizeTrunc(x.Computer, 16), name, x.Page)
+		if n := len(x.Copies); n > 0 {
+			where += st.dim.Render(" · " + copiesNote(x))
+		}
 		line1 := clip(where, w-3)
 		line2 := "   " + f.highlight(x.Snippet, x.Match, w-4)
 		if i == f.list.cur {
@@ -367,6 +379,29 @@ func (f *finderScreen) View(w, h int) []string {
 		}
 	}
 	return out
+}
+
+// copiesNote names a row's identical copies: "+2 identical copies
+// (beta: copy-of-report.md, old/report.md)", their computers when not the
+// row's own, up to three.
+func copiesNote(g search.Grouped) string {
+	var names []string
+	for i, c := range g.Copies {
+		if i == 3 {
+			names = append(names, "…")
+			break
+		}
+		n := path.Base(c.URI)
+		if c.Computer != g.Computer {
+			n = c.Computer + ": " + n
+		}
+		names = append(names, sanitizeTrunc(n, 28))
+	}
+	word := "identical copies"
+	if len(g.Copies) == 1 {
+		word = "identical copy"
+	}
+	return fmt.Sprintf("+%d %s (%s)", len(g.Copies), word, strings.Join(names, ", "))
 }
 
 // overBudgetPrefix starts the answer of a query a Finder stopped at one

@@ -35,8 +35,11 @@ func (f *fakeAgent) ToolCall(ctx context.Context, computer, tool string, params 
 	if computer != "laptop" || tool != "find" {
 		return nil, errors.New("unexpected tool_call")
 	}
-	if params["query"] == "many" {
+	switch params["query"] {
+	case "many":
 		return manyHits(params["limit"])
+	case "copies":
+		return copiesHits()
 	}
 	hit := map[string]any{"uri": reportURI, "title": "Annual report 2026", "page": 2, "element_id": "t2", "category": "Title",
 		"snippet": "Regional \x1b[31mdetails of revenue", "match": []map[string]int{{"start": 20, "end": 27}}, "score": 3.5}
@@ -94,6 +97,24 @@ func TestFinder_SlashOpensAnEmptyPrompt(t *testing.T) {
 		t.Fatalf("the new query was appended to the old one:\n%s", f)
 	}
 	s.final()
+}
+
+// copiesHits answers the query "copies": one element found in three
+// identical copies of a document (same title, page, element, snippet), in
+// three folders, and one hit elsewhere.
+func copiesHits() (json.RawMessage, error) {
+	hit := func(uri, title string, page int, score float64) map[string]any {
+		return map[string]any{"uri": uri, "title": title, "page": page, "element_id": "e7", "category": "NarrativeText",
+			"snippet": "the pump house copies", "match": []map[string]int{{"start": 15, "end": 21}}, "score": score}
+	}
+	hits := []any{
+		hit("dpe://io.github.dpetui.library/ops/handbook.md", "Handbook", 3, 4),
+		hit("dpe://io.github.dpetui.library/archive/handbook.md", "Handbook", 3, 4),
+		hit("dpe://io.github.dpetui.library/copies/handbook-copy.md", "Handbook", 3, 4),
+		hit("dpe://io.github.dpetui.library/notes.md", "Notes", 1, 2),
+	}
+	return json.Marshal(map[string]any{"structuredContent": map[string]any{"hits": hits, "total": 4,
+		"indexed": map[string]any{"documents_indexed": 4, "documents_total": 4, "complete": true}}})
 }
 
 // manyHits answers the query "many": 81 matching elements, of which the
@@ -184,4 +205,27 @@ func TestFinder_OpenedHitIsSearchedSoNWalksOnAndThePageMarksIt(t *testing.T) {
 	if d.page != 0 {
 		t.Fatalf("N N from page 3 should reach the match on page 1, at page %d", d.page+1)
 	}
+}
+
+// Identical copies of a document come back as one row naming the copies,
+// not as three rows of the same text; enter opens the best placed one.
+func TestFinder_IdenticalCopiesAreOneRow(t *testing.T) {
+	fa := newFakeAgent(t)
+	s := start80(t, testOptions(fa))
+	s.waitFor("2 enabled")
+	s.keys("F")
+	s.waitFor("search /")
+	s.typeText("copies")
+	s.keys("enter")
+	s.waitFor("laptop: 4")
+	s.idle()
+	f := s.frame()
+	if n := strings.Count(f, "Handbook"); n != 1 || !strings.Contains(f, "+2 identical copies (handbook.md, handbook-copy.md)") {
+		t.Fatalf("the copies are not one row (%d rows say Handbook):\n%s", n, f)
+	}
+	if !strings.Contains(f, "Notes") {
+		t.Fatalf("the other hit is missing:\n%s", f)
+	}
+	golden.RequireEqual(t, normalize(f))
+	s.final()
 }
