@@ -215,7 +215,7 @@ func diffSummary(old, new *identity.Result, c *identity.Changes) string {
 		s += " · title changed"
 	}
 	if c.DocMetaChanged {
-		s += " · doc_metadata changed"
+		s += " · doc_metadata changed" + metaFields(old.DocMeta, new.DocMeta)
 	}
 	for _, r := range []*identity.Result{old, new} {
 		if r.DocHash == "" {
@@ -224,6 +224,27 @@ func diffSummary(old, new *identity.Result, c *identity.Changes) string {
 		}
 	}
 	return s
+}
+
+// maxMetaNames bounds the doc_metadata keys a status line names.
+const maxMetaNames = 4
+
+// metaFields names the doc_metadata keys that changed, " (~author,
+// +revision)": ~ changed, + added, - removed; keys are sanitized and cut.
+func metaFields(old, new []byte) string {
+	cs := identity.MetaChanges(old, new)
+	if len(cs) == 0 {
+		return ""
+	}
+	var names []string
+	for i, c := range cs {
+		if i == maxMetaNames {
+			names = append(names, fmt.Sprintf("%d more", len(cs)-i))
+			break
+		}
+		names = append(names, string(c.Op)+sanitizeTrunc(c.Key, 24))
+	}
+	return " (" + strings.Join(names, ", ") + ")"
 }
 
 // shortHash cuts a dpe1 hash for a status line.

@@ -143,3 +143,39 @@ func TestDiff_UnhashableUnchangedIsNotChanged(t *testing.T) {
 		t.Errorf("unchanged unhashable document:\n%s", frame)
 	}
 }
+
+// D names the doc_metadata fields that changed (it said only
+// "doc_metadata changed"): ~ changed, + added, - removed.
+func TestDiff_NamesTheMetadataFieldsThatChanged(t *testing.T) {
+	f := newFakeAgent(t)
+	s := start80(t, testOptions(f))
+	s.toDocument()
+	s.idle()
+	var doc map[string]any
+	if err := json.Unmarshal(reportJSON(t), &doc); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := doc["doc_metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	old := map[string]any{}
+	for k, v := range meta {
+		old[k] = v
+	}
+	doc["doc_metadata"] = meta
+	meta["revision"] = "7"
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.docs[reportURI], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.keys("D")
+	s.waitFor("doc_metadata changed (+revision)")
+	s.final()
+	if _, had := old["revision"]; had {
+		t.Fatal("the fixture already had a revision")
+	}
+}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -192,39 +190,19 @@ const maxMetaFields, maxMetaValue = 20, 40
 // sanitized, each value cut. Metadata that is not an object on either
 // side names nothing (the "changed" line says it all).
 func metaChanges(old, new []byte) []string {
-	var a, b map[string]json.RawMessage
-	if len(old) > 0 && json.Unmarshal(old, &a) != nil || len(new) > 0 && json.Unmarshal(new, &b) != nil {
-		return nil
-	}
-	keys := make([]string, 0, len(a)+len(b))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
 	val := func(v json.RawMessage) string {
 		return sanitize.Truncate(sanitize.Line(string(v)), maxMetaValue)
 	}
 	var out []string
 	more := 0
-	for _, k := range keys {
-		ov, inOld := a[k]
-		nv, inNew := b[k]
-		var line string
-		name := sanitize.Truncate(sanitize.Line(k), maxMetaValue)
-		switch {
-		case !inOld:
-			line = "+ " + name + ": " + val(nv)
-		case !inNew:
-			line = "- " + name + ": " + val(ov)
-		case !bytes.Equal(ov, nv):
-			line = "~ " + name + ": " + val(ov) + " → " + val(nv)
-		default:
-			continue
+	for _, c := range identity.MetaChanges(old, new) {
+		name := sanitize.Truncate(sanitize.Line(c.Key), maxMetaValue)
+		line := "~ " + name + ": " + val(c.Old) + " → " + val(c.New)
+		switch c.Op {
+		case '+':
+			line = "+ " + name + ": " + val(c.New)
+		case '-':
+			line = "- " + name + ": " + val(c.Old)
 		}
 		if len(out) == maxMetaFields {
 			more++

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -290,6 +291,50 @@ func retainedOrder(r *Result, other map[Hash]int) []Hash {
 				left[e.ContentHash]--
 				out = append(out, e.ContentHash)
 			}
+		}
+	}
+	return out
+}
+
+// MetaChange is one key of doc_metadata that differs between two
+// versions: Op is '+' (added), '-' (removed) or '~' (changed); Old and
+// New are the key's canonical JSON values (nil where absent). Keys and
+// values are untrusted: callers sanitize what they show.
+type MetaChange struct {
+	Key      string
+	Op       byte
+	Old, New json.RawMessage
+}
+
+// MetaChanges lists the keys of two canonical doc_metadata objects that
+// differ, in key order. Metadata that is not an object on either side
+// lists nothing (DocMetaChanged says it changed).
+func MetaChanges(old, new []byte) []MetaChange {
+	var a, b map[string]json.RawMessage
+	if len(old) > 0 && json.Unmarshal(old, &a) != nil || len(new) > 0 && json.Unmarshal(new, &b) != nil {
+		return nil
+	}
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out []MetaChange
+	for _, k := range keys {
+		ov, inOld := a[k]
+		nv, inNew := b[k]
+		switch {
+		case !inOld:
+			out = append(out, MetaChange{Key: k, Op: '+', New: nv})
+		case !inNew:
+			out = append(out, MetaChange{Key: k, Op: '-', Old: ov})
+		case !bytes.Equal(ov, nv):
+			out = append(out, MetaChange{Key: k, Op: '~', Old: ov, New: nv})
 		}
 	}
 	return out
