@@ -13,24 +13,48 @@ import (
 // tables in both, since that is the most readable plain-text grid too.
 // Strings are not clipped: an export is meant to be complete.
 
-// Markdown exports a document as Markdown.
-func Markdown(d *dpe.Document) string { return exportDoc(d, true) }
+// ExportOptions says what an export writes beyond the document's body.
+type ExportOptions struct {
+	// Furniture keeps the running headers, footers and page numbers
+	// (IsFurniture), which an export leaves out by default: repeated on
+	// every page, they would interrupt the text they run beside.
+	Furniture bool
+}
 
-// PageMarkdown exports one page as Markdown.
-func PageMarkdown(p *dpe.Page) string { return exportPage(p, true) }
+// IsFurniture reports whether category c (any spelling) is page
+// furniture: a running Header, Footer or PageNumber.
+func IsFurniture(c string) bool {
+	switch normalizeCategory(c) {
+	case catHeader, catFooter, catPageNumber:
+		return true
+	}
+	return false
+}
 
-// PlainText exports a document as plain text.
-func PlainText(d *dpe.Document) string { return exportDoc(d, false) }
+// Markdown exports a document as Markdown, furniture left out.
+func Markdown(d *dpe.Document) string { return exportDoc(d, true, ExportOptions{}) }
 
-// PagePlainText exports one page as plain text.
-func PagePlainText(p *dpe.Page) string { return exportPage(p, false) }
+// PageMarkdown exports one page as Markdown, furniture left out.
+func PageMarkdown(p *dpe.Page) string { return exportPage(p, true, ExportOptions{}) }
 
-func exportDoc(d *dpe.Document, md bool) string {
+// PlainText exports a document as plain text, furniture left out.
+func PlainText(d *dpe.Document) string { return exportDoc(d, false, ExportOptions{}) }
+
+// PagePlainText exports one page as plain text, furniture left out.
+func PagePlainText(p *dpe.Page) string { return exportPage(p, false, ExportOptions{}) }
+
+// Export writes a document as Markdown (md) or plain text with options o.
+func Export(d *dpe.Document, md bool, o ExportOptions) string { return exportDoc(d, md, o) }
+
+// ExportPage writes one page as Markdown (md) or plain text with options o.
+func ExportPage(p *dpe.Page, md bool, o ExportOptions) string { return exportPage(p, md, o) }
+
+func exportDoc(d *dpe.Document, md bool, o ExportOptions) string {
 	if d == nil {
 		return ""
 	}
 	var parts []string
-	if t := strings.TrimSpace(sanitize.Line(d.Title)); t != "" && !(md && opensWithTitle(d, t)) {
+	if t := strings.TrimSpace(sanitize.Line(d.Title)); t != "" && !(md && opensWithTitle(d, t, o)) {
 		if md {
 			t = "# " + t
 		}
@@ -54,7 +78,7 @@ func exportDoc(d *dpe.Document, md bool) string {
 		} else {
 			parts = append(parts, "==== "+sep+" ====")
 		}
-		if s := exportPage(p, md); s != "" {
+		if s := exportPage(p, md, o); s != "" {
 			parts = append(parts, strings.TrimRight(s, "\n"))
 		}
 	}
@@ -64,13 +88,13 @@ func exportDoc(d *dpe.Document, md bool) string {
 // opensWithTitle: the document's first element is a top-level heading
 // reading title, which then is the Markdown's one "#" line, not a second
 // copy under the document's own.
-func opensWithTitle(d *dpe.Document, title string) bool {
+func opensWithTitle(d *dpe.Document, title string, o ExportOptions) bool {
 	for _, p := range d.Pages {
 		if p == nil {
 			continue
 		}
 		for _, el := range p.Elements {
-			if el == nil {
+			if el == nil || (!o.Furniture && IsFurniture(el.Category)) {
 				continue
 			}
 			return normalizeCategory(el.Category) == catTitle && depth(el) == 0 &&
@@ -81,7 +105,7 @@ func opensWithTitle(d *dpe.Document, title string) bool {
 	return false
 }
 
-func exportPage(p *dpe.Page, md bool) string {
+func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 	if p == nil {
 		return ""
 	}
@@ -91,7 +115,7 @@ func exportPage(p *dpe.Page, md bool) string {
 	var parts []string
 	var list mdList
 	for i, el := range p.Elements {
-		if el == nil {
+		if el == nil || (!o.Furniture && IsFurniture(el.Category)) {
 			continue
 		}
 		var s string

@@ -26,6 +26,7 @@ type getFlags struct {
 	server   string // --server: which of your own MCP servers reads it
 	skill    string // --skill: print a skill's SKILL.md (or --path) instead
 	skillRel string // --path: a file of the skill package
+	export   render.ExportOptions
 }
 
 func (a *app) getCmd() *cobra.Command {
@@ -71,6 +72,7 @@ func (a *app) getCmd() *cobra.Command {
 	fs.StringVarP(&f.out, "out", "o", "", "save a non-dpe resource's contents into DIR (named from its URI) or to FILE")
 	fs.StringVar(&f.skill, "skill", "", "print this skill's SKILL.md (client:get_skill)")
 	fs.StringVar(&f.skillRel, "path", "", "with --skill: the file of the skill package to print, relative to its folder")
+	fs.BoolVar(&f.export.Furniture, "furniture", false, "with --format md or text: keep running headers, footers and page numbers, which are left out by default")
 	fs.StringVar(&f.server, "server", "", "which of your own MCP servers (--mcp-config) reads a non-dpe resource, when several list URIs like it")
 	return cmd
 }
@@ -136,10 +138,10 @@ func runGet(ctx context.Context, f *getFlags, input string, stdout, stderr io.Wr
 	if f.Format == "md" || f.Format == "" {
 		// On a terminal, Markdown is rendered; piped, it stays plain.
 		return renderMarkdown(stdout, f.Theme, f.noColor(), func(w io.Writer) error {
-			return printGet(ctx, opener, op, f.Page, f.Format, w)
+			return printGetWith(ctx, opener, op, f.Page, f.Format, f.export, w)
 		})
 	}
-	return printGet(ctx, opener, op, f.Page, f.Format, stdout)
+	return printGetWith(ctx, opener, op, f.Page, f.Format, f.export, stdout)
 }
 
 // openInput opens a dpe:// URI through a server, or a file or URL directly.
@@ -206,6 +208,11 @@ func openInput(ctx context.Context, g *globalFlags, computer, input string, log 
 }
 
 func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int, format string, w io.Writer) error {
+	return printGetWith(ctx, opener, op, page, format, render.ExportOptions{}, w)
+}
+
+// printGetWith is printGet with the export's options (get --furniture).
+func printGetWith(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int, format string, o render.ExportOptions, w io.Writer) error {
 	if op.Kind != dpe.KindDocument {
 		switch format {
 		case "json":
@@ -236,10 +243,10 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 			_, err = w.Write(append(escapeJSON(b), '\n'))
 			return err
 		case "text":
-			_, err := io.WriteString(w, render.PlainText(d))
+			_, err := io.WriteString(w, render.Export(d, false, o))
 			return err
 		default:
-			_, err := io.WriteString(w, render.Markdown(d))
+			_, err := io.WriteString(w, render.Export(d, true, o))
 			return err
 		}
 	}
@@ -259,10 +266,10 @@ func printGet(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page int,
 		_, err = w.Write(append(escapeJSON(b), '\n'))
 		return err
 	case "text":
-		_, err := io.WriteString(w, render.PagePlainText(p))
+		_, err := io.WriteString(w, render.ExportPage(p, false, o))
 		return err
 	default:
-		_, err := io.WriteString(w, render.PageMarkdown(p))
+		_, err := io.WriteString(w, render.ExportPage(p, true, o))
 		return err
 	}
 }
