@@ -36,6 +36,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/adrg/xdg"
 
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -142,28 +143,22 @@ func LoadExisting(path string) (*File, error) { return load(path, true) }
 
 func load(path string, mustExist bool) (*File, error) {
 	f := &File{Path: path, profiles: map[string]Profile{}}
-	// Stat before opening: opening a FIFO would wait for a writer.
-	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// The one local-file rule: opening a FIFO would wait for a writer, and
+	// a symlink into /proc reads as live kernel state.
+	fh, st, err := localfile.Open(path, localfile.Options{})
+	var refused *localfile.Refusal
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		if mustExist {
 			return nil, &ParseError{File: path, Msg: "no such file"}
 		}
 		return f, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &ParseError{File: path, Msg: "not a regular file"}
-	}
-	fh, err := os.Open(path)
-	if err != nil {
+	case errors.As(err, &refused):
+		return nil, &ParseError{File: path, Msg: refused.Reason()}
+	case err != nil:
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	defer fh.Close()
-	if st, err = fh.Stat(); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
 	data, err := io.ReadAll(io.LimitReader(fh, maxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)

@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 )
 
 // Source is one file to convert.
@@ -550,56 +550,14 @@ func marshal(v any) ([]byte, error) {
 }
 
 // ErrNotRegular is wrapped by OpenRegular's refusals.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = localfile.ErrNotRegular
 
-// OpenRegular opens a local file for reading, regular files only: the
-// rule every local open in dpe-tui follows (dpe.Fetcher's file:// reads
-// keep the same one, with the same wording). Opening a FIFO blocks until a
-// writer comes — forever, deaf to SIGINT — and /proc, /sys and /dev hold
-// files that claim to be regular or are devices and read as endless or
-// live kernel state, so:
-//   - a path that is, or whose symlinks resolve to, a place under /proc,
-//     /sys or /dev is refused before anything is opened;
-//   - the resolved file is stat'ed and must be regular;
-//   - it is opened with O_NONBLOCK (a FIFO swapped in after the stat does
-//     not block the open) and the descriptor is checked again.
-//
-// Refusals are one line naming the file and the cause ("x.md: not a
-// regular file (a FIFO)") and wrap ErrNotRegular; other errors are the
-// *PathError, which names the file too.
+// OpenRegular opens a local file for reading under the one local-file rule
+// (internal/localfile: regular files only, nothing under /proc, /sys or
+// /dev even through a symlink, no blocking open). A refusal is one line
+// naming the file and the cause ("x.md: not a regular file (a FIFO)") and
+// wraps ErrNotRegular; other errors are the *PathError, which names the
+// file too.
 func OpenRegular(name string) (*os.File, os.FileInfo, error) {
-	refuse := func(cause string) error { return fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, cause) }
-	real := name
-	if r, err := filepath.EvalSymlinks(name); err == nil {
-		real = r
-	}
-	absName, _ := filepath.Abs(name)
-	absReal, _ := filepath.Abs(real)
-	if root := dpe.PseudoRoot(absName, absReal); root != "" {
-		return nil, nil, refuse(root + " is a pseudo-filesystem")
-	}
-	st, err := os.Stat(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, refuse(dpe.FileKind(st.Mode()))
-	}
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			pe.Path = name // the name as given, not its resolved target
-		}
-		return nil, nil, err
-	}
-	if st, err = f.Stat(); err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, refuse(dpe.FileKind(st.Mode()))
-	}
-	return f, st, nil
+	return localfile.Open(name, localfile.Options{})
 }

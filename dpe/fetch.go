@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -466,96 +467,30 @@ func (f *Fetcher) openFile(ctx context.Context, u *url.URL, ownComputer bool) (*
 		}
 	}
 	p = filepath.FromSlash(p)
-	// The real path decides: a symlink must lead neither out of the root
-	// nor into a pseudo-filesystem.
-	real := p
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		real = r
-	}
-	if pseudoFS(p) || pseudoFS(real) {
-		return nil, nil, "", refuse("not a regular file (%s is a pseudo-filesystem)", PseudoRoot(p, real))
-	}
-	if f.FileRoot != "" && !ownComputer {
-		root, err := filepath.Abs(f.FileRoot)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		if r, err := filepath.EvalSymlinks(root); err == nil {
-			root = r
-		}
-		rel, err := filepath.Rel(root, real)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, nil, "", refuse("path is outside %s (--allow-file-uri=ROOT)", f.FileRoot)
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, "", err
 	}
-	// Lstat the real path before opening it: opening a FIFO blocks until a
-	// writer comes (forever, deaf to signals), a device may never end.
-	if st, err := os.Lstat(real); err != nil {
-		return nil, nil, "", err
-	} else if !st.Mode().IsRegular() {
-		return nil, nil, "", refuse("not a regular file (%s)", FileKind(st.Mode()))
+	// The one local-file rule (regular files, no pseudo-filesystem, no
+	// blocking open); a peer's URI stays inside --allow-file-uri=ROOT.
+	opt := localfile.Options{}
+	if !ownComputer {
+		opt.Root = f.FileRoot
 	}
-	// The file may be swapped between Lstat and open: open without
-	// blocking and without following a symlink, then check the descriptor.
-	fh, err := openNoBlock(real)
-	if err != nil {
+	fh, st, err := localfile.Open(p, opt)
+	var lr *localfile.Refusal
+	switch {
+	case errors.As(err, &lr) && lr.Root != "":
+		return nil, nil, "", refuse("path is outside %s (--allow-file-uri=ROOT)", f.FileRoot)
+	case lr != nil:
+		return nil, nil, "", refuse("%s", lr.Reason())
+	case err != nil:
 		return nil, nil, "", err
-	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, nil, "", err
-	}
-	if !st.Mode().IsRegular() {
-		fh.Close()
-		return nil, nil, "", refuse("not a regular file (%s)", FileKind(st.Mode()))
 	}
 	if max := f.maxBytes(); st.Size() > max {
 		fh.Close()
 		return nil, nil, "", &LimitError{What: "fetch size", Limit: max, Got: st.Size()}
 	}
 	return fh, st, mimeByExt(filepath.Ext(p)), nil
-}
-
-// pseudoFS reports paths under /proc, /sys and /dev: their files claim to
-// be regular (or are devices) and read as endless or live kernel state.
-func pseudoFS(p string) bool { return PseudoRoot(p) != "" }
-
-// PseudoRoot names the pseudo-filesystem (/proc, /sys, /dev) the first of
-// paths is under, or "". Every local read of the product refuses those
-// paths (the fetcher here, convert's OpenRegular).
-func PseudoRoot(paths ...string) string {
-	for _, p := range paths {
-		p = filepath.ToSlash(filepath.Clean(p))
-		for _, root := range []string{"/proc", "/sys", "/dev"} {
-			if p == root || strings.HasPrefix(p, root+"/") {
-				return root
-			}
-		}
-	}
-	return ""
-}
-
-// FileKind names what a non-regular file is, for "not a regular file (…)".
-func FileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device" // character devices are named above
-	case m&os.ModeSymlink != 0:
-		return "a symlink"
-	}
-	return "not a regular file"
 }
 
 // RedactURI is sanitize.URL, the one URL redactor: userinfo, query values

@@ -7,7 +7,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"syscall"
+
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 )
 
 // folder is where a library reads documents and the images they embed:
@@ -28,14 +29,6 @@ var (
 	errNoURI      = errors.New("its name cannot be a dpe:// URI")
 )
 
-// escapes reports whether err is os.Root refusing a path that resolves
-// outside the root. os keeps that error unexported, so it is recognised by
-// its text inside the *fs.PathError.
-func escapes(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
-}
-
 // stat is Stat through the folder: for a root, a symlink is resolved inside
 // the root and one that leaves it is errOutside.
 func (f *folder) stat(p string) (fs.FileInfo, error) {
@@ -43,41 +36,49 @@ func (f *folder) stat(p string) (fs.FileInfo, error) {
 		return fs.Stat(f.fsys, p)
 	}
 	fi, err := f.root.Stat(p)
-	if err != nil && escapes(err) {
+	if err != nil && localfile.EscapesRoot(err) {
 		return nil, errOutside
 	}
 	return fi, err
 }
 
-// read returns the content of the regular file p, at most limit bytes. It
-// refuses FIFOs, devices, sockets and directories before opening them (a
-// FIFO would block the open or the read forever), opens with O_NONBLOCK
-// and checks the opened file again (the path may have been swapped between
-// the two), and never reads past limit+1 bytes, whatever the file claims.
+// read returns the content of the regular file p, at most limit bytes,
+// under the one local-file rule (localfile.OpenIn for a directory: no
+// FIFO, device, socket or directory is opened, and none swapped in is
+// read), and never reads past limit+1 bytes, whatever the file claims.
 func (f *folder) read(p string, limit int64) ([]byte, fs.FileInfo, error) {
-	fi, err := f.stat(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkRegular(fi, limit); err != nil {
-		return nil, fi, err
-	}
 	var file fs.File
+	var fi fs.FileInfo
+	var err error
 	if f.root != nil {
-		file, err = f.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		if err != nil && escapes(err) {
-			return nil, fi, errOutside
+		var refused *localfile.Refusal
+		file, fi, err = localfile.OpenIn(f.root, p)
+		switch {
+		case errors.As(err, &refused) && refused.Root != "":
+			return nil, nil, errOutside
+		case refused != nil:
+			return nil, nil, fmt.Errorf("%w (%s)", errNotRegular, refused.Kind)
+		case err != nil:
+			return nil, nil, err
 		}
 	} else {
-		file, err = f.fsys.Open(p)
-	}
-	if err != nil {
-		return nil, fi, err
+		// A caller's fs.FS (os.DirFS) may hold a FIFO: its kind is checked
+		// before the open too.
+		if fi, err = fs.Stat(f.fsys, p); err != nil {
+			return nil, nil, err
+		}
+		if err := checkRegular(fi, limit); err != nil {
+			return nil, fi, err
+		}
+		if file, err = f.fsys.Open(p); err != nil {
+			return nil, nil, err
+		}
+		if fi, err = file.Stat(); err != nil {
+			file.Close()
+			return nil, nil, err
+		}
 	}
 	defer file.Close()
-	if fi, err = file.Stat(); err != nil {
-		return nil, nil, err
-	}
 	if err := checkRegular(fi, limit); err != nil {
 		return nil, fi, err
 	}
@@ -100,29 +101,12 @@ func (f *folder) warn(msg string, args ...any) {
 
 func checkRegular(fi fs.FileInfo, limit int64) error {
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", errNotRegular, fileKind(fi.Mode()))
+		return fmt.Errorf("%w (%s)", errNotRegular, localfile.Kind(fi.Mode()))
 	}
 	if fi.Size() > limit {
 		return fmt.Errorf("%w: %d bytes, limit %d", errTooLarge, fi.Size(), limit)
 	}
 	return nil
-}
-
-// fileKind names a non-regular file type for a log line.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "irregular file"
 }
 
 // currentStamp is the size and mtime of s's file now, for the read cache

@@ -208,7 +208,7 @@ func TestDir_ServesNothingOutsideTheFolder(t *testing.T) {
 		`level=WARN msg="library: image not embedded" path=leak.png document=guide.md reason="symlink leaves the served folder"`,
 		`level=WARN msg="library: image not embedded" path=out/secret.png document=guide.md reason="symlink leaves the served folder"`,
 		`level=WARN msg="library: image not embedded" path=docs/etc/passwd.png document=guide.md reason="symlink leaves the served folder"`,
-		`level=WARN msg="library: image not embedded" path=pipe.png document=guide.md reason="not a regular file (FIFO)"`,
+		`level=WARN msg="library: image not embedded" path=pipe.png document=guide.md reason="not a regular file (a FIFO)"`,
 		`level=WARN msg="library: skip file" path=fifo.txt reason="FIFO, not a regular file"`,
 		`level=WARN msg="library: skip file" path=huge.txt reason="over 1 KiB"`,
 		`level=WARN msg="library: skip file" path=imglink reason="symlinked directory, not followed"`,

@@ -21,6 +21,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/internal/version"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -297,7 +298,7 @@ func (l *library) walk(files *folder, opt Options, prev map[string]*source, out 
 		} else if !d.Type().IsRegular() {
 			if l.supported(p) {
 			}
-			skip.add(p, fmt.Errorf("%w (%s)", errNotRegular, fileKind(d.Type())))
+			skip.add(p, fmt.Errorf("%w (%s)", errNotRegular, localfile.Kind(d.Type())))
 			return nil
 		}
 		if !l.supported(p) {

@@ -138,7 +138,8 @@ func (s *skipList) reason(err error) string {
 	case errors.Is(err, errNotRegular):
 		var kind string
 		if _, after, ok := strings.Cut(err.Error(), "("); ok {
-			kind = strings.TrimSuffix(after, ")")
+			// "a FIFO" (localfile.Kind) reads as "FIFO, not a regular file".
+			kind = strings.TrimPrefix(strings.TrimSuffix(after, ")"), "a ")
 		}
 		if kind == "" {
 			return errNotRegular.Error()

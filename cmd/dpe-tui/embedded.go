@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/internal/safewrite"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/stack"
@@ -145,16 +146,16 @@ func checkLocalInput(input string) error {
 	if err == nil && fi.IsDir() {
 		return fmt.Errorf("%s: is a directory", input)
 	}
-	if err == nil && !fi.Mode().IsRegular() {
-		// A FIFO or device would block an open; the fetcher refuses it
-		// at once, naming what it is.
-		return nil
-	}
 	if err == nil {
+		// The one local-file rule: a FIFO, a device or a symlink into
+		// /proc is refused here as get, convert and check refuse it.
 		var f *os.File
-		if f, err = os.Open(input); err == nil {
+		if f, _, err = localfile.Open(input, localfile.Options{}); err == nil {
 			f.Close()
 			return nil
+		}
+		if errors.As(err, new(*localfile.Refusal)) {
+			return err // names the file
 		}
 	}
 	var pe *fs.PathError

@@ -17,6 +17,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -243,7 +244,7 @@ func hashLocalObject(path, name string, as identity.Shape) (*hashed, bool, error
 		}
 		return nil, false, nil
 	}
-	f, _, err := convert.OpenRegular(path)
+	f, _, err := localfile.Open(path, localfile.Options{})
 	if err != nil {
 		if as >= 0 {
 			return nil, true, err // names the file

@@ -196,13 +196,14 @@ func TestHostile_FIFOUnderAllowFileURI(t *testing.T) {
 	if code != exitRuntime || errOut != want {
 		t.Fatalf("exit %d, stderr %q\nwant %q", code, errOut, want)
 	}
-	// The same for a FIFO and a /proc file given straight to get.
+	// A FIFO and a /proc file given straight to get are refused by the one
+	// local-file rule, in the words convert and check use.
 	code, _, errOut = runBounded(t, "get", fifo)
-	if want := "dpe-tui: fetch file://" + fifo + ": file:// access URI refused: not a regular file (a FIFO)\n"; code != exitRuntime || errOut != want {
+	if want := "dpe-tui: " + fifo + ": not a regular file (a FIFO)\n"; code != exitRuntime || errOut != want {
 		t.Errorf("get FIFO: exit %d, stderr %q\nwant %q", code, errOut, want)
 	}
 	code, _, errOut = runBounded(t, "get", "/proc/self/environ")
-	if want := "dpe-tui: fetch file:///proc/self/environ: file:// access URI refused: not a regular file (/proc is a pseudo-filesystem)\n"; code != exitRuntime || errOut != want {
+	if want := "dpe-tui: /proc/self/environ: not a regular file (/proc is a pseudo-filesystem)\n"; code != exitRuntime || errOut != want {
 		t.Errorf("get /proc: exit %d, stderr %q\nwant %q", code, errOut, want)
 	}
 }

@@ -11,10 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -34,19 +34,14 @@ func openLocal(ctx context.Context, input string, stderr io.Writer) (op *dpe.Ope
 	if strings.Contains(input, "://") || strings.HasSuffix(strings.ToLower(input), ".json") {
 		return nil, nil, false, nil
 	}
-	// O_NONBLOCK: a FIFO named on the command line must not hang the open.
-	f, err := os.OpenFile(input, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// The one local-file rule: a FIFO named on the command line must not
+	// hang the open, and a symlink into /proc is refused as convert
+	// refuses it (it read as an empty page here).
+	f, st, err := localfile.Open(input, localfile.Options{})
 	if err != nil {
-		return nil, nil, true, err // *PathError: "open NAME: cause"
+		return nil, nil, true, err // "NAME: not a regular file (…)", or *PathError
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, true, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, true, fmt.Errorf("%s: not a regular file", input)
-	}
 	c := convert.New(convert.Options{Notice: stderrNotice(stderr)})
 	defer c.Close()
 	if _, serr := convert.Sniff(input, f, st.Size()); serr != nil && !c.SupportedName(input) && !isOLE(f) {
@@ -104,18 +99,11 @@ func isOLE(r io.ReaderAt) bool {
 // (a FIFO is never opened blocking), at most limit bytes.
 func rootAssets(root *os.Root) convert.AssetReader {
 	return func(p string, limit int64) ([]byte, error) {
-		f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		f, _, err := localfile.OpenIn(root, p)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		if !st.Mode().IsRegular() {
-			return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("not a regular file")}
-		}
 		limit = min(limit, maxLocalImage)
 		data, err := io.ReadAll(io.LimitReader(f, limit+1))
 		if err == nil && int64(len(data)) > limit {

@@ -13,6 +13,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -44,7 +45,7 @@ type localV1 struct {
 // name is how errors call the file. asJSON reads it as a DPE JSON
 // whatever it holds (stdin, which is documented as one).
 func localDocument(ctx context.Context, conv *convert.Converter, path, name string, asJSON bool) (*localV1, error) {
-	f, st, err := convert.OpenRegular(path)
+	f, st, err := localfile.Open(path, localfile.Options{})
 	if err != nil {
 		return nil, err // names the file
 	}

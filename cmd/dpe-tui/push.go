@@ -24,6 +24,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -251,13 +252,13 @@ func pushFiles(root string) (files []string, skipped []skippedFile, base string,
 }
 
 // notRegularWhy names what a non-regular file is, for its skipped line:
-// dpe.FileKind's words, the one rule for them, and that a walk does not
+// localfile.Kind's words, the one rule for them, and that a walk does not
 // follow a symlink.
 func notRegularWhy(m fs.FileMode) string {
 	if m&fs.ModeSymlink != 0 {
-		return dpe.FileKind(m) + " (not followed)"
+		return localfile.Kind(m) + " (not followed)"
 	}
-	return dpe.FileKind(m)
+	return localfile.Kind(m)
 }
 
 // fileURIOf is the file:// URI of an absolute path, each segment

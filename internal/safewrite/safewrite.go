@@ -31,7 +31,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 )
 
 // ErrRefused is wrapped by the errors for a destination this package will
@@ -58,7 +58,7 @@ func Replace(name string, data []byte, perm fs.FileMode) error {
 	case st.Mode()&fs.ModeNamedPipe != 0, st.Mode()&fs.ModeCharDevice != 0:
 		return writeThrough(name, target, st.Mode(), data)
 	}
-	return refuse(name, "it is "+dpe.FileKind(st.Mode()))
+	return refuse(name, "it is "+localfile.Kind(st.Mode()))
 }
 
 // New writes data to name only if nothing is there yet (not even a
@@ -126,7 +126,7 @@ func replaceAtomic(name, target string, data []byte, perm fs.FileMode, old fs.Fi
 	// Checked again at the last moment: what was a regular file (or
 	// nothing) when the write began must still be one.
 	if st, err := os.Lstat(target); err == nil && !st.Mode().IsRegular() {
-		return refuse(name, dpe.FileKind(st.Mode())+" appeared while writing")
+		return refuse(name, localfile.Kind(st.Mode())+" appeared while writing")
 	}
 	if err := os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
@@ -184,7 +184,7 @@ func writeThrough(name, target string, want fs.FileMode, data []byte) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	if st.Mode().Type() != want.Type() {
-		return refuse(name, dpe.FileKind(st.Mode())+" appeared while writing")
+		return refuse(name, localfile.Kind(st.Mode())+" appeared while writing")
 	}
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
@@ -206,7 +206,7 @@ func writeInPlace(name, target string, data []byte, perm fs.FileMode, create boo
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		if err == nil {
-			return refuse(name, dpe.FileKind(st.Mode())+" appeared while writing")
+			return refuse(name, localfile.Kind(st.Mode())+" appeared while writing")
 		}
 		return fmt.Errorf("write %s: %w", name, err)
 	}
