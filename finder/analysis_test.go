@@ -9,6 +9,8 @@ import (
 	"time"
 
 	unicodetok "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // TestWords_AgreesWithUnicodeTokenizerOnASCII: the hand-written ASCII path
@@ -132,7 +134,7 @@ func TestStart_HoldsTheBuildAndBackgroundCompletes(t *testing.T) {
 		t.Fatalf("before Start: %+v", res)
 	}
 	close(start)
-	ctx, cancel2 := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel2 := context.WithTimeout(context.Background(), testbudget.Left(t, time.Minute))
 	defer cancel2()
 	if err := f.Wait(ctx); err != nil {
 		t.Fatal(err)

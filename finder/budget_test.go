@@ -14,6 +14,7 @@ import (
 
 	dpegen "github.com/dpe-tui/dpe-tui/internal/dpegen"
 	"github.com/dpe-tui/dpe-tui/internal/racebuild"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // sampleHeap samples HeapInuse every 10 ms until stop, which returns the
@@ -211,7 +212,7 @@ func TestBuild_DocumentOverManyBatches(t *testing.T) {
 	cur = []Doc{mk(6, "k2")}
 	mu.Unlock()
 	f.Rescan()
-	deadline := time.Now().Add(time.Minute)
+	deadline := testbudget.Until(t, time.Minute)
 	for {
 		if res := find(t, f, FindParams{Query: "alpha*", Limit: 100}); res.Total == 6 && f.Status().Complete {
 			break

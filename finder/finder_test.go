@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // page is one page of a test document: element id → text, in order.
@@ -78,7 +80,7 @@ func newFinder(t *testing.T, opt Options) *Finder {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, time.Minute))
 	defer cancel()
 	if err := f.Wait(ctx); err != nil {
 		t.Fatal(err)
@@ -360,7 +362,7 @@ func TestFind_AnswersWhileIndexing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = f.Close() }()
-	deadline := time.Now().Add(time.Minute)
+	deadline := testbudget.Until(t, time.Minute)
 	for f.Status().Indexed < batch && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -370,7 +372,7 @@ func TestFind_AnswersWhileIndexing(t *testing.T) {
 		t.Fatalf("mid-build: %s complete=%v total=%d, want %s, incomplete, total %d", res.Indexed, res.Indexed.Complete, res.Total, want, batch)
 	}
 	close(gate)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, time.Minute))
 	defer cancel()
 	if err := f.Wait(ctx); err != nil {
 		t.Fatal(err)
@@ -423,7 +425,7 @@ func TestIndexOnDisk_RestartReindexesOnlyChanges(t *testing.T) {
 	fewer := changed[:2]
 	src.Store(&fewer)
 	f2.Rescan()
-	deadline := time.Now().Add(time.Minute)
+	deadline := testbudget.Until(t, time.Minute)
 	for time.Now().Before(deadline) {
 		if st := f2.Status(); st.Total == 2 && st.Complete && len(find(t, f2, FindParams{Query: "millpond"}).Hits) == 0 {
 			return

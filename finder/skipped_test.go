@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // A document the source cannot give (Doc.Err) or that fails to load is
@@ -31,7 +33,7 @@ func TestStatus_CountsAndNamesSkippedDocuments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, time.Minute))
 		if err := f.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}

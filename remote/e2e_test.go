@@ -17,6 +17,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/remote"
 )
 
@@ -96,7 +97,7 @@ func remoteOn(t testing.TB, opt remote.Options, copt dpev1.Options) (*dpev1.Clie
 }
 
 func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 30*time.Second))
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -81,7 +81,7 @@ type faultEnv struct {
 // first, then the stack.
 func startFaultStack(t *testing.T, requestTimeout time.Duration) *faultEnv {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 60*time.Second))
 	defer cancel()
 	env := &faultEnv{res: &switchResolver{}}
 	st, err := Start(ctx, Options{WrapResolver: func(r computer.Resolver) computer.Resolver {
@@ -783,7 +783,7 @@ func TestFault_Paging(t *testing.T) {
 		if race {
 			t.Logf("-race: listing %d resources in pages of %d (names stay %d characters)", n, pageSize, nameLen)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 120*time.Second))
 		defer cancel()
 		p := agent.Pager(comp, "huge", client.PagerOptions{})
 		labels := make(map[string]bool, n)

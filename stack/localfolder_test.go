@@ -16,6 +16,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // A --docs folder with a file named in NFD (as macOS writes names): the
@@ -31,7 +32,7 @@ func TestStartLocal_NFCURIOpensAnNFDNamedFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(docs, nfd), []byte("# Café\n\nEspresso and decomposed names.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 60*time.Second))
 	defer cancel()
 	st, err := StartLocal(ctx, LocalOptions{DocsDirs: []string{docs}, FinderDir: t.TempDir()})
 	if err != nil {
@@ -96,7 +97,7 @@ func TestStartLocal_SkippedFilesAreANote(t *testing.T) {
 	f.Close()
 	cfg := writeConfig(t, map[string]any{"mcpServers": map[string]any{}})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 60*time.Second))
 	defer cancel()
 	st, err := StartLocal(ctx, LocalOptions{DocsDirs: []string{docs}, MCPConfigs: []string{cfg}, FinderDir: t.TempDir()})
 	if err != nil {

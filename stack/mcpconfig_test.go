@@ -11,6 +11,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 func writeConfig(t *testing.T, v any) string {
@@ -49,7 +50,7 @@ func TestStartLocal_MCPConfigAndDocs(t *testing.T) {
 		"everything": map[string]any{"command": node, "args": []string{entry, "stdio"}},
 		"broken":     map[string]any{"command": "/nonexistent/no-such-mcp-server"},
 	}})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 60*time.Second))
 	defer cancel()
 	st, err := StartLocal(ctx, LocalOptions{DocsDirs: []string{docs}, MCPConfigs: []string{cfg}, FinderDir: t.TempDir()})
 	if err != nil {

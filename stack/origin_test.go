@@ -9,6 +9,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // The stack's computers tag their answers with the stack's key: an agent
@@ -17,7 +18,7 @@ import (
 func TestStack_OriginKeyVouchesForOwnComputersOnly(t *testing.T) {
 	st, c := startDemo(t, Options{Resolver: "file"})
 	r := firstDPE(t, c, ComputerAlpha, ServerLibrary, "")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 60*time.Second))
 	defer cancel()
 
 	op := &dpe.Opener{Resolver: c.Resolver(""), Fetcher: &dpe.Fetcher{}}

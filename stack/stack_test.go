@@ -11,6 +11,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -32,7 +33,7 @@ func startDemo(t *testing.T, opt Options) (*Stack, *client.Client) {
 	if opt.ComputerRequestTimeout == 0 {
 		opt.ComputerRequestTimeout = budget
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 60*time.Second))
 	t.Cleanup(cancel)
 	st, err := Start(ctx, opt)
 	if err != nil {
@@ -248,7 +249,7 @@ func TestStack_ClosedAgentFreesTheOfficeAtOnce(t *testing.T) {
 	st, first := startDemo(t, Options{})
 	first.Close()
 	for i := 0; i < 10; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testbudget.Left(t, 20*time.Second))
 		c, err := client.Dial(ctx, client.Options{URL: st.URL, Office: st.Office, Name: "script", ConnectTimeout: 10 * time.Second})
 		cancel()
 		if err != nil {
