@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net/url"
 	"slices"
@@ -208,8 +209,99 @@ func dropped(n *xhtml.Node) bool {
 	switch n.DataAtom {
 	case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Head, atom.Iframe, atom.Object, atom.Embed, atom.Svg, atom.Button, atom.Select, atom.Input, atom.Textarea:
 		return true
+	case atom.A:
+		// A footnote's way back to its reference (pandoc's "↩︎").
+		return getAttr(n, "role") == "doc-backlink" || hasToken(getAttr(n, "class"), "footnote-back")
 	}
 	return false
+}
+
+// taskBox is the checkbox a task list item starts with: an <input
+// type="checkbox"> in the item before any text of its own (directly, or
+// in the label or paragraph that opens it); nil for other items.
+func taskBox(li *xhtml.Node) *xhtml.Node {
+	for c, d := li.FirstChild, 0; c != nil && d < 3; {
+		switch {
+		case c.Type == xhtml.TextNode && strings.TrimSpace(c.Data) == "":
+			c = c.NextSibling
+		case c.Type != xhtml.ElementNode:
+			return nil
+		case c.DataAtom == atom.Input:
+			if strings.EqualFold(getAttr(c, "type"), "checkbox") {
+				return c
+			}
+			return nil
+		case c.DataAtom == atom.Label || c.DataAtom == atom.P || c.DataAtom == atom.Span:
+			c, d = c.FirstChild, d+1
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// attrOf is attribute key of n and whether n has it at all (a boolean
+// attribute's value is empty).
+func attrOf(n *xhtml.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// hasToken reports whether the space-separated list s holds tok.
+func hasToken(s, tok string) bool { return slices.Contains(strings.Fields(s), tok) }
+
+// Footnotes as pandoc writes them to HTML and EPUB, and as EPUB marks
+// them (epub:type, DPUB-ARIA roles): a reference is a link to the note,
+// its number in the text; the notes are a section after the body. They
+// read as DOCX and ODT footnotes do: "[n]" in the referring text, apart
+// from the word it follows, and each note a NarrativeText "[n] text"
+// (ele_metadata footnote: n) where the notes section stands.
+
+func isNoteRef(n *xhtml.Node) bool {
+	return n.DataAtom == atom.A && (getAttr(n, "role") == "doc-noteref" || getAttr(n, "epub:type") == "noteref" ||
+		hasToken(getAttr(n, "class"), "footnote-ref"))
+}
+
+func isNotesSection(n *xhtml.Node) bool {
+	switch n.DataAtom {
+	case atom.Section, atom.Aside, atom.Div:
+	default:
+		return false
+	}
+	t := getAttr(n, "epub:type")
+	return getAttr(n, "role") == "doc-endnotes" || hasToken(getAttr(n, "class"), "footnotes") ||
+		t == "footnotes" || t == "endnotes" || t == "rearnotes"
+}
+
+// notes reads a notes section: each list item (or, in EPUB, each aside of
+// epub:type footnote) is note n, counted from 1.
+func (h *htmlConv) notes(n *xhtml.Node, depth int) {
+	h.flush()
+	num := 0
+	var f func(n *xhtml.Node, d int)
+	f = func(n *xhtml.Node, d int) {
+		if d > h.env.Limits.MaxDepth {
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != xhtml.ElementNode || dropped(c) {
+				continue
+			}
+			if c.DataAtom == atom.Li || getAttr(c, "epub:type") == "footnote" || getAttr(c, "role") == "doc-endnote" {
+				num++
+				if txt := strings.Join(strings.Fields(textOf(c)), " "); txt != "" {
+					h.bk.Add("NarrativeText", fmt.Sprintf("[%d] %s", num, txt), Meta{"footnote": num})
+				}
+				continue
+			}
+			f(c, d+1)
+		}
+	}
+	f(n, depth)
 }
 
 // docTitle reports whether heading n is the document's title, not a
@@ -333,6 +425,16 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 		return h.walk(ctx, n, depth, listDepth)
 	}
 	if dropped(n) {
+		return nil
+	}
+	if isNoteRef(n) {
+		if num := strings.TrimSpace(textOf(n)); num != "" {
+			h.inline.WriteString("[" + num + "]")
+		}
+		return nil
+	}
+	if isNotesSection(n) {
+		h.notes(n, depth)
 		return nil
 	}
 	if isTitleBlock(n) {
@@ -549,8 +651,15 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 		m["parent_id"] = h.items[listDepth-1]
 	}
 	setListMeta(m, lv, num)
+	cat := "ListItem"
+	if box := taskBox(li); box != nil {
+		// A task list item (pandoc and GitHub write <input
+		// type="checkbox"> first in the item): a CheckBox with its state.
+		cat = "CheckBox"
+		_, m["checked"] = attrOf(box, "checked")
+	}
 	if txt := strings.Join(strings.Fields(own.String()), " "); txt != "" {
-		id := h.bk.Add("ListItem", txt, m)
+		id := h.bk.Add(cat, txt, m)
 		h.items = append(h.items[:min(listDepth, len(h.items))], id)
 	}
 	for _, c := range rest {

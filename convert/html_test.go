@@ -2,10 +2,13 @@ package convert
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 func TestHTMLGolden(t *testing.T) {
@@ -140,4 +143,45 @@ func TestHTMLTableAreaCapped(t *testing.T) {
 	row := `<tr><td colspan="1000">x</td></tr>`
 	page := "<table>" + strings.Repeat(row, 5000) + "</table>"
 	runHostile(t, []hostileCase{{"wide.html", []byte(page), "table grid cells over the limit"}})
+}
+
+// pandoc's footnotes read alike from DOCX, ODT, HTML and EPUB: "[1]" in
+// the referring text, apart from the word, and the note a NarrativeText
+// "[1] text" with ele_metadata footnote 1, without pandoc's ↩︎ backlink
+// (HTML gave "footnote.1" and an ordered list item ending in ↩︎).
+func TestFootnotesAlikeAcrossFormats(t *testing.T) {
+	c := testConverter(t)
+	for _, ext := range []string{"docx", "odt", "html", "epub"} {
+		doc := convertFixture(t, c, "pandoc-notes."+ext)
+		var ref, note *dpe.Element
+		for _, p := range doc.Pages {
+			for _, el := range p.Elements {
+				if strings.Contains(el.Text, "↩") {
+					t.Errorf("%s: backlink kept in %q", ext, el.Text)
+				}
+				switch {
+				case el.Text == "Body text with a footnote.[1] Write to the editor.":
+					ref = el
+				case el.Text == "[1] The footnote text." && el.Category == "NarrativeText" && metaInt(el, "footnote") == 1:
+					note = el
+				}
+			}
+		}
+		if ref == nil || note == nil {
+			t.Errorf("%s: reference %v, note %v:\n%s", ext, ref != nil, note != nil, structure(doc))
+		}
+	}
+}
+
+// A task list in pandoc's HTML is CheckBoxes with their state (the
+// <input> was dropped and the items read as plain list items).
+func TestHTMLChecklistState(t *testing.T) {
+	doc := convertFixture(t, testConverter(t), "pandoc-checklist.html")
+	var got []string
+	for _, el := range elementsOf(doc, "CheckBox") {
+		got = append(got, fmt.Sprintf("%s=%s", el.Text, el.Metadata["checked"]))
+	}
+	if strings.Join(got, ", ") != "pumps checked=true, filter 2 backwashed=false, log signed=true" || len(elementsOf(doc, "ListItem")) != 0 {
+		t.Errorf("checkboxes %q:\n%s", got, structure(doc))
+	}
 }

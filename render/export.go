@@ -130,7 +130,7 @@ func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 		}
 		// Items of one list are one block: a blank line between them
 		// would make a loose list of paragraphs.
-		if len(parts) > 0 && i > 0 && isListItem(p.Elements[i-1]) && isListItem(el) {
+		if len(parts) > 0 && i > 0 && sameList(p.Elements[i-1], el) {
 			parts[len(parts)-1] += "\n" + s
 			continue
 		}
@@ -144,6 +144,16 @@ func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 
 func isListItem(el *dpe.Element) bool {
 	return el != nil && normalizeCategory(el.Category) == catListItem
+}
+
+// sameList: two neighbours that are items of one list (a task list's
+// CheckBoxes are one too).
+func sameList(a, b *dpe.Element) bool {
+	if isListItem(a) && isListItem(b) {
+		return true
+	}
+	box := func(el *dpe.Element) bool { return el != nil && normalizeCategory(el.Category) == catCheckBox }
+	return box(a) && box(b)
 }
 
 // exportListItem writes a list item with the source's label in text and
