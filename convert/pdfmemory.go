@@ -25,8 +25,11 @@ type pdfMemory struct {
 	max uint64
 }
 
-// pdfMemoryFirst is the first reservation of an instance's memory: text
-// extraction of ordinary pages stays within a few MiB.
+// pdfMemoryFirst is what the first reservation of an instance's memory
+// holds beyond the memory PDFium starts with (18 MiB for the build in
+// use): text extraction of ordinary pages grows it by a few MiB. It is
+// added to the start, not a size of its own: a first reservation smaller
+// than the start sent every instance to the whole limit at once.
 const pdfMemoryFirst = 16 << 20
 
 // pdfMemoryContext is the context PDFium's modules are instantiated with:
@@ -37,9 +40,9 @@ func pdfMemoryContext() context.Context {
 
 // newPDFMemory starts a memory that may grow to max bytes (never more
 // than pdfMemoryLimit, which wazero's memory limit makes max already).
-func newPDFMemory(_, max uint64) experimental.LinearMemory {
+func newPDFMemory(start, max uint64) experimental.LinearMemory {
 	max = min(max, pdfMemoryLimit)
-	return &pdfMemory{buf: make([]byte, 0, min(max, pdfMemoryFirst)), max: max}
+	return &pdfMemory{buf: make([]byte, 0, min(max, start+pdfMemoryFirst)), max: max}
 }
 
 // Reallocate grows the memory to size bytes: in place within its
