@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 func findResource(t *testing.T, all []*mcp.Resource, uri string) *mcp.Resource {
@@ -141,7 +143,7 @@ func TestCorpus_HostileDocumentCarriesEveryAttack(t *testing.T) {
 			cats[e.Category] = true
 		}
 	}
-	for _, want := range []string{catTitle, catTable, catCodeSnippet, catImage} {
+	for _, want := range []string{dpe.CategoryTitle, dpe.CategoryTable, dpe.CategoryCodeSnippet, dpe.CategoryImage} {
 		if !cats[want] {
 			t.Errorf("no hostile %s", want)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // loneSurrogate marks where the hostile document gets a JSON \ud800 escape:
@@ -50,25 +51,25 @@ func hostileDocument(uri, docRef string) ([]byte, docInfo, error) {
 	h := newHostileStrings()
 	b := convert.BookWithin(convert.Limits{}, docRef)
 	b.StartPage("Page " + h.OSCTitle + h.Bidi)
-	t := b.Add(catTitle, "Hostile "+h.ClearScreen+h.OSCTitle+" title", map[string]any{"category_depth": 0})
-	b.Add(catNarrativeText, "Every line below tries to escape the terminal: "+h.all(), map[string]any{"parent_id": t})
-	b.Add(catNarrativeText, h.Long, map[string]any{"parent_id": t, "note": "10,000 characters without a space"})
+	t := b.Add(dpe.CategoryTitle, "Hostile "+h.ClearScreen+h.OSCTitle+" title", map[string]any{"category_depth": 0})
+	b.Add(dpe.CategoryNarrativeText, "Every line below tries to escape the terminal: "+h.all(), map[string]any{"parent_id": t})
+	b.Add(dpe.CategoryNarrativeText, h.Long, map[string]any{"parent_id": t, "note": "10,000 characters without a space"})
 	header := []string{"name " + h.Bidi, "value " + h.ClearScreen, h.OSC52}
 	rows := [][]string{
 		{h.OSCTitle, h.DCS, h.C1},
 		{h.Invalid, h.Controls, h.Long[:2000]},
 		{"<script>alert(1)</script>", "</td></tr></table>", "&lt;b&gt;"},
 	}
-	b.Add(catTable, convert.PlainTableText(header, rows), map[string]any{"parent_id": t, "text_as_html": convert.PlainTableHTML(header, rows) + "<td>" + h.ClearScreen + "</td>"})
-	b.Add(catCodeSnippet, "echo '"+h.ClearScreen+"'\nprintf '"+h.OSC52+"'\n# "+h.Bidi+"\n", map[string]any{"language": "bash" + h.OSCTitle, "parent_id": t})
-	b.Add(catListItem, h.C1+" list item", map[string]any{"category_depth": 1 << 30, "parent_id": "does-not-exist" + h.ClearScreen})
-	b.Add(catCheckBox, h.Bidi, map[string]any{"checked": true})
-	b.Add(catImage, "image "+h.OSCTitle, map[string]any{"image_base64": "!!not base64!!" + h.ClearScreen, "image_mime_type": "image/png" + h.ClearScreen, "image_path": "../../../etc/passwd"})
+	b.Add(dpe.CategoryTable, convert.PlainTableText(header, rows), map[string]any{"parent_id": t, "text_as_html": convert.PlainTableHTML(header, rows) + "<td>" + h.ClearScreen + "</td>"})
+	b.Add(dpe.CategoryCodeSnippet, "echo '"+h.ClearScreen+"'\nprintf '"+h.OSC52+"'\n# "+h.Bidi+"\n", map[string]any{"language": "bash" + h.OSCTitle, "parent_id": t})
+	b.Add(dpe.CategoryListItem, h.C1+" list item", map[string]any{"category_depth": 1 << 30, "parent_id": "does-not-exist" + h.ClearScreen})
+	b.Add(dpe.CategoryCheckBox, h.Bidi, map[string]any{"checked": true})
+	b.Add(dpe.CategoryImage, "image "+h.OSCTitle, map[string]any{"image_base64": "!!not base64!!" + h.ClearScreen, "image_mime_type": "image/png" + h.ClearScreen, "image_path": "../../../etc/passwd"})
 	b.Add("Custom"+h.ClearScreen+"Category", h.DCS, map[string]any{h.OSCTitle: h.OSC52})
 	b.StartPage(h.name())
-	b.Add(catNarrativeText, h.name(), map[string]any{"keywords": []string{h.Long, h.Bidi}})
-	b.Add(catEmailAddress, "attacker@example.invalid"+h.OSC52, map[string]any{"sent_from": []string{h.OSCTitle}})
-	b.Add(catFooter, h.Invalid, nil)
+	b.Add(dpe.CategoryNarrativeText, h.name(), map[string]any{"keywords": []string{h.Long, h.Bidi}})
+	b.Add(dpe.CategoryEmailAddress, "attacker@example.invalid"+h.OSC52, map[string]any{"sent_from": []string{h.OSCTitle}})
+	b.Add(dpe.CategoryFooter, h.Invalid, nil)
 
 	info := docInfo{
 		Title:        "Hostile strings " + h.ClearScreen + h.OSCTitle + h.Bidi + " " + h.Long[:200],

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // largeManualPages is the size of the generated manual in the corpus: ~300
@@ -50,16 +51,16 @@ func LargeDocument(uri, docRef string, pages int) ([]byte, error) {
 		chapter, section := p/10+1, p%10+1
 		title := fmt.Sprintf("%d.%d %s %s", chapter, section, capitalize(words[(p*7)%len(words)]), words[(p*13+5)%len(words)])
 		b.StartPage(title)
-		b.Add(catHeader, fmt.Sprintf("Station Operations Manual — chapter %d", chapter), nil)
+		b.Add(dpe.CategoryHeader, fmt.Sprintf("Station Operations Manual — chapter %d", chapter), nil)
 		if p == 0 {
-			root = b.Add(catTitle, "Station Operations Manual", map[string]any{"category_depth": 0})
+			root = b.Add(dpe.CategoryTitle, "Station Operations Manual", map[string]any{"category_depth": 0})
 		}
-		t := b.Add(catTitle, title, map[string]any{"category_depth": 1, "parent_id": root})
+		t := b.Add(dpe.CategoryTitle, title, map[string]any{"category_depth": 1, "parent_id": root})
 		for i := 0; i < 8; i++ {
-			b.Add(catNarrativeText, paragraph(), map[string]any{"parent_id": t})
+			b.Add(dpe.CategoryNarrativeText, paragraph(), map[string]any{"parent_id": t})
 		}
 		for i := 0; i < 3; i++ {
-			b.Add(catListItem, sentence(6), map[string]any{"parent_id": t, "category_depth": 0})
+			b.Add(dpe.CategoryListItem, sentence(6), map[string]any{"parent_id": t, "category_depth": 0})
 		}
 		if p%2 == 0 {
 			header := []string{"Step", "Component", "Reading", "Limit", "Status"}
@@ -71,17 +72,17 @@ func LargeDocument(uri, docRef string, pages int) ([]byte, error) {
 					fmt.Sprintf("%d", 50+rng.next()%50), []string{"ok", "check", "replace"}[rng.next()%3],
 				})
 			}
-			b.Add(catTable, convert.PlainTableText(header, rows), map[string]any{
+			b.Add(dpe.CategoryTable, convert.PlainTableText(header, rows), map[string]any{
 				"parent_id": t, "text_as_html": convert.PlainTableHTML(header, rows),
 			})
 		}
 		if p%5 == 0 {
 			code := fmt.Sprintf("# checklist %d.%d\nfor unit in $(seq 1 %d); do\n  probe --unit \"$unit\" --limit %d || echo \"unit $unit needs service\"\ndone\n",
 				chapter, section, 3+p%7, 40+p%60)
-			b.Add(catCodeSnippet, code, map[string]any{"parent_id": t, "language": "bash"})
+			b.Add(dpe.CategoryCodeSnippet, code, map[string]any{"parent_id": t, "language": "bash"})
 		}
-		b.Add(catFooter, "Internal use — generated sample content", nil)
-		b.Add(catPageNumber, fmt.Sprint(p+1), nil)
+		b.Add(dpe.CategoryFooter, "Internal use — generated sample content", nil)
+		b.Add(dpe.CategoryPageNumber, fmt.Sprint(p+1), nil)
 	}
 	info := largeInfo(b.Len())
 	return b.JSON(convert.Head{DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
 // addNotes registers opt.Generated tiny documents generated/note-NNNN.
@@ -73,11 +74,11 @@ func (nn noteNames) name(i int) string {
 func noteJSON(i, n int, uri, docRef string, info docInfo) ([]byte, error) {
 	b := convert.BookWithin(convert.Limits{}, docRef)
 	b.StartPage(info.Title)
-	t := b.Add(catTitle, info.Title, map[string]any{"category_depth": 0})
-	b.Add(catNarrativeText, fmt.Sprintf("This is generated note %d of %d. It exists so that listings span many cursor pages.", i, n),
+	t := b.Add(dpe.CategoryTitle, info.Title, map[string]any{"category_depth": 0})
+	b.Add(dpe.CategoryNarrativeText, fmt.Sprintf("This is generated note %d of %d. It exists so that listings span many cursor pages.", i, n),
 		map[string]any{"parent_id": t})
-	b.Add(catListItem, fmt.Sprintf("index: %d", i), map[string]any{"parent_id": t, "category_depth": 0})
-	b.Add(catCheckBox, "reviewed", map[string]any{"parent_id": t, "checked": i%2 == 0})
+	b.Add(dpe.CategoryListItem, fmt.Sprintf("index: %d", i), map[string]any{"parent_id": t, "category_depth": 0})
+	b.Add(dpe.CategoryCheckBox, "reviewed", map[string]any{"parent_id": t, "checked": i%2 == 0})
 	return b.JSON(convert.Head{DocRef: docRef, URI: uri, FileType: info.FileType, Title: info.Title, Summary: info.Summary,
 		Keywords: info.Keywords, LastModified: info.LastModified})
 }

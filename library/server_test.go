@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
 
@@ -391,7 +392,7 @@ func TestCorpus_GradientPNGIsARealImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range d.Pages[0].Elements {
-		if e.Category != catImage {
+		if e.Category != dpe.CategoryImage {
 			continue
 		}
 		raw, err := base64.StdEncoding.DecodeString(e.Metadata["image_base64"].(string))
