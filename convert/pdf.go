@@ -293,6 +293,10 @@ type pdfReader struct {
 	// killed is set when the instance was killed (a deadline, or a trap
 	// that leaves it unusable): the document is gone with it.
 	killed atomic.Bool
+	// direct reads characters with one call each (pdfChars); noDirect
+	// once it could not be made.
+	direct   *pdfChars
+	noDirect bool
 }
 
 // openReader opens data in inst; on failure inst is closed.
@@ -612,6 +616,44 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 	if n.Count > pdfMaxChars {
 		return nil, 0, 0, limitErr(fmt.Sprintf("character count on page %d", i+1), pdfMaxChars, int64(n.Count))
 	}
+	// Characters are read with one call each where pdfChars can, else
+	// through go-pdfium's requests: the same values either way.
+	ch := p.chars()
+	var raw uint64
+	direct := false
+	if ch != nil {
+		raw, direct = pdfTextPageHandle(p.inst, tp.TextPage)
+	}
+	unicodeAt := func(c int) (rune, error) {
+		if direct {
+			return ch.unicodeAt(raw, c)
+		}
+		u, err := p.inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: c})
+		if err != nil {
+			return 0, err
+		}
+		return rune(u.Unicode), nil
+	}
+	looseBox := func(c int) (l, t, r, b float64, ok bool, err error) {
+		if direct {
+			return ch.looseBox(raw, c)
+		}
+		bx, err := p.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: c})
+		if err != nil {
+			return 0, 0, 0, 0, false, nil
+		}
+		return float64(bx.Rect.Left), float64(bx.Rect.Top), float64(bx.Rect.Right), float64(bx.Rect.Bottom), true, nil
+	}
+	charOriginY := func(c int) (float64, bool) {
+		if direct {
+			return ch.originY(raw, c)
+		}
+		o, err := p.inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: c})
+		if err != nil {
+			return 0, false
+		}
+		return o.Y, true
+	}
 	var (
 		cur     *pdfRun
 		sb      strings.Builder
@@ -639,11 +681,11 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 				return nil, 0, 0, err
 			}
 		}
-		u, err := p.inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: c})
+		u, err := unicodeAt(c)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("text: %w", err)
 		}
-		r := pdfCleanRune(rune(u.Unicode))
+		r := pdfCleanRune(u)
 		if r < 0 {
 			continue
 		}
@@ -651,8 +693,11 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 			wordEnd()
 			continue
 		}
-		bx, err := p.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: c})
+		bl, bt, br, bb, ok, err := looseBox(c)
 		if err != nil {
+			return nil, 0, 0, fmt.Errorf("text: %w", err)
+		}
+		if !ok {
 			// No box: a zero-width mark (a variation selector, a combining
 			// accent) belongs to the word it follows; alone it cannot be
 			// placed.
@@ -661,8 +706,8 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 			}
 			continue
 		}
-		left, right := float64(min(bx.Rect.Left, bx.Rect.Right)), float64(max(bx.Rect.Left, bx.Rect.Right))
-		bottom, top := float64(min(bx.Rect.Top, bx.Rect.Bottom)), float64(max(bx.Rect.Top, bx.Rect.Bottom))
+		left, right := min(bl, br), max(bl, br)
+		bottom, top := min(bt, bb), max(bt, bb)
 		// The baseline (the character's origin) costs a call; a character
 		// whose loose box has the previous one's bottom and height sits
 		// on the previous one's baseline, so it is asked only otherwise
@@ -672,8 +717,8 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 			if !haveY {
 				haveY = true
 				originY = bottom
-				if o, err := p.inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: c}); err == nil {
-					originY = o.Y
+				if y, ok := charOriginY(c); ok {
+					originY = y
 				}
 			}
 			return originY

@@ -2,7 +2,11 @@ package convert
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/klippa-app/go-pdfium/requests"
 )
 
 // TestPDFUnwatchCalls holds the wazero this build uses to the field
@@ -26,5 +30,56 @@ func TestPDFUnwatchCalls(t *testing.T) {
 	}
 	if f.Bool() {
 		t.Fatal("calls are still watched after the engine started")
+	}
+}
+
+// TestPDFCharsAgreeWithGoPDFium: pdfChars's one-call reads give what
+// go-pdfium's requests give, character by character, on a page of the
+// corpus; and they are available with this build's go-pdfium (else every
+// page pays four to seven calls a character again).
+func TestPDFCharsAgreeWithGoPDFium(t *testing.T) {
+	c := New(Options{})
+	defer c.Close()
+	data, err := os.ReadFile(filepath.Join("testdata", "pdf", "twocolumns.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, release, err := c.pdf.instance(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := openReader(context.Background(), inst, release, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: r.doc.Document, Index: 0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	ch := r.chars()
+	raw, ok := pdfTextPageHandle(inst, tp.TextPage)
+	if ch == nil || !ok {
+		t.Fatal("pdfChars cannot reach go-pdfium's module or text page handle")
+	}
+	n, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
+	if err != nil || n.Count < 100 {
+		t.Fatalf("%v chars, %v", n, err)
+	}
+	for i := range n.Count {
+		u, _ := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
+		if got, err := ch.unicodeAt(raw, i); err != nil || got != rune(u.Unicode) {
+			t.Fatalf("char %d: %q (%v), go-pdfium %q", i, got, err, rune(u.Unicode))
+		}
+		bx, berr := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
+		l, tp2, rt, b, ok, err := ch.looseBox(raw, i)
+		if err != nil || ok != (berr == nil) || ok && (l != float64(bx.Rect.Left) || tp2 != float64(bx.Rect.Top) || rt != float64(bx.Rect.Right) || b != float64(bx.Rect.Bottom)) {
+			t.Fatalf("char %d box %v %v %v %v (%v, %v), go-pdfium %+v (%v)", i, l, tp2, rt, b, ok, err, bx, berr)
+		}
+		o, oerr := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: i})
+		if y, ok := ch.originY(raw, i); ok != (oerr == nil) || ok && y != o.Y {
+			t.Fatalf("char %d origin y %v (%v), go-pdfium %+v (%v)", i, y, ok, o, oerr)
+		}
 	}
 }
