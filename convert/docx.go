@@ -791,6 +791,9 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 	case trimmed != "":
 		m := Meta{}
 		addLinks(m, p)
+		if isQuoteStyle(lname) {
+			m["quote"] = 1
+		}
 		f.add(block{cat: "NarrativeText", text: trimmed, meta: m})
 	}
 	if !isCode {

@@ -243,3 +243,15 @@ func xmlID(se xml.StartElement) string {
 	}
 	return ""
 }
+
+// isQuoteStyle reports a paragraph style (its name, lowercased, spaces
+// for ODF's "_20_") that sets a block quote: Word's Quote and Intense
+// Quote, pandoc's DOCX "Block Text", ODF's "Quotations". Its paragraphs
+// say ele_metadata quote 1, as a Markdown block quote's do.
+func isQuoteStyle(name string) bool {
+	switch strings.TrimSpace(name) {
+	case "quote", "intense quote", "block text", "quotations", "blockquote":
+		return true
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net/url"
@@ -121,6 +122,9 @@ type mdConverter struct {
 	// titles is the stack of open section headings: parent_id of what
 	// follows (proposal §3.4 parent_id, category_depth).
 	titles []titleRef
+	// quote is the block quotes the current block sits in: its elements
+	// say "quote" (the nesting) in their metadata.
+	quote int
 }
 
 type titleRef struct {
@@ -129,7 +133,7 @@ type titleRef struct {
 }
 
 func newMarkdownParser() goldmark.Markdown {
-	return goldmark.New(goldmark.WithExtensions(extension.GFM))
+	return goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote))
 }
 
 // convertMarkdown converts src into pages: one page per top-level section,
@@ -191,6 +195,9 @@ func (c *mdConverter) meta(parent string) Meta {
 	if p := c.parent(parent); p != "" {
 		m["parent_id"] = p
 	}
+	if c.quote > 0 {
+		m["quote"] = c.quote
+	}
 	return m
 }
 
@@ -221,8 +228,24 @@ func (c *mdConverter) block(n ast.Node, parent string, depth int) {
 	case *ast.CodeBlock:
 		c.b.add("CodeSnippet", c.lines(n.Lines()), c.meta(parent))
 	case *ast.Blockquote:
+		c.quote++
 		for ch := n.FirstChild(); ch != nil; ch = ch.NextSibling() {
 			c.block(ch, parent, depth)
+		}
+		c.quote--
+	case *east.FootnoteList:
+		// The notes, in the order they are referred to: "[n] text" with
+		// ele_metadata footnote n, as the DOCX and ODT readers write them.
+		for fn := n.FirstChild(); fn != nil; fn = fn.NextSibling() {
+			f, ok := fn.(*east.Footnote)
+			if !ok || f.Index < 1 {
+				continue
+			}
+			if t := c.inlineText(f); t != "" {
+				m := c.meta(parent)
+				m["footnote"] = f.Index
+				c.b.add("NarrativeText", fmt.Sprintf("[%d] %s", f.Index, t), m)
+			}
 		}
 	case *ast.ThematicBreak:
 		c.b.add("PageBreak", "", c.meta(parent))
@@ -234,6 +257,9 @@ func (c *mdConverter) block(n ast.Node, parent string, depth int) {
 		m := c.meta(parent)
 		m["text_as_html"] = raw
 		c.b.add("Text", markdownHTMLText(raw), m)
+		for _, img := range htmlImages(raw) {
+			c.image(img, parent)
+		}
 	case *east.Table:
 		c.table(n, parent)
 	default:
@@ -518,7 +544,17 @@ func (in *inlineCollector) walk(src []byte, n ast.Node) {
 			})
 		case *ast.RawHTML:
 			// Inline tags are markup, not content; their text (if any) is
-			// in sibling Text nodes.
+			// in sibling Text nodes. An <img> is a picture with its alt.
+			var raw strings.Builder
+			for i := 0; i < t.Segments.Len() && raw.Len() < mdMaxRawImgTag; i++ {
+				seg := t.Segments.At(i)
+				raw.Write(seg.Value(src))
+			}
+			in.images = append(in.images, htmlImages(raw.String())...)
+		case *east.FootnoteLink:
+			// The reference reads [n] in the text, as in DOCX and ODT.
+			fmt.Fprintf(&in.sb, "[%d]", t.Index)
+		case *east.FootnoteBacklink:
 		case *east.TaskCheckBox:
 			v := t.IsChecked
 			in.checkbox = &v
@@ -526,6 +562,51 @@ func (in *inlineCollector) walk(src []byte, n ast.Node) {
 			in.walk(src, ch)
 		}
 	}
+}
+
+// mdMaxRawImgTag bounds the bytes of one inline HTML tag read for an
+// <img>, and mdMaxHTMLImages the pictures one HTML block gives.
+const (
+	mdMaxRawImgTag  = 64 << 10
+	mdMaxHTMLImages = 256
+)
+
+// htmlImages are the <img> tags of raw HTML in Markdown (src, alt, title),
+// which the Markdown's own images become too.
+func htmlImages(raw string) []mdImage {
+	if !strings.Contains(strings.ToLower(raw), "<img") {
+		return nil
+	}
+	z := xhtml.NewTokenizer(strings.NewReader(raw))
+	var out []mdImage
+	for len(out) < mdMaxHTMLImages {
+		tt := z.Next()
+		if tt == xhtml.ErrorToken {
+			return out
+		}
+		if tt != xhtml.StartTagToken && tt != xhtml.SelfClosingTagToken {
+			continue
+		}
+		name, hasAttr := z.TagName()
+		if string(name) != "img" {
+			continue
+		}
+		var img mdImage
+		for hasAttr {
+			var k, v []byte
+			k, v, hasAttr = z.TagAttr()
+			switch string(k) {
+			case "src":
+				img.dest = string(v)
+			case "alt":
+				img.alt = string(v)
+			case "title":
+				img.title = string(v)
+			}
+		}
+		out = append(out, img)
+	}
+	return out
 }
 
 // htmlText extracts the text of an HTML fragment with x/net/html's

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -670,6 +671,9 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		m := Meta{}
 		if len(o.urls) > 0 {
 			m["link_urls"] = o.urls
+		}
+		if slices.ContainsFunc(names, isQuoteStyle) {
+			m["quote"] = 1
 		}
 		f.add(block{cat: "NarrativeText", text: trimmed, meta: m})
 	}

@@ -128,6 +128,9 @@ func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 		if s == "" {
 			continue
 		}
+		if q := quoteDepth(el); q > 0 {
+			s = quoteLines(s, q)
+		}
 		// Items of one list are one block: a blank line between them
 		// would make a loose list of paragraphs.
 		if len(parts) > 0 && i > 0 && sameList(p.Elements[i-1], el) {
@@ -140,6 +143,17 @@ func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 		return ""
 	}
 	return strings.Join(parts, "\n\n") + "\n"
+}
+
+// quoteLines marks every line of s with q quote markers ("> "), as
+// Markdown writes a block quote; the plain text export reads the same.
+func quoteLines(s string, q int) string {
+	m := strings.Repeat("> ", q)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(m+l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func isListItem(el *dpe.Element) bool {

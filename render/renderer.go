@@ -239,8 +239,22 @@ func (r *Renderer) elementLines(el *dpe.Element, width int, v TableView, caption
 	})
 }
 
-// build is the factory: one renderer per category group, text for the rest.
+// build draws el, behind a bar per level when it sits in a block quote.
 func (r *Renderer) build(el *dpe.Element, width int, v TableView, caption string) []string {
+	q := quoteDepth(el)
+	if q == 0 {
+		return r.buildBody(el, width, v, caption)
+	}
+	bar := r.theme.Dim.Render(strings.Repeat("│ ", q))
+	lines := r.buildBody(el, max(width-2*q, 1), v, caption)
+	for i, l := range lines {
+		lines[i] = bar + l
+	}
+	return lines
+}
+
+// buildBody is the factory: one renderer per category group, text for the rest.
+func (r *Renderer) buildBody(el *dpe.Element, width int, v TableView, caption string) []string {
 	switch normalizeCategory(el.Category) {
 	case catTitle:
 		return r.title(el, width)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
@@ -88,5 +90,24 @@ func TestTable_AlignmentFromTheSource(t *testing.T) {
 	}
 	if md := PageMarkdown(&dpe.Page{Decoded: true, Elements: []*dpe.Element{e}}); !strings.Contains(md, "| --- | ---: | :---: |") {
 		t.Errorf("markdown delimiter row lost:\n%s", md)
+	}
+}
+
+// A quoted element is drawn behind a bar per level on screen and behind
+// "> " markers in both exports.
+func TestQuote_BarOnScreenMarkersInExports(t *testing.T) {
+	e := el(t, "NarrativeText", "A nested remark from the desk.", map[string]any{"quote": 2})
+	r := New(NewTheme("notty"))
+	for _, l := range r.ElementLines(e, 20) {
+		if !strings.HasPrefix(l, "│ │ ") || ansi.StringWidth(l) > 20 {
+			t.Errorf("screen line %q: want two bars, at most 20 cells", l)
+		}
+	}
+	p := &dpe.Page{Decoded: true, Elements: []*dpe.Element{e}}
+	if got := PageMarkdown(p); got != "> > A nested remark from the desk.\n" {
+		t.Errorf("markdown %q", got)
+	}
+	if got := PagePlainText(p); got != "> > A nested remark from the desk.\n" {
+		t.Errorf("text %q", got)
 	}
 }

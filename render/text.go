@@ -198,6 +198,22 @@ func metaRaw(el *dpe.Element, key string) (json.RawMessage, bool) {
 	return v, true
 }
 
+// maxQuoteDepth bounds the bars and markers a quoted element is drawn
+// with (a hostile document may claim any depth).
+const maxQuoteDepth = 8
+
+// quoteDepth is how many block quotes el sits in: ele_metadata quote, a
+// depth or true (one).
+func quoteDepth(el *dpe.Element) int {
+	if n, ok := el.MetaInt("quote"); ok {
+		return min(max(n, 0), maxQuoteDepth)
+	}
+	if b, _ := metaBool(el, "quote"); b {
+		return 1
+	}
+	return 0
+}
+
 func metaBool(el *dpe.Element, key string) (value, ok bool) {
 	v, ok := metaRaw(el, key)
 	if !ok {
