@@ -162,8 +162,9 @@ func (m *model) connect() tea.Cmd {
 	return cmd
 }
 
-// listen waits for the next agent event. It is not an op: it has no
-// spinner and ends when the agent closes its channel.
+// listen waits for the next event of the current agent, tagged with its
+// generation. It is not an op: it has no spinner and ends when the agent
+// closes its channel.
 func (m *model) listen() tea.Cmd {
 	a := m.e.agent
 	if a == nil {
@@ -173,12 +174,13 @@ func (m *model) listen() tea.Cmd {
 	if ch == nil {
 		return nil
 	}
+	gen := m.profiles.gen
 	return m.e.safe(0, func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
-			return agentClosedMsg{}
+			return agentEventMsg{gen: gen, closed: true}
 		}
-		return agentEventMsg{ev: ev}
+		return agentEventMsg{gen: gen, ev: ev}
 	})
 }
 

@@ -35,10 +35,8 @@ import (
 // longer parses is its one-line error.
 //
 // Events of a replaced agent must not reach the new state: its listener
-// is still blocked on its channel and answers with the untagged
-// agentEventMsg/agentClosedMsg, so once a switch has happened those are
-// dropped, and the agents installed by a switch are listened to with
-// profileAgentMsg, tagged with the generation of the agent they came from.
+// is still blocked on its channel, and its answer carries the generation
+// of the agent it came from (agentEventMsg), which a switch moves on.
 
 // switchProfileMsg asks the root to connect to profile name.
 type switchProfileMsg struct{ name string }
@@ -53,21 +51,12 @@ type profileDialedMsg struct {
 	left bool
 }
 
-// profileAgentMsg is an event (or the end of the events, closed) of the
-// agent of generation gen.
-type profileAgentMsg struct {
-	gen    int
-	ev     client.Event
-	closed bool
-}
-
 // profileSwitch is the root's switching state.
 type profileSwitch struct {
 	// op is the dial in flight (0: none).
 	op int
-	// gen counts the switches; switched is true after the first.
-	gen      int
-	switched bool
+	// gen counts the switches: the generation of the current agent.
+	gen int
 }
 
 // CurrentAgent is the agent the browser is connected to when it returns
@@ -226,7 +215,6 @@ func (m *model) retire() {
 		}
 	}
 	m.profiles.gen++
-	m.profiles.switched = true
 }
 
 // reconnect dials back the profile left by a switch that failed (prev ""
@@ -274,43 +262,10 @@ func (m *model) onProfileDialed(msg profileDialedMsg) tea.Cmd {
 	}
 	return tea.Batch(
 		closeAgent(e, old),
-		m.listenProfile(),
+		m.listen(),
 		office.load(),
 		e.setStatus(statusOK, status),
 	)
-}
-
-// onProfileAgent applies an event of an agent installed by a switch, if
-// it is still the current one.
-func (m *model) onProfileAgent(msg profileAgentMsg) tea.Cmd {
-	if msg.gen != m.profiles.gen {
-		return nil
-	}
-	if msg.closed {
-		m.e.conn = client.StateEvent{State: client.Offline, Reason: "agent closed"}
-		return nil
-	}
-	return tea.Batch(m.listenProfile(), m.onAgentEvent(msg.ev))
-}
-
-// listenProfile is listen for an agent installed by a switch.
-func (m *model) listenProfile() tea.Cmd {
-	a := m.e.agent
-	if a == nil {
-		return nil
-	}
-	ch := a.Events()
-	if ch == nil {
-		return nil
-	}
-	gen := m.profiles.gen
-	return m.e.safe(0, func() tea.Msg {
-		ev, ok := <-ch
-		if !ok {
-			return profileAgentMsg{gen: gen, closed: true}
-		}
-		return profileAgentMsg{gen: gen, ev: ev}
-	})
 }
 
 // closeAgent closes a replaced agent in a command.

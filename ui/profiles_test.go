@@ -171,16 +171,21 @@ func TestProfiles_EventsOfTheReplacedAgentAreDropped(t *testing.T) {
 	if rows := m.officeS().rows; len(rows) != 1 || rows[0].info.Name != "gpu-rig" {
 		t.Fatalf("office rows after switch = %+v", rows)
 	}
-	run(t, m, m.update(agentEventMsg{ev: client.NotifyEvent{Name: protocol.NotifyEnterOffice, Computer: "ghost"}}))
-	run(t, m, m.update(agentClosedMsg{}))
-	run(t, m, m.update(profileAgentMsg{gen: m.profiles.gen - 1, closed: true}))
+	old := m.profiles.gen - 1
+	run(t, m, m.update(agentEventMsg{gen: old, ev: client.NotifyEvent{Name: protocol.NotifyEnterOffice, Computer: "ghost"}}))
+	run(t, m, m.update(agentEventMsg{gen: old, closed: true}))
 	if strings.Contains(frame(m), "ghost") || m.e.conn.State != client.Connected {
 		t.Fatalf("an event of the replaced agent reached the new office (state %v):\n%s", m.e.conn.State, frame(m))
 	}
 	// The current agent's own events still apply.
-	run(t, m, m.update(profileAgentMsg{gen: m.profiles.gen, ev: client.NotifyEvent{Name: protocol.NotifyLeaveOffice, Computer: "gpu-rig"}}))
+	run(t, m, m.update(agentEventMsg{gen: m.profiles.gen, ev: client.NotifyEvent{Name: protocol.NotifyLeaveOffice, Computer: "gpu-rig"}}))
 	if len(m.officeS().rows) != 0 {
 		t.Fatalf("the current agent's leave_office was dropped: %+v", m.officeS().rows)
+	}
+	// And its close: the one listener carries the generation for both.
+	run(t, m, m.update(agentEventMsg{gen: m.profiles.gen, closed: true}))
+	if m.e.conn.State != client.Offline {
+		t.Fatalf("the current agent's close left the state %v", m.e.conn.State)
 	}
 }
 

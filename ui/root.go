@@ -199,24 +199,19 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		return nil
 
 	case agentEventMsg:
-		if m.profiles.switched {
+		if msg.gen != m.profiles.gen {
 			return nil // from an agent a profile switch replaced
 		}
-		return tea.Batch(m.listen(), m.onAgentEvent(msg.ev))
-
-	case agentClosedMsg:
-		if m.profiles.switched {
+		if msg.closed {
+			e.conn = client.StateEvent{State: client.Offline, Reason: "agent closed"}
 			return nil
 		}
-		e.conn = client.StateEvent{State: client.Offline, Reason: "agent closed"}
-		return nil
+		return tea.Batch(m.listen(), m.onAgentEvent(msg.ev))
 
 	case switchProfileMsg:
 		return m.switchProfile(msg.name)
 	case profileDialedMsg:
 		return m.onProfileDialed(msg)
-	case profileAgentMsg:
-		return m.onProfileAgent(msg)
 
 	case openedMsg:
 		return m.onOpened(msg)

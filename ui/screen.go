@@ -117,9 +117,15 @@ type connectFailedMsg struct {
 	err error
 }
 
-type agentEventMsg struct{ ev client.Event }
-
-type agentClosedMsg struct{}
+// agentEventMsg is an event of the agent of generation gen (closed: its
+// events ended). The generation counts agents installed by profile
+// switches: a replaced agent's listener, still blocked on its channel,
+// answers with an old gen and is dropped.
+type agentEventMsg struct {
+	gen    int
+	ev     client.Event
+	closed bool
+}
 
 type computersMsg struct {
 	id        int
