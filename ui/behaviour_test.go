@@ -1415,3 +1415,36 @@ func TestExport_PromptShowsTheWholeProposedName(t *testing.T) {
 		t.Fatalf("at 50 columns the prompt should scroll to the cursor: %q", f)
 	}
 }
+
+// ctrl+o goes back to the page left by a jump and ctrl+i forward again,
+// as in vim and less; at either end of the history they say so.
+func TestHistory_CtrlOAndCtrlIWalkThePagesJumpedBetween(t *testing.T) {
+	m := openJSON(t, 80, 24, twoPageTableDoc())
+	d := m.docS()
+	press(t, m, "ctrl+o")
+	if !strings.Contains(m.statusText(), "no earlier place") {
+		t.Fatalf("ctrl+o with no history: %q", m.statusText())
+	}
+	press(t, m, ":", "2", "enter")
+	if d.page != 1 {
+		t.Fatalf(":2 went to page %d", d.page+1)
+	}
+	press(t, m, "ctrl+o")
+	if d.page != 0 {
+		t.Fatalf("ctrl+o went to page %d, want 1", d.page+1)
+	}
+	press(t, m, "ctrl+i")
+	if d.page != 1 {
+		t.Fatalf("ctrl+i went to page %d, want 2", d.page+1)
+	}
+	press(t, m, "ctrl+i")
+	if !strings.Contains(m.statusText(), "no later place") || d.page != 1 {
+		t.Fatalf("ctrl+i at the newest place: page %d, status %q", d.page+1, m.statusText())
+	}
+	// A history move is not a jump of its own: back, back again is the
+	// start, not a loop between two pages.
+	press(t, m, "ctrl+o", "ctrl+o")
+	if d.page != 0 || !strings.Contains(m.statusText(), "no earlier place") {
+		t.Fatalf("ctrl+o twice: page %d, status %q", d.page+1, m.statusText())
+	}
+}

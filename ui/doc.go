@@ -391,6 +391,9 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	if d.navKey(msg) {
 		return nil
 	}
+	if cmd, ok := d.historyKey(msg); ok {
+		return cmd
+	}
 	if cmd, ok := d.diffKey(msg); ok {
 		return cmd
 	}
@@ -549,7 +552,7 @@ func (d *documentScreen) Keys() screenKeys {
 	if d.isTableSelected() {
 		table = append(table, k.Cell)
 	}
-	docKeys := []key2{inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff}
+	docKeys := []key2{inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff, k.JumpBack, k.JumpForward}
 	if d.skill != nil {
 		docKeys = append(docKeys, k.SkillFiles)
 	}

@@ -26,6 +26,7 @@ func (d *documentScreen) gotoPage(i, jump int) tea.Cmd {
 		d.pendingFind = nil
 	}
 	if i != d.page {
+		d.recordJump()
 		// Table cursors and scroll offsets are per element index of the
 		// page shown: a cell chosen on another page must not land on
 		// this page's table of the same index.

@@ -32,6 +32,8 @@ type env struct {
 	// runs.
 	notice string
 
+	// jumps is the history of places ctrl+o and ctrl+i walk.
+	jumps    jumpList
 	keys     keyMap
 	spin     spinner.Model
 	st       styles

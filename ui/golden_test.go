@@ -171,6 +171,10 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyLeft}
 	case "ctrl+c":
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "ctrl+o":
+		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	case "ctrl+i":
+		return tea.KeyPressMsg{Code: 'i', Mod: tea.ModCtrl}
 	}
 	r := []rune(k)
 	return tea.KeyPressMsg{Code: r[0], Text: k}
@@ -237,6 +241,24 @@ func TestGolden(t *testing.T) {
 			s.toDocument()
 			s.keys("t", "l", "esc")
 			s.waitFor("left the table")
+		}},
+		{name: "history_back_to_other_document", drive: func(s *session) {
+			// The report at page 3, then the notes opened by URI; ctrl+o
+			// reopens the report at page 3.
+			s.toDocument()
+			s.keys(":")
+			s.typeText("3")
+			s.keys("enter")
+			s.waitFor("page 3/3")
+			s.idle()
+			s.keys("o")
+			s.typeText(notesURI)
+			s.keys("enter")
+			s.waitFor("Agreed to ship")
+			s.idle()
+			s.keys("ctrl+o")
+			s.waitFor("page 3/3")
+			s.waitFor("Appendix: revenue")
 		}},
 		{name: "inspector", drive: func(s *session) {
 			s.toDocument()

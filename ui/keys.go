@@ -35,6 +35,8 @@ type keyMap struct {
 	CopyRes, CopyAccess, CopyText, CopyJSON, CopyPath key.Binding
 	// History in the prompt.
 	HistPrev, HistNext key.Binding
+	// The jump history across pages and documents.
+	JumpBack, JumpForward key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -124,6 +126,9 @@ func newKeyMap() keyMap {
 		CopyText:   b([]string{"t"}, "t", "text"),
 		CopyJSON:   b([]string{"j"}, "j", "JSON"),
 		CopyPath:   b([]string{"p"}, "p", "JSON path"),
+
+		JumpBack:    b([]string{"ctrl+o"}, "ctrl+o", "back in history"),
+		JumpForward: b([]string{"ctrl+i"}, "ctrl+i", "forward in history"),
 
 		HistPrev: b([]string{"up"}, "↑", "history"),
 		HistNext: b([]string{"down"}, "↓", "history"),

@@ -71,7 +71,7 @@ func mainKeys() string {
 		row("Everywhere", k.Help, k.Quit, k.Back, k.Open, k.Finder, k.Trace, k.ErrorDetail) +
 		row("Lists", k.Up, k.Down, k.Enter, k.Left, k.Filter, k.Refresh) +
 		row("Resources", k.ToggleScheme, k.More, k.All, k.Detail, k.CopyURI) +
-		row("Document", k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.NextTable, k.Search, k.NextHit, k.Inspect, k.Raw, k.Conformance, k.Copy, k.Export, k.Diff) +
+		row("Document", k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.NextTable, k.Search, k.NextHit, k.Inspect, k.Raw, k.Conformance, k.Copy, k.Export, k.Diff, k.JumpBack, k.JumpForward) +
 		row("Tables", k.ColLeft, k.ColRight, k.Widen, k.Cell)
 }
 

@@ -240,8 +240,17 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		if msg.firstErr != nil && !errors.As(msg.firstErr, new(*noContentError)) {
 			cmd = tea.Batch(cmd, e.setErr("page 1", msg.firstErr))
 		}
+		// Where the document opens is not a jump of its own: the jump is
+		// from the place left (recorded below) to here.
+		moving := e.jumps.moving
+		e.jumps.moving = true
 		cmd = tea.Batch(cmd, d.jumpToHit(msg.at))
+		e.jumps.moving = moving
 	}
+	if prev, ok := m.top().(*documentScreen); ok && !e.jumps.moving {
+		e.jumps.push(prev.here())
+	}
+	e.jumps.moving = false
 	switch t := m.top().(type) {
 	case *documentScreen, *contentScreen:
 		if st, ok := t.(stopper); ok {

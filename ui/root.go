@@ -166,6 +166,7 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		return m.retry()
 
 	case errMsg:
+		e.jumps.moving = false // a history move's open failed
 		if msg.panic {
 			m.lastPanic = msg.err.Error()
 		}
@@ -275,6 +276,9 @@ func (m *model) pop() tea.Cmd {
 	}
 	closing := m.stack[len(m.stack)-1]
 	m.stack = m.stack[:len(m.stack)-1]
+	if d, ok := closing.(*documentScreen); ok {
+		m.e.jumps.push(d.here()) // ctrl+o in the next document comes back
+	}
 	m.e.dropStatus()
 	if c, ok := closing.(imageCloser); ok {
 		return c.closeImages()
