@@ -58,3 +58,24 @@ func TestLocalFile_OneRuleForEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// The push state the browser reads (which folder went to which remote) is
+// read under the same rule: a FIFO in its place is not opened (it would
+// block the browser's start), a regular file is read.
+func TestLocalFile_PushStateIsReadOnlyFromARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "push.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if got := readPushState(fifo); len(got) != 0 {
+		t.Errorf("a FIFO read as %v", got)
+	}
+	state := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(state, []byte(`{"https://r.example/x":{"dir":"/notes"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := readPushState(state); len(got) != 1 {
+		t.Errorf("the state file read as %v", got)
+	}
+}

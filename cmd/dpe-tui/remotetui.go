@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
 	"github.com/dpe-tui/dpe-tui/internal/contentcache"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/internal/safewrite"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/remote"
@@ -80,7 +82,14 @@ func (a *app) pushedRemote(url string) string {
 
 func readPushState(p string) map[string]pushState {
 	all := map[string]pushState{}
-	if b, err := os.ReadFile(p); err == nil && len(b) < 1<<20 {
+	// The one local-file rule: a FIFO or a symlink into /proc in its
+	// place is not read.
+	f, st, err := localfile.Open(p, localfile.Options{})
+	if err != nil {
+		return all
+	}
+	defer f.Close()
+	if b, err := io.ReadAll(io.LimitReader(f, 1<<20)); err == nil && st.Size() < 1<<20 && len(b) < 1<<20 {
 		_ = json.Unmarshal(b, &all)
 	}
 	return all
