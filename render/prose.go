@@ -3,6 +3,7 @@ package render
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"charm.land/glamour/v2"
 	gansi "charm.land/glamour/v2/ansi"
@@ -33,7 +34,10 @@ func looksLikeMarkdown(s string) bool {
 // prose renders sanitized Markdown with Glamour in the theme's fixed
 // standard style. Glamour's own output is then reduced to SGR styling only
 // (its OSC 8 links carry document-chosen targets), trailing padding is
-// trimmed, and notty loses every escape.
+// trimmed, and notty loses every escape. It is not ok when Glamour dropped
+// any of the text's letters or digits: Markdown drops raw HTML and eats
+// what it takes for markup ("plain *** text <tag> end" lost "<tag>", an XML
+// sample lost its elements), and a reader must see what the document holds.
 func (r *Renderer) prose(s string, width int) ([]string, bool) {
 	out, err := r.glamourRender(s, width)
 	if err != nil {
@@ -55,10 +59,33 @@ func (r *Renderer) prose(s string, width int) ([]string, bool) {
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
+	if !keepsWords(s, lines) {
+		return nil, false
+	}
 	if len(lines) == 0 {
 		return []string{""}, true
 	}
 	return lines, true
+}
+
+// keepsWords reports whether every letter and digit of src appears in the
+// rendered lines, in order: markup characters may go, text may not.
+func keepsWords(src string, lines []string) bool {
+	out := []rune(ansi.Strip(strings.Join(lines, "\n")))
+	j := 0
+	for _, c := range src {
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			continue
+		}
+		for j < len(out) && out[j] != c {
+			j++
+		}
+		if j == len(out) {
+			return false
+		}
+		j++
+	}
+	return true
 }
 
 func (r *Renderer) glamourRender(s string, width int) (string, error) {
