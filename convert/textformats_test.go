@@ -400,6 +400,7 @@ func TestMarkdownPrecheck_RealPassesSuperLinearRefused(t *testing.T) {
 		"siblings":                 strings.Repeat("- a\n  - b\n    - c\n", 5000),
 		"a table of 200,000 cells": "|a|b|c|d|\n|-|:-:|-:|-|\n" + strings.Repeat("|1|`x`|3|4|\n", 50000),
 		"code spans everywhere":    strings.Repeat(strings.Repeat("`a` and ``b`` then ```c``` ", 200)+"\n\n", 2000),
+		"1,024 footnotes":          strings.Repeat("text[^n] and [^n]\n\n[^n]: a note\n\n", 1024),
 	} {
 		if err := markdownPrecheck([]byte(src), DefaultMaxDepth); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -414,6 +415,7 @@ func TestMarkdownPrecheck_RealPassesSuperLinearRefused(t *testing.T) {
 		{"lists by indentation, lazy lines between", strings.ReplaceAll(indentedList(300), "- x\n", "- x\nlazy\n"), "list nesting depth"},
 		{"wide table", strings.Repeat("|a", 30000) + "|\n" + strings.Repeat("|-", 30000) + "|\n" + strings.Repeat(strings.Repeat("|a", 30000)+"|\n", 10), "table cell count"},
 		{"table in a list item", "- |a|\n  |" + strings.Repeat("-|", 1000) + "\n" + strings.Repeat("  |a|\n", 300), "table cell count"},
+		{"footnotes", strings.Repeat("text[^n]\n\n> [^n]: a note\n\n", 1025), "footnote definitions"},
 		{"code span openers", func() string {
 			var sb strings.Builder
 			for k := 1; k <= 2000; k++ {
