@@ -251,6 +251,63 @@ func attrOf(n *xhtml.Node, key string) (string, bool) {
 	return "", false
 }
 
+// layoutTable reports a table used for layout, not data (gtk-doc,
+// libxml's manuals and many generated pages lay the whole page out in
+// nested tables): one without a header row (<th>, <thead>) whose cells
+// hold blocks (headings, lists, code, forms, tables; a paragraph is not
+// one: DocBook wraps every data cell in <p>), or whose every row is a
+// single cell spanning one column. A data table keeps its grid.
+func layoutTable(t *xhtml.Node) bool {
+	rows, single, blocks, header := 0, true, false, false
+	var cell func(n *xhtml.Node, d int)
+	cell = func(n *xhtml.Node, d int) {
+		for c := n.FirstChild; c != nil && !blocks && d < DefaultMaxDepth; c = c.NextSibling {
+			if c.Type != xhtml.ElementNode {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Pre, atom.Ul, atom.Ol, atom.Dl,
+				atom.Table, atom.Form, atom.Blockquote, atom.Hr:
+				blocks = true
+			default:
+				cell(c, d+1)
+			}
+		}
+	}
+	var rowsOf func(n *xhtml.Node, d int)
+	rowsOf = func(n *xhtml.Node, d int) {
+		for c := n.FirstChild; c != nil && d < 4; c = c.NextSibling {
+			if c.Type != xhtml.ElementNode {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Thead:
+				header = true
+			case atom.Tbody, atom.Tfoot:
+				rowsOf(c, d+1)
+			case atom.Tr:
+				rows++
+				cells := 0
+				for td := c.FirstChild; td != nil; td = td.NextSibling {
+					switch td.DataAtom {
+					case atom.Th:
+						header = true
+					case atom.Td:
+						cells++
+						if n, err := strconv.Atoi(getAttr(td, "colspan")); err == nil && n > 1 {
+							cells++
+						}
+						cell(td, 0)
+					}
+				}
+				single = single && cells <= 1
+			}
+		}
+	}
+	rowsOf(t, 0)
+	return !header && rows > 0 && (blocks || single)
+}
+
 // hasToken reports whether the space-separated list s holds tok.
 func hasToken(s, tok string) bool { return slices.Contains(strings.Fields(s), tok) }
 
@@ -510,6 +567,11 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 		}
 	case atom.Table:
 		h.flush()
+		if layoutTable(n) {
+			// Its cells are the page's columns and boxes: their content is
+			// read as the page's own blocks, in order.
+			return h.walk(ctx, n, depth, listDepth)
+		}
 		g := htmlTable(n, h.env.Limits.MaxDepth)
 		if err := g.check(h.env); err != nil {
 			return err

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	xhtml "golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 func TestHTMLGolden(t *testing.T) {
@@ -183,5 +185,91 @@ func TestHTMLChecklistState(t *testing.T) {
 	}
 	if strings.Join(got, ", ") != "pumps checked=true, filter 2 backwashed=false, log signed=true" || len(elementsOf(doc, "ListItem")) != 0 {
 		t.Errorf("checkboxes %q:\n%s", got, structure(doc))
+	}
+}
+
+// A page laid out with tables (libxslt's API pages, as Debian ships them:
+// the whole page is nested tables) reads as its blocks: every heading,
+// code block and list item of the file, counted here from the file's own
+// tags, instead of one Table with a 7,000-character cell.
+func TestHTMLLayoutTablesReadAsBlocks(t *testing.T) {
+	const file = "/usr/share/doc/libxslt1-dev/html/html/libxslt-templates.html"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Skipf("%v (libxslt1-dev not installed)", err)
+	}
+	root, err := parseHTML(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	var count func(n *xhtml.Node)
+	count = func(n *xhtml.Node) {
+		if n.Type == xhtml.ElementNode {
+			switch n.DataAtom {
+			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+				want["Title"]++
+			case atom.Pre:
+				want["CodeSnippet"]++
+			case atom.Li:
+				want["ListItem"]++
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			count(c)
+		}
+	}
+	count(root)
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	doc, err := convertBytes(t, c, "libxslt-templates.html", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cat, n := range want {
+		if got := len(elementsOf(doc, cat)); got != n {
+			t.Errorf("%s: %d, the file has %d", cat, got, n)
+		}
+	}
+	for _, el := range elementsOf(doc, "Table") {
+		if len(el.Text) > 2000 {
+			t.Errorf("a layout table stayed a table (%d characters)", len(el.Text))
+		}
+	}
+}
+
+// Which tables are layout: cells holding headings, lists or code, or
+// single-cell rows, without a header row; a DocBook data table (every cell
+// a <p>), one with <th>, and a row of one wide cell stay tables.
+func TestHTMLLayoutTableRule(t *testing.T) {
+	for _, tc := range []struct {
+		html   string
+		layout bool
+	}{
+		{`<table><tr><td><h2>Title</h2></td><td><ul><li>menu</li></ul></td></tr></table>`, true},
+		{`<table><tr><td>one box</td></tr><tr><td>another box</td></tr></table>`, true},
+		{`<table><tr><td><p>file</p></td><td><p>the path</p></td></tr></table>`, false},
+		{`<table><tr><th>Name</th></tr><tr><td><pre>code</pre></td></tr></table>`, false},
+		{`<table><tr><td colspan="2">wide</td></tr></table>`, false},
+		{`<table><tr><td>a</td><td>b</td></tr></table>`, false},
+	} {
+		root, err := parseHTML([]byte(tc.html))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tbl *xhtml.Node
+		var find func(n *xhtml.Node)
+		find = func(n *xhtml.Node) {
+			if tbl == nil && n.DataAtom == atom.Table {
+				tbl = n
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				find(c)
+			}
+		}
+		find(root)
+		if got := layoutTable(tbl); got != tc.layout {
+			t.Errorf("layoutTable(%s) = %v, want %v", tc.html, got, tc.layout)
+		}
 	}
 }
