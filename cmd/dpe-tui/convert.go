@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,15 +18,18 @@ import (
 )
 
 func (a *app) convertCmd() *cobra.Command {
-	var out string
+	var out, from string
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "convert FILE|-",
 		Short: "Convert a PDF, Office, ODF, HTML, EPUB, e-mail or image file to DPE JSON",
 		Long: "convert prints the reference DPE JSON of a file, for resolver developers to diff their own\n" +
-			"conversion against. - reads the file from standard input (its content decides the format).",
+			"conversion against. - reads the file from standard input: its content decides the format, and\n" +
+			"--from names it where the content cannot (CSV, TSV; plain UTF-8 text reads as Markdown when it\n" +
+			"has a heading or a code fence, else as text).",
 		Example: `  dpe-tui convert report.pdf -o report.dpe.json
-  dpe-tui convert - < slides.pptx | dpe-tui check -`,
+  dpe-tui convert - < slides.pptx | dpe-tui check -
+  cat table.csv | dpe-tui convert --from csv -`,
 		Args: exactArgs(1, "convert needs exactly one file (or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] == "-" {
@@ -34,10 +38,19 @@ func (a *app) convertCmd() *cobra.Command {
 			if timeout <= 0 {
 				return usageErrorf("--timeout must be positive")
 			}
-			return runConvert(a.ctx, args[0], out, timeout, a.stdin, a.stdout, a.stderr)
+			if from != "" {
+				if args[0] != "-" {
+					return usageErrorf("--from names the format of standard input (-); a file's content and extension decide its own")
+				}
+				if _, ok := stdinFormats[strings.ToLower(from)]; !ok {
+					return usageErrorf("--from %s: unknown format; use one of %s", sanitize.Line(from), stdinFormatList())
+				}
+			}
+			return runConvert(a.ctx, args[0], out, strings.ToLower(from), timeout, a.stdin, a.stdout, a.stderr)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the DPE JSON to this file (default or -: standard output)")
+	cmd.Flags().StringVar(&from, "from", "", "the format of standard input (-) when its content does not say: "+stdinFormatList())
 	cmd.Flags().DurationVar(&timeout, "timeout", convert.DefaultTimeout, "give up converting past this (opening, each page, the whole document); parsing stops mid-file")
 	return cmd
 }
@@ -45,7 +58,7 @@ func (a *app) convertCmd() *cobra.Command {
 // runConvert implements `convert FILE|- [-o OUT]`: the reference DPE JSON
 // of a real file (PDF, Office, OpenDocument, HTML, EPUB, e-mail, images),
 // for resolver developers to diff their own conversion against.
-func runConvert(ctx context.Context, input, out string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer) error {
+func runConvert(ctx context.Context, input, out, from string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer) error {
 	pos := []string{input}
 	var err error
 	if out, err = convertOutPath(input, out); err != nil {
@@ -65,8 +78,14 @@ func runConvert(ctx context.Context, input, out string, timeout time.Duration, s
 			return fmt.Errorf("standard input: file size over the limit (%d bytes)", convert.DefaultMaxFileSize)
 		}
 		// The document is named "stdin" (its URI dpe://local/stdin), not
-		// a percent-encoded phrase.
-		data, err = c.ConvertJSON(ctx, convert.BytesSource("stdin", b))
+		// a percent-encoded phrase. The name's extension is the sniffer's
+		// second opinion: --from, else what plain text looks like.
+		src := convert.BytesSource("stdin"+stdinExt(from, b), b)
+		src.DocRef, src.URI = "stdin", "dpe://local/stdin"
+		data, err = c.ConvertJSON(ctx, src)
+		if errors.Is(err, convert.ErrUnsupported) && from == "" {
+			return fmt.Errorf("%w; name its format with --from (%s)", err, stdinFormatList())
+		}
 		if err != nil {
 			return err
 		}

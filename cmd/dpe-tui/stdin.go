@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/term"
 
@@ -29,6 +33,12 @@ func stdinDocument(stdin io.Reader) (string, func(), error) {
 	if len(data) == 0 {
 		remove()
 		return "", nil, errors.New("stdin: empty; pipe a DPE JSON document into it")
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n\xEF\xBB\xBF"); len(t) > 0 && t[0] != '{' {
+		// Not JSON at all (a Markdown or CSV file piped in): say so and
+		// how to read it, not "malformed JSON at byte 0".
+		remove()
+		return "", nil, errors.New("stdin: not a DPE JSON document; convert a file first: dpe-tui convert [--from FORMAT] - | dpe-tui get -")
 	}
 	if _, err := dpe.Decode(data, dpe.DefaultLimits()); err != nil {
 		remove()
@@ -60,4 +70,51 @@ func stdinArg(stdin io.Reader, arg string) (string, func(), error) {
 		return arg, func() {}, nil
 	}
 	return stdinDocument(stdin)
+}
+
+// stdinFormats are the --from names of the formats whose content does not
+// name them, mapped to the extension that names them to the converter's
+// sniffer (binary formats are known by their content alone).
+var stdinFormats = map[string]string{
+	"md": ".md", "markdown": ".md",
+	"csv": ".csv", "tsv": ".tsv",
+	"txt": ".txt", "text": ".txt",
+	"html": ".html", "eml": ".eml",
+}
+
+// stdinFormatList is the --from names, for help and errors.
+func stdinFormatList() string {
+	names := make([]string, 0, len(stdinFormats))
+	for n := range stdinFormats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// stdinExt is the extension standard input is named with: --from's, else
+// for plain UTF-8 text (no control bytes but tab, CR, LF, FF) Markdown
+// when a line is an ATX heading or a code fence, else text. CSV and TSV
+// are never guessed: a comma or a tab is as common in prose.
+func stdinExt(from string, data []byte) string {
+	if from != "" {
+		return stdinFormats[from]
+	}
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	if len(data) == 0 || !utf8.Valid(data) || bytes.ContainsFunc(data, func(r rune) bool {
+		return r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' || r == 0x7f
+	}) {
+		return ""
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimLeft(line, " ")
+		if bytes.HasPrefix(line, []byte("```")) || bytes.HasPrefix(line, []byte("~~~")) {
+			return ".md"
+		}
+		h := bytes.TrimLeft(line, "#")
+		if n := len(line) - len(h); n >= 1 && n <= 6 && (len(h) == 0 || h[0] == ' ' || h[0] == '\t') {
+			return ".md"
+		}
+	}
+	return ".txt"
 }
