@@ -66,8 +66,9 @@ func (e *embeddedFlags) register(fs *pflag.FlagSet) {
 func (e *embeddedFlags) active() bool { return len(e.MCPConfigs) > 0 || len(e.DocsDirs) > 0 }
 
 // validate refuses --mcp-config / --docs with --url: they start servers in
-// this process, and a remote office is not this process's.
-func (e *embeddedFlags) validate(serverURL string) error {
+// this process, and a remote office is not this process's. urlProfile:
+// the profile that set the URL, named instead of a --url nobody typed.
+func (e *embeddedFlags) validate(serverURL, urlProfile string) error {
 	if e.active() && serverURL != "" {
 		which := "--mcp-config"
 		if len(e.MCPConfigs) == 0 {
@@ -78,6 +79,9 @@ func (e *embeddedFlags) validate(serverURL string) error {
 			what = "it serves your folders in this process"
 		} else if len(e.DocsDirs) > 0 {
 			what = "they start your MCP servers and serve your folders in this process"
+		}
+		if urlProfile != "" {
+			return usageErrorf("profile %q sets a url; %s cannot be used with it: %s, and the office at that url is another process's (use --profile \"\" to start your own, or run 'dpe-tui computer --url … %s …' to add them there)", sanitize.Line(urlProfile), which, what, which)
 		}
 		return usageErrorf("%s cannot be used with --url: %s, and the office at --url is another process's (run 'dpe-tui computer --url … %s …' to add them there)", which, what, which)
 	}
@@ -93,7 +97,7 @@ func (e *embeddedFlags) background() bool { return e.cmd == "dpe-tui" || e.cmd =
 // one is that server's: ls names it, the others are listed.
 func startEmbedded(ctx context.Context, g *globalFlags, log *slog.Logger) (*target, error) {
 	e := &g.Embedded
-	if err := e.validate(g.URL); err != nil {
+	if err := e.validate(g.URL, g.urlProfile); err != nil {
 		return nil, err
 	}
 	st, err := stack.StartLocal(ctx, stack.LocalOptions{Office: g.Office, DocsDirs: e.DocsDirs, MCPConfigs: e.MCPConfigs, Logger: log,

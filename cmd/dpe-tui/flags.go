@@ -51,6 +51,9 @@ type globalFlags struct {
 	// configErr is why the config file or profile could not be used;
 	// returned by configReady when a command connects.
 	configErr error
+	// urlProfile names the profile that set the URL (no --url or
+	// DPE_TUI_URL did), for errors that would otherwise blame --url.
+	urlProfile string
 }
 
 // annEnv is the pflag annotation naming a flag's environment variable.
@@ -342,7 +345,7 @@ func (g *globalFlags) validate() error {
 	if g.Timeout <= 0 {
 		return usageErrorf("--timeout must be positive")
 	}
-	return g.Embedded.validate(g.URL)
+	return g.Embedded.validate(g.URL, g.urlProfile)
 }
 
 // logger writes to --log FILE, or nowhere: a TUI must not write logs onto

@@ -103,6 +103,9 @@ func (a *app) loadProfile(cmd *cobra.Command) error {
 	st.name = name
 	st.fixed["profile"] = true
 	applyProfile(&a.g, &a.tf, p, st.fixed)
+	if len(p.URLs) > 0 && !st.fixed["url"] {
+		a.g.urlProfile = name
+	}
 	if a.g.keyFrom != nil && !ownURLs(a.g.URLs, p.URLs) {
 		a.g.keyFrom = nil
 		fmt.Fprintf(a.stderr, "dpe-tui: profile %s: its API key is not sent to %s, which is not one of its URLs\n",

@@ -264,9 +264,10 @@ func TestConfig_DefaultProfileYieldsToLocalServersAndAnEmptyProfile(t *testing.T
 		t.Errorf("default profile: exit %d, stderr %q", code, errOut)
 	}
 	// A profile the user names with --docs is still refused: its URL is
-	// another process's office.
+	// another process's office. The message names the profile, not a
+	// --url nobody typed.
 	code, _, errOut = runCLI(t, "--profile", "far", "ls", "resources", "--docs", docs)
-	if code != exitUsage || !strings.Contains(errOut, "cannot be used with --url") {
+	if code != exitUsage || !strings.Contains(errOut, `profile "far" sets a url; --docs cannot be used with it`) || strings.Contains(errOut, "--url:") {
 		t.Errorf("--profile far --docs: exit %d, stderr %q", code, errOut)
 	}
 }
