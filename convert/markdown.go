@@ -311,6 +311,7 @@ func (c *mdConverter) paragraph(n ast.Node, parent string) {
 			m["link_urls"] = in.linkURLs
 			m["link_texts"] = in.linkTexts
 		}
+		in.setEmphasis(m)
 		c.b.add("NarrativeText", txt, m)
 	}
 	for _, img := range in.images {
@@ -444,6 +445,7 @@ func (c *mdConverter) list(l *ast.List, parent string, depth int) {
 			m["link_urls"] = in.linkURLs
 			m["link_texts"] = in.linkTexts
 		}
+		in.setEmphasis(m)
 		cat := "ListItem"
 		if in.checkbox != nil {
 			cat = "CheckBox"
@@ -510,6 +512,21 @@ type inlineCollector struct {
 	linkURLs, linkTexts []string
 	images              []mdImage
 	checkbox            *bool
+	// emphasized and emphasisTags are the text of the emphasis spans, in
+	// order, and "b" (strong) or "i" for each (proposal §3.4
+	// emphasized_text_contents, as unstructured writes them).
+	emphasized, emphasisTags []string
+}
+
+// maxEmphasisSpans bounds the spans one element records.
+const maxEmphasisSpans = 256
+
+// setEmphasis records in's emphasis spans in m.
+func (in *inlineCollector) setEmphasis(m Meta) {
+	if len(in.emphasized) > 0 {
+		m["emphasized_text_contents"] = in.emphasized
+		m["emphasized_text_tags"] = in.emphasisTags
+	}
 }
 
 func (in *inlineCollector) walk(src []byte, n ast.Node) {
@@ -551,6 +568,21 @@ func (in *inlineCollector) walk(src []byte, n ast.Node) {
 				raw.Write(seg.Value(src))
 			}
 			in.images = append(in.images, htmlImages(raw.String())...)
+		case *ast.Emphasis:
+			var sub inlineCollector
+			sub.walk(src, t)
+			in.sb.WriteString(sub.sb.String())
+			if txt := strings.TrimSpace(sub.sb.String()); txt != "" && len(in.emphasized) < maxEmphasisSpans {
+				tag := "i"
+				if t.Level >= 2 {
+					tag = "b"
+				}
+				in.emphasized = append(in.emphasized, txt)
+				in.emphasisTags = append(in.emphasisTags, tag)
+			}
+			in.linkURLs = append(in.linkURLs, sub.linkURLs...)
+			in.linkTexts = append(in.linkTexts, sub.linkTexts...)
+			in.images = append(in.images, sub.images...)
 		case *east.FootnoteLink:
 			// The reference reads [n] in the text, as in DOCX and ODT.
 			fmt.Fprintf(&in.sb, "[%d]", t.Index)

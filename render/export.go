@@ -156,6 +156,38 @@ func quoteLines(s string, q int) string {
 	return strings.Join(lines, "\n")
 }
 
+// withEmphasis marks, in Markdown, the spans of s the element records as
+// bold or italic (ele_metadata emphasized_text_contents with
+// emphasized_text_tags "b"/"strong" or "i"/"em"), each found after the one
+// before it, as they are in reading order; a span not found, or one that
+// Markdown could not delimit (it starts or ends with a space or holds the
+// delimiter), is left as it is.
+func withEmphasis(el *dpe.Element, s string) string {
+	spans := metaStrings(el, "emphasized_text_contents")
+	tags := metaStrings(el, "emphasized_text_tags")
+	if len(spans) == 0 || len(spans) != len(tags) {
+		return s
+	}
+	var sb strings.Builder
+	at := 0
+	for i, sp := range spans {
+		sp = sanitize.Line(sp)
+		d := map[string]string{"b": "**", "strong": "**", "i": "*", "em": "*"}[strings.ToLower(tags[i])]
+		if d == "" || sp == "" || strings.TrimSpace(sp) != sp || strings.Contains(sp, "*") {
+			continue
+		}
+		k := strings.Index(s[at:], sp)
+		if k < 0 {
+			continue
+		}
+		sb.WriteString(s[at : at+k])
+		sb.WriteString(d + sp + d)
+		at += k + len(sp)
+	}
+	sb.WriteString(s[at:])
+	return sb.String()
+}
+
 func isListItem(el *dpe.Element) bool {
 	return el != nil && normalizeCategory(el.Category) == catListItem
 }
@@ -196,7 +228,7 @@ func exportListItem(el *dpe.Element, md bool, list *mdList) string {
 		// text of a bullet item.
 		marker, rest = "-", line
 	}
-	return list.item(depth(el), marker, rest)
+	return list.item(depth(el), marker, withEmphasis(el, rest))
 }
 
 func isBullet(m string) bool {
@@ -299,7 +331,10 @@ func exportElement(el *dpe.Element, md bool) string {
 		// The source's line breaks (<br>, lines of a mail body): a newline
 		// alone is a soft break that Markdown joins; a backslash before it
 		// is CommonMark's hard break.
-		return strings.ReplaceAll(text, "\n", "\\\n")
+		text = strings.ReplaceAll(text, "\n", "\\\n")
+	}
+	if md && normalizeCategory(el.Category) == catNarrative {
+		text = withEmphasis(el, text)
 	}
 	return text
 }
