@@ -211,6 +211,18 @@ func (d *documentScreen) nextHit(dir int) tea.Cmd {
 		}
 		return d.e.info("no matches")
 	}
+	if d.search.cur < 0 && d.search.near != nil {
+		// Opened at a Finder hit, and the search has not reached it yet:
+		// n and N go on from the hit, not from the document's start.
+		switch i := d.firstHitFrom(*d.search.near, false); {
+		case i >= 0:
+			d.search.cur = i
+		case dir < 0:
+			d.search.cur = n // every match found so far is before the hit
+		default:
+			return d.e.info("still searching up to this place; " + d.e.keys.NextHit.Help().Key + " goes on once a match after it is found")
+		}
+	}
 	prev := d.search.cur
 	d.search.cur = ((d.search.cur+dir)%n + n) % n
 	d.e.status.text = "" // the status line shows the match counter

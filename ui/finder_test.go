@@ -229,3 +229,28 @@ func TestFinder_IdenticalCopiesAreOneRow(t *testing.T) {
 	golden.RequireEqual(t, normalize(f))
 	s.final()
 }
+
+// n and N after opening a Finder hit go on from the hit even while the
+// document's search has not reached it (in a 300-page manual n went to
+// the first match of page 1).
+func TestFinder_NBeforeTheSearchReachesTheHitGoesOnFromIt(t *testing.T) {
+	m := openJSON(t, 80, 24, twoPageTableDoc())
+	d := m.docS()
+	run(t, m, d.gotoPage(1, 0))
+	d.search = searchState{query: "a", cur: -1, running: true, near: &nearHit{page: 1}, hits: []hit{{page: 0, el: 0}}}
+	press(t, m, "n")
+	if d.page != 1 || !strings.Contains(m.statusText(), "still searching up to this place") {
+		t.Fatalf("n before the search reached the hit: page %d, status %q", d.page+1, m.statusText())
+	}
+	press(t, m, "N")
+	if d.page != 0 || d.search.cur != 0 {
+		t.Fatalf("N should go to the match before the hit: page %d cur %d", d.page+1, d.search.cur)
+	}
+	d.search.cur = -1
+	d.search.hits = append(d.search.hits, hit{page: 1, el: 0}, hit{page: 1, el: 0, start: 1, end: 2})
+	run(t, m, d.gotoPage(1, 0))
+	press(t, m, "n")
+	if d.search.cur != 2 {
+		t.Fatalf("n from the hit should take the match after it, cur %d", d.search.cur)
+	}
+}
