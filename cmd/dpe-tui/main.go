@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -332,24 +333,23 @@ func noColorArg(args []string) bool {
 	return false
 }
 
-// versionWithCommand is the command named after a root -v/--version, or
-// "". Only a -v before the command is the root's --version: after it, -v
-// is the command's own flag (serve's and computer's --verbose).
+// versionWithCommand is the command named with a -v/--version anywhere
+// on the line (flags go anywhere), or "": cobra answers the root's
+// --version before it runs a command, and a command's own parser knows no
+// -v. A -v is the command's own flag when it has one (serve's and
+// computer's --verbose).
 func versionWithCommand(root *cobra.Command, args []string) string {
-	asked := false
+	if end := slices.Index(args, "--"); end >= 0 {
+		args = args[:end]
+	}
+	// Find would take the word after an unknown -v for its value.
+	c, _, err := root.Find(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-v" || a == "--version" }))
+	if err != nil || c == nil || c == root {
+		return ""
+	}
 	for _, a := range args {
-		switch {
-		case a == "--":
-			return ""
-		case a == "-v" || a == "--version":
-			asked = true
-		case !strings.HasPrefix(a, "-"):
-			if c, _, err := root.Find([]string{a}); err == nil && c != nil && c != root {
-				if asked {
-					return c.Name()
-				}
-				return ""
-			}
+		if a == "--version" || a == "-v" && c.Flags().ShorthandLookup("v") == nil {
+			return c.CommandPath()[len(root.Name())+1:]
 		}
 	}
 	return ""
