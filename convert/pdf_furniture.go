@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/klippa-app/go-pdfium/requests"
@@ -13,7 +14,10 @@ import (
 // by position alone: a line in the top or bottom band of a page is
 // furniture only when a neighbouring page (one or two pages away, for
 // headers that alternate left and right) has the same text at the same
-// place, page-number digits allowed to differ. The end of a sentence
+// place, page-number digits allowed to differ — by as much as the page
+// numbers do: "Sentence 44.0 lorem ipsum" at a page's foot and "Sentence
+// 46.0 lorem ipsum" at the same place on the next page are body text
+// that happens to fall alike, not a running line. The end of a sentence
 // carried over to the next page, a section heading at a page's top or a
 // table's header cells sit in those bands too, and do not repeat.
 
@@ -37,6 +41,7 @@ type pdfCandidate struct {
 	box  pdfBox
 	key  string // size and text
 	text string // furnitureKey of the text alone
+	nums []int  // the numbers in the text (lineNumbers)
 }
 
 // furnitureKey is text as compared across pages: spaces collapsed, each
@@ -51,6 +56,41 @@ func furnitureKey(text string) string {
 }
 
 var digitRun = regexp.MustCompile(`[0-9]+`)
+
+// lineNumbers is the numbers in text, in order: its digit runs, or the
+// value of a lone roman numeral ("xii").
+func lineNumbers(text string) []int {
+	text = strings.TrimSpace(text)
+	if v := romanValue(text); v > 0 && len(text) <= 6 {
+		return []int{v}
+	}
+	var out []int
+	for _, d := range digitRun.FindAllString(text, -1) {
+		n, err := strconv.Atoi(d)
+		if err != nil || len(d) > 9 {
+			n = -1 // too long for a page number: compared as text only
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// numbersAlike reports whether the numbers of a line on one page (a) and
+// of the line at its place delta pages on (b) are those of one running
+// line: each number the same, or grown by delta as a page number grows.
+// A digit-folded key that matches while the numbers move otherwise is two
+// body lines ("Sentence 44.0" and "Sentence 46.0").
+func numbersAlike(a, b []int, delta int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if a[k] != b[k] && (a[k] < 0 || b[k]-a[k] != delta) {
+			return false
+		}
+	}
+	return true
+}
 
 // bandCandidates is the lines of runs in the top and bottom bands of a
 // page of height h, in the body's size or smaller: running lines are
@@ -76,16 +116,18 @@ func bandCandidates(runs []pdfRun, h float64) []pdfCandidate {
 			continue
 		}
 		key := fmt.Sprintf("%.1f\x00%s", math.Round(l.size*2)/2, furnitureKey(l.text()))
-		out = append(out, pdfCandidate{box: pdfBox{l.left, l.bottom, l.right, l.top}, key: key, text: furnitureKey(l.text())})
+		out = append(out, pdfCandidate{box: pdfBox{l.left, l.bottom, l.right, l.top}, key: key,
+			text: furnitureKey(l.text()), nums: lineNumbers(l.text())})
 	}
 	return out
 }
 
-// sameSpot reports whether two candidates are one running line: the same
-// key, the same baseline within 2 pt, and overlapping horizontally (a
-// centred "Page 9" and "Page 10" differ in width).
-func sameSpot(a, b pdfCandidate) bool {
-	return a.key == b.key && math.Abs(a.box.bottom-b.box.bottom) < 2 &&
+// sameSpot reports whether a and b, delta pages after a, are one running
+// line: the same key, numbers alike, the same baseline within 2 pt, and
+// overlapping horizontally (a centred "Page 9" and "Page 10" differ in
+// width).
+func sameSpot(a, b pdfCandidate, delta int) bool {
+	return a.key == b.key && numbersAlike(a.nums, b.nums, delta) && math.Abs(a.box.bottom-b.box.bottom) < 2 &&
 		a.box.left < b.box.right && b.box.left < a.box.right
 }
 
@@ -110,7 +152,7 @@ func (p *pdfPages) runningLines(i int, cands []pdfCandidate) []pdfBox {
 		}
 		for k, c := range cands {
 			for _, o := range other {
-				if sameSpot(c, o) {
+				if sameSpot(c, o, j-i) {
 					matched[k] = true
 				}
 			}
@@ -125,7 +167,7 @@ func (p *pdfPages) runningLines(i int, cands []pdfCandidate) []pdfBox {
 			}
 			texts := p.textAt(j, cands)
 			for k, c := range cands {
-				if k < len(texts) && furnitureKey(texts[k]) == c.text {
+				if k < len(texts) && furnitureKey(texts[k]) == c.text && numbersAlike(c.nums, lineNumbers(texts[k]), j-i) {
 					matched[k] = true
 				}
 			}

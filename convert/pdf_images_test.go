@@ -81,16 +81,39 @@ func TestFurnitureKeyAndSpot(t *testing.T) {
 	}
 	a := pdfCandidate{box: pdfBox{280, 30, 310, 38}, key: "8\x00\x00page"}
 	b := pdfCandidate{box: pdfBox{277, 30.5, 313, 38.5}, key: "8\x00\x00page"}
-	if !sameSpot(a, b) {
+	if !sameSpot(a, b, 1) {
 		t.Error("a page number one digit wider is not the same spot")
 	}
 	b.box.bottom, b.box.top = 40, 48
-	if sameSpot(a, b) {
+	if sameSpot(a, b, 1) {
 		t.Error("a line 10 pt higher is the same spot")
 	}
 	b.box = pdfBox{400, 30, 420, 38}
-	if sameSpot(a, b) {
+	if sameSpot(a, b, 1) {
 		t.Error("a line across the page is the same spot")
+	}
+}
+
+// Numbers on a running line move as the page number does, or not at all.
+func TestNumbersAlike(t *testing.T) {
+	for _, c := range []struct {
+		a, b  string
+		delta int
+		want  bool
+	}{
+		{"Page 3 of 9", "Page 4 of 9", 1, true},
+		{"Page 3 of 9", "Page 5 of 9", 2, true},
+		{"12", "13", 1, true},
+		{"xii", "xiii", 1, true},
+		{"Release 2.1", "Release 2.1", 2, true},
+		{"Sentence 44.0 lorem ipsum", "Sentence 46.0 lorem ipsum", 1, false},
+		{"Sentence 44.0 lorem ipsum", "Sentence 47.0 lorem ipsum", 2, false},
+		{"Page 3 of 9", "Page 4 of 11", 1, false},
+		{"12", "14", 1, false},
+	} {
+		if got := numbersAlike(lineNumbers(c.a), lineNumbers(c.b), c.delta); got != c.want {
+			t.Errorf("numbersAlike(%q, %q, %d) = %v, want %v", c.a, c.b, c.delta, got, c.want)
+		}
 	}
 }
 
