@@ -88,9 +88,14 @@ func openODS(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		if err != nil {
 			return err
 		}
-		bk.StartPage(name)
+		pb := bk.StartPage(name)
 		b := g.block()
 		b.meta["page_name"] = name
+		if r.styles[attr(se, "style-name")].hidden {
+			// As XLSX says it of a hidden sheet.
+			pb.SetPageMeta("sheet_state", "hidden")
+			b.meta["sheet_state"] = "hidden"
+		}
 		bk.Add("Table", b.text, b.meta)
 		return nil
 	})
@@ -107,6 +112,7 @@ type odfStyle struct {
 	parent, display string
 	mono, breakPage bool
 	align           string // fo:text-align (dpe.AlignWord)
+	hidden          bool   // a table style's table:display="false" (a hidden sheet)
 }
 
 type odfReader struct {
@@ -226,16 +232,20 @@ func (r *odfReader) readStyles(part string, visit func(d *XMLDecoder, se xml.Sta
 }
 
 // styleProps records what style name's text-properties or
-// paragraph-properties t say that the reader uses: a monospace font, a
-// page break before, the text alignment.
+// paragraph-properties (or a table style's table-properties) t say that
+// the reader uses: a monospace font, a page break before, the text
+// alignment, a hidden sheet.
 func (r *odfReader) styleProps(name string, t xml.StartElement) {
 	if name == "" {
 		return
 	}
 	s := r.styles[name]
-	if t.Name.Local == "text-properties" {
+	switch t.Name.Local {
+	case "table-properties":
+		s.hidden = attr(t, "display") == "false"
+	case "text-properties":
 		s.mono = s.mono || isMonospace(attr(t, "font-name")) || isMonospace(attr(t, "font-family"))
-	} else {
+	default:
 		s.breakPage = s.breakPage || attr(t, "break-before") == "page"
 		if a := dpe.AlignWord(attr(t, "text-align")); a != "" {
 			s.align = a
@@ -327,7 +337,7 @@ func (r *odfReader) walk(ctx context.Context, fn func(d *XMLDecoder, se xml.Star
 				s := r.styles[styleName]
 				s.parent = attr(t, "parent-style-name")
 				r.styles[styleName] = s
-			case "text-properties", "paragraph-properties":
+			case "text-properties", "paragraph-properties", "table-properties":
 				r.styleProps(styleName, t)
 			}
 		case xml.EndElement:
@@ -694,6 +704,10 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 // maxODFSpaces caps the spaces text:s elements expand to in one document.
 const maxODFSpaces = 1 << 20
 
+// maxODFCol caps a row's column position: far past any sheet's last
+// column (16,384), and far from overflowing as repeats add up.
+const maxODFCol = 1 << 24
+
 // maxSheetCells caps the cells one table may expand to: ODS repeats rows
 // and columns by count (an empty sheet declares a million rows).
 const maxSheetCells = 1 << 20
@@ -708,6 +722,8 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 	header := false
 	var row []*cell
 	var rowRepeat, col int
+	next := 0          // the column after the row's last placed cell
+	rowHeader := false // the row's cells are <th>
 	var cur *cell
 	var curRepeat int
 	var text []string
@@ -725,6 +741,27 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 		}
 		return limitErr(what, maxSheetCells, int64(cells))
 	}
+	// fill writes the empty cells between the row's last placed cell and
+	// column to, except positions spans from above cover, charging them
+	// before they exist.
+	fill := func(to int) error {
+		if to <= next {
+			return nil
+		}
+		if cells += to - next; cells > maxSheetCells {
+			return limit()
+		}
+		if est += int64(to-next) * 16; est > maxOut {
+			return limitErr("output size", maxOut, est)
+		}
+		for p := next; p < to; p++ {
+			if !occ[occKey{len(g.rows) + pendingEmpty, p}] {
+				row = append(row, &cell{colspan: 1, rowspan: 1, header: rowHeader, col: p})
+			}
+		}
+		next = to
+		return nil
+	}
 	for depth > 0 {
 		t, err := d.Token()
 		if err != nil {
@@ -737,15 +774,22 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 			case "table-header-rows":
 				header = true
 			case "table-row":
-				row, col = nil, 0
+				row, col, next = nil, 0, 0
 				rowRepeat = repeatAttr(t, "number-rows-repeated")
+				// A sheet's first row is its header, as in XLSX.
+				rowHeader = header || (sheet >= 0 && len(g.rows)+pendingEmpty == 0)
 			case "table-cell", "covered-table-cell":
 				curRepeat = repeatAttr(t, "number-columns-repeated")
 				if t.Name.Local == "covered-table-cell" {
 					// Positions a span covers are skipped when the next
 					// origin cell is placed (pandoc omits covered cells,
-					// LibreOffice writes them), so these add nothing.
+					// LibreOffice writes them); a covered cell under a
+					// span from the rows above takes its column, so the
+					// empty cells after it keep theirs.
 					cur = nil
+					for i := 0; i < curRepeat && occ[occKey{len(g.rows) + pendingEmpty, col}]; i++ {
+						col++
+					}
 					if err := skip(d); err != nil {
 						return nil, err
 					}
@@ -755,7 +799,7 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				for occ[occKey{len(g.rows) + pendingEmpty, col}] {
 					col++
 				}
-				cur = &cell{colspan: max(1, repeatAttr(t, "number-columns-spanned")), rowspan: max(1, repeatAttr(t, "number-rows-spanned")), header: header, col: col}
+				cur = &cell{colspan: max(1, repeatAttr(t, "number-columns-spanned")), rowspan: max(1, repeatAttr(t, "number-rows-spanned")), header: rowHeader, col: col}
 				cur.colspan, cur.rowspan = min(cur.colspan, 16384), min(cur.rowspan, 1<<20)
 				text = nil
 			case "p", "h":
@@ -788,10 +832,16 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				}
 				cur.text = strings.TrimSpace(strings.Join(text, "\n"))
 				if cur.text == "" && cur.colspan == 1 && cur.rowspan == 1 {
-					// Empty cells only take up columns.
-					col += curRepeat
+					// Empty cells take up columns; they are written only
+					// before a cell with text (and, outside a sheet, to the
+					// row's end), so a sheet's trailing run of 16,384 empty
+					// columns costs nothing.
+					col = min(col+curRepeat, maxODFCol)
 					cur = nil
 					continue
+				}
+				if err := fill(col); err != nil {
+					return nil, err
 				}
 				// ODF lists every grid column in a row (covered ones as
 				// covered-table-cell), so an XML cell is one column wide
@@ -818,12 +868,20 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 						}
 					}
 					col += c.colspan
+					next = col
 					if cells++; cells > maxSheetCells {
 						return nil, limit()
 					}
 				}
 				cur = nil
 			case "table-row":
+				if sheet < 0 && len(row) > 0 {
+					// A text table declares its columns: an empty last
+					// cell is still a cell.
+					if err := fill(col); err != nil {
+						return nil, err
+					}
+				}
 				if len(row) == 0 {
 					pendingEmpty += rowRepeat
 					continue

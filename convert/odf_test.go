@@ -241,3 +241,31 @@ func TestAltTextAndCustomShapeText(t *testing.T) {
 		t.Errorf("custom shape text after the image: %q\n%s", after, structure(doc))
 	}
 }
+
+// Empty cells before a cell with text are written (they keep its column),
+// charged before they exist; a covered cell under a span from the row
+// above takes its column; trailing empty runs cost nothing.
+func TestODSEmptyCellsPlaced(t *testing.T) {
+	sheet := func(rows string) []byte {
+		return odfZip(t, "application/vnd.oasis.opendocument.spreadsheet", `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:spreadsheet><table:table table:name="S">`+
+			rows+`</table:table></office:spreadsheet></office:body></office:document-content>`)
+	}
+	x := func(s string) string {
+		return `<table:table-cell office:value-type="string"><text:p>` + s + `</text:p></table:table-cell>`
+	}
+	empty := func(n int) string { return fmt.Sprintf(`<table:table-cell table:number-columns-repeated="%d"/>`, n) }
+	c := New(Options{CacheDir: "-"})
+	defer c.Close()
+	doc, err := convertBytes(t, c, "covered.ods", sheet(
+		`<table:table-row><table:table-cell table:number-rows-spanned="2" office:value-type="string"><text:p>a</text:p></table:table-cell>`+x("b")+empty(16382)+`</table:table-row>`+
+			`<table:table-row><table:covered-table-cell/>`+empty(1)+x("c")+empty(16381)+`</table:table-row>`+
+			`<table:table-row table:number-rows-repeated="1048570">`+empty(16384)+`</table:table-row>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := elementsOf(doc, "Table")
+	if len(tb) != 1 || metaString(tb[0], "text_as_html") != `<table><tr><th rowspan="2">a</th><th>b</th></tr><tr><td></td><td>c</td></tr></table>` {
+		t.Fatalf("%+v", tb)
+	}
+	runHostile(t, []hostileCase{{"gap.ods", sheet(`<table:table-row>` + empty(1<<30) + x("x") + `</table:table-row>`), "cell count on sheet 0 over the limit"}})
+}
