@@ -401,7 +401,9 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	case d.skill != nil && matches(msg, k.SkillFiles):
 		return e.ask(pushMsg{s: newSkillFilesScreen(e, d.skill)})
 	case matches(msg, k.Back):
-		if d.search.query != "" && matches(msg, k.Cancel) {
+		// esc clears a search the user typed; the one a Finder hit
+		// carried in (near) is the Finder's, and esc goes back to it.
+		if d.search.query != "" && d.search.near == nil && matches(msg, k.Cancel) {
 			d.clearSearch()
 			return nil
 		}
