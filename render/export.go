@@ -37,12 +37,6 @@ func Markdown(d *dpe.Document) string { return exportDoc(d, true, ExportOptions{
 // PageMarkdown exports one page as Markdown, furniture left out.
 func PageMarkdown(p *dpe.Page) string { return exportPage(p, true, ExportOptions{}) }
 
-// PlainText exports a document as plain text, furniture left out.
-func PlainText(d *dpe.Document) string { return exportDoc(d, false, ExportOptions{}) }
-
-// PagePlainText exports one page as plain text, furniture left out.
-func PagePlainText(p *dpe.Page) string { return exportPage(p, false, ExportOptions{}) }
-
 // Export writes a document as Markdown (md) or plain text with options o.
 func Export(d *dpe.Document, md bool, o ExportOptions) string { return exportDoc(d, md, o) }
 

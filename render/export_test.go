@@ -36,7 +36,7 @@ func TestMarkdown_ExportsElementsAndPipeTables(t *testing.T) {
 }
 
 func TestPlainText_ExportsWithoutMarkup(t *testing.T) {
-	got := PlainText(exportDocFixture(t))
+	got := plainText(exportDocFixture(t))
 	for _, want := range []string{"Doc\n\n==== Page 1: Intro ====", "\nReport\n", "  ◦ point", "a := \"```\"", "| k | v |", "[x] done", "Name: Jane", "[image image/png] Fig", "==== Page 2 ===="} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
@@ -52,7 +52,13 @@ func TestPageExports_MatchDocumentPage(t *testing.T) {
 	if md := PageMarkdown(d.Pages[0]); !strings.HasPrefix(md, "# Report\n") || !strings.Contains(Markdown(d), strings.TrimRight(md, "\n")) {
 		t.Errorf("PageMarkdown:\n%s", md)
 	}
-	if txt := PagePlainText(d.Pages[0]); !strings.HasPrefix(txt, "Report\n") {
+	if txt := pagePlainText(d.Pages[0]); !strings.HasPrefix(txt, "Report\n") {
 		t.Errorf("PagePlainText:\n%s", txt)
 	}
 }
+
+// plainText and pagePlainText are the plain-text exports with no options,
+// as get --format text writes them (furniture left out).
+func plainText(d *dpe.Document) string { return Export(d, false, ExportOptions{}) }
+
+func pagePlainText(p *dpe.Page) string { return ExportPage(p, false, ExportOptions{}) }

@@ -95,6 +95,6 @@ func FuzzElement(f *testing.F) {
 			}
 		}
 		assertOnlySGR(t, "fuzz element", out)
-		_ = PlainText(&dpe.Document{Pages: []*dpe.Page{{Decoded: true, Elements: []*dpe.Element{e}}}})
+		_ = plainText(&dpe.Document{Pages: []*dpe.Page{{Decoded: true, Elements: []*dpe.Element{e}}}})
 	})
 }

@@ -102,8 +102,8 @@ func TestRender_HostileStringsInEveryFieldLeaveOnlyThemeSGR(t *testing.T) {
 		}
 	}
 	for name, out := range map[string]string{
-		"Markdown": Markdown(doc), "PlainText": PlainText(doc),
-		"PageMarkdown": PageMarkdown(page), "PagePlainText": PagePlainText(page),
+		"Markdown": Markdown(doc), "PlainText": plainText(doc),
+		"PageMarkdown": PageMarkdown(page), "PagePlainText": pagePlainText(page),
 	} {
 		if strings.ContainsRune(out, 0x1b) {
 			t.Errorf("%s export contains ESC", name)

@@ -73,7 +73,7 @@ func TestListItems_OrderedShowSourceLabelsEverywhere(t *testing.T) {
 	if strings.Join(screen, "\n") != strings.Join(wantScreen, "\n") {
 		t.Errorf("screen:\n%s\nwant:\n%s", strings.Join(screen, "\n"), strings.Join(wantScreen, "\n"))
 	}
-	if got, want := PagePlainText(p), "5. Collect\n6. Upload\n  a. first step\n  b. second step\n7. Check\n• a bullet\n"; got != want {
+	if got, want := pagePlainText(p), "5. Collect\n6. Upload\n  a. first step\n  b. second step\n7. Check\n• a bullet\n"; got != want {
 		t.Errorf("text:\n%s\nwant:\n%s", got, want)
 	}
 	// CommonMark: numbers (it has no letter markers), children at their

@@ -61,11 +61,11 @@ func TestEmailAddress_LabelledWithFieldAndName(t *testing.T) {
 	if got := PageMarkdown(p); !strings.Contains(got, `From: Duty Officer \<duty@example.org\>`) {
 		t.Errorf("markdown: %q", got)
 	}
-	if got := PagePlainText(p); !strings.Contains(got, "From: Duty Officer <duty@example.org>") {
+	if got := pagePlainText(p); !strings.Contains(got, "From: Duty Officer <duty@example.org>") {
 		t.Errorf("text: %q", got)
 	}
 	bare := el(t, "EmailAddress", "x@example.org", nil)
-	if got := PagePlainText(&dpe.Page{Decoded: true, Elements: []*dpe.Element{bare}}); !strings.Contains(got, "x@example.org") || strings.Contains(got, ":") {
+	if got := pagePlainText(&dpe.Page{Decoded: true, Elements: []*dpe.Element{bare}}); !strings.Contains(got, "x@example.org") || strings.Contains(got, ":") {
 		t.Errorf("bare address: %q", got)
 	}
 }
@@ -107,7 +107,7 @@ func TestQuote_BarOnScreenMarkersInExports(t *testing.T) {
 	if got := PageMarkdown(p); got != "> > A nested remark from the desk.\n" {
 		t.Errorf("markdown %q", got)
 	}
-	if got := PagePlainText(p); got != "> > A nested remark from the desk.\n" {
+	if got := pagePlainText(p); got != "> > A nested remark from the desk.\n" {
 		t.Errorf("text %q", got)
 	}
 }
