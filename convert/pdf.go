@@ -338,9 +338,10 @@ func (r *pdfReader) close() error {
 // pdfPages is an open PDF.
 type pdfPages struct {
 	*pdfReader
-	engine *pdfEngine
-	info   Info
-	data   []byte // kept alive: PDFium reads from it lazily
+	headings pdfHeadingDepth // the last Title's depth, for the next page
+	engine   *pdfEngine
+	info     Info
+	data     []byte // kept alive: PDFium reads from it lazily
 	// levels are the outline's titles on each page with their level.
 	levels map[int]map[string]int
 	// bands are the lines in each read page's top and bottom bands, for
@@ -558,7 +559,7 @@ func (p *pdfPages) layoutPage(ctx context.Context, i int, d pdfPageData, b *Page
 		return err
 	}
 	p.tails[i] = layoutPDFPage(d.runs, d.w, d.h, i, pdfPageExtras{outline: p.levels[i], links: d.links, images: d.images,
-		running: running, rules: d.rules, prevTable: p.tails[i-1]}, b)
+		running: running, rules: d.rules, prevTable: p.tails[i-1], headings: &p.headings}, b)
 	return nil
 }
 
@@ -1043,6 +1044,29 @@ type pdfPageExtras struct {
 	rules    []pdfBox           // ruling lines (thin paths)
 	// prevTable is the table that ended the page before, if it was read.
 	prevTable *pdfTableTail
+	// headings is the depth of the last Title emitted, across pages.
+	headings *pdfHeadingDepth
+}
+
+// pdfHeadingDepth is the depth of the last Title emitted. A Title may go
+// at most one level deeper than the one before it: a heading told by its
+// size alone (an author line set between the title's size and a
+// section's) would otherwise skip levels, which a strict check rejects.
+type pdfHeadingDepth struct {
+	seen bool
+	last int
+}
+
+// clamp is depth held to one below the last Title's, and remembered.
+func (h *pdfHeadingDepth) clamp(depth int) int {
+	if h == nil {
+		return depth
+	}
+	if h.seen && depth > h.last+1 {
+		depth = h.last + 1
+	}
+	h.seen, h.last = true, depth
+	return depth
 }
 
 // pdfRegion is runs that read as one flow: col numbers the column the
@@ -1468,7 +1492,7 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 		cat = "FigureCaption"
 	case outline[text] > 0 && len(bl.lines) <= 3:
 		cat = "Title"
-		meta["category_depth"] = min(outline[text]-1, 5)
+		meta["category_depth"] = ex.headings.clamp(min(outline[text]-1, 5))
 	case isHeadingBlock(bl, body):
 		cat = "Title"
 		depth := 0
@@ -1477,7 +1501,7 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 				depth = k
 			}
 		}
-		meta["category_depth"] = min(depth, 5)
+		meta["category_depth"] = ex.headings.clamp(min(depth, 5))
 	case listMarker.MatchString(text):
 		cat = "ListItem"
 		meta["category_depth"] = min(listDepth, 8)

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dpe-tui/dpe-tui/internal/racebuild"
 )
 
 // A body line at a page's foot, the same but for its numbers as a line at
@@ -31,5 +33,34 @@ func TestGet_PDFBodyLinesAtTheFootAreKept(t *testing.T) {
 		if !strings.Contains(out, s) {
 			t.Errorf("%q is missing from the text", s)
 		}
+	}
+}
+
+// The Debian PDFs named by a new user's report pass `check --strict`: a
+// cover page's author lines, sized between the title and the sections,
+// once gave a Title at depth 3 after one at depth 1 (DPE-E023).
+func TestCheckStrict_DebianPDFs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts whole manuals")
+	}
+	if racebuild.Enabled {
+		t.Skip("PDFium is tens of times slower under the race detector")
+	}
+	found := 0
+	for _, file := range []string{
+		"/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf",
+		"/usr/share/doc/libtasn1-doc/libtasn1.pdf",
+	} {
+		if _, err := os.Stat(file); err != nil {
+			continue
+		}
+		found++
+		code, out, errOut := runCLI(t, "check", "--strict", file)
+		if code != exitOK || strings.Contains(out+errOut, "violation DPE-") {
+			t.Errorf("%s: exit %d:\n%s%s", file, code, out, errOut)
+		}
+	}
+	if found == 0 {
+		t.Skip("no Debian PDF under /usr/share/doc (shared-mime-info, libtasn1-doc)")
 	}
 }
