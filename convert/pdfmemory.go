@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"sync"
 
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -20,7 +21,10 @@ import (
 // instance is killed from another goroutine (guard's deadline) while
 // PDFium may still run on its memory: the collector frees a buffer once
 // nothing uses it, never under a running call.
+// Free and Reallocate take mu for the same reason: the kill's Free runs
+// while the call it stops may still be growing the memory.
 type pdfMemory struct {
+	mu  sync.Mutex
 	buf []byte
 	max uint64
 }
@@ -49,6 +53,8 @@ func newPDFMemory(start, max uint64) experimental.LinearMemory {
 // reservation, else into one of the whole limit. Past the limit it
 // fails, and PDFium's malloc sees an ordinary out-of-memory.
 func (m *pdfMemory) Reallocate(size uint64) []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	switch {
 	case size <= uint64(cap(m.buf)):
 		m.buf = m.buf[:size]
@@ -64,4 +70,8 @@ func (m *pdfMemory) Reallocate(size uint64) []byte {
 
 // Free drops the memory; the collector frees it when the instance no
 // longer refers to it.
-func (m *pdfMemory) Free() { m.buf = nil }
+func (m *pdfMemory) Free() {
+	m.mu.Lock()
+	m.buf = nil
+	m.mu.Unlock()
+}
