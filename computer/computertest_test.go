@@ -76,7 +76,10 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 func startSMCP(t *testing.T, apiKey string) (string, net.Listener) {
 	t.Helper()
 	slog0, _ := newLog(t)
-	s, err := server.New(server.Options{APIKey: apiKey, Logger: slog0.With("side", "server")})
+	// The server's bound on a routed request is this file's wait too: its
+	// 30 s default was missed by a get_dpe of the generated manual (built
+	// on first read) under -race on a loaded machine.
+	s, err := server.New(server.Options{APIKey: apiKey, Logger: slog0.With("side", "server"), RequestTimeout: wait, MaxRequestTimeout: max(wait, 2*time.Minute)})
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}

@@ -282,7 +282,13 @@ func TestFetcher_ReusesConnections(t *testing.T) {
 	if fs := o.LoadManifestPages(context.Background(), op, DefaultFetchWorkers, nil); len(fs) != 0 {
 		t.Fatal(fs)
 	}
-	if n := accepts.Load(); n > DefaultFetchWorkers {
-		t.Errorf("%d TCP connections for %d workers", n, DefaultFetchWorkers)
+	// At most two per worker, against one per page without reuse: a
+	// request that finds no idle connection dials one, and when its
+	// worker's previous connection is handed back first (net/http returns
+	// it from its read loop, later on a loaded machine) the request takes
+	// that one and the dialed connection waits idle: one worker in four
+	// did so under -race at load 20.
+	if n := accepts.Load(); n > 2*DefaultFetchWorkers {
+		t.Errorf("%d TCP connections for %d workers and %d pages", n, DefaultFetchWorkers, pages)
 	}
 }

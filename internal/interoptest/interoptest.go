@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // Need reports a missing test dependency: a skip locally, a failure under CI.
@@ -151,8 +153,8 @@ func Start(t testing.TB, rt Runtime, args ...string) *Peer {
 		return &Peer{URL: "http://127.0.0.1:" + p, Name: rt.Name, Stop: stop}
 	case <-exited:
 		t.Fatalf("%s peer exited before listening:\n%s", rt.Name, stderr.String())
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%s peer did not print its port within 20s:\n%s", rt.Name, stderr.String())
+	case <-time.After(testbudget.Left(t, 20*time.Second)):
+		t.Fatalf("%s peer did not print its port before the test's deadline:\n%s", rt.Name, stderr.String())
 	}
 	return nil
 }

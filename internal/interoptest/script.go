@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // Python is the interpreter the version peers run under: the system one,
@@ -64,8 +66,8 @@ func StartScript(t testing.TB, script string, args ...string) string {
 		return "http://127.0.0.1:" + p
 	case <-done:
 		t.Fatalf("%s exited before listening", script)
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%s did not print its port within 20s", script)
+	case <-time.After(testbudget.Left(t, 20*time.Second)):
+		t.Fatalf("%s did not print its port before the test's deadline", script)
 	}
 	return ""
 }
