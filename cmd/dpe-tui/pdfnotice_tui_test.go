@@ -46,26 +46,10 @@ func TestTUI_PDFShowsTheEngineNoticeOnce(t *testing.T) {
 	coldPDFCache(t) // a machine that never compiled PDFium
 	run := func(wantNotices int) {
 		t.Helper()
-		var f tuiFlags
-		fs := pflag.NewFlagSet("dpe-tui", pflag.ContinueOnError)
-		f.globalFlags.register(fs)
-		f.define(fs)
-		if err := fs.Parse(nil); err != nil {
-			t.Fatal(err)
-		}
-		f.Embedded.cmd = "open"
-		notice := &tuiNotice{}
-		opt, done, err := tuiOptions(&f, "../../convert/testdata/pdf/twocolumns.pdf", nil, nil, notice)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, notice, done := startOpenTUI(t, "../../convert/testdata/pdf/twocolumns.pdf", 80, 24)
 		defer done()
-		opt.Width, opt.Height = 80, 24
-		tm := teatest.NewTestModel(t, frameProbe{ui.New(opt)}, teatest.WithInitialTermSize(80, 24),
-			teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
-		counter := &noticeCounter{to: tm, n: map[string]int{}}
+		counter := &noticeCounter{to: l.tm, n: map[string]int{}}
 		notice.to(counter)
-		l := &localTUI{t: t, tm: tm}
 		if wantNotices > 0 {
 			// On the status line while the open it slows down runs.
 			l.waitUntil("the notice beside the open", func(f string) bool {
@@ -89,4 +73,28 @@ func TestTUI_PDFShowsTheEngineNoticeOnce(t *testing.T) {
 	}
 	run(1)
 	run(0) // compiled now: nothing to announce
+}
+
+// startOpenTUI is the model `dpe-tui open FILE` runs (tuiOptions with the
+// command's default flags), driven through teatest at w×h with no colour;
+// notice is where the program's notices go, done what open does after it.
+func startOpenTUI(t *testing.T, file string, w, h int) (l *localTUI, notice *tuiNotice, done func()) {
+	t.Helper()
+	var f tuiFlags
+	fs := pflag.NewFlagSet("dpe-tui", pflag.ContinueOnError)
+	f.globalFlags.register(fs)
+	f.define(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	f.Embedded.cmd = "open"
+	notice = &tuiNotice{}
+	opt, done, err := tuiOptions(&f, file, nil, nil, notice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Width, opt.Height = w, h
+	tm := teatest.NewTestModel(t, frameProbe{ui.New(opt)}, teatest.WithInitialTermSize(w, h),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+	return &localTUI{t: t, tm: tm}, notice, done
 }
