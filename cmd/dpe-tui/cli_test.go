@@ -690,7 +690,7 @@ func TestHelp_NoColorFlag(t *testing.T) {
 
 // open and mcp list their own flags first and only the root flags that
 // do something there; the root's help still lists every flag.
-func TestHelp_OpenAndMCPListOnlyFlagsThatApply(t *testing.T) {
+func TestHelp_ScopedCommandsListOnlyFlagsThatApply(t *testing.T) {
 	cleanEnv(t)
 	flagRe := regexp.MustCompile(`(?m)^\s+(?:-\w )?--([a-z0-9-]+)`)
 	flags := func(args ...string) []string {
@@ -705,18 +705,21 @@ func TestHelp_OpenAndMCPListOnlyFlagsThatApply(t *testing.T) {
 		}
 		return names
 	}
+	network := []string{"url", "office", "api-key", "a2c-version", "max-ack", "name", "path", "mcp-config", "allow-file-uri"}
 	for _, tc := range []struct {
 		cmd, first string
-		want       []string
+		want, no   []string
 	}{
-		{"open", "mouse", []string{"theme", "no-color", "config"}},
-		{"mcp", "docs", []string{"http", "config", "profile"}},
+		{"open", "mouse", []string{"theme", "no-color", "config"}, append([]string{"timeout", "docs"}, network...)},
+		{"mcp", "docs", []string{"http", "config", "profile"}, append([]string{"timeout", "insecure"}, network...)},
+		// convert reads one file: its own --timeout, no server, no TUI.
+		{"convert", "out", []string{"from", "timeout", "no-color", "config", "log"}, append([]string{"docs", "insecure", "theme"}, network...)},
 	} {
 		got := flags(tc.cmd, "--help")
 		if len(got) == 0 || got[0] != tc.first {
 			t.Errorf("%s --help: flags %v, want its own --%s first", tc.cmd, got, tc.first)
 		}
-		for _, no := range []string{"url", "office", "api-key", "a2c-version", "max-ack", "timeout", "name"} {
+		for _, no := range tc.no {
 			if slices.Contains(got, no) {
 				t.Errorf("%s --help lists --%s, which does nothing there: %v", tc.cmd, no, got)
 			}
@@ -729,5 +732,24 @@ func TestHelp_OpenAndMCPListOnlyFlagsThatApply(t *testing.T) {
 	}
 	if root := flags("--help"); !slices.Contains(root, "url") || !slices.Contains(root, "office") {
 		t.Errorf("the root's help lost the network flags after a scoped help: %v", root)
+	}
+}
+
+// TestHelp_ListsMan: `man` is a command like the others, so the root's
+// help names it, and its page goes to the command's stdout.
+func TestHelp_ListsMan(t *testing.T) {
+	cleanEnv(t)
+	code, out, errOut := runCLI(t, "--help", "--no-color")
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+	_, cmds, _ := strings.Cut(out, "COMMANDS")
+	cmds, _, _ = strings.Cut(cmds, "FLAGS")
+	if !regexp.MustCompile(`(?m)^\s+man\b`).MatchString(cmds) {
+		t.Errorf("the root's help does not list man:\n%s", cmds)
+	}
+	code, page, errOut := runCLI(t, "man")
+	if code != 0 || !strings.Contains(page, ".TH") || !strings.Contains(page, "convert") {
+		t.Errorf("man: exit %d, stderr %q, page %.200q", code, errOut, page)
 	}
 }

@@ -28,6 +28,11 @@ func helpInherits(command *cobra.Command) ([]string, bool) {
 		return []string{"config", "profile", "theme", "no-color", "log", "insecure"}, true
 	case "mcp":
 		return []string{"config", "profile", "no-color"}, true
+	case "convert":
+		// One file in, DPE JSON out: no server, office, agent or TUI.
+		return []string{"config", "profile", "no-color", "log"}, true
+	case "man":
+		return []string{"no-color"}, true
 	}
 	return nil, false
 }

@@ -25,6 +25,8 @@ import (
 	"syscall"
 
 	"charm.land/fang/v2"
+	mango "github.com/muesli/mango-cobra"
+	"github.com/muesli/roff"
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/internal/version"
@@ -91,6 +93,10 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		// Errors are reported by report: one sanitized line, and the
 		// exit code says which kind.
 		fang.WithErrorHandler(func(io.Writer, fang.Styles, error) {}),
+		// fang's own man command is hidden from the command list and
+		// writes to the process's stdout; manCmd is listed and writes to
+		// the command's.
+		fang.WithoutManpage(),
 	)
 	if err == nil {
 		err = failed
@@ -165,7 +171,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root.AddCommand(
 		a.openCmd(), a.serveCmd(), a.computerCmd(), a.lsCmd(), a.getCmd(), a.checkCmd(),
 		a.findCmd(), a.mcpCmd(), a.hashCmd(), a.diffCmd(), a.convertCmd(), a.configCmd(), a.versionCmd(),
-		a.remoteCmd(), a.pushCmd(), a.warmupCmd(),
+		a.remoteCmd(), a.pushCmd(), a.warmupCmd(), manCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
@@ -294,6 +300,25 @@ func exactArgs(n int, msg string) cobra.PositionalArgs {
 			return usageErrorf("%s", msg)
 		}
 		return nil
+	}
+}
+
+// manCmd prints the man page of every command, from the same commands
+// and flags as --help.
+func manCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "man",
+		Short:   "Print the man page (roff) of dpe-tui and every command",
+		Example: "  dpe-tui man > dpe-tui.1\n  dpe-tui man | man -l -",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			page, err := mango.NewManPage(1, cmd.Root())
+			if err != nil {
+				return fmt.Errorf("man page: %w", err)
+			}
+			_, err = io.WriteString(cmd.OutOrStdout(), page.Build(roff.NewDocument()))
+			return err
+		},
 	}
 }
 
