@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -219,7 +221,7 @@ func printGetWith(ctx context.Context, opener *dpe.Opener, op *dpe.Opened, page 
 			return fmt.Errorf("content at %s is %s, not a DPE document", sanitize.Line(sanitize.URL(op.Access.URI)), kindName(op.Kind))
 		default:
 			if op.Kind == dpe.KindBinary {
-				return fmt.Errorf("content at %s is binary (%s, %d bytes); save it with the TUI", sanitize.Line(sanitize.URL(op.Access.URI)), sanitize.Line(op.MimeType), len(op.Body))
+				return fmt.Errorf("content at %s is binary (%s, %d bytes); save it with the TUI", sanitize.Line(sanitize.URL(op.Access.URI)), sanitize.Line(binaryKind(op.MimeType, op.Body)), len(op.Body))
 			}
 			_, err := io.WriteString(w, sanitize.Text(string(op.Body)))
 			return err
@@ -356,4 +358,20 @@ func absPath(p string) (string, error) {
 		return "", err
 	}
 	return filepath.ToSlash(abs), nil
+}
+
+// binaryKind names a binary content for an error: its MIME type, else
+// what its first bytes say (a local file has no MIME type), else only
+// "binary data".
+func binaryKind(mimeType string, body []byte) string {
+	if mimeType != "" {
+		return mimeType
+	}
+	if bytes.HasPrefix(body, []byte("\x7fELF")) {
+		return "ELF executable"
+	}
+	if mt := http.DetectContentType(body); mt != "application/octet-stream" {
+		return mt
+	}
+	return "binary data"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -49,5 +50,23 @@ func TestGet_ListedOpaqueURIIsAURI(t *testing.T) {
 	code, out, errOut = runCLI(t, "get", "mine:opaque", "--mcp-config", cfg, "--format", "text")
 	if code != exitOK || !strings.Contains(out, "From the file") {
 		t.Fatalf("existing file: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestGet_LocalBinaryNamesItsKind: a local file has no MIME type, so the
+// error says what its bytes are instead of an empty pair of brackets.
+func TestGet_LocalBinaryNamesItsKind(t *testing.T) {
+	cleanEnv(t)
+	exe, err := os.Executable() // an ELF file on Linux
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := os.ReadFile(exe)
+	if err != nil || !bytes.HasPrefix(head, []byte("\x7fELF")) {
+		t.Skip("the test binary is not an ELF file here")
+	}
+	code, _, errOut := runCLI(t, "get", exe)
+	if code == 0 || !strings.Contains(errOut, "is binary (ELF executable, ") || strings.Contains(errOut, "(,") {
+		t.Errorf("get %s: exit %d, stderr %q; want the kind named", exe, code, errOut)
 	}
 }
