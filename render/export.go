@@ -213,6 +213,12 @@ func exportListItem(el *dpe.Element, md bool, list *mdList) string {
 		return strings.Repeat("  ", depth(el)) + marker + " " + rest
 	}
 	switch {
+	case marker == "" && isDecimalMarker(mdMarker(el)) && !isDecimalMarker(listLabel(el)):
+		// A lettered or roman item ("b.", "iv."): CommonMark's ordered
+		// markers are numbers only, and writing its number would give a
+		// reader "2." where the source says "b.". A bullet item that
+		// starts with the source's label renders as the source reads.
+		marker, rest = "-", listLabel(el)+" "+line
 	case marker == "":
 		marker, rest = mdMarker(el), line
 	case isBullet(marker):

@@ -114,8 +114,8 @@ func (l *mdList) item(d int, marker, text string) string {
 func (l *mdList) end() { l.content = l.content[:0] }
 
 // mdMarker is the CommonMark marker of an item: decimal numbers for
-// ordered items (CommonMark has no letter or roman markers, so a
-// lettered list is written with its numbers), "-" otherwise.
+// ordered items, "-" otherwise (a lettered or roman item is a bullet
+// item that starts with its label: exportListItem).
 func mdMarker(el *dpe.Element) string {
 	if n, ok := orderedNumber(el); ok {
 		return strconv.Itoa(n) + "."

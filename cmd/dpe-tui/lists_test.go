@@ -9,7 +9,8 @@ import (
 
 // get --format md writes the source's numbering (the real start, nested
 // items under their parent, the count continuing after a nested list) as
-// CommonMark, and text shows the same labels.
+// CommonMark, a lettered or roman item as a bullet item that starts with
+// its label (not renumbered 1.), and text shows the same labels.
 func TestGet_NumberedListsAsInTheSource(t *testing.T) {
 	for _, file := range []string{"handbook.docx", "handbook.odt", "handbook-soffice.odt", "handbook.html", "handbook.epub"} {
 		t.Run(file, func(t *testing.T) {
@@ -17,12 +18,12 @@ func TestGet_NumberedListsAsInTheSource(t *testing.T) {
 			if code != exitOK || errOut != "" {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
 			}
-			want := "1. Collect the samples\n2. Upload the results\n   1. Check the checksum\n   2. Sign the form\n3. Archive the batch\n"
+			want := "1. Collect the samples\n2. Upload the results\n   - a. Check the checksum\n   - b. Sign the form\n3. Archive the batch\n"
 			if !strings.Contains(out, want) {
 				t.Errorf("numbered list with a nested one missing:\n%s", out)
 			}
 			for _, w := range []string{"\n5. Hand over the keys\n6. Write the log\n", "- Call the duty officer\n  1. Dial the desk\n  2. Leave a message\n- Lock the door\n",
-				"1. First annex\n2. Second annex\n3. Third annex\n"} {
+				"- i. First annex\n- ii. Second annex\n- iii. Third annex\n"} {
 				if !strings.Contains(out, w) {
 					t.Errorf("%q missing in:\n%s", w, out)
 				}
