@@ -326,3 +326,19 @@ func TestConvertEMLHugeSubjectIsKeptOnce(t *testing.T) {
 		t.Errorf("first element %s of %d bytes, want the whole subject as the Title", ti.Category, len(ti.Text))
 	}
 }
+
+// TestConvert_WriteErrorNamesTheTarget: a failed -o names the file the
+// user typed, not the temporary file written beside it.
+func TestConvert_WriteErrorNamesTheTarget(t *testing.T) {
+	cleanEnv(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.md")
+	if err := os.WriteFile(in, []byte("# hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "missing", "out.json")
+	code, _, errOut := runCLI(t, "convert", in, "-o", target)
+	if code == 0 || !strings.Contains(errOut, "write "+target+": ") || strings.Count(errOut, filepath.Join(dir, "missing")) != 1 {
+		t.Errorf("exit %d, stderr %q; want one error naming %s only", code, errOut, target)
+	}
+}
