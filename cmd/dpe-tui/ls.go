@@ -190,12 +190,26 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 		showKey = showKey || client.KeysDiffer(servers)
 		comps = append(comps, compServers{comp.Name, servers})
 	}
-	if what == "servers" {
-		if showKey {
-			out.header("COMPUTER", "SERVER", "KEY", "TYPE", "DISABLED", "STATE")
-		} else {
-			out.header("COMPUTER", "SERVER", "TYPE", "DISABLED", "STATE")
+	// Only servers this process started have a state: the protocol
+	// reports none for a remote computer's, so a listing of those alone
+	// has no STATE column rather than a column of dashes.
+	showState := false
+	for _, comp := range comps {
+		for _, srv := range comp.servers {
+			if _, ok := local[string(srv.Key)]; ok && comp.name == stack.ComputerLocal {
+				showState = true
+			}
 		}
+	}
+	if what == "servers" {
+		cols := []string{"COMPUTER", "SERVER", "KEY", "TYPE", "DISABLED", "STATE"}
+		if !showKey {
+			cols = slices.Delete(cols, 2, 3)
+		}
+		if !showState {
+			cols = cols[:len(cols)-1]
+		}
+		out.header(cols...)
 	} else {
 		out.header("COMPUTER", "SERVER", "URI", "NAME", "MIME", "PAGES", "TYPE", "KEYWORDS", "MODIFIED", "SIZE")
 	}
@@ -231,11 +245,14 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 				}
 				row := lsServer{Computer: sanitize.Text(comp.name), Server: sanitize.Text(srv.Name), Key: sanitize.Text(string(srv.Key)),
 					Type: sanitize.Text(typ), Disabled: srv.Disabled, State: state}
-				if showKey {
-					out.row(row, comp.name, srv.Name, string(srv.Key), typ, strconv.FormatBool(srv.Disabled), state)
-				} else {
-					out.row(row, comp.name, srv.Name, typ, strconv.FormatBool(srv.Disabled), state)
+				cells := []string{comp.name, srv.Name, string(srv.Key), typ, strconv.FormatBool(srv.Disabled), state}
+				if !showKey {
+					cells = slices.Delete(cells, 2, 3)
 				}
+				if !showState {
+					cells = cells[:len(cells)-1]
+				}
+				out.row(row, cells...)
 				st.listed++
 				continue
 			}

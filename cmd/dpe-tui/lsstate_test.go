@@ -41,3 +41,18 @@ func TestLs_ServersShowsLocalStates(t *testing.T) {
 		t.Fatalf("secret shown")
 	}
 }
+
+// TestLs_ServersWithoutStateHaveNoStateColumn: the demo's computers are
+// not this process's servers and the protocol gives them no state, so
+// the table has no STATE column of dashes.
+func TestLs_ServersWithoutStateHaveNoStateColumn(t *testing.T) {
+	cleanEnv(t)
+	code, out, errOut := runCLI(t, "ls", "servers")
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+	header, _, _ := strings.Cut(out, "\n")
+	if !strings.HasPrefix(header, "COMPUTER") || strings.Contains(header, "STATE") {
+		t.Errorf("header %q; want no STATE column:\n%s", header, out)
+	}
+}
