@@ -383,6 +383,9 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.overlay = newErrorDetail(e, e.lastErr)
 			return nil
 		}
+	case matches(msg, k.ErrorDetail) && m.overlay == nil && e.lastErr == nil && !isErrorScreen(m.top()):
+		// E with nothing to show said nothing, which reads as a dead key.
+		return e.info("no error to show")
 	case matches(msg, k.Open) && m.overlay == nil && m.canOpen():
 		return m.bar.open(m, promptMsg{mode: barOpen, validate: m.openValidate()})
 	case matches(msg, k.Finder) && m.overlay == nil && m.canOpen():
@@ -820,3 +823,5 @@ func sanitizeTrunc(s string, n int) string {
 	}
 	return s
 }
+
+func isErrorScreen(s screen) bool { _, ok := s.(*errorScreen); return ok }
