@@ -516,7 +516,7 @@ func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 	// element ids derive from position, so the link is the one a whole
 	// conversion makes.
 	if _, known := p.tails[i-1]; i > 0 && !known {
-		aside := newPageBuilder(i-1, b.docRef, b.lim, &outputBudget{maxBytes: b.out.maxBytes, maxCells: b.out.maxCells})
+		aside := newPageBuilder(i-1, b.docRef, b.lim, newOutputBudget(b.lim))
 		d, err := p.read(ctx, i-1, b.lim.MaxPixels)
 		if err == nil {
 			err = p.layoutPage(ctx, i-1, d, aside)
