@@ -117,16 +117,12 @@ func (p *pdfPages) takeAhead(ctx context.Context, i int) (d pdfPageData, ok bool
 	select {
 	case res = <-a.done:
 	case <-ctx.Done():
-		a.cancel() // kills the read in flight (guard)
-		<-a.done
-		a.page = -1
-		p.stopAhead()
+		p.stopAhead() // kills the read in flight (guard)
 		return d, true, ctx.Err()
 	}
 	a.page = -1
 	if res.failed {
-		p.ahead, p.wantAhead = nil, false
-		a.cancel()
+		p.stopAhead()
 		return d, false, nil
 	}
 	if res.err != nil || a.r.killed.Load() {
@@ -145,12 +141,10 @@ func (p *pdfPages) stopAhead() error {
 	}
 	a.cancel()
 	if a.page >= 0 {
-		if res := <-a.done; res.failed {
-			return nil
-		}
+		<-a.done
 	}
 	if a.r == nil {
-		a.release()
+		a.release() // once: a failed start gave it back already
 		return nil
 	}
 	return a.r.close()
