@@ -44,11 +44,13 @@ func pdfWatchSwitch(inst pdfium.Pdfium) (f reflect.Value, ok bool) {
 			f, ok = reflect.Value{}, false
 		}
 	}()
-	// *implementation_webassembly.PdfiumImplementation → its Module (an
-	// imports.module wrapping the api.Module) → *wasm.ModuleInstance →
-	// its Engine (*wazevo.moduleEngine) → parent (*wazevo.compiledModule).
-	v := reflect.ValueOf(inst.GetImplementation()).Elem().FieldByName("Module").Elem()
-	v = v.FieldByName("mod").Elem().Elem().FieldByName("Engine").Elem()
+	mod, ok := pdfModule(inst)
+	if !ok {
+		return reflect.Value{}, false
+	}
+	// The api.Module is a *wasm.ModuleInstance → its Engine
+	// (*wazevo.moduleEngine) → parent (*wazevo.compiledModule).
+	v := reflect.ValueOf(mod).Elem().FieldByName("Engine").Elem()
 	f = v.Elem().FieldByName("parent").Elem().FieldByName("ensureTermination")
 	if f.Kind() != reflect.Bool {
 		return reflect.Value{}, false
