@@ -18,7 +18,6 @@ const pdfAheadPages = 8
 
 // pdfAhead is the second instance and the page it is reading.
 type pdfAhead struct {
-	engine  *pdfEngine
 	release func() // the slot, until r owns it
 	r       *pdfReader
 	ctx     context.Context
@@ -80,15 +79,15 @@ func (p *pdfPages) readNext(j int, maxPixels int64) {
 			return
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		a = &pdfAhead{engine: p.engine, release: release, ctx: ctx, cancel: cancel, page: -1, done: make(chan pdfAheadResult, 1)}
+		a = &pdfAhead{release: release, ctx: ctx, cancel: cancel, page: -1, done: make(chan pdfAheadResult, 1)}
 		p.ahead = a
 	}
 	a.page = j
-	data := p.data
+	data, engine := p.data, p.engine
 	go func() {
 		var res pdfAheadResult
 		if a.r == nil {
-			inst, err := a.engine.get(a.ctx)
+			inst, err := engine.get(a.ctx)
 			if err == nil {
 				a.r, err = openReader(a.ctx, inst, a.release, data)
 			} else {
