@@ -281,7 +281,7 @@ func (b *cmdBar) submit(m *model) tea.Cmd {
 		if n, err := dpe.NormalizeURI(v); err == nil {
 			v = n
 		}
-		return m.openDPE(openURIMsg{uri: v, typed: true})
+		return m.openDPE(openURIMsg{uri: v})
 	}
 	b.remember(v)
 	b.close()

@@ -46,11 +46,11 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 	e.lastTrace = tl
 	opener := &dpe.Opener{Resolver: recordingResolver{inner: e.agent.Resolver(computer), computer: computer, now: e.opt.Now},
 		Fetcher: e.opt.Fetcher, Limits: e.opt.Limits, Now: e.opt.Now}
-	uri, res, origin, at, typed := req.uri, req.res, req.origin, req.at, req.typed
+	uri, res, origin, at := req.uri, req.res, req.origin, req.at
 	_, cmd := e.start("opening "+sanitizeLine(uri), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
 		msg := doOpen(ctx, id, o, buf, uri, func(ctx context.Context) (*dpe.Opened, error) { return o.Open(ctx, uri) })
-		return stampOpened(msg, func(om *openedMsg) { om.res, om.origin, om.at, om.typed = res, origin, at, typed })
+		return stampOpened(msg, func(om *openedMsg) { om.res, om.origin, om.at = res, origin, at })
 	})
 	return cmd
 }
@@ -213,8 +213,7 @@ func (m *model) onFirstPage(msg firstPageMsg) tea.Cmd {
 
 // onOpened shows what was opened: a document screen, or the content view
 // for anything else. A document opened from a document or content screen
-// replaces it, so back leads to the list it came from; one typed in the open
-// bar goes on top of it instead.
+// replaces it, so back always leads to the list it came from.
 func (m *model) onOpened(msg openedMsg) tea.Cmd {
 	e := m.e
 	op := msg.opened
@@ -254,22 +253,8 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 	e.jumps.moving = false
 	switch t := m.top().(type) {
 	case *documentScreen, *contentScreen:
-		if msg.typed {
-			// A URI typed in the open bar is a detour: the screen it was
-			// typed on stays under it, as it was, for esc to return to.
-			m.stack = append(m.stack, s)
-			break
-		}
 		if st, ok := t.(stopper); ok {
 			st.stop()
-		}
-		// Reopening the document a typed URI was opened on (ctrl+o) ends
-		// the detour: it replaces that document, not a second copy of it.
-		if n := len(m.stack); n >= 2 {
-			if under, ok := m.stack[n-2].(*documentScreen); ok && under.uri == msg.uri {
-				under.stop()
-				m.stack = m.stack[:n-1]
-			}
 		}
 		m.stack[len(m.stack)-1] = s
 	case *openingScreen, *errorScreen:

@@ -48,9 +48,6 @@ type openURIMsg struct {
 	computer string
 	// at is where to show the document (a Finder hit), nil: page 1.
 	at *hitPlace
-	// typed: the URI came from the open bar, so the screen it opens goes
-	// on top of the one it was typed on and esc returns there.
-	typed bool
 }
 
 // promptMsg opens the prompt; validate (optional) gives the live hint.
@@ -171,8 +168,6 @@ type openedMsg struct {
 	// skill is set when the document is a skill's SKILL.md: its links
 	// open the package's other files.
 	skill *skillPkg
-	// typed: opened from the open bar (openURIMsg.typed).
-	typed bool
 }
 
 // pagesMsg answers a page load: the pages decoded (copies; the shared
