@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,18 +99,7 @@ func runConvert(ctx context.Context, input, out, from string, timeout time.Durat
 	}
 	// 0600, as the TUI's exports: a converted document is as private as
 	// the file it came from may be.
-	return targetError(out, safewrite.Replace(out, data, 0o600))
-}
-
-// targetError names the file the user typed in a write's error: safewrite
-// writes a temporary file beside it and renames it, and the temporary
-// name the operating system's error carries means nothing to the user.
-func targetError(target string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path != target {
-		return fmt.Errorf("write %s: %w", target, pe.Err)
-	}
-	return err
+	return safewrite.Replace(out, data, 0o600)
 }
 
 // convertOutPath: -o naming an existing directory writes NAME.dpe.json

@@ -151,7 +151,7 @@ func keepOwner(tmp string, old fs.FileInfo) {
 func writeTemp(target string, data []byte, perm fs.FileMode) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*")
 	if err != nil {
-		return "", err // *PathError names the directory
+		return "", bare(err)
 	}
 	_, werr := f.Write(data)
 	if werr == nil {
@@ -162,9 +162,19 @@ func writeTemp(target string, data []byte, perm fs.FileMode) (string, error) {
 	}
 	if werr != nil {
 		os.Remove(f.Name())
-		return "", werr
+		return "", bare(werr)
 	}
 	return f.Name(), nil
+}
+
+// bare drops the path from a temporary file's error: the callers name the
+// file the user asked for, and the temporary name means nothing to them.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // writeThrough writes into an existing FIFO or character device. The open
