@@ -1628,22 +1628,38 @@ func findTables(lines []*pdfLine, w float64) ([]*pdfTable, []*pdfLine) {
 			i++
 			continue
 		}
+		// The grid works on copies of the rows: a wrapped cell's lines
+		// join the cell they continue, and gridOf replaces each row's
+		// segments with the cells it splits them into, so the lines to
+		// take out are recorded as they are met.
+		orig := append([]*pdfLine(nil), rows[i].segs...)
+		grid := []*pdfRow{copyRow(rows[i])}
+		// The gap above the grid's last row: a wrapped cell's lines are
+		// closer than the rows (the cells' padding), which tells them from
+		// a listing's lines, all as close as each other. The first row
+		// has none.
+		above := math.Inf(-1)
 		j := i + 1
-		for j < len(rows) && len(rows[j].segs) >= 2 {
-			prev := rows[j-1]
+		for ; j < len(rows); j++ {
+			prev, r := rows[j-1], rows[j]
 			lh := prev.top - prev.bottom
-			if prev.bottom-rows[j].top > 1.5*lh {
+			gap := prev.bottom - r.top
+			if gap > 1.5*lh {
 				break // a wide vertical gap ends the grid
 			}
-			j++
-		}
-		// gridOf replaces each row's segments with the cells it splits
-		// them into, so the lines to take out are recorded first.
-		var orig []*pdfLine
-		for _, r := range rows[i:j] {
+			last := grid[len(grid)-1]
+			if gap < 0.5*lh && gap < above-0.2*lh && continueCells(last, r) {
+				orig = append(orig, r.segs...)
+				continue
+			}
+			if len(r.segs) < 2 {
+				break
+			}
 			orig = append(orig, r.segs...)
+			grid = append(grid, copyRow(r))
+			above = gap
 		}
-		if t := gridOf(rows[i:j], w); t != nil {
+		if t := gridOf(grid, w); t != nil {
 			tables = append(tables, t)
 			for _, sg := range orig {
 				taken[sg] = true
@@ -1663,43 +1679,57 @@ func findTables(lines []*pdfLine, w float64) ([]*pdfTable, []*pdfLine) {
 	return tables, rest
 }
 
+func copyRow(r *pdfRow) *pdfRow {
+	return &pdfRow{segs: append([]*pdfLine(nil), r.segs...), top: r.top, bottom: r.bottom}
+}
+
+// continueCells joins r to the row above it when r is the wrapped lines
+// of that row's cells: fewer segments than the row, each starting at one
+// of its cells' left edge and ending before the next cell, no two in one
+// cell (a definition's description, indented under it, is no wrapped
+// cell). It reports whether it did. A table row set at line
+// spacing under a full row is told by the caller from the gap, which
+// within a wrapped cell is the paragraph's line spacing and between rows
+// has the cells' padding too.
+func continueCells(last, r *pdfRow) bool {
+	if len(r.segs) >= len(last.segs) {
+		return false
+	}
+	into := make([]int, len(r.segs))
+	used := map[int]bool{}
+	for n, sg := range r.segs {
+		k := -1
+		for c, cell := range last.segs {
+			if sg.left >= cell.left-4 {
+				k = c
+			}
+		}
+		if k < 0 || used[k] || math.Abs(sg.left-last.segs[k].left) > 4 || k+1 < len(last.segs) && sg.right > last.segs[k+1].left-1 {
+			return false
+		}
+		used[k], into[n] = true, k
+	}
+	for n, sg := range r.segs {
+		cell := last.segs[into[n]]
+		last.segs[into[n]] = &pdfLine{
+			runs: append(append([]pdfRun(nil), cell.runs...), sg.runs...),
+			left: math.Min(cell.left, sg.left), right: math.Max(cell.right, sg.right),
+			top: math.Max(cell.top, sg.top), bottom: math.Min(cell.bottom, sg.bottom),
+			size: math.Max(cell.size, sg.size), col: cell.col,
+		}
+	}
+	last.bottom = math.Min(last.bottom, r.bottom)
+	return true
+}
+
 // gridOf makes a table of rows whose segments align, or nil.
 func gridOf(rows []*pdfRow, w float64) *pdfTable {
 	if len(rows) < 2 {
 		return nil
 	}
-	// Column anchors: left edges within 4 pt are one column; an anchor
-	// must be used by two rows at least.
-	var lefts []float64
-	for _, r := range rows {
-		for _, sg := range r.segs {
-			lefts = append(lefts, sg.left)
-		}
-	}
-	sort.Float64s(lefts)
-	var anchors []float64
-	for k := 0; k < len(lefts); {
-		e := k
-		for e+1 < len(lefts) && lefts[e+1]-lefts[k] < 4 {
-			e++
-		}
-		if e-k+1 >= 2 {
-			anchors = append(anchors, lefts[k])
-		}
-		k = e + 1
-	}
+	anchors := columnAnchors(rows)
 	if len(anchors) < 2 {
 		return nil
-	}
-	// A cell whose gap to the next was too narrow to split the line
-	// still starts at a column: split segments where a word starts on an
-	// anchor after a gap.
-	for _, r := range rows {
-		var segs []*pdfLine
-		for _, sg := range r.segs {
-			segs = append(segs, splitAtAnchors(sg, anchors)...)
-		}
-		r.segs = segs
 	}
 	col := func(x float64) int {
 		c := -1
@@ -1770,6 +1800,111 @@ func gridOf(rows []*pdfRow, w float64) *pdfTable {
 		return nil
 	}
 	return t
+}
+
+// columnAnchors is where a grid's columns start, left to right, and
+// splits the rows' segments into cells at them. Left edges within 4 pt are
+// one column when two rows use them: a segment's, or a word's after a gap
+// of twice a word space in every row (two cells closer than a segment
+// break). A
+// column of right-aligned or centred cells (pandoc aligns numbers right)
+// shares no left edge, so the rows with the most cells also give each
+// column's extent, the union of their cells there: each extent starts a
+// column, and a shared left edge strictly inside one (two numbers of one
+// width in a right-aligned column) is not a column of its own.
+func columnAnchors(rows []*pdfRow) []float64 {
+	type edge struct {
+		x   float64
+		row int
+		gap bool // a word's after a wide gap, not a segment's
+	}
+	var lefts []edge
+	for i, r := range rows {
+		for _, sg := range r.segs {
+			lefts = append(lefts, edge{sg.left, i, false})
+			for k := 1; k < len(sg.runs); k++ {
+				if sg.runs[k].left-sg.runs[k-1].right > 0.6*math.Max(sg.runs[k].size, 1) {
+					lefts = append(lefts, edge{sg.runs[k].left, i, true})
+				}
+			}
+		}
+	}
+	sort.Slice(lefts, func(a, c int) bool { return lefts[a].x < lefts[c].x })
+	// Justified prose and wide cells have wide word gaps too, which line
+	// up by chance in a few rows: a word's left edge makes a column only
+	// when every row of three or more has one there.
+	var anchors []float64
+	for k := 0; k < len(lefts); {
+		e := k
+		segs, rowsAt := 0, map[int]bool{}
+		for ; e < len(lefts) && lefts[e].x-lefts[k].x < 4; e++ {
+			rowsAt[lefts[e].row] = true
+			if !lefts[e].gap {
+				segs++
+			}
+		}
+		if segs >= 2 || len(rows) >= 3 && len(rowsAt) == len(rows) {
+			anchors = append(anchors, lefts[k].x)
+		}
+		k = e
+	}
+	// A cell whose gap to the next was too narrow to split the line
+	// still starts at a column: split segments where a word starts on an
+	// anchor after a gap.
+	full := 0
+	for _, r := range rows {
+		var segs []*pdfLine
+		for _, sg := range r.segs {
+			segs = append(segs, splitAtAnchors(sg, anchors)...)
+		}
+		r.segs = segs
+		full = max(full, len(segs))
+	}
+	type extent struct{ left, right float64 }
+	var segs []extent
+	for _, r := range rows {
+		if len(r.segs) == full {
+			for _, sg := range r.segs {
+				segs = append(segs, extent{sg.left, sg.right})
+			}
+		}
+	}
+	sort.Slice(segs, func(a, c int) bool { return segs[a].left < segs[c].left })
+	var cols []extent
+	for _, sg := range segs {
+		if n := len(cols); n > 0 && sg.left < cols[n-1].right {
+			cols[n-1].right = math.Max(cols[n-1].right, sg.right)
+			continue
+		}
+		cols = append(cols, sg)
+	}
+	// Extents that merged two of a full row's cells are no columns. Two
+	// cells a row are as often a definition and its kind set flush right
+	// (Texinfo's "[Function]"), so extents make columns from three on.
+	if full < 3 || len(cols) != full {
+		return anchors
+	}
+	out := anchors[:0:0]
+	for _, a := range anchors {
+		inside := false
+		for _, c := range cols {
+			inside = inside || a > c.left+4 && a < c.right
+		}
+		if !inside {
+			out = append(out, a)
+		}
+	}
+	for _, c := range cols {
+		dup := false
+		for _, a := range out {
+			dup = dup || math.Abs(a-c.left) < 4
+		}
+		if !dup {
+			out = append(out, c.left)
+		}
+	}
+	sort.Float64s(out)
+	return out
 }
 
 // numberedLines reports whether a grid is a numbered listing: every row

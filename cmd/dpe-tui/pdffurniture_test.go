@@ -64,3 +64,29 @@ func TestCheckStrict_DebianPDFs(t *testing.T) {
 		t.Skip("no Debian PDF under /usr/share/doc (shared-mime-info, libtasn1-doc)")
 	}
 }
+
+// A pandoc table printed by LibreOffice (no rules, columns aligned left,
+// right or centre, a wrapped cell) reads as the Markdown's rows in
+// `get --format text`, each row once.
+func TestGet_PDFPandocTablesKeepTheirRows(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(realFixtures, "pdf", "pandoc-tables.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "get", "--format", "text", filepath.Join(realFixtures, "pdf", "pandoc-tables.pdf"))
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, line := range strings.Split(string(src), "\n") {
+		if !strings.HasPrefix(line, "|") || strings.Trim(line, "|-: ") == "" {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for k := range cells {
+			cells[k] = strings.TrimSpace(cells[k])
+		}
+		if row := "| " + strings.Join(cells, " | ") + " |"; strings.Count(out, row) != 1 {
+			t.Errorf("row %q is %d times in the text:\n%s", row, strings.Count(out, row), out)
+		}
+	}
+}
