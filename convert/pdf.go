@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
@@ -663,6 +664,7 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 		lastL   float64
 		lastH   float64 // the previous character's loose-box height
 		lastB   float64 // and its bottom
+		lastU   rune    // the previous character
 		monoH   = -1.0  // the loose-box height mono was asked for
 		mono    bool
 		wordEnd = func() {
@@ -727,8 +729,15 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 		sameBase := math.Abs(bottom-lastB) < 0.01 && math.Abs((top-bottom)-lastH) < 0.01
 		ligature := cur != nil && math.Abs(left-lastL) < 0.01 && math.Abs(right-lastR) < 0.01
 		if cur != nil && !ligature {
-			sp := left - lastR
-			if sp > 0.1*cur.size || sp < -0.2*cur.size || left < lastL-0.2*cur.size || !sameBase && math.Abs(baseline()-base) > 0.5 {
+			// Chinese and Japanese put no spaces between words, and
+			// glyphs set loosely (a fallback font narrower than its em)
+			// leave gaps a Latin word break would be: between two such
+			// characters only a word-size gap is one (Korean's spaces).
+			sp, word := left-lastR, 0.1*cur.size
+			if spaceless(lastU) && spaceless(r) {
+				word = 0.25 * cur.size
+			}
+			if sp > word || sp < -0.2*cur.size || left < lastL-0.2*cur.size || !sameBase && math.Abs(baseline()-base) > 0.5 {
 				wordEnd()
 			}
 		}
@@ -758,7 +767,7 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 		cur.left, cur.right = math.Min(cur.left, left), math.Max(cur.right, right)
 		cur.bottom, cur.top = math.Min(cur.bottom, bottom), math.Max(cur.top, top)
 		sb.WriteRune(r)
-		lastL, lastR = left, right
+		lastL, lastR, lastU = left, right, r
 	}
 	wordEnd()
 	return runs, w, h, nil
@@ -824,6 +833,15 @@ func pdfCleanRune(r rune) rune {
 }
 
 var symbolBullets = map[rune]rune{0xF0B7: '•', 0xF0A7: '▪', 0xF076: '❖', 0xF0D8: '➢', 0xF0FC: '✓', 0xF06C: '●', 0xF06E: '■', 0xF0A8: '□', 0xF0E0: '➔'}
+
+// spaceless reports whether r is of a script written without spaces
+// between its characters (Han, Hiragana, Katakana, Hangul syllables) or
+// full-width punctuation: text in them is not split, nor lines joined,
+// with a space.
+func spaceless(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+		r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF
+}
 
 // pdfLine is runs sharing a baseline, left to right.
 type pdfLine struct {
@@ -1461,11 +1479,18 @@ func distinctHeadingSizes(blocks []*pdfBlock, body float64) []float64 {
 }
 
 func blockText(bl *pdfBlock) string {
-	parts := make([]string, len(bl.lines))
+	var sb strings.Builder
+	prev := ' '
 	for i, l := range bl.lines {
-		parts[i] = l.text()
+		t := l.text()
+		first, _ := utf8.DecodeRuneInString(t)
+		if i > 0 && !(spaceless(prev) && spaceless(first)) {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(t)
+		prev, _ = utf8.DecodeLastRuneInString(t)
 	}
-	return strings.Join(parts, " ")
+	return sb.String()
 }
 
 var pageNumberText = regexp.MustCompile(`^(?i:(?:page\s+)?\d{1,5}(?:\s*(?:/|of)\s*\d{1,5})?|[ivxlc]{1,6})$`)

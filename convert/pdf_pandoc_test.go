@@ -122,3 +122,37 @@ func gridString(rows [][]string) string {
 	}
 	return sb.String()
 }
+
+// Japanese and Chinese text has no spaces between words, and a line
+// wrapped inside it joins the next without one; Korean keeps its spaces.
+func TestPDF_CJKTextIsNotSplitBySpaces(t *testing.T) {
+	src := readMarkdown(t, "pandoc-text.md")
+	doc := convertFixture(t, testConverter(t), filepath.Join("pdf", "pandoc-text.pdf"))
+	texts := map[string]bool{}
+	for _, p := range doc.Pages {
+		for _, el := range p.Elements {
+			texts[el.Text] = true
+		}
+	}
+	n := 0
+	for _, para := range src.prose {
+		if !strings.ContainsFunc(para, spaceless) {
+			continue
+		}
+		n++
+		if !texts[para] {
+			t.Errorf("no element reads %q; the elements:\n%s", para, strings.Join(mapKeys(texts), "\n"))
+		}
+	}
+	if n < 3 {
+		t.Fatalf("%d CJK paragraphs in the source", n)
+	}
+}
+
+func mapKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
