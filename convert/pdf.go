@@ -1539,17 +1539,59 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 			delete(lastItem, col)
 		}
 	case blockMono(bl):
-		// A block in a fixed-pitch font is code: its lines stay lines.
+		// A block in a fixed-pitch font is code: its lines stay lines,
+		// indented as printed.
 		cat = "CodeSnippet"
+		cw := charWidth(bl)
 		parts := make([]string, len(bl.lines))
 		for i, l := range bl.lines {
-			parts[i] = l.text()
+			parts[i] = codeLine(l, bl.left, cw)
 		}
 		text = strings.Join(parts, "\n")
 	}
 	linkMeta(ex.links, bl.lines, meta)
 	b.Add(cat, text, meta)
 	return cat
+}
+
+// charWidth is a fixed-pitch block's character width: the median of its
+// words' widths per character.
+func charWidth(bl *pdfBlock) float64 {
+	var ws []float64
+	for _, l := range bl.lines {
+		for _, r := range l.runs {
+			if n := utf8.RuneCountInString(r.text); n > 0 && r.right > r.left {
+				ws = append(ws, (r.right-r.left)/float64(n))
+			}
+		}
+	}
+	if len(ws) == 0 {
+		return 0
+	}
+	sort.Float64s(ws)
+	return ws[len(ws)/2]
+}
+
+// codeLine is a line of code with its spaces rebuilt from where its words
+// are: a PDF draws no space characters, so the indent is the distance
+// from the block's left edge, and each gap between words, in character
+// widths (one space at least between two words).
+func codeLine(l *pdfLine, left, cw float64) string {
+	if cw <= 0 {
+		return l.text()
+	}
+	var sb strings.Builder
+	x := left
+	for k, r := range l.runs {
+		n := int(math.Round((r.left - x) / cw))
+		if k > 0 {
+			n = max(n, 1)
+		}
+		sb.WriteString(strings.Repeat(" ", max(n, 0)))
+		sb.WriteString(r.text)
+		x = r.right
+	}
+	return sb.String()
 }
 
 func r2(f float64) float64 { return math.Round(f*100) / 100 }

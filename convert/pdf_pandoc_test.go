@@ -156,3 +156,22 @@ func mapKeys(m map[string]bool) []string {
 	}
 	return out
 }
+
+// A code block keeps its lines' indentation (a PDF has no space
+// characters there: it is rebuilt from where each line starts).
+func TestPDF_CodeKeepsItsIndentation(t *testing.T) {
+	src := readMarkdown(t, "pandoc-text.md")
+	if len(src.code) == 0 {
+		t.Fatal("no code block in the source")
+	}
+	doc := convertFixture(t, testConverter(t), filepath.Join("pdf", "pandoc-text.pdf"))
+	var got []string
+	for _, el := range elementsOf(doc, "CodeSnippet") {
+		got = append(got, el.Text)
+	}
+	for k, want := range src.code {
+		if k >= len(got) || got[k] != strings.Join(want, "\n") {
+			t.Errorf("code block %d: CodeSnippets\n%s\nwant\n%s", k+1, strings.Join(got, "\n--\n"), strings.Join(want, "\n"))
+		}
+	}
+}
