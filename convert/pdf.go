@@ -832,7 +832,7 @@ func pdfCleanRune(r rune) rune {
 	return r
 }
 
-var symbolBullets = map[rune]rune{0xF0B7: '•', 0xF0A7: '▪', 0xF076: '❖', 0xF0D8: '➢', 0xF0FC: '✓', 0xF06C: '●', 0xF06E: '■', 0xF0A8: '□', 0xF0E0: '➔'}
+var symbolBullets = map[rune]rune{0xF0B7: '•', 0xF09F: '•', 0xF0A7: '▪', 0xF076: '❖', 0xF0D8: '➢', 0xF0FC: '✓', 0xF06C: '●', 0xF06E: '■', 0xF0A8: '□', 0xF0E0: '➔'}
 
 // spaceless reports whether r is of a script written without spaces
 // between its characters (Han, Hiragana, Katakana, Hangul syllables) or
@@ -1536,6 +1536,10 @@ func emitPDFBlock(bl *pdfBlock, body float64, headingSizes []float64, listDepth 
 			meta["item_number"] = n
 			lastItem[col] = n
 		} else {
+			// A bullet is the list's mark, not the item's text (each
+			// producer draws its own glyph per level: "•", "–", "◦"); the
+			// item's depth says which level it is.
+			text = strings.TrimLeft(strings.TrimPrefix(text, listMarker.FindString(text)), " ")
 			delete(lastItem, col)
 		}
 	case blockMono(bl):

@@ -3,6 +3,7 @@ package convert
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -173,5 +174,25 @@ func TestPDF_CodeKeepsItsIndentation(t *testing.T) {
 		if k >= len(got) || got[k] != strings.Join(want, "\n") {
 			t.Errorf("code block %d: CodeSnippets\n%s\nwant\n%s", k+1, strings.Join(got, "\n--\n"), strings.Join(want, "\n"))
 		}
+	}
+}
+
+// Bullets of every level ("•", then "–" in pandoc's DOCX) are the list's
+// marks, not the items' text, and an item's depth is its nesting.
+func TestPDF_NestedBulletsAreMarksWithTheirDepth(t *testing.T) {
+	src := readMarkdown(t, "pandoc-text.md")
+	if len(src.items) < 3 {
+		t.Fatalf("%d items in the source", len(src.items))
+	}
+	doc := convertFixture(t, testConverter(t), filepath.Join("pdf", "pandoc-text.pdf"))
+	var got, want []string
+	for _, el := range elementsOf(doc, "ListItem") {
+		got = append(got, strconv.Itoa(metaInt(el, "category_depth"))+" "+el.Text)
+	}
+	for _, it := range src.items {
+		want = append(want, strconv.Itoa(it.depth)+" "+it.text)
+	}
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("list items (depth text):\n%s\nwant\n%s", g, w)
 	}
 }
