@@ -41,16 +41,16 @@ func ruleOnlyTables(hs []pdfSeg, runs []pdfRun, taken []bool) []*pdfTable {
 				seq = append(seq, j)
 			}
 		}
+		ys := make([]float64, len(seq))
+		for n, r := range seq {
+			ys[n] = hs[r].at
+		}
 		// The longest run of rules from the first that makes a table;
 		// what does not is tried again from its next rule.
 		for k := 0; k+2 < len(seq); {
 			found := false
 			for e := len(seq) - 1; e >= k+2; e-- {
-				var ys []float64
-				for _, r := range seq[k : e+1] {
-					ys = append(ys, hs[r].at)
-				}
-				if t := ruleOnlyTable(ys, hs[seq[k]].a, hs[seq[k]].b, runs, taken); t != nil {
+				if t := ruleOnlyTable(ys[k:e+1], hs[seq[k]].a, hs[seq[k]].b, runs, taken); t != nil {
 					tables = append(tables, t)
 					for _, r := range seq[k : e+1] {
 						used[r] = true

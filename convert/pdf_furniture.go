@@ -115,9 +115,10 @@ func bandCandidates(runs []pdfRun, h float64) []pdfCandidate {
 		if l.size > 1.1*body {
 			continue
 		}
-		key := fmt.Sprintf("%.1f\x00%s", math.Round(l.size*2)/2, furnitureKey(l.text()))
-		out = append(out, pdfCandidate{box: pdfBox{l.left, l.bottom, l.right, l.top}, key: key,
-			text: furnitureKey(l.text()), nums: lineNumbers(l.text())})
+		raw := l.text()
+		text := furnitureKey(raw)
+		out = append(out, pdfCandidate{box: pdfBox{l.left, l.bottom, l.right, l.top},
+			key: fmt.Sprintf("%.1f\x00%s", math.Round(l.size*2)/2, text), text: text, nums: lineNumbers(raw)})
 	}
 	return out
 }

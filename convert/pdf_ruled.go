@@ -81,9 +81,6 @@ func ruledTables(rules []pdfBox, runs []pdfRun) ([]*pdfTable, []pdfRun) {
 		return nil, runs
 	}
 	hs, vs = mergeSegs(hs), mergeSegs(vs)
-	meets := func(h, v pdfSeg) bool {
-		return v.at >= h.a-pdfRuleTol && v.at <= h.b+pdfRuleTol && h.at >= v.a-pdfRuleTol && h.at <= v.b+pdfRuleTol
-	}
 	// Connected groups of lines: a horizontal and a vertical one meet
 	// when each reaches the other.
 	n := len(hs) + len(vs)
@@ -100,7 +97,7 @@ func ruledTables(rules []pdfBox, runs []pdfRun) ([]*pdfTable, []pdfRun) {
 	}
 	for i, h := range hs {
 		for j, v := range vs {
-			if meets(h, v) {
+			if v.at >= h.a-pdfRuleTol && v.at <= h.b+pdfRuleTol && h.at >= v.a-pdfRuleTol && h.at <= v.b+pdfRuleTol {
 				parent[find(i)] = find(len(hs) + j)
 			}
 		}
