@@ -1243,8 +1243,7 @@ func columnsOf(rs []pdfRun, body float64) []float64 {
 		for k, ln := range lines {
 			ws[k] = ln.right - ln.left
 		}
-		sort.Float64s(ws)
-		if ws[len(ws)/2] < 0.5*width {
+		if median(ws) < 0.5*width {
 			return nil
 		}
 	}
@@ -1572,8 +1571,14 @@ func charWidth(bl *pdfBlock) float64 {
 	if len(ws) == 0 {
 		return 0
 	}
-	sort.Float64s(ws)
-	return ws[len(ws)/2]
+	return median(ws)
+}
+
+// median is the middle of xs (the upper one of an even count), which it
+// sorts; xs is not empty.
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	return xs[len(xs)/2]
 }
 
 // codeLine is a line of code with its spaces rebuilt from where its words
@@ -1862,8 +1867,7 @@ func gridOf(rows []*pdfRow, w float64) *pdfTable {
 		if len(ws) == 0 {
 			continue
 		}
-		sort.Float64s(ws)
-		if ws[len(ws)/2] < 0.2*w {
+		if median(ws) < 0.2*w {
 			narrow = true
 		}
 	}
