@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
+	"github.com/dpe-tui/dpe-tui/render"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -77,7 +79,7 @@ func diffDocs(ctx context.Context, f *diffFlags, pos []string, stdin io.Reader, 
 	if err != nil {
 		return false, err
 	}
-	c := identity.Diff(a, b)
+	c := identity.DiffTables(a, b, tableGrid)
 	meta := metaChanges(a.DocMeta, b.DocMeta)
 	switch f.Format {
 	case "json":
@@ -153,6 +155,9 @@ func writeDiff(w io.Writer, c *identity.Changes, meta []string, md bool) {
 		if p.MetaChanged {
 			notes = append(notes, "page_metadata changed")
 		}
+		if len(p.MetadataChanged) > 0 {
+			notes[len(notes)-1] += ": " + fieldNames(p.MetadataChanged)
+		}
 		extra := ""
 		if len(notes) > 0 {
 			extra = ", " + strings.Join(notes, ", ")
@@ -163,15 +168,143 @@ func writeDiff(w io.Writer, c *identity.Changes, meta []string, md bool) {
 			fmt.Fprintf(w, "page %s (%s%s)\n", pageLabel(p), p.Status, extra)
 		}
 		for _, e := range p.Elements {
-			mark := map[string]string{"added": "+", "removed": "-", "moved": "~"}[e.Op]
+			mark := map[string]string{"added": "+", "removed": "-", "moved": "~", "changed": "±"}[e.Op]
 			text := sanitize.Truncate(sanitize.Line(e.Text), maxDiffText)
+			if len(e.Cells) > 0 {
+				text = cellSummary(e.Cells) // the cells below, not the table's whole text
+			}
 			if md {
 				fmt.Fprintf(w, "- %s %s #%d %s: %s\n", mark, e.Op, e.Index+1, "`"+sanitize.Line(e.Category)+"`", mdEscape(text))
 			} else {
 				fmt.Fprintf(w, "  %s %-7s #%d %s: %s\n", mark, e.Op, e.Index+1, sanitize.Line(e.Category), text)
 			}
+			for _, l := range changedLines(e) {
+				if md {
+					fmt.Fprintf(w, "  - %s\n", mdEscape(l))
+				} else {
+					fmt.Fprintf(w, "      %s\n", l)
+				}
+			}
 		}
 	}
+}
+
+// maxCellChanges bounds the cells diff lists for one table.
+const maxCellChanges = 20
+
+// changedLines says what changed in a changed element, one line each:
+// its metadata by field name (and value), its table by cell (row and
+// column counted from 1, as a reader counts them, and the column's
+// header), else which members of the element differ. Everything shown
+// comes from the documents: sanitized and cut.
+func changedLines(e identity.ElementChange) []string {
+	if e.Op != "changed" {
+		return nil
+	}
+	val := func(s string) string { return sanitize.Truncate(sanitize.Line(s), maxMetaValue) }
+	var out []string
+	for _, c := range e.Cells {
+		if len(out) == maxCellChanges {
+			out = append(out, fmt.Sprintf("… and %d more cells", len(e.Cells)-maxCellChanges))
+			break
+		}
+		switch c.Op {
+		case "added":
+			out = append(out, fmt.Sprintf("+ row %d: %s", c.Row+1, val(c.New)))
+		case "removed":
+			out = append(out, fmt.Sprintf("- row %d: %s", c.Row+1, val(c.Old)))
+		default:
+			col := strconv.Itoa(c.Col + 1)
+			if c.Header != "" {
+				col += " (" + val(c.Header) + ")"
+			}
+			out = append(out, fmt.Sprintf("~ cell row %d, column %s: %s → %s", c.Row+1, col, strconv.Quote(val(c.Old)), strconv.Quote(val(c.New))))
+		}
+	}
+	var other []string
+	for _, f := range e.Fields {
+		switch {
+		case f == "metadata" && len(e.MetadataChanged) > 0:
+			out = append(out, "metadata changed: "+fieldNames(e.MetadataChanged))
+			out = append(out, metaLines(e.Metadata)...)
+		case (f == "text" || f == "text_as_html") && len(e.Cells) > 0:
+			// the cells above say it
+		default:
+			other = append(other, f)
+		}
+	}
+	if len(other) > 0 {
+		out = append(out, strings.Join(other, ", ")+" changed")
+	}
+	return out
+}
+
+// cellSummary counts a changed table's changes: "1 cell changed, 1 row
+// added".
+func cellSummary(cells []identity.CellChange) string {
+	n := map[string]int{}
+	for _, c := range cells {
+		n[c.Op]++
+	}
+	plural := func(k int, one string) string {
+		if k == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(k) + " " + one + "s"
+	}
+	var parts []string
+	if n["changed"] > 0 {
+		parts = append(parts, plural(n["changed"], "cell")+" changed")
+	}
+	if n["added"] > 0 {
+		parts = append(parts, plural(n["added"], "row")+" added")
+	}
+	if n["removed"] > 0 {
+		parts = append(parts, plural(n["removed"], "row")+" removed")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fieldNames lists metadata keys for a "metadata changed:" line,
+// sanitized, at most maxMetaFields of them.
+func fieldNames(keys []string) string {
+	var names []string
+	for i, k := range keys {
+		if i == maxMetaFields {
+			names = append(names, fmt.Sprintf("… and %d more", len(keys)-i))
+			break
+		}
+		names = append(names, sanitize.Truncate(sanitize.Line(k), maxMetaValue))
+	}
+	return strings.Join(names, ", ")
+}
+
+// tableGrid is the diff's reading of a changed table's cells: the
+// element object's text_as_html (or text) parsed as the screen and the
+// exports parse it.
+func tableGrid(object []byte) ([][]string, int, bool) {
+	var o struct {
+		Category   string                     `json:"category"`
+		Text       string                     `json:"text"`
+		TextAsHTML *string                    `json:"text_as_html"`
+		Metadata   map[string]json.RawMessage `json:"metadata"`
+	}
+	if json.Unmarshal(object, &o) != nil {
+		return nil, 0, false
+	}
+	el := &dpe.Element{Category: o.Category, Text: o.Text, Metadata: o.Metadata}
+	if o.TextAsHTML != nil {
+		if el.Metadata == nil {
+			el.Metadata = map[string]json.RawMessage{}
+		}
+		el.Metadata["text_as_html"], _ = json.Marshal(*o.TextAsHTML)
+	}
+	d := render.DefaultLimits()
+	g, err := render.ParseTableLimits(el, render.TableLimits{MaxCells: d.MaxTableCells, MaxCols: d.MaxTableCols, MaxCellChars: d.MaxChars})
+	if err != nil {
+		return nil, 0, false
+	}
+	return g.Rows, g.HeaderRows, true
 }
 
 // mdEscape keeps document text from becoming Markdown structure.
@@ -190,12 +323,18 @@ const maxMetaFields, maxMetaValue = 20, 40
 // sanitized, each value cut. Metadata that is not an object on either
 // side names nothing (the "changed" line says it all).
 func metaChanges(old, new []byte) []string {
+	return metaLines(identity.MetaChanges(old, new))
+}
+
+// metaLines is one line per changed metadata key (at most
+// maxMetaFields): "+ key: value", "- key: value" or "~ key: old → new".
+func metaLines(changes []identity.MetaChange) []string {
 	val := func(v json.RawMessage) string {
 		return sanitize.Truncate(sanitize.Line(string(v)), maxMetaValue)
 	}
 	var out []string
 	more := 0
-	for _, c := range identity.MetaChanges(old, new) {
+	for _, c := range changes {
 		name := sanitize.Truncate(sanitize.Line(c.Key), maxMetaValue)
 		line := "~ " + name + ": " + val(c.Old) + " → " + val(c.New)
 		switch c.Op {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Delta is core §3.3's commit delta over the multisets of element
@@ -39,26 +40,71 @@ type Changes struct {
 // "removed" or "changed". OldIndex/NewIndex are its positions in the two
 // documents (-1: none).
 type PageChange struct {
-	Status       string          `json:"status"`
-	OldIndex     int             `json:"old_page"`
-	NewIndex     int             `json:"new_page"`
-	TitleChanged bool            `json:"title_changed,omitempty"`
-	MetaChanged  bool            `json:"page_metadata_changed,omitempty"`
-	Elements     []ElementChange `json:"elements"`
+	Status       string `json:"status"`
+	OldIndex     int    `json:"old_page"`
+	NewIndex     int    `json:"new_page"`
+	TitleChanged bool   `json:"title_changed,omitempty"`
+	MetaChanged  bool   `json:"page_metadata_changed,omitempty"`
+	// MetadataChanged names the page_metadata keys that differ (Metadata
+	// holds each with its old and new value).
+	MetadataChanged []string        `json:"page_metadata_keys,omitempty"`
+	Metadata        []MetaChange    `json:"-"`
+	Elements        []ElementChange `json:"elements"`
 }
 
 // ElementChange is one element of a changed page. Op is "added" (content
-// not in the old document), "removed" (not in the new one) or "moved"
-// (the same content at another place). Index is its position in the
-// page it is listed for: the new page for added and moved, the old page
-// for removed.
+// not in the old document), "removed" (not in the new one), "moved"
+// (the same content at another place) or "changed" (an element of the
+// same category at the same place whose text stayed and something else
+// did not, or a table whose cells were edited: one change, not an element
+// removed and one added). Index is its position in the page it is listed
+// for: the new page for added, moved and changed, the old page for
+// removed.
 type ElementChange struct {
 	Op          string `json:"op"`
 	Index       int    `json:"index"`
 	ContentHash Hash   `json:"content_hash"`
 	Category    string `json:"category"`
 	Text        string `json:"text"`
+	// For a changed element: the old one it replaced, the members of the
+	// element object that differ ("text", "text_as_html", "blob",
+	// "mime_type", "metadata"), the ele_metadata keys that did (Metadata
+	// holds each with its old and new value), and a table's edited cells
+	// when the diff was given a TableGrid.
+	Was             *WasElement  `json:"was,omitempty"`
+	Fields          []string     `json:"fields_changed,omitempty"`
+	MetadataChanged []string     `json:"metadata_changed,omitempty"`
+	Metadata        []MetaChange `json:"-"`
+	Cells           []CellChange `json:"cells,omitempty"`
 }
+
+// WasElement is the old side of a changed element.
+type WasElement struct {
+	Index       int    `json:"index"`
+	ContentHash Hash   `json:"content_hash"`
+	Text        string `json:"text"`
+}
+
+// CellChange is one table cell that differs, or a row only one side has.
+// Row and Col count from 0 in the new grid (the old one for a removed
+// row); Col is -1 for a whole row. Op is "changed", "added" or "removed";
+// Old and New are the cell's text (a row's cells joined by " | ").
+// Header is the column's header cell in the new grid, when it has one.
+type CellChange struct {
+	Op     string `json:"op"`
+	Row    int    `json:"row"`
+	Col    int    `json:"col"`
+	Header string `json:"header,omitempty"`
+	Old    string `json:"old,omitempty"`
+	New    string `json:"new,omitempty"`
+}
+
+// TableGrid reads the cells of a table element (Table, TableChunk) from
+// its canonical object: the rows of the grid, the header rows first, each
+// row one string per column; ok false when the element holds no table.
+// The diff asks it for both sides of a changed table, so that an edited
+// cell is named by its row and column rather than the table's whole text.
+type TableGrid func(object []byte) (rows [][]string, headerRows int, ok bool)
 
 // DeltaOf is the core §3.3 delta from old to new, given each document's
 // element content hashes in any order (a created document's old is nil).
@@ -95,7 +141,12 @@ func (r *Result) ElementHashes() []Hash {
 func ComputeDelta(old, new *Result) Delta { return DeltaOf(old.ElementHashes(), new.ElementHashes()) }
 
 // Diff compares old and new (both computed, ideally without Problems).
-func Diff(old, new *Result) *Changes {
+// A changed table lists no cells; DiffTables does, given a TableGrid.
+func Diff(old, new *Result) *Changes { return DiffTables(old, new, nil) }
+
+// DiffTables is Diff, with each changed table's cells compared through
+// grid (nil: none are).
+func DiffTables(old, new *Result, grid TableGrid) *Changes {
 	c := &Changes{
 		OldDocHash: old.DocHash, NewDocHash: new.DocHash,
 		Equal:           old.DocHash != "" && old.DocHash == new.DocHash,
@@ -130,7 +181,7 @@ func Diff(old, new *Result) *Changes {
 		for k := 0; k < max(len(gapOld), len(gapNew)); k++ {
 			switch {
 			case k < len(gapOld) && k < len(gapNew):
-				c.Pages = append(c.Pages, changedPage(old, new, gapOld[k], gapNew[k], inOld, inNew))
+				c.Pages = append(c.Pages, changedPage(old, new, gapOld[k], gapNew[k], inOld, inNew, grid))
 			case k < len(gapNew):
 				np := new.Pages[gapNew[k]]
 				pc := PageChange{Status: "added", OldIndex: -1, NewIndex: gapNew[k], Elements: []ElementChange{}}
@@ -160,24 +211,170 @@ func Diff(old, new *Result) *Changes {
 }
 
 // changedPage lists what changed between old page i and new page j.
-func changedPage(old, new *Result, i, j int, inOld, inNew map[Hash]int) PageChange {
+// Between two elements kept in place, an old element gone from the new
+// document and a new one not in the old pair up as one "changed" element
+// when they are the same category and either their text is the same (so
+// only their metadata, HTML, blob or type differ) or they are tables.
+func changedPage(old, new *Result, i, j int, inOld, inNew map[Hash]int, grid TableGrid) PageChange {
 	op, np := old.Pages[i], new.Pages[j]
 	pc := PageChange{Status: "changed", OldIndex: i, NewIndex: j,
 		TitleChanged: !equalPtr(op.Title, np.Title), MetaChanged: !bytes.Equal(op.Meta, np.Meta), Elements: []ElementChange{}}
+	if pc.MetaChanged {
+		pc.Metadata = MetaChanges(op.Meta, np.Meta)
+		for _, m := range pc.Metadata {
+			pc.MetadataChanged = append(pc.MetadataChanged, m.Key)
+		}
+	}
 	keepOld, keepNew := lcs(hashes(op), hashes(np))
+	was := map[int]int{} // new element index → the old one it changed from
+	paired := map[int]bool{}
+	for a, b := 0, 0; a < len(op.Elements) || b < len(np.Elements); a, b = a+1, b+1 {
+		var gone, came []int
+		for ; a < len(op.Elements) && !keepOld[a]; a++ {
+			if inNew[op.Elements[a].ContentHash] == 0 {
+				gone = append(gone, a)
+			}
+		}
+		for ; b < len(np.Elements) && !keepNew[b]; b++ {
+			if inOld[np.Elements[b].ContentHash] == 0 {
+				came = append(came, b)
+			}
+		}
+		next := 0
+		for _, o := range gone {
+			for n := next; n < len(came); n++ {
+				if sameElement(op.Elements[o], np.Elements[came[n]]) {
+					was[came[n]], paired[o] = o, true
+					next = n + 1
+					break
+				}
+			}
+		}
+	}
 	for k, e := range np.Elements {
 		if keepNew[k] {
+			continue
+		}
+		if o, ok := was[k]; ok {
+			pc.Elements = append(pc.Elements, changedElement(k, op.Elements[o], o, e, grid))
 			continue
 		}
 		pc.Elements = append(pc.Elements, change(inOld, "added", k, e))
 	}
 	for k, e := range op.Elements {
-		if keepOld[k] || inNew[e.ContentHash] > 0 {
-			continue // kept, or listed as moved where it is now
+		if keepOld[k] || inNew[e.ContentHash] > 0 || paired[k] {
+			continue // kept, listed as moved where it is now, or as changed
 		}
 		pc.Elements = append(pc.Elements, ElementChange{Op: "removed", Index: k, ContentHash: e.ContentHash, Category: e.Category, Text: e.Text})
 	}
 	return pc
+}
+
+// sameElement says whether old and new are one element changed in place.
+func sameElement(old, new ElementResult) bool {
+	if old.Category != new.Category || old.Object == nil || new.Object == nil {
+		return false
+	}
+	return old.Text == new.Text || isTable(new.Category)
+}
+
+func isTable(category string) bool { return category == "Table" || category == "TableChunk" }
+
+// elementObject's members, as a diff compares them.
+type objectMembers struct {
+	Blob       *string         `json:"blob"`
+	MimeType   *string         `json:"mime_type"`
+	Text       *string         `json:"text"`
+	TextAsHTML *string         `json:"text_as_html"`
+	Metadata   json.RawMessage `json:"metadata"`
+}
+
+// changedElement describes new element k, changed from old element o.
+func changedElement(k int, old ElementResult, o int, new ElementResult, grid TableGrid) ElementChange {
+	ec := ElementChange{Op: "changed", Index: k, ContentHash: new.ContentHash, Category: new.Category, Text: new.Text,
+		Was: &WasElement{Index: o, ContentHash: old.ContentHash, Text: old.Text}}
+	var a, b objectMembers
+	if json.Unmarshal(old.Object, &a) != nil || json.Unmarshal(new.Object, &b) != nil {
+		return ec
+	}
+	for _, m := range []struct {
+		name string
+		a, b *string
+	}{{"text", a.Text, b.Text}, {"text_as_html", a.TextAsHTML, b.TextAsHTML}, {"blob", a.Blob, b.Blob}, {"mime_type", a.MimeType, b.MimeType}} {
+		if !equalPtr(m.a, m.b) {
+			ec.Fields = append(ec.Fields, m.name)
+		}
+	}
+	if !bytes.Equal(a.Metadata, b.Metadata) {
+		ec.Fields = append(ec.Fields, "metadata")
+		ec.Metadata = MetaChanges(a.Metadata, b.Metadata)
+		for _, m := range ec.Metadata {
+			ec.MetadataChanged = append(ec.MetadataChanged, m.Key)
+		}
+	}
+	if grid != nil && isTable(new.Category) {
+		ra, _, okA := grid(old.Object)
+		rb, head, okB := grid(new.Object)
+		if okA && okB {
+			ec.Cells = CellChanges(ra, rb, head)
+		}
+	}
+	return ec
+}
+
+// CellChanges compares two tables' grids: rows kept in place pair up on a
+// longest common subsequence of whole rows; between two such rows, the
+// old and new rows left pair by position, cell by cell when both have a
+// cell there, and a row only one side has is added or removed whole.
+// headerRows of the new grid name each column by its header cell.
+func CellChanges(old, new [][]string, headerRows int) []CellChange {
+	key := func(rows [][]string) []Hash {
+		out := make([]Hash, len(rows))
+		for i, r := range rows {
+			out[i] = Hash(strings.Join(r, "\x00"))
+		}
+		return out
+	}
+	header := func(c int) string {
+		if headerRows > 0 && headerRows < len(new) && c < len(new[headerRows-1]) {
+			return new[headerRows-1][c]
+		}
+		return ""
+	}
+	keepOld, keepNew := lcs(key(old), key(new))
+	var out []CellChange
+	for a, b := 0, 0; a < len(old) || b < len(new); a, b = a+1, b+1 {
+		var gone, came []int
+		for ; a < len(old) && !keepOld[a]; a++ {
+			gone = append(gone, a)
+		}
+		for ; b < len(new) && !keepNew[b]; b++ {
+			came = append(came, b)
+		}
+		for n := 0; n < max(len(gone), len(came)); n++ {
+			switch {
+			case n < len(gone) && n < len(came):
+				ro, rn := old[gone[n]], new[came[n]]
+				for c := 0; c < max(len(ro), len(rn)); c++ {
+					var was, is string
+					if c < len(ro) {
+						was = ro[c]
+					}
+					if c < len(rn) {
+						is = rn[c]
+					}
+					if was != is {
+						out = append(out, CellChange{Op: "changed", Row: came[n], Col: c, Header: header(c), Old: was, New: is})
+					}
+				}
+			case n < len(came):
+				out = append(out, CellChange{Op: "added", Row: came[n], Col: -1, New: strings.Join(new[came[n]], " | ")})
+			default:
+				out = append(out, CellChange{Op: "removed", Row: gone[n], Col: -1, Old: strings.Join(old[gone[n]], " | ")})
+			}
+		}
+	}
+	return out
 }
 
 // pageSeq is r's page hashes; a page that could not be hashed gets a
