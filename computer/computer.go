@@ -65,6 +65,9 @@ type Computer struct {
 	// pagedBytes is the run size asked of paged reads; 0: PagedMessageBytes
 	// (tests use smaller runs).
 	pagedBytes int
+	// aheadIdle is how long a page fetched ahead waits for its request;
+	// 0: aheadIdle (tests use shorter waits).
+	aheadIdle time.Duration
 
 	ctx    context.Context // cancelled by Close; parent of handler work
 	cancel context.CancelFunc

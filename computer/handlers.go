@@ -112,10 +112,13 @@ func (c *Computer) handleGetResources(ctx context.Context, raw json.RawMessage) 
 	if req.Cursor != nil {
 		cursor = *req.Cursor
 	}
-	page, err := c.listResources(ctx, s, cursor, requestTimeout(req.Timeout))
+	timeout := requestTimeout(req.Timeout)
+	page, err := c.pageAt(ctx, s, cursor, timeout)
 	if err != nil {
 		return mcpCallError(fmt.Sprintf("resources/list on %s", quoteTrunc(s.cfg.Name)), err)
 	}
+	// The agent asks for the next page as soon as it has read this one.
+	c.startAhead(s, page.next, timeout)
 	if page.rawPage != nil {
 		return resourcesAck(page.resources, page.next, req.ReqID)
 	}

@@ -55,6 +55,9 @@ type mcpServer struct {
 	// raw keeps the raw results of resources/list calls on transports that
 	// can (in-process); nil for the others.
 	raw *rawPages
+	// ahead is the get_resources page being fetched ahead of its request
+	// (ahead.go); nil when none.
+	ahead *aheadPage
 }
 
 func newMCPServer(cfg protocol.MCPServerConfig) *mcpServer {
@@ -148,6 +151,7 @@ func (s *mcpServer) remember(p resourcePage) []string {
 }
 
 func (s *mcpServer) close() {
+	s.dropAnyAhead()
 	if s.session != nil {
 		_ = s.session.Close()
 	}
@@ -271,6 +275,8 @@ func (c *Computer) connect(ctx context.Context, s *mcpServer, t mcp.Transport, o
 			s.mu.Lock()
 			s.scanned = false
 			s.mu.Unlock()
+			// A page fetched ahead may predate the change.
+			s.dropAnyAhead()
 		},
 	})
 	// The context given to Connect outlives the handshake: the SSE
@@ -394,6 +400,17 @@ type resourcePage struct {
 // listResources is one resources/list call, its results remembered for
 // get_dpe and the host index.
 func (c *Computer) listResources(ctx context.Context, s *mcpServer, cursor string, timeout time.Duration) (resourcePage, error) {
+	page, err := c.fetchResources(ctx, s, cursor, timeout)
+	if err != nil {
+		return resourcePage{}, err
+	}
+	c.recordResources(s, page)
+	return page, nil
+}
+
+// fetchResources is one resources/list call, nothing remembered: a page
+// fetched ahead is remembered only once it is asked for.
+func (c *Computer) fetchResources(ctx context.Context, s *mcpServer, cursor string, timeout time.Duration) (resourcePage, error) {
 	if timeout <= 0 {
 		timeout = s.timeout
 	}
@@ -419,10 +436,15 @@ func (c *Computer) listResources(ctx context.Context, s *mcpServer, cursor strin
 			}
 		}
 	}
+	return page, nil
+}
+
+// recordResources remembers a page's resources for get_dpe and indexes
+// the dpe hosts it brings.
+func (c *Computer) recordResources(s *mcpServer, page resourcePage) {
 	if fresh := s.remember(page); len(fresh) > 0 && s.registered() {
 		c.indexHosts(s, fresh)
 	}
-	return page, nil
 }
 
 // wire is the page's resources in the wire shape, for a page without raw.
