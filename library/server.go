@@ -120,6 +120,8 @@ type source struct {
 	published bool
 	path      string // folder path, for files of the folder
 	stamp     stamp
+	// listed is res as resources/list writes it (listing.go).
+	listed listedJSON
 }
 
 // stamp is what a rescan compares to decide a file is unchanged without
@@ -246,7 +248,7 @@ func Open(opt Options) (*Library, error) {
 		s.published = true // before the server is shared: no reader yet
 		srv.AddResource(s.res, lib.read)
 	}
-	srv.AddReceivingMiddleware(lib.normalizeMiddleware)
+	srv.AddReceivingMiddleware(lib.normalizeMiddleware, lib.listMiddleware)
 	lib.mu.Lock()
 	lib.indexNFC()
 	lib.srv = srv
