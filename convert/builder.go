@@ -107,6 +107,15 @@ func (b *PageBuilder) Add(category, text string, meta Meta) string {
 	return id
 }
 
+// LastCategory is the category of the page's last element, "" when it
+// has none.
+func (b *PageBuilder) LastCategory() string {
+	if len(b.els) == 0 {
+		return ""
+	}
+	return b.els[len(b.els)-1].Category
+}
+
 // nothingToShow reports an element the checker would refuse for having no
 // content: a text category with blank text (an empty <pre>, a paragraph of
 // spaces) or a table without rows (an ODT table of empty cells). Readers
@@ -213,6 +222,15 @@ func (k *Book) SetTitle(title string) {
 // Add appends to the current page.
 func (k *Book) Add(category, text string, meta Meta) string {
 	return k.Current().Add(category, text, meta)
+}
+
+// LastCategory is the category of the current page's last element, ""
+// when there is none.
+func (k *Book) LastCategory() string {
+	if len(k.pages) == 0 {
+		return ""
+	}
+	return k.Current().LastCategory()
 }
 
 // Len is the number of pages so far.

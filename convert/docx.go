@@ -139,9 +139,13 @@ type docxReader struct {
 	// count the items of each numId so far.
 	levels   map[string]map[int]listLevel
 	counters map[string]*listCounter
-	notes    map[string]string // "f<id>" / "e<id>" → text
-	used     []docxNote        // notes in reference order
-	noteNum  map[string]int
+	// lastNumID is the w:num of the last outermost list item: an
+	// outermost item of another one starts a list (markListStart); a
+	// nested list has a w:num of its own.
+	lastNumID string
+	notes     map[string]string // "f<id>" / "e<id>" → text
+	used      []docxNote        // notes in reference order
+	noteNum   map[string]int
 
 	headerIDs, footerIDs []string
 	seenHF               map[string]bool
@@ -785,6 +789,10 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 			}
 		}
 		m := Meta{"category_depth": max(0, min(depth, 8))}
+		markListStart(m, numID != r.lastNumID, depth, f.lastCategory())
+		if depth == 0 {
+			r.lastNumID = numID
+		}
 		r.listItem(m, numID, ilvl)
 		addLinks(m, p)
 		f.add(block{cat: "ListItem", text: trimmed, meta: m})

@@ -713,6 +713,11 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 		m["parent_id"] = h.items[listDepth-1]
 	}
 	setListMeta(m, lv, num)
+	first := true
+	for s := li.PrevSibling; s != nil && first; s = s.PrevSibling {
+		first = s.Type != xhtml.ElementNode || s.DataAtom != atom.Li
+	}
+	markListStart(m, first, listDepth, h.bk.LastCategory())
 	cat := "ListItem"
 	if box := taskBox(li); box != nil {
 		// A task list item (pandoc and GitHub write <input

@@ -60,6 +60,19 @@ func setListMeta(m Meta, lv listLevel, n int) {
 	}
 }
 
+// markListStart marks the first outermost item of a list that comes
+// right after the items of another one (lastCategory is the element
+// before it): ele_metadata list_start true. Two such lists (pandoc's
+// "<!-- -->" between two, a bulleted list after another) read as one
+// list once the elements are side by side, in the TUI as in a Markdown
+// export, unless the boundary is recorded; numbering alone cannot say it
+// for bullets.
+func markListStart(m Meta, first bool, depth int, lastCategory string) {
+	if first && depth == 0 && (lastCategory == "ListItem" || lastCategory == "CheckBox") {
+		m["list_start"] = true
+	}
+}
+
 // docxListStyle is the counter style of a w:numFmt value; ok is false for
 // bullets and unnumbered levels.
 func docxListStyle(numFmt string) (style string, ok bool) {
@@ -119,6 +132,9 @@ type odfList struct {
 	// its text:start-value, 0 if none.
 	pending bool
 	start   int
+	// started: an item was numbered; continues: the list goes on from
+	// an earlier one.
+	started, continues bool
 }
 
 // readListStyle reads the text:list-style just started (consuming it).
@@ -191,7 +207,7 @@ func (r *odfReader) list(d *XMLDecoder, se xml.StartElement, depth int, block fu
 			from = l.last
 		}
 		if from != nil {
-			cur.c, cur.style = from.c, from.style
+			cur.c, cur.style, cur.continues = from.c, from.style, true
 		}
 		if id := xmlID(se); id != "" && len(l.byID) < maxODFListStyles {
 			if l.byID == nil {
@@ -219,19 +235,24 @@ func (r *odfReader) list(d *XMLDecoder, se xml.StartElement, depth int, block fu
 }
 
 // numberItem records the numbering of a list item's paragraph at depth
-// d: the item's first paragraph gets the next number at its level.
-func (r *odfReader) numberItem(m Meta, d int) {
+// d: the item's first paragraph gets the next number at its level. It
+// reports the first item of an outermost list that does not continue
+// another (text:continue-list, text:continue-numbering).
+func (r *odfReader) numberItem(m Meta, d int) bool {
 	cur := r.lists.cur
 	if cur == nil || !cur.pending {
-		return
+		return false
 	}
 	cur.pending = false
+	first := !cur.started && !cur.continues
+	cur.started = true
 	d = min(d, maxListLevels-1)
 	lv := r.lists.level(cur.style[d], d)
 	if cur.start > 0 {
 		cur.c.next[d] = cur.start
 	}
 	setListMeta(m, lv, cur.c.number(d, lv.start))
+	return first
 }
 
 // xmlID is the xml:id attribute of se.

@@ -436,6 +436,7 @@ func (c *mdConverter) list(l *ast.List, parent string, depth int) {
 		}
 		m := c.meta(parent)
 		m["category_depth"] = depth
+		markListStart(m, it == l.FirstChild(), depth, c.b.book.LastCategory())
 		if l.IsOrdered() {
 			m["ordered"] = true
 			m["item_number"] = num
@@ -513,8 +514,9 @@ type inlineCollector struct {
 	images              []mdImage
 	checkbox            *bool
 	// emphasized and emphasisTags are the text of the emphasis spans, in
-	// order, and "b" (strong) or "i" for each (proposal §3.4
-	// emphasized_text_contents, as unstructured writes them).
+	// order, and "b" (strong), "i" or "code" (a code span) for each
+	// (proposal §3.4 emphasized_text_contents, as unstructured writes
+	// them, with the HTML tag's name).
 	emphasized, emphasisTags []string
 }
 
@@ -583,6 +585,17 @@ func (in *inlineCollector) walk(src []byte, n ast.Node) {
 			in.linkURLs = append(in.linkURLs, sub.linkURLs...)
 			in.linkTexts = append(in.linkTexts, sub.linkTexts...)
 			in.images = append(in.images, sub.images...)
+		case *ast.CodeSpan:
+			// A code span is recorded as the HTML tag it would be (code),
+			// beside the emphasis spans, so the Markdown export writes it
+			// back between backticks.
+			var sub inlineCollector
+			sub.walk(src, t)
+			in.sb.WriteString(sub.sb.String())
+			if txt := sub.sb.String(); strings.TrimSpace(txt) != "" && len(in.emphasized) < maxEmphasisSpans {
+				in.emphasized = append(in.emphasized, txt)
+				in.emphasisTags = append(in.emphasisTags, "code")
+			}
 		case *east.FootnoteLink:
 			// The reference reads [n] in the text, as in DOCX and ODT.
 			fmt.Fprintf(&in.sb, "[%d]", t.Index)

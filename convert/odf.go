@@ -669,7 +669,8 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		f.add(block{cat: "Title", text: trimmed, level: lvl, meta: Meta{"category_depth": lvl - 1}})
 	case listDepth > 0:
 		m := Meta{"category_depth": listDepth - 1}
-		r.numberItem(m, listDepth-1)
+		first := r.numberItem(m, listDepth-1)
+		markListStart(m, first, listDepth-1, f.lastCategory())
 		f.add(block{cat: "ListItem", text: trimmed, meta: m})
 	case has("subtitle", "author", "date"):
 		f.add(block{cat: "NarrativeText", text: trimmed, front: true, meta: Meta{}})

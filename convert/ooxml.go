@@ -56,6 +56,14 @@ func (f *flow) add(b block) {
 	f.blocks = append(f.blocks, b)
 }
 
+// lastCategory is the category of the last block, "" for none (or a break).
+func (f *flow) lastCategory() string {
+	if len(f.blocks) == 0 {
+		return ""
+	}
+	return f.blocks[len(f.blocks)-1].cat
+}
+
 func (f *flow) pages(env *Env, info Info) Pages {
 	bk := NewBook(env)
 	splitAtH1 := false

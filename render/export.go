@@ -113,7 +113,16 @@ func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 			continue
 		}
 		var s string
+		split := false
 		if normalizeCategory(el.Category) == catListItem {
+			if md && list.splits(el) {
+				list.end()
+				parts = append(parts, listSeparator)
+				split = true
+			}
+			if min(depth(el), len(list.content)) == 0 {
+				list.top = el
+			}
 			s = exportListItem(el, md, &list)
 		} else {
 			list.end()
@@ -127,7 +136,7 @@ func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 		}
 		// Items of one list are one block: a blank line between them
 		// would make a loose list of paragraphs.
-		if len(parts) > 0 && i > 0 && sameList(p.Elements[i-1], el) {
+		if len(parts) > 0 && i > 0 && !split && sameList(p.Elements[i-1], el) {
 			parts[len(parts)-1] += "\n" + s
 			continue
 		}
@@ -151,11 +160,11 @@ func quoteLines(s string, q int) string {
 }
 
 // withEmphasis marks, in Markdown, the spans of s the element records as
-// bold or italic (ele_metadata emphasized_text_contents with
-// emphasized_text_tags "b"/"strong" or "i"/"em"), each found after the one
-// before it, as they are in reading order; a span not found, or one that
-// Markdown could not delimit (it starts or ends with a space or holds the
-// delimiter), is left as it is.
+// bold, italic or code (ele_metadata emphasized_text_contents with
+// emphasized_text_tags "b"/"strong", "i"/"em" or "code"), each found
+// after the one before it, as they are in reading order; a span not
+// found, or one that Markdown could not delimit (it starts or ends with a
+// space, or bold or italic text holds the delimiter), is left as it is.
 func withEmphasis(el *dpe.Element, s string) string {
 	spans := metaStrings(el, "emphasized_text_contents")
 	tags := metaStrings(el, "emphasized_text_tags")
@@ -166,16 +175,38 @@ func withEmphasis(el *dpe.Element, s string) string {
 	at := 0
 	for i, sp := range spans {
 		sp = sanitize.Line(sp)
-		d := map[string]string{"b": "**", "strong": "**", "i": "*", "em": "*"}[strings.ToLower(tags[i])]
-		if d == "" || sp == "" || strings.TrimSpace(sp) != sp || strings.Contains(sp, "*") {
+		if sp == "" || strings.TrimSpace(sp) != sp {
 			continue
+		}
+		tag := strings.ToLower(tags[i])
+		open, shut := "", ""
+		switch tag {
+		case "b", "strong":
+			open = "**"
+		case "i", "em":
+			open = "*"
+		case "code":
+			// A fence one backtick longer than any run inside; a span
+			// that starts or ends with one is padded, which CommonMark
+			// strips again.
+			open = strings.Repeat("`", longestRun(sp, '`')+1)
+			shut = open
+			if strings.HasPrefix(sp, "`") || strings.HasSuffix(sp, "`") {
+				open, shut = open+" ", " "+shut
+			}
+		}
+		if open == "" || tag != "code" && strings.Contains(sp, "*") {
+			continue
+		}
+		if shut == "" {
+			shut = open
 		}
 		k := strings.Index(s[at:], sp)
 		if k < 0 {
 			continue
 		}
 		sb.WriteString(s[at : at+k])
-		sb.WriteString(d + sp + d)
+		sb.WriteString(open + sp + shut)
 		at += k + len(sp)
 	}
 	sb.WriteString(s[at:])
@@ -212,23 +243,31 @@ func exportListItem(el *dpe.Element, md bool, list *mdList) string {
 		}
 		return strings.Repeat("  ", depth(el)) + marker + " " + rest
 	}
+	marker, rest = mdItemMarker(el, marker, rest)
+	return list.item(depth(el), marker, withEmphasis(el, rest))
+}
+
+// mdItemMarker is the CommonMark marker of a list item and the text
+// after it, given the marker its text starts with ("" for none) and the
+// rest of its text.
+func mdItemMarker(el *dpe.Element, marker, rest string) (string, string) {
 	switch {
 	case marker == "" && isDecimalMarker(mdMarker(el)) && !isDecimalMarker(listLabel(el)):
 		// A lettered or roman item ("b.", "iv."): CommonMark's ordered
 		// markers are numbers only, and writing its number would give a
 		// reader "2." where the source says "b.". A bullet item that
 		// starts with the source's label renders as the source reads.
-		marker, rest = "-", listLabel(el)+" "+line
+		return "-", listLabel(el) + " " + rest
 	case marker == "":
-		marker, rest = mdMarker(el), line
+		return mdMarker(el), rest
 	case isBullet(marker):
-		marker = "-"
+		return "-", rest
 	case !isDecimalMarker(marker):
 		// "a)", "iv." are not CommonMark markers: keep the label in the
 		// text of a bullet item.
-		marker, rest = "-", line
+		return "-", marker + " " + rest
 	}
-	return list.item(depth(el), marker, withEmphasis(el, rest))
+	return marker, rest
 }
 
 func isBullet(m string) bool {

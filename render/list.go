@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // A list item's label comes from what the converter recorded about the
@@ -95,6 +96,9 @@ func romanNumber(n int) string {
 type mdList struct {
 	// content[d] is the content column of the open item at depth d.
 	content []int
+	// top is the open list's last outermost item: whether the next one
+	// starts another list.
+	top *dpe.Element
 }
 
 // item returns the Markdown line of a list item at depth d with marker,
@@ -111,7 +115,46 @@ func (l *mdList) item(d int, marker, text string) string {
 }
 
 // end closes every open list (a non-list element came between).
-func (l *mdList) end() { l.content = l.content[:0] }
+func (l *mdList) end() { l.content, l.top = l.content[:0], nil }
+
+// listSeparator is what a Markdown export writes between two lists that
+// follow each other with nothing between: an empty HTML comment, as
+// pandoc writes it, since CommonMark continues a list through a blank
+// line and ignores the numbers after the first.
+const listSeparator = "<!-- -->"
+
+// splits reports whether el, an outermost list item right after the
+// items of another list, starts a list of its own that Markdown would
+// join to the one before (the same kind of marker). The source's
+// numbering says where one list ends: an ordered item whose number does
+// not follow the item before, another list style, a numbered list after
+// a bulleted one or the other way round, and the converter's list_start
+// (the first item of a list right after another).
+func (l *mdList) splits(el *dpe.Element) bool {
+	prev := l.top
+	if prev == nil || min(depth(el), len(l.content)) > 0 {
+		return false
+	}
+	n, ordered := orderedNumber(el)
+	pn, prevOrdered := orderedNumber(prev)
+	start, _ := metaBool(el, "list_start")
+	switch {
+	case start, ordered != prevOrdered:
+	case ordered && (n != pn+1 || !strings.EqualFold(el.MetaString("list_style"), prev.MetaString("list_style"))):
+	default:
+		return false
+	}
+	kind := func(el *dpe.Element) string {
+		line := strings.TrimSpace(sanitize.Line(el.Text))
+		m, rest := listMarker(line)
+		m, _ = mdItemMarker(el, m, rest)
+		if isDecimalMarker(m) {
+			return m[len(m)-1:]
+		}
+		return m
+	}
+	return kind(el) == kind(prev)
+}
 
 // mdMarker is the CommonMark marker of an item: decimal numbers for
 // ordered items, "-" otherwise (a lettered or roman item is a bullet
