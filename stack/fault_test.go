@@ -702,12 +702,18 @@ func TestFault_AckNeverComes_ClientTimeoutError(t *testing.T) {
 const loopCursor = "again"
 
 // loopingServer lists the same first page forever: every resources/list
-// answer carries next cursor "again", and "again" asks for page one.
+// answer carries next cursor "again", and "again" asks for page one. It is
+// a plain go-sdk server, whose results a middleware can edit: the library
+// writes its pages itself (library/listing.go).
 func loopingServer(t *testing.T) *mcp.Server {
 	t.Helper()
-	srv, err := libraryServer(library.Options{FS: emptyFS{}, Host: "io.github.dpetui.loop", PageSize: 2, Name: "loop", Generated: 5})
-	if err != nil {
-		t.Fatal(err)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "loop", Version: "1"}, &mcp.ServerOptions{PageSize: 2})
+	for i := range 5 {
+		name := fmt.Sprintf("gen-%04d", i)
+		srv.AddResource(&mcp.Resource{URI: "dpe://io.github.dpetui.loop/" + name, Name: name, MIMEType: protocol.MimeDPEInline},
+			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return nil, errors.New("the looping server is listed, not read")
+			})
 	}
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
