@@ -1164,6 +1164,10 @@ func TestTable_EscLeavesTheTableBeforeTheDocument(t *testing.T) {
 	if f := footerLine(m); !strings.Contains(f, "column right") {
 		t.Fatalf("the footer of a selected table shows no table keys: %q", f)
 	}
+	press(t, m, "esc") // the "opened" message goes first
+	if !d.tableActive() || m.statusText() != "" {
+		t.Fatalf("the first esc should put the message away, only: table %v, status %q", d.tableActive(), m.statusText())
+	}
 	press(t, m, "esc")
 	if f := footerLine(m); strings.Contains(f, "column right") || !strings.Contains(f, "next page") {
 		t.Fatalf("after esc the footer still shows the table keys: %q", f)
@@ -1193,8 +1197,9 @@ func TestTable_EscLeavesTheTableBeforeTheDocument(t *testing.T) {
 
 // :999 on a 2-page document says there is no such page and closes the
 // prompt, so the next : starts afresh (it used to stay open, and ":0"
-// was appended to "999").
-func TestCommand_PageOutOfRangeSaysSoAndCloses(t *testing.T) {
+// was appended to "999"); :abc, neither a page nor a URI, closes it the
+// same way with one line naming the input and the cause.
+func TestCommand_BadJumpSaysSoAndCloses(t *testing.T) {
 	m := openJSON(t, 80, 24, twoPageTableDoc())
 	press(t, m, ":", "9", "9", "9", "enter")
 	if m.bar.active {
@@ -1207,10 +1212,22 @@ func TestCommand_PageOutOfRangeSaysSoAndCloses(t *testing.T) {
 	if d := m.docS(); d.page != 1 || m.bar.active {
 		t.Fatalf(":2 after :999: page %d, bar open %v", d.page+1, m.bar.active)
 	}
-	// A bad URI keeps the prompt open to fix it, with the reason shown.
-	press(t, m, ":", "x", ":", "/", "enter")
-	if !m.bar.active || m.statusText() == "" {
-		t.Fatalf("a bad URI: bar open %v, status %q", m.bar.active, m.statusText())
+	for _, in := range []string{"abc", "x:/"} {
+		press(t, m, ":")
+		for _, r := range in {
+			press(t, m, string(r))
+		}
+		press(t, m, "enter")
+		if m.bar.active {
+			t.Fatalf(":%s: the prompt stayed open", in)
+		}
+		if s := m.statusText(); !strings.HasPrefix(s, ":"+in+": not a page number nor a dpe:// URI (") {
+			t.Fatalf(":%s: status %q should name the input and why it is no jump", in, s)
+		}
+	}
+	press(t, m, ":", "1", "enter")
+	if d := m.docS(); d.page != 0 || m.bar.active {
+		t.Fatalf(":1 after :abc: page %d, bar open %v", d.page+1, m.bar.active)
 	}
 }
 

@@ -259,12 +259,19 @@ func (b *cmdBar) submit(m *model) tea.Cmd {
 	switch mode {
 	case barOpen, barCommand:
 		if !b.hintOK {
-			if mode == barCommand && isDigits(v) {
-				// A page that is not there: say so and close, so the
-				// next : starts afresh instead of appending to "999".
+			if mode == barCommand {
+				// A jump that cannot happen (no such page, not a
+				// number nor a URI): say so and close, so the next :
+				// starts afresh instead of appending to "999".
 				why := b.hint
+				if !isDigits(v) {
+					why = "not a page number nor a dpe:// URI (" + why + ")"
+				}
 				b.remember(v)
 				b.close()
+				if v == "" {
+					return nil // nothing typed, nothing to say
+				}
 				return m.e.setStatus(statusErr, ":"+v+": "+why)
 			}
 			// Keep the bar open to fix the URI, with the reason on the

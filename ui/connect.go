@@ -296,7 +296,7 @@ func (o *helpOverlay) View(w, h int) []string {
 	out := append(head, body[off:off+room]...)
 	if below := len(body) - off - room; below > 0 {
 		out = append(out, " "+st.dim.Render(fmt.Sprintf("▼ %s more · %s/%s scroll · %s end",
-			plural(below, "line"), k.Down.Help().Key, k.PageDown.Help().Key, k.Bottom.Help().Key)))
+			counted(below, "line", "lines"), k.Down.Help().Key, k.PageDown.Help().Key, k.Bottom.Help().Key)))
 	} else {
 		out = append(out, " "+st.dim.Render(fmt.Sprintf("▲ end of the keys · %s top", k.Top.Help().Key)))
 	}

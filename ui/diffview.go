@@ -124,7 +124,7 @@ func (d *documentScreen) onDiff(msg diffMsg) tea.Cmd {
 	for i, p := range msg.pages {
 		d.install(i, p)
 	}
-	d.tv, d.cell = map[int]render.TableView{}, map[int]cellPos{}
+	d.tv, d.cell, d.tables = map[int]render.TableView{}, map[int]cellPos{}, map[int]pageTables{}
 	d.validated, d.findings, d.failedOffline = false, nil, map[int]bool{}
 	d.pendingFind, d.pendingJump = nil, -1
 	d.images.stop()
@@ -206,7 +206,7 @@ func diffSummary(old, new *identity.Result, c *identity.Changes) string {
 		s += " · order changed"
 	}
 	if n := len(c.Pages); n > 0 {
-		s += fmt.Sprintf(" · %d page(s) ±", n)
+		s += " · " + counted(n, "page", "pages") + " ±"
 	}
 	if c.FileTypeChanged {
 		s += " · file_type changed"
@@ -260,7 +260,8 @@ func shortHash(hash identity.Hash) string {
 }
 
 // diffKey handles the keys of an active comparison: n/N walk the changes
-// (unless a search is on, whose hits they walk), esc clears it.
+// (unless a search is on, whose hits they walk); esc clears it
+// (escInner).
 func (d *documentScreen) diffKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := d.e.keys
 	if matches(msg, k.Diff) {
@@ -270,10 +271,6 @@ func (d *documentScreen) diffKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	switch {
-	case matches(msg, k.Cancel):
-		d.diff = nil
-		d.invalidate()
-		return d.e.info("comparison cleared"), true
 	case matches(msg, k.NextChange):
 		return d.walkChange(1), true
 	case matches(msg, k.PrevChange):

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
@@ -40,6 +41,11 @@ type documentScreen struct {
 	// cell is the selected table cell per table element (B3: l/h move
 	// by column, enter shows the cell and its row).
 	cell map[int]cellPos
+	// tables keeps the table views and cell cursors of the pages not
+	// shown, so a widened column or a chosen cell is still there when a
+	// search or a jump comes back to its page (tv and cell are the
+	// shown page's, by element index).
+	tables map[int]pageTables
 	// cellAway is the table whose cell cursor esc put away: the first
 	// esc leaves the table, the next leaves the document.
 	cellAway tableAt
@@ -120,9 +126,15 @@ type outlineEntry struct {
 
 type cellPos struct{ row, col int }
 
+// pageTables is a page's table views and cell cursors, by element index.
+type pageTables struct {
+	tv   map[int]render.TableView
+	cell map[int]cellPos
+}
+
 func newDocumentScreen(e *env, msg openedMsg, tl *traceLog) *documentScreen {
 	d := &documentScreen{e: e, op: msg.opened, opener: msg.opener, res: msg.res, uri: msg.uri, target: msg.target, trace: tl,
-		tv: map[int]render.TableView{}, cell: map[int]cellPos{}, pendingJump: -1, failedOffline: map[int]bool{}}
+		tv: map[int]render.TableView{}, cell: map[int]cellPos{}, tables: map[int]pageTables{}, pendingJump: -1, failedOffline: map[int]bool{}}
 	for _, p := range d.op.Doc.Pages {
 		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p)})
 	}
@@ -207,7 +219,9 @@ func (d *documentScreen) layout(w int) (side, content int) {
 	if w < 60 || d.sideHidden {
 		return 0, w
 	}
-	side = min(34, max(20, w/4))
+	// A quarter of the width: page and outline titles use the room a
+	// wide terminal has (prose is capped at 100 columns anyway).
+	side = min(60, max(20, w/4))
 	return side, w - side - 1
 }
 
@@ -318,6 +332,7 @@ func (d *documentScreen) installReopened(next *dpe.Opened) tea.Cmd {
 	d.sel, d.yoff = 0, 0
 	clear(d.tv)
 	clear(d.cell)
+	clear(d.tables)
 	d.failedOffline = map[int]bool{}
 	d.findings, d.validated, d.validatedLoaded = nil, false, 0
 	d.search = searchState{}
@@ -383,6 +398,12 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if matches(msg, k.Back) {
+		// esc leaves the innermost mode before the document.
+		if cmd, ok := d.escInner(); ok {
+			return cmd
+		}
+	}
 	if d.isTableSelected() {
 		if cmd, ok := d.tableKey(msg); ok {
 			return cmd
@@ -401,12 +422,6 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	case d.skill != nil && matches(msg, k.SkillFiles):
 		return e.ask(pushMsg{s: newSkillFilesScreen(e, d.skill)})
 	case matches(msg, k.Back):
-		// esc clears a search the user typed; the one a Finder hit
-		// carried in (near) is the Finder's, and esc goes back to it.
-		if d.search.query != "" && d.search.near == nil && matches(msg, k.Cancel) {
-			d.clearSearch()
-			return nil
-		}
 		if e.agent == nil && !e.opt.RemoteOnly {
 			return e.info("press q to quit")
 		}
@@ -504,19 +519,84 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// reopen opens the document again from the start (r on a loaded page).
+// escStep is what esc does on the document, innermost mode first: the
+// table's cell cursor, then a search the user typed, then a comparison,
+// and only then back out of the document. escInner does it and escHint
+// names it, so the footer shows the one esc that will happen.
+type escStep int
+
+const (
+	escBack escStep = iota
+	escTable
+	escSearch
+	escDiff
+)
+
+func (d *documentScreen) escStep() escStep {
+	switch {
+	case d.tableActive():
+		return escTable
+	case d.search.query != "" && d.search.near == nil:
+		// A search a Finder hit carried in (near) is the Finder's:
+		// esc goes back to it.
+		return escSearch
+	case d.diff != nil && d.search.query == "":
+		return escDiff
+	}
+	return escBack
+}
+
+// escDesc is each step as a footer hint, escSays as what "esc again"
+// will do.
+var (
+	escDesc = map[escStep]string{escBack: "back", escTable: "leave table", escSearch: "clear search", escDiff: "clear diff"}
+	escSays = map[escStep]string{escBack: "goes back", escTable: "leaves the table", escSearch: "clears the search", escDiff: "clears the diff"}
+)
+
+// escHint is the footer's esc binding, saying what esc does now.
+func (d *documentScreen) escHint() key2 { return withHelp(d.e.keys.Back, escDesc[d.escStep()]) }
+
+// escClearsStatus: on the document a message on the status line is the
+// innermost thing esc puts away (the root does it, before escInner).
+func (d *documentScreen) escClearsStatus() bool { return true }
+
+// escInner leaves the innermost mode; ok is false when esc leaves the
+// document.
+func (d *documentScreen) escInner() (tea.Cmd, bool) {
+	e := d.e
+	switch d.escStep() {
+	case escTable:
+		d.cellAway = tableAt{true, d.page, d.sel}
+		return e.info("left the table · " + e.keys.Back.Help().Key + " again " + escSays[d.escStep()]), true
+	case escSearch:
+		d.clearSearch()
+		return nil, true
+	case escDiff:
+		d.diff = nil
+		d.invalidate()
+		return e.info("comparison cleared"), true
+	}
+	return nil, false
+}
+
+// reopen opens the document again (r on a loaded page) and shows the
+// same place: the page and the selected element.
 func (d *documentScreen) reopen() tea.Cmd {
 	if rs, ok := d.src.(*remoteSource); ok {
 		return rs.reopen(d.e, d.page)
 	}
+	at := &hitPlace{page: d.page + 1, el: d.sel}
+	if el := d.selected(); el != nil {
+		at.elementID = el.ID
+	}
 	if d.res != nil {
 		res := *d.res
-		return d.e.ask(openURIMsg{uri: d.uri, res: &res, computer: res.Computer})
+		return d.e.ask(openURIMsg{uri: d.uri, res: &res, computer: res.Computer, at: at})
 	}
 	if d.e.agent != nil && d.target == "" {
-		return d.e.ask(openURIMsg{uri: d.uri})
+		return d.e.ask(openURIMsg{uri: d.uri, at: at})
 	}
-	return d.e.ask(retryMsg{})
+	return d.e.ask(retryMsg{at: at})
 }
 
 func (d *documentScreen) Keys() screenKeys {
@@ -527,7 +607,11 @@ func (d *documentScreen) Keys() screenKeys {
 	if d.isTableSelected() {
 		inspect = except(k.Inspect, k.Cell)
 	}
-	short := []key2{k.NextPage, k.PrevPage, k.Search, inspect, k.Back, k.Raw, k.Trace, k.Conformance, k.Export}
+	esc := d.escHint()
+	short := []key2{k.NextPage, k.PrevPage, k.Search, inspect, k.Raw, k.Trace, k.Conformance, k.Export}
+	if d.escStep() == escBack {
+		short = slices.Insert(short, 4, esc)
+	}
 	// The footer's table keys go with the cell cursor: after esc put it
 	// away they would say what esc just undid.
 	if d.tableActive() {
@@ -536,7 +620,11 @@ func (d *documentScreen) Keys() screenKeys {
 	if d.search.query != "" {
 		short = append([]key2{k.NextHit, k.HitList}, short...)
 	} else if d.diff != nil {
-		short = append([]key2{k.NextChange, k.PrevChange, withHelp(k.Cancel, "clear diff")}, short...)
+		short = append([]key2{k.NextChange, k.PrevChange}, short...)
+	}
+	if d.escStep() != escBack {
+		// What esc leaves goes first: it is the way out of the mode.
+		short = append([]key2{esc}, short...)
 	}
 	if d.skill != nil {
 		short = append([]key2{k.SkillFiles}, short...)
@@ -576,7 +664,9 @@ func (d *documentScreen) Keys() screenKeys {
 // Crumb names the computer that answered when the document was opened by
 // URI (no servers screen names it), then the title and page.
 func (d *documentScreen) Crumb() string {
-	c := sanitizeTrunc(d.title(), 40) + " › page " + strconv.Itoa(d.page+1) + "/" + strconv.Itoa(len(d.pages))
+	// The title whole: the breadcrumb fits itself to the terminal's
+	// width (fitCrumbs), so a wide one shows all of it.
+	c := sanitizeLine(d.title()) + " › page " + strconv.Itoa(d.page+1) + "/" + strconv.Itoa(len(d.pages))
 	if d.res == nil {
 		if who := d.op.Access.Computer; who != "" {
 			c = "@" + sanitizeLine(who) + " › " + c

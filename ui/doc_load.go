@@ -10,6 +10,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/render"
 )
 
 // gotoPage shows page i, loading it first when needed; jump selects an
@@ -29,9 +30,15 @@ func (d *documentScreen) gotoPage(i, jump int) tea.Cmd {
 		d.recordJump()
 		// Table cursors and scroll offsets are per element index of the
 		// page shown: a cell chosen on another page must not land on
-		// this page's table of the same index.
-		clear(d.tv)
-		clear(d.cell)
+		// this page's table of the same index. The page left keeps its
+		// own, for when it is shown again.
+		d.tables[d.page] = pageTables{tv: d.tv, cell: d.cell}
+		back := d.tables[i]
+		delete(d.tables, i)
+		d.tv, d.cell = back.tv, back.cell
+		if d.tv == nil {
+			d.tv, d.cell = map[int]render.TableView{}, map[int]cellPos{}
+		}
 	}
 	d.page = i
 	d.sel, d.yoff = max(0, jump), 0
@@ -60,7 +67,7 @@ func (d *documentScreen) loadPages(kind loadKind, idx []int, jump int) tea.Cmd {
 	var id int
 	var cmd tea.Cmd
 	if kind == loadAll {
-		id, cmd = e.startLong(fmt.Sprintf("loading %d pages to export", len(idx)), d.loadStep(idx, 0, kind, jump))
+		id, cmd = e.startLong("loading "+counted(len(idx), "page", "pages")+" to export", d.loadStep(idx, 0, kind, jump))
 	} else {
 		id, cmd = e.start(label, 0, d.loadStep(idx, 0, kind, jump))
 	}

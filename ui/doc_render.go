@@ -517,7 +517,7 @@ func (d *documentScreen) statusText(w int) string {
 		txt += fmt.Sprintf("match %d/%d", s.cur+1, len(s.hits))
 	}
 	if s.scanned < len(d.pages) {
-		txt += fmt.Sprintf(" (searched %d/%d pages)", s.scanned, len(d.pages))
+		txt += fmt.Sprintf(" (searched %d/%s)", s.scanned, counted(len(d.pages), "page", "pages"))
 	}
 	return clip(st.info.Render(txt)+st.dim.Render(" · n/N move · S list · esc clears"), w)
 }

@@ -175,7 +175,7 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 	q := sanitizeLine(msg.query)
 	switch {
 	case len(d.search.hits) == 0:
-		cmds = append(cmds, e.info(fmt.Sprintf("no match for %q in %d pages", q, len(d.pages))))
+		cmds = append(cmds, e.info(fmt.Sprintf("no match for %q in %s", q, counted(len(d.pages), "page", "pages"))))
 	case d.search.capped:
 		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%d+ matches for %q (stopped at %d) · n/N move · S lists", maxHits, q, maxHits)))
 	default:
@@ -343,7 +343,7 @@ func (v *hitList) View(w, h int) []string {
 	hits := d.search.hits
 	head := fmt.Sprintf(" Hits for %q · %d", sanitizeLine(d.search.query), len(hits))
 	if d.search.running {
-		head += fmt.Sprintf(" so far (searched %d/%d pages)", d.search.scanned, len(d.pages))
+		head += fmt.Sprintf(" so far (searched %d/%s)", d.search.scanned, counted(len(d.pages), "page", "pages"))
 	}
 	out := []string{st.title.Render(clip(head, w))}
 	v.list.clamp(len(hits), h-1)

@@ -51,13 +51,6 @@ func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	if cp.row < info.HeaderRows && info.Rows > info.HeaderRows {
 		cp.row = info.HeaderRows
 	}
-	if matches(msg, k.Back) {
-		if !d.tableActive() || d.search.query != "" {
-			return nil, false
-		}
-		d.cellAway = tableAt{true, d.page, d.sel}
-		return e.info("left the table · " + k.Back.Help().Key + " again goes back"), true
-	}
 	switch {
 	case matches(msg, k.ColRight):
 		if cp.col >= info.Cols-1 {

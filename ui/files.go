@@ -210,7 +210,7 @@ func (d *documentScreen) writeExport(name string, asJSON bool, failed []int) tea
 	var cmd tea.Cmd
 	if len(failed) > 0 {
 		sort.Ints(failed)
-		cmd = e.setStatus(statusErr, fmt.Sprintf("%d pages could not be loaded (first: page %d); they are marked in the export", len(failed), failed[0]+1))
+		cmd = e.setStatus(statusErr, fmt.Sprintf("%s could not be loaded (first: page %d); they are marked in the export", counted(len(failed), "page", "pages"), failed[0]+1))
 	}
 	if asJSON {
 		var body []byte

@@ -72,7 +72,7 @@ func TestOpenMode_FailureShowsErrorWithRetry(t *testing.T) {
 	opt.Agent = nil
 	opt.OpenTarget = filepath.Join(t.TempDir(), "missing.json")
 	m := New(opt).m
-	run(t, m, m.openTarget(opt.OpenTarget))
+	run(t, m, m.openTarget(opt.OpenTarget, nil))
 	if es := m.errorS(); es == nil || !strings.Contains(es.info.full, "missing.json") {
 		t.Fatalf("want the error screen naming the file:\n%s", frame(m))
 	}

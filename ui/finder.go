@@ -47,6 +47,9 @@ type hitPlace struct {
 	page      int
 	elementID string
 	query     string
+	// el is the element's index, for when no element has elementID
+	// (none given, or the document changed since): r reopens there.
+	el int
 }
 
 type finderStartedMsg struct {
@@ -180,7 +183,7 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return f, nil
 		}
 		f.srch = msg.s
-		e.progress(msg.id, fmt.Sprintf("0/%d computers", msg.s.Len()))
+		e.progress(msg.id, "0/"+counted(msg.s.Len(), "computer", "computers"))
 		return f, f.next(msg.id, msg.s)
 	case finderResultMsg:
 		if msg.id != f.op {
@@ -197,7 +200,7 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			f.setHits(merged)
 		}
 		if f.srch != nil {
-			e.progress(msg.id, fmt.Sprintf("%d/%d computers", len(f.results), f.srch.Len()))
+			e.progress(msg.id, fmt.Sprintf("%d/%s", len(f.results), counted(f.srch.Len(), "computer", "computers")))
 			return f, f.next(msg.id, f.srch)
 		}
 		return f, nil
@@ -293,12 +296,12 @@ func (f *finderScreen) View(w, h int) []string {
 	if f.query != "" {
 		head += " · " + sanitizeTrunc(f.query, 40)
 		if t := f.total(); t > len(f.hits) {
-			head += fmt.Sprintf(" · %d of %d hits", len(f.hits), t)
+			head += fmt.Sprintf(" · %d of %s", len(f.hits), counted(t, "hit", "hits"))
 			if f.limit < finderMaxLimit && !f.running {
 				head += " (m more)"
 			}
 		} else {
-			head += " · " + plural(len(f.hits), "hit")
+			head += " · " + counted(len(f.hits), "hit", "hits")
 		}
 	}
 	out := []string{st.title.Render(clip(head, w))}
@@ -430,14 +433,6 @@ func overBudgetLine(r search.Result, w int) (string, bool) {
 	return who + rest, true
 }
 
-// plural is "1 hit", "2 hits".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 func orDefault(s, d string) string {
 	if strings.TrimSpace(s) == "" {
 		return d
@@ -490,7 +485,7 @@ func (d *documentScreen) jumpToHit(at *hitPlace) tea.Cmd {
 	}
 	i := at.page - 1
 	var cmd tea.Cmd
-	if el := d.hitElement(i, at.elementID); el >= 0 {
+	if el := d.placeElement(i, at); el >= 0 {
 		d.pendingHit = nil
 		cmd = d.gotoPage(i, el)
 	} else {
@@ -523,6 +518,20 @@ func (d *documentScreen) hitElement(i int, id string) int {
 	return -1
 }
 
+// placeElement is the element at names on page i: the one with its id,
+// else the one at its index (clamped to the page); -1 while the page is
+// not decoded.
+func (d *documentScreen) placeElement(i int, at *hitPlace) int {
+	if el := d.hitElement(i, at.elementID); el >= 0 {
+		return el
+	}
+	p := d.pages[i].p
+	if p == nil || len(p.Elements) == 0 {
+		return -1
+	}
+	return min(max(0, at.el), len(p.Elements)-1)
+}
+
 // landHit selects the pending hit's element once its page is shown and
 // decoded. Moving to another page first drops the hit.
 func (d *documentScreen) landHit() {
@@ -539,7 +548,7 @@ func (d *documentScreen) landHit() {
 		return
 	}
 	d.pendingHit = nil
-	el := d.hitElement(i, at.elementID)
+	el := d.placeElement(i, at)
 	if el < 0 {
 		return
 	}

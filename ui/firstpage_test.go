@@ -67,7 +67,7 @@ func openFirstPage(t *testing.T, doc []byte, cut int) (m *model, rest []tea.Cmd,
 
 	opt := Options{Theme: "dark", Width: 120, Height: 40, Now: func() time.Time { return fixedNow }, StatusTimeout: -1, OpenTarget: srv.URL + "/doc.json"}
 	m = New(opt).m
-	queue := []tea.Cmd{m.openTarget(srv.URL + "/doc.json")}
+	queue := []tea.Cmd{m.openTarget(srv.URL+"/doc.json", nil)}
 	for len(queue) > 0 {
 		c := queue[0]
 		queue = queue[1:]

@@ -58,7 +58,15 @@ func (v *inspector) Update(msg tea.Msg) (screen, tea.Cmd) {
 			if r, ok := v.links[v.list.cur]; ok {
 				return v, tea.Batch(v.e.ask(closeOverlayMsg{}), v.e.ask(jumpMsg(r)))
 			}
-			return v, e.info("enter jumps from a linked element line (parent, related, children, referenced by)")
+			// Off a link line, enter goes to the next link (the footer
+			// says "next link"): the cursor starts on the title, and
+			// enter there did nothing.
+			if next, ok := v.nextLink(); ok {
+				v.list.cur = next
+				v.list.clamp(len(lines), e.bodyHeight())
+				return v, e.info(k.Enter.Help().Key + " again follows this link")
+			}
+			return v, e.info("this element links to no other loaded element")
 		case matches(msg, k.Copy):
 			return v, v.e.ask(copyMenuMsg{resURI: v.d.uri, access: v.d.op.Access.URI, text: v.el.Text, json: string(v.el.Raw)})
 		case matches(msg, k.Raw):
@@ -256,7 +264,7 @@ func (v *inspector) lines(w int) []string {
 	kv("coordinates", coordinatesText(el))
 	section("Text")
 	kv("text", el.Text)
-	section(fmt.Sprintf("ele_metadata (%d fields)", len(el.Metadata)))
+	section("ele_metadata (" + counted(len(el.Metadata), "field", "fields") + ")")
 	keys := make([]string, 0, len(el.Metadata))
 	for k := range el.Metadata {
 		keys = append(keys, k)
@@ -333,11 +341,37 @@ func (v *inspector) View(w, h int) []string {
 	return box(out, w, h)
 }
 
+// nextLink is the first link line after the cursor, wrapping; ok is
+// false when the element links to nothing loaded.
+func (v *inspector) nextLink() (int, bool) {
+	best, first := -1, -1
+	for i := range v.links {
+		if i > v.list.cur && (best < 0 || i < best) {
+			best = i
+		}
+		if first < 0 || i < first {
+			first = i
+		}
+	}
+	if best < 0 {
+		best = first
+	}
+	return best, best >= 0
+}
+
 func (v *inspector) Keys() screenKeys {
 	k := v.e.keys
+	// enter's hint is what enter does on this line: follow the link under
+	// the cursor, else go to the next one; none when nothing is linked.
+	var enter []key2
+	if _, ok := v.links[v.list.cur]; ok {
+		enter = []key2{withHelp(k.Enter, "follow link")}
+	} else if len(v.links) > 0 {
+		enter = []key2{withHelp(k.Enter, "next link")}
+	}
 	return screenKeys{
-		short: []key2{withHelp(k.Enter, "follow link"), k.Up, k.Down, k.Raw, k.Copy, withHelp(k.Back, "close")},
-		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "follow link"), k.Raw, k.Copy}, k.globalKeys()},
+		short: append(enter, k.Up, k.Down, k.Raw, k.Copy, withHelp(k.Back, "close")),
+		full:  [][]key2{k.navKeys(), append(enter, k.Raw, k.Copy), k.globalKeys()},
 	}
 }
 

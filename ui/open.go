@@ -55,11 +55,12 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 	return cmd
 }
 
-// openTarget is `dpe-tui open <file|URL>`: no resolver, straight to fetch.
-func (m *model) openTarget(target string) tea.Cmd {
+// openTarget is `dpe-tui open <file|URL>`: no resolver, straight to fetch;
+// at is where the document opens (nil: page 1).
+func (m *model) openTarget(target string, at *hitPlace) tea.Cmd {
 	e := m.e
 	if p, ok := localFile(target); ok && e.opt.OpenFile != nil {
-		return m.openFile(target, p)
+		return m.openFile(target, p, at)
 	}
 	access := targetURI(target)
 	e.lastTrace = newTraceLog(access, "")
@@ -67,7 +68,7 @@ func (m *model) openTarget(target string) tea.Cmd {
 	id, cmd := e.start("opening "+sanitizeLine(target), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
 		msg := doOpen(ctx, id, o, buf, access, func(ctx context.Context) (*dpe.Opened, error) { return o.OpenAccess(ctx, access) })
-		return stampOpened(msg, func(om *openedMsg) { om.target = target })
+		return stampOpened(msg, func(om *openedMsg) { om.target, om.at = target, at })
 	})
 	if s, ok := m.top().(*openingScreen); ok {
 		s.id = id

@@ -65,9 +65,10 @@ func TestRemote_RReloadsTheRemoteDocumentInPlace(t *testing.T) {
 			t.Errorf("after r the frame lacks %q:\n%s", want, f)
 		}
 	}
-	// Still the document over the skeleton: esc goes back to it.
+	// Still the document over the skeleton: esc goes back to it (the
+	// first puts the "opened" message away).
 	s.idle()
-	s.keys("esc")
+	s.keys("esc", "esc")
 	s.waitFor("PAGE 1 ELEMENTS")
 }
 

@@ -268,7 +268,7 @@ func stopText(err error) string {
 	case errors.Is(ce.Err, client.ErrByteBudget):
 		return fmt.Sprintf("listing budget reached: %s listed (limit %s); stopped", humanBytes(ce.Bytes), humanBytes(int64(ce.Limit)))
 	case errors.Is(ce.Err, client.ErrPageCap):
-		return fmt.Sprintf("page cap reached (%d pages); stopped", ce.Limit)
+		return "page cap reached (" + counted(ce.Limit, "page", "pages") + "); stopped"
 	case errors.Is(ce.Err, client.ErrCursorTooLong):
 		return fmt.Sprintf("server sent a next_cursor of %d bytes (limit %d); stopped", len(ce.Cursor), ce.Limit)
 	}

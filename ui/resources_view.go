@@ -426,7 +426,7 @@ func (v *resourcesScreen) detailView(w, h int) []string {
 		out = append(out, " "+st.label.Render(fit(p[0], kw))+"  "+st.value.Render(p[1]))
 	}
 	if len(out) > h {
-		out = append(out[:h-1], st.dim.Render(fmt.Sprintf(" … %d more fields (d enlarges or hides this pane)", len(out)-h+1)))
+		out = append(out[:h-1], st.dim.Render(" … "+counted(len(out)-h+1, "more field", "more fields")+" (d enlarges or hides this pane)"))
 	}
 	return box(out, w, h)
 }

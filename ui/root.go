@@ -163,7 +163,7 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 	case openURIMsg:
 		return m.startsLong(func() tea.Cmd { return m.openDPE(msg) })
 	case retryMsg:
-		return m.retry()
+		return m.retry(msg.at)
 
 	case errMsg:
 		e.jumps.moving = false // a history move's open failed
@@ -229,7 +229,9 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 
 type themeChangedMsg struct{}
 
-type retryMsg struct{}
+// retryMsg starts again from the start-up target or the office; at is
+// where the document opens (nil: page 1).
+type retryMsg struct{ at *hitPlace }
 
 // broadcast hands msg to every screen and the overlay; each picks out
 // what is its own.
@@ -361,6 +363,11 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case matches(msg, k.Cancel) && e.ops.busy():
 		return m.cancelNewest()
+	case matches(msg, k.Back) && m.escDismisses():
+		// A message on the status line is the innermost thing on
+		// screen: esc puts it away before it leaves any mode or screen.
+		e.dropStatus()
+		return nil
 	case matches(msg, k.Quit):
 		if o := e.ops.longRunning(); o != nil && !armed {
 			m.quitArmed = true
@@ -420,6 +427,38 @@ func (m *model) cancelNewest() tea.Cmd {
 	return tea.Batch(cmd, m.e.info("cancelled: "+label))
 }
 
+// escDismisses: esc would put away the status line's message, on a
+// screen whose esc leaves modes before the screen (the document). A hint
+// (statusInfo) goes with the next key anyway, so esc passes on to what
+// it says; a result or an error stays until its time is up or esc.
+func (m *model) escDismisses() bool {
+	e := m.e
+	s, ok := m.top().(interface{ escClearsStatus() bool })
+	return ok && s.escClearsStatus() && m.overlay == nil && !e.ops.busy() && e.status.text != "" && e.status.kind != statusInfo
+}
+
+// footerHints is the footer's bindings: the screen's, with its esc hint
+// saying "clear message" while esc would do that.
+func (m *model) footerHints() []key2 {
+	short := m.keysNow().short
+	if !m.escDismisses() {
+		return short
+	}
+	esc := m.e.keys.Cancel.Keys()[0]
+	out := make([]key2, 0, len(short))
+	said := false
+	for _, b := range short {
+		if slices.Contains(b.Keys(), esc) {
+			if said {
+				continue // one esc hint
+			}
+			b, said = withHelp(m.e.keys.Back, "clear message"), true
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
 // closeOverlay closes the overlay; closing help shows again what it
 // covered.
 func (m *model) closeOverlay() {
@@ -442,12 +481,12 @@ func (m *model) keysNow() screenKeys {
 	return screenKeys{}
 }
 
-func (m *model) retry() tea.Cmd {
+func (m *model) retry(at *hitPlace) tea.Cmd {
 	e := m.e
 	switch {
 	case e.opt.OpenTarget != "":
 		m.stack = []screen{newOpeningScreen(e, e.opt.OpenTarget)}
-		return m.startsLong(func() tea.Cmd { return m.openTarget(e.opt.OpenTarget) })
+		return m.startsLong(func() tea.Cmd { return m.openTarget(e.opt.OpenTarget, at) })
 	case e.agent != nil:
 		office := newOfficeScreen(e)
 		m.stack = []screen{office}
@@ -564,7 +603,7 @@ func (m *model) view() tea.View {
 	case m.copyMenu != nil:
 		lines = append(lines, e.st.barPrompt.Render("copy: ")+copyChoices(e.keys, *m.copyMenu)+" · esc cancel")
 	default:
-		lines = append(lines, footer(e.keys, m.keysNow().short, e.st, w))
+		lines = append(lines, footer(e.keys, m.footerHints(), e.st, w))
 	}
 	for _, i := range []int{0, 1, len(lines) - 2, len(lines) - 1} {
 		lines[i] = clip(lines[i], w)

@@ -447,10 +447,7 @@ func (v *serversScreen) localSummary() string {
 	for _, s := range v.states {
 		n[s.Status]++
 	}
-	parts := []string{fmt.Sprintf("%d servers", len(v.states))}
-	if len(v.states) == 1 {
-		parts[0] = "1 server"
-	}
+	parts := []string{counted(len(v.states), "server", "servers")}
 	for _, k := range []string{LocalStarting, LocalReady, LocalFailed, LocalDisabled} {
 		if n[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[k], k))

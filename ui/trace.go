@@ -178,7 +178,7 @@ func (v *traceOverlay) lines(w int) []string {
 			if p.Next != "" {
 				next = "next_cursor " + quote(p.Next)
 			}
-			kv("get_resources", fmt.Sprintf("page %d · %s · %d resources · %s · %s", p.No, cur, p.Count, humanBytes(int64(p.RawBytes)), p.Duration.Round(time.Millisecond)))
+			kv("get_resources", fmt.Sprintf("page %d · %s · %s · %s · %s", p.No, cur, counted(p.Count, "resource", "resources"), humanBytes(int64(p.RawBytes)), p.Duration.Round(time.Millisecond)))
 			kv("", next)
 		}
 		if o.MimeType != "" {

@@ -194,7 +194,7 @@ func (mm Model) Init() tea.Cmd {
 	cmds = append(cmds, m.startImageQuery())
 	switch t := m.top().(type) {
 	case *openingScreen:
-		cmds = append(cmds, m.startsLong(func() tea.Cmd { return m.openTarget(t.target) }))
+		cmds = append(cmds, m.startsLong(func() tea.Cmd { return m.openTarget(t.target, nil) }))
 	case *officeScreen:
 		cmds = append(cmds, m.listen(), t.load())
 	case *remoteScreen:
