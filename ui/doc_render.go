@@ -515,6 +515,9 @@ func (d *documentScreen) statusText(w int) string {
 		txt += "no matches"
 	} else {
 		txt += fmt.Sprintf("match %d/%d", s.cur+1, len(s.hits))
+		if s.cell != "" && s.cur >= 0 && s.cur < len(s.hits) && s.hits[s.cur].page == d.page && s.hits[s.cur].el == d.sel {
+			txt += " · " + s.cell
+		}
 	}
 	if s.scanned < len(d.pages) {
 		txt += fmt.Sprintf(" (searched %d/%s)", s.scanned, counted(len(d.pages), "page", "pages"))

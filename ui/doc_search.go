@@ -29,6 +29,10 @@ type searchState struct {
 	// current match is the first at or after that place, and finding it
 	// does not move the view, which is already there.
 	near *nearHit
+	// cell is the focused hit's table cell, its place and its text
+	// around the hit, for the status line: a cell cut with "…" can hide
+	// the hit ("" when the hit is not in a table).
+	cell string
 }
 
 // nearHit is a place in the document: a page index and an element id.
@@ -179,7 +183,11 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 	case d.search.capped:
 		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%d+ matches for %q (stopped at %d) · n/N move · S lists", maxHits, q, maxHits)))
 	default:
-		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%s for %q · n/N move · S lists", counted(len(d.search.hits), "match", "matches"), q)))
+		where := ""
+		if d.search.cell != "" {
+			where = " · " + d.search.cell // the hit a cut cell may hide
+		}
+		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%s for %q%s · n/N move · S lists", counted(len(d.search.hits), "match", "matches"), q, where)))
 	}
 	return tea.Batch(cmds...)
 }
@@ -243,6 +251,7 @@ func (d *documentScreen) nextHit(dir int) tea.Cmd {
 func (d *documentScreen) showHit() tea.Cmd {
 	h := d.search.hits[d.search.cur]
 	d.search.focus = &h
+	d.search.cell = ""
 	if h.page == d.page && d.pages[h.page].loaded() {
 		_, cw := d.layout(d.e.width)
 		d.ensureBlocks(cw)
@@ -268,6 +277,22 @@ func (d *documentScreen) focusHit() {
 	}
 	d.cell[h.el] = cellPos{row: row, col: col}
 	d.scrollToCell(h.el)
+	if text, _, ok := d.e.renderer.TableCell(p.Elements[h.el], row, col); ok {
+		b, m, a := textAround(text, d.search.query, 40)
+		d.search.cell = fmt.Sprintf("row %d col %d: %s[%s]%s", row+1, col+1, b, m, a)
+	}
+}
+
+// textAround is t's line around the first case-insensitive match of q,
+// cut to about w cells with "…", and the match; the whole line when q is
+// not found as such (a match across cell lines).
+func textAround(t, q string, w int) (before, match, after string) {
+	lt := strings.ToLower(t)
+	i := strings.Index(lt, strings.ToLower(q))
+	if i < 0 || len(lt) != len(t) {
+		return "", "", clip(sanitizeLine(t), w)
+	}
+	return aroundRange(t, i, i+len(q), w)
 }
 
 func (d *documentScreen) isHit(page, el int) (bool, bool) {
@@ -318,7 +343,13 @@ func (v *hitList) Update(msg tea.Msg) (screen, tea.Cmd) {
 
 // context is the line around a hit, with the match marked.
 func hitContext(el *dpe.Element, h hit, w int) (before, match, after string) {
-	t := el.Text
+	return aroundRange(el.Text, h.start, h.end, w)
+}
+
+// aroundRange is the line of t holding t[start:end], sanitized, cut to
+// about w cells around it with "…".
+func aroundRange(t string, start, end, w int) (before, match, after string) {
+	h := hit{start: start, end: end}
 	if h.end > len(t) || h.start > h.end {
 		return "", "", ""
 	}

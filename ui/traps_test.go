@@ -213,3 +213,26 @@ func TestInspector_EnterHintOnlyWhereEnterDoesSomething(t *testing.T) {
 		t.Fatalf("an element without links shows an enter hint: %q", f)
 	}
 }
+
+// A search hit in a table cell cut with "…" is shown: the status line
+// says the cell and its text around the hit, at 80 columns (the cell
+// showed "long words wo…", the hit nowhere).
+func TestSearch_HitInACutCellIsShownOnTheStatusLine(t *testing.T) {
+	m := openTables(t, 80, 24)
+	press(t, m, "/")
+	m.bar.input.SetValue("long-end")
+	press(t, m, "enter")
+	body := strings.Split(frame(m), "\n")
+	table := strings.Join(body[2:len(body)-2], "\n")
+	if strings.Contains(table, "LONG-END") {
+		t.Fatalf("set-up: the hit's cell is not cut:\n%s", table)
+	}
+	status := body[len(body)-2]
+	if !strings.Contains(status, "row 2 col 2: ") || !strings.Contains(status, "words [LONG-END]") {
+		t.Fatalf("the status line should show the cell's text around the hit: %q", status)
+	}
+	press(t, m, "esc") // the message; the search's own line says it too
+	if status := strings.Split(frame(m), "\n")[len(body)-2]; !strings.Contains(status, "[LONG-END]") {
+		t.Fatalf("the search's line should keep the cell's text around the hit: %q", status)
+	}
+}
