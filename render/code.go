@@ -57,8 +57,10 @@ func confident(l chroma.Lexer, code string) bool {
 }
 
 // code renders a CodeSnippet highlighted in a rounded frame whose top edge
-// carries the language. Lines are cut, not wrapped: wrapped code misleads.
-func (r *Renderer) code(el *dpe.Element, width int) []string {
+// carries the language. Lines are cut, not wrapped: wrapped code misleads;
+// xoff scrolls them sideways instead (a line scrolled past its start
+// begins with "…").
+func (r *Renderer) code(el *dpe.Element, width, xoff int) []string {
 	src, more := r.text(el.Text)
 	src = strings.TrimRight(src, "\n")
 	lexer, label := codeLexer(el, src)
@@ -69,6 +71,15 @@ func (r *Renderer) code(el *dpe.Element, width int) []string {
 		body = r.highlight(lexer, src)
 	} else {
 		body = strings.Split(src, "\n")
+	}
+	if xoff > 0 {
+		for i, l := range body {
+			if ansi.StringWidth(l) <= xoff {
+				body[i] = ""
+				continue
+			}
+			body[i] = "…" + ansi.TruncateLeft(l, xoff+1, "")
+		}
 	}
 	if more > 0 {
 		body = append(body, r.theme.Dim.Render(moreMarker(more)))

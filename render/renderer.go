@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -223,6 +224,24 @@ func (r *Renderer) Element(el *dpe.Element, width int) string {
 	return strings.Join(r.ElementLines(el, width), "\n")
 }
 
+// CodeLines is a CodeSnippet's lines at width, scrolled sideways by xoff
+// cells (CodeMaxXOffset bounds it).
+func (r *Renderer) CodeLines(el *dpe.Element, width, xoff int) []string {
+	return r.elementLines(el, width, TableView{XOffset: max(0, xoff)}, "")
+}
+
+// CodeMaxXOffset is how far a CodeSnippet's lines scroll sideways at
+// width: its longest line's width past its frame (0: every line fits).
+func (r *Renderer) CodeMaxXOffset(el *dpe.Element, width int) int {
+	src, _ := r.text(el.Text)
+	inner := width - 2*quoteDepth(el) - 4
+	longest := 0
+	for _, l := range strings.Split(strings.TrimRight(src, "\n"), "\n") {
+		longest = max(longest, ansi.StringWidth(l))
+	}
+	return max(0, longest-inner)
+}
+
 // ElementLines is Element split into lines (shared with the cache; do not
 // modify the slice).
 func (r *Renderer) ElementLines(el *dpe.Element, width int) []string {
@@ -263,7 +282,7 @@ func (r *Renderer) buildBody(el *dpe.Element, width int, v TableView, caption st
 	case catListItem:
 		return r.listItem(el, width)
 	case catCode:
-		return r.code(el, width)
+		return r.code(el, width, v.XOffset)
 	case catTable, catTableChunk:
 		return r.tableLines(el, width, v)
 	case catImage:

@@ -409,6 +409,11 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if d.isCodeSelected() {
+		if cmd, ok := d.codeKey(msg); ok {
+			return cmd
+		}
+	}
 	if d.navKey(msg) {
 		return nil
 	}
@@ -455,7 +460,7 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	case matches(msg, k.PrevImage):
 		return d.jumpCategory(dpe.CategoryImage, -1)
 	case matches(msg, k.ColLeft, k.ColRight, k.RowUp, k.RowDown, k.Widen, k.Narrow):
-		return e.info("select a table to scroll it (t jumps to the next table)")
+		return e.info("select a table or a code block to scroll it (t jumps to the next table)")
 	case matches(msg, k.Search):
 		return d.e.ask(promptMsg{mode: barSearch})
 	case matches(msg, k.NextHit):
@@ -617,6 +622,9 @@ func (d *documentScreen) Keys() screenKeys {
 	if d.tableActive() {
 		short = append([]key2{k.ColRight, k.ColLeft, k.Cell, withHelp(k.RowDown, "row down"), k.Widen}, short...)
 	}
+	if d.isCodeSelected() {
+		short = append([]key2{k.CodeRight, k.CodeLeft}, short...)
+	}
 	if d.search.query != "" {
 		short = append([]key2{k.NextHit, k.HitList}, short...)
 	} else if d.diff != nil {
@@ -638,7 +646,13 @@ func (d *documentScreen) Keys() screenKeys {
 	if d.diff != nil && d.search.query == "" {
 		next, prev = k.NextChange, k.PrevChange
 	}
-	table := []key2{k.ColLeft, k.ColRight, k.RowDown, k.RowUp, k.FirstCol, k.LastCol, k.Widen, k.Narrow}
+	// h/l scroll a selected code block sideways, else a table's column:
+	// help lists them once, with what they do now.
+	left, right := k.ColLeft, k.ColRight
+	if d.isCodeSelected() {
+		left, right = k.CodeLeft, k.CodeRight
+	}
+	table := []key2{left, right, k.RowDown, k.RowUp, k.FirstCol, k.LastCol, k.Widen, k.Narrow}
 	if d.isTableSelected() {
 		table = append(table, k.Cell)
 	}

@@ -53,12 +53,20 @@ func (d *documentScreen) ensureBlocks(cw int) {
 	}
 	for i := range base {
 		idx := base[i].ElementIndex
-		if idx < 0 || idx >= len(p.Elements) || !isTable(p.Elements[idx]) {
+		if idx < 0 || idx >= len(p.Elements) {
+			continue
+		}
+		code := isCode(p.Elements[idx])
+		if !code && !isTable(p.Elements[idx]) {
 			continue
 		}
 		tv, ok := tvs[idx]
 		old, had := c.tvState[idx]
-		if !same || ok && (!had || old != tv) || !ok && had {
+		switch {
+		case code && (ok && (!had || old != tv || !same) || !ok && had):
+			// Scrolled sideways (or back): at the width Page drew it.
+			base[i].Lines = e.renderer.CodeLines(p.Elements[idx], min(w, readingWidth), tv.XOffset)
+		case !code && (!same || ok && (!had || old != tv) || !ok && had):
 			base[i].Lines = strings.Split(e.renderer.Table(p.Elements[idx], w, tv), "\n")
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/render"
 )
 
@@ -187,6 +188,58 @@ func newCellView(e *env, d *documentScreen, el int, cp cellPos) *lineView {
 		}
 		return out
 	})
+}
+
+func isCode(el *dpe.Element) bool {
+	return dpe.NormalizeCategory(el.Category) == dpe.CategoryCodeSnippet
+}
+
+func (d *documentScreen) isCodeSelected() bool {
+	el := d.selected()
+	return el != nil && isCode(el)
+}
+
+// codeStep is how far one code key scrolls sideways.
+const codeStep = 8
+
+// codeKey scrolls a selected CodeSnippet's lines sideways (h/l): code is
+// cut, never wrapped, so a long line is read by scrolling.
+func (d *documentScreen) codeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	e := d.e
+	k := e.keys
+	el := d.selected()
+	tv := d.tv[d.sel]
+	most := e.renderer.CodeMaxXOffset(el, d.codeWidth())
+	switch {
+	case matches(msg, k.CodeRight):
+		if tv.XOffset >= most {
+			if most == 0 {
+				return e.info("every line of this code block fits"), true
+			}
+			return e.info("already at the end of the longest line"), true
+		}
+		tv.XOffset = min(most, tv.XOffset+codeStep)
+	case matches(msg, k.CodeLeft):
+		if tv.XOffset == 0 {
+			return e.info("already at the start of the lines"), true
+		}
+		tv.XOffset = max(0, tv.XOffset-codeStep)
+	default:
+		return nil, false
+	}
+	if tv.XOffset == 0 {
+		delete(d.tv, d.sel)
+	} else {
+		d.tv[d.sel] = tv
+	}
+	d.invalidate()
+	return nil, true
+}
+
+// codeWidth is the width code blocks are drawn at (prose's, capped at the
+// reading width).
+func (d *documentScreen) codeWidth() int {
+	return min(d.tableWidth(), readingWidth)
 }
 
 // tableMarker tells where a selected table's cursor is.

@@ -24,6 +24,8 @@ type keyMap struct {
 	Inspect, Raw, Conformance, Trace, Copy, Export, ExportPage, SaveImage, SideFocus     key.Binding
 	SideToggle, ErrorDetail, Fold, FoldAll, Scope, Expand                                key.Binding
 	ListBack, Finder                                                                     key.Binding
+	// A selected CodeSnippet's long lines scroll sideways.
+	CodeLeft, CodeRight key.Binding
 	// Profile opens the profile picker (with a config file of profiles).
 	Profile key.Binding
 	// Comparing with a fresh fetch.
@@ -89,6 +91,8 @@ func newKeyMap() keyMap {
 		Widen:     b([]string{"w"}, "w", "widen column"),
 		Narrow:    b([]string{"W"}, "W", "narrow column"),
 		Cell:      b([]string{"enter"}, "enter", "cell/row"),
+		CodeLeft:  b([]string{"left", "h"}, "←/h", "code left"),
+		CodeRight: b([]string{"right", "l"}, "→/l", "code right"),
 		RowUp:     b([]string{"K"}, "K", "table row up"),
 		RowDown:   b([]string{"J"}, "J", "table row down"),
 		Search:    b([]string{"/"}, "/", "search"),

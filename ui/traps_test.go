@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
 )
 
 // escHints is how many esc hints the footer shows, and the footer.
@@ -235,4 +239,73 @@ func TestSearch_HitInACutCellIsShownOnTheStatusLine(t *testing.T) {
 	if status := strings.Split(frame(m), "\n")[len(body)-2]; !strings.Contains(status, "[LONG-END]") {
 		t.Fatalf("the search's line should keep the cell's text around the hit: %q", status)
 	}
+}
+
+// codeDoc is "Annual report 2026" with one code block whose second line
+// runs far past any frame.
+func codeDoc(t *testing.T, f *fakeAgent) {
+	t.Helper()
+	long := "\tsum := " + strings.Repeat("xs[0] + ", 20) + "END_OF_LINE"
+	doc := map[string]any{"doc_ref": "annual-report", "title": "Annual report 2026", "file_type": "md", "pages": []any{
+		map[string]any{"page_index": 0, "title": "Code", "elements": []any{
+			map[string]any{"element_id": "t", "category": "Title", "text": "Code"},
+			map[string]any{"element_id": "c", "category": "CodeSnippet", "text": "func total(xs []int) int {\n" + long + "\n\treturn sum\n}", "ele_metadata": map[string]any{"language": "go"}},
+		}},
+	}}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.docs[reportURI], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A selected code block's long lines scroll sideways with l and h (code
+// is cut, never wrapped, and the cut end could not be read); the footer
+// and help name the keys from the keymap.
+func TestCode_LongLinesScrollSideways(t *testing.T) {
+	f := newFakeAgent(t)
+	codeDoc(t, f)
+	m := newTestModel(t, f)
+	m.e.width, m.e.height = 80, 24
+	listOffice(t, m)
+	run(t, m, m.openDPE(openURIMsg{uri: reportURI}))
+	press(t, m, "esc", "j") // the "opened" message; select the code block
+	d := m.docS()
+	if !d.isCodeSelected() {
+		t.Fatalf("set-up: element %d is selected, not the code block", d.sel+1)
+	}
+	if fr := frame(m); strings.Contains(fr, "END_OF_LINE") {
+		t.Fatalf("set-up: the long line is not cut:\n%s", fr)
+	}
+	if f := footerLine(m); !strings.Contains(f, "→/l code right") {
+		t.Fatalf("the footer should name the code keys: %q", f)
+	}
+	for i := 0; i < 40 && !strings.Contains(m.statusText(), "end of the longest line"); i++ {
+		press(t, m, "l")
+	}
+	if fr := frame(m); !strings.Contains(fr, "END_OF_LINE") {
+		t.Fatalf("l should scroll the end of the long line into view:\n%s", fr)
+	}
+	press(t, m, "h")
+	if fr := frame(m); strings.Contains(fr, "END_OF_LINE") {
+		t.Fatalf("h should scroll back:\n%s", fr)
+	}
+	press(t, m, "?")
+	if fr := frame(m); !strings.Contains(fr, "code right") || strings.Contains(fr, "column right") {
+		t.Fatalf("help should list h/l as the code keys while code is selected:\n%s", fr)
+	}
+}
+
+// The scrolled code block at 80×24, through the real program.
+func TestCode_ScrolledSidewaysGolden(t *testing.T) {
+	f := newFakeAgent(t)
+	codeDoc(t, f)
+	s := start80(t, testOptions(f))
+	s.toDocument()
+	s.idle()
+	s.keys("esc", "j", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l")
+	s.waitFor("END_OF_LINE")
+	golden.RequireEqual(t, s.final())
 }
