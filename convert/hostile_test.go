@@ -16,6 +16,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/hostilefiles"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // hostileRSSCap is what converting one hostile file may hold at its peak:
@@ -55,7 +56,7 @@ func TestHostileFiles_StopAtABudgetWithLimitError(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts every hostile file (a minute)")
 	}
-	if raceEnabled {
+	if testbudget.Race {
 		t.Skip("memory and time are measured without the race detector")
 	}
 	files := hostilefiles.All()

@@ -19,7 +19,7 @@ import (
 // pattern cap well within its deadline (--find-timeout, measured against
 // it); --find-max-expansion and --find-timeout reach the folder's Finder.
 func TestTUIFinder_OverBudgetSaysWhichLimit(t *testing.T) {
-	if raceEnabled {
+	if testbudget.Race {
 		// The folder's index is built at low priority: under -race on a
 		// loaded machine it made no progress in minutes, and the TUI
 		// beside it answered frames late. The unraced run covers it.

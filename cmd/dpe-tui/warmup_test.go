@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
 
 // coldPDFCache points the PDF engine's compilation cache at an empty
@@ -14,7 +15,7 @@ import (
 // to the unraced one.
 func coldPDFCache(t *testing.T) {
 	t.Helper()
-	if raceEnabled {
+	if testbudget.Race {
 		t.Skip("compiling PDFium under -race takes minutes; the unraced run covers it")
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())

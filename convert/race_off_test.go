@@ -1,5 +1,0 @@
-//go:build !race
-
-package convert_test
-
-const raceEnabled = false
