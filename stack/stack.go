@@ -133,6 +133,9 @@ type Stack struct {
 	closers []func() error
 	key     []byte
 	local   *Local // set by StartLocal
+	// index starts the demo Finders' indexing (nil without the demo
+	// computers).
+	index *indexStart
 }
 
 // OriginKey is the secret this stack's computers tag their get_dpe answers
@@ -253,18 +256,20 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// The library and the archive carry Finder (find, list_documents);
 	// one per computer, since tool_call routes a tool name to one server.
 	// They index at low priority (the index shares the CPU with every
-	// request the demo serves), from the first tool call or finderDelay
-	// after the computers have joined, whichever comes first: a headless
-	// command (ls, get) is done before then and pays nothing for it.
+	// request the demo serves), from the first tool call or once the
+	// libraries have had no listing for finderDelay after the computers
+	// joined (indexStart): a headless command (ls, get) is done before then
+	// and pays nothing for it, nor does a long listing.
 	up := make(chan struct{})
-	startIndex := sync.OnceFunc(func() { close(up) })
+	startIndex := newIndexStart(sync.OnceFunc(func() { close(up) }))
+	st.index = startIndex
 	lib, err := AddDocs(ctx, alpha, DocsOptions{Dir: opt.DocsDir, FinderDir: opt.FinderDir, NoFinder: slices.Contains(opt.NoFinder, ComputerAlpha),
 		Start: up, Logger: log, Middleware: append([]mcp.Middleware{indexOnCall(startIndex)}, holdFinder(opt, ComputerAlpha)...), ConvertTimeout: opt.ConvertTimeout, FindTimeout: opt.FindTimeout, FindMaxExpansion: opt.FindMaxExpansion, Notice: opt.Notice})
 	if err != nil {
 		return nil, err
 	}
 	st.closers = append(st.closers, lib.Close)
-	if err := addLibrary(ctx, alpha, ServerNotes, library.Options{FS: emptyFS{}, Host: HostNotes, PageSize: PageSize, Name: ServerNotes, Generated: NotesCount}); err != nil {
+	if err := st.addLibrary(ctx, alpha, ServerNotes, library.Options{FS: emptyFS{}, Host: HostNotes, PageSize: PageSize, Name: ServerNotes, Generated: NotesCount}, indexOnCall(startIndex)); err != nil {
 		return nil, err
 	}
 	if opt.BenchResources > 0 {
@@ -272,7 +277,7 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 		if ps <= 0 {
 			ps = 100
 		}
-		if err := addLibrary(ctx, alpha, ServerBench, library.Options{FS: emptyFS{}, Host: HostBench, PageSize: ps, Name: ServerBench, Generated: opt.BenchResources}); err != nil {
+		if err := st.addLibrary(ctx, alpha, ServerBench, library.Options{FS: emptyFS{}, Host: HostBench, PageSize: ps, Name: ServerBench, Generated: opt.BenchResources}, indexOnCall(startIndex)); err != nil {
 			return nil, err
 		}
 	}
@@ -297,8 +302,8 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 			return nil, fmt.Errorf("computer join: %w", err)
 		}
 	}
-	t := time.AfterFunc(finderDelay, startIndex)
-	st.closers = append(st.closers, func() error { t.Stop(); return nil })
+	startIndex.arm()
+	st.closers = append(st.closers, func() error { startIndex.stop(); return nil })
 	return st, nil
 }
 
@@ -349,10 +354,6 @@ func (st *Stack) newComputer(opt Options, name string, r computer.Resolver, log 
 	return c
 }
 
-func addLibrary(ctx context.Context, c *computer.Computer, name string, opt library.Options) error {
-	return (&Stack{}).addLibrary(ctx, c, name, opt)
-}
-
 // finderFor is computer's Finder options, or nil when opt.NoFinder names it.
 func finderFor(opt Options, computer string, f *library.FinderOptions) *library.FinderOptions {
 	if slices.Contains(opt.NoFinder, computer) {
@@ -361,17 +362,86 @@ func finderFor(opt Options, computer string, f *library.FinderOptions) *library.
 	return f
 }
 
-// finderDelay is how long after the join the demo's Finders wait to
-// index when no tool call asks for them sooner.
-const finderDelay = 2 * time.Second
+// finderDelay is how long the demo's Finders wait to index after the join,
+// and after the last resources/list of a listing, when no tool call asks
+// for them sooner; finderMaxDelay is the latest they start after the
+// join, however long listings go on.
+const (
+	finderDelay    = 2 * time.Second
+	finderMaxDelay = 30 * time.Second
+)
 
-// indexOnCall is the middleware that starts the Finders' indexing on the
-// first tool call (find or list_documents cannot answer before it).
-func indexOnCall(start func()) mcp.Middleware {
+// indexStart starts the demo Finders' indexing once: at the first tool
+// call (find or list_documents cannot answer before it), else once the
+// demo's libraries have had no resources/list for finderDelay. A listing
+// of the 100,000-resource bench library pages for seconds; indexing
+// beside it took a fifth of serve's CPU and made the listing's garbage
+// collections mark the index too (docs/performance.md, P3).
+type indexStart struct {
+	start    func() // closes the Finders' Start channel; idempotent
+	deadline time.Time
+
+	mu      sync.Mutex
+	t       *time.Timer
+	started bool
+}
+
+func newIndexStart(start func()) *indexStart {
+	is := &indexStart{start: start, deadline: time.Now().Add(finderMaxDelay)}
+	return is
+}
+
+// arm starts the quiet wait (after the join).
+func (is *indexStart) arm() {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	if !is.started && is.t == nil {
+		is.t = time.AfterFunc(finderDelay, is.now)
+	}
+}
+
+// now starts indexing.
+func (is *indexStart) now() {
+	is.mu.Lock()
+	is.started = true
+	if is.t != nil {
+		is.t.Stop()
+	}
+	is.mu.Unlock()
+	is.start()
+}
+
+// listed pushes the start back to finderDelay from now, but not past the
+// deadline.
+func (is *indexStart) listed() {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	if is.started || is.t == nil {
+		return
+	}
+	is.t.Reset(max(min(finderDelay, time.Until(is.deadline)), 0))
+}
+
+// stop cancels a start not yet made (the stack is closing).
+func (is *indexStart) stop() {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.started = true
+	if is.t != nil {
+		is.t.Stop()
+	}
+}
+
+// indexOnCall is the middleware of every demo library: a tool call starts
+// the Finders' indexing, a resources/list defers it.
+func indexOnCall(is *indexStart) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/call" {
-				start()
+			switch method {
+			case "tools/call":
+				is.now()
+			case "resources/list":
+				is.listed()
 			}
 			return next(ctx, method, req)
 		}
