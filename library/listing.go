@@ -29,6 +29,9 @@ func (j *listedJSON) of(r *mcp.Resource) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Kept for the source's life: without the encoder's spare capacity
+	// (a third more on 100,000 generated resources).
+	b = bytes.Clone(b)
 	j.b.Store(&b)
 	return b, nil
 }
