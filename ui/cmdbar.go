@@ -288,7 +288,9 @@ func (b *cmdBar) submit(m *model) tea.Cmd {
 		if n, err := dpe.NormalizeURI(v); err == nil {
 			v = n
 		}
-		return m.openDPE(openURIMsg{uri: v})
+		// Over what is shown: esc right after goes back to it, the open
+		// undone, instead of past it to the list.
+		return m.openDPE(openURIMsg{uri: v, over: true})
 	}
 	b.remember(v)
 	b.close()

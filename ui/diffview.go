@@ -107,9 +107,10 @@ func (d *documentScreen) refetchDiff() tea.Cmd {
 // changed.
 func (d *documentScreen) onDiff(msg diffMsg) tea.Cmd {
 	e := d.e
-	if msg.id == d.diffOp {
-		d.diffOp = 0
+	if msg.id != d.diffOp {
+		return nil // another document's comparison (one o opened over this)
 	}
+	d.diffOp = 0
 	d.trace.add(msg.trace...)
 	if msg.doc != d.op {
 		return nil

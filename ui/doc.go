@@ -236,6 +236,9 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		return d, d.schedule()
 	case pagesMsg:
 		if msg.doc.Doc != d.op.Doc {
+			if !d.ownsOp(msg.id) {
+				return d, nil // another document's (one o opened over this)
+			}
 			d.onOpEnd(msg.id, nil) // loaded for a version no longer shown
 			e.ops.done(msg.id)
 			return d, d.loadShown()
@@ -246,6 +249,9 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		return d, tea.Batch(cmd, d.schedule())
 	case searchStepMsg:
 		if msg.doc.Doc != d.op.Doc {
+			if !d.ownsOp(msg.id) {
+				return d, nil // another document's search
+			}
 			d.onOpEnd(msg.id, nil)
 			e.ops.done(msg.id)
 			return d, nil
@@ -352,6 +358,24 @@ func (d *documentScreen) loadShown() tea.Cmd {
 		return nil
 	}
 	return d.loadPages(loadView, []int{d.page}, d.pendingJump)
+}
+
+// ownsOp: op id is one this screen started and waits for (a page load,
+// a search, an export's load, a validation): with a document opened over
+// another, both see every answer, and only the owner may end it.
+func (d *documentScreen) ownsOp(id int) bool {
+	if id == 0 {
+		return false
+	}
+	if d.loadOp == id || d.search.op == id || d.validateOp == id || d.diffOp == id || d.bulk != nil && d.bulk.op == id {
+		return true
+	}
+	for i := range d.pages {
+		if d.pages[i].loading && d.pages[i].op == id {
+			return true
+		}
+	}
+	return false
 }
 
 // onOpEnd forgets loading state owned by an op that failed or was

@@ -46,11 +46,11 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 	e.lastTrace = tl
 	opener := &dpe.Opener{Resolver: recordingResolver{inner: e.agent.Resolver(computer), computer: computer, now: e.opt.Now},
 		Fetcher: e.opt.Fetcher, Limits: e.opt.Limits, Now: e.opt.Now}
-	uri, res, origin, at := req.uri, req.res, req.origin, req.at
+	uri, res, origin, at, over := req.uri, req.res, req.origin, req.at, req.over
 	_, cmd := e.start("opening "+sanitizeLine(uri), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
 		msg := doOpen(ctx, id, o, buf, uri, func(ctx context.Context) (*dpe.Opened, error) { return o.Open(ctx, uri) })
-		return stampOpened(msg, func(om *openedMsg) { om.res, om.origin, om.at = res, origin, at })
+		return stampOpened(msg, func(om *openedMsg) { om.res, om.origin, om.at, om.over = res, origin, at, over })
 	})
 	return cmd
 }
@@ -254,10 +254,22 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 	e.jumps.moving = false
 	switch t := m.top().(type) {
 	case *documentScreen, *contentScreen:
+		if msg.over {
+			m.stack = append(m.stack, s) // esc comes back here
+			break
+		}
 		if st, ok := t.(stopper); ok {
 			st.stop()
 		}
 		m.stack[len(m.stack)-1] = s
+		// Back (ctrl+o) to the document o opened this one over: the new
+		// screen takes its place too, so the stack never holds it twice.
+		if n := len(m.stack); n >= 2 {
+			if under, ok := m.stack[n-2].(*documentScreen); ok && under.uri == msg.uri {
+				under.stop()
+				m.stack = append(m.stack[:n-2], s)
+			}
+		}
 	case *openingScreen, *errorScreen:
 		m.stack = []screen{s}
 	default:

@@ -48,6 +48,9 @@ type openURIMsg struct {
 	computer string
 	// at is where to show the document (a Finder hit), nil: page 1.
 	at *hitPlace
+	// over: the document opens over the one shown, so esc goes back to
+	// it (o and : open another document; r and history moves replace).
+	over bool
 }
 
 // promptMsg opens the prompt; validate (optional) gives the live hint.
@@ -165,6 +168,9 @@ type openedMsg struct {
 	// src converts the pages of a local file (nil: fetched as DPE).
 	src PageSource
 	at  *hitPlace
+	// over is openURIMsg's: shown over the document on top, not in its
+	// place.
+	over bool
 	// skill is set when the document is a skill's SKILL.md: its links
 	// open the package's other files.
 	skill *skillPkg

@@ -309,3 +309,36 @@ func TestCode_ScrolledSidewaysGolden(t *testing.T) {
 	s.waitFor("END_OF_LINE")
 	golden.RequireEqual(t, s.final())
 }
+
+// o opens another document over the one shown, so esc right after it
+// undoes exactly the open and comes back to the document left (it went
+// past it, to the list); esc in the o prompt only closes the prompt.
+func TestOpen_EscAfterOGoesBackToTheDocumentLeft(t *testing.T) {
+	f := newFakeAgent(t)
+	m := newTestModel(t, f)
+	listOffice(t, m)
+	run(t, m, m.openDPE(openURIMsg{uri: reportURI}))
+	a := m.docS()
+	depth := len(m.stack)
+	press(t, m, "esc") // the "opened" message
+	press(t, m, "o", "esc")
+	if m.bar.active || m.docS() != a || len(m.stack) != depth || m.statusText() != "" {
+		t.Fatalf("esc in the o prompt should only close it: bar %v, stack %d (was %d), status %q", m.bar.active, len(m.stack), depth, m.statusText())
+	}
+	press(t, m, "o")
+	for _, r := range notesURI {
+		press(t, m, string(r))
+	}
+	press(t, m, "enter")
+	if b := m.docS(); b == a || b == nil || b.uri != notesURI {
+		t.Fatalf("o did not open the notes (status %q)", m.statusText())
+	}
+	press(t, m, "esc", "esc") // the "opened" message, then the document
+	if m.docS() != a || len(m.stack) != depth {
+		t.Fatalf("esc after o should come back to the report: stack %d (was %d), top %T", len(m.stack), depth, m.top())
+	}
+	press(t, m, "r")
+	if len(m.stack) != depth || m.docS() == a {
+		t.Fatalf("r should reload in place: stack %d (was %d)", len(m.stack), depth)
+	}
+}
