@@ -21,6 +21,10 @@ type listLevel struct {
 	ordered bool
 	start   int    // first number; 0 means 1
 	style   string // CSS counter style; "" decimal
+	// indent is where an ODF level's text starts, in points from the
+	// margin (fo:margin-left of its label alignment, or text:space-before
+	// plus text:min-label-width); 0 when the style does not say.
+	indent float64
 }
 
 // listCounter numbers the items of one list: one counter per level, and
@@ -135,6 +139,8 @@ type odfList struct {
 	// started: an item was numbered; continues: the list goes on from
 	// an earlier one.
 	started, continues bool
+	// shift is the depth of the list's first level (nestShift).
+	shift int
 }
 
 // readListStyle reads the text:list-style just started (consuming it).
@@ -142,6 +148,7 @@ func (l *odfLists) readListStyle(d *XMLDecoder, se xml.StartElement) error {
 	name := attr(se, "name")
 	levels := make([]listLevel, 0, 3)
 	depth := 1
+	at := -1 // the level whose properties are being read
 	for depth > 0 {
 		t, err := d.Token()
 		if err != nil {
@@ -150,9 +157,22 @@ func (l *odfLists) readListStyle(d *XMLDecoder, se xml.StartElement) error {
 		switch t := t.(type) {
 		case xml.StartElement:
 			depth++
+			switch t.Name.Local {
+			case "list-level-properties":
+				if at >= 0 {
+					levels[at].indent = odfLength(attr(t, "space-before")) + odfLength(attr(t, "min-label-width"))
+				}
+				continue
+			case "list-level-label-alignment":
+				if at >= 0 && attr(t, "margin-left") != "" {
+					levels[at].indent = odfLength(attr(t, "margin-left"))
+				}
+				continue
+			}
 			if !strings.HasPrefix(t.Name.Local, "list-level-style-") {
 				continue
 			}
+			at = -1
 			k, err := strconv.Atoi(attr(t, "level"))
 			if err != nil || k < 1 || k > maxListLevels {
 				continue
@@ -168,6 +188,7 @@ func (l *odfLists) readListStyle(d *XMLDecoder, se xml.StartElement) error {
 				}
 			}
 			levels[k-1] = lv
+			at = k - 1
 		case xml.EndElement:
 			depth--
 		}
@@ -179,6 +200,48 @@ func (l *odfLists) readListStyle(d *XMLDecoder, se xml.StartElement) error {
 		l.styles[name] = levels
 	}
 	return nil
+}
+
+// odfLength is an ODF length ("0.25in", "0.635cm", "18pt") in points; 0
+// when it is not one.
+func odfLength(s string) float64 {
+	s = strings.TrimSpace(s)
+	for _, u := range []struct {
+		unit string
+		pt   float64
+	}{{"in", 72}, {"cm", 72 / 2.54}, {"mm", 72 / 25.4}, {"pt", 1}, {"pc", 12}, {"px", 0.75}} {
+		if v, ok := strings.CutSuffix(s, u.unit); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f > -1e6 && f < 1e6 {
+				return f * u.pt
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// nestShift is how much deeper than its own levels an outermost list
+// reads: Writer writes a Word list nested under another (a "List Number
+// 2" paragraph under a "List Bullet" one) as a list of its own after the
+// item it belongs to, indented further by its style. So a list whose
+// first level starts to the right of the text of the list item right
+// before it (prevDepth, the element before being that item) nests one
+// level below that item; otherwise it does not (0).
+func (l *odfLists) nestShift(prevDepth int, prevIsItem bool) int {
+	cur, last := l.cur, l.last
+	if !prevIsItem || cur == nil || last == nil {
+		return 0
+	}
+	own := prevDepth - last.shift
+	if own < 0 || own >= maxListLevels {
+		return 0
+	}
+	prev := l.level(last.style[own], own).indent
+	mine := l.level(cur.style[0], 0).indent
+	if prev <= 0 || mine <= prev+0.5 {
+		return 0
+	}
+	return min(prevDepth+1, maxListLevels-1)
 }
 
 // level is the numbering of depth d under list style name: its level
@@ -207,7 +270,7 @@ func (r *odfReader) list(d *XMLDecoder, se xml.StartElement, depth int, block fu
 			from = l.last
 		}
 		if from != nil {
-			cur.c, cur.style, cur.continues = from.c, from.style, true
+			cur.c, cur.style, cur.continues, cur.shift = from.c, from.style, true, from.shift
 		}
 		if id := xmlID(se); id != "" && len(l.byID) < maxODFListStyles {
 			if l.byID == nil {

@@ -668,9 +668,19 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		lvl = min(lvl, 10)
 		f.add(block{cat: "Title", text: trimmed, level: lvl, meta: Meta{"category_depth": lvl - 1}})
 	case listDepth > 0:
-		m := Meta{"category_depth": listDepth - 1}
+		m := Meta{}
 		first := r.numberItem(m, listDepth-1)
-		markListStart(m, first, listDepth-1, f.lastCategory())
+		depth := listDepth - 1
+		if cur := r.lists.cur; cur != nil {
+			if first {
+				prev := f.lastBlock()
+				pd, _ := prev.meta["category_depth"].(int)
+				cur.shift = r.lists.nestShift(pd, prev.cat == "ListItem")
+			}
+			depth += cur.shift
+		}
+		m["category_depth"] = min(depth, maxListLevels-1)
+		markListStart(m, first, depth, f.lastCategory())
 		f.add(block{cat: "ListItem", text: trimmed, meta: m})
 	case has("subtitle", "author", "date"):
 		f.add(block{cat: "NarrativeText", text: trimmed, front: true, meta: Meta{}})

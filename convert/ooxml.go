@@ -56,13 +56,16 @@ func (f *flow) add(b block) {
 	f.blocks = append(f.blocks, b)
 }
 
-// lastCategory is the category of the last block, "" for none (or a break).
-func (f *flow) lastCategory() string {
+// lastBlock is the last block, the zero block when there is none.
+func (f *flow) lastBlock() block {
 	if len(f.blocks) == 0 {
-		return ""
+		return block{}
 	}
-	return f.blocks[len(f.blocks)-1].cat
+	return f.blocks[len(f.blocks)-1]
 }
+
+// lastCategory is the category of the last block, "" for none (or a break).
+func (f *flow) lastCategory() string { return f.lastBlock().cat }
 
 func (f *flow) pages(env *Env, info Info) Pages {
 	bk := NewBook(env)

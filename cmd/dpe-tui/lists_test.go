@@ -73,3 +73,37 @@ func TestDiff_SameListsAcrossFormats(t *testing.T) {
 		})
 	}
 }
+
+// A numbered list under a bulleted item, then a numbered list right after
+// the bullets, as python-docx writes them (List Number 2 under List
+// Bullet) and as LibreOffice Writer writes that DOCX to ODT: a list of its
+// own after its parent item, deeper only by its list style's indent. The
+// ODT reads as the DOCX does (diff finds no list item changed), and the
+// Markdown export nests the numbered items under their bullet.
+func TestGet_ODTNumberedListNestedUnderABullet(t *testing.T) {
+	docx, odt := filepath.Join(realFixtures, "python-docx-nested.docx"), filepath.Join(realFixtures, "soffice-nested.odt")
+	code, out, errOut := runCLI(t, "get", "--format", "md", odt)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	want := "- Check the doors\n  1. Front door\n  2. Back door\n- Check the lights\n1. Sign the book\n2. Hand over\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("get --format md lacks\n%s\nin:\n%s", want, out)
+	}
+	_, js, errOut := runCLI(t, "diff", docx, odt, "--format", "json")
+	var d struct {
+		Pages []struct {
+			Elements []struct{ Op, Category, Text string }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &d); err != nil {
+		t.Fatalf("diff --format json: %v\n%s\n%s", err, js, errOut)
+	}
+	for _, p := range d.Pages {
+		for _, e := range p.Elements {
+			if e.Category == "ListItem" {
+				t.Errorf("%s %s: %q", e.Category, e.Op, e.Text)
+			}
+		}
+	}
+}
