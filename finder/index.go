@@ -758,7 +758,7 @@ func (w *writer) add(d Doc) error {
 			for _, e := range p.Elements {
 				// NFC, as queries are: "é" typed or converted either
 				// way is one term, and snippets' offsets are into this.
-				s := clip(norm.NFC.String(e.Text), maxElementText)
+				s := clip(norm.NFC.String(searchText(e)), maxElementText)
 				if s == "" {
 					continue
 				}
@@ -904,6 +904,24 @@ func (f *Finder) record(id string, d *docFields, page int, elementID, category, 
 	}
 	rec.AddField(document.NewTextFieldCustom("ref", nil, []byte(encodeRef(page, elementID, category)), optStored, nil))
 	return rec
+}
+
+// searchText is what an element is found by, and its snippet: its text,
+// but a mail's header fields as the message shows them, so that a
+// sender's name, the header's name or the subject finds them: an
+// EmailAddress as "From: Duty Officer <duty@example.org>" (its text is
+// the address alone, the name in metadata), the subject Title as
+// "Subject: …".
+func searchText(e *dpe.Element) string {
+	switch e.Category {
+	case "EmailAddress":
+		return e.EmailLine()
+	case "Title":
+		if e.MetaString("subject") != "" && e.Text != "" {
+			return "Subject: " + e.Text
+		}
+	}
+	return e.Text
 }
 
 // clip cuts s to at most n bytes on a rune boundary.

@@ -340,7 +340,7 @@ func exportElement(el *dpe.Element, md bool) string {
 	case catPageBreak:
 		return "---"
 	case catEmail:
-		line := sanitize.Line(emailText(el))
+		line := sanitize.Line(el.EmailLine())
 		if md {
 			// <…> would be read as an HTML tag or autolink.
 			return strings.NewReplacer("<", `\<`, ">", `\>`).Replace(line)

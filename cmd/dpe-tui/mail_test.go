@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,5 +39,44 @@ func TestGet_MailAttachmentsArePages(t *testing.T) {
 			t.Fatalf("%q missing (or out of order) in:\n%s", w, out)
 		}
 		at += i + len(w)
+	}
+}
+
+// find matches a mail's header fields as the message shows them: the
+// sender's name ("duty officer" finds From: Duty Officer <duty@…>, whose
+// element text is the address alone), the header's name with a value
+// ("cc smith"), and the subject by "subject". A Cc display name with a
+// comma, quoted, stays one address with its name, in find and in get.
+func TestFind_MailHeaderFieldsByNameAndValue(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"rota.eml", "message.eml"} {
+		raw, err := os.ReadFile(filepath.Join(realFixtures, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, name), string(raw))
+	}
+	for _, c := range []struct{ query, want string }{
+		{`"duty officer"`, "From: Duty Officer <duty@example.org>"},
+		{"cc smith", "Cc: Smith, Jo <jo@example.org>"},
+		{"müller", "Cc: Jörg Müller <jm@example.org>"},
+		{"subject rota", "Subject: Pump rota for the weekend"},
+	} {
+		// The first hit is the header field; words are ORed, so another
+		// mail's Subject may follow for "subject rota".
+		code, out, errOut := runCLI(t, "find", c.query, "--docs", dir, "--timeout", "2m")
+		first, _, _ := strings.Cut(out, "\n")
+		if code != exitOK || !strings.Contains(first, "rota.eml") || !strings.HasSuffix(first, "\t"+c.want) {
+			t.Errorf("find %s: exit %d, want the first hit in rota.eml reading %q:\n%s%s", c.query, code, c.want, out, errOut)
+		}
+	}
+	code, out, errOut := runCLI(t, "get", "--format", "text", filepath.Join(realFixtures, "rota.eml"))
+	if code != exitOK {
+		t.Fatalf("get: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Cc: Smith, Jo <jo@example.org>\n", "Cc: Jörg Müller <jm@example.org>\n", "Cc: bob@example.org\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("get lacks %q:\n%s", want, out)
+		}
 	}
 }
