@@ -40,6 +40,7 @@ const (
 	relStyles    = "/styles"
 	relNumbering = "/numbering"
 	relHyperlink = "/hyperlink"
+	relComments  = "/comments"
 )
 
 func openDOCX(ctx context.Context, src *Source, env *Env) (Pages, error) {
@@ -67,6 +68,9 @@ func openDOCX(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		return nil, err
 	}
 	if err := r.readNotes(); err != nil {
+		return nil, err
+	}
+	if err := r.readComments(); err != nil {
 		return nil, err
 	}
 	f := &flow{env: env}
@@ -139,6 +143,10 @@ type docxReader struct {
 	// count the items of each numId so far.
 	levels   map[string]map[int]listLevel
 	counters map[string]*listCounter
+	// comments are word/comments.xml's by w:id; annotated, those already
+	// recorded on a paragraph.
+	comments  map[string]docxComment
+	annotated map[string]bool
 	// lastNumID is the w:num of the last outermost list item: an
 	// outermost item of another one starts a list (markListStart); a
 	// nested list has a w:num of its own.
@@ -565,6 +573,10 @@ type para struct {
 	formulas           []string
 	linkURLs, linkText []string
 	emails             []string
+	// comments are the annotations anchored here (readComments); open
+	// is where each comment's range started in text.
+	comments []Meta
+	open     map[string]int
 }
 
 func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
@@ -628,6 +640,30 @@ func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
 				if rl, ok := r.rels[relID(t)]; ok && rl.external {
 					link = &rl
 					linkText.Reset()
+				}
+			case "commentRangeStart":
+				if p.open == nil {
+					p.open = map[string]int{}
+				}
+				p.open[attr(t, "id")] = p.text.Len()
+			case "commentRangeEnd", "commentReference":
+				// The range's end, or the reference of a comment without
+				// one: the annotation is this paragraph's, once. A range
+				// begun in an earlier paragraph covers this one's text
+				// up to here.
+				id := attr(t, "id")
+				if r.annotated[id] || len(p.comments) >= maxDocxComments {
+					break
+				}
+				covers := ""
+				if start, ok := p.open[id]; ok {
+					covers = p.text.String()[start:]
+				} else if t.Name.Local == "commentRangeEnd" {
+					covers = p.text.String()
+				}
+				if a, ok := r.annotation(id, covers); ok {
+					r.annotated[id] = true
+					p.comments = append(p.comments, a)
 				}
 			case "footnoteReference", "endnoteReference":
 				key := "f" + attr(t, "id")
@@ -773,6 +809,11 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 	case lname == "author" || lname == "date" || lname == "abstract":
 		f.add(block{cat: "NarrativeText", text: trimmed, front: true, meta: Meta{}})
 	case strings.Contains(lname, "caption"):
+		if im := f.lastBlockRef(); im != nil && im.cat == "Image" && strings.TrimSpace(im.text) == trimmed {
+			// The picture's alternative text is its caption (pandoc
+			// writes it so): the caption says it once.
+			im.text = ""
+		}
 		f.add(block{cat: "FigureCaption", text: trimmed, meta: Meta{}})
 	case p.numbered || st.numbered:
 		ilvl, numID := p.ilvl, p.numID
@@ -828,6 +869,72 @@ func addLinks(m Meta, p *para) {
 		m["link_urls"] = p.linkURLs
 		m["link_texts"] = p.linkText
 	}
+	if len(p.comments) > 0 {
+		m["annotations"] = p.comments
+	}
+}
+
+// docxComment is one w:comment of word/comments.xml.
+type docxComment struct{ author, date, text string }
+
+// maxDocxComments bounds the comments kept, and maxCommentBytes the text
+// of each.
+const maxDocxComments, maxCommentBytes = 4096, 4096
+
+// readComments reads word/comments.xml: each comment's author, date and
+// text, by w:id. The paragraphs they are anchored in record them as
+// annotations (para.comments).
+func (r *docxReader) readComments() error {
+	r.comments, r.annotated = map[string]docxComment{}, map[string]bool{}
+	rl, ok := relOfType(r.rels, relComments)
+	if !ok || r.z.File(rl.target) == nil {
+		return nil
+	}
+	d, c, err := r.partXML(rl.target)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("comments: %w", err)
+		}
+		se, ok := t.(xml.StartElement)
+		if !ok || se.Name.Local != "comment" {
+			continue
+		}
+		txt, err := r.plainText(d)
+		if err != nil {
+			return err
+		}
+		if len(r.comments) < maxDocxComments {
+			r.comments[attr(se, "id")] = docxComment{author: attr(se, "author"), date: attr(se, "date"),
+				text: displayLine(strings.TrimSpace(txt), maxCommentBytes)}
+		}
+	}
+}
+
+// annotation is a comment anchored in a paragraph, as ele_metadata
+// annotations records it: who wrote what about which words (covers: the
+// paragraph's text between the comment's range start and end, "" for a
+// comment on a point).
+func (r *docxReader) annotation(id, covers string) (Meta, bool) {
+	c, ok := r.comments[id]
+	if !ok {
+		return nil, false
+	}
+	a := Meta{"text": c.text, "covers": strings.TrimSpace(covers)}
+	if c.author != "" {
+		a["author"] = c.author
+	}
+	if c.date != "" {
+		a["date"] = c.date
+	}
+	return a, true
 }
 
 // table reads a w:tbl. gridSpan widens a cell; vMerge without "restart"

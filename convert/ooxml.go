@@ -56,6 +56,14 @@ func (f *flow) add(b block) {
 	f.blocks = append(f.blocks, b)
 }
 
+// lastBlockRef is the last block, to amend; nil when there is none.
+func (f *flow) lastBlockRef() *block {
+	if len(f.blocks) == 0 {
+		return nil
+	}
+	return &f.blocks[len(f.blocks)-1]
+}
+
 // lastBlock is the last block, the zero block when there is none.
 func (f *flow) lastBlock() block {
 	if len(f.blocks) == 0 {
