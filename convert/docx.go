@@ -577,12 +577,52 @@ type para struct {
 	// is where each comment's range started in text.
 	comments []Meta
 	open     map[string]int
+	// emphasized and emphasisTags are the bold, italic and code runs
+	// (consecutive runs of one kind joined), as setEmphasis records them.
+	emphasized, emphasisTags []string
+}
+
+// runMarks are the inline marks of the run being read: w:b, w:i, and code
+// (pandoc's VerbatimChar character style, or a monospace font).
+type runMarks struct{ bold, italic, code bool }
+
+// tag is the emphasized_text_tags value of a run with marks m: code over
+// bold over italic.
+func (m runMarks) tag() string {
+	switch {
+	case m.code:
+		return "code"
+	case m.bold:
+		return "b"
+	case m.italic:
+		return "i"
+	}
+	return ""
+}
+
+// onOff is a w:b / w:i toggle: on unless w:val says 0, false or off.
+func onOff(t xml.StartElement) bool {
+	switch attr(t, "val") {
+	case "0", "false", "off":
+		return false
+	}
+	return true
 }
 
 func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
 	p := &para{allMono: true}
 	depth, inT := 1, false
 	runMono := false
+	var marks runMarks
+	var spanTag string
+	var span strings.Builder
+	endSpan := func() {
+		if s := strings.Join(strings.Fields(span.String()), " "); spanTag != "" && s != "" && len(p.emphasized) < maxEmphasisSpans {
+			p.emphasized = append(p.emphasized, s)
+			p.emphasisTags = append(p.emphasisTags, spanTag)
+		}
+		span.Reset()
+	}
 	var link *rel
 	var linkText strings.Builder
 	for depth > 0 {
@@ -619,7 +659,13 @@ func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
 				}
 				depth--
 			case "r":
-				runMono = false
+				runMono, marks = false, runMarks{}
+			case "b":
+				marks.bold = onOff(t)
+			case "i":
+				marks.italic = onOff(t)
+			case "rStyle":
+				marks.code = marks.code || strings.Contains(strings.ToLower(attr(t, "val")), "verbatim")
 			case "rFonts":
 				runMono = isMonospace(attr(t, "ascii")) || isMonospace(attr(t, "hAnsi"))
 			case "t":
@@ -723,9 +769,17 @@ func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
 				if link != nil {
 					linkText.Write(t)
 				}
+				m := marks
+				m.code = m.code || runMono
+				if tag := m.tag(); tag != spanTag {
+					endSpan()
+					spanTag = tag
+				}
+				span.Write(t)
 			}
 		}
 	}
+	endSpan()
 	return p, nil
 }
 
@@ -872,6 +926,7 @@ func addLinks(m Meta, p *para) {
 	if len(p.comments) > 0 {
 		m["annotations"] = p.comments
 	}
+	setEmphasis(m, p.emphasized, p.emphasisTags)
 }
 
 // docxComment is one w:comment of word/comments.xml.

@@ -66,12 +66,15 @@ type htmlConv struct {
 	resolve func(ref string) (data []byte, mime string, ok bool)
 
 	inline strings.Builder // text of the paragraph being gathered
-	links  []string
-	emails []string // mailto addresses of that paragraph
-	titles []htmlTitle
-	items  []string // items[d]: the latest list item at depth d (a deeper item's parent)
-	first  string   // first heading (page title fallback)
-	nodes  int
+	// emphasized and emphasisTags are that paragraph's bold, italic and
+	// code spans (b, i, code), as the Markdown reader records them.
+	emphasized, emphasisTags []string
+	links                    []string
+	emails                   []string // mailto addresses of that paragraph
+	titles                   []htmlTitle
+	items                    []string // items[d]: the latest list item at depth d (a deeper item's parent)
+	first                    string   // first heading (page title fallback)
+	nodes                    int
 }
 
 type htmlTitle struct {
@@ -428,12 +431,60 @@ func (h *htmlConv) flush() {
 		if len(h.links) > 0 {
 			m["link_urls"] = h.links
 		}
+		setEmphasis(m, h.emphasized, h.emphasisTags)
 		h.bk.Add("NarrativeText", txt, m)
 	}
 	for _, e := range h.emails {
 		h.bk.Add("EmailAddress", e, h.meta())
 	}
-	h.links, h.emails = nil, nil
+	h.links, h.emails, h.emphasized, h.emphasisTags = nil, nil, nil, nil
+}
+
+// addEmphasis appends the span of inline element n, marked tag, to
+// spans and tags: its text with white space collapsed, as the
+// paragraph's is (joinLines).
+func addEmphasis(spans, tags []string, n *xhtml.Node, tag string) ([]string, []string) {
+	if s := strings.Join(strings.Fields(textOf(n)), " "); s != "" && len(spans) < maxEmphasisSpans {
+		return append(spans, s), append(tags, tag)
+	}
+	return spans, tags
+}
+
+// emphasisIn is the emphasis spans under n, in document order (an
+// emphasis element's own marked descendants are its text, not spans of
+// their own).
+func emphasisIn(n *xhtml.Node) (spans, tags []string) {
+	var f func(n *xhtml.Node, d int)
+	f = func(n *xhtml.Node, d int) {
+		if d > DefaultMaxDepth || n.Type == xhtml.ElementNode && dropped(n) {
+			return
+		}
+		if n.Type == xhtml.ElementNode {
+			if tag := emphasisTag(n); tag != "" {
+				spans, tags = addEmphasis(spans, tags, n, tag)
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			f(c, d+1)
+		}
+	}
+	f(n, 0)
+	return spans, tags
+}
+
+// emphasisTag is the emphasized_text_tags value of an inline element:
+// "b" (b, strong), "i" (i, em) or "code" (code, kbd, samp); "" for none.
+func emphasisTag(n *xhtml.Node) string {
+	switch n.DataAtom {
+	case atom.B, atom.Strong:
+		return "b"
+	case atom.I, atom.Em:
+		return "i"
+	case atom.Code, atom.Kbd, atom.Samp:
+		return "code"
+	}
+	return ""
 }
 
 // lineBreak stands for a <br> in a paragraph being gathered: the
@@ -648,6 +699,9 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 			h.flush()
 			return err
 		}
+		if tag := emphasisTag(n); tag != "" {
+			h.emphasized, h.emphasisTags = addEmphasis(h.emphasized, h.emphasisTags, n, tag)
+		}
 		return h.walk(ctx, n, depth, listDepth)
 	}
 	return nil
@@ -696,6 +750,7 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 	}
 	var own strings.Builder
 	var rest []*xhtml.Node
+	var spans, tags []string
 	for c := li.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == xhtml.ElementNode && (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol || c.DataAtom == atom.Pre || c.DataAtom == atom.Table || c.DataAtom == atom.Img) {
 			rest = append(rest, c)
@@ -706,6 +761,8 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 		}
 		own.WriteString(textOf(c))
 		own.WriteByte(' ')
+		s, tg := emphasisIn(c)
+		spans, tags = append(spans, s...), append(tags, tg...)
 	}
 	m := h.meta()
 	m["category_depth"] = listDepth
@@ -713,6 +770,7 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 		m["parent_id"] = h.items[listDepth-1]
 	}
 	setListMeta(m, lv, num)
+	setEmphasis(m, spans[:min(len(spans), maxEmphasisSpans)], tags[:min(len(tags), maxEmphasisSpans)])
 	first := true
 	for s := li.PrevSibling; s != nil && first; s = s.PrevSibling {
 		first = s.Type != xhtml.ElementNode || s.DataAtom != atom.Li

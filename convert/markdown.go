@@ -524,10 +524,16 @@ type inlineCollector struct {
 const maxEmphasisSpans = 256
 
 // setEmphasis records in's emphasis spans in m.
-func (in *inlineCollector) setEmphasis(m Meta) {
-	if len(in.emphasized) > 0 {
-		m["emphasized_text_contents"] = in.emphasized
-		m["emphasized_text_tags"] = in.emphasisTags
+func (in *inlineCollector) setEmphasis(m Meta) { setEmphasis(m, in.emphasized, in.emphasisTags) }
+
+// setEmphasis records an element's bold, italic and code spans in m
+// (proposal §3.4 emphasized_text_contents, and emphasized_text_tags "b",
+// "i" or "code" for each), which every reader with inline marks writes
+// and the Markdown export writes back.
+func setEmphasis(m Meta, spans, tags []string) {
+	if len(spans) > 0 && len(spans) == len(tags) {
+		m["emphasized_text_contents"] = spans
+		m["emphasized_text_tags"] = tags
 	}
 }
 

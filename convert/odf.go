@@ -111,6 +111,7 @@ func openODS(ctx context.Context, src *Source, env *Env) (Pages, error) {
 type odfStyle struct {
 	parent, display string
 	mono, breakPage bool
+	bold, italic    bool   // fo:font-weight bold (600 and up), fo:font-style italic or oblique
 	align           string // fo:text-align (dpe.AlignWord)
 	hidden          bool   // a table style's table:display="false" (a hidden sheet)
 }
@@ -245,6 +246,13 @@ func (r *odfReader) styleProps(name string, t xml.StartElement) {
 		s.hidden = attr(t, "display") == "false"
 	case "text-properties":
 		s.mono = s.mono || isMonospace(attr(t, "font-name")) || isMonospace(attr(t, "font-family"))
+		if w := attr(t, "font-weight"); w != "" {
+			n, err := strconv.Atoi(w)
+			s.bold = w == "bold" || err == nil && n >= 600
+		}
+		if st := attr(t, "font-style"); st != "" {
+			s.italic = st == "italic" || st == "oblique"
+		}
 	default:
 		s.breakPage = s.breakPage || attr(t, "break-before") == "page"
 		if a := dpe.AlignWord(attr(t, "text-align")); a != "" {
@@ -280,6 +288,8 @@ func (r *odfReader) style(name string) (names []string, s odfStyle) {
 		st := r.styles[name]
 		names = append(names, strings.ToLower(strings.ReplaceAll(name, "_20_", " ")), strings.ToLower(st.display))
 		s.mono = s.mono || st.mono
+		s.bold = s.bold || st.bold
+		s.italic = s.italic || st.italic
 		if s.align == "" {
 			s.align = st.align
 		}
@@ -359,6 +369,9 @@ type odfText struct {
 	formulas         []string
 	emails           []string
 	urls             []string
+	// emphasized and emphasisTags are the bold, italic and code spans
+	// (setEmphasis).
+	emphasized, emphasisTags []string
 }
 
 // inline reads the content of a text:p / text:h / text:span just started.
@@ -366,6 +379,11 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 	depth := 1
 	var href string
 	var monoAt []int // depths of open monospace spans
+	type markedSpan struct {
+		depth, start int
+		tag          string
+	}
+	var marked []markedSpan // open bold, italic and code spans
 	for depth > 0 {
 		t, err := d.Token()
 		if err != nil {
@@ -393,8 +411,21 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 			case "a":
 				href = attr(t, "href")
 			case "span":
-				if _, st := r.style(attr(t, "style-name")); st.mono {
+				_, st := r.style(attr(t, "style-name"))
+				if st.mono {
 					monoAt = append(monoAt, depth)
+				}
+				tag := ""
+				switch {
+				case st.mono:
+					tag = "code"
+				case st.bold:
+					tag = "b"
+				case st.italic:
+					tag = "i"
+				}
+				if tag != "" {
+					marked = append(marked, markedSpan{depth, out.text.Len(), tag})
 				}
 			case "note":
 				body, err := r.noteBody(d)
@@ -418,6 +449,14 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 		case xml.EndElement:
 			if n := len(monoAt); n > 0 && monoAt[n-1] == depth {
 				monoAt = monoAt[:n-1]
+			}
+			if n := len(marked); n > 0 && marked[n-1].depth == depth {
+				sp := marked[n-1]
+				marked = marked[:n-1]
+				if s := strings.Join(strings.Fields(out.text.String()[sp.start:]), " "); s != "" && len(out.emphasized) < maxEmphasisSpans {
+					out.emphasized = append(out.emphasized, s)
+					out.emphasisTags = append(out.emphasisTags, sp.tag)
+				}
 			}
 			depth--
 			if t.Name.Local == "a" && href != "" {
@@ -680,6 +719,7 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 			depth += cur.shift
 		}
 		m["category_depth"] = min(depth, maxListLevels-1)
+		setEmphasis(m, o.emphasized, o.emphasisTags)
 		markListStart(m, first, depth, f.lastCategory())
 		f.add(block{cat: "ListItem", text: trimmed, meta: m})
 	case has("subtitle", "author", "date"):
@@ -696,6 +736,7 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		if slices.ContainsFunc(names, isQuoteStyle) {
 			m["quote"] = 1
 		}
+		setEmphasis(m, o.emphasized, o.emphasisTags)
 		f.add(block{cat: "NarrativeText", text: trimmed, meta: m})
 	}
 	for _, e := range o.emails {
