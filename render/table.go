@@ -439,22 +439,39 @@ func padAligned(s string, w int, align string) string {
 	return pad(strings.Repeat(" ", left)+s, w)
 }
 
-// TableFind is the first cell, in reading order, whose text contains
-// query (case-insensitively): row counts the header rows too.
-func (r *Renderer) TableFind(el *dpe.Element, query string) (row, col int, ok bool) {
+// TableFind is the cell of the nth (from 0) case-insensitive occurrence
+// of query in the table's cells, in reading order, and the byte offset of
+// that occurrence in the cell's text (-1 when lower-casing changes the
+// cell's length, so no offset into it holds); row counts the header rows
+// too. A search counts its hits in an element's text in the same order,
+// so its nth hit in a table is this cell; when the cells hold fewer
+// occurrences than n (the text and the HTML differ), the last is taken.
+func (r *Renderer) TableFind(el *dpe.Element, query string, n int) (row, col, at int, ok bool) {
 	e := r.grid(el)
 	if e.err != nil || query == "" {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	q := strings.ToLower(query)
 	for ri, cells := range e.grid.Rows {
 		for ci, c := range cells {
-			if strings.Contains(strings.ToLower(c), q) {
-				return ri, ci, true
+			lc := strings.ToLower(c)
+			for from := 0; ; {
+				i := strings.Index(lc[from:], q)
+				if i < 0 {
+					break
+				}
+				row, col, at, ok = ri, ci, from+i, true
+				if len(lc) != len(c) {
+					at = -1
+				}
+				if n--; n < 0 {
+					return row, col, at, true
+				}
+				from += i + len(q)
 			}
 		}
 	}
-	return 0, 0, false
+	return row, col, at, ok
 }
 
 // TableCell is the text of cell (row, col) and of its header cell, and

@@ -256,14 +256,18 @@ func (d *documentScreen) showHit() tea.Cmd {
 		_, cw := d.layout(d.e.width)
 		d.ensureBlocks(cw)
 		d.sel = h.el
-		d.focusHit()
+		// The element first, then the hit's row inside it: a table
+		// taller than the screen has its hit below the element's top.
 		d.reveal(true)
+		d.focusHit()
 		return nil
 	}
 	return d.gotoPage(h.page, h.el)
 }
 
-// focusHit points a table at the cell of the focused hit.
+// focusHit points a table at the cell of the focused hit: the hit's
+// place among its element's hits is its place among the cells'
+// occurrences of the query.
 func (d *documentScreen) focusHit() {
 	h := d.search.focus
 	d.search.focus = nil
@@ -271,14 +275,24 @@ func (d *documentScreen) focusHit() {
 	if h == nil || h.page != d.page || p == nil || h.el >= len(p.Elements) || !isTable(p.Elements[h.el]) {
 		return
 	}
-	row, col, ok := d.e.renderer.TableFind(p.Elements[h.el], d.search.query)
+	nth := 0
+	for _, o := range d.search.hits {
+		if o.page == h.page && o.el == h.el && o.start < h.start {
+			nth++
+		}
+	}
+	row, col, at, ok := d.e.renderer.TableFind(p.Elements[h.el], d.search.query, nth)
 	if !ok {
 		return
 	}
 	d.cell[h.el] = cellPos{row: row, col: col}
+	d.cellAway = tableAt{} // the cursor shows the hit's cell
 	d.scrollToCell(h.el)
 	if text, _, ok := d.e.renderer.TableCell(p.Elements[h.el], row, col); ok {
 		b, m, a := textAround(text, d.search.query, 40)
+		if at >= 0 {
+			b, m, a = aroundRange(text, at, at+len(d.search.query), 40)
+		}
 		d.search.cell = fmt.Sprintf("row %d col %d: %s[%s]%s", row+1, col+1, b, m, a)
 	}
 }

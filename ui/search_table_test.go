@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// longHitsCSV is a 60-row table whose rows 52 on hold "foo", far below a
+// 24-line screen; row 52 also holds "bar" in its first and its last
+// column, the last cut with "…" at 80 columns.
+func longHitsCSV(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("name,mid,notes\n")
+	for i := 1; i <= 60; i++ {
+		name, notes := fmt.Sprintf("r%02d", i), "plain"
+		if i >= 52 {
+			name = fmt.Sprintf("foo%02d", i)
+		}
+		if i == 52 {
+			name = "foobar52"
+			notes = strings.Repeat("lorem ipsum ", 12) + "bar-tail"
+		}
+		fmt.Fprintf(&b, "%s,m%02d,%s\n", name, i, notes)
+	}
+	p := filepath.Join(t.TempDir(), "hits.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A search hit in a table taller than the screen is scrolled into view,
+// its row and its cell, as n moves from hit to hit (the status named row
+// 52 while the screen kept the table's first rows).
+func TestSearch_HitInALongTableIsScrolledIntoView(t *testing.T) {
+	s := start80(t, openFileOptions(t, longHitsCSV(t), nil))
+	s.waitFor("r01")
+	s.idle()
+	s.keys("/")
+	s.typeText("foo")
+	s.keys("enter")
+	s.waitFor("matches for")
+	if f := s.frame(); !strings.Contains(f, "foobar52") {
+		t.Fatalf("the first hit's row is not on screen:\n%s", f)
+	}
+	s.keys("n", "n", "n")
+	s.waitFor("foo55")
+	f := s.frame()
+	if !strings.Contains(f, "foo55") {
+		t.Fatalf("the fourth hit's row (foo55) is not on screen:\n%s", f)
+	}
+	if !strings.Contains(f, "[foo]55") {
+		t.Fatalf("the status should name the fourth hit's cell:\n%s", f)
+	}
+}
+
+// Two hits in one table row name their own cells: the second names its
+// column and shows that cell's text around the hit (both named the
+// row's first cell).
+func TestSearch_TwoHitsInOneRowNameTheirCells(t *testing.T) {
+	s := start80(t, openFileOptions(t, longHitsCSV(t), nil))
+	s.waitFor("r01")
+	s.idle()
+	s.keys("/")
+	s.typeText("bar")
+	s.keys("enter")
+	s.waitFor("2 matches for")
+	if f := s.frame(); !strings.Contains(f, "col 1: foo[bar]52") {
+		t.Fatalf("the first hit should name column 1:\n%s", f)
+	}
+	s.keys("n")
+	s.waitFor("col 3: ")
+	f := s.frame()
+	if !strings.Contains(f, "ipsum [bar]-tail") {
+		t.Fatalf("the second hit should show column 3's text around it:\n%s", f)
+	}
+}
