@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 )
 
 // DefaultFetchWorkers bounds how many manifest pages LoadManifestPages
@@ -34,7 +36,7 @@ func (o *Opener) Check(op *Opened, opt CheckOptions) []Finding {
 			v++
 		}
 	}
-	o.trace(TraceEvent{Kind: TraceValidate, Detail: fmt.Sprintf("%d findings, %d violations", len(fs), v)})
+	o.trace(TraceEvent{Kind: TraceValidate, Detail: plural.Count(len(fs), "finding", "findings") + ", " + plural.Count(v, "violation", "violations")})
 	return fs
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 )
 
 // Opener opens dpe:// URIs: get_dpe (Resolver) → fetch → classify → decode,
@@ -803,7 +805,7 @@ func (o *Opener) Validate(op *Opened) []Finding {
 			v++
 		}
 	}
-	o.trace(TraceEvent{Kind: TraceValidate, Detail: fmt.Sprintf("%d findings, %d violations", len(fs), v), Duration: time.Since(start)})
+	o.trace(TraceEvent{Kind: TraceValidate, Detail: plural.Count(len(fs), "finding", "findings") + ", " + plural.Count(v, "violation", "violations"), Duration: time.Since(start)})
 	return fs
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // longHitsCSV is a 60-row table whose rows 52 on hold "foo", far below a
@@ -77,5 +78,23 @@ func TestSearch_TwoHitsInOneRowNameTheirCells(t *testing.T) {
 	f := s.frame()
 	if !strings.Contains(f, "ipsum [bar]-tail") {
 		t.Fatalf("the second hit should show column 3's text around it:\n%s", f)
+	}
+}
+
+// The trace says a count of one in the singular: one finding is
+// "1 finding, 0 violations" (it said "1 findings").
+func TestTrace_OneFindingIsSingular(t *testing.T) {
+	raw := []byte(`{"doc_ref":"one","title":"One","page_count":1,"pages":[{"page_index":0,"elements":[` +
+		`{"category":"NarrativeText","text":"No id."}]}]}`)
+	m := New(Options{Theme: "dark", Width: 80, Height: 24, Now: func() time.Time { return fixedNow }, StatusTimeout: -1, OpenTarget: "one.json"}).m
+	o := m.e.ops.add("open", 0)
+	run(t, m, m.update(openedFor(m, o.id, decodedDoc(t, raw), "one.json")))
+	press(t, m, "x")
+	f := frame(m)
+	if !strings.Contains(f, "validate") {
+		t.Fatalf("set-up: the trace shows no validation:\n%s", f)
+	}
+	if !strings.Contains(f, "1 finding, 0 violations") {
+		t.Fatalf("the trace should say one finding in the singular:\n%s", f)
 	}
 }

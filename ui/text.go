@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 	"github.com/dpe-tui/dpe-tui/render"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -55,12 +56,7 @@ func took(d time.Duration) string {
 }
 
 // counted is "1 match" or "3 matches": n and the word in its number.
-func counted(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+var counted = plural.Count
 
 // clip truncates s to at most w cells without padding.
 func clip(s string, w int) string {
