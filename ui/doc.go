@@ -451,8 +451,8 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	case d.skill != nil && matches(msg, k.SkillFiles):
 		return e.ask(pushMsg{s: newSkillFilesScreen(e, d.skill)})
 	case matches(msg, k.Back):
-		if e.agent == nil && !e.opt.RemoteOnly {
-			return e.info("press q to quit")
+		if e.behind == 0 {
+			return e.info("press q to quit") // nothing to go back to
 		}
 		return d.e.ask(popMsg{})
 	case matches(msg, k.SideFocus):
@@ -596,7 +596,10 @@ func (d *documentScreen) escInner() (tea.Cmd, bool) {
 	switch d.escStep() {
 	case escTable:
 		d.cellAway = tableAt{true, d.page, d.sel}
-		return e.info("left the table · " + e.keys.Back.Help().Key + " again " + escSays[d.escStep()]), true
+		if next := d.escStep(); next != escBack || e.behind > 0 {
+			return e.info("left the table · " + e.keys.Back.Help().Key + " again " + escSays[next]), true
+		}
+		return e.info("left the table"), true // esc again has nothing to go back to
 	case escSearch:
 		d.clearSearch()
 		return nil, true
@@ -638,7 +641,7 @@ func (d *documentScreen) Keys() screenKeys {
 	}
 	esc := d.escHint()
 	short := []key2{k.NextPage, k.PrevPage, k.Search, inspect, k.Raw, k.Trace, k.Conformance, k.Export}
-	if d.escStep() == escBack {
+	if d.escStep() == escBack && d.e.behind > 0 {
 		short = slices.Insert(short, 4, esc)
 	}
 	// The footer's table keys go with the cell cursor: after esc put it

@@ -51,6 +51,10 @@ type env struct {
 	// lastTrace is the trace of the last open, kept when it failed so
 	// that x still explains why.
 	lastTrace *traceLog
+	// behind is how many screens are under the top one (the root sets it
+	// in Update): esc has nothing to go back to when it is 0, and no hint
+	// says it does.
+	behind int
 	// asks are the requests screens made during this Update (ask).
 	asks []tea.Msg
 	// ackDropped is set when an answer over the ack size limit dropped

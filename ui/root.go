@@ -66,12 +66,15 @@ func (m *model) setTheme(name string) {
 // command, and results come back here as the messages in screen.go. The
 // requests screens make while handling msg are handled before it returns.
 func (m *model) update(msg tea.Msg) tea.Cmd {
+	m.e.behind = max(0, len(m.stack)-1)
 	cmds := []tea.Cmd{m.updateMsg(msg)}
 	for len(m.e.asks) > 0 {
+		m.e.behind = max(0, len(m.stack)-1)
 		req := m.e.asks[0]
 		m.e.asks = m.e.asks[1:]
 		cmds = append(cmds, m.updateMsg(req))
 	}
+	m.e.behind = max(0, len(m.stack)-1)
 	if !m.e.ops.busy() {
 		m.e.notice = "" // what it announced is over
 	}
@@ -455,6 +458,12 @@ func (m *model) footerHints() []key2 {
 			b, said = withHelp(m.e.keys.Back, "clear message"), true
 		}
 		out = append(out, b)
+	}
+	if !said {
+		// A screen with nothing behind it hints no esc: the message is
+		// still what esc puts away (after the screen's own keys, which a
+		// narrow footer keeps first).
+		out = append(out, withHelp(m.e.keys.Back, "clear message"))
 	}
 	return out
 }

@@ -98,3 +98,34 @@ func TestTrace_OneFindingIsSingular(t *testing.T) {
 		t.Fatalf("the trace should say one finding in the singular:\n%s", f)
 	}
 }
+
+// A document opened alone has nothing behind it: no hint says esc goes
+// back, and leaving a table does not say esc again will (esc says
+// "press q to quit" there).
+func TestEsc_NoBackHintWithNothingBehind(t *testing.T) {
+	m := openTables(t, 80, 24)
+	if len(m.stack) != 1 {
+		t.Fatalf("set-up: %d screens, want the document alone", len(m.stack))
+	}
+	lines := strings.Split(frame(m), "\n")
+	if foot := lines[len(lines)-1]; strings.Contains(foot, "esc back") {
+		t.Fatalf("the footer hints esc back with nothing behind: %q", foot)
+	}
+	press(t, m, "t", "esc") // t's message first
+	if f := frame(m); !strings.Contains(f, "esc leave table") {
+		t.Fatalf("set-up: the table is not active:\n%s", f)
+	}
+	press(t, m, "esc")
+	lines = strings.Split(frame(m), "\n")
+	status := lines[len(lines)-2]
+	if !strings.Contains(status, "left the table") || strings.Contains(status, "goes back") {
+		t.Fatalf("leaving the table should not promise esc goes back: %q", status)
+	}
+	if foot := lines[len(lines)-1]; strings.Contains(foot, "esc back") {
+		t.Fatalf("the footer hints esc back after the table with nothing behind: %q", foot)
+	}
+	press(t, m, "esc", "esc")
+	if status := strings.Split(frame(m), "\n")[len(lines)-2]; !strings.Contains(status, "press q to quit") {
+		t.Fatalf("esc with nothing behind should say how to quit: %q", status)
+	}
+}
