@@ -59,12 +59,39 @@ func (d *documentScreen) identify() tea.Cmd {
 		return nil
 	}
 	op, snap, limits, body := d.op, d.snapshot(), d.opener.Limits, d.op.Body
+	whole, converted := d.src.(wholeJSON)
 	id, cmd := d.e.start("hashing the document (dpe1)", 0, func(ctx context.Context, id int) tea.Msg {
+		if converted {
+			// A converted file has no JSON of its own: it is hashed as
+			// `hash FILE` hashes it, from the converter's whole document.
+			return identityMsg{id: id, doc: op, loaded: n, res: convertedIdentity(ctx, whole, limits)}
+		}
 		doc := identityDoc(op, snap, func(i int) (*dpe.Page, error) { return op.Doc.PageCopy(i, limits) })
 		return identityMsg{id: id, doc: op, loaded: n, res: identity.Compute(identity.Map(body, doc))}
 	})
 	d.idn.op = id
 	return cmd
+}
+
+// wholeJSON is a PageSource that writes its whole document as DPE
+// JSON, as the converter does for `convert` and `hash FILE`.
+type wholeJSON interface {
+	JSON(ctx context.Context) ([]byte, error)
+}
+
+// convertedIdentity is the identity of src's whole document, computed as
+// `hash FILE` computes it (identity.OfJSON); a failure is the result's
+// one problem, which the inspector shows in place of the hashes.
+func convertedIdentity(ctx context.Context, src wholeJSON, limits dpe.Limits) *identity.Result {
+	body, err := src.JSON(ctx)
+	if err != nil {
+		return &identity.Result{Problems: []identity.Problem{{Path: "$", Code: identity.CodeValidation, Message: oneLine(err)}}}
+	}
+	r, _, err := identity.OfJSON(body, limits)
+	if err != nil {
+		return &identity.Result{Problems: []identity.Problem{{Path: "$", Code: identity.CodeValidation, Message: oneLine(err)}}}
+	}
+	return r
 }
 
 // identityDoc builds the document identity.Map reads: the loaded copies,

@@ -45,6 +45,16 @@ func (c *countingSource) Page(ctx context.Context, i int) (*dpe.Page, error) {
 	return c.PageSource.Page(ctx, i)
 }
 
+// JSON is the converter's whole document, as the source it counts has it
+// (the inspector hashes a converted file from it).
+func (c *countingSource) JSON(ctx context.Context) ([]byte, error) {
+	w, ok := c.PageSource.(wholeJSON)
+	if !ok {
+		return nil, errors.New("the source writes no whole document")
+	}
+	return w.JSON(ctx)
+}
+
 func (c *countingSource) converted() []int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

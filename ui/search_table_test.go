@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,33 @@ func TestEsc_NoBackHintWithNothingBehind(t *testing.T) {
 	press(t, m, "esc", "esc")
 	if status := strings.Split(frame(m), "\n")[len(lines)-2]; !strings.Contains(status, "press q to quit") {
 		t.Fatalf("esc with nothing behind should say how to quit: %q", status)
+	}
+}
+
+// The inspector on a converted file shows its dpe1 hashes, as `hash
+// FILE` computes them (it said "page not loaded" and "not hashable:
+// document JSON: unexpected end of JSON input": a converted file has no
+// JSON of its own).
+func TestInspector_ConvertedFileIsHashedAsTheCLIHashesIt(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "doc.md")
+	if err := os.WriteFile(p, []byte("# Notes\n\nOne paragraph.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := start80(t, openFileOptions(t, p, nil))
+	s.waitFor("One paragraph.")
+	s.idle()
+	s.keys(".")
+	s.waitFor("content_hash")
+	s.idle()
+	f := s.frame()
+	for _, bad := range []string{"page not loaded", "not hashable", "computing…"} {
+		if strings.Contains(f, bad) {
+			t.Fatalf("the inspector says %q on a converted file:\n%s", bad, f)
+		}
+	}
+	for _, k := range []string{"content_hash", "page_hash", "doc_hash"} {
+		if !regexp.MustCompile(k + `\s+\S{16,}`).MatchString(f) {
+			t.Fatalf("the inspector shows no %s:\n%s", k, f)
+		}
 	}
 }

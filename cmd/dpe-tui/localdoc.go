@@ -69,16 +69,10 @@ func localDocument(ctx context.Context, conv *convert.Converter, path, name stri
 	case err != nil:
 		return nil, err // names the file
 	}
-	doc, err := dpe.Decode(body, dpe.DefaultLimits())
+	r, doc, err := identity.OfJSON(body, dpe.DefaultLimits())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sanitize.Line(name), err)
 	}
-	for i := range doc.Pages {
-		if err := doc.EnsurePage(i, dpe.DefaultLimits()); err != nil {
-			return nil, fmt.Errorf("%s: %w", sanitize.Line(name), err)
-		}
-	}
-	r := identity.Compute(identity.Map(body, doc))
 	if len(r.Problems) > 0 {
 		return nil, hashProblems(name, identity.ShapeV02, r.Problems)
 	}
