@@ -55,6 +55,20 @@ func Truncate(s string, max int) string {
 	return ansi.Truncate(s, max, "…")
 }
 
+// TruncateMiddle shortens s to w cells with "…" in the middle, so both
+// the start and the end (a file name's, a URL's port) stay readable.
+func TruncateMiddle(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	if w < 3 {
+		return ansi.Truncate(s, max(0, w), "")
+	}
+	head := (w - 1) / 2
+	tail := w - 1 - head
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, ansi.StringWidth(s)-tail, "")
+}
+
 // isBidi reports the bidirectional formatting characters that reorder what
 // follows them (Unicode UAX #9 explicit embeddings, overrides, isolates and
 // marks). Showing them instead of applying them defeats "Trojan Source"

@@ -79,3 +79,26 @@ func URLsIn(s string) string {
 	}
 	return urlInText.ReplaceAllStringFunc(s, URL)
 }
+
+// HyperlinkURL is u as the target of a terminal hyperlink (OSC 8), or ok
+// false when it may not be one: only http and https URLs with a host,
+// re-encoded by net/url so every byte is printable ASCII (0x21–0x7e). No
+// ESC, BEL, C1, space or other control byte can end the sequence early
+// or write to the terminal, and no other scheme (file:, javascript:, a
+// custom handler) is ever made clickable.
+func HyperlinkURL(u string) (string, bool) {
+	p, err := url.Parse(u)
+	if err != nil || p.Opaque != "" || p.Host == "" {
+		return "", false
+	}
+	if s := strings.ToLower(p.Scheme); s != "http" && s != "https" {
+		return "", false
+	}
+	out := p.String()
+	for i := 0; i < len(out); i++ {
+		if out[i] < 0x21 || out[i] > 0x7e {
+			return "", false
+		}
+	}
+	return out, true
+}

@@ -27,3 +27,29 @@ func TestURLsIn_RedactsEveryURLInText(t *testing.T) {
 		t.Errorf("URLsIn = %q\nwant     %q", got, want)
 	}
 }
+
+func TestHyperlinkURL_OnlyPrintableHTTPAndHTTPS(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"https://example.com/spec?a=1#x", "https://example.com/spec?a=1#x", true},
+		{"HTTP://example.com/a b", "http://example.com/a%20b", true},
+		{"https://example.com/é", "https://example.com/%C3%A9", true},
+		{"https://example.com/\x1b]8;;evil\x07", "", false},
+		{"https://example.com/\x07", "", false},
+		{"https://example.com/\u009b", "https://example.com/%C2%9B", true}, // encoded: no C1 byte left
+		{"file:///etc/passwd", "", false},
+		{"javascript:alert(1)", "", false},
+		{"dpe://local/doc", "", false},
+		{"mailto:a@example.com", "", false},
+		{"other.md", "", false},
+		{"https:///nohost", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := HyperlinkURL(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("HyperlinkURL(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

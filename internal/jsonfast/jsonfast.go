@@ -67,3 +67,16 @@ func StringEnd(b []byte, open int) int {
 		j = q + 1
 	}
 }
+
+// Marshal is json.Marshal without HTML escaping, as go-sdk's JSON-RPC
+// layer writes: <, > and & stay themselves, so text_as_html and URLs read
+// as sent, and bytes we write match the bytes a peer writes.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

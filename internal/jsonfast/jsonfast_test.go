@@ -127,3 +127,13 @@ func BenchmarkUnmarshal(b *testing.B) {
 		})
 	}
 }
+
+func TestMarshal_LeavesHTMLAsIs(t *testing.T) {
+	got, err := Marshal(map[string]string{"html": "<b>a & b</b>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"html":"<b>a & b</b>"}`; string(got) != want {
+		t.Fatalf("Marshal = %s, want %s (no HTML escaping, no trailing newline)", got, want)
+	}
+}
