@@ -12,6 +12,10 @@
 //	remote = "https://dpe.example.com/r/1"  # a DPE v1 remote, and its credential:
 //	remote_token_cmd = "pass show dpe"      # or remote_token_env = "DPE_TOKEN"
 //
+//	[keys]                             # the browser's keys (docs/keys.md)
+//	preset = "vim"                     # or "less"
+//	search = ["/", "ctrl+s"]
+//
 // A file is either accepted whole or refused with one *ParseError naming
 // the file, the line and the key: a profile that is half understood would
 // connect somewhere the user did not mean.
@@ -79,6 +83,31 @@ type File struct {
 
 	def      string
 	profiles map[string]Profile
+	keys     Keys
+	// keyLines are the lines of the [keys] entries, for errors the UI
+	// finds in them (KeyError).
+	keyLines map[string]int
+}
+
+// Keys is the [keys] table: a preset ("vim" or "less") and the actions
+// bound to other keys (search = ["/", "ctrl+s"]). Which actions exist is
+// the UI's to say (ui.CheckKeys); the file says only their shape.
+type Keys struct {
+	Preset string
+	Bind   map[string][]string
+}
+
+// Keys is the file's [keys] table (zero: none).
+func (f *File) Keys() Keys { return f.keys }
+
+// KeyError is a refusal of the [keys] entry action (its line in the
+// file), for what the UI finds wrong with it.
+func (f *File) KeyError(action, msg string) *ParseError {
+	k := "keys"
+	if action != "" {
+		k += "." + action
+	}
+	return &ParseError{File: f.Path, Line: f.keyLines[action], Key: k, Msg: msg}
 }
 
 // Profile is one [profiles.NAME] table. Empty strings and a nil Mouse mean
@@ -492,8 +521,12 @@ func (p *parser) parse(f *File) error {
 				}
 				f.profiles[name] = prof
 			}
+		case "keys":
+			if err := p.keys(f, v); err != nil {
+				return err
+			}
 		default:
-			return p.errAt(toml.Key{k}, "unknown key (the file has `default` and [profiles.NAME] tables)")
+			return p.errAt(toml.Key{k}, "unknown key (the file has `default`, [profiles.NAME] tables and [keys])")
 		}
 	}
 	if f.def != "" {
@@ -673,4 +706,49 @@ func typeName(v any) string {
 		return "a date-time"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// presets are the accepted values of keys.preset.
+func presets() []string { return []string{"vim", "less"} }
+
+// keys reads [keys]: preset, and each action's key or keys.
+func (p *parser) keys(f *File, v any) error {
+	tab, ok := v.(map[string]any)
+	if !ok {
+		return p.errAt(toml.Key{"keys"}, "want a table [keys], have %s", typeName(v))
+	}
+	f.keys = Keys{Bind: map[string][]string{}}
+	f.keyLines = map[string]int{"": p.line(toml.Key{"keys"})}
+	for _, action := range slices.Sorted(maps.Keys(tab)) {
+		k := toml.Key{"keys", action}
+		f.keyLines[action] = p.line(k)
+		if action == "preset" {
+			s, ok := tab[action].(string)
+			if !ok || !slices.Contains(presets(), s) {
+				return p.errAt(k, "want %s, have %v", strings.Join(presets(), " or "), tab[action])
+			}
+			f.keys.Preset = s
+			continue
+		}
+		var keys []string
+		switch x := tab[action].(type) {
+		case string:
+			keys = []string{x}
+		case []any:
+			for _, e := range x {
+				s, ok := e.(string)
+				if !ok {
+					return p.errAt(k, "want key names (strings), have %s", typeName(e))
+				}
+				keys = append(keys, s)
+			}
+		default:
+			return p.errAt(k, "want a key or a list of keys (\"/\" or [\"/\", \"ctrl+s\"]), have %s", typeName(x))
+		}
+		if len(keys) == 0 || slices.Contains(keys, "") {
+			return p.errAt(k, "a key name is empty")
+		}
+		f.keys.Bind[action] = keys
+	}
+	return nil
 }

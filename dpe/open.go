@@ -329,7 +329,7 @@ func (o *Opener) loadAt(ctx context.Context, op *Opened, acc Access, anyway, fir
 		case err == nil && reached:
 			dev.Detail = fmt.Sprintf("read up to page %d, not the pages after it", keep+1)
 		case err == nil:
-			dev.Detail = fmt.Sprintf("indexed %d pages", len(doc.Pages))
+			dev.Detail = "indexed " + plural.Count(len(doc.Pages), "page", "pages")
 		}
 		o.trace(dev)
 		if err != nil {
@@ -449,7 +449,7 @@ func (o *Opener) loadMapped(ctx context.Context, op *Opened, acc Access, keep in
 		case err == nil && reached:
 			dev.Detail = fmt.Sprintf("read up to page %d, not the pages after it", keep+1)
 		case err == nil:
-			dev.Detail = fmt.Sprintf("indexed %d pages, kept page %d", len(doc.Pages), keep+1)
+			dev.Detail = fmt.Sprintf("indexed %s, kept page %d", plural.Count(len(doc.Pages), "page", "pages"), keep+1)
 		}
 		o.trace(dev)
 		if errors.Is(err, errFileChanged) {

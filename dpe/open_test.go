@@ -140,6 +140,9 @@ func TestOpen_ResolvesFetchesDecodesAndTraces(t *testing.T) {
 	if evs[1].Status != 200 || evs[1].Bytes != int64(len(smallDoc)) {
 		t.Fatalf("fetch event %+v", evs[1])
 	}
+	if evs[2].Detail != "indexed 1 page" { // a count of one is singular
+		t.Fatalf("decode event detail %q", evs[2].Detail)
+	}
 }
 
 func TestGetDPE_ExpiredURIRefetchesOnce(t *testing.T) {

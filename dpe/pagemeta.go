@@ -15,3 +15,20 @@ func (p *Page) NoTextLayer() bool {
 	}
 	return json.Unmarshal(raw, &m) == nil && m.NoTextLayer
 }
+
+// SheetState is a spreadsheet page's sheet state from its metadata
+// ("sheet_state": "hidden" or "veryHidden"); "" for a visible sheet or a
+// page that is none.
+func (p *Page) SheetState() string {
+	raw, ok := p.Extra["metadata"]
+	if !ok {
+		return ""
+	}
+	var m struct {
+		SheetState string `json:"sheet_state"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	return m.SheetState
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 	"github.com/gowebpki/jcs"
 )
 
@@ -123,13 +124,11 @@ func checkInteger(lit, path string) error {
 }
 
 func canonicalTree(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonfast.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return jcs.Transform(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return jcs.Transform(b)
 }
 
 // pathKey renders one object key as a JSON path step: .name for plain

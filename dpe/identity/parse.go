@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 )
 
 // Parsing DPE v1 objects and documents: core §2.8's validation order,
@@ -497,7 +498,7 @@ func metadata(o map[string]any, k string, at where) (json.RawMessage, *Problem) 
 	if p := numbers(m, at.key(k), 0); p != nil {
 		return nil, p
 	}
-	b, err := marshalTree(m)
+	b, err := jsonfast.Marshal(m) // a parsed value back as JSON, numbers as sent
 	if err != nil {
 		return nil, &Problem{at.key(k).String(), CodeValidation, err.Error()}
 	}
@@ -669,17 +670,6 @@ func hex4(b []byte, at int) (rune, bool) {
 	}
 	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
 	return rune(n), err == nil
-}
-
-// marshalTree is a parsed value back as JSON (numbers as sent).
-func marshalTree(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Shape is which DPE a document JSON is written in.
