@@ -16,7 +16,10 @@ import (
 // codeLexer picks the lexer: the declared language (ele_metadata.language,
 // code_language, or a languages entry that names a programming language —
 // proposal §3.4 languages are usually ISO 639-3 human languages, which find
-// no lexer), else content detection. The label is what the frame shows.
+// no lexer), else the interpreter a "#!" first line names. Nothing else is
+// guessed: code whose file names no language (check's note says so) is
+// framed and fenced with none, as a wrong name misleads more than none. The
+// label is what the frame shows.
 func codeLexer(el *dpe.Element, code string) (chroma.Lexer, string) {
 	var cands []string
 	for _, k := range []string{"language", "code_language", "programming_language"} {
@@ -34,8 +37,10 @@ func codeLexer(el *dpe.Element, code string) (chroma.Lexer, string) {
 			return l, c
 		}
 	}
-	if l := lexers.Analyse(code); l != nil && confident(l, code) {
-		return l, strings.ToLower(l.Config().Name)
+	if strings.HasPrefix(code, "#!") {
+		if l := lexers.Analyse(code); l != nil && confident(l, code) {
+			return l, strings.ToLower(l.Config().Name)
+		}
 	}
 	label := ""
 	if len(cands) > 0 {
@@ -44,11 +49,9 @@ func codeLexer(el *dpe.Element, code string) (chroma.Lexer, string) {
 	return nil, label
 }
 
-// minDetectScore is the content-detection score (0–1) a lexer needs before
-// undeclared code is highlighted and labelled as its language: chroma's
-// weaker heuristics score Go's `func main() {` 0.4 as GDScript, and a
-// wrong label on the frame (and on an exported fence) misleads more than
-// none.
+// minDetectScore is the score (0–1) chroma's analyser must give a "#!"
+// line's interpreter: its weaker heuristics score Go's `func main() {` 0.4
+// as GDScript.
 const minDetectScore = 0.5
 
 func confident(l chroma.Lexer, code string) bool {

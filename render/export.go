@@ -116,17 +116,18 @@ func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 		split := false
 		if normalizeCategory(el.Category) == catListItem {
 			if md && list.splits(el) {
-				list.end()
-				parts = append(parts, listSeparator)
+				parts = append(parts, list.separate(el))
 				split = true
 			}
-			if min(depth(el), len(list.content)) == 0 {
-				list.top = el
-			}
+			list.see(el)
 			s = exportListItem(el, md, &list)
 		} else {
 			list.end()
-			s = exportElement(el, md)
+			if normalizeCategory(el.Category) == catImage {
+				s = exportImage(el, md, altIsNextCaption(p, i))
+			} else {
+				s = exportElement(el, md)
+			}
 		}
 		if s == "" {
 			continue
@@ -244,7 +245,7 @@ func exportListItem(el *dpe.Element, md bool, list *mdList) string {
 		return strings.Repeat("  ", depth(el)) + marker + " " + rest
 	}
 	marker, rest = mdItemMarker(el, marker, rest)
-	return list.item(depth(el), marker, withEmphasis(el, rest))
+	return list.item(depth(el), marker, mdEscapeTags(withEmphasis(el, withLinks(el, rest))))
 }
 
 // mdItemMarker is the CommonMark marker of a list item and the text
@@ -297,7 +298,7 @@ func exportElement(el *dpe.Element, md bool) string {
 	switch normalizeCategory(el.Category) {
 	case catTitle:
 		if md {
-			return strings.Repeat("#", min(depth(el)+1, 6)) + " " + line
+			return strings.Repeat("#", min(depth(el)+1, 6)) + " " + mdEscapeTags(withLinks(el, line))
 		}
 		return line
 	case catCode:
@@ -321,9 +322,14 @@ func exportElement(el *dpe.Element, md bool) string {
 		}
 		return pipeTable(g)
 	case catImage:
-		return exportImage(el, md)
+		return exportImage(el, md, false)
 	case catFormula:
 		if md {
+			// The LaTeX a converter kept (text_as_latex) is what $$ holds;
+			// the text is the formula as a readable line.
+			if tex := strings.TrimSpace(sanitize.Text(el.MetaString("text_as_latex"))); tex != "" {
+				text = tex
+			}
 			return "$$\n" + text + "\n$$"
 		}
 		return text
@@ -372,16 +378,109 @@ func exportElement(el *dpe.Element, md bool) string {
 		// is CommonMark's hard break.
 		text = strings.ReplaceAll(text, "\n", "\\\n")
 	}
+	if md {
+		text = withLinks(el, text)
+	}
 	if md && normalizeCategory(el.Category) == catNarrative {
 		text = withEmphasis(el, text)
+	}
+	if md {
+		text = mdEscapeTags(text)
 	}
 	return text
 }
 
-func exportImage(el *dpe.Element, md bool) string {
+// mdEscapeTags writes a backslash before each '<' that Markdown would
+// read as the start of raw HTML or an autolink (a letter, '/', '!' or '?'
+// after it), so text that says <tag> (an HTML source's &lt;tag&gt;)
+// shows it rather than vanishing as a tag when the export is rendered. A
+// '<' already escaped (a Markdown source's \<, which its elements keep as
+// written), one before a space ("a < b") and one in a code span stay as
+// they are.
+func mdEscapeTags(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			// A code span is literal: copy it through its closing run.
+			n := 1
+			for i+n < len(s) && s[i+n] == '`' {
+				n++
+			}
+			run := s[i : i+n]
+			if k := strings.Index(s[i+n:], run); k >= 0 {
+				sb.WriteString(s[i : i+n+k+n])
+				i += n + k + n - 1
+				continue
+			}
+			sb.WriteString(run)
+			i += n - 1
+			continue
+		}
+		if s[i] == '<' && i+1 < len(s) && (i == 0 || s[i-1] != '\\') {
+			if c := s[i+1]; c == '/' || c == '!' || c == '?' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') {
+				sb.WriteByte('\\')
+			}
+		}
+		sb.WriteByte(s[i])
+	}
+	return sb.String()
+}
+
+// withLinks writes, in Markdown, each link the element records
+// (dpe.Element.Links) as [text](url) where its text is, each found after
+// the one before it, as they are in reading order. A link whose text is
+// not recorded or not found stays plain text. Links go in before the
+// emphasis, which then marks the text inside the brackets.
+func withLinks(el *dpe.Element, s string) string {
+	links := el.Links()
+	if len(links) == 0 {
+		return s
+	}
+	var sb strings.Builder
+	at := 0
+	for _, l := range links {
+		t := strings.TrimSpace(sanitize.Line(l.Text))
+		dest := mdDestination(l.URL)
+		if t == "" || dest == "" {
+			continue
+		}
+		k := strings.Index(s[at:], t)
+		if k < 0 {
+			continue
+		}
+		sb.WriteString(s[at : at+k])
+		sb.WriteString("[" + mdLinkText.Replace(t) + "](" + dest + ")")
+		at += k + len(t)
+	}
+	sb.WriteString(s[at:])
+	return sb.String()
+}
+
+// mdLinkText escapes what would end or nest a link's text.
+var mdLinkText = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`)
+
+// mdDestination is a link's URL as a CommonMark link destination: one
+// line, with the bytes that would end it (space, parentheses, angle
+// brackets) percent-encoded, which a URL reads the same.
+func mdDestination(u string) string {
+	u = strings.TrimSpace(sanitize.Line(u))
+	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(u)
+}
+
+// exportImage writes an Image; altBelow: its alternative text is the
+// caption written right after it (altIsNextCaption), so it is not written
+// as text again, only as the alt of Markdown's image syntax.
+func exportImage(el *dpe.Element, md, altBelow bool) string {
 	caption := strings.TrimSpace(sanitize.Line(imageCaptionFromMeta(el)))
+	alt := caption
 	if caption == "" {
-		caption = strings.TrimSpace(sanitize.Line(el.Text))
+		alt = strings.TrimSpace(sanitize.Line(el.Text))
+		if !altBelow {
+			caption = alt
+		}
 	}
 	desc := "image"
 	if m := sanitize.Line(el.MetaString("image_mime_type")); m != "" {
@@ -389,7 +488,7 @@ func exportImage(el *dpe.Element, md bool) string {
 	}
 	if md {
 		if p := sanitize.Line(el.MetaString("image_path")); p != "" && !strings.ContainsAny(p, " ()") {
-			return "![" + caption + "](" + p + ")"
+			return "![" + alt + "](" + p + ")"
 		}
 		if caption != "" {
 			return "*[" + desc + "]* " + caption

@@ -62,3 +62,19 @@ func TestPageExports_MatchDocumentPage(t *testing.T) {
 func plainText(d *dpe.Document) string { return Export(d, false, ExportOptions{}) }
 
 func pagePlainText(p *dpe.Page) string { return ExportPage(p, false, ExportOptions{}) }
+
+// A '<' that Markdown would read as a tag is escaped, one already escaped,
+// before a space or in a code span is not.
+func TestMarkdownExport_EscapesTagsOnly(t *testing.T) {
+	for in, want := range map[string]string{
+		"Write <tag> and </tag>":      `Write \<tag> and \</tag>`,
+		`kept \<tag\> as written`:     `kept \<tag\> as written`,
+		"a < b and 2 > 1":             "a < b and 2 > 1",
+		"use `<div>` or ``<a>`` here": "use `<div>` or ``<a>`` here",
+		"open ` <x>":                  "open ` \\<x>",
+	} {
+		if got := mdEscapeTags(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

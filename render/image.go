@@ -95,7 +95,7 @@ func byteSize(n int64) string {
 // image renders an Image element: a line saying what it is (mime, size,
 // dimensions), a half-block preview when the data decodes and the theme has
 // colour, then the caption and any text. Undecodable data says why.
-func (r *Renderer) image(el *dpe.Element, width int, pageCaption string) []string {
+func (r *Renderer) image(el *dpe.Element, width int, ic imageContext) []string {
 	var p Preview
 	if r.deferImages {
 		var ok bool
@@ -149,13 +149,13 @@ func (r *Renderer) image(el *dpe.Element, width int, pageCaption string) []strin
 	}
 	caption := imageCaptionFromMeta(el)
 	if caption == "" {
-		caption = pageCaption
+		caption = ic.caption
 	}
 	if caption != "" {
 		s, _ := r.text(caption)
 		lines = append(lines, styleLines(r.theme.Italic, wrap(s, width))...)
 	}
-	if strings.TrimSpace(el.Text) != "" && el.Text != caption {
+	if strings.TrimSpace(el.Text) != "" && el.Text != caption && !ic.altRepeat {
 		lines = append(lines, r.plain(el, width)...)
 	}
 	return lines

@@ -2,6 +2,7 @@ package render
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
@@ -61,4 +62,19 @@ func (ci *captionIndex) caption(p *dpe.Page, i int) string {
 		}
 	}
 	return ""
+}
+
+// altIsNextCaption: the element at i is an Image whose alternative text
+// is the words of the FigureCaption right after it (pandoc writes one
+// source text as both: img alt and figcaption, descr and a caption
+// paragraph). The caption says it; the image does not say it again. The
+// document keeps both.
+func altIsNextCaption(p *dpe.Page, i int) bool {
+	el := p.Elements[i]
+	if el == nil || i+1 >= len(p.Elements) || normalizeCategory(el.Category) != catImage {
+		return false
+	}
+	next := p.Elements[i+1]
+	return next != nil && normalizeCategory(next.Category) == catFigureCaption &&
+		strings.Join(strings.Fields(el.Text), " ") == strings.Join(strings.Fields(next.Text), " ")
 }

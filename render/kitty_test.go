@@ -136,7 +136,7 @@ func TestRenderer_ImageModeKittyDrawsPlaceholders(t *testing.T) {
 	}
 	r.SetPreview(el, Preview{Mime: "image/png", Thumb: img, Kitty: KittyImage{ID: 5, Cols: cols, Rows: rows}})
 	count := func(w int) (placeholders, blocks int) {
-		for _, l := range r.image(el, w, "") {
+		for _, l := range r.image(el, w, imageContext{}) {
 			placeholders += strings.Count(l, string(kitty.Placeholder))
 			blocks += strings.Count(l, "▀")
 		}

@@ -96,9 +96,9 @@ func romanNumber(n int) string {
 type mdList struct {
 	// content[d] is the content column of the open item at depth d.
 	content []int
-	// top is the open list's last outermost item: whether the next one
-	// starts another list.
-	top *dpe.Element
+	// last[d] is the open list's last item at depth d: whether the next
+	// one at that depth starts another list.
+	last []*dpe.Element
 }
 
 // item returns the Markdown line of a list item at depth d with marker,
@@ -115,7 +115,32 @@ func (l *mdList) item(d int, marker, text string) string {
 }
 
 // end closes every open list (a non-list element came between).
-func (l *mdList) end() { l.content, l.top = l.content[:0], nil }
+func (l *mdList) end() { l.content, l.last = l.content[:0], l.last[:0] }
+
+// at is the depth el is written at: at most one deeper than the item
+// before.
+func (l *mdList) at(el *dpe.Element) int { return min(depth(el), len(l.content)) }
+
+// see records el as the last item at its depth; the lists deeper than it
+// are closed.
+func (l *mdList) see(el *dpe.Element) {
+	d := min(l.at(el), len(l.last))
+	l.last = append(l.last[:d], el)
+}
+
+// separate closes the list el does not continue (splits) and returns
+// the separator to write before el: at the outermost depth it ends every
+// list; nested, it is indented into the parent item (as pandoc writes it),
+// so the parent item goes on and only its inner list ends.
+func (l *mdList) separate(el *dpe.Element) string {
+	d := l.at(el)
+	if d == 0 {
+		l.end()
+		return listSeparator
+	}
+	l.content, l.last = l.content[:d], l.last[:min(d, len(l.last))]
+	return strings.Repeat(" ", l.content[d-1]) + listSeparator
+}
 
 // listSeparator is what a Markdown export writes between two lists that
 // follow each other with nothing between: an empty HTML comment, as
@@ -123,18 +148,20 @@ func (l *mdList) end() { l.content, l.top = l.content[:0], nil }
 // line and ignores the numbers after the first.
 const listSeparator = "<!-- -->"
 
-// splits reports whether el, an outermost list item right after the
-// items of another list, starts a list of its own that Markdown would
-// join to the one before (the same kind of marker). The source's
-// numbering says where one list ends: an ordered item whose number does
-// not follow the item before, another list style, a numbered list after
-// a bulleted one or the other way round, and the converter's list_start
-// (the first item of a list right after another).
+// splits reports whether el, a list item right after the items of
+// another list at its depth (outermost, or nested in the same item),
+// starts a list of its own that Markdown would join to the one before
+// (the same kind of marker). The source's numbering says where one list
+// ends: an ordered item whose number does not follow the item before,
+// another list style, a numbered list after a bulleted one or the other
+// way round, and the converter's list_start (the first item of a list
+// right after another).
 func (l *mdList) splits(el *dpe.Element) bool {
-	prev := l.top
-	if prev == nil || min(depth(el), len(l.content)) > 0 {
+	d := l.at(el)
+	if d >= len(l.last) || l.last[d] == nil {
 		return false
 	}
+	prev := l.last[d]
 	n, ordered := orderedNumber(el)
 	pn, prevOrdered := orderedNumber(prev)
 	start, _ := metaBool(el, "list_start")

@@ -132,10 +132,18 @@ func (r *Renderer) Theme() Theme { return r.theme }
 func (r *Renderer) Limits() Limits { return r.lim }
 
 type cacheKey struct {
-	el      *dpe.Element
-	width   int
-	view    TableView
-	caption string
+	el    *dpe.Element
+	width int
+	view  TableView
+	image imageContext
+}
+
+// imageContext is what an Image is drawn with from its page: the caption
+// that names it elsewhere on the page, and whether its alternative text
+// is the caption right after it (drawn there, so not here too).
+type imageContext struct {
+	caption   string
+	altRepeat bool
 }
 
 type cacheEntry struct {
@@ -227,7 +235,7 @@ func (r *Renderer) Element(el *dpe.Element, width int) string {
 // CodeLines is a CodeSnippet's lines at width, scrolled sideways by xoff
 // cells (CodeMaxXOffset bounds it).
 func (r *Renderer) CodeLines(el *dpe.Element, width, xoff int) []string {
-	return r.elementLines(el, width, TableView{XOffset: max(0, xoff)}, "")
+	return r.elementLines(el, width, TableView{XOffset: max(0, xoff)}, imageContext{})
 }
 
 // CodeMaxXOffset is how far a CodeSnippet's lines scroll sideways at
@@ -245,27 +253,27 @@ func (r *Renderer) CodeMaxXOffset(el *dpe.Element, width int) int {
 // ElementLines is Element split into lines (shared with the cache; do not
 // modify the slice).
 func (r *Renderer) ElementLines(el *dpe.Element, width int) []string {
-	return r.elementLines(el, width, TableView{}, "")
+	return r.elementLines(el, width, TableView{}, imageContext{})
 }
 
-func (r *Renderer) elementLines(el *dpe.Element, width int, v TableView, caption string) []string {
+func (r *Renderer) elementLines(el *dpe.Element, width int, v TableView, ic imageContext) []string {
 	if el == nil {
 		return []string{}
 	}
 	width = max(width, 1)
-	return r.cached(cacheKey{el: el, width: width, view: v, caption: caption}, func() []string {
-		return fit(r.build(el, width, v, caption), width)
+	return r.cached(cacheKey{el: el, width: width, view: v, image: ic}, func() []string {
+		return fit(r.build(el, width, v, ic), width)
 	})
 }
 
 // build draws el, behind a bar per level when it sits in a block quote.
-func (r *Renderer) build(el *dpe.Element, width int, v TableView, caption string) []string {
+func (r *Renderer) build(el *dpe.Element, width int, v TableView, ic imageContext) []string {
 	q := quoteDepth(el)
 	if q == 0 {
-		return r.buildBody(el, width, v, caption)
+		return r.buildBody(el, width, v, ic)
 	}
 	bar := r.theme.Dim.Render(strings.Repeat("│ ", q))
-	lines := r.buildBody(el, max(width-2*q, 1), v, caption)
+	lines := r.buildBody(el, max(width-2*q, 1), v, ic)
 	for i, l := range lines {
 		lines[i] = bar + l
 	}
@@ -273,7 +281,7 @@ func (r *Renderer) build(el *dpe.Element, width int, v TableView, caption string
 }
 
 // buildBody is the factory: one renderer per category group, text for the rest.
-func (r *Renderer) buildBody(el *dpe.Element, width int, v TableView, caption string) []string {
+func (r *Renderer) buildBody(el *dpe.Element, width int, v TableView, ic imageContext) []string {
 	switch normalizeCategory(el.Category) {
 	case catTitle:
 		return r.title(el, width)
@@ -286,7 +294,7 @@ func (r *Renderer) buildBody(el *dpe.Element, width int, v TableView, caption st
 	case catTable, catTableChunk:
 		return r.tableLines(el, width, v)
 	case catImage:
-		return r.image(el, width, caption)
+		return r.image(el, width, ic)
 	case catFormula:
 		return r.formula(el, width)
 	case catCheckBox:
@@ -343,11 +351,14 @@ func (r *Renderer) PageView(p *dpe.Page, width int, views map[int]TableView) []B
 		if el == nil {
 			continue
 		}
-		caption := ""
-		if normalizeCategory(el.Category) == catImage && imageCaptionFromMeta(el) == "" {
-			caption = captions.caption(p, i)
+		var ic imageContext
+		if normalizeCategory(el.Category) == catImage {
+			ic.altRepeat = altIsNextCaption(p, i)
+			if imageCaptionFromMeta(el) == "" {
+				ic.caption = captions.caption(p, i)
+			}
 		}
-		blocks = append(blocks, Block{ElementIndex: i, Lines: r.elementLines(el, width, views[i], caption)})
+		blocks = append(blocks, Block{ElementIndex: i, Lines: r.elementLines(el, width, views[i], ic)})
 	}
 	return blocks
 }

@@ -291,7 +291,7 @@ func (r *Renderer) TableInfo(el *dpe.Element, width int, v TableView) (TableInfo
 // state v. Falls back to the text when nothing parses;
 // any other element renders as Element does.
 func (r *Renderer) Table(el *dpe.Element, width int, v TableView) string {
-	return strings.Join(r.elementLines(el, width, v, ""), "\n")
+	return strings.Join(r.elementLines(el, width, v, imageContext{}), "\n")
 }
 
 // TableWindow renders only what a viewport shows of a table: the sticky
@@ -302,7 +302,7 @@ func (r *Renderer) TableWindow(el *dpe.Element, width int, v TableView, first, c
 	width = max(width, 1)
 	e := r.grid(el)
 	if e.err != nil {
-		lines := r.elementLines(el, width, v, "")
+		lines := r.elementLines(el, width, v, imageContext{})
 		lo := min(max(first, 0), len(lines))
 		hi := min(lo+max(count, 0), len(lines))
 		return nil, lines[lo:hi], len(lines)
