@@ -1,5 +1,7 @@
 package convert
 
+import "github.com/dpe-tui/dpe-tui/internal/jsonfast"
+
 // Head is the document layer of a document built in memory with a Book
 // (the library's generated and hardening documents) rather than read from
 // a file: what Document.JSON takes from the file and its properties.
@@ -36,5 +38,5 @@ func (k *Book) JSON(head Head) ([]byte, error) {
 	for i, p := range k.pages {
 		h.Pages[i] = p.page(k.titles[i])
 	}
-	return marshal(h)
+	return jsonfast.Marshal(h)
 }

@@ -107,15 +107,6 @@ func (b *PageBuilder) Add(category, text string, meta Meta) string {
 	return id
 }
 
-// LastCategory is the category of the page's last element, "" when it
-// has none.
-func (b *PageBuilder) LastCategory() string {
-	if len(b.els) == 0 {
-		return ""
-	}
-	return b.els[len(b.els)-1].Category
-}
-
 // nothingToShow reports an element the checker would refuse for having no
 // content: a text category with blank text (an empty <pre>, a paragraph of
 // spaces) or a table without rows (an ODT table of empty cells). Readers
@@ -224,13 +215,13 @@ func (k *Book) Add(category, text string, meta Meta) string {
 	return k.Current().Add(category, text, meta)
 }
 
-// LastCategory is the category of the current page's last element, ""
-// when there is none.
-func (k *Book) LastCategory() string {
-	if len(k.pages) == 0 {
-		return ""
+// last is the current page's last element as markListStart reads it.
+func (k *Book) last() lastElement {
+	if len(k.pages) == 0 || len(k.Current().els) == 0 {
+		return lastElement{}
 	}
-	return k.Current().LastCategory()
+	el := k.Current().els[len(k.Current().els)-1]
+	return lastOf(el.Category, el.Metadata)
 }
 
 // Len is the number of pages so far.
@@ -256,6 +247,15 @@ func (k *Book) Pages(info Info) Pages {
 		k.StartPage("")
 	}
 	info.PageTitles = k.titles
+	for i, p := range k.pages {
+		// A sheet's state (ODS) is known once the book is read.
+		if st, _ := p.meta["sheet_state"].(string); st != "" {
+			if info.SheetStates == nil {
+				info.SheetStates = make([]string, len(k.pages))
+			}
+			info.SheetStates[i] = st
+		}
+	}
 	return &bookPages{info: info, pages: k.pages}
 }
 

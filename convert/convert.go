@@ -3,7 +3,6 @@ package convert
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 	"github.com/dpe-tui/dpe-tui/internal/localfile"
 )
 
@@ -70,6 +70,12 @@ type Info struct {
 	LastModified string   // RFC 3339 from document properties; empty: the file's mod time
 	PageTitles   []string // one per page: len is the page count (≥ 1)
 	FileType     string   // file_type when not the Kind's (source code: its extension)
+	// SheetStates is each page's sheet state when the file says it before
+	// the page is read ("hidden", "veryHidden"; "" for a visible sheet);
+	// nil for none. The skeleton's manifest pages carry it as page
+	// metadata sheet_state, as the converted page does, so a sheet list
+	// can say which sheets are hidden before reading them.
+	SheetStates []string
 }
 
 // Pages is an opened document of one format, read page by page.
@@ -181,6 +187,7 @@ type Document struct {
 	kind   Kind
 	head   documentHead
 	titles []string
+	states []string // Info.SheetStates
 
 	mu      sync.Mutex
 	pages   Pages
@@ -299,7 +306,7 @@ func (c *Converter) Open(ctx context.Context, src Source) (d *Document, err erro
 		fileType = info.FileType
 	}
 	d = &Document{
-		name: src.Name, kind: kind, titles: info.PageTitles, pages: pages, env: env, timeout: c.opt.Timeout,
+		name: src.Name, kind: kind, titles: info.PageTitles, states: info.SheetStates, pages: pages, env: env, timeout: c.opt.Timeout,
 		head: documentHead{DocRef: docRef, URI: uri, FileURI: src.FileURI, FileType: fileType,
 			Title: info.Title, Summary: info.Summary, PageCount: len(info.PageTitles), Keywords: kw, LastModified: lm},
 	}
@@ -331,25 +338,37 @@ func (d *Document) Keywords() []string { return d.head.Keywords }
 // LastModified is RFC 3339 or empty.
 func (d *Document) LastModified() string { return d.head.LastModified }
 
+// manifestPage is a page in manifest mode (dpe.md §Page 对象 mode B) as
+// the skeleton and JSONPageOnly write it.
+type manifestPage struct {
+	PageIndex int    `json:"page_index"`
+	Title     string `json:"title,omitempty"`
+	DocRef    string `json:"doc_ref"`
+	URI       string `json:"uri"`
+	Metadata  Meta   `json:"metadata,omitempty"`
+}
+
+func (d *Document) manifestPage(i int) manifestPage {
+	m := manifestPage{PageIndex: i, Title: d.titles[i], DocRef: d.head.DocRef, URI: fmt.Sprintf("convert:page/%d", i)}
+	if i < len(d.states) && d.states[i] != "" {
+		m.Metadata = Meta{"sheet_state": d.states[i]}
+	}
+	return m
+}
+
 // Skeleton is the document with every page in manifest mode: Title and
 // Index set, uri "convert:page/<i>", no elements. Page(ctx, i) gives the
 // decoded page to put in Pages[i]. The skeleton validates as DPE.
 func (d *Document) Skeleton() *dpe.Document {
-	type manifestPage struct {
-		PageIndex int    `json:"page_index"`
-		Title     string `json:"title,omitempty"`
-		DocRef    string `json:"doc_ref"`
-		URI       string `json:"uri"`
-	}
 	type skeleton struct {
 		documentHead
 		Pages []manifestPage `json:"pages"`
 	}
 	s := skeleton{documentHead: d.head}
-	for i, t := range d.titles {
-		s.Pages = append(s.Pages, manifestPage{PageIndex: i, Title: t, DocRef: d.head.DocRef, URI: fmt.Sprintf("convert:page/%d", i)})
+	for i := range d.titles {
+		s.Pages = append(s.Pages, d.manifestPage(i))
 	}
-	data, err := marshal(s)
+	data, err := jsonfast.Marshal(s)
 	if err != nil {
 		panic(err) // plain strings and ints always marshal
 	}
@@ -379,7 +398,7 @@ func (d *Document) PageJSON(ctx context.Context, i int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshal(pj)
+	return jsonfast.Marshal(pj)
 }
 
 // page reads page i within out: a page read on its own has the whole
@@ -453,7 +472,7 @@ func (d *Document) JSON(ctx context.Context) ([]byte, error) {
 	if !fromProps && firstTitle != "" {
 		head.Title = displayLine(firstTitle, maxTitleBytes)
 	}
-	return marshal(head)
+	return jsonfast.Marshal(head)
 }
 
 // JSONPageOnly is the document with only page i (0-based) converted and
@@ -461,12 +480,6 @@ func (d *Document) JSON(ctx context.Context) ([]byte, error) {
 // It is what `get --page N` of a local file needs: one page of a 200-page
 // PDF, not all of them.
 func (d *Document) JSONPageOnly(ctx context.Context, i int) ([]byte, error) {
-	type manifestPage struct {
-		PageIndex int    `json:"page_index"`
-		Title     string `json:"title,omitempty"`
-		DocRef    string `json:"doc_ref"`
-		URI       string `json:"uri"`
-	}
 	type pageOnly struct {
 		documentHead
 		Pages []any `json:"pages"`
@@ -484,11 +497,11 @@ func (d *Document) JSONPageOnly(ctx context.Context, i int) ([]byte, error) {
 		return nil, err
 	}
 	s := pageOnly{documentHead: d.head, Pages: make([]any, len(d.titles))}
-	for k, t := range d.titles {
-		s.Pages[k] = manifestPage{PageIndex: k, Title: t, DocRef: d.head.DocRef, URI: fmt.Sprintf("convert:page/%d", k)}
+	for k := range d.titles {
+		s.Pages[k] = d.manifestPage(k)
 	}
 	s.Pages[i] = pj
-	return marshal(s)
+	return jsonfast.Marshal(s)
 }
 
 func (d *Document) titleFromProps() bool { return d.pages != nil && d.pages.Info().Title != "" }
@@ -536,17 +549,6 @@ func (c *Converter) ConvertFile(ctx context.Context, name string) ([]byte, error
 	}
 	defer d.Close()
 	return d.JSON(ctx)
-}
-
-// marshal encodes without HTML escaping: text_as_html stays readable.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // ErrNotRegular is wrapped by OpenRegular's refusals.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -147,13 +148,17 @@ type docxReader struct {
 	// recorded on a paragraph.
 	comments  map[string]docxComment
 	annotated map[string]bool
-	// lastNumID is the w:num of the last outermost list item: an
-	// outermost item of another one starts a list (markListStart); a
-	// nested list has a w:num of its own.
-	lastNumID string
-	notes     map[string]string // "f<id>" / "e<id>" → text
-	used      []docxNote        // notes in reference order
-	noteNum   map[string]int
+	// numIDs[d] is the w:num of the last list item at depth d, since an
+	// item at a lower depth: an item of another w:num starts a list
+	// (markListStart); a nested list has a w:num of its own.
+	numIDs  []string
+	notes   map[string]string // "f<id>" / "e<id>" → text
+	used    []docxNote        // notes in reference order
+	noteNum map[string]int
+
+	// codeWhole: the open CodeSnippet came from one paragraph with line
+	// breaks of its own, a whole block no next paragraph extends.
+	codeWhole bool
 
 	headerIDs, footerIDs []string
 	seenHF               map[string]bool
@@ -168,14 +173,20 @@ func (r *docxReader) partXML(name string) (*XMLDecoder, io.Closer, error) {
 	return r.env.XML(rc), rc, nil
 }
 
+// relPartXML is partXML of the part the document's relationship of type
+// rel points at; a nil decoder when there is none.
+func (r *docxReader) relPartXML(rel string) (*XMLDecoder, io.Closer, error) {
+	rl, ok := relOfType(r.rels, rel)
+	if !ok || r.z.File(rl.target) == nil {
+		return nil, nil, nil
+	}
+	return r.partXML(rl.target)
+}
+
 func (r *docxReader) readStyles() error {
 	r.styles = map[string]docxStyle{}
-	rl, ok := relOfType(r.rels, relStyles)
-	if !ok || r.z.File(rl.target) == nil {
-		return nil
-	}
-	d, c, err := r.partXML(rl.target)
-	if err != nil {
+	d, c, err := r.relPartXML(relStyles)
+	if err != nil || d == nil {
 		return err
 	}
 	defer c.Close()
@@ -262,12 +273,8 @@ func headingNumber(name string) (int, bool) {
 
 func (r *docxReader) readNumbering() error {
 	r.levels, r.counters = map[string]map[int]listLevel{}, map[string]*listCounter{}
-	rl, ok := relOfType(r.rels, relNumbering)
-	if !ok || r.z.File(rl.target) == nil {
-		return nil
-	}
-	d, c, err := r.partXML(rl.target)
-	if err != nil {
+	d, c, err := r.relPartXML(relNumbering)
+	if err != nil || d == nil {
 		return err
 	}
 	defer c.Close()
@@ -354,42 +361,46 @@ func (r *docxReader) listItem(m Meta, numID string, ilvl int) {
 func (r *docxReader) readNotes() error {
 	r.notes, r.noteNum = map[string]string{}, map[string]int{}
 	for _, k := range []struct{ rel, prefix string }{{relFootnotes, "f"}, {relEndnotes, "e"}} {
-		rl, ok := relOfType(r.rels, k.rel)
-		if !ok || r.z.File(rl.target) == nil {
-			continue
-		}
-		d, c, err := r.partXML(rl.target)
-		if err != nil {
-			return err
-		}
-		err = func() error {
-			defer c.Close()
-			for {
-				t, err := d.Token()
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				if err != nil {
-					return fmt.Errorf("notes: %w", err)
-				}
-				se, ok := t.(xml.StartElement)
-				if !ok || (se.Name.Local != "footnote" && se.Name.Local != "endnote") {
-					continue
-				}
-				txt, err := r.plainText(d)
-				if err != nil {
-					return err
-				}
-				if typ := attr(se, "type"); typ == "" || typ == "normal" {
-					r.notes[k.prefix+attr(se, "id")] = strings.TrimSpace(txt)
-				}
+		err := r.eachPartEntry(k.rel, "notes", func(se xml.StartElement, txt string) {
+			if typ := attr(se, "type"); typ == "" || typ == "normal" {
+				r.notes[k.prefix+attr(se, "id")] = strings.TrimSpace(txt)
 			}
-		}()
+		}, "footnote", "endnote")
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// eachPartEntry reads the part the document's relationship rel points at
+// (none: nothing to read) and calls f with each start element named one
+// of names and its plain text (plainText): the entries of the footnotes,
+// endnotes and comments parts. what names the part in errors.
+func (r *docxReader) eachPartEntry(rel, what string, f func(se xml.StartElement, txt string), names ...string) error {
+	d, c, err := r.relPartXML(rel)
+	if err != nil || d == nil {
+		return err
+	}
+	defer c.Close()
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		se, ok := t.(xml.StartElement)
+		if !ok || !slices.Contains(names, se.Name.Local) {
+			continue
+		}
+		txt, err := r.plainText(d)
+		if err != nil {
+			return err
+		}
+		f(se, txt)
+	}
 }
 
 // plainText is the w:t text of the element just started (paragraphs
@@ -570,7 +581,7 @@ type para struct {
 	breakBefore, brk   bool // page break before / inside
 	sectionEnd         bool
 	images             []block
-	formulas           []string
+	formulas           []mathOut
 	linkURLs, linkText []string
 	emails             []string
 	// comments are the annotations anchored here (readComments); open
@@ -726,13 +737,13 @@ func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
 					p.text.WriteString("[" + strconv.Itoa(num) + "]")
 				}
 			case "oMath":
-				txt, err := innerText(d)
+				tree, err := readMathTree(d, t)
 				if err != nil {
 					return nil, err
 				}
 				depth--
-				if txt = strings.TrimSpace(txt); txt != "" {
-					p.formulas = append(p.formulas, txt)
+				if fm := ommlMath(tree); strings.TrimSpace(fm.lin) != "" {
+					p.formulas = append(p.formulas, fm)
 				}
 			case "drawing", "pict", "object":
 				imgs, err := r.drawing(d)
@@ -843,12 +854,19 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 			next = code
 		}
 	case isCode:
-		if code != nil {
-			code.text += "\n" + strings.TrimRight(txt, "\n")
+		// A code paragraph with line breaks of its own is a whole block
+		// (pandoc writes each code block as one SourceCode paragraph, its
+		// lines split by w:br); paragraphs without are the lines of one
+		// block (Word users type a line per paragraph).
+		lines := strings.TrimRight(txt, "\n")
+		whole := strings.Contains(lines, "\n")
+		if code != nil && !whole && !r.codeWhole {
+			code.text += "\n" + lines
 			next = code
 		} else {
-			f.add(block{cat: "CodeSnippet", text: strings.TrimRight(txt, "\n"), meta: Meta{}})
+			f.add(block{cat: "CodeSnippet", text: lines, meta: Meta{}})
 			next = &f.blocks[len(f.blocks)-1]
+			r.codeWhole = whole
 		}
 	case trimmed == "":
 		// Only pictures or math: they follow below.
@@ -863,11 +881,8 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 	case lname == "author" || lname == "date" || lname == "abstract":
 		f.add(block{cat: "NarrativeText", text: trimmed, front: true, meta: Meta{}})
 	case strings.Contains(lname, "caption"):
-		if im := f.lastBlockRef(); im != nil && im.cat == "Image" && strings.TrimSpace(im.text) == trimmed {
-			// The picture's alternative text is its caption (pandoc
-			// writes it so): the caption says it once.
-			im.text = ""
-		}
+		// The picture keeps its alternative text even when it repeats
+		// the caption (pandoc writes both): render says it once.
 		f.add(block{cat: "FigureCaption", text: trimmed, meta: Meta{}})
 	case p.numbered || st.numbered:
 		ilvl, numID := p.ilvl, p.numID
@@ -884,10 +899,8 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 			}
 		}
 		m := Meta{"category_depth": max(0, min(depth, 8))}
-		markListStart(m, numID != r.lastNumID, depth, f.lastCategory())
-		if depth == 0 {
-			r.lastNumID = numID
-		}
+		markListStart(m, numID != r.numAt(depth), depth, lastOf(f.lastBlock().cat, f.lastBlock().meta))
+		r.setNumAt(depth, numID)
 		r.listItem(m, numID, ilvl)
 		addLinks(m, p)
 		f.add(block{cat: "ListItem", text: trimmed, meta: m})
@@ -906,7 +919,8 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 		f.add(block{cat: "EmailAddress", text: e, meta: Meta{}})
 	}
 	for _, fm := range p.formulas {
-		f.add(block{cat: "Formula", text: fm, meta: Meta{}})
+		text, m := formulaBlock(fm)
+		f.add(block{cat: "Formula", text: text, meta: m})
 	}
 	for _, im := range p.images {
 		f.add(im)
@@ -941,36 +955,12 @@ const maxDocxComments, maxCommentBytes = 4096, 4096
 // annotations (para.comments).
 func (r *docxReader) readComments() error {
 	r.comments, r.annotated = map[string]docxComment{}, map[string]bool{}
-	rl, ok := relOfType(r.rels, relComments)
-	if !ok || r.z.File(rl.target) == nil {
-		return nil
-	}
-	d, c, err := r.partXML(rl.target)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	for {
-		t, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("comments: %w", err)
-		}
-		se, ok := t.(xml.StartElement)
-		if !ok || se.Name.Local != "comment" {
-			continue
-		}
-		txt, err := r.plainText(d)
-		if err != nil {
-			return err
-		}
+	return r.eachPartEntry(relComments, "comments", func(se xml.StartElement, txt string) {
 		if len(r.comments) < maxDocxComments {
 			r.comments[attr(se, "id")] = docxComment{author: attr(se, "author"), date: attr(se, "date"),
 				text: displayLine(strings.TrimSpace(txt), maxCommentBytes)}
 		}
-	}
+	}, "comment")
 }
 
 // annotation is a comment anchored in a paragraph, as ele_metadata
@@ -982,14 +972,39 @@ func (r *docxReader) annotation(id, covers string) (Meta, bool) {
 	if !ok {
 		return nil, false
 	}
-	a := Meta{"text": c.text, "covers": strings.TrimSpace(covers)}
-	if c.author != "" {
-		a["author"] = c.author
+	return annotationMeta(c.author, c.date, c.text, covers), true
+}
+
+// numAt is the w:num of the last list item at depth d ("" for none).
+func (r *docxReader) numAt(d int) string {
+	if d < len(r.numIDs) {
+		return r.numIDs[d]
 	}
-	if c.date != "" {
-		a["date"] = c.date
+	return ""
+}
+
+// setNumAt records an item of numID at depth d: the deeper lists of the
+// item before are closed.
+func (r *docxReader) setNumAt(d int, numID string) {
+	for len(r.numIDs) <= d {
+		r.numIDs = append(r.numIDs, "")
 	}
-	return a, true
+	r.numIDs = r.numIDs[:d+1]
+	r.numIDs[d] = numID
+}
+
+// annotationMeta is one entry of ele_metadata annotations, the shape
+// DOCX comments and ODT office:annotation share: text, covers (the words
+// the comment is about, "" for a point), and author and date when known.
+func annotationMeta(author, date, text, covers string) Meta {
+	a := Meta{"text": text, "covers": strings.TrimSpace(covers)}
+	if author != "" {
+		a["author"] = author
+	}
+	if date != "" {
+		a["date"] = date
+	}
+	return a
 }
 
 // table reads a w:tbl. gridSpan widens a cell; vMerge without "restart"

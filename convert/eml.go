@@ -3,7 +3,9 @@ package convert
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"mime"
 	"net/mail"
 	"regexp"
 	"strconv"
@@ -11,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jhillyerd/enmime/v2"
+
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 )
 
 // EML reader (github.com/jhillyerd/enmime/v2). A message is a page: the
@@ -89,9 +93,9 @@ func (m *emlConv) message(ctx context.Context, msg *enmime.Envelope, nesting int
 
 	fields := []struct{ header, key string }{{"From", "from"}, {"To", "to"}, {"Cc", "cc"}, {"Reply-To", "reply_to"}}
 	addrs := map[string][]*mail.Address{}
+	unread := map[string]addressRest{}
 	for _, f := range fields {
-		list, _ := msg.AddressList(f.header)
-		addrs[f.key] = list
+		addrs[f.key], unread[f.key] = addressList(rawHeader(msg, f.header))
 	}
 	// The Title element holds the subject whole; its metadata copy, like
 	// the document and page titles, is a display line (displayLine).
@@ -112,6 +116,12 @@ func (m *emlConv) message(ctx context.Context, msg *enmime.Envelope, nesting int
 				mm["name"] = a.Name
 			}
 			pb.Add("EmailAddress", a.Address, mm)
+		}
+		if r := unread[f.key]; len(r.raw) > 0 {
+			// What the mail library cannot read is kept as written, in
+			// one line that says so once.
+			pb.Add("Text", f.header+": "+strings.Join(r.raw, ", "), Meta{"field": f.key, "unparsed": r.raw,
+				"warning": fmt.Sprintf("%s: %s not read as an address (%v), kept as written", f.header, plural.Count(len(r.raw), "entry", "entries"), r.err)})
 		}
 	}
 	if d := msg.GetHeader("Date"); d != "" {
@@ -378,4 +388,95 @@ func emlPrecheck(data []byte) error {
 		return limitErr("MIME part count", emlMaxParts, int64(parts))
 	}
 	return nil
+}
+
+// rawHeader is a header field as the message writes it (RFC 2047
+// encoded words still encoded: the address parser decodes them within
+// each name, as Envelope.AddressList does).
+func rawHeader(msg *enmime.Envelope, key string) string {
+	if msg.Root == nil {
+		return ""
+	}
+	return msg.Root.Header.Get(key)
+}
+
+// addressRest is what addressList could not read: the entries as written
+// and the first error.
+type addressRest struct {
+	raw []string
+	err error
+}
+
+// addressList reads an address header. A list the mail library refuses
+// whole (one bad entry fails net/mail's whole list) is read entry by
+// entry: the entries that parse are kept, the others come back as
+// written.
+func addressList(header string) ([]*mail.Address, addressRest) {
+	if strings.TrimSpace(header) == "" {
+		return nil, addressRest{}
+	}
+	list, err := enmime.ParseAddressList(header)
+	if err == nil || errors.Is(err, mail.ErrHeaderNotPresent) {
+		return list, addressRest{}
+	}
+	list = nil
+	var rest addressRest
+	for _, entry := range splitAddressList(header) {
+		one, err := enmime.ParseAddressList(entry)
+		if err != nil || len(one) != 1 {
+			if err == nil {
+				err = errors.New("not one address")
+			}
+			if d, derr := (&mime.WordDecoder{}).DecodeHeader(entry); derr == nil {
+				entry = d // shown as read: =?utf-8?…?= decoded
+			}
+			rest.raw = append(rest.raw, entry)
+			if rest.err == nil {
+				rest.err = err
+			}
+			continue
+		}
+		list = append(list, one[0])
+	}
+	return list, rest
+}
+
+// splitAddressList splits an address header at the commas between its
+// entries (RFC 5322 §3.4): not inside a quoted string, a comment or an
+// angle-bracketed address. Empty entries are dropped.
+func splitAddressList(s string) []string {
+	var out []string
+	quoted, escaped := false, false
+	comment, angle := 0, 0
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case escaped:
+			escaped = false
+		case c == '\\' && (quoted || comment > 0):
+			escaped = true
+		case c == '"' && comment == 0:
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			comment++
+		case c == ')' && comment > 0:
+			comment--
+		case comment > 0:
+		case c == '<':
+			angle++
+		case c == '>' && angle > 0:
+			angle--
+		case c == ',' && angle == 0:
+			if e := strings.TrimSpace(s[start:i]); e != "" {
+				out = append(out, e)
+			}
+			start = i + 1
+		}
+	}
+	if e := strings.TrimSpace(s[start:]); e != "" {
+		out = append(out, e)
+	}
+	return out
 }

@@ -658,12 +658,16 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 		h.bk.Add("PageBreak", "", h.meta())
 	case atom.Math:
 		h.flush()
-		txt := getAttr(n, "alttext")
-		if txt == "" {
-			txt = strings.Join(strings.Fields(mathText(n, 0)), "")
+		fm := mathMLMath(htmlMathTree(n))
+		if alt := strings.TrimSpace(getAttr(n, "alttext")); alt != "" && fm.tex == "" {
+			fm.tex = alt // MathML's alttext is the source (LaTeX, as pandoc writes it)
 		}
-		if txt != "" {
-			h.bk.Add("Formula", txt, h.meta())
+		if strings.TrimSpace(fm.lin) != "" {
+			text, m := formulaBlock(fm)
+			for k, v := range h.meta() {
+				m[k] = v
+			}
+			h.bk.Add("Formula", text, m)
 		}
 	case atom.Br:
 		h.inline.WriteString(lineBreak)
@@ -775,7 +779,7 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 	for s := li.PrevSibling; s != nil && first; s = s.PrevSibling {
 		first = s.Type != xhtml.ElementNode || s.DataAtom != atom.Li
 	}
-	markListStart(m, first, listDepth, h.bk.LastCategory())
+	markListStart(m, first, listDepth, h.bk.last())
 	cat := "ListItem"
 	if box := taskBox(li); box != nil {
 		// A task list item (pandoc and GitHub write <input
@@ -951,23 +955,4 @@ func atoiOr(s string, def int) int {
 		return def
 	}
 	return n
-}
-
-// mathText is the text of a MathML tree without its annotations (which
-// repeat the formula in TeX or another notation).
-func mathText(n *xhtml.Node, d int) string {
-	if d > DefaultMaxDepth {
-		return ""
-	}
-	var sb strings.Builder
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch {
-		case c.Type == xhtml.TextNode:
-			sb.WriteString(c.Data)
-		case c.Type == xhtml.ElementNode && strings.HasPrefix(c.Data, "annotation"):
-		default:
-			sb.WriteString(mathText(c, d+1))
-		}
-	}
-	return sb.String()
 }

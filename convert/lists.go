@@ -64,17 +64,30 @@ func setListMeta(m Meta, lv listLevel, n int) {
 	}
 }
 
-// markListStart marks the first outermost item of a list that comes
-// right after the items of another one (lastCategory is the element
-// before it): ele_metadata list_start true. Two such lists (pandoc's
-// "<!-- -->" between two, a bulleted list after another) read as one
-// list once the elements are side by side, in the TUI as in a Markdown
-// export, unless the boundary is recorded; numbering alone cannot say it
-// for bullets.
-func markListStart(m Meta, first bool, depth int, lastCategory string) {
-	if first && depth == 0 && (lastCategory == "ListItem" || lastCategory == "CheckBox") {
+// markListStart marks the first item of a list that comes right after
+// the items of another one at its depth (last is the element before it):
+// ele_metadata list_start true. Two such lists (pandoc's "<!-- -->"
+// between two, a bulleted list after another, also nested in one item)
+// read as one list once the elements are side by side, in the TUI as in
+// a Markdown export, unless the boundary is recorded; numbering alone
+// cannot say it for bullets. A nested list's first item right after its
+// parent item (last one level up) starts no list of that kind.
+func markListStart(m Meta, first bool, depth int, last lastElement) {
+	if first && (last.cat == "ListItem" || last.cat == "CheckBox") && last.depth >= depth {
 		m["list_start"] = true
 	}
+}
+
+// lastElement is the category and category_depth of the element before.
+type lastElement struct {
+	cat   string
+	depth int
+}
+
+// lastOf is m's element as lastElement.
+func lastOf(cat string, m Meta) lastElement {
+	d, _ := m["category_depth"].(int)
+	return lastElement{cat: cat, depth: d}
 }
 
 // docxListStyle is the counter style of a w:numFmt value; ok is false for
@@ -141,6 +154,10 @@ type odfList struct {
 	started, continues bool
 	// shift is the depth of the list's first level (nestShift).
 	shift int
+	// fresh[d]: a list nested at depth d has begun and numbered no item
+	// yet; it restarts its level's numbering (as Writer shows it) unless
+	// it says text:continue-numbering.
+	fresh [maxListLevels]bool
 }
 
 // readListStyle reads the text:list-style just started (consuming it).
@@ -282,6 +299,10 @@ func (r *odfReader) list(d *XMLDecoder, se xml.StartElement, depth int, block fu
 		defer func() { l.last, l.cur = cur, nil }()
 	}
 	cur := l.cur
+	if d := min(depth, maxListLevels-1); !outer && attr(se, "continue-numbering") != "true" {
+		cur.c.next[d] = 0
+		cur.fresh[d] = true
+	}
 	if d := min(depth, maxListLevels-1); attr(se, "style-name") != "" {
 		cur.style[d] = attr(se, "style-name")
 	} else if d > 0 {
@@ -299,17 +320,18 @@ func (r *odfReader) list(d *XMLDecoder, se xml.StartElement, depth int, block fu
 
 // numberItem records the numbering of a list item's paragraph at depth
 // d: the item's first paragraph gets the next number at its level. It
-// reports the first item of an outermost list that does not continue
-// another (text:continue-list, text:continue-numbering).
+// reports the first item of a list that does not continue another
+// (text:continue-list, text:continue-numbering): of an outermost list, or
+// of a list nested in an item.
 func (r *odfReader) numberItem(m Meta, d int) bool {
 	cur := r.lists.cur
 	if cur == nil || !cur.pending {
 		return false
 	}
 	cur.pending = false
-	first := !cur.started && !cur.continues
-	cur.started = true
 	d = min(d, maxListLevels-1)
+	first := (!cur.started && !cur.continues) || cur.fresh[d]
+	cur.started, cur.fresh[d] = true, false
 	lv := r.lists.level(cur.style[d], d)
 	if cur.start > 0 {
 		cur.c.next[d] = cur.start

@@ -436,7 +436,7 @@ func (c *mdConverter) list(l *ast.List, parent string, depth int) {
 		}
 		m := c.meta(parent)
 		m["category_depth"] = depth
-		markListStart(m, it == l.FirstChild(), depth, c.b.book.LastCategory())
+		markListStart(m, it == l.FirstChild(), depth, c.b.book.last())
 		if l.IsOrdered() {
 			m["ordered"] = true
 			m["item_number"] = num

@@ -366,12 +366,43 @@ type odfText struct {
 	// monospace spans: all monospace is code.
 	chars, monoChars int
 	images           []block
-	formulas         []string
+	formulas         []mathOut
 	emails           []string
 	urls             []string
 	// emphasized and emphasisTags are the bold, italic and code spans
 	// (setEmphasis).
 	emphasized, emphasisTags []string
+	// annotations are the office:annotation comments anchored here
+	// (annotationMeta); open are those whose range has not ended yet, by
+	// office:name.
+	annotations []Meta
+	open        map[string]odfOpenNote
+}
+
+// setAnnotations records the paragraph's comments in m, as DOCX records
+// Word's: a range that does not end in this paragraph covers the rest of
+// its text. Ranges close in document order of their start.
+func (o *odfText) setAnnotations(m Meta) {
+	notes := o.annotations
+	open := make([]odfOpenNote, 0, len(o.open))
+	for _, n := range o.open {
+		open = append(open, n)
+	}
+	slices.SortFunc(open, func(a, b odfOpenNote) int { return a.start - b.start })
+	txt := o.text.String()
+	for _, n := range open {
+		notes = append(notes, annotationMeta(n.author, n.date, n.text, txt[n.start:]))
+	}
+	if len(notes) > 0 {
+		m["annotations"] = notes
+	}
+}
+
+// odfOpenNote is a comment whose range (up to its office:annotation-end)
+// starts at byte start of the paragraph's text.
+type odfOpenNote struct {
+	start              int
+	author, date, text string
 }
 
 // inline reads the content of a text:p / text:h / text:span just started.
@@ -440,7 +471,29 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 					return err
 				}
 				depth--
-			case "annotation", "bookmark-start", "bookmark-end", "tracked-changes":
+			case "annotation":
+				author, date, text, err := odfAnnotation(d)
+				if err != nil {
+					return err
+				}
+				depth--
+				if len(out.annotations)+len(out.open) >= maxDocxComments {
+					break
+				}
+				if name := attr(t, "name"); name != "" {
+					if out.open == nil {
+						out.open = map[string]odfOpenNote{}
+					}
+					out.open[name] = odfOpenNote{start: out.text.Len(), author: author, date: date, text: text}
+				} else {
+					out.annotations = append(out.annotations, annotationMeta(author, date, text, ""))
+				}
+			case "annotation-end":
+				if n, ok := out.open[attr(t, "name")]; ok {
+					delete(out.open, attr(t, "name"))
+					out.annotations = append(out.annotations, annotationMeta(n.author, n.date, n.text, out.text.String()[n.start:]))
+				}
+			case "bookmark-start", "bookmark-end", "tracked-changes":
 				if err := skip(d); err != nil {
 					return err
 				}
@@ -546,8 +599,8 @@ func (r *odfReader) frame(d *XMLDecoder, out *odfText) error {
 				}
 			case "object":
 				href := strings.TrimSuffix(strings.TrimPrefix(attr(t, "href"), "./"), "/")
-				if txt := r.formula(path.Join(href, "content.xml")); txt != "" {
-					out.formulas = append(out.formulas, txt)
+				if fm, ok := r.formula(path.Join(href, "content.xml")); ok {
+					out.formulas = append(out.formulas, fm)
 				}
 			case "title", "desc":
 				v, err := innerText(d)
@@ -570,51 +623,33 @@ func (r *odfReader) frame(d *XMLDecoder, out *odfText) error {
 	return nil
 }
 
-// formula is the text of an embedded MathML object; "" when it is not
-// math (a chart or another embedded document).
-func (r *odfReader) formula(part string) string {
+// formula is an embedded MathML object as a formula (mathMLMath); ok is
+// false when it is not math (a chart or another embedded document).
+func (r *odfReader) formula(part string) (mathOut, bool) {
 	if r.z.File(part) == nil {
-		return ""
+		return mathOut{}, false
 	}
 	rc, err := r.z.Open(part)
 	if err != nil {
-		return ""
+		return mathOut{}, false
 	}
 	defer rc.Close()
 	d := r.env.XML(rc)
 	for {
 		t, err := d.Token()
 		if err != nil {
-			return ""
+			return mathOut{}, false
 		}
 		if se, ok := t.(xml.StartElement); ok {
 			if se.Name.Local != "math" {
-				return ""
+				return mathOut{}, false
 			}
-			var sb strings.Builder
-			depth := 1
-			for depth > 0 {
-				t, err := d.Token()
-				if err != nil {
-					return ""
-				}
-				switch t := t.(type) {
-				case xml.StartElement:
-					depth++
-					if t.Name.Local == "annotation" {
-						// The StarMath source repeats the formula.
-						if skip(d) != nil {
-							return ""
-						}
-						depth--
-					}
-				case xml.EndElement:
-					depth--
-				case xml.CharData:
-					sb.Write(t)
-				}
+			tree, err := readMathTree(d, se)
+			if err != nil {
+				return mathOut{}, false
 			}
-			return strings.Join(strings.Fields(sb.String()), "")
+			fm := mathMLMath(tree)
+			return fm, strings.TrimSpace(fm.lin) != ""
 		}
 	}
 }
@@ -720,7 +755,8 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		}
 		m["category_depth"] = min(depth, maxListLevels-1)
 		setEmphasis(m, o.emphasized, o.emphasisTags)
-		markListStart(m, first, depth, f.lastCategory())
+		o.setAnnotations(m)
+		markListStart(m, first, depth, lastOf(f.lastBlock().cat, f.lastBlock().meta))
 		f.add(block{cat: "ListItem", text: trimmed, meta: m})
 	case has("subtitle", "author", "date"):
 		f.add(block{cat: "NarrativeText", text: trimmed, front: true, meta: Meta{}})
@@ -737,13 +773,15 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 			m["quote"] = 1
 		}
 		setEmphasis(m, o.emphasized, o.emphasisTags)
+		o.setAnnotations(m)
 		f.add(block{cat: "NarrativeText", text: trimmed, meta: m})
 	}
 	for _, e := range o.emails {
 		f.add(block{cat: "EmailAddress", text: e, meta: Meta{}})
 	}
 	for _, fm := range o.formulas {
-		f.add(block{cat: "Formula", text: fm, meta: Meta{}})
+		text, m := formulaBlock(fm)
+		f.add(block{cat: "Formula", text: text, meta: m})
 	}
 	for _, im := range o.images {
 		f.add(im)
@@ -1133,4 +1171,42 @@ func textWithout(d *XMLDecoder, fields ...string) (string, error) {
 		}
 	}
 	return sb.String(), nil
+}
+
+// odfAnnotation reads an office:annotation just started: its dc:creator,
+// dc:date and the text of its paragraphs (one line).
+func odfAnnotation(d *XMLDecoder) (author, date, text string, err error) {
+	var paras []string
+	var cur strings.Builder
+	field := ""
+	for depth := 1; depth > 0; {
+		t, err := d.Token()
+		if err != nil {
+			return "", "", "", err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			if depth == 2 {
+				field = t.Name.Local
+			}
+		case xml.EndElement:
+			depth--
+			if depth == 1 && (field == "p" || field == "h" || field == "list") {
+				paras = append(paras, cur.String())
+				cur.Reset()
+			}
+		case xml.CharData:
+			switch field {
+			case "creator":
+				author += string(t)
+			case "date":
+				date += string(t)
+			case "p", "h", "list":
+				cur.Write(t)
+			}
+		}
+	}
+	text = displayLine(strings.Join(strings.Fields(strings.Join(paras, " ")), " "), maxCommentBytes)
+	return strings.TrimSpace(author), strings.TrimSpace(date), text, nil
 }

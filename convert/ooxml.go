@@ -56,14 +56,6 @@ func (f *flow) add(b block) {
 	f.blocks = append(f.blocks, b)
 }
 
-// lastBlockRef is the last block, to amend; nil when there is none.
-func (f *flow) lastBlockRef() *block {
-	if len(f.blocks) == 0 {
-		return nil
-	}
-	return &f.blocks[len(f.blocks)-1]
-}
-
 // lastBlock is the last block, the zero block when there is none.
 func (f *flow) lastBlock() block {
 	if len(f.blocks) == 0 {
@@ -71,9 +63,6 @@ func (f *flow) lastBlock() block {
 	}
 	return f.blocks[len(f.blocks)-1]
 }
-
-// lastCategory is the category of the last block, "" for none (or a break).
-func (f *flow) lastCategory() string { return f.lastBlock().cat }
 
 func (f *flow) pages(env *Env, info Info) Pages {
 	bk := NewBook(env)

@@ -656,6 +656,16 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 		}
 		return o.Y, true
 	}
+	// A word's font is asked at its start: the loose box's height does not
+	// tell a font change, as two fonts of one family and size (DejaVu Sans
+	// and DejaVu Sans Mono share their ascent and descent) give words
+	// boxes of one height, and code after prose was read as prose.
+	monoAt := func(c int) (bool, error) {
+		if direct {
+			return ch.monospace(raw, c)
+		}
+		return p.monospace(tp.TextPage, c), nil
+	}
 	var (
 		cur     *pdfRun
 		sb      strings.Builder
@@ -665,8 +675,6 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 		lastH   float64 // the previous character's loose-box height
 		lastB   float64 // and its bottom
 		lastU   rune    // the previous character
-		monoH   = -1.0  // the loose-box height mono was asked for
-		mono    bool
 		wordEnd = func() {
 			if cur != nil {
 				cur.text = sb.String()
@@ -742,11 +750,9 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 			}
 		}
 		if cur == nil {
-			// A word whose loose box is as high as the previous word's is
-			// in the same font, most likely: the font is asked only
-			// otherwise.
-			if math.Abs((top-bottom)-monoH) > 0.01 {
-				monoH, mono = top-bottom, p.monospace(tp.TextPage, c)
+			mono, err := monoAt(c)
+			if err != nil {
+				return nil, 0, 0, fmt.Errorf("text: %w", err)
 			}
 			cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: p.renderedSize(tp.TextPage, c, top-bottom), mono: mono}
 			base = baseline()
@@ -757,7 +763,10 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 			// per character.
 			if s := p.renderedSize(tp.TextPage, c, top-bottom); math.Abs(s-cur.size) > 0.01 {
 				wordEnd()
-				monoH, mono = top-bottom, p.monospace(tp.TextPage, c)
+				mono, err := monoAt(c)
+				if err != nil {
+					return nil, 0, 0, fmt.Errorf("text: %w", err)
+				}
 				cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: s, mono: mono}
 				base = baseline()
 			}
@@ -792,21 +801,25 @@ func (p *pdfReader) renderedSize(tp references.FPDF_TEXTPAGE, c int, fallback fl
 	return size
 }
 
-// monospace reports whether character c is in a fixed-pitch font: the
-// font descriptor's FixedPitch flag, or a name that says so (subset fonts
-// often lose the flag).
+// monospace reports whether character c is in a fixed-pitch font (see
+// pdfMonospace).
 func (p *pdfReader) monospace(tp references.FPDF_TEXTPAGE, c int) bool {
 	fi, err := p.inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: tp, Index: c})
 	if err != nil {
 		return false
 	}
-	if fi.Flags&1 != 0 {
-		return true
-	}
-	return monoFontName.MatchString(fi.FontName)
+	return pdfMonospace(fi.Flags, fi.FontName)
 }
 
-var monoFontName = regexp.MustCompile(`(?i)mono|courier|consol|typewriter|cmtt|sfmono|menlo|inconsolata|fixed`)
+// pdfMonospace is whether a font is fixed-pitch: its descriptor's
+// FixedPitch flag, or a name that says so (subset fonts often lose the
+// flag; Nimbus Mono, the URW Courier of Ghostscript and TeX, has it
+// unset).
+func pdfMonospace(flags int, name string) bool {
+	return flags&1 != 0 || monoFontName.MatchString(name)
+}
+
+var monoFontName = regexp.MustCompile(`(?i)mono|courier|consol|typewriter|cmtt|sfmono|menlo|inconsolata|fixed|nimbusmon|lettergothic|sourcecode`)
 
 // pdfCleanRune drops control characters PDFium emits for generated line
 // ends and keeps everything printable.
@@ -907,8 +920,8 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 		for _, l := range lines {
 			l.col = g.col
 		}
-		sort.SliceStable(lines, func(a, c int) bool { return lines[a].top > lines[c].top })
-		blocks := groupBlocks(lines, body)
+		lines = readingRows(lines)
+		blocks := groupBlocks(lines, body, ex.running)
 		parts = append(parts, part{blocks, tables})
 		all = append(all, blocks...)
 	}
@@ -1209,7 +1222,7 @@ func columnsOf(rs []pdfRun, body float64) []float64 {
 		}
 	}
 	minGap := max(8, body)
-	var cuts []float64
+	var cuts, gutters []float64
 	for x := 0; x < span; {
 		if cover[x] {
 			x++
@@ -1221,18 +1234,26 @@ func columnsOf(rs []pdfRun, body float64) []float64 {
 		}
 		if float64(x-s) >= minGap && s > 0 && x < span {
 			cuts = append(cuts, left+float64(s+x)/2)
+			gutters = append(gutters, float64(x-s))
 		}
 	}
 	if len(cuts) == 0 {
 		return nil
 	}
-	for _, p := range splitRuns(rs, cuts) {
+	for k, p := range splitRuns(rs, cuts) {
 		l, r := math.Inf(1), math.Inf(-1)
 		for _, x := range p {
 			l, r = math.Min(l, x.left), math.Max(r, x.right)
 		}
 		width := r - l
 		if width < 8*body {
+			return nil
+		}
+		// A gutter is narrower than the columns beside it: a gap wider
+		// than the text on one side is a label set apart on its row
+		// (Texinfo's "[Function]" flush right of its definitions), read
+		// row by row.
+		if k > 0 && gutters[k-1] >= width || k < len(gutters) && gutters[k] >= width {
 			return nil
 		}
 		lines := groupLines(append([]pdfRun(nil), p...))
@@ -1416,10 +1437,46 @@ func romanValue(s string) int {
 	return n
 }
 
+// readingRows orders lines top to bottom, and the lines of one row (a
+// line cut at a wide gap: a definition and its kind set flush right, a
+// label and its value) left to right. Their tops alone do not order them:
+// on one baseline a taller font's top is higher ("[Constant]" beside a
+// smaller fixed-pitch "BLOCK_SIZE" would read first).
+func readingRows(lines []*pdfLine) []*pdfLine {
+	sort.SliceStable(lines, func(a, c int) bool { return lines[a].top > lines[c].top })
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && sameRow(lines[i], lines[j]) {
+			j++
+		}
+		row := lines[i:j]
+		sort.SliceStable(row, func(a, c int) bool { return row[a].left < row[c].left })
+		i = j
+	}
+	return lines
+}
+
+// sameRow reports whether two lines share a row: their heights overlap by
+// more than half the smaller (as groupLines joins runs) and they sit side
+// by side.
+func sameRow(a, b *pdfLine) bool {
+	return overlapHalf(a, b) && (a.right <= b.left || b.right <= a.left)
+}
+
+// overlapHalf reports whether two lines' heights overlap by more than
+// half the smaller.
+func overlapHalf(a, b *pdfLine) bool {
+	ov := math.Min(a.top, b.top) - math.Max(a.bottom, b.bottom)
+	return ov > 0.5*math.Min(a.top-a.bottom, b.top-b.bottom)
+}
+
 // groupBlocks joins consecutive lines of one column into a paragraph when
 // the vertical gap is small and the size the same; a list marker or a
-// size change starts a new block.
-func groupBlocks(lines []*pdfLine, body float64) []*pdfBlock {
+// size change starts a new block. A line on the row of the block's last
+// line, right of it, continues that line (groupLines cut it at a wide
+// gap), except in the page's running lines, where a header's title and
+// its page number are two elements.
+func groupBlocks(lines []*pdfLine, body float64, running []pdfBox) []*pdfBlock {
 	var blocks []*pdfBlock
 	var cur *pdfBlock
 	for _, l := range lines {
@@ -1428,6 +1485,15 @@ func groupBlocks(lines []*pdfLine, body float64) []*pdfBlock {
 			gap := prev.bottom - l.top
 			lh := math.Max(prev.top-prev.bottom, l.top-l.bottom)
 			same := math.Abs(l.size-cur.size) <= 0.1*math.Max(cur.size, 1)
+			if prev.col == l.col && l.mono() == prev.mono() && l.left >= prev.right && sameRow(prev, l) &&
+				!runningBox(pdfBox{prev.left, prev.bottom, prev.right, prev.top}, running) && !runningBox(pdfBox{l.left, l.bottom, l.right, l.top}, running) {
+				prev.runs = append(prev.runs, l.runs...)
+				prev.right, prev.size = l.right, math.Max(prev.size, l.size)
+				prev.top, prev.bottom = math.Max(prev.top, l.top), math.Min(prev.bottom, l.bottom)
+				cur.right, cur.size = math.Max(cur.right, l.right), math.Max(cur.size, l.size)
+				cur.top, cur.bottom = math.Max(cur.top, l.top), math.Min(cur.bottom, l.bottom)
+				continue
+			}
 			if prev.col == l.col && same && l.mono() == prev.mono() && gap < 0.8*lh && gap > -lh && !listMarker.MatchString(l.text()) {
 				cur.lines = append(cur.lines, l)
 				cur.left, cur.right = math.Min(cur.left, l.left), math.Max(cur.right, l.right)
@@ -1713,7 +1779,8 @@ func findTables(lines []*pdfLine, w float64) ([]*pdfTable, []*pdfLine) {
 		// The gap above the grid's last row: a wrapped cell's lines are
 		// closer than the rows (the cells' padding), which tells them from
 		// a listing's lines, all as close as each other. The first row
-		// has none.
+		// has none: its wrapped cell (a long header) is told by the gap
+		// below its lines, above the next row.
 		above := math.Inf(-1)
 		j := i + 1
 		for ; j < len(rows); j++ {
@@ -1724,7 +1791,11 @@ func findTables(lines []*pdfLine, w float64) ([]*pdfTable, []*pdfLine) {
 				break // a wide vertical gap ends the grid
 			}
 			last := grid[len(grid)-1]
-			if gap < 0.5*lh && gap < above-0.2*lh && continueCells(last, r) {
+			ref := above
+			if len(grid) == 1 && math.IsInf(above, -1) {
+				ref = gapBelowWrap(rows, j, len(last.segs))
+			}
+			if gap < 0.5*lh && gap < ref-0.2*lh && continueCells(last, r) {
 				orig = append(orig, r.segs...)
 				continue
 			}
@@ -1753,6 +1824,23 @@ func findTables(lines []*pdfLine, w float64) ([]*pdfTable, []*pdfLine) {
 		}
 	}
 	return tables, rest
+}
+
+// gapBelowWrap is the gap above the first row from j on with as many
+// segments as a full row (cells, of the row above j's wrapped lines),
+// -Inf when none follows within a line height of the lines before it.
+func gapBelowWrap(rows []*pdfRow, j, cells int) float64 {
+	for k := j; k < len(rows); k++ {
+		prev, r := rows[k-1], rows[k]
+		gap := prev.bottom - r.top
+		if gap > 1.5*(prev.top-prev.bottom) {
+			break
+		}
+		if len(r.segs) >= cells {
+			return gap
+		}
+	}
+	return math.Inf(-1)
 }
 
 func copyRow(r *pdfRow) *pdfRow {
@@ -1859,7 +1947,7 @@ func gridOf(rows []*pdfRow, w float64) *pdfTable {
 	if 2*mono > all {
 		return nil
 	}
-	if numberedLines(t) {
+	if numberedLines(t) || definitionLines(t) || contentsLines(t) {
 		return nil
 	}
 	narrow := false
@@ -1990,7 +2078,9 @@ func columnAnchors(rows []*pdfRow) []float64 {
 func numberedLines(t *pdfTable) bool {
 	prev, two := -1, 0
 	for _, r := range t.rows {
-		if len(r) < 2 || r[0].col != 0 {
+		// The number starts the row, in the first column or, set flush
+		// right ("9" over "10"), in the next.
+		if len(r) < 2 || r[0].col > 1 {
 			return false
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(r[0].text))
@@ -2004,6 +2094,44 @@ func numberedLines(t *pdfTable) bool {
 	}
 	return 2*two > len(t.rows)
 }
+
+// definitionLines reports whether a grid is a reference manual's
+// definition lines: Texinfo sets each definition's kind flush right of
+// it ("void sha384_init (...)  [Function]", "[Macro]"), so definitions
+// in a row line up as two columns, the last one a bracketed kind in
+// every row. They read as lines.
+func definitionLines(t *pdfTable) bool {
+	for _, r := range t.rows {
+		if len(r) != 2 || !definitionKind.MatchString(r[1].text) {
+			return false
+		}
+	}
+	return true
+}
+
+// contentsLines reports whether a grid is a table of contents set
+// without leader dots, the way LaTeX sets its chapters: each row a
+// chapter's number, one more than the row above's, its title and its page
+// flush right, the pages in order ("1  Definition of CRC  2"). They read
+// as lines.
+func contentsLines(t *pdfTable) bool {
+	prevNum, prevPage := -1, -1
+	for _, r := range t.rows {
+		if len(r) != 3 {
+			return false
+		}
+		n, err1 := strconv.Atoi(strings.TrimSpace(r[0].text))
+		pg, err2 := strconv.Atoi(strings.TrimSpace(r[2].text))
+		if err1 != nil || err2 != nil || prevNum >= 0 && (n != prevNum+1 || pg < prevPage) ||
+			!strings.ContainsFunc(r[1].text, unicode.IsLetter) {
+			return false
+		}
+		prevNum, prevPage = n, pg
+	}
+	return true
+}
+
+var definitionKind = regexp.MustCompile(`^\[[^\[\]]{1,40}\]$`)
 
 // splitAtAnchors splits a segment before each word (after the first)
 // that starts within 2 pt of a column anchor after a gap of 0.3 em.

@@ -70,9 +70,17 @@ func pdfWatchSwitch(inst pdfium.Pdfium) (f reflect.Value, ok bool) {
 type pdfChars struct {
 	mod                  api.Module
 	unicode, loose, orig api.Function
-	buf                  uint32 // 16 bytes: a FS_RECTF, or two doubles
+	font                 api.Function
+	buf                  uint32 // 16 bytes: a FS_RECTF, or two doubles; then a font's flags and name
 	stack                []uint64
+	// monoFonts is the verdict (monospace) on each font without the
+	// FixedPitch flag, by its name.
+	monoFonts map[string]bool
 }
+
+// pdfFontNameMax is the longest font name pdfChars reads; a longer one is
+// judged by its flags alone.
+const pdfFontNameMax = 64
 
 // chars is r's pdfChars, made on first use; nil when go-pdfium's
 // internals are not where this build expects them.
@@ -87,12 +95,12 @@ func (r *pdfReader) chars() *pdfChars {
 	}
 	c := &pdfChars{mod: mod, unicode: mod.ExportedFunction("FPDFText_GetUnicode"),
 		loose: mod.ExportedFunction("FPDFText_GetLooseCharBox"), orig: mod.ExportedFunction("FPDFText_GetCharOrigin"),
-		stack: make([]uint64, 4)}
+		font: mod.ExportedFunction("FPDFText_GetFontInfo"), stack: make([]uint64, 5), monoFonts: map[string]bool{}}
 	malloc := mod.ExportedFunction("malloc")
-	if c.unicode == nil || c.loose == nil || c.orig == nil || malloc == nil {
+	if c.unicode == nil || c.loose == nil || c.orig == nil || c.font == nil || malloc == nil {
 		return nil
 	}
-	res, err := malloc.Call(context.Background(), 16)
+	res, err := malloc.Call(context.Background(), 16+4+pdfFontNameMax)
 	if err != nil || len(res) == 0 || res[0] == 0 {
 		return nil
 	}
@@ -174,4 +182,29 @@ func (c *pdfChars) originY(tp uint64, i int) (float64, bool) {
 	}
 	bits, _ := c.mod.Memory().ReadUint64Le(c.buf + 8)
 	return math.Float64frombits(bits), true
+}
+
+// monospace is whether character i is in a fixed-pitch font (see
+// pdfMonospace), from FPDFText_GetFontInfo.
+func (c *pdfChars) monospace(tp uint64, i int) (bool, error) {
+	flags, name := c.buf+16, c.buf+20
+	n, err := c.call(c.font, tp, uint64(i), uint64(name), pdfFontNameMax, uint64(flags))
+	if err != nil || uint32(n) == 0 {
+		return false, err
+	}
+	mem := c.mod.Memory()
+	fl, _ := mem.ReadUint32Le(flags)
+	if fl&1 != 0 {
+		return true, nil
+	}
+	var b []byte
+	if n := uint32(n); n <= pdfFontNameMax {
+		b, _ = mem.Read(name, n-1) // without its NUL
+	}
+	if v, ok := c.monoFonts[string(b)]; ok {
+		return v, nil
+	}
+	v := pdfMonospace(int(fl), string(b))
+	c.monoFonts[string(b)] = v
+	return v, nil
 }

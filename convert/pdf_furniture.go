@@ -208,7 +208,11 @@ func (p *pdfPages) textAt(j int, cands []pdfCandidate) []string {
 
 // runningBlock reports whether bl is one of the page's running lines.
 func runningBlock(bl *pdfBlock, running []pdfBox) bool {
-	b := pdfBox{bl.left, bl.bottom, bl.right, bl.top}
+	return runningBox(pdfBox{bl.left, bl.bottom, bl.right, bl.top}, running)
+}
+
+// runningBox reports whether b overlaps one of the page's running lines.
+func runningBox(b pdfBox, running []pdfBox) bool {
 	for _, r := range running {
 		if b.overlaps(r) {
 			return true

@@ -196,6 +196,21 @@ func ruledGrid(hs, vs []pdfSeg, runs []pdfRun, taken []bool) *pdfTable {
 	seen := make([]bool, R*C)
 	filled := 0
 	for r := 0; r < R; r++ {
+		if rows := openRows(square[r*C:(r+1)*C], seen[r*C:(r+1)*C], vs, xs, (ys[r]+ys[r+1])/2); rows != nil {
+			for c := 0; c < C; c++ {
+				seen[r*C+c] = true
+				for _, k := range idx[r*C+c] {
+					taken[k] = true
+				}
+			}
+			for _, cell := range rows[0] {
+				if cell.text != "" {
+					filled++
+				}
+			}
+			t.rows = append(t.rows, rows...)
+			continue
+		}
 		var cells []pdfCell
 		ym := (ys[r] + ys[r+1]) / 2
 		for c := 0; c < C; c++ {
@@ -247,6 +262,65 @@ func ruledGrid(hs, vs []pdfSeg, runs []pdfRun, taken []bool) *pdfTable {
 		return nil
 	}
 	return t
+}
+
+// openRows splits one band of grid squares (between two horizontal
+// rules) into rows when it holds several rows without rules between them
+// (LaTeX's |c|c| with \hline under the header only): every column its own
+// ruled cell, each holding two lines or more, one line for each row, the
+// lines at the same heights in every column that has text. It is nil
+// otherwise, a wrapped cell's lines among them (the other cells of its
+// row have fewer lines).
+func openRows(squares [][]pdfRun, seen []bool, vs []pdfSeg, xs []float64, ym float64) [][]pdfCell {
+	C := len(squares)
+	cols := make([][]*pdfLine, C)
+	n := 0
+	for c := range C {
+		if seen[c] || c > 0 && !covers(vs, xs[c], ym) {
+			return nil // covered from above, or merged with its neighbour
+		}
+		if len(squares[c]) == 0 {
+			continue
+		}
+		lines := groupLines(append([]pdfRun(nil), squares[c]...))
+		sort.SliceStable(lines, func(a, b int) bool { return lines[a].top > lines[b].top })
+		if n == 0 {
+			n = len(lines)
+		}
+		if len(lines) != n || n < 2 {
+			return nil
+		}
+		cols[c] = lines
+	}
+	if n < 2 {
+		return nil
+	}
+	var ref []*pdfLine
+	for _, ls := range cols {
+		if ls == nil {
+			continue
+		}
+		if ref == nil {
+			ref = ls
+			continue
+		}
+		for k, l := range ls {
+			if !overlapHalf(l, ref[k]) {
+				return nil
+			}
+		}
+	}
+	rows := make([][]pdfCell, n)
+	for k := range rows {
+		for c := range C {
+			text := ""
+			if cols[c] != nil {
+				text = cols[c][k].text()
+			}
+			rows[k] = append(rows[k], pdfCell{text: text, col: c, span: 1})
+		}
+	}
+	return rows
 }
 
 // cellText is the text of a cell's runs, line by line, top to bottom.

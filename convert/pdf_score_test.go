@@ -29,9 +29,10 @@ type pdfTruth struct {
 	lists    []truthList
 	code     [][]string // the code blocks' lines
 	links    []truthLink
-	images   []string // alt texts
-	header   string   // the running header, "" when none
-	footer   bool     // a "Page N" footer
+	images   []string   // alt texts
+	tabbed   [][]string // the words of each paragraph set with a tab (a label flush right), outside tables
+	header   string     // the running header, "" when none
+	footer   bool       // a "Page N" footer
 }
 
 type truthTable struct {
@@ -75,6 +76,7 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 		curCode     []string
 		listStyle   string
 		inCodeBlock bool
+		tabbed      bool // the open paragraph has a tab
 	)
 	attr := func(se xml.StartElement, name string) string {
 		for _, a := range se.Attr {
@@ -141,14 +143,17 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				}
 			case "p", "h":
 				text.Reset()
-				if inBody && attr(tk, "style-name") != "Code" && curTable == nil {
+				tabbed = false
+				// Code paragraphs' styles are named Code… (Code, CodeBody).
+				code := strings.HasPrefix(attr(tk, "style-name"), "Code")
+				if inBody && !code && curTable == nil {
 					flushCode()
 				}
 				if tk.Name.Local == "h" {
 					lv, _ := strconv.Atoi(attr(tk, "outline-level"))
 					stack[len(stack)-1] = "h" + strconv.Itoa(lv)
 				}
-				if attr(tk, "style-name") == "Code" {
+				if code {
 					stack[len(stack)-1] = "code"
 				}
 				if attr(tk, "style-name") == "Caption" {
@@ -156,6 +161,7 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				}
 			case "s", "tab", "line-break":
 				text.WriteByte(' ')
+				tabbed = tabbed || tk.Name.Local == "tab"
 			}
 		case xml.CharData:
 			top := ""
@@ -199,6 +205,8 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				tr.words = append(tr.words, ws...)
 				if curTable != nil {
 					curTable.words = append(curTable.words, ws...)
+				} else if tabbed && inBody {
+					tr.tabbed = append(tr.tabbed, ws)
 				}
 				if name == "code" {
 					inCodeBlock = true
@@ -329,6 +337,15 @@ func scorePDF(tr *pdfTruth, doc *dpe.Document) []scoreCheck {
 		add("recall", recall >= 0.99, "word recall %.4f (want ≥ 0.99; %d of %d words)", recall, common, len(tr.words))
 		add("precision", precision >= 0.99, "word precision %.4f (want ≥ 0.99; %d of %d words)", precision, common, len(ours))
 		add("order", order >= 0.97, "reading order %.4f (want ≥ 0.97)", order)
+	}
+
+	// A paragraph set with a tab (a definition and its kind flush right)
+	// reads left to right, its words together: on one baseline a taller
+	// font's top is higher, which must not put the right part first.
+	joined := " " + strings.Join(ours, " ") + " "
+	for k, ws := range tr.tabbed {
+		ok := strings.Contains(joined, " "+strings.Join(ws, " ")+" ")
+		add(fmt.Sprintf("tabbed %d", k+1), ok, "tabbed line %q read left to right: %v", strings.Join(ws, " "), ok)
 	}
 
 	// Tables: every source table is found (its parts, when it continues

@@ -356,6 +356,17 @@ func TestPDFDebianManuals(t *testing.T) {
 				t.Skip("a Debian manual, under -race")
 			}
 			ag := agreeWithPdftotext(t, c, file)
+			// No false tables: a manual has the Table elements it prints
+			// as tables, and the false ones still known, no more.
+			tb := pdfDebianTables[filepath.Base(file)]
+			switch want := tb.real + tb.false; {
+			case tb.false > 0 && ag.tables == tb.real:
+				t.Errorf("%d tables, all real now: take the false ones out of pdfDebianTables", ag.tables)
+			case ag.tables != want:
+				t.Errorf("%d Table elements, want %d (%d printed as tables, %d false ones known)", ag.tables, want, tb.real, tb.false)
+			case tb.false > 0:
+				t.Logf("%d of its %d tables are false — not there yet: %s", tb.false, ag.tables, tb.why)
+			}
 			gap, known := pdfDebianGaps[filepath.Base(file)]
 			switch {
 			case ag.order >= 0.95 && known:
@@ -372,7 +383,18 @@ func TestPDFDebianManuals(t *testing.T) {
 // pdfDebianGaps are the manuals that do not read in order yet, with the
 // cause; one that does fails the test until it is taken out.
 var pdfDebianGaps = map[string]string{
-	"crc-doc.1.0.pdf": "TeX's displayed math (sub- and superscripts on baselines of their own) reads out of order; its numbered code listings are no longer tables, but four framed ones still are",
+	"crc-doc.1.0.pdf": "TeX's displayed math (sub- and superscripts on baselines of their own) reads out of order",
+}
+
+// pdfDebianTables are the tables each manual prints (a manual not listed
+// prints none: its code listings, usage text and definition lines are no
+// tables) and the false Table elements still made from it, with why.
+var pdfDebianTables = map[string]struct {
+	real, false int
+	why         string
+}{
+	"crc-doc.1.0.pdf":     {real: 9},
+	"valgrind_manual.pdf": {false: 1, why: "three lines of test output in the news (\"corecheck/tests/pth_atfork1 (stdout)\"), aligned in Times"},
 }
 
 // agreement is how a conversion compares with pdftotext's words.

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // PPTX (PresentationML) reader: one page per slide, in the order of
@@ -132,8 +134,9 @@ func slideBlocks(env *Env, z *Zip, part string, rels map[string]rel, out *[]bloc
 	defer rc.Close()
 	d := env.XML(rc)
 	// A picture's alternative text is its p:cNvPr descr (title when there
-	// is no descr), which comes before its blip.
-	alt := ""
+	// is no descr), which comes before its blip. A pandoc figure's caption
+	// is the text box after it (caption: the image's index in out).
+	alt, figure, caption := "", false, -1
 	for {
 		t, err := d.Token()
 		if err != nil {
@@ -148,21 +151,30 @@ func slideBlocks(env *Env, z *Zip, part string, rels map[string]rel, out *[]bloc
 		}
 		switch se.Name.Local {
 		case "pic":
-			alt = ""
+			alt, figure, caption = "", false, -1
 		case "cNvPr":
-			if alt = strings.Join(strings.Fields(attr(se, "descr")), " "); alt == "" {
+			if alt, figure = pandocDescr(attr(se, "descr")); alt == "" && !figure {
 				alt = strings.Join(strings.Fields(attr(se, "title")), " ")
 			}
 		case "sp":
+			n := len(*out)
 			if err := shape(d, out); err != nil {
 				return err
 			}
+			if caption >= 0 && len(*out) > n && (*out)[n].cat == "NarrativeText" {
+				(*out)[n].cat = "FigureCaption"
+				(*out)[caption].text = (*out)[n].text
+			}
+			caption = -1
 		case "graphicFrame":
 			if err := frameTable(env, d, out); err != nil {
 				return err
 			}
 		case "blip":
 			if rl, ok := rels[attr(se, "embed")]; ok && !rl.external && z.File(rl.target) != nil {
+				if figure {
+					caption = len(*out)
+				}
 				*out = append(*out, imageBlock(env, z, rl.target, alt))
 			}
 		case "Fallback":
@@ -173,17 +185,49 @@ func slideBlocks(env *Env, z *Zip, part string, rels map[string]rel, out *[]bloc
 	}
 }
 
+// pandocDescr is a picture's description without what pandoc's writer
+// adds to it: pandoc writes descr as the image's title, a blank line and
+// the image's source path (LibreOffice re-saves the blank line as
+// spaces). "fig:" starts the title of a figure, whose caption, the real
+// description, is the text box after the picture and wins over the
+// title. Any other descr is the description, its whitespace folded.
+func pandocDescr(descr string) (alt string, figure bool) {
+	if t, ok := strings.CutPrefix(descr, "fig:"); ok {
+		f := strings.Fields(t)
+		if len(f) > 0 {
+			f = f[:len(f)-1] // the source path, always last
+		}
+		return strings.Join(f, " "), true
+	}
+	if i := strings.LastIndex(descr, "\n\n"); i >= 0 {
+		if tail := strings.TrimSpace(descr[i:]); tail != "" && !strings.ContainsFunc(tail, unicode.IsSpace) && path.Ext(tail) != "" {
+			descr = descr[:i]
+		}
+	}
+	return strings.Join(strings.Fields(descr), " "), false
+}
+
 // shape reads one p:sp: its placeholder type and its text paragraphs.
 func shape(d *XMLDecoder, out *[]block) error {
 	ph := ""
 	isPh := false
 	depth := 1
 	var para strings.Builder
-	lvl, bullet, mono, anyRun, runMono := 0, true, true, false, false
+	lvl, bullet, mono, anyRun, runMono, lines := 0, true, true, false, false, false
+	// autoNum is the paragraph's a:buAutoNum: its scheme and start.
+	var autoNum struct {
+		on    bool
+		level listLevel
+		typ   string
+	}
 	type slidePara struct {
-		text         string
-		level        int
-		bullet, code bool
+		text          string
+		level         int
+		bullet, code  bool
+		lines         bool // holds a line break: a code block of its own
+		numbered      bool
+		num           listLevel
+		autoNumScheme string // type and start: another one is another list
 	}
 	var paras []slidePara
 	for depth > 0 {
@@ -200,13 +244,19 @@ func shape(d *XMLDecoder, out *[]block) error {
 				ph = attr(t, "type")
 			case "p":
 				para.Reset()
-				lvl, bullet, mono, anyRun = 0, true, true, false
+				lvl, bullet, mono, anyRun, lines = 0, true, true, false, false
+				autoNum.on = false
 			case "pPr":
 				if n, err := strconv.Atoi(attr(t, "lvl")); err == nil && n >= 0 && n < 9 {
 					lvl = n
 				}
 			case "buNone":
 				bullet = false
+			case "buAutoNum":
+				typ := attr(t, "type")
+				start, _ := strconv.Atoi(attr(t, "startAt"))
+				autoNum.on, autoNum.typ = true, typ
+				autoNum.level = listLevel{ordered: true, start: max(1, min(start, 32767)), style: pptxListStyle(typ)}
 			case "r":
 				runMono = false
 			case "latin":
@@ -222,6 +272,7 @@ func shape(d *XMLDecoder, out *[]block) error {
 				para.WriteString(txt)
 			case "br":
 				para.WriteByte('\n')
+				lines = true
 			case "fld":
 				// Slide numbers and dates are layout, not content.
 				if typ := attr(t, "type"); typ == "slidenum" || strings.HasPrefix(typ, "datetime") {
@@ -238,7 +289,8 @@ func shape(d *XMLDecoder, out *[]block) error {
 				if txt == "" {
 					continue
 				}
-				paras = append(paras, slidePara{text: txt, level: lvl, bullet: bullet, code: mono && anyRun})
+				paras = append(paras, slidePara{text: txt, level: lvl, bullet: bullet, code: mono && anyRun, lines: lines,
+					numbered: autoNum.on && bullet, num: autoNum.level, autoNumScheme: autoNum.typ + "/" + strconv.Itoa(autoNum.level.start)})
 			}
 		}
 	}
@@ -246,8 +298,23 @@ func shape(d *XMLDecoder, out *[]block) error {
 	case "sldNum", "dt", "ftr", "hdr", "sldImg":
 		return nil
 	}
+	// Numbered paragraphs count within the shape from their startAt; a
+	// paragraph of another kind at their level or above, or another
+	// scheme, starts the count again (as PowerPoint numbers them).
+	var count listCounter
+	lineCode := false // the last block is a one-line code paragraph of this shape
+	scheme := [maxListLevels]string{}
 	for _, p := range paras {
 		b := block{meta: Meta{}}
+		lv := max(0, min(p.level, maxListLevels-1))
+		if !p.numbered || scheme[lv] != p.autoNumScheme {
+			for k := lv; k < maxListLevels; k++ {
+				count.next[k], scheme[k] = 0, ""
+			}
+		}
+		if p.numbered {
+			scheme[lv] = p.autoNumScheme
+		}
 		switch {
 		case ph == "title" || ph == "ctrTitle":
 			b.cat, b.text = "Title", strings.ReplaceAll(p.text, "\n", " ")
@@ -266,17 +333,41 @@ func shape(d *XMLDecoder, out *[]block) error {
 		default:
 			b.cat, b.text = "NarrativeText", p.text
 		}
+		if b.cat == "ListItem" && p.numbered {
+			setListMeta(b.meta, p.num, count.number(lv, p.num.start))
+		}
 		if ph == "body" {
 			b.meta["notes_body"] = true
 		}
-		// Consecutive code paragraphs are one snippet.
-		if n := len(*out); b.cat == "CodeSnippet" && n > 0 && (*out)[n-1].cat == "CodeSnippet" {
+		// Code paragraphs of one line each are the lines of one snippet
+		// (code typed into PowerPoint); a paragraph that holds line breaks
+		// is a whole block, as pandoc and LibreOffice write one, and two
+		// such blocks in a row stay two.
+		oneLine := b.cat == "CodeSnippet" && !p.lines
+		if n := len(*out); oneLine && lineCode && n > 0 && (*out)[n-1].cat == "CodeSnippet" {
 			(*out)[n-1].text += "\n" + b.text
 			continue
 		}
+		lineCode = oneLine
 		*out = append(*out, b)
 	}
 	return nil
+}
+
+// pptxListStyle is the counter style of an a:buAutoNum type
+// (ST_TextAutonumberScheme: arabicPeriod, alphaLcParenR, romanUcPeriod, …).
+func pptxListStyle(typ string) string {
+	switch {
+	case strings.HasPrefix(typ, "alphaLc"):
+		return "lower-alpha"
+	case strings.HasPrefix(typ, "alphaUc"):
+		return "upper-alpha"
+	case strings.HasPrefix(typ, "romanLc"):
+		return "lower-roman"
+	case strings.HasPrefix(typ, "romanUc"):
+		return "upper-roman"
+	}
+	return ""
 }
 
 // frameTable reads a p:graphicFrame; only tables (a:tbl) produce a block.

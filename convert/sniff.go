@@ -56,9 +56,9 @@ var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 
 // Sniff decides a file's format: by content first (PDF header, OLE2, image
 // magic, the entries of a zip, HTML and e-mail header shapes), by the
-// extension of name second. Legacy Office binaries (OLE2) are an error
-// wrapping ErrUnsupported that says which program's format it is and what
-// to convert it to. A zip that is no known container is an error too.
+// extension of name second. Legacy Office binaries (OLE2) and RTF are an
+// *UnconvertibleError (wrapping ErrUnsupported) that says which program's
+// format it is and what to convert it to. A zip that is no known container is an error too.
 func Sniff(name string, r io.ReaderAt, size int64) (Kind, error) {
 	head := make([]byte, min(size, sniffHead))
 	n, err := r.ReadAt(head, 0)
@@ -89,6 +89,10 @@ func Sniff(name string, r io.ReaderAt, size int64) (Kind, error) {
 		return sniffZip(name, head, r, size)
 	}
 	text := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xEF\xBB\xBF")), " \t\r\n")
+	if bytes.HasPrefix(text, []byte(`{\rtf`)) {
+		// RTF starts with '{' and must not be read as JSON or text.
+		return KindUnknown, &UnconvertibleError{What: "RTF; convert it to .docx or .odt first"}
+	}
 	if looksHTML(text) {
 		return KindHTML, nil
 	}
@@ -167,6 +171,15 @@ func kindByExt(name string) Kind {
 	return KindUnknown
 }
 
+// UnconvertibleError is Sniff's refusal of a format it recognises by
+// content and does not convert (legacy Office binaries, RTF): What names
+// the format and what to convert it to. Such a file gets this one line
+// wherever it is opened, never a reading as text or JSON.
+type UnconvertibleError struct{ What string }
+
+func (e *UnconvertibleError) Error() string { return ErrUnsupported.Error() + ": " + e.What }
+func (e *UnconvertibleError) Unwrap() error { return ErrUnsupported }
+
 // legacyError names the OLE2 program by its streams (the directory names
 // are UTF-16LE), else by extension.
 func legacyError(name string, r io.ReaderAt, size int64) error {
@@ -203,10 +216,10 @@ func legacyError(name string, r io.ReaderAt, size int64) error {
 		case ".msg":
 			what, to = "Outlook message (.msg)", ".eml"
 		default:
-			return fmt.Errorf("%w: legacy Office binary (OLE2 compound file); save it in a current format (.docx, .xlsx, .pptx) first", ErrUnsupported)
+			return &UnconvertibleError{What: "legacy Office binary (OLE2 compound file); save it in a current format (.docx, .xlsx, .pptx) first"}
 		}
 	}
-	return fmt.Errorf("%w: %s; convert it to %s first", ErrUnsupported, what, to)
+	return &UnconvertibleError{What: what + "; convert it to " + to + " first"}
 }
 
 // sniffZip looks at the ODF/EPUB "mimetype" entry (stored first, uncompressed,

@@ -85,6 +85,8 @@ func TestSniffRefusals(t *testing.T) {
 		{"f.pdf", []byte("hello, I am text"), "not a PDF file"},
 		{"g.xyz", []byte("hello"), "unsupported format: unknown file type .xyz"},
 		{"h.docx", []byte("PK\x03\x04 truncated"), "damaged zip archive"},
+		{"doc.rtf", []byte(`{\rtf1\ansi\deff4{\fonttbl{\f0 Times;}}`), "unsupported format: RTF; convert it to .docx or .odt first"},
+		{"renamed.json", []byte("\xEF\xBB\xBF{\\rtf1 x}"), "unsupported format: RTF"},
 	}
 	for _, c := range cases {
 		_, err := SniffBytes(c.name, c.data)

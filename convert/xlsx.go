@@ -136,6 +136,7 @@ func openXLSX(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	p.readCore()
 	for _, s := range p.sheets {
 		p.info.PageTitles = append(p.info.PageTitles, s.name)
+		p.info.SheetStates = append(p.info.SheetStates, s.state)
 	}
 	return p, nil
 }
