@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	dpegen "github.com/dpe-tui/dpe-tui/internal/dpegen"
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 	"github.com/dpe-tui/dpe-tui/internal/racebuild"
 	"github.com/dpe-tui/dpe-tui/internal/testbudget"
 )
@@ -165,7 +166,7 @@ func TestTools_PartlyIndexedDocument(t *testing.T) {
 		if err := json.Unmarshal(b, &fr); err != nil || len(fr.Hits) != hits || fr.Indexed.Partial != 1 || fr.Indexed.Note != note {
 			t.Errorf("find %s: structured content %s: %v; want %d hits and the note", q, b, err, hits)
 		}
-		if txt, want := res.Content[0].(*mcp.TextContent).Text, fmt.Sprintf("%s of %d; indexed: 2/2 documents; %s", count(hits, "hit"), hits, note); txt != want {
+		if txt, want := res.Content[0].(*mcp.TextContent).Text, fmt.Sprintf("%s of %d; indexed: 2/2 documents; %s", plural.Count(hits, "hit", "hits"), hits, note); txt != want {
 			t.Errorf("find %s: text %q, want %q", q, txt, want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -42,7 +43,7 @@ func (f *Finder) AddTools(srv *mcp.Server) {
 			return nil, FindResult{}, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
-			Text: fmt.Sprintf("%s of %d; %s", count(len(res.Hits), "hit"), res.Total, res.Indexed),
+			Text: fmt.Sprintf("%s of %d; %s", plural.Count(len(res.Hits), "hit", "hits"), res.Total, res.Indexed),
 		}}}, *res, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{
@@ -56,15 +57,7 @@ func (f *Finder) AddTools(srv *mcp.Server) {
 			return nil, ListResult{}, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
-			Text: fmt.Sprintf("%s of %d; %s", count(len(res.Documents), "document"), res.Total, res.Indexed),
+			Text: fmt.Sprintf("%s of %d; %s", plural.Count(len(res.Documents), "document", "documents"), res.Total, res.Indexed),
 		}}}, *res, nil
 	})
-}
-
-// count is "1 hit", "2 hits".
-func count(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -3,9 +3,9 @@ package library
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"sync/atomic"
 
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -25,7 +25,7 @@ func (j *listedJSON) of(r *mcp.Resource) ([]byte, error) {
 	if p := j.b.Load(); p != nil {
 		return *p, nil
 	}
-	b, err := sdkJSON(r)
+	b, err := jsonfast.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
@@ -34,18 +34,6 @@ func (j *listedJSON) of(r *mcp.Resource) ([]byte, error) {
 	b = bytes.Clone(b)
 	j.b.Store(&b)
 	return b, nil
-}
-
-// sdkJSON encodes v as go-sdk's JSON-RPC layer does: encoding/json
-// without HTML escaping.
-func sdkJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // listPage is go-sdk's resources/list result, written from the sources'
@@ -63,13 +51,13 @@ type listPage struct {
 func (p *listPage) MarshalJSON() ([]byte, error) {
 	env := *p.ListResourcesResult
 	env.Resources = []*mcp.Resource{}
-	head, err := sdkJSON(&env)
+	head, err := jsonfast.Marshal(&env)
 	if err != nil {
 		return nil, err
 	}
 	const tail = `"resources":[]}`
 	if !bytes.HasSuffix(head, []byte(tail)) {
-		return sdkJSON(p.ListResourcesResult)
+		return jsonfast.Marshal(p.ListResourcesResult)
 	}
 	head = head[:len(head)-2]
 	entries := make([][]byte, len(p.Resources))
@@ -92,7 +80,7 @@ func (p *listPage) MarshalJSON() ([]byte, error) {
 	}
 	for i, r := range p.Resources {
 		if entries[i] == nil {
-			if entries[i], err = sdkJSON(r); err != nil {
+			if entries[i], err = jsonfast.Marshal(r); err != nil {
 				return nil, err
 			}
 		}
