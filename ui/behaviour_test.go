@@ -17,6 +17,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // B2: esc during M (load all) resets the loading state: m works again and
@@ -1315,8 +1316,8 @@ func TestCrumbs_KeepTheirEndsAt80(t *testing.T) {
 	if got := fitCrumbs([]string{"demo", "doc"}, 79); strings.Join(got, "|") != "demo|doc" {
 		t.Errorf("a crumb that fits changed: %q", got)
 	}
-	if got := truncMiddle("http://very-long-host.example.com:7800", 20); ansi.StringWidth(got) != 20 || !strings.HasSuffix(got, ":7800") {
-		t.Errorf("truncMiddle = %q", got)
+	if got := sanitize.TruncateMiddle("http://very-long-host.example.com:7800", 20); ansi.StringWidth(got) != 20 || !strings.HasSuffix(got, ":7800") {
+		t.Errorf("TruncateMiddle = %q", got)
 	}
 }
 

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -44,6 +46,9 @@ type cmdBar struct {
 	toOverlay bool
 	// width is the terminal's, which the input and its hint share.
 	width int
+	// files: the o prompt also takes a local file's path (the TUI can
+	// convert files: open FILE and --docs sessions).
+	files bool
 }
 
 // maxHistory bounds each mode's history.
@@ -83,6 +88,7 @@ func (b *cmdBar) open(m *model, req promptMsg) tea.Cmd {
 	b.mode = req.mode
 	b.validate = req.validate
 	b.toOverlay = req.overlay
+	b.files = m.e.opt.OpenFile != nil
 	b.hist = -1
 	b.input.Prompt = b.prompt()
 	b.input.SetStyles(barStyles(m.e))
@@ -134,12 +140,37 @@ func (b *cmdBar) refresh() {
 	v := strings.TrimSpace(b.input.Value())
 	b.hint, b.hintOK = "", false
 	switch {
+	case b.mode == barOpen && b.files && typedPath(v):
+		b.hint, b.hintOK = "✓ local file · enter converts and opens it", true
 	case b.validate != nil:
 		b.hint, b.hintOK = b.validate(v)
 	case b.mode == barOpen:
 		b.hint, b.hintOK = uriHint(v, "type or paste a dpe:// URI")
 	}
 	b.fit()
+}
+
+// typedPath says whether what the o prompt holds is a local file's path
+// (or file:// URI) rather than the start of a URI: it begins with /, ./,
+// ../, ~/ or file://, as a path typed in a shell does.
+func typedPath(v string) bool {
+	for _, p := range []string{"/", "./", "../", "~/", "file://"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// expandHome is a typed path with a leading ~/ made the home directory's,
+// as a shell would.
+func expandHome(v string) string {
+	if rest, ok := strings.CutPrefix(v, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return v
 }
 
 func uriHint(v, empty string) (string, bool) {
@@ -280,6 +311,11 @@ func (b *cmdBar) submit(m *model) tea.Cmd {
 		}
 		b.remember(v)
 		b.close()
+		if mode == barOpen && b.files && typedPath(v) {
+			// A local file opens as open FILE opens it, over the screen
+			// shown (esc comes back), through the one local-file rule.
+			return m.e.ask(openFileMsg{target: expandHome(v), over: true})
+		}
 		if mode == barCommand && isDigits(v) {
 			return b.answer(m, promptDoneMsg{mode: mode, value: v})
 		}

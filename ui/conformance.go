@@ -50,8 +50,12 @@ func (v *conformanceOverlay) View(w, h int) []string {
 	if !d.validated {
 		return []string{"", "  " + v.e.spin.View() + " validating…"}
 	}
-	vio, warn := countFindings(d.findings)
+	vio, warn, notes := countFindings(d.findings)
 	head := " Conformance · " + counted(vio, "violation", "violations") + " · " + counted(warn, "warning", "warnings")
+	if notes > 0 {
+		// A note is advice: counted apart, not as a warning.
+		head += " · " + counted(notes, "note", "notes")
+	}
 	if len(d.findings) == 0 {
 		return []string{st.title.Render(head), "", "  " + st.okText.Render("✓ the document conforms to the DPE content format")}
 	}
@@ -65,8 +69,11 @@ func (v *conformanceOverlay) View(w, h int) []string {
 	for i := v.list.top; i < len(d.findings) && len(out) < h; i++ {
 		f := d.findings[i]
 		sev := st.warnText.Render("!")
-		if f.Severity == dpe.Violation {
+		switch f.Severity {
+		case dpe.Violation:
 			sev = st.errText.Render("✗")
+		case dpe.Note:
+			sev = st.dim.Render("i")
 		}
 		where := sanitizeLine(f.Path)
 		if f.Page >= 0 {

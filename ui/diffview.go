@@ -116,24 +116,52 @@ func (d *documentScreen) onDiff(msg diffMsg) tea.Cmd {
 		return nil
 	}
 	page, sel := d.page, d.sel
-	d.clearSearch()
-	d.op = msg.fresh
-	d.pages = d.pages[:0]
-	for _, p := range d.op.Doc.Pages {
-		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p)})
-	}
+	d.replaceDoc(msg.fresh)
 	for i, p := range msg.pages {
 		d.install(i, p)
 	}
+	d.idn = identityState{res: msg.res, doc: msg.fresh, loaded: len(msg.pages), toUI: resultToUI(msg.res, d.op.Doc)}
+	d.markChanges(msg.old, msg.res, msg.c)
+
+	d.page = min(page, max(0, len(d.pages)-1))
+	d.sel = sel
+	if p := d.curPage(); p == nil || d.sel >= len(p.Elements) {
+		d.sel = 0
+	}
+	d.invalidate()
+	return tea.Batch(e.setStatus(statusOK, d.diff.text), d.validate())
+}
+
+// replaceDoc puts op in place of the document on screen (a fresh fetch,
+// or a watched file read again): no page loaded, and nothing kept that
+// was about the old pages.
+func (d *documentScreen) replaceDoc(op *dpe.Opened) {
+	d.clearSearch()
+	d.op = op
+	d.pages = d.pages[:0]
+	for _, p := range d.op.Doc.Pages {
+		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p), hidden: p.SheetState() != ""})
+	}
 	d.tv, d.cell, d.tables = map[int]render.TableView{}, map[int]cellPos{}, map[int]pageTables{}
 	d.validated, d.findings, d.failedOffline = false, nil, map[int]bool{}
-	d.pendingFind, d.pendingJump = nil, -1
+	d.pendingFind, d.pendingJump, d.pendingHit = nil, -1, nil
 	d.images.stop()
-	d.images.reset(e.renderer)
-	d.idn = identityState{res: msg.res, doc: msg.fresh, loaded: len(msg.pages), toUI: resultToUI(msg.res, d.op.Doc)}
+	d.images.reset(d.e.renderer)
+	d.idn = identityState{}
+	d.diff = nil
+	if last := max(0, len(d.pages)-1); d.page > last {
+		// The new version is shorter than the page shown: its last page.
+		d.page, d.sel, d.yoff = last, 0, 0
+	}
+	d.invalidate()
+}
 
-	ds := &diffState{c: msg.c, pages: map[int]bool{}, els: map[int]map[int]string{}}
-	for _, pc := range msg.c.Pages {
+// markChanges marks what changed from old to new (identity.Diff's c) on
+// the screen's pages, which are new's: ± on changed pages, the gutter on
+// added and moved elements; n/N walk them. d.idn must be new's.
+func (d *documentScreen) markChanges(old, new *identity.Result, c *identity.Changes) {
+	ds := &diffState{c: c, pages: map[int]bool{}, els: map[int]map[int]string{}}
+	for _, pc := range c.Pages {
 		if pc.NewIndex < 0 {
 			continue // a removed page: counted in the delta, not on screen
 		}
@@ -173,16 +201,9 @@ func (d *documentScreen) onDiff(msg diffMsg) tea.Cmd {
 		return ds.walk[a].el < ds.walk[b].el
 	})
 	ds.cur = -1
-	ds.text = diffSummary(msg.old, msg.res, msg.c)
+	ds.text = diffSummary(old, new, c)
 	d.diff = ds
-
-	d.page = min(page, max(0, len(d.pages)-1))
-	d.sel = sel
-	if p := d.curPage(); p == nil || d.sel >= len(p.Elements) {
-		d.sel = 0
-	}
 	d.invalidate()
-	return tea.Batch(e.setStatus(statusOK, ds.text), d.validate())
 }
 
 // diffSummary is the status line of a comparison.

@@ -88,6 +88,16 @@ type documentScreen struct {
 	idn    identityState
 	diff   *diffState
 	diffOp int
+
+	// watch is the file watch mode reads again when it changes (nil: not
+	// watched).
+	watch *watchState
+	// restoring: the document opened before the positions file was
+	// read, and goes where it was left once it is, unless a key moved it.
+	restoring bool
+
+	// link is the link tab chose (doc_links.go).
+	link linkAt
 }
 
 type findReq struct {
@@ -104,7 +114,11 @@ type pageUI struct {
 	title    string
 	hint     int // element_count hint, -1 when absent
 	manifest bool
-	loading  bool
+	// hidden: a spreadsheet sheet the file hides (page metadata
+	// sheet_state), dimmed in the sidebar as the spreadsheet's own tabs
+	// leave it out.
+	hidden  bool
+	loading bool
 	// op is the op loading the page (with loading).
 	op  int
 	err string
@@ -114,6 +128,8 @@ type pageUI struct {
 	p         *dpe.Page
 	outline   []outlineEntry
 	kinds     map[string]int
+	// links are the page's links in reading order (tab's stops).
+	links []pageLink
 }
 
 func (pu *pageUI) loaded() bool { return pu.p != nil }
@@ -136,7 +152,7 @@ func newDocumentScreen(e *env, msg openedMsg, tl *traceLog) *documentScreen {
 	d := &documentScreen{e: e, op: msg.opened, opener: msg.opener, res: msg.res, uri: msg.uri, target: msg.target, trace: tl,
 		tv: map[int]render.TableView{}, cell: map[int]cellPos{}, tables: map[int]pageTables{}, pendingJump: -1, failedOffline: map[int]bool{}}
 	for _, p := range d.op.Doc.Pages {
-		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p)})
+		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p), hidden: p.SheetState() != ""})
 	}
 	if len(d.pages) > 0 {
 		if msg.first != nil {
@@ -154,7 +170,7 @@ func newDocumentScreen(e *env, msg openedMsg, tl *traceLog) *documentScreen {
 func (d *documentScreen) install(i int, p *dpe.Page) {
 	pu := &d.pages[i]
 	pu.p, pu.loading, pu.err = p, false, ""
-	pu.outline = nil
+	pu.outline, pu.links = nil, nil
 	pu.kinds = map[string]int{}
 	delete(d.failedOffline, i)
 	for j, el := range p.Elements {
@@ -163,6 +179,9 @@ func (d *documentScreen) install(i int, p *dpe.Page) {
 			cat = dpe.CategoryTable // a chunk is a table everywhere
 		}
 		pu.kinds[cat]++
+		for k := range el.Links() {
+			pu.links = append(pu.links, pageLink{j, k})
+		}
 		if cat == dpe.CategoryTitle {
 			depth, _ := el.MetaInt("category_depth")
 			pu.outline = append(pu.outline, outlineEntry{el: j, depth: depth, text: sanitizeLine(firstLine(el.Text))})
@@ -212,7 +231,10 @@ func (d *documentScreen) title() string {
 	return "document"
 }
 
-func (d *documentScreen) stop() { d.images.stop() }
+func (d *documentScreen) stop() {
+	d.images.stop()
+	d.stopWatch()
+}
 
 // layout returns sidebar and content widths for a body width.
 func (d *documentScreen) layout(w int) (side, content int) {
@@ -229,6 +251,18 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	e := d.e
 	if cmd, ok := d.identityUpdate(msg); ok {
 		return d, tea.Batch(cmd, d.schedule())
+	}
+	if cmd, ok := d.onWatch(msg); ok {
+		return d, cmd
+	}
+	switch msg.(type) {
+	case tea.KeyPressMsg:
+		d.restoring = false // the user moved first
+	case positionsLoadedMsg:
+		if d.restoring {
+			return d, d.restore()
+		}
+		return d, nil
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg, themeChangedMsg:
@@ -301,6 +335,8 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		return d, tea.Batch(d.gotoPage(msg.page, msg.el), d.schedule())
 	case promptDoneMsg:
 		return d, tea.Batch(d.onPrompt(msg), d.schedule())
+	case linkOpenedMsg:
+		return d, d.onLinkOpened(msg)
 	case tea.KeyPressMsg:
 		cmd := d.key(msg)
 		return d, tea.Batch(cmd, d.schedule())
@@ -332,7 +368,7 @@ func (d *documentScreen) installReopened(next *dpe.Opened) tea.Cmd {
 	d.op = next
 	d.pages = d.pages[:0]
 	for _, p := range next.Doc.Pages {
-		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p)})
+		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p), hidden: p.SheetState() != ""})
 	}
 	d.page = min(d.page, max(0, len(d.pages)-1))
 	d.sel, d.yoff = 0, 0
@@ -427,6 +463,9 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		if cmd, ok := d.escInner(); ok {
 			return cmd
 		}
+	}
+	if cmd, ok := d.linkKey(msg); ok {
+		return cmd
 	}
 	if d.isTableSelected() {
 		if cmd, ok := d.tableKey(msg); ok {
@@ -549,7 +588,7 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // escStep is what esc does on the document, innermost mode first: the
-// table's cell cursor, then a search the user typed, then a comparison,
+// link tab chose, the table's cell cursor, then a search the user typed, then a comparison,
 // and only then back out of the document. escInner does it and escHint
 // names it, so the footer shows the one esc that will happen.
 type escStep int
@@ -559,10 +598,14 @@ const (
 	escTable
 	escSearch
 	escDiff
+	escLink
 )
 
 func (d *documentScreen) escStep() escStep {
+	_, link := d.curLink()
 	switch {
+	case link:
+		return escLink
 	case d.tableActive():
 		return escTable
 	case d.search.query != "" && d.search.near == nil:
@@ -578,8 +621,8 @@ func (d *documentScreen) escStep() escStep {
 // escDesc is each step as a footer hint, escSays as what "esc again"
 // will do.
 var (
-	escDesc = map[escStep]string{escBack: "back", escTable: "leave table", escSearch: "clear search", escDiff: "clear diff"}
-	escSays = map[escStep]string{escBack: "goes back", escTable: "leaves the table", escSearch: "clears the search", escDiff: "clears the diff"}
+	escDesc = map[escStep]string{escBack: "back", escTable: "leave table", escSearch: "clear search", escDiff: "clear diff", escLink: "leave link"}
+	escSays = map[escStep]string{escBack: "goes back", escTable: "leaves the table", escSearch: "clears the search", escDiff: "clears the diff", escLink: "leaves the link"}
 )
 
 // escHint is the footer's esc binding, saying what esc does now.
@@ -594,6 +637,9 @@ func (d *documentScreen) escClearsStatus() bool { return true }
 func (d *documentScreen) escInner() (tea.Cmd, bool) {
 	e := d.e
 	switch d.escStep() {
+	case escLink:
+		d.link = linkAt{}
+		return nil, true
 	case escTable:
 		d.cellAway = tableAt{true, d.page, d.sel}
 		if next := d.escStep(); next != escBack || e.behind > 0 {
@@ -617,10 +663,7 @@ func (d *documentScreen) reopen() tea.Cmd {
 	if rs, ok := d.src.(*remoteSource); ok {
 		return rs.reopen(d.e, d.page)
 	}
-	at := &hitPlace{page: d.page + 1, el: d.sel}
-	if el := d.selected(); el != nil {
-		at.elementID = el.ID
-	}
+	at := d.placeHere()
 	if d.res != nil {
 		res := *d.res
 		return d.e.ask(openURIMsg{uri: d.uri, res: &res, computer: res.Computer, at: at})
@@ -631,6 +674,16 @@ func (d *documentScreen) reopen() tea.Cmd {
 	return d.e.ask(retryMsg{at: at})
 }
 
+// placeHere is the place on screen as an open lands on it: the page and
+// the selected element, by id (its index when the id is gone).
+func (d *documentScreen) placeHere() *hitPlace {
+	at := &hitPlace{page: d.page + 1, el: d.sel}
+	if el := d.selected(); el != nil {
+		at.elementID = el.ID
+	}
+	return at
+}
+
 func (d *documentScreen) Keys() screenKeys {
 	k := d.e.keys
 	// enter is the cell view on a selected table (its cursor shown or
@@ -639,8 +692,16 @@ func (d *documentScreen) Keys() screenKeys {
 	if d.isTableSelected() {
 		inspect = except(k.Inspect, k.Cell)
 	}
+	_, onLink := d.curLink()
+	if onLink {
+		// enter follows the link tab chose; . still inspects.
+		inspect = except(inspect, k.FollowLink)
+	}
 	esc := d.escHint()
 	short := []key2{k.NextPage, k.PrevPage, k.Search, inspect, k.Raw, k.Trace, k.Conformance, k.Export}
+	if len(d.pageLinks()) > 0 && !d.sideFocus {
+		short = slices.Insert(short, 2, k.NextLink)
+	}
 	if d.escStep() == escBack && d.e.behind > 0 {
 		short = slices.Insert(short, 4, esc)
 	}
@@ -661,6 +722,9 @@ func (d *documentScreen) Keys() screenKeys {
 		// What esc leaves goes first: it is the way out of the mode.
 		short = append([]key2{esc}, short...)
 	}
+	if onLink {
+		short = append([]key2{k.FollowLink}, short...)
+	}
 	if d.skill != nil {
 		short = append([]key2{k.SkillFiles}, short...)
 	}
@@ -680,8 +744,18 @@ func (d *documentScreen) Keys() screenKeys {
 		left, right = k.CodeLeft, k.CodeRight
 	}
 	table := []key2{left, right, k.RowDown, k.RowUp, k.FirstCol, k.LastCol, k.Widen, k.Narrow}
-	if d.isTableSelected() {
+	if d.isTableSelected() && !onLink {
 		table = append(table, k.Cell)
+	}
+	// tab is the next link while the page has links and the body has
+	// focus, else the sidebar focus; enter follows a chosen link: help
+	// lists each key once, with what it does now.
+	tabKeys := []key2{k.SideFocus}
+	if len(d.pageLinks()) > 0 && !d.sideFocus {
+		tabKeys = []key2{k.NextLink, k.PrevLink}
+	}
+	if onLink {
+		tabKeys = append(tabKeys, k.FollowLink)
 	}
 	docKeys := []key2{inspect, k.Raw, k.Trace, k.Conformance, k.Copy, k.Export, k.ExportPage, k.SaveImage, withHelp(k.Retry, "retry/reopen"), k.Diff, k.JumpBack, k.JumpForward}
 	if d.skill != nil {
@@ -690,13 +764,14 @@ func (d *documentScreen) Keys() screenKeys {
 	return screenKeys{
 		short: short,
 		full: [][]key2{
-			append(k.navKeys(), k.SideFocus, k.SideToggle),
+			append(k.navKeys(), append(tabKeys, k.SideToggle)...),
 			{k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.PrevTitle, k.NextTable, k.PrevTable, k.NextImage, k.PrevImage},
 			append(table, k.Search, next, prev, k.HitList),
 			docKeys,
 			k.globalKeys(),
 		},
 		notes: []string{
+			"Links: while the page has links, " + k.NextLink.Help().Key + " and " + k.PrevLink.Help().Key + " move between them (after the last, " + k.SideFocus.Help().Key + " gives the sidebar focus, as on a page without links) and " + k.FollowLink.Help().Key + " follows one: a dpe:// or relative link opens here (" + k.Back.Help().Key + " comes back), an http(s) link asks first",
 			"Sidebar: each page's number, title and element count; a spinner while it loads · ◌ not fetched yet · ! failed to load · ± changed (" + k.Diff.Help().Key + " compares)",
 		},
 	}

@@ -149,6 +149,25 @@ func (d *documentScreen) blockAt(y int) int {
 	return min(i, len(offs)-2)
 }
 
+// keptHeader is what a table block b whose line li is at the top of the
+// screen shows over its own lines there: its header rows, kept on screen
+// once the table is scrolled past its top (nil for other blocks).
+func (d *documentScreen) keptHeader(b, li int) []string {
+	p := d.curPage()
+	if li <= 0 || p == nil || b < 0 || b >= len(d.cache.blocks) {
+		return nil
+	}
+	blk := d.cache.blocks[b]
+	if blk.ElementIndex < 0 || blk.ElementIndex >= len(p.Elements) || !isTable(p.Elements[blk.ElementIndex]) {
+		return nil
+	}
+	sticky, _, _ := d.e.renderer.TableWindow(p.Elements[blk.ElementIndex], d.cache.width, d.cache.tvState[blk.ElementIndex], 0, 0)
+	if len(sticky) == 0 || li+len(sticky) >= len(blk.Lines) {
+		return nil
+	}
+	return sticky
+}
+
 func (d *documentScreen) clampScroll() {
 	d.yoff = max(0, min(d.yoff, d.cache.total-d.h))
 }
@@ -228,7 +247,15 @@ func (d *documentScreen) navKey(msg tea.KeyPressMsg) bool {
 	case matches(msg, k.HalfUp):
 		page(-max(1, d.h/2))
 	case matches(msg, k.PageDown):
-		page(max(1, d.h-1))
+		// The screen's last line comes back as the next one's first (one
+		// line of overlap); where a table's kept header rows cover the
+		// top, it comes back below them, or the rows under them would be
+		// on neither screen.
+		step := max(1, d.h-1)
+		if b := d.blockAt(d.yoff + step); b >= 0 {
+			step -= len(d.keptHeader(b, d.yoff+step-d.cache.offs[b]))
+		}
+		page(max(1, step))
 	case matches(msg, k.PageUp):
 		page(-max(1, d.h-1))
 	case matches(msg, k.Top):
@@ -325,7 +352,12 @@ func (d *documentScreen) onPrompt(msg promptDoneMsg) tea.Cmd {
 		n, _ := strconv.Atoi(v)
 		return d.gotoPage(n-1, 0)
 	case barSearch:
-		return d.startSearch(msg.value)
+		cmd := d.startSearch(msg.value)
+		if d.search.query != "" {
+			h := d.here()
+			d.search.from = &nearHit{page: h.page, elementID: h.elementID, el: max(0, h.el)}
+		}
+		return cmd
 	case barExportDoc, barExportPage:
 		if v == "" {
 			return e.info("export cancelled: no file name")
@@ -449,19 +481,19 @@ func (d *documentScreen) contentView(w, h int) []string {
 	b := d.blockAt(d.yoff)
 	y := d.yoff
 	theme := e.renderer.Theme()
-	p := d.curPage()
 	for b >= 0 && b < len(d.cache.blocks) && len(lines) < h {
 		blk := d.cache.blocks[b]
 		isHit, _ := d.isHit(d.page, blk.ElementIndex)
 		li := y - d.cache.offs[b]
 		src := blk.Lines
-		if li > 0 && blk.ElementIndex >= 0 && isTable(p.Elements[blk.ElementIndex]) {
-			// A table scrolled past its top keeps its header rows on screen.
-			sticky, _, _ := e.renderer.TableWindow(p.Elements[blk.ElementIndex], d.cache.width, d.cache.tvState[blk.ElementIndex], 0, 0)
-			if len(sticky) > 0 && li+len(sticky) < len(src) {
-				src = append(append([]string(nil), sticky...), src[li+len(sticky):]...)
-				li = 0
-			}
+		if sticky := d.keptHeader(b, li); sticky != nil {
+			src = append(append([]string(nil), sticky...), src[li+len(sticky):]...)
+			li = 0
+		}
+		if p := d.curPage(); blk.ElementIndex >= 0 && !isTable(p.Elements[blk.ElementIndex]) {
+			// The whole block, as a link's text may wrap onto the
+			// next line.
+			src = d.markLinks(src, p.Elements[blk.ElementIndex], blk.ElementIndex)
 		}
 		extent := d.cache.offs[b+1] - d.cache.offs[b] - (len(blk.Lines) - len(src))
 		for ; li < extent && len(lines) < h; li++ {
@@ -508,6 +540,9 @@ func (d *documentScreen) statusText(w int) string {
 	st := d.e.st
 	s := d.search
 	if t := d.diffStatusText(w); t != "" {
+		return t
+	}
+	if t := d.linkStatus(w); t != "" {
 		return t
 	}
 	if s.query == "" {

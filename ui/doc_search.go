@@ -29,16 +29,23 @@ type searchState struct {
 	// current match is the first at or after that place, and finding it
 	// does not move the view, which is already there.
 	near *nearHit
+	// from is where a search typed with / was started: its first match
+	// is the first at or after that place (the first of the document
+	// when there is none after it), and the view moves to it, as less
+	// and vim search from where you are.
+	from *nearHit
 	// cell is the focused hit's table cell, its place and its text
 	// around the hit, for the status line: a cell cut with "…" can hide
 	// the hit ("" when the hit is not in a table).
 	cell string
 }
 
-// nearHit is a place in the document: a page index and an element id.
+// nearHit is a place in the document: a page index and an element id
+// (el, the element's index, where the id names none).
 type nearHit struct {
 	page      int
 	elementID string
+	el        int
 }
 
 // maxHits bounds the hits kept for one search.
@@ -166,6 +173,13 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 	case d.search.cur >= 0 || len(d.search.hits) == 0:
 	case d.search.near != nil:
 		d.search.cur = d.firstHitFrom(*d.search.near, done)
+	case d.search.from != nil:
+		if d.search.cur = d.hitAtOrAfter(*d.search.from); d.search.cur < 0 && done {
+			d.search.cur = 0 // none after the place: the first, said below
+		}
+		if d.search.cur >= 0 {
+			cmds = append(cmds, d.showHit())
+		}
 	default:
 		d.search.cur = 0
 		cmds = append(cmds, d.showHit())
@@ -184,6 +198,9 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%d+ matches for %q (stopped at %d) · n/N move · S lists", maxHits, q, maxHits)))
 	default:
 		where := ""
+		if d.search.from != nil && d.hitAtOrAfter(*d.search.from) < 0 {
+			where = " · none after where you were: showing the first"
+		}
 		if d.search.cell != "" {
 			where = " · " + d.search.cell // the hit a cut cell may hide
 		}
@@ -196,17 +213,25 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 // while the search has not reached it); once the search is done, a place
 // past the last hit takes the last one, so n wraps to the first.
 func (d *documentScreen) firstHitFrom(at nearHit, done bool) int {
-	el := 0
+	if i := d.hitAtOrAfter(at); i >= 0 || !done {
+		return i
+	}
+	return len(d.search.hits) - 1
+}
+
+// hitAtOrAfter is the index of the first hit found at or after place at,
+// -1 while there is none.
+func (d *documentScreen) hitAtOrAfter(at nearHit) int {
+	el := at.el
 	if at.page < len(d.pages) {
-		el = max(0, d.hitElement(at.page, at.elementID))
+		if j := d.hitElement(at.page, at.elementID); j >= 0 {
+			el = j
+		}
 	}
 	for i, h := range d.search.hits {
 		if h.page > at.page || h.page == at.page && h.el >= el {
 			return i
 		}
-	}
-	if done {
-		return len(d.search.hits) - 1
 	}
 	return -1
 }
@@ -219,10 +244,18 @@ func (d *documentScreen) nextHit(dir int) tea.Cmd {
 		}
 		return d.e.info("no matches")
 	}
-	if d.search.cur < 0 && d.search.near != nil {
-		// Opened at a Finder hit, and the search has not reached it yet:
-		// n and N go on from the hit, not from the document's start.
-		switch i := d.firstHitFrom(*d.search.near, false); {
+	place := d.search.near
+	if place == nil {
+		place = d.search.from
+	}
+	if d.search.cur < 0 && place != nil {
+		// Opened at a Finder hit, or searched from a place, and the
+		// search has not reached it yet: n and N go on from there, not
+		// from the document's start (from a typed search's place, n goes
+		// to the first match at it: none is shown yet).
+		switch i := d.hitAtOrAfter(*place); {
+		case i >= 0 && place == d.search.from && dir > 0:
+			d.search.cur = i - 1
 		case i >= 0:
 			d.search.cur = i
 		case dir < 0:

@@ -109,6 +109,10 @@ func (d *documentScreen) sidebarView(w, h int) []string {
 				title = "Page " + strconv.Itoa(e.page+1)
 			}
 			left := fmt.Sprintf("%s%3d %s", mark, e.page+1, sanitizeLine(title))
+			if pu.hidden {
+				// Said in words too: dim is lost without colour.
+				left += " (hidden)"
+			}
 			row = fit(left, w-len(count)-1) + " " + count
 		} else {
 			o := pu.outline[e.outline]
@@ -120,7 +124,7 @@ func (d *documentScreen) sidebarView(w, h int) []string {
 			row = st.selRow.Render(row)
 		case i == l.cur || (e.page == d.page && e.outline < 0):
 			row = st.sideCur.Render(row)
-		case e.outline >= 0:
+		case e.outline >= 0 || pu.hidden:
 			row = st.dim.Render(row)
 		default:
 			row = st.sidebar.Render(row)

@@ -32,6 +32,8 @@ type env struct {
 	// runs.
 	notice string
 
+	// positions are where documents were left (restore.go).
+	positions positions
 	// jumps is the history of places ctrl+o and ctrl+i walk.
 	jumps    jumpList
 	keys     keyMap

@@ -44,7 +44,13 @@ func newErrorInfo(what string, err error) *errorInfo {
 	// Say each thing once: an error that already names what failed
 	// ("open URI: …") is not prefixed with it again.
 	if what != "" && !strings.HasPrefix(full, what+":") {
-		full = what + ": " + full
+		if verb, obj, ok := strings.Cut(what, " "); ok && obj != "" && strings.HasPrefix(full, obj+":") {
+			// "open FILE" of an error that starts "FILE: …" (a
+			// converter's, an *os.PathError's): the file is named once.
+			full = verb + " " + full
+		} else {
+			full = what + ": " + full
+		}
 	}
 	info := &errorInfo{what: what, full: full}
 	info.summary = firstSentence(sanitizeLine(full))

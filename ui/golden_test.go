@@ -260,6 +260,22 @@ func TestGolden(t *testing.T) {
 			s.waitFor("page 3/3")
 			s.waitFor("Appendix: revenue")
 		}},
+		{name: "history_forward", drive: func(s *session) {
+			// :3, then < back to page 1 and > forward to page 3 again:
+			// keys every terminal sends (ctrl+i is tab in many).
+			s.toDocument()
+			s.keys(":")
+			s.typeText("3")
+			s.keys("enter")
+			s.waitFor("page 3/3")
+			s.idle()
+			s.keys("<")
+			s.waitFor("page 1/3")
+			s.idle()
+			s.keys(">")
+			s.waitFor("page 3/3")
+			s.waitFor("Appendix: revenue")
+		}},
 		{name: "inspector", drive: func(s *session) {
 			s.toDocument()
 			s.keys("t", ".")

@@ -141,7 +141,7 @@ func (d *documentScreen) identityUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		d.idn.res, d.idn.doc, d.idn.loaded = msg.res, msg.doc, msg.loaded
 		d.idn.toUI = resultToUI(msg.res, d.op.Doc)
-		return nil, true
+		return d.watchMarks(), true
 	case diffMsg:
 		return d.onDiff(msg), true
 	case errMsg:

@@ -80,6 +80,16 @@ func (v *inspector) Update(msg tea.Msg) (screen, tea.Cmd) {
 	return v, nil
 }
 
+// pageAt is page i of the document, nil when not loaded or no longer
+// there: a watched file read again may have fewer pages than the one
+// the inspector was opened on.
+func (v *inspector) pageAt(i int) *dpe.Page {
+	if i < 0 || i >= len(v.d.pages) {
+		return nil
+	}
+	return v.d.pages[i].p
+}
+
 // find locates an element by id: this page first, then the other loaded
 // pages.
 func (v *inspector) find(id string) (elemRef, bool) {
@@ -93,7 +103,7 @@ func (v *inspector) find(id string) (elemRef, bool) {
 		}
 	}
 	for _, pi := range order {
-		p := v.d.pages[pi].p
+		p := v.pageAt(pi)
 		if p == nil {
 			continue
 		}
@@ -110,7 +120,7 @@ func (v *inspector) find(id string) (elemRef, bool) {
 // (children) and whose related_ids name it (referenced by).
 func (v *inspector) reverse() (children, refs []elemRef) {
 	id := v.el.ID
-	p := v.d.pages[v.page].p
+	p := v.pageAt(v.page)
 	if id == "" || p == nil {
 		return nil, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -39,6 +40,12 @@ type keyMap struct {
 	HistPrev, HistNext key.Binding
 	// The jump history across pages and documents.
 	JumpBack, JumpForward key.Binding
+	// The links of the page shown: tab and shift+tab move between them
+	// while the page has links and the body has focus (tab after the
+	// last link gives the sidebar focus), enter follows the one chosen.
+	NextLink, PrevLink, FollowLink key.Binding
+	// OpenLink is the yes of the confirmation an http(s) link asks.
+	OpenLink key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -131,12 +138,74 @@ func newKeyMap() keyMap {
 		CopyJSON:   b([]string{"j"}, "j", "JSON"),
 		CopyPath:   b([]string{"p"}, "p", "JSON path"),
 
-		JumpBack:    b([]string{"ctrl+o"}, "ctrl+o", "back in history"),
-		JumpForward: b([]string{"ctrl+i"}, "ctrl+i", "forward in history"),
+		// ctrl+i is tab in a terminal that does not disambiguate keys
+		// (tab is the sidebar focus), so forward has > too, which every
+		// terminal sends, and < goes with it; the help names ctrl+i only
+		// when the terminal said it tells it from tab (withTerminal).
+		JumpBack:    b([]string{"ctrl+o", "<"}, "ctrl+o/<", "back in history"),
+		JumpForward: b([]string{"ctrl+i", ">"}, ">", "forward in history"),
+
+		NextLink:   b([]string{"tab"}, "tab", "next link"),
+		PrevLink:   b([]string{"shift+tab"}, "shift+tab", "prev link"),
+		FollowLink: b([]string{"enter"}, "enter", "follow link"),
+		OpenLink:   b([]string{"y"}, "y", "open in the browser"),
 
 		HistPrev: b([]string{"up"}, "↑", "history"),
 		HistNext: b([]string{"down"}, "↓", "history"),
 	}
+}
+
+// ambiguousKeys are the keys a terminal sends as another key unless it
+// disambiguates them (Bubble Tea asks for the kitty keyboard protocol and
+// modifyOtherKeys; a tea.KeyboardEnhancementsMsg says it got one).
+var ambiguousKeys = map[string]string{"ctrl+i": "tab", "ctrl+m": "enter", "ctrl+[": "esc"}
+
+// withTerminal is the keymap's help for a terminal that disambiguates
+// keys (or not): a binding's help names an ambiguous key only where the
+// terminal can send it. The keys themselves stay bound either way.
+func (k keyMap) withTerminal(disambiguates bool) keyMap {
+	v := reflect.ValueOf(&k).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		b, ok := v.Field(i).Interface().(key.Binding)
+		if !ok {
+			continue
+		}
+		var some bool
+		for _, kk := range b.Keys() {
+			if _, ok := ambiguousKeys[kk]; ok {
+				some = true
+			}
+		}
+		if !some {
+			continue
+		}
+		b.SetHelp(helpKeys(b.Keys(), disambiguates), b.Help().Desc)
+		v.Field(i).Set(reflect.ValueOf(b))
+	}
+	return k
+}
+
+// helpKeys is the help's name for keys: each key by its symbol, joined
+// with '/'; an ambiguous key only when the terminal disambiguates.
+func helpKeys(keys []string, disambiguates bool) string {
+	shown := map[string]string{"up": "↑", "down": "↓", "left": "←", "right": "→", "pgdown": "pgdn"}
+	var names []string
+	sep := "/"
+	for _, k := range keys {
+		if k == "/" {
+			sep = " " // "/" is a key here, not the separator
+		}
+	}
+	for _, k := range keys {
+		if _, ok := ambiguousKeys[k]; ok && !disambiguates && len(keys) > 1 {
+			continue
+		}
+		if s, ok := shown[k]; ok {
+			k = s
+		}
+		names = append(names, k)
+	}
+	return strings.Join(names, sep)
 }
 
 // screenKeys adapts the keymap to bubbles/help for one screen. short is

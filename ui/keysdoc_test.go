@@ -45,13 +45,15 @@ func keysDoc() string {
 	b.WriteString("Every binding of the one keymap the browser dispatches with, and that the footer and the `?` screen are drawn from. " +
 		"A key means what its screen's `?` says: the same key has another binding on another screen. " +
 		"The screens and what each key does there: [browser.md](browser.md); back to the [README](../README.md).\n\n")
-	b.WriteString("| binding | keys | help says |\n|---|---|---|\n")
+	b.WriteString("`[keys]` in config.toml rebinds an action by its name in the second column (`search = [\"/\", \"ctrl+s\"]`), after `preset = \"vim\"` or `\"less\"`; " +
+		"a key two actions of one screen would share, or an unknown name, is a config error (exit 2).\n\n")
+	b.WriteString("| binding | config name | keys | help says |\n|---|---|---|---|\n")
 	for i := 0; i < v.NumField(); i++ {
 		bind, ok := v.Field(i).Interface().(key.Binding)
 		if !ok {
 			continue
 		}
-		b.WriteString("| " + v.Type().Field(i).Name + " | " + keyCell(bind) + " | " + bind.Help().Desc + " |\n")
+		b.WriteString("| " + v.Type().Field(i).Name + " | `" + actionName(v.Type().Field(i).Name) + "` | " + keyCell(bind) + " | " + bind.Help().Desc + " |\n")
 	}
 	return b.String()
 }
@@ -71,7 +73,7 @@ func mainKeys() string {
 		row("Everywhere", k.Help, k.Quit, k.Back, k.Open, k.Finder, k.Trace, k.ErrorDetail) +
 		row("Lists", k.Up, k.Down, k.Enter, k.Left, k.Filter, k.Refresh) +
 		row("Resources", k.ToggleScheme, k.More, k.All, k.Detail, k.CopyURI) +
-		row("Document", k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.NextTable, k.Search, k.NextHit, k.Inspect, k.Raw, k.Conformance, k.Copy, k.Export, k.Diff, k.JumpBack, k.JumpForward) +
+		row("Document", k.NextPage, k.PrevPage, k.Command, k.NextTitle, k.NextTable, k.Search, k.NextHit, k.NextLink, k.FollowLink, k.Inspect, k.Raw, k.Conformance, k.Copy, k.Export, k.Diff, k.JumpBack, k.JumpForward) +
 		row("Tables", k.ColLeft, k.ColRight, k.Widen, k.Cell)
 }
 

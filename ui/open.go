@@ -58,9 +58,15 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 // openTarget is `dpe-tui open <file|URL>`: no resolver, straight to fetch;
 // at is where the document opens (nil: page 1).
 func (m *model) openTarget(target string, at *hitPlace) tea.Cmd {
+	return m.openTargetOver(target, at, false)
+}
+
+// openTargetOver is openTarget; over: the document opens above the one
+// shown, so esc comes back to it (a followed link, a path typed at o).
+func (m *model) openTargetOver(target string, at *hitPlace, over bool) tea.Cmd {
 	e := m.e
 	if p, ok := localFile(target); ok && e.opt.OpenFile != nil {
-		return m.openFile(target, p, at)
+		return m.openFile(target, p, at, over)
 	}
 	access := targetURI(target)
 	e.lastTrace = newTraceLog(access, "")
@@ -68,7 +74,7 @@ func (m *model) openTarget(target string, at *hitPlace) tea.Cmd {
 	id, cmd := e.start("opening "+sanitizeLine(target), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
 		msg := doOpen(ctx, id, o, buf, access, func(ctx context.Context) (*dpe.Opened, error) { return o.OpenAccess(ctx, access) })
-		return stampOpened(msg, func(om *openedMsg) { om.target, om.at = target, at })
+		return stampOpened(msg, func(om *openedMsg) { om.target, om.at, om.over = target, at, over })
 	})
 	if s, ok := m.top().(*openingScreen); ok {
 		s.id = id
@@ -245,7 +251,10 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		// from the place left (recorded below) to here.
 		moving := e.jumps.moving
 		e.jumps.moving = true
-		cmd = tea.Batch(cmd, d.jumpToHit(msg.at))
+		cmd = tea.Batch(cmd, d.jumpToHit(msg.at), d.startWatch())
+		if msg.at == nil {
+			cmd = tea.Batch(cmd, d.restoreOnOpen())
+		}
 		e.jumps.moving = moving
 	}
 	if prev, ok := m.top().(*documentScreen); ok && !e.jumps.moving {
@@ -257,6 +266,10 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		if msg.over {
 			m.stack = append(m.stack, s) // esc comes back here
 			break
+		}
+		if d, ok := t.(*documentScreen); ok {
+			d.leave()
+			cmd = tea.Batch(cmd, e.positions.save())
 		}
 		if st, ok := t.(stopper); ok {
 			st.stop()

@@ -51,7 +51,7 @@ func localFile(target string) (string, bool) {
 // PDF is converted. Later pages convert when visited (the document
 // screen's page loads go through the source), each in a command that esc
 // cancels.
-func (m *model) openFile(target, path string, at *hitPlace) tea.Cmd {
+func (m *model) openFile(target, path string, at *hitPlace, over bool) tea.Cmd {
 	e := m.e
 	open, now := e.opt.OpenFile, e.opt.Now
 	e.lastTrace = newTraceLog(target, "")
@@ -68,7 +68,7 @@ func (m *model) openFile(target, path string, at *hitPlace) tea.Cmd {
 			return errMsg{id: id, what: "open " + sanitizeLine(path), err: errNoSkeleton}
 		}
 		op := &dpe.Opened{Access: dpe.Access{URI: target}, Kind: dpe.KindDocument, Doc: doc}
-		msg := openedMsg{id: id, opened: op, uri: target, target: target, opener: opener, src: src, at: at}
+		msg := openedMsg{id: id, opened: op, uri: target, target: target, opener: opener, src: src, at: at, over: over}
 		if len(doc.Pages) > 0 {
 			msg.first, msg.firstErr = convertPage(ctx, src, buf, now, 0)
 		}

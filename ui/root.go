@@ -94,6 +94,9 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.onImageQuery(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.onPositions(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		e.width, e.height = msg.Width, msg.Height
@@ -122,6 +125,11 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		var cmd tea.Cmd
 		e.spin, cmd = e.spin.Update(msg)
 		return cmd
+
+	case tea.KeyboardEnhancementsMsg:
+		// The terminal tells ctrl+i from tab: the help may name it.
+		e.keys = e.keys.withTerminal(msg.SupportsKeyDisambiguation())
+		return nil
 
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
@@ -165,6 +173,8 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		return nil
 	case openURIMsg:
 		return m.startsLong(func() tea.Cmd { return m.openDPE(msg) })
+	case openFileMsg:
+		return m.startsLong(func() tea.Cmd { return m.openTargetOver(msg.target, nil, msg.over) })
 	case retryMsg:
 		return m.retry(msg.at)
 
@@ -281,14 +291,18 @@ func (m *model) pop() tea.Cmd {
 	}
 	closing := m.stack[len(m.stack)-1]
 	m.stack = m.stack[:len(m.stack)-1]
+	var save tea.Cmd
 	if d, ok := closing.(*documentScreen); ok {
 		m.e.jumps.push(d.here()) // ctrl+o in the next document comes back
+		d.stopWatch()
+		d.leave()
+		save = m.e.positions.save()
 	}
 	m.e.dropStatus()
 	if c, ok := closing.(imageCloser); ok {
-		return c.closeImages()
+		return tea.Batch(save, c.closeImages())
 	}
-	return nil
+	return save
 }
 
 // startsLong runs start, which starts ops, and marks those ops long:
@@ -309,6 +323,14 @@ func (m *model) startsLong(start func() tea.Cmd) tea.Cmd {
 func (m *model) quit() tea.Cmd {
 	m.e.ops.cancelAll()
 	var cleanup []tea.Cmd
+	for _, s := range m.stack {
+		if d, ok := s.(*documentScreen); ok {
+			d.leave()
+		}
+	}
+	if save := m.e.positions.saveNow(); save != nil {
+		cleanup = append(cleanup, save) // written before the program ends
+	}
 	for _, s := range m.stack {
 		if st, ok := s.(stopper); ok {
 			st.stop()
@@ -662,7 +684,7 @@ func (m *model) headerView(w int) string {
 			if _, rest, ok := strings.Cut(url, "://"); ok {
 				short = rest // the scheme goes first
 			}
-			parts[2] = st.headerDim.Render("server ") + st.header.Render(truncMiddle(short, ansi.StringWidth(url)-over))
+			parts[2] = st.headerDim.Render("server ") + st.header.Render(sanitize.TruncateMiddle(short, ansi.StringWidth(url)-over))
 			line = strings.Join(parts, "  ")
 		}
 	}
@@ -708,23 +730,9 @@ func fitCrumbs(crumbs []string, w int) []string {
 		if best < 0 {
 			break
 		}
-		out[best] = truncMiddle(out[best], max(8, bw-(width(out)-w)))
+		out[best] = sanitize.TruncateMiddle(out[best], max(8, bw-(width(out)-w)))
 	}
 	return out
-}
-
-// truncMiddle shortens s to w cells with "…" in the middle, so both the
-// start and the end (a file name's, a URL's port) stay readable.
-func truncMiddle(s string, w int) string {
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	if w < 3 {
-		return clip(s, w)
-	}
-	head := (w - 1) / 2
-	tail := w - 1 - head
-	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, ansi.StringWidth(s)-tail, "")
 }
 
 func (m *model) connView() string {

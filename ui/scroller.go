@@ -98,10 +98,11 @@ type lineView struct {
 	extra []keyBindingAction
 }
 
-// keyBindingAction is an extra key of a lineView.
+// keyBindingAction is an extra key of a lineView: the footer hints it
+// first, and it runs before the keys every lineView has.
 type keyBindingAction struct {
-	match func(tea.KeyPressMsg) bool
-	run   func() tea.Cmd
+	b   key2
+	run func() tea.Cmd
 }
 
 func newLineView(e *env, crumb string, mk func(w int) []string) *lineView {
@@ -120,7 +121,7 @@ func (v *lineView) Update(msg tea.Msg) (screen, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		for _, x := range v.extra {
-			if x.match(msg) {
+			if matches(msg, x.b) {
 				return v, x.run()
 			}
 		}
@@ -138,9 +139,13 @@ func (v *lineView) View(w, h int) []string { return v.sc.window(v.lines(w), w, h
 
 func (v *lineView) Keys() screenKeys {
 	k := v.e.keys
+	var extra []key2
+	for _, x := range v.extra {
+		extra = append(extra, x.b)
+	}
 	return screenKeys{
-		short: []key2{k.Up, k.Down, k.PageDown, withHelp(k.Back, "close")},
-		full:  [][]key2{k.navKeys(), k.globalKeys()},
+		short: append(extra, k.Up, k.Down, k.PageDown, withHelp(k.Back, "close")),
+		full:  [][]key2{append(extra, k.navKeys()...), k.globalKeys()},
 	}
 }
 

@@ -19,7 +19,9 @@ type styles struct {
 	sidebar, sideCur, sideTitle, border, counter       lipgloss.Style
 	barPrompt, barOK, barErr                           lipgloss.Style
 	spinner                                            lipgloss.Style
-	help                                               help.Styles
+	// link marks a link's text in the body, linkCur the one tab chose.
+	link, linkCur lipgloss.Style
+	help          help.Styles
 }
 
 func newStyles(theme string) styles {
@@ -35,6 +37,7 @@ func newStyles(theme string) styles {
 		s.sidebar, s.sideCur, s.sideTitle, s.border, s.counter = plain, plain.Reverse(true), plain.Bold(true), plain, plain
 		s.barPrompt, s.barOK, s.barErr = plain.Bold(true), plain, plain.Bold(true)
 		s.spinner = plain
+		s.link, s.linkCur = plain.Underline(true), plain.Underline(true).Reverse(true)
 		s.help = help.Styles{
 			ShortKey: plain, ShortDesc: plain, ShortSeparator: plain, Ellipsis: plain,
 			FullKey: plain, FullDesc: plain, FullSeparator: plain,
@@ -80,6 +83,8 @@ func newStyles(theme string) styles {
 	s.barOK = fg.Foreground(col(p.Green))
 	s.barErr = fg.Foreground(col(p.Red))
 	s.spinner = fg.Foreground(accent)
+	s.link = fg.Underline(true).Foreground(col(p.Accent))
+	s.linkCur = fg.Underline(true).Bold(true).Foreground(col(p.Bg)).Background(col(p.Accent))
 	s.help = help.Styles{
 		ShortKey:       fg.Foreground(col(p.Accent)),
 		ShortDesc:      fg.Foreground(subtle),

@@ -323,12 +323,16 @@ func orDash(s string) string {
 
 func quote(s string) string { return fmt.Sprintf("%q", sanitizeLine(s)) }
 
-func countFindings(f []dpe.Finding) (violations, warnings int) {
+// countFindings counts findings by severity, as check's summary does.
+func countFindings(f []dpe.Finding) (violations, warnings, notes int) {
 	for _, x := range f {
-		if x.Severity == dpe.Violation {
+		switch x.Severity {
+		case dpe.Violation:
 			violations++
-		} else {
+		case dpe.Warning:
 			warnings++
+		default:
+			notes++
 		}
 	}
 	return

@@ -59,6 +59,17 @@ type Options struct {
 	// OpenTarget is a file path or URL for `dpe-tui open`: the document view
 	// opens straight on it, with no server.
 	OpenTarget string
+	// Watch reads a document opened from a local file again when the
+	// file changes on disk (open FILE --watch), at the same place, with
+	// what changed marked as D marks it.
+	Watch bool
+	// Keys is config.toml's [keys]: a preset and rebound actions, checked
+	// with CheckKeys before (a refused one leaves the default keymap).
+	Keys config.Keys
+	// StateFile is where the places documents were left are kept, to
+	// reopen them there (cmd passes positions.json under StateDir); "":
+	// none kept.
+	StateFile string
 	// OpenFile converts an OpenTarget that is a local file other than DPE
 	// JSON (PDF, Office, HTML, e-mail, …); nil → every target is fetched
 	// as DPE JSON.
@@ -122,6 +133,15 @@ type Options struct {
 	// entry, or, with RemoteOnly, the browser opens on it (no office).
 	Remote     *Remote
 	RemoteOnly bool
+	// OpenURL opens an http(s) link of a document in the system's
+	// browser, after the user confirmed the URL (cmd passes xdg-open or
+	// open; tests a recorder, so nothing is ever launched); nil: the
+	// confirmation says there is no opener.
+	OpenURL func(ctx context.Context, url string) error
+	// Hyperlinks makes the http(s) links of the body terminal hyperlinks
+	// (OSC 8), their URLs checked by sanitize.HyperlinkURL; other schemes
+	// never are. Off: links are marked text only.
+	Hyperlinks bool
 }
 
 // Model is the root tea.Model. It wraps a pointer so that the value returned
@@ -153,10 +173,11 @@ func New(opt Options) Model {
 		agent:  opt.Agent,
 		width:  opt.Width,
 		height: opt.Height,
-		keys:   newKeyMap(),
+		keys:   keysOrDefault(opt.Keys),
 		ops:    newOpTable(),
 		spin:   spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
+	e.positions.path = opt.StateFile
 	m := &model{e: e, help: help.New(), bar: newCmdBar()}
 	m.help.SetWidth(opt.Width)
 	theme := opt.Theme
@@ -191,7 +212,7 @@ func (mm Model) Init() tea.Cmd {
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
-	cmds = append(cmds, m.startImageQuery())
+	cmds = append(cmds, m.startImageQuery(), m.e.positions.load())
 	switch t := m.top().(type) {
 	case *openingScreen:
 		cmds = append(cmds, m.startsLong(func() tea.Cmd { return m.openTarget(t.target, nil) }))
@@ -230,4 +251,14 @@ func (mm Model) View() (v tea.View) {
 		}
 	}()
 	return mm.m.view()
+}
+
+// keysOrDefault is the keymap of kc, or the default one when kc is
+// refused (CheckKeys told the caller before).
+func keysOrDefault(kc config.Keys) keyMap {
+	k, err := keysFrom(kc)
+	if err != nil {
+		return newKeyMap()
+	}
+	return k
 }
