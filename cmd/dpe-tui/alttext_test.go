@@ -7,12 +7,13 @@ import (
 )
 
 // get keeps a picture's alternative text from the file (Writer's svg:desc
-// in ODT, descr in PPTX) and the text of Impress's custom shapes.
+// in ODT, pandoc's figure caption in PPTX) and the text of Impress's
+// custom shapes.
 func TestGet_AltTextAndShapeText(t *testing.T) {
 	for file, want := range map[string][]string{
 		"soffice.odt": {"![A gradient figure](Pictures/"},
 		"soffice.odp": {"![fig: figure.png](Pictures/", "A gradient figure"},
-		"pandoc.pptx": {"![fig: figure.png](ppt/media/"},
+		"pandoc.pptx": {"![A gradient figure](ppt/media/"},
 	} {
 		code, out, errOut := runCLI(t, "get", "--format", "md", filepath.Join(realFixtures, file))
 		if code != exitOK || errOut != "" {

@@ -38,7 +38,7 @@ func (a *app) checkCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check URI|FILE|URL|-",
 		Short: "Check a document against the DPE conformance rules (exit 4 on violations)",
-		Long: "check opens a document like get (- reads a DPE JSON from standard input), fetches its\n" +
+		Long: "check opens a document like get (- reads standard input as get does), fetches its\n" +
 			"manifest pages a few at a time, and prints one finding per line with its JSON path, or\n" +
 			"JSON Lines with --json. It exits 4 when there are violations (with --strict, warnings too).",
 		Example: `  dpe-tui check report.dpe.json

@@ -325,7 +325,7 @@ func TestStdin_Dash(t *testing.T) {
 	}
 	// A valid document gets past the check: stdinDocument hands the TUI a
 	// copy that decodes.
-	path, remove, err := stdinDocument(strings.NewReader(goodDoc))
+	path, remove, err := stdinDocument(context.Background(), strings.NewReader(goodDoc), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,8 @@ func TestUsage_NewUserDefects(t *testing.T) {
 		{"open bad images", nil, []string{"open", good, "--images", "bogus"}, []string{"--images must be"}, nil},
 		{"open env images", map[string]string{"DPE_TUI_IMAGES": "bogus"}, []string{"open", filepath.Join(t.TempDir(), "missing.json")}, []string{"DPE_TUI_IMAGES"}, nil},
 		{"open env mouse", map[string]string{"DPE_TUI_MOUSE": "maybe"}, []string{"open", good}, []string{"DPE_TUI_MOUSE", `want true or false, got "maybe"`}, []string{"strconv"}},
+		{"open watch stdin", nil, []string{"open", "-", "--watch"}, []string{`--watch reads a local file again`, `"-" is not a local file`}, nil},
+		{"open watch url", nil, []string{"open", "https://example.org/doc.json", "--watch"}, []string{`"https://example.org/doc.json" is not a local file`}, nil},
 		{"open mouse value", nil, []string{"open", good, "--mouse=maybe"}, []string{`--mouse: want true or false, got "maybe"`}, []string{"strconv"}},
 		{"root mouse value", nil, []string{"--mouse=maybe"}, []string{`--mouse: want true or false`}, []string{"strconv"}},
 		{"page abc", nil, []string{"get", good, "--page", "abc"}, []string{`--page: want a whole number, got "abc"`}, []string{"strconv", "invalid argument"}},
@@ -261,7 +263,7 @@ func TestStdin_HintOnTerminal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	code := runIO(ctx, []string{"get", "-"}, tty, &out, &errb)
-	if code != exitRuntime || !strings.HasPrefix(errb.String(), "dpe-tui: reading a DPE JSON from stdin; end with ctrl+d\n") {
+	if code != exitRuntime || !strings.HasPrefix(errb.String(), "dpe-tui: reading a document from stdin; end with ctrl+d\n") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 	// Piped, there is no hint.

@@ -77,12 +77,7 @@ func runConvert(ctx context.Context, input, out, from string, timeout time.Durat
 		if len(b) > convert.DefaultMaxFileSize {
 			return fmt.Errorf("standard input: file size over the limit (%d bytes)", convert.DefaultMaxFileSize)
 		}
-		// The document is named "stdin" (its URI dpe://local/stdin), not
-		// a percent-encoded phrase. The name's extension is the sniffer's
-		// second opinion: --from, else what plain text looks like.
-		src := convert.BytesSource("stdin"+stdinExt(from, b), b)
-		src.DocRef, src.URI = "stdin", "dpe://local/stdin"
-		data, err = c.ConvertJSON(ctx, src)
+		data, err = convertStdin(ctx, c, from, b)
 		if errors.Is(err, convert.ErrUnsupported) && from == "" {
 			return fmt.Errorf("%w; name its format with --from (%s)", err, stdinFormatList())
 		}
@@ -119,4 +114,14 @@ func convertOutPath(input, out string) (string, error) {
 	}
 	base := filepath.Base(input)
 	return filepath.Join(out, strings.TrimSuffix(base, filepath.Ext(base))+".dpe.json"), nil
+}
+
+// convertStdin converts standard input's bytes b. The document is named
+// "stdin" (its URI dpe://local/stdin), not a percent-encoded phrase. The
+// name's extension is the sniffer's second opinion: from (--from), else
+// what plain text looks like; binary formats are known by their content.
+func convertStdin(ctx context.Context, c *convert.Converter, from string, b []byte) ([]byte, error) {
+	src := convert.BytesSource("stdin"+stdinExt(from, b), b)
+	src.DocRef, src.URI = "stdin", "dpe://local/stdin"
+	return c.ConvertJSON(ctx, src)
 }

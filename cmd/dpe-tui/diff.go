@@ -12,6 +12,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 	"github.com/dpe-tui/dpe-tui/render"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -127,7 +128,13 @@ func writeDiff(w io.Writer, c *identity.Changes, meta []string, md bool) {
 	if md {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%sdelta: added %d, removed %d, retained %d\n", item, c.Delta.Added, c.Delta.Removed, c.Delta.Retained)
+	if ops := opCounts(c); ops != "" {
+		fmt.Fprintf(w, "%schanges: %s\n", item, ops)
+	}
+	// The delta counts element content hashes: an element changed in
+	// place is one hash removed and one added, so it is said apart from
+	// the changes listed below.
+	fmt.Fprintf(w, "%sdelta of element hashes: added %d, removed %d, retained %d\n", item, c.Delta.Added, c.Delta.Removed, c.Delta.Retained)
 	if c.OrderChanged {
 		fmt.Fprintf(w, "%sreading order changed\n", item)
 	}
@@ -189,6 +196,24 @@ func writeDiff(w io.Writer, c *identity.Changes, meta []string, md bool) {
 	}
 }
 
+// opCounts counts the elements listed below by what happened to them
+// ("2 added, 3 removed, 4 changed"), in the units the listing uses.
+func opCounts(c *identity.Changes) string {
+	n := map[string]int{}
+	for _, p := range c.Pages {
+		for _, e := range p.Elements {
+			n[e.Op]++
+		}
+	}
+	var parts []string
+	for _, op := range []string{"added", "removed", "changed", "moved"} {
+		if n[op] > 0 {
+			parts = append(parts, strconv.Itoa(n[op])+" "+op)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // maxCellChanges bounds the cells diff lists for one table.
 const maxCellChanges = 20
 
@@ -246,21 +271,15 @@ func cellSummary(cells []identity.CellChange) string {
 	for _, c := range cells {
 		n[c.Op]++
 	}
-	plural := func(k int, one string) string {
-		if k == 1 {
-			return "1 " + one
-		}
-		return strconv.Itoa(k) + " " + one + "s"
-	}
 	var parts []string
 	if n["changed"] > 0 {
-		parts = append(parts, plural(n["changed"], "cell")+" changed")
+		parts = append(parts, plural.Count(n["changed"], "cell", "cells")+" changed")
 	}
 	if n["added"] > 0 {
-		parts = append(parts, plural(n["added"], "row")+" added")
+		parts = append(parts, plural.Count(n["added"], "row", "rows")+" added")
 	}
 	if n["removed"] > 0 {
-		parts = append(parts, plural(n["removed"], "row")+" removed")
+		parts = append(parts, plural.Count(n["removed"], "row", "rows")+" removed")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -73,8 +73,11 @@ func TestDiff_MetadataAndCellChangesAreNamed(t *testing.T) {
 			t.Errorf("diff should say\n%s\ngot:\n%s", want, out)
 		}
 	}
+	if !strings.Contains(out, "\nchanges: 3 changed\n") {
+		t.Errorf("the changes line should count the listing's units:\n%s", out)
+	}
 	for _, not := range []string{"added", "removed", "Logbooks"} {
-		if strings.Contains(strings.SplitN(out, "\n", 3)[2], not) {
+		if strings.Contains(strings.SplitN(out, "\n", 4)[3], not) { // past the differ, changes and delta lines
 			t.Errorf("diff lists %q (an element removed and added, or the table flattened):\n%s", not, out)
 		}
 	}

@@ -53,7 +53,7 @@ func TestDOCX_CommentsAreAnnotationsAndCaptionsOnce(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("get --format %s: exit %d: %s", format, code, errOut)
 		}
-		if n := strings.Count(out, "The new pump on its frame"); n != 1 {
+		if n := strings.Count(shownText(out), "The new pump on its frame"); n != 1 {
 			t.Errorf("get --format %s: the caption appears %d times:\n%s", format, n, out)
 		}
 		if strings.Contains(out, "Check the serial number") {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"github.com/charmbracelet/x/ansi"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -250,8 +251,8 @@ func TestLs_ResourcesFitTheTerminalWidth(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "…") || !strings.Contains(out, "quarte") {
 			t.Fatalf("ls resources at %d columns: exit %d\n%s\n%s", cols, code, out, errOut)
 		}
-		if cols == 200 && !strings.Contains(out, "dpe://local.docs.docs/quarterly-harbour-repor…") {
-			t.Errorf("at 200 columns the long URI should keep its start:\n%s", out)
+		if cols == 200 && !strings.Contains(out, "dpe://local.docs.docs/quarterly-harbour") || !strings.Contains(out, "report-final.md") {
+			t.Errorf("at %d columns the long URI should keep its start and its file name's end:\n%s", cols, out)
 		}
 		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 			if w := ansi.StringWidth(l); w > cols {
@@ -263,5 +264,10 @@ func TestLs_ResourcesFitTheTerminalWidth(t *testing.T) {
 	_, whole, _ := runCLI(t, "--docs", dir, "ls", "resources")
 	if w := ansi.StringWidth(strings.Split(whole, "\n")[1]); w <= 80 {
 		t.Errorf("without a width, the row should keep its cells (%d cells):\n%s", w, whole)
+	}
+	// Piped, the URI is whole, whatever its length: it is what a script
+	// passes to get (a URI cut to 80 cells named no resource).
+	if uri := "dpe://local.docs.docs/" + url.PathEscape(long); !strings.Contains(whole, uri+"  ") {
+		t.Errorf("piped, the URI %s should be whole:\n%s", uri, whole)
 	}
 }

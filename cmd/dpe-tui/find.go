@@ -13,6 +13,7 @@ import (
 
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 	"github.com/dpe-tui/dpe-tui/search"
 )
@@ -148,7 +149,7 @@ func runFind(ctx context.Context, f *findFlags, pos []string, stdout, stderr io.
 		return nil
 	}
 	if f.Open > len(hits) {
-		return fmt.Errorf("--open %d: there are %s", f.Open, plural(len(hits), "hit"))
+		return fmt.Errorf("--open %d: there are %s", f.Open, plural.Count(len(hits), "hit", "hits"))
 	}
 	return openHit(ctx, &f.globalFlags, c, t, hits[f.Open-1], stdout)
 }
@@ -218,19 +219,11 @@ func incomplete(results []search.Result) []string {
 	return out
 }
 
-// plural is "1 hit", "2 hits".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 func printState(w io.Writer, r search.Result) {
 	name := sanitize.Line(r.Computer)
 	switch r.State {
 	case search.OK:
-		fmt.Fprintf(w, "%s: %s of %d; %s\n", name, plural(len(r.Hits), "hit"), r.Total, sanitize.Line(r.Indexed))
+		fmt.Fprintf(w, "%s: %s of %d; %s\n", name, plural.Count(len(r.Hits), "hit", "hits"), r.Total, sanitize.Line(r.Indexed))
 	case search.NoFinder:
 		fmt.Fprintf(w, "%s: no Finder\n", name)
 	case search.Failed:

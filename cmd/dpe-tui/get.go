@@ -37,7 +37,8 @@ func (a *app) getCmd() *cobra.Command {
 		Use:   "get URI|FILE|URL|- | get --skill NAME [--path REL]",
 		Short: "Print a document as Markdown, plain text or JSON",
 		Long: "get prints a document: a dpe:// URI resolved through the office, a local file or a\n" +
-			"file:// or http(s):// URL opened directly, or - for a DPE JSON on standard input.\n" +
+			"file:// or http(s):// URL opened directly, or - for standard input\n" +
+			"(a DPE JSON, or any file convert - reads).\n" +
 			"--format md on a terminal is rendered (Glamour, in the --theme colours); piped, it is plain Markdown.\n" +
 			"--skill NAME prints a skill's SKILL.md (or the file at --path) as a document; -o FILE writes its exact bytes.",
 		Example: `  dpe-tui get dpe://io.github.dpetui.library/report.md --format text
@@ -205,6 +206,10 @@ func openInput(ctx context.Context, g *globalFlags, computer, input string, log 
 	op, err := opener.OpenAccess(ctx, access)
 	if err != nil {
 		return nil, nil, nil, err // names the file or URL already
+	}
+	if cop, copener, ok, err := openFetched(ctx, op, stderr); ok {
+		// A PDF, DOCX, … at a URL: converted as the same file here would be.
+		return cop, copener, func() {}, err
 	}
 	return op, opener, func() {}, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,13 +39,13 @@ func (a *app) hashCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hash URI|FILE|URL|-",
 		Short: "Print a document's dpe1 identity: doc_hash, page and element hashes",
-		Long: "hash prints the dpe1 identity of one document (DPE hash contract 1); - reads a DPE JSON from standard input.\n" +
+		Long: "hash prints the dpe1 identity of one document (DPE hash contract 1); - reads standard input.\n" +
 			"It reads DPE v1 documents (file_type, title, doc_metadata, pages[{title, page_metadata, elements}]) as they are,\n" +
 			"single DPE v1 element, page or document objects (printing their content_hash, page_hash or doc_hash), and\n" +
 			"DPE v0.2 documents through the mapping in docs/dpev1.md; which one a file is, is told by its fields.\n" +
 			"Any other local file (a .json that is neither, too) is converted as push converts it (its mtime is not\n" +
 			"content), so hash prints the doc_hash a remote holds after push; push refuses single objects.\n" +
-			"Stdin has no name to convert under: it must be a DPE document or object.",
+			"Stdin that is not JSON is converted as convert - converts it.",
 		Example: `  dpe-tui hash report.dpe.json
   dpe-tui hash - --json < report.dpe.json
   dpe-tui hash dpe://io.github.dpetui.library/report.md --elements
@@ -180,7 +181,7 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, as ide
 	defer closeLog()
 	name := input
 	if input == "-" {
-		path, remove, err := stdinFile(stdin)
+		path, remove, err := stdinFile(ctx, stdin, stderr)
 		if err != nil {
 			return nil, err
 		}
@@ -208,8 +209,9 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, as ide
 	}
 	defer cleanup()
 	if op.Kind != dpe.KindDocument {
-		// Only a local file is converted: its name (the title) and folder
-		// (its images) are what push reads too.
+		// Text at a URL (Markdown, HTML) is not converted: its folder (its
+		// images) is what push reads too, and a URL has none. A binary
+		// file at a URL (PDF, DOCX, …) was converted by openInput.
 		return nil, fmt.Errorf("%s is %s, not a DPE document: save it and hash FILE to hash it as push converts it", sanitize.Line(name), kindName(op.Kind))
 	}
 	shape := identity.Sniff(op.Body)
@@ -363,8 +365,11 @@ func printProblems(err error, w io.Writer) {
 }
 
 // stdinFile copies stdin (bounded like any document) to a private
-// temporary file, so that it goes through the same loader as a file.
-func stdinFile(stdin io.Reader) (string, func(), error) {
+// temporary file, so that it goes through the same loader as a file. A
+// content that is not JSON (a DOCX, a PDF, Markdown piped in) is replaced
+// by the DPE JSON `convert -` makes of it, so get, check, hash and open
+// take what convert takes.
+func stdinFile(ctx context.Context, stdin io.Reader, stderr io.Writer) (string, func(), error) {
 	f, err := os.CreateTemp("", "dpe-tui-stdin-*.json")
 	if err != nil {
 		return "", nil, fmt.Errorf("stdin: %w", err)
@@ -382,7 +387,33 @@ func stdinFile(stdin io.Reader) (string, func(), error) {
 		remove()
 		return "", nil, fmt.Errorf("stdin: more than %d bytes", int64(dpe.DefaultMaxBytes))
 	}
+	if err := convertNonJSON(ctx, f.Name(), stderr); err != nil {
+		remove()
+		return "", nil, err
+	}
 	return f.Name(), remove, nil
+}
+
+// convertNonJSON replaces the stdin copy at path by its conversion when
+// its first byte (past white space and a byte order mark) is not '{'.
+func convertNonJSON(ctx context.Context, path string, stderr io.Writer) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("stdin: %w", errors.Unwrap(err))
+	}
+	if t := bytes.TrimLeft(b, " \t\r\n\xEF\xBB\xBF"); len(t) == 0 || t[0] == '{' {
+		return nil
+	}
+	c := convert.New(convert.Options{Notice: stderrNotice(stderr)})
+	defer c.Close()
+	data, err := convertStdin(ctx, c, "", b)
+	if errors.Is(err, convert.ErrUnsupported) {
+		return fmt.Errorf("stdin: %w; name its format: dpe-tui convert --from FORMAT - (%s)", err, stdinFormatList())
+	}
+	if err != nil {
+		return fmt.Errorf("stdin: %w", err)
+	}
+	return os.WriteFile(path, data, 0o600)
 }
 
 // errorsUnwrapOpen drops the "open /tmp/…:" prefix of a stdin copy, so

@@ -21,53 +21,113 @@ import (
 // maxLocalImage caps an image a local Markdown file embeds.
 const maxLocalImage = 1 << 20
 
-// oleMagic starts every legacy Office binary (OLE2 compound file).
-var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
-
 // openLocal opens a local file that is not DPE JSON by converting it with
 // package convert (the one conversion path the library serves too), in
-// the shape openInput returns. handled is false for inputs that keep
-// today's path: URLs, *.json and *.dpe.json files, and files convert does
-// not know (they are shown as text or refused as binary there). A missing
-// or unreadable file is an error at once, naming it once.
+// the shape openInput returns. The input is a path or a file:// URL
+// (localTarget). handled is false for inputs that keep today's path:
+// other URLs, *.json and *.dpe.json files, and files convert does not
+// know (they are shown as text or refused as binary there). A missing or
+// unreadable file is an error at once, naming it once.
 func openLocal(ctx context.Context, input string, stderr io.Writer) (op *dpe.Opened, opener *dpe.Opener, handled bool, err error) {
-	if strings.Contains(input, "://") || strings.HasSuffix(strings.ToLower(input), ".json") {
+	path, ok := localTarget(input)
+	if !ok {
 		return nil, nil, false, nil
 	}
 	// The one local-file rule: a FIFO named on the command line must not
 	// hang the open, and a symlink into /proc is refused as convert
 	// refuses it (it read as an empty page here).
-	f, st, err := localfile.Open(input, localfile.Options{})
+	f, st, err := localfile.Open(path, localfile.Options{})
 	if err != nil {
 		return nil, nil, true, err // "NAME: not a regular file (…)", or *PathError
 	}
 	defer f.Close()
 	c := convert.New(convert.Options{Notice: stderrNotice(stderr)})
 	defer c.Close()
-	if _, serr := convert.Sniff(input, f, st.Size()); serr != nil && !c.SupportedName(input) && !isOLE(f) {
+	if !convertible(c, path, f, st.Size()) {
 		return nil, nil, false, nil
 	}
-	abs, err := filepath.Abs(input)
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, nil, true, fmt.Errorf("%s: %w", input, err)
+		return nil, nil, true, fmt.Errorf("%s: %w", path, err)
 	}
 	fileURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
-	src := convert.Source{Name: input, ReaderAt: f, Size: st.Size(), ModTime: st.ModTime(), FileURI: fileURI}
-	if root, err := os.OpenRoot(filepath.Dir(abs)); err == nil {
-		defer root.Close()
-		ctx = convert.WithAssets(ctx, rootAssets(root))
+	src := convert.Source{Name: path, ReaderAt: f, Size: st.Size(), ModTime: st.ModTime(), FileURI: fileURI}
+	ctx, done := withFolderAssets(ctx, abs)
+	defer done()
+	op, opener, err = openConverted(ctx, c, src, fileURI)
+	return op, opener, true, err
+}
+
+// openFetched converts what a URL served when it is no DPE document but a
+// binary file convert knows (a PDF, DOCX, XLSX, EPUB… at an http(s):// or
+// s3:// URL), by the same rule and converter as a local file: the body was
+// fetched within the fetcher's size and time limits already. Text bodies
+// (HTML, Markdown) stay as they are shown today. handled is false when
+// the body is not convertible.
+func openFetched(ctx context.Context, fetched *dpe.Opened, stderr io.Writer) (op *dpe.Opened, opener *dpe.Opener, handled bool, err error) {
+	if fetched.Kind != dpe.KindBinary {
+		return nil, nil, false, nil
 	}
+	name := fetched.Access.URI
+	if u, err := url.Parse(name); err == nil {
+		// The name is the URL without its query or credentials (a signed
+		// URL's token is no title, and starts every error message).
+		name = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	}
+	c := convert.New(convert.Options{Notice: stderrNotice(stderr)})
+	defer c.Close()
+	body := bytes.NewReader(fetched.Body)
+	if !convertible(c, name, body, int64(len(fetched.Body))) {
+		return nil, nil, false, nil
+	}
+	src := convert.BytesSource(name, fetched.Body)
+	op, opener, err = openConverted(ctx, c, src, fetched.Access.URI)
+	return op, opener, true, err
+}
+
+// localTarget is the file an input names: a path, or the path of a
+// file:// URL (on this host). ok is false for other URLs and for DPE
+// JSON (*.json), which is fetched and decoded as it is.
+func localTarget(input string) (path string, ok bool) {
+	path = input
+	if strings.Contains(input, "://") {
+		u, err := url.Parse(input)
+		if err != nil || !strings.EqualFold(u.Scheme, "file") || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
+			return "", false
+		}
+		path = filepath.FromSlash(u.Path)
+	}
+	if strings.HasSuffix(strings.ToLower(path), ".json") {
+		return "", false
+	}
+	return path, true
+}
+
+// convertible is the one rule for "convert this file": its content says
+// a format convert reads, or its name does (convert then says what is
+// wrong with it), or convert recognises a format it refuses (a legacy
+// .doc, RTF), which gets its one line from convert, not a reading as
+// text or JSON.
+func convertible(c *convert.Converter, name string, r io.ReaderAt, size int64) bool {
+	var refused *convert.UnconvertibleError
+	_, serr := convert.Sniff(name, r, size)
+	return serr == nil || c.SupportedName(name) || errors.As(serr, &refused)
+}
+
+// openConverted converts src (whole, or the page of `get --page`) and
+// decodes it as the document at uri.
+func openConverted(ctx context.Context, c *convert.Converter, src convert.Source, uri string) (*dpe.Opened, *dpe.Opener, error) {
 	data, err := convertLocal(ctx, c, src)
 	if err != nil {
-		return nil, nil, true, err // starts with the file's name
+		return nil, nil, err // starts with the file's name
 	}
 	lim := dpe.DefaultLimits()
 	doc, err := dpe.Decode(data, lim)
 	if err != nil {
-		return nil, nil, true, fmt.Errorf("%s: %w", input, err)
+		return nil, nil, fmt.Errorf("%s: %w", src.Name, err)
 	}
-	return &dpe.Opened{Access: dpe.Access{URI: fileURI, Size: int64(len(data))}, Kind: dpe.KindDocument,
-		Doc: doc, Body: data, MimeType: protocol.MimeDPEInline}, &dpe.Opener{Limits: lim}, true, nil
+	return &dpe.Opened{Access: dpe.Access{URI: uri, Size: int64(len(data))}, Kind: dpe.KindDocument,
+		Doc: doc, Body: data, MimeType: protocol.MimeDPEInline}, &dpe.Opener{Limits: lim}, nil
 }
 
 // convertLocal converts src whole, or with `get --page N` (dpe.PageOnly)
@@ -88,10 +148,30 @@ func convertLocal(ctx context.Context, c *convert.Converter, src convert.Source)
 	return d.JSONPageOnly(ctx, n-1)
 }
 
-func isOLE(r io.ReaderAt) bool {
-	head := make([]byte, len(oleMagic))
-	n, _ := r.ReadAt(head, 0)
-	return n == len(head) && bytes.Equal(head, oleMagic)
+// withFolderAssets is the one rule for a local file's relative images
+// (a Markdown file's ![…](pic.png)): they are read from the file's own
+// folder (rootAssets), by get, open, hash, diff and push alike. done
+// releases the folder once the conversion has read them.
+func withFolderAssets(ctx context.Context, path string) (_ context.Context, done func()) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ctx, func() {}
+	}
+	root, err := os.OpenRoot(filepath.Dir(abs))
+	if err != nil {
+		return ctx, func() {}
+	}
+	return convert.WithAssets(ctx, rootAssets(root)), func() { root.Close() }
+}
+
+// openFileInTUI opens a local file that is not DPE JSON for the TUI's
+// `open FILE`, page by page, reading its images as get does
+// (withFolderAssets): without them its Markdown images showed "no image
+// data" while get embedded them.
+func openFileInTUI(ctx context.Context, conv *convert.Converter, path string) (*convert.Document, error) {
+	ctx, done := withFolderAssets(ctx, path)
+	defer done()
+	return conv.OpenFile(ctx, path)
 }
 
 // rootAssets reads the images a Markdown file embeds from its own folder:

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -57,10 +56,8 @@ func localDocument(ctx context.Context, conv *convert.Converter, path, name stri
 	if asJSON || dpeJSON(path, f, st.Size()) {
 		return localDPEJSON(ctx, f, abs, name, asJSON)
 	}
-	if root, err := os.OpenRoot(filepath.Dir(abs)); err == nil {
-		defer root.Close()
-		ctx = convert.WithAssets(ctx, rootAssets(root))
-	}
+	ctx, done := withFolderAssets(ctx, abs)
+	defer done()
 	body, err := conv.ConvertJSON(ctx, convert.Source{Name: name, ReaderAt: f, Size: st.Size()})
 	switch {
 	case err != nil && st.Size() == 0:

@@ -212,6 +212,10 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 		out.header(cols...)
 	} else {
 		out.header("COMPUTER", "SERVER", "URI", "NAME", "MIME", "PAGES", "TYPE", "KEYWORDS", "MODIFIED", "SIZE")
+		// The URI is what a reader copies to get or open: kept whole while
+		// the columns that say least (the same MIME on every row, a size
+		// most servers leave out) are left out first.
+		out.priorities(stderr, 2, 4, 9, 7, 8, 0, 6, 5)
 	}
 	// One computer's or one server's error is theirs: it is noted on
 	// stderr in one line and the others are still listed. A stopped
@@ -540,13 +544,31 @@ type table struct {
 	// the header (head) is printed again above the rows it widened.
 	widths []int
 	head   []string
-	// maxW is the cells a line may take (0: no limit). Past it the widest
-	// columns give way, cut with …, so no line wraps on the terminal.
+	// maxW is the cells a line may take (0: no limit). Past it the
+	// columns in drop are left out, in that order, and then the widest
+	// columns give way, cut with …, the key column last, so no line
+	// wraps on the terminal.
 	maxW int
+	// key is the column a reader copies (a resource's URI, to pass to get
+	// or open): it is cut only when no other column can give way (-1:
+	// none).
+	key  int
+	drop []int
+	// noted: the columns a flush left out were said on stderr, once, so
+	// a reader knows to widen the terminal or use --json.
+	noted  bool
+	stderr io.Writer
 }
 
 func newTable(w io.Writer, asJSON bool) *table {
-	return &table{json: asJSON, w: w, maxW: outputWidth(w)}
+	return &table{json: asJSON, w: w, maxW: outputWidth(w), key: -1}
+}
+
+// priorities names the table's key column (kept whole while others can
+// give way) and the columns left out, in that order, when a line does not
+// fit the terminal; stderr hears once which were left out.
+func (t *table) priorities(stderr io.Writer, key int, drop ...int) {
+	t.key, t.drop, t.stderr = key, drop, stderr
 }
 
 // outputWidth is the width table lines fit: $COLUMNS when it is set, else
@@ -564,30 +586,61 @@ func outputWidth(w io.Writer) int {
 	return 0
 }
 
+// maxKeyCell bounds a key cell (a resource URI) in bytes.
+const maxKeyCell = 4096
+
 // minColumn is the narrowest a column is cut to when a line must fit.
 const minColumn = 6
 
 // fit is widths cut so a line of them (two spaces between columns) takes
-// at most maxW cells: the widest column gives way first, none below
-// minColumn (or its own width).
-func fit(widths []int, maxW int) []int {
-	shown := slices.Clone(widths)
+// at most maxW cells: the columns in drop are left out first, in order
+// (left: their indexes; a left-out column's width is -1), until the line
+// would fit with every column at minColumn or more; then the widest
+// column gives way, none below minColumn (or its own width), the key
+// column only when no other can (in the middle: its end tells rows
+// apart). Piped (maxW 0), nothing is cut, the key not even to 80 cells.
+func fit(widths []int, maxW, key int, drop []int) (shown, left []int) {
+	shown = slices.Clone(widths)
 	if maxW <= 0 || len(shown) == 0 {
-		return shown
+		return shown, nil
 	}
-	total := 2 * (len(shown) - 1)
-	for _, w := range shown {
-		total += w
+	total := func(floor bool) int {
+		n, cols := 0, 0
+		for i, w := range shown {
+			if w < 0 {
+				continue
+			}
+			if floor && i != key {
+				w = min(w, minColumn)
+			}
+			n, cols = n+w, cols+1
+		}
+		return n + 2*max(0, cols-1)
 	}
-	for total > maxW {
-		widest := slices.Index(shown, slices.Max(shown))
-		if shown[widest] <= minColumn {
+	for _, d := range drop {
+		if total(true) <= maxW {
 			break
 		}
-		shown[widest]--
-		total--
+		if d < len(shown) {
+			shown[d], left = -1, append(left, d)
+		}
 	}
-	return shown
+	for over := total(false) - maxW; over > 0; over-- {
+		widest := -1
+		for i, w := range shown {
+			if i != key && w > minColumn && (widest < 0 || w > shown[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			if key < 0 || shown[key] <= minColumn {
+				break
+			}
+			widest = key
+		}
+		shown[widest]--
+	}
+	return shown, left
 }
 
 func (t *table) header(cols ...string) {
@@ -622,7 +675,16 @@ func (t *table) rowCells(cells ...string) {
 		t.head, t.cols = t.cols, nil
 	}
 	for i, c := range cells {
-		c = sanitize.Truncate(sanitize.Line(c), 80)
+		if i == t.key {
+			// The key is copied whole (to get or open): bounded by the
+			// longest URI a peer may send, not cut to the other cells'.
+			c = sanitize.Line(c)
+			if len(c) > maxKeyCell {
+				c = sanitize.TruncateMiddle(c, maxKeyCell)
+			}
+		} else {
+			c = sanitize.Truncate(sanitize.Line(c), 80)
+		}
 		if c == "" {
 			c = "-"
 		}
@@ -652,15 +714,27 @@ func (t *table) flush() {
 			}
 		}
 		t.widths = widths
-		shown := fit(widths, t.maxW)
+		shown, left := fit(widths, t.maxW, t.key, t.drop)
+		t.noteLeft(left)
+		last := len(shown) - 1
+		for last > 0 && shown[last] < 0 {
+			last--
+		}
 		for _, r := range t.rows {
 			start := len(t.buf)
 			for i, c := range r {
-				if ansi.StringWidth(c) > shown[i] {
+				if shown[i] < 0 {
+					continue
+				}
+				switch {
+				case ansi.StringWidth(c) <= shown[i]:
+				case i == t.key:
+					c = sanitize.TruncateMiddle(c, shown[i])
+				default:
 					c = ansi.Truncate(c, shown[i], "…")
 				}
 				t.buf = append(t.buf, c...)
-				if i < len(r)-1 {
+				if i < min(len(r)-1, last) {
 					for range shown[i] - ansi.StringWidth(c) + 2 {
 						t.buf = append(t.buf, ' ')
 					}
@@ -678,6 +752,21 @@ func (t *table) flush() {
 		_, _ = t.w.Write(t.buf)
 		t.buf = t.buf[:0]
 	}
+}
+
+// noteLeft says once on stderr which columns a narrow terminal left out.
+func (t *table) noteLeft(left []int) {
+	if len(left) == 0 || t.noted || t.stderr == nil || t.head == nil {
+		return
+	}
+	t.noted = true
+	names := make([]string, 0, len(left))
+	for _, i := range left {
+		if i < len(t.head) {
+			names = append(names, t.head[i])
+		}
+	}
+	fmt.Fprintf(t.stderr, "dpe-tui: %d columns: %s left out (a wider terminal or --json shows them)\n", t.maxW, strings.Join(names, ", "))
 }
 
 // lsComputer, lsServer and lsResource are the JSON lines of ls --json:

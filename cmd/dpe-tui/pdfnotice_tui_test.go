@@ -46,6 +46,9 @@ func TestTUI_PDFShowsTheEngineNoticeOnce(t *testing.T) {
 	coldPDFCache(t) // a machine that never compiled PDFium
 	run := func(wantNotices int) {
 		t.Helper()
+		// Each run opens the file afresh: the first run's place (page 2)
+		// is not restored in the second.
+		t.Setenv("XDG_STATE_HOME", t.TempDir())
 		l, notice, done := startOpenTUI(t, "../../convert/testdata/pdf/twocolumns.pdf", 80, 24)
 		defer done()
 		counter := &noticeCounter{to: l.tm, n: map[string]int{}}

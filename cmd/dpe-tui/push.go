@@ -25,6 +25,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
 	"github.com/dpe-tui/dpe-tui/internal/localfile"
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -557,13 +558,13 @@ func printPush(a *app, results []pushResult, skipped int, gone error) error {
 	if len(parts) > 0 {
 		what = ": " + strings.Join(parts, ", ")
 	}
-	fmt.Fprintf(a.stdout, "push: %s%s; delta +%d -%d =%d\n", plural(len(results), "document"), what, total.Added, total.Removed, total.Retained)
+	fmt.Fprintf(a.stdout, "push: %s%s; delta +%d -%d =%d\n", plural.Count(len(results), "document", "documents"), what, total.Added, total.Removed, total.Retained)
 	if gone != nil {
 		n := count["not sent"]
-		return &exitError{code: exitRuntime, msg: fmt.Sprintf("push stopped: the remote stopped answering (%v); %s not sent", gone, wasWere(plural(n, "document"), n))}
+		return &exitError{code: exitRuntime, msg: fmt.Sprintf("push stopped: the remote stopped answering (%v); %s not sent", gone, wasWere(plural.Count(n, "document", "documents"), n))}
 	}
 	if failed > 0 {
-		return &exitError{code: pushExit(results), msg: fmt.Sprintf("push: %d of %s failed", failed, plural(len(results), "document"))}
+		return &exitError{code: pushExit(results), msg: fmt.Sprintf("push: %d of %s failed", failed, plural.Count(len(results), "document", "documents"))}
 	}
 	return nil
 }

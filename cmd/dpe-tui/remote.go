@@ -20,6 +20,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/dpev1"
 	"github.com/dpe-tui/dpe-tui/dpev1/wire"
+	"github.com/dpe-tui/dpe-tui/internal/plural"
 	"github.com/dpe-tui/dpe-tui/remote"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -476,7 +477,7 @@ func (a *app) runRemoteSkeleton(url, uri string, asJSON bool) error {
 		if p.Title != nil {
 			title = "  " + sanitize.Line(*p.Title)
 		}
-		fmt.Fprintf(w, "page %d  %s  %s%s\n", i+1, sk.Document.Pages[i], plural(len(p.Elements), "element"), title)
+		fmt.Fprintf(w, "page %d  %s  %s%s\n", i+1, sk.Document.Pages[i], plural.Count(len(p.Elements), "element", "elements"), title)
 		if m := compactMeta(p.PageMetadata); m != "" {
 			fmt.Fprintf(w, "  metadata %s\n", m)
 		}

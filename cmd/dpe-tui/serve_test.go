@@ -222,7 +222,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv("DPE_TUI_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	// The TUIs the tests run keep their places under a state dir of the
+	// run's, never the user's.
+	state, err := os.MkdirTemp("", "dpe-tui-state-")
+	if err == nil {
+		os.Setenv("XDG_STATE_HOME", state)
+	}
 	code := m.Run()
+	if state != "" {
+		os.RemoveAll(state)
+	}
 	if builtBinary.dir != "" {
 		os.RemoveAll(builtBinary.dir)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,8 +21,8 @@ import (
 // a missing or malformed document fails in one line naming stdin, before
 // any server or TUI starts. The file then goes through the same loader as
 // a file named on the command line.
-func stdinDocument(stdin io.Reader) (string, func(), error) {
-	path, remove, err := stdinFile(stdin)
+func stdinDocument(ctx context.Context, stdin io.Reader, stderr io.Writer) (string, func(), error) {
+	path, remove, err := stdinFile(ctx, stdin, stderr)
 	if err != nil {
 		return "", nil, err
 	}
@@ -33,12 +34,6 @@ func stdinDocument(stdin io.Reader) (string, func(), error) {
 	if len(data) == 0 {
 		remove()
 		return "", nil, errors.New("stdin: empty; pipe a DPE JSON document into it")
-	}
-	if t := bytes.TrimLeft(data, " \t\r\n\xEF\xBB\xBF"); len(t) > 0 && t[0] != '{' {
-		// Not JSON at all (a Markdown or CSV file piped in): say so and
-		// how to read it, not "malformed JSON at byte 0".
-		remove()
-		return "", nil, errors.New("stdin: not a DPE JSON document; convert a file first: dpe-tui convert [--from FORMAT] - | dpe-tui get -")
 	}
 	if _, err := dpe.Decode(data, dpe.DefaultLimits()); err != nil {
 		remove()
@@ -52,24 +47,24 @@ func (a *app) stdinArg(arg string) (string, func(), error) {
 	if arg == "-" {
 		a.hintStdin()
 	}
-	return stdinArg(a.stdin, arg)
+	return stdinArg(a.ctx, a.stdin, a.stderr, arg)
 }
 
 // hintStdin says, on a terminal, that "-" is waiting for the user to
 // type or paste a document: otherwise it looks like a hang.
 func (a *app) hintStdin() {
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		fmt.Fprintln(a.stderr, "dpe-tui: reading a DPE JSON from stdin; end with ctrl+d")
+		fmt.Fprintln(a.stderr, "dpe-tui: reading a document from stdin; end with ctrl+d")
 	}
 }
 
 // stdinArg replaces a "-" argument by the path of stdinDocument's copy.
 // cleanup removes it; it is never nil.
-func stdinArg(stdin io.Reader, arg string) (string, func(), error) {
+func stdinArg(ctx context.Context, stdin io.Reader, stderr io.Writer, arg string) (string, func(), error) {
 	if arg != "-" {
 		return arg, func() {}, nil
 	}
-	return stdinDocument(stdin)
+	return stdinDocument(ctx, stdin, stderr)
 }
 
 // stdinFormats are the --from names of the formats whose content does not

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,8 +52,33 @@ func TestConvertStdin_TextFormats(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "--from xyz: unknown format; use one of csv,") {
 		t.Errorf("--from xyz: exit %d, %q", code, errOut)
 	}
-	code, _, errOut = runStdin(t, "# Notes\n", "get", "-")
-	if code != exitRuntime || !strings.Contains(errOut, "stdin: not a DPE JSON document; convert a file first: dpe-tui convert [--from FORMAT] -") {
-		t.Errorf("get - of Markdown: exit %d, %q", code, errOut)
+	code, out, errOut := runStdin(t, "# Notes\n\nSome *text*.\n", "get", "-")
+	if code != exitOK || !strings.Contains(out, "# Notes") || !strings.Contains(out, "Some *text*.") {
+		t.Errorf("get - of Markdown: exit %d, %q %q", code, out, errOut)
+	}
+	code, _, errOut = runStdin(t, "\x00\x01\x02binary", "get", "-")
+	if code != exitRuntime || !strings.Contains(errOut, "stdin: ") || !strings.Contains(errOut, "name its format: dpe-tui convert --from FORMAT -") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("get - of a binary nothing reads: exit %d, %q", code, errOut)
+	}
+}
+
+// get -, check - and hash - take what convert - takes: a DOCX piped in
+// is converted as convert - converts it (its format known by its content),
+// not refused as "not a DPE JSON document" or "not valid UTF-8".
+func TestStdin_ConvertibleFilesAreConverted(t *testing.T) {
+	docx, err := os.ReadFile(filepath.Join("..", "..", "convert", "testdata", "marks.docx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := runCLI(t, "get", filepath.Join("..", "..", "convert", "testdata", "marks.docx"), "--format", "text")
+	code, out, errOut := runStdin(t, string(docx), "get", "-", "--format", "text")
+	if code != exitOK || out == "" || out != want {
+		t.Errorf("get - of a DOCX: exit %d, %q\nwant the text get FILE prints: %q", code, out+errOut, want)
+	}
+	if code, out, errOut := runStdin(t, string(docx), "check", "-"); code != exitOK && code != exitViolations || strings.Contains(errOut, "not a DPE JSON") || !strings.Contains(out, "page(s)") {
+		t.Errorf("check - of a DOCX: exit %d, %q %q", code, out, errOut)
+	}
+	if code, out, errOut := runStdin(t, string(docx), "hash", "-"); code != exitOK || !strings.Contains(out, "dpe1:") {
+		t.Errorf("hash - of a DOCX: exit %d, %q %q", code, out, errOut)
 	}
 }

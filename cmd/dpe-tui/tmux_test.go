@@ -29,7 +29,9 @@ func newTmux(t *testing.T, w, h int, command string) *tmuxSession {
 	}
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("dpe-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "e2e"}
 	s.run("-f", "/dev/null", "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
-		"-e", "TERM=xterm-256color", "sh", "-c", command)
+		// Its own state dir: a place one test left is not where the
+		// next test's document reopens.
+		"-e", "TERM=xterm-256color", "-e", "XDG_STATE_HOME="+t.TempDir(), "sh", "-c", command)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	return s
 }
@@ -136,11 +138,12 @@ func TestTUI_EndToEndInTmux(t *testing.T) {
 	s.keys("Enter")
 	s.waitFor("page jump and code block", "page 6/11", "night_flow_alarm")
 
-	// Search across all pages.
+	// Search across all pages, from page 6: the one match is before it,
+	// on page 4, which the search shows (none is after where you were).
 	s.keys("/")
 	s.text("turbidity")
 	s.keys("Enter")
-	s.waitFor("search result", `for "turbidity" · n/N move`)
+	s.waitFor("search result", `search "turbidity": match 1/1`, "page 4/11")
 	s.keys("n")
 	s.waitFor("match counter", "1/1", "page 4/11")
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/config"
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpev1"
@@ -28,8 +30,12 @@ type tuiFlags struct {
 	globalFlags
 	Mouse  bool
 	Images string
+	// Hyperlinks makes a document's http(s) links clickable (OSC 8).
+	Hyperlinks bool
 	// Remote is a DPE v1 remote to browse instead of an office.
 	Remote string
+	// Watch (open --watch) reads the file again when it changes on disk.
+	Watch bool
 	// budgets are the limits of the folders --docs serves in this
 	// process (embeddedFlags.budgets); globalFlags is copied over from
 	// the root's for each run, so they are kept here.
@@ -42,6 +48,7 @@ func (f *tuiFlags) define(fs *pflag.FlagSet) {
 	bindEnv(fs, "mouse", "DPE_TUI_MOUSE")
 	fs.StringVar(&f.Images, "images", "auto", "image previews: kitty, sixel, blocks, off or auto")
 	bindEnv(fs, "images", "DPE_TUI_IMAGES")
+	fs.BoolVar(&f.Hyperlinks, "hyperlinks", false, "make a document's http(s) links clickable terminal hyperlinks (OSC 8); other schemes never are")
 	fs.StringVar(&f.Remote, "remote", "", "browse this DPE v1 remote (its documents by folder, skeletons, stale local files with --docs DIR)")
 	// The folders of --docs are served in this process, with the limits
 	// serve --docs takes.
@@ -54,7 +61,7 @@ func (a *app) openCmd() *cobra.Command {
 		Short: "Open a document in the TUI's document view, without a server",
 		Long: "open shows one document in the document view with no server: a DPE JSON file or URL,\n" +
 			"or any file convert reads (PDF, Office, ODF, HTML, EPUB, e-mail, images), converted page by page.\n" +
-			"- reads a DPE JSON from standard input.",
+			"- reads standard input: DPE JSON, or any file convert - reads.",
 		Example: `  dpe-tui open report.dpe.json
   dpe-tui open slides.pptx --images kitty
   curl -s https://example.org/doc.dpe.json | dpe-tui open -`,
@@ -65,6 +72,7 @@ func (a *app) openCmd() *cobra.Command {
 	}
 	// The document view takes the TUI's own flags, as the root does.
 	a.tf.define(cmd.Flags())
+	cmd.Flags().BoolVar(&a.tf.Watch, "watch", false, "read the file again when it changes on disk, at the same place, marking what changed")
 	// open shows one document; --remote is the root's (browse a remote),
 	// and the budgets are those of a served folder.
 	for _, name := range []string{"remote", "convert-timeout", "find-timeout", "find-max-expansion"} {
@@ -91,11 +99,14 @@ func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 	if openTarget != "" && f.Remote != "" {
 		return usageErrorf("open shows one document; --remote URL browses a remote: run 'dpe-tui --remote URL'")
 	}
+	if f.Watch && (openTarget == "-" || (strings.Contains(openTarget, "://") && !strings.HasPrefix(openTarget, "file://"))) {
+		return usageErrorf("--watch reads a local file again when it changes on disk; %q is not a local file", sanitize.Line(openTarget))
+	}
 	if openTarget == "-" {
 		// Read and check before any TUI starts: a bad document is one
 		// line and exit 1, not a screen.
 		a.hintStdin()
-		path, remove, err := stdinDocument(a.stdin)
+		path, remove, err := stdinDocument(a.ctx, a.stdin, a.stderr)
 		if err != nil {
 			return err
 		}
@@ -161,6 +172,24 @@ func tuiOptions(f *tuiFlags, openTarget string, prof *profileState, dialRemote r
 	if err := f.validate(); err != nil {
 		return ui.Options{}, nil, err
 	}
+	// config.toml's [keys]: a refused entry is the config file's error,
+	// one line naming the entry, before anything starts.
+	var keys config.Keys
+	var pe *config.ParseError
+	if errors.As(f.configErr, &pe) && strings.HasPrefix(pe.Key, "keys") {
+		return ui.Options{}, nil, f.configErr // open too: the keys are its
+	}
+	if prof != nil && prof.file != nil {
+		keys = prof.file.Keys()
+		if err := ui.CheckKeys(keys); err != nil {
+			var ke *ui.KeyConfigError
+			if errors.As(err, &ke) {
+				pe := prof.file.KeyError(ke.Action, ke.Msg)
+				return ui.Options{}, nil, &usageError{msg: pe.Error(), err: pe}
+			}
+			return ui.Options{}, nil, err
+		}
+	}
 	if err := f.localBudgets(); err != nil {
 		return ui.Options{}, nil, err
 	}
@@ -180,9 +209,17 @@ func tuiOptions(f *tuiFlags, openTarget string, prof *profileState, dialRemote r
 		Theme:   f.Theme,
 		NoColor: f.noColor(),
 		Mouse:   f.Mouse,
-		Limits:  dpe.DefaultLimits(),
-		Logger:  log,
-		Images:  f.Images,
+		Watch:   f.Watch,
+		Keys:    keys,
+		// Where documents were left, to reopen them there.
+		StateFile: positionsFile(),
+		Limits:    dpe.DefaultLimits(),
+		Logger:    log,
+		Images:    f.Images,
+		// A link's URL goes to the system's opener only after the
+		// confirmation the TUI shows.
+		OpenURL:    openURL,
+		Hyperlinks: f.Hyperlinks,
 	}
 	if opt.NoColor {
 		opt.Theme = "notty"
@@ -253,7 +290,7 @@ func tuiOptions(f *tuiFlags, openTarget string, prof *profileState, dialRemote r
 		// Files that are not DPE JSON (PDF, Office, HTML, mail, EPUB, …)
 		// convert in-process, page by page as they are viewed.
 		opt.OpenFile = func(ctx context.Context, path string) (ui.PageSource, error) {
-			return conv.OpenFile(ctx, path)
+			return openFileInTUI(ctx, conv, path)
 		}
 	} else {
 		opt.Fetcher = fetcher(&f.globalFlags, f.URL)
@@ -391,3 +428,12 @@ var _ ui.SkillAgent = (*client.Client)(nil)
 
 // The computer screen shows the desktop only for an agent that reads it.
 var _ ui.DesktopAgent = (*client.Client)(nil)
+
+// positionsFile is the state file of the places documents were left:
+// positions.json under the XDG state directory ("" without a home).
+func positionsFile() string {
+	if dir := ui.StateDir(); dir != "" {
+		return filepath.Join(dir, "positions.json")
+	}
+	return ""
+}
