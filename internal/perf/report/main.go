@@ -56,8 +56,16 @@ func main() {
 	p1p := flag.Bool("p1-process", false, "measure process-level P1 only (get --page 1 ÷ an unmarshal-only process)")
 	p3n := flag.Int("p3", 0, "measure P3 only, with this many resources")
 	runs := flag.Int("runs", 1, "with -p3: how many listings, each on a fresh server")
-	binFlag := flag.String("bin", "", "with -p3: measure this dpe-tui binary instead of building one (to compare two builds back to back)")
+	binFlag := flag.String("bin", "", "with -p3 or -pdf: measure this dpe-tui binary instead of building one (to compare two builds back to back)")
+	pdfOnly := flag.Bool("pdf", false, "measure the PDF figures only (conversion and get --page 1 ÷ pdftotext)")
 	flag.Parse()
+	if *pdfOnly {
+		if err := runPDF(*binFlag); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *p3n > 0 {
 		if err := runP3(*binFlag, *p3n, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "report:", err)

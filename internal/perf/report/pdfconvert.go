@@ -164,3 +164,28 @@ func copyMaybeGzip(src, dst string) error {
 	}
 	return out.Close()
 }
+
+// runPDF is `report -pdf` (scripts/bench --pdf-only): the PDF figures
+// alone, of bin or of a fresh build when bin is "".
+func runPDF(bin string) error {
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "dpe-perf-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "dpe-tui")
+		if err := build(bin); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("%-5s %-8s %-18s %s\n", "", "ratio", "target", "measured")
+	for _, f := range measurePDF(bin) {
+		mark := "FAIL"
+		if f.ok {
+			mark = "ok"
+		}
+		fmt.Printf("%-5s %-8s %-18s %-4s %s\n", f.id, f.value, f.target, mark, f.what)
+	}
+	return nil
+}
