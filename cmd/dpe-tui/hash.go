@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -375,7 +374,8 @@ func stdinFile(ctx context.Context, stdin io.Reader, stderr io.Writer) (string, 
 		return "", nil, fmt.Errorf("stdin: %w", err)
 	}
 	remove := func() { os.Remove(f.Name()) }
-	n, err := io.Copy(f, io.LimitReader(stdin, dpe.DefaultMaxBytes+1))
+	var first leadByte
+	n, err := io.Copy(io.MultiWriter(f, &first), io.LimitReader(stdin, dpe.DefaultMaxBytes+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -387,6 +387,9 @@ func stdinFile(ctx context.Context, stdin io.Reader, stderr io.Writer) (string, 
 		remove()
 		return "", nil, fmt.Errorf("stdin: more than %d bytes", int64(dpe.DefaultMaxBytes))
 	}
+	if first.b == 0 || first.b == '{' {
+		return f.Name(), remove, nil
+	}
 	if err := convertNonJSON(ctx, f.Name(), stderr); err != nil {
 		remove()
 		return "", nil, err
@@ -394,15 +397,38 @@ func stdinFile(ctx context.Context, stdin io.Reader, stderr io.Writer) (string, 
 	return f.Name(), remove, nil
 }
 
-// convertNonJSON replaces the stdin copy at path by its conversion when
-// its first byte (past white space and a byte order mark) is not '{'.
+// leadByte records the first byte written past white space and a byte
+// order mark at the start, so that stdin is told JSON or not while it is
+// copied, not read back; it stays 0 for an empty or blank input.
+type leadByte struct {
+	b   byte
+	bom int // how many bytes of a leading byte order mark were seen
+}
+
+func (l *leadByte) Write(p []byte) (int, error) {
+	const bom = "\xEF\xBB\xBF"
+	for _, c := range p {
+		if l.b != 0 {
+			break
+		}
+		switch {
+		case l.bom >= 0 && l.bom < len(bom) && c == bom[l.bom]:
+			l.bom++
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			l.bom = -1
+		default:
+			l.b = c
+		}
+	}
+	return len(p), nil
+}
+
+// convertNonJSON replaces the stdin copy at path, which is not JSON, by
+// its conversion.
 func convertNonJSON(ctx context.Context, path string, stderr io.Writer) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("stdin: %w", errors.Unwrap(err))
-	}
-	if t := bytes.TrimLeft(b, " \t\r\n\xEF\xBB\xBF"); len(t) == 0 || t[0] == '{' {
-		return nil
 	}
 	c := convert.New(convert.Options{Notice: stderrNotice(stderr)})
 	defer c.Close()
