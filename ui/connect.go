@@ -46,6 +46,7 @@ func (s *connectingScreen) Crumb() string { return "" }
 type errorScreen struct {
 	e      *env
 	info   *errorInfo
+	err    error // what info was made of: TargetError hands it on
 	fromOp int
 	sc     scroller
 }
@@ -53,7 +54,7 @@ type errorScreen struct {
 func newErrorScreen(e *env, what string, err error) *errorScreen {
 	info := newErrorInfo(what, err)
 	e.lastErr = info
-	return &errorScreen{e: e, info: info, sc: scroller{lines: true}}
+	return &errorScreen{e: e, info: info, err: err, sc: scroller{lines: true}}
 }
 
 func (s *errorScreen) Update(msg tea.Msg) (screen, tea.Cmd) {

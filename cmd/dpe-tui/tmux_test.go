@@ -304,3 +304,25 @@ func TestTUI_OpenStdinInTmux(t *testing.T) {
 	s.keys("q")
 	s.waitFor("exit", "EXIT-0")
 }
+
+// TestTUI_OpenThatNeverOpenedExitsOne: `open FILE` whose document never
+// opened (a damaged PDF: the TUI shows the error screen) exits 1 and says
+// the error once on stderr after the screen is gone, as `get FILE` would;
+// a script's `dpe-tui open x && …` does not go on.
+func TestTUI_OpenThatNeverOpenedExitsOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end TUI test")
+	}
+	bin := buildBinary(t)
+	bad := filepath.Join(t.TempDir(), "bad.pdf")
+	if err := os.WriteFile(bad, []byte("%PDF-1.7\ngarbage\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := newTmux(t, 200, 24, fmt.Sprintf("%s open %s; echo EXIT-$?; sleep 600", bin, bad))
+	s.waitFor("the error screen", "damaged or truncated PDF", "r retry")
+	s.keys("q")
+	scr := s.waitFor("exit", "EXIT-1")
+	if n := strings.Count(scr, "dpe-tui: open "+bad+": damaged or truncated PDF"); n != 1 {
+		t.Fatalf("the error is said %d times after the screen, want once:\n%s", n, scr)
+	}
+}

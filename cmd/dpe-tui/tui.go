@@ -151,6 +151,11 @@ func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profile
 	if errors.Is(err, tea.ErrProgramKilled) && errors.Is(err, tea.ErrProgramPanic) {
 		return fmt.Errorf("terminal UI crashed; see --log for details")
 	}
+	if mm, ok := final.(ui.Model); ok {
+		// open FILE that never opened exits as get FILE would: its
+		// error, once, after the screen is gone.
+		return mm.TargetError()
+	}
 	return nil
 }
 
