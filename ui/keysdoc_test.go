@@ -3,7 +3,6 @@ package ui
 import (
 	"flag"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -14,23 +13,10 @@ var updateDocs = flag.Bool("update-docs", false, "rewrite docs/keys.md and the R
 
 // keyCell is a binding as the docs show it: its help key, and every
 // other key that does the same.
-func keyCell(b key.Binding) string {
-	h := b.Help()
-	s := "`" + h.Key + "`"
-	// The help names some keys by their symbol or a short name.
-	shown := map[string]string{"up": "↑", "down": "↓", "left": "←", "right": "→", "pgdown": "pgdn"}
-	var also []string
-	for _, k := range b.Keys() {
-		name := k
-		if s, ok := shown[k]; ok {
-			name = s
-		}
-		if !strings.Contains("/"+h.Key+"/", "/"+name+"/") {
-			also = append(also, "`"+k+"`")
-		}
-	}
-	if len(also) > 0 {
-		s += " (also " + strings.Join(also, ", ") + ")"
+func keyCell(r KeyRow) string {
+	s := "`" + r.Key + "`"
+	if len(r.Also) > 0 {
+		s += " (also `" + strings.Join(r.Also, "`, `") + "`)"
 	}
 	return strings.ReplaceAll(s, "|", `\|`)
 }
@@ -38,8 +24,6 @@ func keyCell(b key.Binding) string {
 // keysDoc is docs/keys.md: every binding of the keymap, in the order
 // keyMap declares them.
 func keysDoc() string {
-	k := newKeyMap()
-	v := reflect.ValueOf(k)
 	var b strings.Builder
 	b.WriteString("# Keys\n\n<!-- Generated from the keymap (ui/keys.go) by `go test ./ui -run TestDocs -update-docs`; do not edit. -->\n\n")
 	b.WriteString("Every binding of the one keymap the browser dispatches with, and that the footer and the `?` screen are drawn from. " +
@@ -48,12 +32,8 @@ func keysDoc() string {
 	b.WriteString("`[keys]` in config.toml rebinds an action by its name in the second column (`search = [\"/\", \"ctrl+s\"]`), after `preset = \"vim\"` or `\"less\"`; " +
 		"a key two actions of one screen would share, or an unknown name, is a config error (exit 2).\n\n")
 	b.WriteString("| binding | config name | keys | help says |\n|---|---|---|---|\n")
-	for i := 0; i < v.NumField(); i++ {
-		bind, ok := v.Field(i).Interface().(key.Binding)
-		if !ok {
-			continue
-		}
-		b.WriteString("| " + v.Type().Field(i).Name + " | `" + actionName(v.Type().Field(i).Name) + "` | " + keyCell(bind) + " | " + bind.Help().Desc + " |\n")
+	for _, r := range KeyRows() {
+		b.WriteString("| " + r.Binding + " | `" + r.Action + "` | " + keyCell(r) + " | " + r.Desc + " |\n")
 	}
 	return b.String()
 }

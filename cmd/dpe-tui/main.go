@@ -25,8 +25,6 @@ import (
 	"syscall"
 
 	"charm.land/fang/v2"
-	mango "github.com/muesli/mango-cobra"
-	"github.com/muesli/roff"
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/internal/version"
@@ -143,8 +141,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "dpe-tui",
 		Short: "Browse DPE documents over A2C-SMCP",
-		Long: "dpe-tui browses DPE documents over A2C-SMCP: a terminal UI, and headless commands for scripts.\n" +
-			"Without --url it starts an embedded demo office in-process.\n\n" + exitHelp(),
+		Long:  rootDescription + "\n\n" + exitHelp(),
 		Example: `  # the TUI on the embedded demo
   dpe-tui
   # the TUI on a real server
@@ -300,25 +297,6 @@ func exactArgs(n int, msg string) cobra.PositionalArgs {
 			return usageErrorf("%s", msg)
 		}
 		return nil
-	}
-}
-
-// manCmd prints the man page of every command, from the same commands
-// and flags as --help.
-func manCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:     "man",
-		Short:   "Print the man page (roff) of dpe-tui and every command",
-		Example: "  dpe-tui man > dpe-tui.1\n  dpe-tui man | man -l -",
-		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			page, err := mango.NewManPage(1, cmd.Root())
-			if err != nil {
-				return fmt.Errorf("man page: %w", err)
-			}
-			_, err = io.WriteString(cmd.OutOrStdout(), page.Build(roff.NewDocument()))
-			return err
-		},
 	}
 }
 
