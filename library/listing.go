@@ -20,12 +20,12 @@ import (
 // listedJSON is a source's resource as go-sdk writes it, made on first use.
 type listedJSON struct{ b atomic.Pointer[[]byte] }
 
-// of is r's JSON; r is the source's res (immutable once published).
-func (j *listedJSON) of(r *mcp.Resource) ([]byte, error) {
+// of is s's listing JSON (a source is immutable once published).
+func (j *listedJSON) of(s *source) ([]byte, error) {
 	if p := j.b.Load(); p != nil {
 		return *p, nil
 	}
-	b, err := jsonfast.Marshal(r)
+	b, err := jsonfast.Marshal(s.resource())
 	if err != nil {
 		return nil, err
 	}
@@ -46,8 +46,10 @@ type listPage struct {
 }
 
 // MarshalJSON writes the envelope as go-sdk would, resources left empty,
-// and the resources' JSON in the brackets; a resource that is not a
-// source's own (window://…/status) is encoded as go-sdk would.
+// and the resources' JSON in the brackets. go-sdk holds slim resources
+// (server.go, source): each is written as its source lists it — the
+// current source of its URI when a rescan or a refinement replaced the
+// one go-sdk holds — and one no source has any more as go-sdk holds it.
 func (p *listPage) MarshalJSON() ([]byte, error) {
 	env := *p.ListResourcesResult
 	env.Resources = []*mcp.Resource{}
@@ -57,7 +59,7 @@ func (p *listPage) MarshalJSON() ([]byte, error) {
 	}
 	const tail = `"resources":[]}`
 	if !bytes.HasSuffix(head, []byte(tail)) {
-		return jsonfast.Marshal(p.ListResourcesResult)
+		return p.marshalWhole()
 	}
 	head = head[:len(head)-2]
 	entries := make([][]byte, len(p.Resources))
@@ -67,8 +69,8 @@ func (p *listPage) MarshalJSON() ([]byte, error) {
 		if r == nil {
 			continue
 		}
-		if s := p.lib.sources[r.URI]; s != nil && s.res == r {
-			entries[i], err = s.listed.of(r)
+		if s := p.lib.sources[r.URI]; s != nil {
+			entries[i], err = s.listed.of(s)
 			if err != nil {
 				break
 			}
@@ -110,4 +112,23 @@ func (l *library) listMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, nil
 	}
+}
+
+// marshalWhole is the page encoded whole by encoding/json, each resource
+// as its source lists it: for an envelope go-sdk ends otherwise.
+func (p *listPage) marshalWhole() ([]byte, error) {
+	whole := *p.ListResourcesResult
+	whole.Resources = make([]*mcp.Resource, len(p.Resources))
+	p.lib.mu.RLock()
+	for i, r := range p.Resources {
+		whole.Resources[i] = r
+		if r == nil {
+			continue
+		}
+		if s := p.lib.sources[r.URI]; s != nil {
+			whole.Resources[i] = s.resource()
+		}
+	}
+	p.lib.mu.RUnlock()
+	return jsonfast.Marshal(&whole)
 }

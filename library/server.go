@@ -107,20 +107,35 @@ type Options struct {
 }
 
 // source is one listed resource and how to produce its content.
+//
+// A library may hold 100,000 sources for the server's life, and the
+// garbage collector scans all of them on every cycle: a source keeps its
+// listing as a few strings, and the resource registered with go-sdk
+// carries only what go-sdk reads (URI, name, MIME type). The full
+// resource — description, annotations, _meta — is built only to write
+// its listing JSON once (listing.go), not kept as a map and a dozen
+// small objects per source.
 type source struct {
+	// res is the resource registered with the MCP server. For a dpe
+	// document (slim) it holds only URI, Name and MIMEType; resource()
+	// is what is listed.
 	res   *mcp.Resource
+	slim  bool
 	load  func() ([]byte, error) // Document JSON (or text for non-dpe)
 	mime  string
 	key   string   // content key (hash of the file bytes) for Finder
 	info  *docInfo // listing metadata of a dpe document; nil for a file that cannot be converted
 	shown docInfo  // what the listing shows (refined after the first read)
+	// fileURI and size are the listing's _meta.file_uri and size.
+	fileURI string
+	size    int64
 	// published: this source's res is the one registered with the MCP
 	// server. A re-walk replaces a changed file's source without
 	// registering it; its first read does (refine).
 	published bool
 	path      string // folder path, for files of the folder
 	stamp     stamp
-	// listed is res as resources/list writes it (listing.go).
+	// listed is resource() as resources/list writes it (listing.go).
 	listed listedJSON
 }
 
@@ -494,8 +509,7 @@ func (l *library) refine(uri string, info docInfo) {
 		l.mu.Unlock()
 		return
 	}
-	fileURI, _ := s.res.Meta["file_uri"].(string)
-	n := newSource(uri, s.res.Name, info, fileURI, s.res.Size, s.load)
+	n := newSource(uri, s.res.Name, info, s.fileURI, s.size, s.load)
 	n.key, n.path, n.stamp, n.published = s.key, s.path, s.stamp, true
 	l.sources[uri] = n
 	srv := l.srv
@@ -509,12 +523,11 @@ func (l *library) refine(uri string, info docInfo) {
 // it was first generated; like refine, a new source replaces it whole.
 func (l *library) refineSize(s *source, size int64) {
 	l.mu.Lock()
-	if l.sources[s.res.URI] != s || s.res.Size == size {
+	if l.sources[s.res.URI] != s || s.size == size {
 		l.mu.Unlock()
 		return
 	}
-	fileURI, _ := s.res.Meta["file_uri"].(string)
-	n := newSource(s.res.URI, s.res.Name, s.shown, fileURI, size, s.load)
+	n := newSource(s.res.URI, s.res.Name, s.shown, s.fileURI, size, s.load)
 	n.key, n.published = s.key, s.published
 	l.sources[s.res.URI] = n
 	srv := l.srv
@@ -578,6 +591,29 @@ func (l *library) add(uri, name string, info docInfo, fileURI string, size int64
 }
 
 func newSource(uri, name string, info docInfo, fileURI string, size int64, load func() ([]byte, error)) *source {
+	s := &source{
+		mime:    protocol.MimeDPEInline,
+		load:    load,
+		shown:   info,
+		fileURI: fileURI,
+		size:    size,
+		slim:    true,
+		res:     &mcp.Resource{URI: uri, Name: name, MIMEType: protocol.MimeDPEInline},
+	}
+	if info.Err == "" {
+		s.info = &s.shown // a source is replaced whole, never edited
+	}
+	return s
+}
+
+// resource is s as resources/list shows it: for a dpe document, built
+// from the source's listing (seed 000 §DPE Resource 元数据); made anew on
+// each call, kept by no one.
+func (s *source) resource() *mcp.Resource {
+	if !s.slim {
+		return s.res
+	}
+	info := s.shown
 	desc := info.Summary
 	switch {
 	case info.Err != "":
@@ -594,7 +630,7 @@ func newSource(uri, name string, info docInfo, fileURI string, size int64, load 
 	meta := mcp.Meta{
 		"keywords":  kws,
 		"file_type": info.FileType,
-		"file_uri":  fileURI,
+		"file_uri":  s.fileURI,
 	}
 	// page_count is recommended, and when present must be ≥ 1 (dpe.md
 	// §DPE Resource 元数据): a PDF whose pages are counted only once it is
@@ -602,27 +638,18 @@ func newSource(uri, name string, info docInfo, fileURI string, size int64, load 
 	if info.PageCount >= 1 {
 		meta["page_count"] = info.PageCount
 	}
-	var di *docInfo
 	if info.Err != "" {
 		meta["error"] = info.Err
-	} else {
-		di = &info
 	}
-	return &source{
-		mime:  protocol.MimeDPEInline,
-		load:  load,
-		info:  di,
-		shown: info,
-		res: &mcp.Resource{
-			URI:         uri,
-			Name:        name,
-			Title:       info.Title,
-			Description: desc,
-			MIMEType:    protocol.MimeDPEInline,
-			Size:        size,
-			Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, LastModified: info.LastModified},
-			Meta:        meta,
-		},
+	return &mcp.Resource{
+		URI:         s.res.URI,
+		Name:        s.res.Name,
+		Title:       info.Title,
+		Description: desc,
+		MIMEType:    s.res.MIMEType,
+		Size:        s.size,
+		Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, LastModified: info.LastModified},
+		Meta:        meta,
 	}
 }
 
