@@ -501,6 +501,11 @@ type pdfRun struct {
 	left, bottom, right, top float64
 	size                     float64
 	mono                     bool // a fixed-pitch font
+	// glued: the word before it ends where it starts, with no space
+	// between, and only a change of size or baseline made it a word of
+	// its own (a footnote mark "salt¹", a code span in a smaller font
+	// before its comma): its line's text puts no space before it.
+	glued bool
 }
 
 func (p *pdfPages) Page(ctx context.Context, i int, b *PageBuilder) error {
@@ -675,6 +680,7 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 		lastH   float64 // the previous character's loose-box height
 		lastB   float64 // and its bottom
 		lastU   rune    // the previous character
+		glued   bool    // the next word is glued to the one that just ended
 		wordEnd = func() {
 			if cur != nil {
 				cur.text = sb.String()
@@ -702,6 +708,7 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 		}
 		if r == 0 || unicode.IsSpace(r) {
 			wordEnd()
+			glued = false
 			continue
 		}
 		bl, bt, br, bb, ok, err := looseBox(c)
@@ -745,8 +752,10 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 			if spaceless(lastU) && spaceless(r) {
 				word = 0.25 * cur.size
 			}
-			if sp > word || sp < -0.2*cur.size || left < lastL-0.2*cur.size || !sameBase && math.Abs(baseline()-base) > 0.5 {
+			apart := sp > word || sp < -0.2*cur.size || left < lastL-0.2*cur.size
+			if apart || !sameBase && math.Abs(baseline()-base) > 0.5 {
 				wordEnd()
+				glued = !apart
 			}
 		}
 		if cur == nil {
@@ -754,7 +763,7 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 			if err != nil {
 				return nil, 0, 0, fmt.Errorf("text: %w", err)
 			}
-			cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: p.renderedSize(tp.TextPage, c, top-bottom), mono: mono}
+			cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: p.renderedSize(tp.TextPage, c, top-bottom), mono: mono, glued: glued}
 			base = baseline()
 		} else if math.Abs((top-bottom)-lastH) > 0.01 {
 			// A size change is a new word too. The loose box's height is
@@ -767,7 +776,7 @@ func (p *pdfReader) pageRuns(ctx context.Context, i int) (runs []pdfRun, w, h fl
 				if err != nil {
 					return nil, 0, 0, fmt.Errorf("text: %w", err)
 				}
-				cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: s, mono: mono}
+				cur = &pdfRun{left: left, right: right, bottom: bottom, top: top, size: s, mono: mono, glued: true}
 				base = baseline()
 			}
 		}
@@ -875,10 +884,11 @@ func (l *pdfLine) mono() bool {
 }
 
 func (l *pdfLine) text() string {
-	// Runs are words (see pageRuns), so one space between each.
+	// Runs are words (see pageRuns), so one space between each, except
+	// before a word glued to the one it touches.
 	var sb strings.Builder
 	for i, r := range l.runs {
-		if i > 0 {
+		if i > 0 && !(r.glued && r.left-l.runs[i-1].right < 0.1*math.Max(r.size, l.runs[i-1].size)) {
 			sb.WriteByte(' ')
 		}
 		sb.WriteString(r.text)
@@ -1476,10 +1486,21 @@ func overlapHalf(a, b *pdfLine) bool {
 // line, right of it, continues that line (groupLines cut it at a wide
 // gap), except in the page's running lines, where a header's title and
 // its page number are two elements.
+//
+// Paragraphs are told apart as a reader tells them (paraBreak): by a gap
+// wider than the column's line spacing, or by a first line indented
+// where the lines around it are not. A line that starts like a list
+// item ("2. The miller …") but carries on the line before it, a full
+// line at the same left, is that paragraph's wrap, not an item.
 func groupBlocks(lines []*pdfLine, body float64, running []pdfBox) []*pdfBlock {
 	var blocks []*pdfBlock
 	var cur *pdfBlock
+	lead := lineLead(lines)
+	left, right := math.Inf(1), 0.0
 	for _, l := range lines {
+		left, right = math.Min(left, l.left), math.Max(right, l.right)
+	}
+	for i, l := range lines {
 		if cur != nil {
 			prev := cur.lines[len(cur.lines)-1]
 			gap := prev.bottom - l.top
@@ -1494,7 +1515,12 @@ func groupBlocks(lines []*pdfLine, body float64, running []pdfBox) []*pdfBlock {
 				cur.top, cur.bottom = math.Max(cur.top, l.top), math.Min(cur.bottom, l.bottom)
 				continue
 			}
-			if prev.col == l.col && same && l.mono() == prev.mono() && gap < 0.8*lh && gap > -lh && !listMarker.MatchString(l.text()) {
+			var next *pdfLine
+			if i+1 < len(lines) && lines[i+1].col == l.col {
+				next = lines[i+1]
+			}
+			if prev.col == l.col && same && l.mono() == prev.mono() && gap < 0.8*lh && gap > -lh &&
+				(!listMarker.MatchString(l.text()) || wrappedMarker(cur, prev, l, right)) && (l.mono() || !paraBreak(prev, l, next, gap, lead, lh, cur.size, left, right)) {
 				cur.lines = append(cur.lines, l)
 				cur.left, cur.right = math.Min(cur.left, l.left), math.Max(cur.right, l.right)
 				cur.bottom = math.Min(cur.bottom, l.bottom)
@@ -1505,6 +1531,68 @@ func groupBlocks(lines []*pdfLine, body float64, running []pdfBox) []*pdfBlock {
 		blocks = append(blocks, cur)
 	}
 	return blocks
+}
+
+// lineLead is the gap between the lines of a paragraph in this column:
+// the lower quartile of the gaps between consecutive lines of one size
+// (most consecutive lines are a paragraph's; its gaps are the smallest).
+// Negative gaps (lines set tighter than their fonts' boxes) count as 0.
+func lineLead(lines []*pdfLine) float64 {
+	var gaps []float64
+	for i := 1; i < len(lines); i++ {
+		a, b := lines[i-1], lines[i]
+		lh := math.Max(a.top-a.bottom, b.top-b.bottom)
+		g := a.bottom - b.top
+		if a.col != b.col || math.Abs(a.size-b.size) > 0.1*math.Max(a.size, 1) || g >= 0.8*lh || g <= -lh || sameRow(a, b) {
+			continue
+		}
+		gaps = append(gaps, math.Max(g, 0))
+	}
+	if len(gaps) == 0 {
+		return 0
+	}
+	sort.Float64s(gaps)
+	return gaps[len(gaps)/4]
+}
+
+// paraBreak reports whether l starts a new paragraph after prev: the gap
+// between them is wider than the column's lead by a quarter of a line;
+// or there is some space between them and prev reads as a paragraph's
+// last line (a column of one-line paragraphs has no lead to compare
+// with): it ends before three quarters of the column's width, or, a
+// third of a line above l, it ends a sentence and l starts one with a
+// capital; or l is indented by an em or more (less than six) from prev
+// while the line after it comes back to prev's left (a first-line
+// indent, not a hanging one, nor a centred line).
+func paraBreak(prev, l, next *pdfLine, gap, lead, lh, size, left, right float64) bool {
+	if gap > lead+0.25*lh || gap > 0.2*lh && prev.right < left+0.75*(right-left) {
+		return true
+	}
+	if gap > 0.3*lh && len(prev.runs) > 0 && len(l.runs) > 0 {
+		last, first := prev.runs[len(prev.runs)-1].text, l.runs[0].text
+		end, _ := utf8.DecodeLastRuneInString(last)
+		start, _ := utf8.DecodeRuneInString(first)
+		if strings.ContainsRune(".!?:", end) && unicode.IsUpper(start) {
+			return true
+		}
+	}
+	em := math.Max(size, 4)
+	in := l.left - prev.left
+	return next != nil && in >= 0.9*em && in < 6*em && math.Abs(next.left-prev.left) < 0.5*em && next.left < l.left-0.9*em
+}
+
+// wrappedMarker reports whether l, which starts like a list item, is
+// the wrap of the paragraph before it: prev runs to the column's right
+// edge (within three ems), l starts at prev's left (a list's next item
+// starts at its label, left of its first item's wrapped text), and the
+// paragraph is not itself a list item with its label at l's left.
+func wrappedMarker(cur *pdfBlock, prev, l *pdfLine, right float64) bool {
+	em := math.Max(cur.size, 4)
+	if prev.right < right-3*em || math.Abs(l.left-prev.left) > 0.5*em {
+		return false
+	}
+	first := cur.lines[0]
+	return !(listMarker.MatchString(first.text()) && math.Abs(first.left-l.left) < 0.5*em)
 }
 
 func blockMono(bl *pdfBlock) bool {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,6 +34,18 @@ type pdfTruth struct {
 	tabbed   [][]string // the words of each paragraph set with a tab (a label flush right), outside tables
 	header   string     // the running header, "" when none
 	footer   bool       // a "Page N" footer
+	paras    []truthPara
+	notes    []string // the footnotes' words, read after the body (at the foot of its one page)
+}
+
+// truthPara is a body paragraph (not a heading, list item, cell, code or
+// caption): its words, whether it follows the paragraph before it with
+// nothing between, and whether its font changes inside it (a span or a
+// footnote mark).
+type truthPara struct {
+	words   []string
+	follows bool
+	spanned bool
 }
 
 type truthTable struct {
@@ -77,6 +90,12 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 		listStyle   string
 		inCodeBlock bool
 		tabbed      bool // the open paragraph has a tab
+		spanned     bool // the open paragraph changes font inside it
+		inNote      bool
+		outer       string // the paragraph's text before its footnote
+		citation    string // the footnote's mark, which its note starts with too
+		blocks      int    // body blocks ended so far
+		paraAt      = -2   // blocks when the last paragraph ended
 	)
 	attr := func(se xml.StartElement, name string) string {
 		for _, a := range se.Attr {
@@ -144,6 +163,9 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 			case "p", "h":
 				text.Reset()
 				tabbed = false
+				if !inNote {
+					spanned = false
+				}
 				// Code paragraphs' styles are named Code… (Code, CodeBody).
 				code := strings.HasPrefix(attr(tk, "style-name"), "Code")
 				if inBody && !code && curTable == nil {
@@ -159,6 +181,10 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				if attr(tk, "style-name") == "Caption" {
 					stack[len(stack)-1] = "caption"
 				}
+			case "span", "note":
+				spanned = true
+			case "note-body":
+				outer, inNote = text.String(), true
 			case "s", "tab", "line-break":
 				text.WriteByte(' ')
 				tabbed = tabbed || tk.Name.Local == "tab"
@@ -176,6 +202,9 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				continue
 			}
 			text.Write(tk)
+			if top == "note-citation" {
+				citation = strings.TrimSpace(string(tk))
+			}
 			if curLink != nil {
 				curLink.text += string(tk)
 			}
@@ -191,7 +220,15 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 			case name == "footer":
 				tr.footer = true
 			case !inBody:
+			case name == "note-body":
+				text.Reset()
+				text.WriteString(outer)
+				inNote = false
+			case inNote && name == "p":
+				tr.notes = append(append(tr.notes, citation), strings.Fields(s)...)
+				text.Reset()
 			case name == "caption":
+				blocks++
 				tr.words = append(tr.words, strings.Fields(s)...)
 				if n := len(tr.images); n > 0 && tr.images[n-1] == "" {
 					tr.images[n-1] = s
@@ -203,6 +240,14 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				}
 				ws := strings.Fields(s)
 				tr.words = append(tr.words, ws...)
+				inItem := len(stack) > 0 && stack[len(stack)-1] == "list-item"
+				if name == "p" && curTable == nil && !inItem {
+					// Lines set with a tab (a definition and its kind, a
+					// numbered listing) are lines, not paragraphs.
+					tr.paras = append(tr.paras, truthPara{words: ws, follows: paraAt == blocks-1 && !tabbed, spanned: spanned})
+					paraAt = blocks
+				}
+				blocks++
 				if curTable != nil {
 					curTable.words = append(curTable.words, ws...)
 				} else if tabbed && inBody {
@@ -237,6 +282,7 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 			case name == "text":
 				flushCode()
 				inBody = false
+				tr.words = append(tr.words, tr.notes...)
 			}
 		}
 	}
@@ -348,6 +394,40 @@ func scorePDF(tr *pdfTruth, doc *dpe.Document) []scoreCheck {
 		add(fmt.Sprintf("tabbed %d", k+1), ok, "tabbed line %q read left to right: %v", strings.Join(ws, " "), ok)
 	}
 
+	// Paragraphs: two paragraphs one after the other are never one
+	// element (the words where one ends and the next begins are not in
+	// one element's text), and a paragraph whose font changes inside it
+	// reads as written (no space where the source has none).
+	var texts [][]string
+	for _, p := range doc.Pages {
+		for _, el := range p.Elements {
+			texts = append(texts, strings.Fields(el.Text))
+		}
+	}
+	var together []string
+	for k := 1; k < len(tr.paras); k++ {
+		a, b := tr.paras[k-1].words, tr.paras[k].words
+		if !tr.paras[k].follows || len(a) == 0 || len(b) == 0 {
+			continue
+		}
+		seam := append(append([]string{}, a[max(len(a)-3, 0):]...), b[:min(3, len(b))]...)
+		for _, ws := range texts {
+			if containsRun(ws, seam) {
+				together = append(together, strings.Join(seam, " "))
+				break
+			}
+		}
+	}
+	if len(tr.paras) > 1 {
+		add("paragraphs", len(together) == 0, "%d paragraphs; run together at: %q", len(tr.paras), together)
+	}
+	for k, pa := range tr.paras {
+		if pa.spanned {
+			ok := strings.Contains(joined, " "+strings.Join(pa.words, " ")+" ")
+			add(fmt.Sprintf("spanned %d", k+1), ok, "paragraph %d (its font changes inside it) read as written: %v", k+1, ok)
+		}
+	}
+
 	// Tables: every source table is found (its parts, when it continues
 	// on the next page, together) with its rows × columns.
 	// A table is one Table element per page it is on.
@@ -448,6 +528,17 @@ func scorePDF(tr *pdfTruth, doc *dpe.Document) []scoreCheck {
 		if l.ordered {
 			add(fmt.Sprintf("list %d ordered", k+1), okOrder == len(l.items), "list %d: %d of %d items ordered with item_number", k+1, okOrder, len(l.items))
 		}
+	}
+
+	// A paragraph's wrapped line that starts like an item ("2. The …")
+	// is no ListItem: there are as many as the lists have items.
+	if len(tr.words) > 0 {
+		want := 0
+		for _, l := range tr.lists {
+			want += len(l.items)
+		}
+		n := len(elementsOf(doc, "ListItem"))
+		add("list item count", n == want, "%d ListItem elements (want %d, the lists' items)", n, want)
 	}
 
 	// Code blocks are CodeSnippet elements.
@@ -581,4 +672,14 @@ func htmlGrid(h string) (rows, cols int) {
 		cols = max(cols, w)
 	}
 	return rows, cols
+}
+
+// containsRun reports whether seam occurs in ws, word after word.
+func containsRun(ws, seam []string) bool {
+	for i := 0; i+len(seam) <= len(ws); i++ {
+		if slices.Equal(ws[i:i+len(seam)], seam) {
+			return true
+		}
+	}
+	return false
 }

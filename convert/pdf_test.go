@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,6 +229,21 @@ func pdftotextWords(t testing.TB, file string) ([][]bboxWord, []float64) {
 	for _, p := range doc.Body.Doc.Pages {
 		var ws []bboxWord
 		for _, w := range p.Words {
+			// poppler's words split at a change of font or baseline, and
+			// its text output joins two that touch with no space (a
+			// footnote mark after its word, "<" in another font before
+			// "fontconfig>"): so does the converter, so they are one
+			// word here too.
+			if n := len(ws); n > 0 {
+				pw := &ws[n-1]
+				h := math.Min(pw.YMax-pw.YMin, w.YMax-w.YMin)
+				ov := math.Min(pw.YMax, w.YMax) - math.Max(pw.YMin, w.YMin)
+				if gap := w.XMin - pw.XMax; gap > -1 && gap < 0.1*h && ov > 0.3*h {
+					pw.XMax, pw.YMin, pw.YMax = w.XMax, math.Min(pw.YMin, w.YMin), math.Max(pw.YMax, w.YMax)
+					pw.Text += w.Text
+					continue
+				}
+			}
 			ws = append(ws, bboxWord{w.XMin, w.YMin, w.XMax, w.YMax, w.Text})
 		}
 		pages = append(pages, ws)
