@@ -71,9 +71,22 @@ func (m *model) openTargetOver(target string, at *hitPlace, over bool) tea.Cmd {
 	access := targetURI(target)
 	e.lastTrace = newTraceLog(access, "")
 	opener := &dpe.Opener{Fetcher: e.opt.Fetcher, Limits: e.opt.Limits, Now: e.opt.Now}
+	convertFetched, now := e.opt.ConvertFetched, e.opt.Now
 	id, cmd := e.start("opening "+sanitizeLine(target), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		o, buf := tracedOpener(opener)
+		t0 := now()
 		msg := doOpen(ctx, id, o, buf, access, func(ctx context.Context) (*dpe.Opened, error) { return o.OpenAccess(ctx, access) })
+		if om, ok := msg.(openedMsg); ok && convertFetched != nil && om.opened != nil && om.opened.Kind == dpe.KindBinary {
+			// A PDF, DOCX, … at a URL opens as the same file here would.
+			src, handled, err := convertFetched(ctx, om.opened.Access.URI, om.opened.Body)
+			if err != nil {
+				return errMsg{id: id, what: "open " + sanitizeLine(target), err: err}
+			}
+			if handled {
+				cb := &traceBuf{entries: om.trace}
+				return sourceOpened(ctx, id, target, target, src, opener, cb, now, t0, at, over)
+			}
+		}
 		return stampOpened(msg, func(om *openedMsg) { om.target, om.at, om.over = target, at, over })
 	})
 	if s, ok := m.top().(*openingScreen); ok {

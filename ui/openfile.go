@@ -58,28 +58,35 @@ func (m *model) openFile(target, path string, at *hitPlace, over bool) tea.Cmd {
 	opener := &dpe.Opener{Fetcher: e.opt.Fetcher, Limits: e.opt.Limits, Now: now}
 	id, cmd := e.start("converting "+sanitizeLine(filepath.Base(path)), openTimeout, func(ctx context.Context, id int) tea.Msg {
 		t0 := now()
-		buf := &traceBuf{}
 		src, err := open(ctx, path)
 		if err != nil {
 			return errMsg{id: id, what: "open " + sanitizeLine(path), err: err}
 		}
-		doc := src.Skeleton()
-		if doc == nil {
-			return errMsg{id: id, what: "open " + sanitizeLine(path), err: errNoSkeleton}
-		}
-		op := &dpe.Opened{Access: dpe.Access{URI: target}, Kind: dpe.KindDocument, Doc: doc}
-		msg := openedMsg{id: id, opened: op, uri: target, target: target, opener: opener, src: src, at: at, over: over}
-		if len(doc.Pages) > 0 {
-			msg.first, msg.firstErr = convertPage(ctx, src, buf, now, 0)
-		}
-		msg.duration = now().Sub(t0)
-		msg.trace = buf.entries
-		return msg
+		return sourceOpened(ctx, id, path, target, src, opener, &traceBuf{}, now, t0, at, over)
 	})
 	if s, ok := m.top().(*openingScreen); ok {
 		s.id = id
 	}
 	return cmd
+}
+
+// sourceOpened is the open of a converted document (a local file, or a
+// file fetched from a URL): its skeleton, and page 1 converted in the
+// same command so it is on screen before the rest converts; name is
+// what an error names, buf holds the trace so far (a fetch's).
+func sourceOpened(ctx context.Context, id int, name, target string, src PageSource, opener *dpe.Opener, buf *traceBuf, now func() time.Time, t0 time.Time, at *hitPlace, over bool) tea.Msg {
+	doc := src.Skeleton()
+	if doc == nil {
+		return errMsg{id: id, what: "open " + sanitizeLine(name), err: errNoSkeleton}
+	}
+	op := &dpe.Opened{Access: dpe.Access{URI: target}, Kind: dpe.KindDocument, Doc: doc}
+	msg := openedMsg{id: id, opened: op, uri: target, target: target, opener: opener, src: src, at: at, over: over}
+	if len(doc.Pages) > 0 {
+		msg.first, msg.firstErr = convertPage(ctx, src, buf, now, 0)
+	}
+	msg.duration = now().Sub(t0)
+	msg.trace = buf.entries
+	return msg
 }
 
 type skeletonError struct{}

@@ -16,6 +16,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/protocol"
+	"github.com/dpe-tui/dpe-tui/ui"
 )
 
 // maxLocalImage caps an image a local Markdown file embeds.
@@ -68,12 +69,7 @@ func openFetched(ctx context.Context, fetched *dpe.Opened, stderr io.Writer) (op
 	if fetched.Kind != dpe.KindBinary {
 		return nil, nil, false, nil
 	}
-	name := fetched.Access.URI
-	if u, err := url.Parse(name); err == nil {
-		// The name is the URL without its query or credentials (a signed
-		// URL's token is no title, and starts every error message).
-		name = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
-	}
+	name := fetchedName(fetched.Access.URI)
 	c := convert.New(convert.Options{Notice: stderrNotice(stderr)})
 	defer c.Close()
 	body := bytes.NewReader(fetched.Body)
@@ -83,6 +79,32 @@ func openFetched(ctx context.Context, fetched *dpe.Opened, stderr io.Writer) (op
 	src := convert.BytesSource(name, fetched.Body)
 	op, opener, err = openConverted(ctx, c, src, fetched.Access.URI)
 	return op, opener, true, err
+}
+
+// fetchedName is the name a file fetched from uri converts under: the
+// URL without its query or credentials (a signed URL's token is no
+// title, and starts every error message).
+func fetchedName(uri string) string {
+	if u, err := url.Parse(uri); err == nil {
+		return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	}
+	return uri
+}
+
+// fetchedSource is the TUI's open of a file fetched from a URL that is
+// not DPE (a PDF, DOCX, … at http(s)://): converted page by page, under
+// the rule get's openFetched follows; handled is false for content
+// convert does not read, which the TUI shows as it is.
+func fetchedSource(ctx context.Context, c *convert.Converter, uri string, body []byte) (ui.PageSource, bool, error) {
+	name := fetchedName(uri)
+	if !convertible(c, name, bytes.NewReader(body), int64(len(body))) {
+		return nil, false, nil
+	}
+	d, err := c.Open(ctx, convert.BytesSource(name, body))
+	if err != nil {
+		return nil, true, err
+	}
+	return d, true, nil
 }
 
 // localTarget is the file an input names: a path, or the path of a

@@ -297,6 +297,9 @@ func tuiOptions(f *tuiFlags, openTarget string, prof *profileState, dialRemote r
 		opt.OpenFile = func(ctx context.Context, path string) (ui.PageSource, error) {
 			return openFileInTUI(ctx, conv, path)
 		}
+		opt.ConvertFetched = func(ctx context.Context, uri string, body []byte) (ui.PageSource, bool, error) {
+			return fetchedSource(ctx, conv, uri, body)
+		}
 	} else {
 		opt.Fetcher = fetcher(&f.globalFlags, f.URL)
 		// The user's own servers run in this process: the UI shows their
