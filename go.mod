@@ -40,6 +40,7 @@ require (
 	github.com/zishang520/socket.io/clients/socket/v3 v3.0.6
 	github.com/zishang520/socket.io/parsers/engine/v3 v3.0.6
 	github.com/zishang520/socket.io/parsers/socket/v3 v3.0.6
+	github.com/zishang520/socket.io/servers/engine/v3 v3.0.6
 	github.com/zishang520/socket.io/servers/socket/v3 v3.0.6
 	github.com/zishang520/socket.io/v3 v3.0.6
 	go.etcd.io/bbolt v1.5.0
@@ -130,7 +131,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	github.com/yuin/goldmark-emoji v1.0.5 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
-	github.com/zishang520/socket.io/servers/engine/v3 v3.0.6 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/exp v0.0.0-20231006140011-7918f672742d // indirect

@@ -59,7 +59,9 @@ func New(opt Options) (*Server, error) {
 	sopt := socket.DefaultServerOptions()
 	sopt.SetPath(strings.TrimSuffix(s.path, "/"))
 	sopt.SetServeClient(false)
-	sopt.SetTransports(types.NewSet(socket.Polling, socket.WebSocket))
+	// websocket: the library's transport with a reader that does not grow
+	// each message's buffers from empty (wsread.go).
+	sopt.SetTransports(types.NewSet[socket.TransportCtor](socket.Polling, &wsBuilder{}))
 	sopt.SetParser(gateParser{base: parser.NewParser(), gates: s.gates})
 	// Computers' acks (resource pages, configs, tool results) pass through
 	// whole; 1 MB, the engine.io default, is tight for a tool result. The
