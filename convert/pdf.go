@@ -1894,7 +1894,7 @@ func findTables(lines []*pdfLine, w float64) ([]*pdfTable, []*pdfLine) {
 			grid = append(grid, copyRow(r))
 			above = gap
 		}
-		if t := gridOf(grid, w); t != nil {
+		if t := gridOf(grid, w); t != nil && !textAbove(rows, i, j) {
 			tables = append(tables, t)
 			for _, sg := range orig {
 				taken[sg] = true
@@ -1912,6 +1912,33 @@ func findTables(lines []*pdfLine, w float64) ([]*pdfTable, []*pdfLine) {
 		}
 	}
 	return tables, rest
+}
+
+// textAbove reports whether the rows i to j (a grid) carry on the plain
+// line above them: a line of one segment in the size of the grid's
+// first row, starting where that row starts, as close above it as the
+// grid's rows are to each other. Aligned lines that a paragraph runs into without a break (test
+// output in a manual set in a proportional font: "== 84 tests …" and
+// the failures under it, their "(stdout)" lined up) are the block's
+// lines, not a table: a table is set off from the text above it.
+func textAbove(rows []*pdfRow, i, j int) bool {
+	if i == 0 || j-i < 2 {
+		return false
+	}
+	up, first := rows[i-1], rows[i]
+	if len(up.segs) != 1 {
+		return false
+	}
+	lh := up.top - up.bottom
+	a, b := up.segs[0], first.segs[0]
+	if math.Abs(a.left-b.left) > 0.5*math.Max(a.size, 4) || math.Abs(a.size-b.size) > 0.1*math.Max(b.size, 1) {
+		return false // a heading or caption in its own size sits right on its table
+	}
+	least := math.Inf(1)
+	for k := i + 1; k < j; k++ {
+		least = math.Min(least, rows[k-1].bottom-rows[k].top)
+	}
+	return up.bottom-first.top <= least+0.15*lh
 }
 
 // gapBelowWrap is the gap above the first row from j on with as many
