@@ -621,7 +621,7 @@ func (op *Opened) Keep(i int, pl PageLoad) {
 
 // WithPages is op as its holder sees it: op's document with page i
 // replaced by pages[i] wherever that is not nil (the holder's own decoded
-// copies), for Validate. Neither op nor its document is written.
+// copies), for Validate. Neither op, its document nor pages is written.
 func (op *Opened) WithPages(pages []*Page) *Opened {
 	v := &Opened{DPE: op.DPE, Access: op.Access, Kind: op.Kind, Body: op.Body, MimeType: op.MimeType, Notes: op.Notes,
 		Version: op.Version, Partial: op.Partial, dpe: op.dpe, uris: op.uris}
@@ -632,6 +632,14 @@ func (op *Opened) WithPages(pages []*Page) *Opened {
 	d.Pages = slices.Clone(op.Doc.Pages)
 	for i, p := range pages {
 		if p != nil && i < len(d.Pages) {
+			if p.pos != d.Pages[i].pos {
+				// A page decoded on its own (converted, fetched apart)
+				// stands where the page it replaces stood: the rules read
+				// source positions (order, JSON paths), and its own is 0.
+				q := *p
+				q.pos = d.Pages[i].pos
+				p = &q
+			}
 			d.Pages[i] = p
 		}
 	}
