@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dpe-tui/dpe-tui/convert"
+	"github.com/dpe-tui/dpe-tui/internal/jsonfast"
 )
 
 // BenchmarkNew_100kGeneratedResources measures building a 100,000-resource
@@ -57,4 +58,37 @@ func BenchmarkLargeDocument_300Pages(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkListedJSON_Note is one generated note's listing JSON, made on
+// its first listing: encoded by reflection from its mcp.Resource (as it
+// was made before appendListing; the resource built beforehand, not
+// counted) against appendListing.
+func BenchmarkListedJSON_Note(b *testing.B) {
+	l, err := Open(Options{FS: emptyFS(), Generated: 1, PageSize: 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	var s *source
+	for _, c := range l.lib.sources {
+		if c.slim {
+			s = c
+		}
+	}
+	b.Run("marshal", func(b *testing.B) {
+		r := s.resource()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := jsonfast.Marshal(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("append", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = s.appendListing(make([]byte, 0, s.listingSize()))
+		}
+	})
 }

@@ -112,3 +112,43 @@ func TestList_PagesAreTheBytesGoSDKWrites(t *testing.T) {
 		t.Fatal("no listing shows the title 'Tom & Jerry <3' as written")
 	}
 }
+
+// listingCase is a source with every listed field set from the strings.
+func listingCase(uri, name, title, summary, fileType, modified, fileURI, errText, kw string, pages int, size int64) *source {
+	info := docInfo{Title: title, Summary: summary, FileType: fileType, LastModified: modified, PageCount: pages, Err: errText}
+	if kw != "" {
+		info.Keywords = strings.Split(kw, ",")
+	}
+	return newSource(uri, name, info, fileURI, size, nil)
+}
+
+// appendListing writes, byte for byte, what go-sdk's encoder writes for
+// the resource the source lists.
+func TestAppendListing_IsGoSDKsEncoding(t *testing.T) {
+	odd := "Tom & Jerry <3> \"q\" \\ \u2028\u2029 \x01\x1f\x7f \t\n\r\b\f é\u00e9 \xff\xfe ☃ </script>"
+	cases := []*source{
+		listingCase("dpe://h.example.x/a", "a", "A", "Sum.", "md", "2026-01-05T09:00:00Z", "file:///a.md", "", "x,y", 3, 0),
+		listingCase("dpe://h.example.x/b", "b", "", "", "pdf", "", "file:///b.pdf", "", "", 0, 0),
+		listingCase("dpe://h.example.x/c", "c", "", "", "docx", "", "", "", "", 2, 17),
+		listingCase("dpe://h.example.x/d", "d", "D", "", "xlsx", "x", "file:///d", "bad zip: "+odd, "k", 1, -1),
+		listingCase("dpe://h.example.x/"+odd, odd, odd, odd, odd, odd, odd, odd, odd+","+odd, 1<<40, 1<<50),
+	}
+	for _, s := range cases {
+		got := s.appendListing(nil)
+		if want := goSDKJSON(t, s.resource()); !bytes.Equal(got, want) {
+			t.Fatalf("%q:\n got %s\nwant %s", s.res.URI, got, want)
+		}
+	}
+}
+
+func FuzzAppendListing(f *testing.F) {
+	f.Add("dpe://h.example.x/a", "a", "T", "S", "md", "2026-01-05T09:00:00Z", "file:///a", "", "k,l", 1, int64(0))
+	f.Add("u", "<&>", "\u2028", "", "", "", "", "e\x00", "", 0, int64(-3))
+	f.Fuzz(func(t *testing.T, uri, name, title, summary, fileType, modified, fileURI, errText, kw string, pages int, size int64) {
+		s := listingCase(uri, name, title, summary, fileType, modified, fileURI, errText, kw, pages, size)
+		got := s.appendListing(nil)
+		if want := goSDKJSON(t, s.resource()); !bytes.Equal(got, want) {
+			t.Fatalf("got %s\nwant %s", got, want)
+		}
+	})
+}

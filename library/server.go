@@ -606,6 +606,21 @@ func newSource(uri, name string, info docInfo, fileURI string, size int64, load 
 	return s
 }
 
+// description is a dpe document's listed description: its summary, or
+// what is known of it.
+func (s *source) description() string {
+	info := &s.shown
+	switch {
+	case info.Err != "":
+		return "cannot be converted: " + info.Err
+	case info.Summary == "" && info.PageCount == 0:
+		return fmt.Sprintf("%s document (page count known once read)", info.FileType)
+	case info.Summary == "":
+		return fmt.Sprintf("%s document, %d page(s)", info.FileType, info.PageCount)
+	}
+	return info.Summary
+}
+
 // resource is s as resources/list shows it: for a dpe document, built
 // from the source's listing (seed 000 §DPE Resource 元数据); made anew on
 // each call, kept by no one.
@@ -614,15 +629,7 @@ func (s *source) resource() *mcp.Resource {
 		return s.res
 	}
 	info := s.shown
-	desc := info.Summary
-	switch {
-	case info.Err != "":
-		desc = "cannot be converted: " + info.Err
-	case desc == "" && info.PageCount == 0:
-		desc = fmt.Sprintf("%s document (page count known once read)", info.FileType)
-	case desc == "":
-		desc = fmt.Sprintf("%s document, %d page(s)", info.FileType, info.PageCount)
-	}
+	desc := s.description()
 	kws := info.Keywords
 	if kws == nil {
 		kws = []string{}

@@ -45,6 +45,13 @@ func AppendString(b []byte, s string) []byte {
 	return segjson.AppendEscape(b, s, segjson.EscapeHTML)
 }
 
+// AppendStringNoHTML appends s as Marshal writes a string (encoding/json
+// with SetEscapeHTML(false), as go-sdk writes): AppendString with <, >
+// and & left as they are.
+func AppendStringNoHTML(b []byte, s string) []byte {
+	return segjson.AppendEscape(b, s, 0)
+}
+
 // StringEnd is the index of the quote that closes the string opened at
 // b[open], in valid JSON: the next quote not escaped by an odd run of
 // backslashes. Most of a page's bytes are inside strings, and IndexByte
