@@ -76,9 +76,10 @@ func (m *model) openTargetOver(target string, at *hitPlace, over bool) tea.Cmd {
 		o, buf := tracedOpener(opener)
 		t0 := now()
 		msg := doOpen(ctx, id, o, buf, access, func(ctx context.Context) (*dpe.Opened, error) { return o.OpenAccess(ctx, access) })
-		if om, ok := msg.(openedMsg); ok && convertFetched != nil && om.opened != nil && om.opened.Kind == dpe.KindBinary {
-			// A PDF, DOCX, … at a URL opens as the same file here would.
-			src, handled, err := convertFetched(ctx, om.opened.Access.URI, om.opened.Body)
+		if om, ok := msg.(openedMsg); ok && convertFetched != nil && om.opened != nil && om.opened.Kind != dpe.KindDocument {
+			// A PDF, DOCX, web page… at a URL opens as the same file here
+			// would.
+			src, handled, err := convertFetched(ctx, om.opened)
 			if err != nil {
 				return errMsg{id: id, what: "open " + sanitizeLine(target), err: err}
 			}

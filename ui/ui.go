@@ -75,11 +75,11 @@ type Options struct {
 	// as DPE JSON.
 	OpenFile OpenFileFunc
 	// ConvertFetched converts a target fetched from a URL whose content
-	// is not DPE but a file convert reads (a PDF, DOCX, … at http(s)://),
-	// page by page as OpenFile does; handled is false for content it does
-	// not read, which is shown as it is. nil: fetched content is shown as
-	// it is.
-	ConvertFetched func(ctx context.Context, uri string, body []byte) (src PageSource, handled bool, err error)
+	// is not DPE but a file convert reads (a PDF, DOCX, a web page … at
+	// http(s)://), page by page as OpenFile does; handled is false for
+	// content it does not read, which is shown as it is. nil: fetched
+	// content is shown as it is.
+	ConvertFetched func(ctx context.Context, fetched *dpe.Opened) (src PageSource, handled bool, err error)
 	// Theme is "dark", "light", "notty" or "" (from the terminal background).
 	Theme string
 	// NoColor forces the colourless theme (NO_COLOR is also read from the

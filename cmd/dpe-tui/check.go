@@ -119,7 +119,7 @@ func runCheck(ctx context.Context, f *checkFlags, input string, stdout, stderr i
 	// The listing entry is looked up first, on a connection of its own
 	// that is closed before the document's (an office has one agent).
 	listing := listingEntry(ctx, &f.globalFlags, f.Computer, pos[0], log)
-	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], log, stderr)
+	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], convertFetchedText, log, stderr)
 	if err != nil {
 		return err
 	}

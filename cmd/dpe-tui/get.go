@@ -131,7 +131,7 @@ func runGet(ctx context.Context, f *getFlags, input string, stdout, stderr io.Wr
 	// With --page, a local document is validated whole but only that page
 	// is kept: peak memory stays a fraction of the file.
 	ctx = dpe.WithPageOnly(ctx, f.Page)
-	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], log, stderr)
+	op, opener, cleanup, err := openInput(ctx, &f.globalFlags, f.Computer, pos[0], convertFetchedText, log, stderr)
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func runGet(ctx context.Context, f *getFlags, input string, stdout, stderr io.Wr
 
 // openInput opens a dpe:// URI through a server, or a file or URL directly.
 // When no --computer was given, it says on stderr which computer answered.
-func openInput(ctx context.Context, g *globalFlags, computer, input string, log *slog.Logger, stderr io.Writer) (*dpe.Opened, *dpe.Opener, func(), error) {
+func openInput(ctx context.Context, g *globalFlags, computer, input string, text fetchedText, log *slog.Logger, stderr io.Writer) (*dpe.Opened, *dpe.Opener, func(), error) {
 	if strings.HasPrefix(strings.ToLower(input), "dpe:") {
 		// Normalised once (RFC 3986): a URI copied from a listing is
 		// already in that form and is sent byte for byte.
@@ -207,8 +207,9 @@ func openInput(ctx context.Context, g *globalFlags, computer, input string, log 
 	if err != nil {
 		return nil, nil, nil, err // names the file or URL already
 	}
-	if cop, copener, ok, err := openFetched(ctx, op, stderr); ok {
-		// A PDF, DOCX, … at a URL: converted as the same file here would be.
+	if cop, copener, ok, err := openFetched(ctx, op, text, stderr); ok {
+		// A PDF, DOCX, web page… at a URL: converted as the same file here
+		// would be.
 		return cop, copener, func() {}, err
 	}
 	return op, opener, func() {}, nil

@@ -202,7 +202,7 @@ func hashAny(ctx context.Context, g *globalFlags, computer, input string, as ide
 		}
 		return &hashed{res: lv.res}, nil
 	}
-	op, opener, cleanup, err := openInput(ctx, g, computer, input, log, stderr)
+	op, opener, cleanup, err := openInput(ctx, g, computer, input, keepFetchedText, log, stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -59,26 +59,81 @@ func openLocal(ctx context.Context, input string, stderr io.Writer) (op *dpe.Ope
 	return op, opener, true, err
 }
 
+// fetchedText says whether openInput converts a web page, Markdown or a
+// CSV that a URL served (get, check) or leaves it as the text it is
+// (hash: a local file is converted with the images of its folder, as
+// push converts it, and a URL has no folder).
+type fetchedText bool
+
+const (
+	convertFetchedText fetchedText = true
+	keepFetchedText    fetchedText = false
+)
+
 // openFetched converts what a URL served when it is no DPE document but a
-// binary file convert knows (a PDF, DOCX, XLSX, EPUB… at an http(s):// or
-// s3:// URL), by the same rule and converter as a local file: the body was
-// fetched within the fetcher's size and time limits already. Text bodies
-// (HTML, Markdown) stay as they are shown today. handled is false when
-// the body is not convertible.
-func openFetched(ctx context.Context, fetched *dpe.Opened, stderr io.Writer) (op *dpe.Opened, opener *dpe.Opener, handled bool, err error) {
-	if fetched.Kind != dpe.KindBinary {
+// file convert knows (a PDF, DOCX, XLSX, EPUB… at an http(s):// or s3://
+// URL; with text, an HTML page, Markdown or a CSV too), by the same rule
+// and converter as a local file: the body was fetched within the
+// fetcher's size and time limits already. handled is false when the body
+// is not convertible.
+func openFetched(ctx context.Context, fetched *dpe.Opened, text fetchedText, stderr io.Writer) (op *dpe.Opened, opener *dpe.Opener, handled bool, err error) {
+	if fetched.Kind != dpe.KindBinary && !text {
 		return nil, nil, false, nil
 	}
-	name := fetchedName(fetched.Access.URI)
 	c := convert.New(convert.Options{Notice: stderrNotice(stderr)})
 	defer c.Close()
-	body := bytes.NewReader(fetched.Body)
-	if !convertible(c, name, body, int64(len(fetched.Body))) {
+	name, ok := fetchedConvertible(c, fetched)
+	if !ok {
 		return nil, nil, false, nil
 	}
 	src := convert.BytesSource(name, fetched.Body)
 	op, opener, err = openConverted(ctx, c, src, fetched.Access.URI)
 	return op, opener, true, err
+}
+
+// fetchedConvertible is the one rule for converting what a URL served:
+// binary content convert reads (convertible), or text that is a web page,
+// Markdown or a table (CSV, TSV), told by its content, its name or, for a
+// name without a known extension, its media type. Plain text and source
+// code stay the text they are. name is what it converts under.
+func fetchedConvertible(c *convert.Converter, fetched *dpe.Opened) (name string, ok bool) {
+	name = fetchedName(fetched.Access.URI)
+	body := bytes.NewReader(fetched.Body)
+	size := int64(len(fetched.Body))
+	switch fetched.Kind {
+	case dpe.KindBinary:
+		return name, convertible(c, name, body, size)
+	case dpe.KindText, dpe.KindMarkdown:
+		if !c.SupportedName(name) {
+			name += textExtension(fetched.MimeType, fetched.Kind)
+		}
+		k, err := convert.Sniff(name, body, size)
+		switch {
+		case err != nil:
+			return name, false
+		case k == convert.KindHTML, k == convert.KindMarkdown, k == convert.KindCSV, k == convert.KindTSV:
+			return name, true
+		}
+	}
+	return name, false
+}
+
+// textExtension is the extension convert reads a text body's media type
+// by, for a URL whose name has none ("https://host/", "…/export?id=3").
+func textExtension(mimeType string, kind dpe.ContentKind) string {
+	mt, _, _ := strings.Cut(strings.ToLower(mimeType), ";")
+	switch strings.TrimSpace(mt) {
+	case "text/html", "application/xhtml+xml":
+		return ".html"
+	case "text/csv":
+		return ".csv"
+	case "text/tab-separated-values":
+		return ".tsv"
+	}
+	if kind == dpe.KindMarkdown {
+		return ".md"
+	}
+	return ""
 }
 
 // fetchedName is the name a file fetched from uri converts under: the
@@ -91,16 +146,16 @@ func fetchedName(uri string) string {
 	return uri
 }
 
-// fetchedSource is the TUI's open of a file fetched from a URL that is
-// not DPE (a PDF, DOCX, … at http(s)://): converted page by page, under
-// the rule get's openFetched follows; handled is false for content
-// convert does not read, which the TUI shows as it is.
-func fetchedSource(ctx context.Context, c *convert.Converter, uri string, body []byte) (ui.PageSource, bool, error) {
-	name := fetchedName(uri)
-	if !convertible(c, name, bytes.NewReader(body), int64(len(body))) {
+// fetchedSource is the TUI's open of what a URL served that is not DPE
+// (a PDF, DOCX, … or a web page at http(s)://): converted page by page,
+// under the rule get follows (fetchedConvertible); handled is false for
+// content the TUI shows as it is.
+func fetchedSource(ctx context.Context, c *convert.Converter, fetched *dpe.Opened) (ui.PageSource, bool, error) {
+	name, ok := fetchedConvertible(c, fetched)
+	if !ok {
 		return nil, false, nil
 	}
-	d, err := c.Open(ctx, convert.BytesSource(name, body))
+	d, err := c.Open(ctx, convert.BytesSource(name, fetched.Body))
 	if err != nil {
 		return nil, true, err
 	}

@@ -297,8 +297,8 @@ func tuiOptions(f *tuiFlags, openTarget string, prof *profileState, dialRemote r
 		opt.OpenFile = func(ctx context.Context, path string) (ui.PageSource, error) {
 			return openFileInTUI(ctx, conv, path)
 		}
-		opt.ConvertFetched = func(ctx context.Context, uri string, body []byte) (ui.PageSource, bool, error) {
-			return fetchedSource(ctx, conv, uri, body)
+		opt.ConvertFetched = func(ctx context.Context, fetched *dpe.Opened) (ui.PageSource, bool, error) {
+			return fetchedSource(ctx, conv, fetched)
 		}
 	} else {
 		opt.Fetcher = fetcher(&f.globalFlags, f.URL)
