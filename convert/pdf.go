@@ -888,12 +888,24 @@ func (l *pdfLine) text() string {
 	// before a word glued to the one it touches.
 	var sb strings.Builder
 	for i, r := range l.runs {
-		if i > 0 && !(r.glued && r.left-l.runs[i-1].right < 0.1*math.Max(r.size, l.runs[i-1].size)) {
+		if i > 0 && !glue(l.runs[i-1], r) {
 			sb.WriteByte(' ')
 		}
 		sb.WriteString(r.text)
 	}
 	return sb.String()
+}
+
+// glue reports whether r follows p in a line with no space between: it
+// starts within a tenth of the smaller em of p's end (or over it), and it was cut
+// from p by a change of size or baseline only, or the two differ in size
+// or baseline (a script: TeX stacks v′₁'s prime over its subscript).
+func glue(p, r pdfRun) bool {
+	sz := math.Max(r.size, p.size)
+	if r.left-p.right >= 0.1*math.Min(r.size, p.size) || r.left < p.left-0.05*sz || r.bottom >= p.top || r.top <= p.bottom {
+		return false // apart, or a wrapped cell's next line
+	}
+	return r.glued || math.Min(r.size, p.size) < 0.85*sz || math.Abs(r.bottom-p.bottom) > 0.15*sz
 }
 
 // layoutPDFPage cuts the page into regions along its whitespace (see
@@ -1331,7 +1343,7 @@ func groupLines(runs []pdfRun) []*pdfLine {
 			l := lines[j]
 			ov := math.Min(l.top, r.top) - math.Max(l.bottom, r.bottom)
 			hmin := math.Min(l.top-l.bottom, r.top-r.bottom)
-			if hmin > 0 && ov > 0.5*hmin && !overlapsX(l, r) {
+			if hmin > 0 && ov > 0.5*hmin && (!overlapsX(l, r) || stackedScript(l, r)) {
 				best = l
 				break
 			}
@@ -1367,6 +1379,14 @@ func groupLines(runs []pdfRun) []*pdfLine {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// stackedScript reports whether r is a sub- or superscript of l's text stacked
+// on another one (TeX sets v′₁ as a prime over a subscript at one x):
+// smaller than the line's text, its middle within the line's height.
+func stackedScript(l *pdfLine, r pdfRun) bool {
+	c := (r.top + r.bottom) / 2
+	return r.size < 0.85*l.size && c > l.bottom && c < l.top
 }
 
 // overlapsX reports whether r sits on top of text already in l (a

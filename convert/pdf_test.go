@@ -399,7 +399,46 @@ func TestPDFDebianManuals(t *testing.T) {
 // pdfDebianGaps are the manuals that do not read in order yet, with the
 // cause; one that does fails the test until it is taken out.
 var pdfDebianGaps = map[string]string{
-	"crc-doc.1.0.pdf": "TeX's displayed math (sub- and superscripts on baselines of their own) reads out of order",
+	"crc-doc.1.0.pdf": "TeX's displayed math: pdftotext reads a sum's limits (\"N −1\" over Σ, \"n=0\" under it) and the charts' axis labels in an order of its own, and splits words at a script where the text has no space (\"CRCu (M,\")",
+}
+
+// TestPDFLineScripts: a line's sub- and superscripts read with the word
+// they belong to, no space between (a footnote mark after its word; TeX's
+// v′₁, whose prime and subscript share one x), and a wrapped cell's next
+// line, which starts back at the left, is a word of its own.
+func TestPDFLineScripts(t *testing.T) {
+	run := func(text string, left, bottom, right, top, size float64, glued bool) pdfRun {
+		return pdfRun{text: text, left: left, bottom: bottom, right: right, top: top, size: size, glued: glued}
+	}
+	v := run("v", 100, 98, 105, 108, 10, false)
+	prime := run("0", 105.2, 102, 108, 109, 7, true) // raised, over the subscript
+	sub := run("1", 105, 95, 108, 102.5, 7, false)   // lowered, its own word in the stream
+	eq := run("=", 111, 98, 117, 108, 10, false)
+	// The stacked scripts are on the line of their word, not a line
+	// of their own under it.
+	if lines := groupLines([]pdfRun{v, prime, sub, eq}); len(lines) != 1 || lines[0].text() != "v10 =" {
+		var got []string
+		for _, l := range lines {
+			got = append(got, l.text())
+		}
+		t.Errorf("v′₁ = reads as lines %q, want one line \"v10 =\"", got)
+	}
+	for _, tc := range []struct {
+		runs []pdfRun
+		want string
+	}{
+		{[]pdfRun{v, sub, prime, eq}, "v10 ="},
+		{[]pdfRun{run("salt", 100, 98, 118, 108, 10, false), run("1", 118.3, 101, 121, 107, 7, true), run("that", 124, 98, 140, 108, 10, false)}, "salt1 that"},
+		// The same size and baseline, a space's width apart: two words.
+		{[]pdfRun{run("lit", 100, 98, 110, 108, 10, false), run("the", 112.5, 98, 125, 108, 10, false)}, "lit the"},
+		// A wrapped cell: "quarry" ends a line, "gate" starts the next one.
+		{[]pdfRun{run("quarry", 150, 110, 180, 120, 10, false), run("gate", 100, 98, 118, 108, 10, false)}, "quarry gate"},
+	} {
+		l := &pdfLine{runs: tc.runs, size: 10}
+		if got := l.text(); got != tc.want {
+			t.Errorf("%q, want %q", got, tc.want)
+		}
+	}
 }
 
 // pdfDebianTables are the tables each manual prints (a manual not listed
