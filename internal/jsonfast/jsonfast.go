@@ -29,6 +29,15 @@ func Unmarshal(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return json.Unmarshal(data, v)
 	}
+	if elem := rv.Elem(); elem.IsZero() {
+		// The usual fresh value: reset to zero, with no copy kept (a
+		// listing decodes two or three per resource).
+		if segjson.Unmarshal(data, v) == nil {
+			return nil
+		}
+		elem.SetZero()
+		return json.Unmarshal(data, v)
+	}
 	saved := reflect.New(rv.Elem().Type()).Elem()
 	saved.Set(rv.Elem())
 	if segjson.Unmarshal(data, v) == nil {

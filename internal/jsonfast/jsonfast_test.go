@@ -137,3 +137,16 @@ func TestMarshal_LeavesHTMLAsIs(t *testing.T) {
 		t.Fatalf("Marshal = %s, want %s (no HTML escaping, no trailing newline)", got, want)
 	}
 }
+
+// A value that was not fresh is reset to what it held, not to zero,
+// before encoding/json decodes into it.
+func TestUnmarshal_ResetsAFilledValueToItself(t *testing.T) {
+	in := []byte(`{"resources":[{"uri":"a"}],"ratio":"x"}`)
+	got := listing{Flag: true}
+	err := Unmarshal(in, &got)
+	want := listing{Flag: true}
+	wantErr := json.Unmarshal(in, &want)
+	if err == nil || err.Error() != wantErr.Error() || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v (%v), want %+v (%v)", got, err, want, wantErr)
+	}
+}
