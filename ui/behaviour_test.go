@@ -59,7 +59,7 @@ func TestResources_FuzzyRankingPrefersExactFields(t *testing.T) {
 	m := newTestModel(t, f)
 	r := pushResources(t, m, "laptop", "rank")
 	top := func(q string) string {
-		r.filter = q
+		r.list.filter = q
 		r.refilter()
 		if len(r.visible) == 0 {
 			return ""
@@ -72,7 +72,7 @@ func TestResources_FuzzyRankingPrefersExactFields(t *testing.T) {
 	if got := top("xlsx"); got != "Ledger" {
 		t.Errorf(`"xlsx" ranks %q first, want the xlsx ledger`, got)
 	}
-	r.filter = "xlsx"
+	r.list.filter = "xlsx"
 	r.refilter()
 	for _, i := range r.visible {
 		if r.all[i].Name == "Expenses" {
@@ -93,8 +93,8 @@ func TestQuit_SlashNeverFallsThroughAndQAsksDuringLongOps(t *testing.T) {
 			t.Fatalf("/%s quit the app", k)
 		}
 	}
-	if !m.bar.active || m.bar.input.Value() != "qj" || m.serversS().filter != "qj" {
-		t.Fatalf("/qj should filter the servers; bar %v %q filter %q", m.bar.active, m.bar.input.Value(), m.serversS().filter)
+	if !m.bar.active || m.bar.input.Value() != "qj" || m.serversS().list.filter != "qj" {
+		t.Fatalf("/qj should filter the servers; bar %v %q filter %q", m.bar.active, m.bar.input.Value(), m.serversS().list.filter)
 	}
 	press(t, m, "esc")
 	f.block = true
@@ -166,13 +166,11 @@ func TestErrors_StatusFirstSentenceAndDetailView(t *testing.T) {
 		t.Fatalf("status %q: want the first sentence and the E hint", m.e.status.text)
 	}
 	press(t, m, "E")
-	if _, ok := m.overlay.(*lineView); !ok {
+	v, ok := m.overlay.(*messagesView)
+	if !ok {
 		t.Fatalf("E should open the error detail, overlay %T", m.overlay)
 	}
-	for range 10 {
-		press(t, m, "f")
-	}
-	if !strings.Contains(strings.Join(m.overlay.(*lineView).lines(m.e.width), ""), "THE-END") {
+	if !strings.Contains(strings.Join(v.lines, ""), "THE-END") {
 		t.Fatal("the detail view should have the whole error")
 	}
 }
@@ -953,8 +951,8 @@ func TestResources_FilterCursorOnTopMatchNoScatterInURIHost(t *testing.T) {
 		t.Fatalf("G should select the last row, got %+v", s)
 	}
 	press(t, m, "/", "T", "i", "d", "e", "enter")
-	if r.filter != "Tide" {
-		t.Fatalf("filter %q", r.filter)
+	if r.list.filter != "Tide" {
+		t.Fatalf("filter %q", r.list.filter)
 	}
 	if len(r.visible) != 1 {
 		var names []string
@@ -997,11 +995,11 @@ func TestErrors_LongStatusKeepsHintDetailShowsPeerMessage(t *testing.T) {
 		t.Fatalf("the cut status line lost its hint: %q", status)
 	}
 	press(t, m, "E")
-	lv, ok := m.overlay.(*lineView)
+	lv, ok := m.overlay.(*messagesView)
 	if !ok {
 		t.Fatalf("E should open the error detail, overlay %T", m.overlay)
 	}
-	if body := ansi.Strip(strings.Join(lv.lines(80), "\n")); !strings.Contains(body, "returned 503 SlowDown") || !strings.Contains(body, "is unavailable") {
+	if body := ansi.Strip(strings.Join(lv.lines, "\n")); !strings.Contains(body, "returned 503 SlowDown") || !strings.Contains(body, "is unavailable") {
 		t.Fatalf("the detail view should hold the summary and the peer's message:\n%s", body)
 	}
 }

@@ -109,7 +109,7 @@ func BenchmarkResourcesFilterHostile(b *testing.B) {
 	m.update(resourcesPageMsg{id: o.id, computer: "laptop", server: "big", page: page})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.resS().filter = "x9"
+		m.resS().list.filter = "x9"
 		m.resS().refilter()
 		_ = m.view()
 	}

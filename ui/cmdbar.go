@@ -193,7 +193,7 @@ func uriHint(v, empty string) (string, bool) {
 // else a URI.
 func (m *model) commandHint(v string) (string, bool) {
 	if isDigits(v) {
-		d, ok := m.top().(*documentScreen)
+		d, ok := m.top().(pageJumper)
 		if !ok {
 			return "page jumps work in the document view", false
 		}

@@ -66,7 +66,7 @@ func (s *errorScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		case matches(msg, k.Trace):
 			return s, s.e.ask(overlayMsg{s: newTraceOverlay(s.e, s.e.lastTrace)})
 		case matches(msg, k.ErrorDetail, k.Enter):
-			return s, s.e.ask(overlayMsg{s: newErrorDetail(s.e, s.info)})
+			return s, s.e.ask(overlayMsg{s: newMessagesView(s.e)})
 		}
 		s.sc.nav(k, msg, len(s.lines(s.e.width)), s.e.bodyHeight())
 	}
@@ -310,9 +310,3 @@ func (o *helpOverlay) Keys() screenKeys {
 }
 
 func (o *helpOverlay) Crumb() string { return "help" }
-
-// newErrorDetail is the error detail view (E): the full text, the code
-// and category, and what to try.
-func newErrorDetail(e *env, info *errorInfo) *lineView {
-	return newLineView(e, "error", func(w int) []string { return info.lines(w, e.st) })
-}

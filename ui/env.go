@@ -50,6 +50,8 @@ type env struct {
 	// lastErr is the last error shown, complete, for the error detail
 	// view (the status line shows its first sentence).
 	lastErr *errorInfo
+	// recent are the last status messages, oldest first, for E.
+	recent []loggedMessage
 	// lastTrace is the trace of the last open, kept when it failed so
 	// that x still explains why.
 	lastTrace *traceLog
@@ -236,6 +238,7 @@ func (e *env) setStatus(kind statusKind, text string) tea.Cmd {
 	// network; sanitizing here as well makes the status line safe by
 	// construction (sanitizing is idempotent).
 	e.status = statusLine{id: id, kind: kind, text: sanitizeLine(sanitize.URLsIn(text))}
+	e.remember(kind, e.status.text)
 	d := 4 * time.Second
 	if kind == statusErr {
 		d = 10 * time.Second
@@ -256,6 +259,9 @@ func (e *env) info(text string) tea.Cmd { return e.setStatus(statusInfo, text) }
 // pending clear no longer matches (ids).
 func (e *env) dropStatus() { e.status = statusLine{id: e.status.id + 1} }
 
+// detailsHint ends an error's status line that E says more about.
+const detailsHint = " · E details"
+
 // setErr shows an error: its first sentence on the status line, the whole
 // of it in the detail view (E).
 func (e *env) setErr(what string, err error) tea.Cmd {
@@ -263,7 +269,7 @@ func (e *env) setErr(what string, err error) tea.Cmd {
 	e.lastErr = info
 	text := info.summary
 	if info.more {
-		text += " · E details"
+		text += detailsHint
 	}
 	return e.setStatus(statusErr, text)
 }

@@ -32,7 +32,7 @@ type finderScreen struct {
 	// rows are hits with identical copies folded (search.Group): what
 	// the list shows and the cursor moves over.
 	rows []search.Grouped
-	list scroller
+	list rowList
 	// limit is the hits asked of each computer: finderLimit, raised by
 	// more up to finderMaxLimit.
 	limit int
@@ -94,7 +94,7 @@ func (f *finderScreen) start(q string) tea.Cmd {
 	f.limit = finderLimit
 	cmd := f.run(q)
 	f.setHits(nil)
-	f.list = scroller{}
+	f.list = rowList{}
 	return cmd
 }
 
@@ -225,7 +225,7 @@ func (f *finderScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		if matches(msg, k.Down) && len(f.rows) > 0 && f.list.cur == len(f.rows)-1 {
 			return f, f.more() // past the last hit: the next ones
 		}
-		if f.list.nav(k, msg, len(f.rows), e.bodyHeight()-3) {
+		if f.list.key(k, msg, len(f.rows)) {
 			return f, nil
 		}
 		switch {
@@ -290,7 +290,12 @@ func (f *finderScreen) highlight(snip string, spans []search.Span, w int) string
 	return clip(b.String(), w)
 }
 
-func (f *finderScreen) View(w, h int) []string {
+// arrange fits the hits, two lines each, under the head.
+func (f *finderScreen) arrange(w, h int) { f.list.layout(len(f.rows), (h-len(f.head(w)))/2) }
+
+// head is the lines above the hits: the query and its count, a line per
+// computer, budgets and the last word about the search.
+func (f *finderScreen) head(w int) []string {
 	st := f.e.st
 	head := " Finder"
 	if f.query != "" {
@@ -342,6 +347,12 @@ func (f *finderScreen) View(w, h int) []string {
 	if f.why != "" {
 		out = append(out, " "+st.errText.Render(clip(f.why, w-2)))
 	}
+	return out
+}
+
+func (f *finderScreen) View(w, h int) []string {
+	st := f.e.st
+	out := f.head(w)
 	if f.query == "" {
 		// The prompt is open whenever there is no query yet (closing it
 		// empty leaves the Finder).
@@ -361,9 +372,8 @@ func (f *finderScreen) View(w, h int) []string {
 		}
 		uris[x.Title][x.URI] = true
 	}
-	rows := (h - len(out)) / 2
-	f.list.clamp(len(f.rows), max(1, rows))
-	for i := f.list.top; i < len(f.rows) && len(out)+2 <= h; i++ {
+	from, to := f.list.shown(len(f.rows))
+	for i := from; i < to && len(out)+2 <= h; i++ {
 		x := f.rows[i]
 		name := sanitizeTrunc(orDefault(x.Title, x.URI), 36)
 		if x.Title != "" && len(uris[x.Title]) > 1+len(x.Copies) {
@@ -375,7 +385,7 @@ func (f *finderScreen) View(w, h int) []string {
 		}
 		line1 := clip(where, w-3)
 		line2 := "   " + f.highlight(x.Snippet, x.Match, w-4)
-		if i == f.list.cur {
+		if f.list.at(i) {
 			out = append(out, st.gutter.Render("▌")+" "+st.selRow.Render(fit(line1, w-3)), line2)
 		} else {
 			out = append(out, "  "+line1, line2)

@@ -18,9 +18,8 @@ import (
 type officeScreen struct {
 	e      *env
 	rows   []computerRow
-	list   scroller
+	list   rowList
 	loaded bool
-	filter string
 	// compOp is the list_room in flight (0: none); compQueued asks for
 	// one more when it answers.
 	compOp     int
@@ -124,22 +123,12 @@ func (v *officeScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		return v, v.onNotify(msg)
 	case reconnectedMsg:
 		return v, v.load()
-	case promptChangedMsg:
-		if msg.mode == barFilter {
-			v.filter = msg.value
-		}
-	case promptDoneMsg:
-		if msg.mode == barFilter && msg.cancelled {
-			v.filter = ""
-		}
+	case promptChangedMsg, promptDoneMsg:
+		v.list.onFilter(msg)
 	case tea.KeyPressMsg:
 		return v, v.key(msg)
-	case tea.MouseClickMsg:
-		if i := v.list.top + msg.Y - v.head(); msg.Y >= v.head() && i < len(v.visible()) {
-			v.list.cur = i
-		}
-	case tea.MouseWheelMsg:
-		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.visible()), v.e.bodyHeight()-v.head())
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		v.list.mouse(msg, mouseY(msg)-v.head(), v.rowCount())
 	}
 	return v, nil
 }
@@ -223,7 +212,7 @@ func (v *officeScreen) onNotify(ev client.NotifyEvent) tea.Cmd {
 // visible is the rows the filter keeps, as indexes.
 func (v *officeScreen) visible() []int {
 	out := make([]int, 0, len(v.rows))
-	f := strings.ToLower(v.filter)
+	f := strings.ToLower(v.list.filter)
 	for i, r := range v.rows {
 		if f == "" || strings.Contains(strings.ToLower(r.info.Name), f) {
 			out = append(out, i)
@@ -235,13 +224,12 @@ func (v *officeScreen) visible() []int {
 func (v *officeScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := v.e.keys
 	vis := v.visible()
-	if v.list.nav(k, msg, len(vis)+v.extra(), v.e.bodyHeight()-v.head()) {
+	if v.list.key(k, msg, v.rowCount()) {
 		return nil
 	}
 	switch {
 	case matches(msg, k.Back):
-		if v.filter != "" {
-			v.filter = ""
+		if v.list.clearFilter() {
 			return nil
 		}
 		return v.e.ask(popMsg{})
@@ -254,9 +242,7 @@ func (v *officeScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return v.e.info("x shows the resolver trace of a document: none opened yet")
 	case matches(msg, k.Filter):
-		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
-			return counted(len(v.visible()), "match", "matches"), true
-		}})
+		return v.list.askFilter(v.e, func() int { return len(v.visible()) })
 	case matches(msg, k.Enter, k.Right):
 		if v.list.cur == len(vis) && v.extra() == 1 {
 			s := newRemoteScreen(v.e, v.e.opt.Remote)
@@ -297,10 +283,10 @@ func (v *officeScreen) View(w, h int) []string {
 	case len(v.rows) == 0:
 		lines = append(lines, st.dim.Render(clip("  No computers in office "+sanitizeLine(officeName(e))+" yet; one appears here as soon as it joins.", w)))
 	case len(vis) == 0:
-		lines = append(lines, st.dim.Render(fmt.Sprintf("  No computer matches %q.", sanitizeLine(v.filter))))
+		lines = append(lines, st.dim.Render(fmt.Sprintf("  No computer matches %q.", sanitizeLine(v.list.filter))))
 	}
-	v.list.clamp(len(vis)+v.extra(), h-v.head())
-	for i := v.list.top; i < len(vis) && len(lines) < h; i++ {
+	from, to := v.list.shown(v.rowCount())
+	for i := from; i < min(to, len(vis)) && len(lines) < h; i++ {
 		r := v.rows[vis[i]]
 		count, status := "…", "loading config"
 		switch {
@@ -326,7 +312,7 @@ func (v *officeScreen) View(w, h int) []string {
 		row := joinCols(cols, []string{sanitizeLine(r.info.Name), sanitizeLine(ver), count, status})
 		lines = append(lines, listRow(st, row, i == v.list.cur, false, w))
 	}
-	if v.extra() == 1 && len(lines) < h {
+	if v.extra() == 1 && to > len(vis) && len(lines) < h {
 		// The remote is not a computer of the office: its own row, under
 		// them, says what it is.
 		row := joinCols(cols, []string{"DPE v1 remote", "", "", sanitizeLine(e.opt.Remote.Label)})
@@ -334,6 +320,13 @@ func (v *officeScreen) View(w, h int) []string {
 	}
 	return lines
 }
+
+// arrange fits the rows under the head.
+func (v *officeScreen) arrange(_, h int) { v.list.layout(v.rowCount(), h-v.head()) }
+
+// rowCount is the rows the cursor moves over: the computers the filter
+// keeps and the remote's row.
+func (v *officeScreen) rowCount() int { return len(v.visible()) + v.extra() }
 
 // extra is 1 when the office lists a DPE v1 remote after its computers.
 func (v *officeScreen) extra() int {
@@ -366,10 +359,7 @@ func (v *officeScreen) head() int {
 func (v *officeScreen) Crumb() string { return "" }
 
 func (v *officeScreen) statusText(w int) string {
-	if v.filter == "" {
-		return ""
-	}
-	return clip(v.e.st.info.Render(fmt.Sprintf(" filter %q: %d of %d", sanitizeLine(v.filter), len(v.visible()), len(v.rows)))+v.e.st.dim.Render(" · esc clears"), w)
+	return v.list.filterStatus(v.e, len(v.visible()), len(v.rows), w)
 }
 
 // listRow draws one selectable row with a cursor gutter.

@@ -295,7 +295,7 @@ type profilePicker struct {
 	names []string
 	// rows are the sanitized lines under the names (url, office, agent).
 	rows []string
-	list scroller
+	list rowList
 }
 
 func newProfilePicker(e *env) *profilePicker {
@@ -345,7 +345,6 @@ const pickerHead = 2
 
 func (p *profilePicker) Update(msg tea.Msg) (screen, tea.Cmd) {
 	k := p.e.keys
-	h := max(1, p.e.bodyHeight()-pickerHead)
 	switch msg := msg.(type) {
 	case profilesReadMsg:
 		if msg.err != nil {
@@ -371,7 +370,7 @@ func (p *profilePicker) Update(msg tea.Msg) (screen, tea.Cmd) {
 		}
 		return p, nil
 	case tea.KeyPressMsg:
-		if p.list.nav(k, msg, len(p.names), h) {
+		if p.list.key(k, msg, len(p.names)) {
 			return p, nil
 		}
 		switch {
@@ -384,15 +383,13 @@ func (p *profilePicker) Update(msg tea.Msg) (screen, tea.Cmd) {
 			p.e.ask(closeOverlayMsg{})
 			return p, p.e.ask(switchProfileMsg{name: p.names[p.list.cur]})
 		}
-	case tea.MouseClickMsg:
-		if i := p.list.top + msg.Y - pickerHead; msg.Y >= pickerHead && i < len(p.names) {
-			p.list.cur = i
-		}
-	case tea.MouseWheelMsg:
-		p.list.wheel(msg.Button == tea.MouseWheelUp, len(p.names), h)
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		p.list.mouse(msg, mouseY(msg)-pickerHead, len(p.names))
 	}
 	return p, nil
 }
+
+func (p *profilePicker) arrange(_, h int) { p.list.layout(len(p.names), h-pickerHead) }
 
 func (p *profilePicker) View(w, h int) []string {
 	st := p.e.st
@@ -415,15 +412,15 @@ func (p *profilePicker) View(w, h int) []string {
 	for _, n := range p.names {
 		nameW = max(nameW, min(24, len([]rune(sanitizeLine(n)))))
 	}
-	p.list.clamp(len(p.names), h-pickerHead)
-	for i := p.list.top; i < len(p.names) && len(lines) < h; i++ {
+	from, to := p.list.shown(len(p.names))
+	for i := from; i < to && len(lines) < h; i++ {
 		mark := "  "
 		if p.names[i] == p.e.opt.Profile {
 			mark = "● "
 		}
 		name := sanitizeLine(p.names[i])
 		row := mark + fit(name, nameW) + "  " + p.rows[i]
-		lines = append(lines, listRow(st, row, i == p.list.cur, false, w))
+		lines = append(lines, listRow(st, row, p.list.at(i), false, w))
 	}
 	return lines
 }

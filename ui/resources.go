@@ -41,11 +41,10 @@ type resourcesScreen struct {
 	stop string
 
 	showAll bool
-	filter  string
 	// applied is the query the visible rows were ranked for.
 	applied string
 	visible []int
-	list    scroller
+	list    rowList
 	detail  bool
 	// detailBig gives the detail pane most of the screen (d cycles
 	// small → large → hidden), so every _meta field can be read.
@@ -55,6 +54,9 @@ type resourcesScreen struct {
 	loadOp     int
 	loadingAll bool
 	gone       bool
+	// uriWidth and mimeWidth are the widest URI and short MIME type
+	// loaded (capped), for the columns.
+	uriWidth, mimeWidth int
 }
 
 type pageRecord struct {
@@ -75,7 +77,7 @@ func newResourcesScreen(e *env, computer string, server protocol.ServerKey, name
 
 func (v *resourcesScreen) reload() tea.Cmd {
 	fresh := newResourcesScreen(v.e, v.computer, v.server, v.name)
-	fresh.showAll, fresh.filter, fresh.detail, fresh.detailBig = v.showAll, v.filter, v.detail, v.detailBig
+	fresh.showAll, fresh.list.filter, fresh.detail, fresh.detailBig = v.showAll, v.list.filter, v.detail, v.detailBig
 	if v.loadOp != 0 {
 		v.e.ops.done(v.loadOp)
 	}
@@ -171,25 +173,14 @@ func (v *resourcesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		}
 	case reconnectedMsg:
 		return v, v.reload()
-	case promptChangedMsg:
-		if msg.mode == barFilter {
-			v.filter = msg.value
-			v.refilter()
-		}
-	case promptDoneMsg:
-		if msg.mode == barFilter && msg.cancelled {
-			// esc on the filter clears it, as in bubbles/list
-			v.filter = ""
+	case promptChangedMsg, promptDoneMsg:
+		if v.list.onFilter(msg) {
 			v.refilter()
 		}
 	case tea.KeyPressMsg:
 		return v, v.key(msg)
-	case tea.MouseClickMsg:
-		if i := v.list.top + msg.Y - 2; msg.Y >= 2 && msg.Y-2 < v.listHeight() && i < len(v.visible) {
-			v.list.cur = i
-		}
-	case tea.MouseWheelMsg:
-		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.visible), v.listHeight())
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		v.list.mouse(msg, mouseY(msg)-v.head(), len(v.visible))
 	}
 	return v, nil
 }
@@ -215,6 +206,8 @@ func (v *resourcesScreen) onPage(msg resourcesPageMsg, refused error) tea.Cmd {
 		}
 		v.all = append(v.all, r)
 		v.hay = append(v.hay, haystack(r))
+		v.uriWidth = max(v.uriWidth, cellWidth(r.URI))
+		v.mimeWidth = max(v.mimeWidth, cellWidth(shortMime(r.MimeType)))
 		if r.IsDPE() {
 			v.dpeCount++
 		}

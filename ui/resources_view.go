@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,7 +138,7 @@ func (v *resourcesScreen) refilter() {
 			base = append(base, i)
 		}
 	}
-	q := strings.ToLower(strings.TrimSpace(v.filter))
+	q := strings.ToLower(strings.TrimSpace(v.list.filter))
 	if q != v.applied {
 		// A new query starts at its best match; new pages or the
 		// scheme toggle keep the row the cursor is on.
@@ -174,15 +175,22 @@ func (v *resourcesScreen) selected() *client.Resource {
 	return &v.all[v.visible[v.list.cur]]
 }
 
-func (v *resourcesScreen) listHeight() int {
-	h := v.e.bodyHeight() - 2 // counter + column header
-	if v.gone {
-		h--
-	}
+// arrange fits the rows between the head and the detail pane.
+func (v *resourcesScreen) arrange(_, h int) {
+	rows := h - v.head()
 	if v.detail {
-		h -= v.detailHeight(v.e.bodyHeight())
+		rows -= v.detailHeight(h)
 	}
-	return max(1, h)
+	v.list.layout(len(v.visible), rows)
+}
+
+// head is the lines above the rows: the stale banner, the counter and
+// the column header.
+func (v *resourcesScreen) head() int {
+	if v.gone {
+		return 3
+	}
+	return 2
 }
 
 func (v *resourcesScreen) detailHeight(bodyH int) int {
@@ -195,25 +203,20 @@ func (v *resourcesScreen) detailHeight(bodyH int) int {
 func (v *resourcesScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	e := v.e
 	k := e.keys
-	if v.list.nav(k, msg, len(v.visible), v.listHeight()) {
+	if v.list.key(k, msg, len(v.visible)) {
 		return nil
 	}
 	switch {
 	case matches(msg, k.Back, k.Left):
-		if v.filter != "" && matches(msg, k.Back) {
-			v.filter = ""
+		if matches(msg, k.Back) && v.list.clearFilter() {
 			v.refilter()
 			return nil
 		}
 		return v.e.ask(popMsg{})
 	case matches(msg, k.Filter):
-		// / starts a new filter, as in less and bubbles/list; the last
-		// one is a ↑ away in the prompt's history.
-		v.filter = ""
+		cmd := v.list.askFilter(v.e, func() int { return len(v.visible) })
 		v.refilter()
-		return v.e.ask(promptMsg{mode: barFilter, validate: func(string) (string, bool) {
-			return counted(len(v.visible), "match", "matches"), true
-		}})
+		return cmd
 	case matches(msg, k.ToggleScheme):
 		v.showAll = !v.showAll
 		v.refilter()
@@ -283,17 +286,19 @@ func (v *resourcesScreen) columns(w int) []column {
 		n++
 	}
 	rest := max(12, w-fixed-(n-1)*2)
-	switch {
-	case withMime:
-		cols[0].width = rest * 30 / 100
-		cols[5].width = rest * 30 / 100
-		cols[6].width = rest * 15 / 100
-	case withURI:
-		cols[0].width = rest * 40 / 100
-		cols[5].width = rest * 35 / 100
-	default:
-		cols[0].width = rest * 65 / 100
+	if withMime {
+		cols[6].width = min(max(4, v.mimeWidth), rest*15/100)
+		rest -= cols[6].width
 	}
+	if withURI {
+		// The URI is what tells two documents of one name apart: it
+		// gets what it holds, and the name and keywords are cut first
+		// (down to what keeps them readable).
+		const nameMin, keywordsMin = 16, 8
+		cols[5].width = max(3, min(v.uriWidth, rest-nameMin-keywordsMin))
+		rest -= cols[5].width
+	}
+	cols[0].width = rest * 65 / 100
 	used := 0
 	for i, c := range cols {
 		if i != 3 {
@@ -320,8 +325,8 @@ func (v *resourcesScreen) counter() string {
 		scope = "all schemes"
 	}
 	s += "   [" + scope + "]"
-	if v.filter != "" {
-		s += fmt.Sprintf("   filter %q: %s", sanitizeLine(v.filter), counted(len(v.visible), "match", "matches"))
+	if v.list.filter != "" {
+		s += fmt.Sprintf("   filter %q: %s", sanitizeLine(v.list.filter), counted(len(v.visible), "match", "matches"))
 	}
 	if v.loadOp != 0 {
 		s = v.e.spin.View() + " " + s
@@ -343,15 +348,14 @@ func (v *resourcesScreen) View(w, h int) []string {
 	lines = append(lines, " "+counter)
 	cols := v.columns(w - 2)
 	lines = append(lines, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
-	listH := v.listHeight()
-	v.list.clamp(len(v.visible), listH)
+	listH := v.list.height()
 	body := make([]string, 0, listH)
 	if len(v.visible) == 0 {
 		msg := "  No resources yet."
 		switch {
 		case v.loadOp != 0:
 			msg = "  " + e.spin.View() + " loading resources…"
-		case len(v.all) > 0 && v.filter != "":
+		case len(v.all) > 0 && v.list.filter != "":
 			msg = "  Nothing matches the filter."
 		case len(v.all) > 0 && !v.showAll:
 			msg = fmt.Sprintf("  No dpe:// resources among %d loaded; press a to show all schemes.", len(v.all))
@@ -360,7 +364,8 @@ func (v *resourcesScreen) View(w, h int) []string {
 		}
 		body = append(body, st.dim.Render(msg))
 	}
-	for i := v.list.top; i < len(v.visible) && len(body) < listH; i++ {
+	from, to := v.list.shown(len(v.visible))
+	for i := from; i < to; i++ {
 		r := v.all[v.visible[i]]
 		pages := ""
 		if r.Meta.PageCount > 0 {
@@ -376,7 +381,7 @@ func (v *resourcesScreen) View(w, h int) []string {
 		}
 		cells := []string{sanitizeLine(name), pages, sanitizeLine(r.Meta.FileType), sanitizeLine(strings.Join(r.Meta.Keywords, ", ")), sanitizeLine(mod),
 			sanitizeLine(r.URI), sanitizeLine(shortMime(r.MimeType))}
-		body = append(body, listRow(st, joinCols(cols, cells), i == v.list.cur, !r.IsDPE() || v.gone, w))
+		body = append(body, listRow(st, joinCols(cols, cells), v.list.at(i), !r.IsDPE() || v.gone, w))
 	}
 	lines = append(lines, box(body, w, listH)...)
 	if v.detail {
@@ -433,10 +438,15 @@ func (v *resourcesScreen) detailView(w, h int) []string {
 
 func (v *resourcesScreen) Keys() screenKeys {
 	k := v.e.keys
+	// m and M only while the server has more pages.
+	more := []key2{k.More, k.All}
+	if v.done {
+		more = nil
+	}
 	return screenKeys{
-		short: []key2{k.Enter, k.Back, k.Filter, k.More, k.All, k.ToggleScheme, k.Detail, k.Trace},
+		short: slices.Concat([]key2{k.Enter, k.Back, k.Filter}, more, []key2{k.ToggleScheme, k.Detail, k.Trace}),
 		full: [][]key2{k.navKeys(), {k.Enter, k.Filter, k.ToggleScheme, k.Detail, k.CopyURI, k.Trace},
-			{k.More, k.All, k.Refresh}, k.globalKeys()},
+			append(more, k.Refresh), k.globalKeys()},
 	}
 }
 

@@ -43,6 +43,48 @@ type model struct {
 	imgQuery imageQuery
 }
 
+// What the root asks of some screens, each named for the behaviour: the
+// root never asserts a concrete screen type.
+type (
+	// placeKeeper is a screen with a place to come back to: the history
+	// records here() when it closes, and leave() keeps it for the next
+	// open of the same document (the caller saves).
+	placeKeeper interface {
+		here() place
+		leave()
+	}
+	// watcher is a screen that watches a file, stopped when it closes.
+	watcher interface{ stopWatch() }
+	// fullWidth is a screen whose lines are already cut to the body's
+	// width (render keeps every line within the width it was given): its
+	// body is only padded to the height.
+	fullWidth interface{ fullWidth() }
+	// failure is a screen showing a failure with nothing else to do
+	// (connecting failed, an open mode target failed); showsOp is
+	// whether it shows op id's error already.
+	failure interface{ showsOp(id int) bool }
+	// beforeOffice is a screen shown while no office is there to open
+	// anything in (connecting to it, or failed to).
+	beforeOffice interface{ beforeOffice() }
+	// coveringHelp is an overlay that covers another one, shown again
+	// when it closes (the help).
+	coveringHelp interface{ coversOverlay() }
+	// pageJumper is a screen that takes a page number at :, hinting
+	// whether it has the page.
+	pageJumper interface {
+		pageHint(v string) (string, bool)
+	}
+)
+
+func (d *documentScreen) fullWidth()       {}
+func (s *errorScreen) showsOp(id int) bool { return s.fromOp == id }
+func (s *errorScreen) beforeOffice()       {}
+func (s *connectingScreen) beforeOffice()  {}
+func (o *helpOverlay) coversOverlay()      {}
+
+// helpOpen: the help is the overlay, covering underHelp (if anything).
+func (m *model) helpOpen() bool { _, ok := m.overlay.(coveringHelp); return ok }
+
 func (m *model) top() screen {
 	if len(m.stack) == 0 {
 		return nil
@@ -78,6 +120,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	if !m.e.ops.busy() {
 		m.e.notice = "" // what it announced is over
 	}
+	m.layout()
 	return tea.Batch(cmds...)
 }
 
@@ -192,7 +235,7 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 			e.lastTrace.failed = oneLine(msg.err)
 		}
 		cmd := m.broadcast(msg)
-		if top, ok := m.top().(*errorScreen); ok && top.fromOp == msg.id {
+		if top, ok := m.top().(failure); ok && top.showsOp(msg.id) {
 			return cmd
 		}
 		if isCancel(msg.err) {
@@ -209,7 +252,11 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.listen(), office.load())
 
 	case connectFailedMsg:
-		m.stack = []screen{newErrorScreen(e, "", msg.err)}
+		s := newErrorScreen(e, "", msg.err)
+		if s.info.hint == "" {
+			s.info.hint = connectHint(msg.err)
+		}
+		m.stack = []screen{s}
 		return nil
 
 	case agentEventMsg:
@@ -260,7 +307,7 @@ func (m *model) broadcast(msg tea.Msg) tea.Cmd {
 		m.overlay = ns
 		cmds = append(cmds, cmd)
 	}
-	if _, ok := m.overlay.(*helpOverlay); ok && m.underHelp != nil {
+	if m.helpOpen() && m.underHelp != nil {
 		ns, cmd := m.underHelp.Update(msg)
 		m.underHelp = ns
 		cmds = append(cmds, cmd)
@@ -292,10 +339,12 @@ func (m *model) pop() tea.Cmd {
 	closing := m.stack[len(m.stack)-1]
 	m.stack = m.stack[:len(m.stack)-1]
 	var save tea.Cmd
-	if d, ok := closing.(*documentScreen); ok {
-		m.e.jumps.push(d.here()) // ctrl+o in the next document comes back
-		d.stopWatch()
-		d.leave()
+	if w, ok := closing.(watcher); ok {
+		w.stopWatch()
+	}
+	if p, ok := closing.(placeKeeper); ok {
+		m.e.jumps.push(p.here()) // ctrl+o in the next document comes back
+		p.leave()
 		save = m.e.positions.save()
 	}
 	m.e.dropStatus()
@@ -324,8 +373,8 @@ func (m *model) quit() tea.Cmd {
 	m.e.ops.cancelAll()
 	var cleanup []tea.Cmd
 	for _, s := range m.stack {
-		if d, ok := s.(*documentScreen); ok {
-			d.leave()
+		if p, ok := s.(placeKeeper); ok {
+			p.leave()
 		}
 	}
 	if save := m.e.positions.saveNow(); save != nil {
@@ -401,7 +450,7 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.quit()
 	case matches(msg, k.Help):
-		if _, ok := m.overlay.(*helpOverlay); ok {
+		if m.helpOpen() {
 			m.closeOverlay()
 			return nil
 		}
@@ -410,14 +459,13 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		help := newHelpOverlay(e, &m.help, m.keysNow())
 		m.underHelp, m.overlay = m.overlay, help
 		return nil
-	case matches(msg, k.ErrorDetail) && m.overlay == nil && e.lastErr != nil:
-		if _, ok := m.top().(*documentScreen); !ok || e.status.kind == statusErr {
-			m.overlay = newErrorDetail(e, e.lastErr)
-			return nil
+	case matches(msg, k.ErrorDetail) && m.overlay == nil:
+		// The last error whole, then what the status line said lately.
+		if e.lastErr == nil && len(e.recent) == 0 {
+			return e.info("no error or message to show yet")
 		}
-	case matches(msg, k.ErrorDetail) && m.overlay == nil && e.lastErr == nil && !isErrorScreen(m.top()):
-		// E with nothing to show said nothing, which reads as a dead key.
-		return e.info("no error to show")
+		m.overlay = newMessagesView(e)
+		return nil
 	case matches(msg, k.Open) && m.overlay == nil && m.canOpen():
 		return m.bar.open(m, promptMsg{mode: barOpen, validate: m.openValidate()})
 	case matches(msg, k.Finder) && m.overlay == nil && m.canOpen():
@@ -432,11 +480,8 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // canOpen is false where o means nothing (no agent, waiting to connect).
 func (m *model) canOpen() bool {
-	switch m.top().(type) {
-	case *connectingScreen, *errorScreen:
-		return false
-	}
-	return true
+	_, before := m.top().(beforeOffice)
+	return !before
 }
 
 // cancelNewest is esc with something in flight: it cancels the newest op
@@ -493,7 +538,7 @@ func (m *model) footerHints() []key2 {
 // closeOverlay closes the overlay; closing help shows again what it
 // covered.
 func (m *model) closeOverlay() {
-	if _, ok := m.overlay.(*helpOverlay); ok {
+	if m.helpOpen() {
 		m.overlay, m.underHelp = m.underHelp, nil
 		return
 	}
@@ -504,12 +549,47 @@ func (m *model) closeOverlay() {
 // open: the footer then says how to close it).
 func (m *model) keysNow() screenKeys {
 	if m.overlay != nil {
-		return m.overlay.Keys()
+		return m.usable(m.overlay.Keys())
 	}
 	if t := m.top(); t != nil {
-		return t.Keys()
+		return m.usable(t.Keys())
 	}
 	return screenKeys{}
+}
+
+// usable leaves out the root's keys that do nothing here, so neither the
+// footer nor the help offers them: F without an office to search, o and
+// : where nothing can open, P without profiles to switch to.
+func (m *model) usable(sk screenKeys) screenKeys {
+	k := m.e.keys
+	var dead []key2
+	if m.e.agent == nil || !m.canOpen() {
+		dead = append(dead, k.Finder)
+	}
+	if !m.canOpen() {
+		dead = append(dead, k.Open, k.Command)
+	}
+	if !m.canSwitchProfile() {
+		dead = append(dead, k.Profile)
+	}
+	if len(dead) == 0 {
+		return sk
+	}
+	live := func(bs []key2) []key2 {
+		out := make([]key2, 0, len(bs))
+		for _, b := range bs {
+			if !slices.ContainsFunc(dead, func(d key2) bool { return slices.Equal(d.Keys(), b.Keys()) }) {
+				out = append(out, b)
+			}
+		}
+		return out
+	}
+	out := sk
+	out.short, out.full = live(sk.short), nil
+	for _, col := range sk.full {
+		out.full = append(out.full, live(col))
+	}
+	return out
 }
 
 func (m *model) retry(at *hitPlace) tea.Cmd {
@@ -610,10 +690,8 @@ func (m *model) view() tea.View {
 	case m.overlay != nil:
 		body = box(m.overlay.View(w, h), w, h)
 	case m.top() != nil:
-		if d, ok := m.top().(*documentScreen); ok {
-			// The document view composes lines of known width (render
-			// keeps every line within the width it was given).
-			body = padLines(d.View(w, h), h)
+		if _, ok := m.top().(fullWidth); ok {
+			body = padLines(m.top().View(w, h), h)
 		} else {
 			body = box(m.top().View(w, h), w, h)
 		}
@@ -745,7 +823,7 @@ func (m *model) connView() string {
 		case e.opt.RemoteOnly && e.opt.Remote != nil:
 			return st.connOK.Render("◆ DPE v1 remote")
 		}
-		if _, ok := m.top().(*errorScreen); ok {
+		if isErrorScreen(m.top()) {
 			return st.connBad.Render("○ not connected")
 		}
 		return st.connWarn.Render(e.spin.View() + " connecting")
@@ -773,7 +851,7 @@ func (m *model) crumbs() []string {
 			out = append(out, c)
 		}
 	}
-	if _, ok := m.overlay.(*helpOverlay); ok && m.underHelp != nil {
+	if m.helpOpen() && m.underHelp != nil {
 		if c := m.underHelp.Crumb(); c != "" {
 			out = append(out, c)
 		}
@@ -835,13 +913,13 @@ func (m *model) statusView(w int) string {
 		text := e.status.text
 		hinted := e.status.kind == statusErr && e.lastErr != nil
 		if hinted {
-			text = strings.TrimSuffix(text, " · E details")
+			text = strings.TrimSuffix(text, detailsHint)
 		}
 		line := " " + style.Render(text)
 		if hinted && (ansi.StringWidth(line) > w || text != e.status.text) {
 			// An error cut by the width still says where the rest is:
 			// the text is cut, never the hint.
-			tail := st.dim.Render(" · E details")
+			tail := st.dim.Render(detailsHint)
 			return clip(line, max(1, w-ansi.StringWidth(tail))) + tail
 		}
 		return clip(line, w)
@@ -880,4 +958,4 @@ func sanitizeTrunc(s string, n int) string {
 	return s
 }
 
-func isErrorScreen(s screen) bool { _, ok := s.(*errorScreen); return ok }
+func isErrorScreen(s screen) bool { _, ok := s.(failure); return ok }

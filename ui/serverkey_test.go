@@ -98,11 +98,13 @@ func TestServers_KeyColumnOnlyWhenAKeyDiffersFromItsName(t *testing.T) {
 	for i := range f.configs["laptop"].Servers {
 		f.configs["laptop"].Servers[i].Key = protocol.ServerKey(f.configs["laptop"].Servers[i].Name)
 	}
+	v.arrange(100, 20)
 	if frame := strings.Join(v.View(100, 20), "\n"); strings.Contains(frame, "KEY") {
 		t.Fatalf("0.2 servers list has a KEY column:\n%s", frame)
 	}
 	keyedOffice(f)
 	v = newServersScreen(m.e, "box", f.configs["box"])
+	v.arrange(100, 20)
 	frame := strings.Join(v.View(100, 20), "\n")
 	if !strings.Contains(frame, "KEY") || !strings.Contains(frame, "com.example.docs.v1") {
 		t.Fatalf("0.3 servers list does not show keys:\n%s", frame)

@@ -19,12 +19,11 @@ type serversScreen struct {
 	e        *env
 	computer string
 	cfg      *client.Config
-	list     scroller
+	list     rowList
 	err      string
 	// rowErr is the status id of the failure enter showed for a row; it
 	// is cleared when the cursor leaves that row.
 	rowErr int
-	filter string
 	// gone is set when the computer left the office: the screen says so
 	// and offers to go back.
 	gone bool
@@ -223,29 +222,19 @@ func (v *serversScreen) update(msg tea.Msg) (screen, tea.Cmd) {
 		if msg.id == v.dk.op {
 			v.dk.op = 0
 		}
-	case promptChangedMsg:
-		if msg.mode == barFilter {
-			v.filter = msg.value
-		}
-	case promptDoneMsg:
-		if msg.mode == barFilter && msg.cancelled {
-			v.filter = ""
-		}
+	case promptChangedMsg, promptDoneMsg:
+		v.list.onFilter(msg)
 	case tea.KeyPressMsg:
 		return v, v.key(msg)
-	case tea.MouseClickMsg:
-		if i := v.list.top + msg.Y - v.head(); msg.Y >= v.head() && i < len(v.visible()) {
-			v.list.cur = i
-		}
-	case tea.MouseWheelMsg:
-		v.list.wheel(msg.Button == tea.MouseWheelUp, len(v.visible()), v.e.bodyHeight()-1)
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		v.list.mouse(msg, mouseY(msg)-v.head(), len(v.visible()))
 	}
 	return v, nil
 }
 
 func (v *serversScreen) visible() []int {
 	rows := v.rows()
-	f := strings.ToLower(v.filter)
+	f := strings.ToLower(v.list.filter)
 	out := make([]int, 0, len(rows))
 	for i, s := range rows {
 		if f == "" || strings.Contains(strings.ToLower(s.name()+" "+string(s.key())+" "+s.typ()), f) {
@@ -262,7 +251,7 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := v.skillKey(msg, len(vis)); ok {
 		return cmd
 	}
-	if cur := v.list.cur; v.list.nav(k, msg, len(vis), e.bodyHeight()-1) {
+	if cur := v.list.cur; v.list.key(k, msg, len(vis)) {
 		if v.list.cur != cur && v.rowErr != 0 && e.status.id == v.rowErr {
 			// The row's failure was about the row left behind.
 			e.status = statusLine{id: e.status.id + 1}
@@ -271,17 +260,14 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case matches(msg, k.Back, k.Left):
-		if v.filter != "" && matches(msg, k.Back) {
-			v.filter = ""
+		if matches(msg, k.Back) && v.list.clearFilter() {
 			return nil
 		}
 		return v.e.ask(popMsg{})
 	case matches(msg, k.Refresh):
 		return tea.Batch(loadConfig(e, v.computer), v.loadSkills(), v.loadDesktop())
 	case matches(msg, k.Filter):
-		return v.e.ask(promptMsg{mode: barFilter, value: v.filter, validate: func(string) (string, bool) {
-			return counted(len(v.visible()), "match", "matches"), true
-		}})
+		return v.list.askFilter(v.e, func() int { return len(v.visible()) + len(v.visibleSkills()) })
 	case matches(msg, k.Enter, k.Right):
 		if len(vis) == 0 || v.list.cur >= len(vis) {
 			return nil
@@ -342,9 +328,38 @@ func goneBanner(e *env, computer string, w int) string {
 	return e.st.errText.Render(clip(fmt.Sprintf(" ✗ computer %s left the office; this list is stale · esc goes back", sanitizeLine(computer)), w))
 }
 
+// arrange sizes the three sections: the skills and the desktop from the
+// whole body, the servers' rows from what is left (less their head and
+// the failure pane of the selected row).
+func (v *serversScreen) arrange(w, h int) {
+	v.list.layout(len(v.visible()), v.serverRows(w, h-v.sectionsHeight(h)))
+	v.sk.list.layout(len(v.visibleSkills()), v.skillsHeight(h)-3)
+	v.dk.list.layout(len(v.dk.windows), v.desktopHeight(h)-3)
+}
+
+// sectionsHeight is the lines the skills and the desktop take of h.
+func (v *serversScreen) sectionsHeight(h int) int { return v.skillsHeight(h) + v.desktopHeight(h) }
+
+// serverRows is how many server rows fit in h lines of the servers'
+// section.
+func (v *serversScreen) serverRows(w, h int) int {
+	h -= v.head()
+	return h - len(v.selectedDetail(w, h))
+}
+
+// selectedDetail is the failure pane of the selected server, for h lines
+// of rows and pane.
+func (v *serversScreen) selectedDetail(w, h int) []string {
+	vis := v.visible()
+	if v.local == nil || v.list.cur >= len(vis) {
+		return nil
+	}
+	return v.failureDetail(v.rows()[vis[v.list.cur]], w, max(0, h-min(len(vis), 3)))
+}
+
 func (v *serversScreen) View(w, h int) []string {
-	// Each section sizes itself from the whole body, so the skills list's
-	// cursor arithmetic in Update is the one drawn; the servers get the rest.
+	// Each section sizes itself from the whole body, as layout did; the
+	// servers get the rest.
 	extra := append(v.skillsView(w, h), v.desktopView(w, h)...)
 	if len(extra) == 0 {
 		return v.serversView(w, h)
@@ -399,14 +414,11 @@ func (v *serversScreen) serversView(w, h int) []string {
 		return append(lines, "", st.dim.Render("  "+sanitizeLine(v.computer)+" has no MCP servers configured."))
 	}
 	vis := v.visible()
-	var detail []string
-	if v.local != nil && v.list.cur < len(vis) {
-		detail = v.failureDetail(rows[vis[v.list.cur]], w, max(0, h-1-min(len(vis), 3)))
-	}
-	listH := h - 1 - len(detail)
-	v.list.clamp(len(vis), listH)
+	detail := v.selectedDetail(w, h-1)
+	listH := v.list.height()
 	top := len(lines)
-	for i := v.list.top; i < len(vis) && len(lines)-top < listH; i++ {
+	from, to := v.list.shown(len(vis))
+	for i := from; i < to && len(lines)-top < listH; i++ {
 		r := rows[vis[i]]
 		state, end := "enabled", sanitizeLine(endpoint(r.cfg))
 		if r.disabled() {
@@ -577,8 +589,5 @@ func (v *serversScreen) Keys() screenKeys {
 func (v *serversScreen) Crumb() string { return sanitizeLine(v.computer) }
 
 func (v *serversScreen) statusText(w int) string {
-	if v.filter == "" {
-		return ""
-	}
-	return clip(v.e.st.info.Render(fmt.Sprintf(" filter %q: %s", sanitizeLine(v.filter), counted(len(v.visible()), "match", "matches")))+v.e.st.dim.Render(" · esc clears"), w)
+	return v.list.filterStatus(v.e, len(v.visible())+len(v.visibleSkills()), len(v.rows())+len(v.sk.skills), w)
 }

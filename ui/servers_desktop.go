@@ -60,6 +60,8 @@ type desktopPane struct {
 	done    bool
 	// op is the get_desktop in flight (0: none).
 	op int
+	// list is the windows' cursor, when the desktop has it (pane 2).
+	list rowList
 }
 
 func (p *desktopPane) install(msg desktopMsg) {

@@ -23,7 +23,7 @@ type skillsPane struct {
 	op int
 	// pane is where the cursor is: 0 the servers, 1 the skills.
 	pane int
-	list scroller
+	list rowList
 }
 
 func (p *skillsPane) install(msg skillsMsg) {
@@ -61,7 +61,7 @@ func (v *serversScreen) loadSkills() tea.Cmd {
 // visibleSkills are the skills the filter keeps (name, source,
 // description, tags).
 func (v *serversScreen) visibleSkills() []int {
-	f := strings.ToLower(v.filter)
+	f := strings.ToLower(v.list.filter)
 	out := make([]int, 0, len(v.sk.skills))
 	for i, s := range v.sk.skills {
 		if f == "" || strings.Contains(strings.ToLower(s.Name+" "+s.Source+" "+s.Description+" "+strings.Join(s.Tags, " ")), f) {
@@ -91,7 +91,6 @@ func (v *serversScreen) settlePane() {
 	switch {
 	case v.sk.pane == 0 && servers == 0 && skills > 0 && (v.cfg != nil || v.err != ""):
 		v.sk.pane = 1
-		v.sk.list.clamp(skills, max(1, v.skillsHeight(v.e.bodyHeight())-3))
 	case v.sk.pane == 1 && skills == 0:
 		v.sk.pane = 0
 	}
@@ -103,7 +102,6 @@ func (v *serversScreen) skillKey(msg tea.KeyPressMsg, servers int) (tea.Cmd, boo
 	e := v.e
 	k := e.keys
 	vis := v.visibleSkills()
-	rowsH := max(1, v.skillsHeight(e.bodyHeight())-3)
 	if v.sk.pane == 0 {
 		switch {
 		case len(vis) > 0 && matches(msg, k.Pane):
@@ -111,7 +109,6 @@ func (v *serversScreen) skillKey(msg tea.KeyPressMsg, servers int) (tea.Cmd, boo
 			return nil, true
 		case len(vis) > 0 && matches(msg, k.Down) && (servers == 0 || v.list.cur >= servers-1):
 			v.sk.pane, v.sk.list.cur = 1, 0
-			v.sk.list.clamp(len(vis), rowsH)
 			return nil, true
 		}
 		return nil, false
@@ -127,7 +124,7 @@ func (v *serversScreen) skillKey(msg tea.KeyPressMsg, servers int) (tea.Cmd, boo
 	case matches(msg, k.Up) && v.sk.list.cur == 0 && servers > 0:
 		v.sk.pane = 0
 		return nil, true
-	case v.sk.list.nav(k, msg, len(vis), rowsH):
+	case v.sk.list.key(k, msg, len(vis)):
 		return nil, true
 	case matches(msg, k.Enter, k.Right):
 		if v.gone {
@@ -161,25 +158,23 @@ func (v *serversScreen) skillsView(w, h int) []string {
 	}
 	cols := v.skillColumns(w)
 	vis := v.visibleSkills()
-	rowsH := n - 3
 	switch {
 	case v.sk.err != "":
 		return append(out, "  "+st.dim.Render(clip("none listed: "+sanitizeLine(v.sk.err), w-2)), "")
 	case v.sk.done && len(v.sk.skills) == 0:
 		return append(out, "  "+st.dim.Render(clip(sanitizeLine(v.computer)+" has no skills installed.", w-2)), "")
 	case v.sk.done && len(vis) == 0:
-		return append(out, "  "+st.dim.Render(clip(fmt.Sprintf("No skill matches %q.", sanitizeLine(v.filter)), w-2)), "")
+		return append(out, "  "+st.dim.Render(clip(fmt.Sprintf("No skill matches %q.", sanitizeLine(v.list.filter)), w-2)), "")
 	case !v.sk.done:
 		return append(out, "", "")
 	}
 	out = append(out, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
-	sc := v.sk.list // a copy: View only reads
-	sc.clamp(len(vis), rowsH)
-	for i := sc.top; i < len(vis) && len(out) < n; i++ {
+	from, to := v.sk.list.shown(len(vis))
+	for i := from; i < to && len(out) < n; i++ {
 		s := v.sk.skills[vis[i]]
 		row := joinCols(cols, []string{sanitizeLine(s.Name), sanitizeLine(s.Source), sanitizeLine(s.Version),
 			sanitizeLine(strings.Join(s.Tags, ", ")), sanitizeLine(s.Description)})
-		out = append(out, listRow(st, row, v.sk.pane == 1 && i == sc.cur, v.gone, w))
+		out = append(out, listRow(st, row, v.sk.pane == 1 && v.sk.list.at(i), v.gone, w))
 	}
 	return out
 }

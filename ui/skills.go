@@ -292,7 +292,7 @@ func skillFileRead(id int, computer, name string, f *client.SkillFile, d time.Du
 type skillFilesScreen struct {
 	e    *env
 	pkg  *skillPkg
-	list scroller
+	list rowList
 }
 
 func newSkillFilesScreen(e *env, pkg *skillPkg) *skillFilesScreen {
@@ -306,7 +306,7 @@ func (v *skillFilesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	}
 	k := v.e.keys
 	n := len(v.pkg.links)
-	if v.list.nav(k, key, n, v.e.bodyHeight()-2) {
+	if v.list.key(k, key, n) {
 		return v, nil
 	}
 	switch {
@@ -327,14 +327,16 @@ func (v *skillFilesScreen) View(w, h int) []string {
 	cols := []column{{"PATH", max(10, (w-4)*45/100)}, {"LINK TEXT", 0}}
 	cols[1].width = max(6, w-4-cols[0].width)
 	out = append(out, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
-	sc := v.list // a copy: View only reads
-	sc.clamp(len(v.pkg.links), h-len(out))
-	for i := sc.top; i < len(v.pkg.links) && len(out) < h; i++ {
+	from, to := v.list.shown(len(v.pkg.links))
+	for i := from; i < to && len(out) < h; i++ {
 		l := v.pkg.links[i]
-		out = append(out, listRow(st, joinCols(cols, []string{sanitizeLine(l.rel), sanitizeLine(l.text)}), i == sc.cur, false, w))
+		out = append(out, listRow(st, joinCols(cols, []string{sanitizeLine(l.rel), sanitizeLine(l.text)}), v.list.at(i), false, w))
 	}
 	return out
 }
+
+// arrange fits the rows under the title and the column header.
+func (v *skillFilesScreen) arrange(_, h int) { v.list.layout(len(v.pkg.links), h-2) }
 
 func (v *skillFilesScreen) Keys() screenKeys {
 	k := v.e.keys

@@ -193,7 +193,7 @@ func TestResources_FuzzyFilterMatchesKeywordsAndSchemeToggle(t *testing.T) {
 		{"raw", true, []string{"raw.bin"}},
 	}
 	for _, tt := range tests {
-		m.resS().filter, m.resS().showAll = tt.filter, tt.showAll
+		m.resS().list.filter, m.resS().showAll = tt.filter, tt.showAll
 		m.resS().refilter()
 		var got []string
 		for _, i := range m.resS().visible {
@@ -468,12 +468,12 @@ func TestResources_SlashStartsANewFilterWithTheOldInHistory(t *testing.T) {
 	m.stack = append(m.stack, newResourcesScreen(m.e, "laptop", "library", "library"))
 	run(t, m, m.resS().loadNext(true))
 	press(t, m, "/", "x", "l", "s", "x", "enter")
-	if m.resS().filter != "xlsx" || len(m.resS().visible) != 1 {
-		t.Fatalf("filter %q shows %d", m.resS().filter, len(m.resS().visible))
+	if m.resS().list.filter != "xlsx" || len(m.resS().visible) != 1 {
+		t.Fatalf("filter %q shows %d", m.resS().list.filter, len(m.resS().visible))
 	}
 	press(t, m, "/")
-	if got := m.bar.input.Value(); got != "" || m.resS().filter != "" || len(m.resS().visible) < 2 {
-		t.Fatalf("/ opened with %q, filter %q, %d shown; want a new, empty filter", got, m.resS().filter, len(m.resS().visible))
+	if got := m.bar.input.Value(); got != "" || m.resS().list.filter != "" || len(m.resS().visible) < 2 {
+		t.Fatalf("/ opened with %q, filter %q, %d shown; want a new, empty filter", got, m.resS().list.filter, len(m.resS().visible))
 	}
 	press(t, m, "up")
 	if got := m.bar.input.Value(); got != "xlsx" {
