@@ -581,7 +581,8 @@ type para struct {
 	breakBefore, brk   bool // page break before / inside
 	sectionEnd         bool
 	images             []block
-	formulas           []mathOut
+	formulas           []mathOut // every formula, its line in text (placeFormulas)
+	inline             []mathOut // those that stand in a sentence (emit)
 	linkURLs, linkText []string
 	emails             []string
 	// comments are the annotations anchored here (readComments); open
@@ -744,6 +745,7 @@ func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
 				depth--
 				if fm := ommlMath(tree); strings.TrimSpace(fm.lin) != "" {
 					p.formulas = append(p.formulas, fm)
+					p.text.WriteString(formulaLine(fm))
 				}
 			case "drawing", "pict", "object":
 				imgs, err := r.drawing(d)
@@ -841,7 +843,8 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 		st.outline = p.outline
 	}
 	lname := strings.ToLower(st.name)
-	txt := p.text.String()
+	txt, inline, display := placeFormulas(p.text.String(), p.formulas)
+	p.inline, p.formulas = inline, display
 	trimmed := strings.TrimSpace(txt)
 	isCode := strings.Contains(strings.ReplaceAll(lname, " ", ""), "sourcecode") || lname == "code" ||
 		strings.Contains(lname, "preformatted") || st.mono || (p.anyRun && p.allMono && trimmed != "")
@@ -941,6 +944,7 @@ func addLinks(m Meta, p *para) {
 		m["annotations"] = p.comments
 	}
 	setEmphasis(m, p.emphasized, p.emphasisTags)
+	setInlineFormulas(m, p.inline)
 }
 
 // docxComment is one w:comment of word/comments.xml.

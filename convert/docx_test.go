@@ -54,7 +54,7 @@ func TestDOCXPythonDocx(t *testing.T) {
 }
 
 // Footnotes become "[n]" in the text and "[n] note" at the end; inline
-// OOXML math is a Formula; a mailto link an EmailAddress.
+// OOXML math stays in its sentence; a mailto link an EmailAddress.
 func TestDOCXNotesMathMail(t *testing.T) {
 	c := testConverter(t)
 	doc := convertFixture(t, c, "pandoc-notes.docx")
@@ -62,10 +62,11 @@ func TestDOCXNotesMathMail(t *testing.T) {
 	if !strings.Contains(md, `NarrativeText "Body text with a footnote.[1]`) || !strings.Contains(md, `NarrativeText "[1] The footnote text."`) {
 		t.Errorf("footnote:\n%s", md)
 	}
-	f := elementsOf(doc, "Formula")
-	// The superscript stays one (E=mc2 read as a different formula).
-	if len(f) != 1 || f[0].Text != "E=mc²" || metaString(f[0], "text_as_latex") != "E=mc^{2}" {
-		t.Errorf("formula %v", f)
+	// The superscript stays one (E=mc2 read as a different formula); the
+	// formula stays in the sentence it is inline in.
+	if s, lines, tex := inlineFormulas(t, doc); s != "NarrativeText Inline math: E=mc²" || len(lines) != 1 || lines[0] != "E=mc²" ||
+		len(tex) != 1 || tex[0] != "E=mc^{2}" || len(elementsOf(doc, "Formula")) != 0 {
+		t.Errorf("inline formula %q %q %q, display %v", s, lines, tex, elementsOf(doc, "Formula"))
 	}
 	e := elementsOf(doc, "EmailAddress")
 	if len(e) != 1 || e[0].Text != "editor@example.com" {

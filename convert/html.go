@@ -70,7 +70,8 @@ type htmlConv struct {
 	// code spans (b, i, code), as the Markdown reader records them.
 	emphasized, emphasisTags []string
 	links                    []string
-	emails                   []string // mailto addresses of that paragraph
+	emails                   []string  // mailto addresses of that paragraph
+	formulas                 []mathOut // its inline math, each one's line in inline
 	titles                   []htmlTitle
 	items                    []string // items[d]: the latest list item at depth d (a deeper item's parent)
 	first                    string   // first heading (page title fallback)
@@ -424,7 +425,8 @@ func (h *htmlConv) meta() Meta {
 
 // flush emits the gathered inline text as a NarrativeText.
 func (h *htmlConv) flush() {
-	txt := joinLines(h.inline.String())
+	txt, inline, display := placeFormulas(joinLines(h.inline.String()), h.formulas)
+	txt = strings.TrimSpace(txt)
 	h.inline.Reset()
 	if txt != "" {
 		m := h.meta()
@@ -432,12 +434,25 @@ func (h *htmlConv) flush() {
 			m["link_urls"] = h.links
 		}
 		setEmphasis(m, h.emphasized, h.emphasisTags)
+		setInlineFormulas(m, inline)
 		h.bk.Add("NarrativeText", txt, m)
+	}
+	for _, fm := range display {
+		h.formula(fm)
 	}
 	for _, e := range h.emails {
 		h.bk.Add("EmailAddress", e, h.meta())
 	}
-	h.links, h.emails, h.emphasized, h.emphasisTags = nil, nil, nil, nil
+	h.links, h.emails, h.emphasized, h.emphasisTags, h.formulas = nil, nil, nil, nil, nil
+}
+
+// formula adds a Formula element of its own (display math).
+func (h *htmlConv) formula(fm mathOut) {
+	text, m := formulaBlock(fm)
+	for k, v := range h.meta() {
+		m[k] = v
+	}
+	h.bk.Add("Formula", text, m)
 }
 
 // addEmphasis appends the span of inline element n, marked tag, to
@@ -657,18 +672,21 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 		h.flush()
 		h.bk.Add("PageBreak", "", h.meta())
 	case atom.Math:
-		h.flush()
 		fm := mathMLMath(htmlMathTree(n))
 		if alt := strings.TrimSpace(getAttr(n, "alttext")); alt != "" && fm.tex == "" {
 			fm.tex = alt // MathML's alttext is the source (LaTeX, as pandoc writes it)
 		}
-		if strings.TrimSpace(fm.lin) != "" {
-			text, m := formulaBlock(fm)
-			for k, v := range h.meta() {
-				m[k] = v
-			}
-			h.bk.Add("Formula", text, m)
+		if strings.TrimSpace(fm.lin) == "" {
+			break
 		}
+		if strings.EqualFold(getAttr(n, "display"), "block") {
+			h.flush()
+			h.formula(fm)
+			break
+		}
+		// Inline math stays in its sentence (placeFormulas, at flush).
+		h.inline.WriteString(formulaLine(fm))
+		h.formulas = append(h.formulas, fm)
 	case atom.Br:
 		h.inline.WriteString(lineBreak)
 	case atom.A:

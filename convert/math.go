@@ -593,3 +593,51 @@ var texSymbols = map[rune]string{
 	'→': `\to`, '←': `\leftarrow`, '⇒': `\Rightarrow`, '⇔': `\Leftrightarrow`, '∀': `\forall`, '∃': `\exists`, '¬': `\neg`,
 	'∧': `\wedge`, '∨': `\vee`, '√': `\surd`, '°': `^{\circ}`, '−': `-`, '…': `\ldots`, '⋯': `\cdots`,
 }
+
+// placeFormulas says where a paragraph's formulas stand. Readers write
+// each formula's readable line (formulaBlock's text) into the paragraph's
+// text where the formula is. When the paragraph has words of its own the
+// formulas are inline: the text keeps them in its sentence ("the dose is
+// a/b per litre") and inline holds them, for setInlineFormulas. A
+// paragraph of formulas alone is display math: the lines are taken out of
+// the text again and display holds them, one Formula element each.
+func placeFormulas(text string, fms []mathOut) (out string, inline, display []mathOut) {
+	if len(fms) == 0 {
+		return text, nil, nil
+	}
+	rest := text
+	for _, fm := range fms {
+		line, _ := formulaBlock(fm)
+		rest = strings.Replace(rest, line, "", 1)
+	}
+	if strings.TrimSpace(rest) != "" {
+		return text, fms, nil
+	}
+	return rest, nil, fms
+}
+
+// formulaLine is the readable line a reader writes into a paragraph's
+// text for a formula (placeFormulas).
+func formulaLine(fm mathOut) string {
+	line, _ := formulaBlock(fm)
+	return line
+}
+
+// setInlineFormulas records the inline formulas of a paragraph in its
+// ele_metadata: inline_formula_texts (each one's readable line, as the
+// element's text has it) and inline_formula_latex (its LaTeX, "" when
+// there is none), one entry per formula in reading order, as
+// emphasized_text_contents records marks. An export finds each line
+// after the one before it and writes the LaTeX there ($…$).
+func setInlineFormulas(m Meta, fms []mathOut) {
+	if len(fms) == 0 {
+		return
+	}
+	texts, tex := make([]string, 0, len(fms)), make([]string, 0, len(fms))
+	for _, fm := range fms {
+		line, fm := formulaBlock(fm)
+		t, _ := fm["text_as_latex"].(string)
+		texts, tex = append(texts, line), append(tex, t)
+	}
+	m["inline_formula_texts"], m["inline_formula_latex"] = texts, tex
+}

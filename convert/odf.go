@@ -601,6 +601,7 @@ func (r *odfReader) frame(d *XMLDecoder, out *odfText) error {
 				href := strings.TrimSuffix(strings.TrimPrefix(attr(t, "href"), "./"), "/")
 				if fm, ok := r.formula(path.Join(href, "content.xml")); ok {
 					out.formulas = append(out.formulas, fm)
+					out.text.WriteString(formulaLine(fm))
 				}
 			case "title", "desc":
 				v, err := innerText(d)
@@ -708,7 +709,7 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 	if st.breakPage {
 		f.add(block{brk: true})
 	}
-	txt := o.text.String()
+	txt, inline, display := placeFormulas(o.text.String(), o.formulas)
 	trimmed := strings.TrimSpace(txt)
 	has := func(subs ...string) bool {
 		for _, n := range names {
@@ -755,6 +756,7 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		}
 		m["category_depth"] = min(depth, maxListLevels-1)
 		setEmphasis(m, o.emphasized, o.emphasisTags)
+		setInlineFormulas(m, inline)
 		o.setAnnotations(m)
 		markListStart(m, first, depth, lastOf(f.lastBlock().cat, f.lastBlock().meta))
 		f.add(block{cat: "ListItem", text: trimmed, meta: m})
@@ -773,13 +775,14 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 			m["quote"] = 1
 		}
 		setEmphasis(m, o.emphasized, o.emphasisTags)
+		setInlineFormulas(m, inline)
 		o.setAnnotations(m)
 		f.add(block{cat: "NarrativeText", text: trimmed, meta: m})
 	}
 	for _, e := range o.emails {
 		f.add(block{cat: "EmailAddress", text: e, meta: Meta{}})
 	}
-	for _, fm := range o.formulas {
+	for _, fm := range display {
 		text, m := formulaBlock(fm)
 		f.add(block{cat: "Formula", text: text, meta: m})
 	}

@@ -44,8 +44,11 @@ func TestODTNotesMath(t *testing.T) {
 	if !strings.Contains(s, `"Body text with a footnote.[1]`) || !strings.Contains(s, `NarrativeText "[1] The footnote text."`) {
 		t.Errorf("footnote:\n%s", s)
 	}
-	if f := elementsOf(doc, "Formula"); len(f) != 1 || f[0].Text != "E=mc²" || metaString(f[0], "text_as_latex") != "E=mc^{2}" {
-		t.Errorf("formula %v", f)
+	// The superscript stays one (E=mc2 read as a different formula); the
+	// formula stays in the sentence it is inline in.
+	if s, lines, tex := inlineFormulas(t, doc); s != "NarrativeText Inline math: E=mc²" || len(lines) != 1 || lines[0] != "E=mc²" ||
+		len(tex) != 1 || tex[0] != "E=mc^{2}" || len(elementsOf(doc, "Formula")) != 0 {
+		t.Errorf("inline formula %q %q %q, display %v", s, lines, tex, elementsOf(doc, "Formula"))
 	}
 	if e := elementsOf(doc, "EmailAddress"); len(e) != 1 || e[0].Text != "editor@example.com" {
 		t.Errorf("email %v", e)

@@ -55,6 +55,22 @@ func metaString(el *dpe.Element, key string) string {
 	return s
 }
 
+// inlineFormulas is the sentence holding doc's one inline formula, and
+// that formula's line and LaTeX as its ele_metadata records them.
+func inlineFormulas(t *testing.T, doc *dpe.Document) (sentence string, lines, tex []string) {
+	t.Helper()
+	for _, p := range doc.Pages {
+		for _, el := range p.Elements {
+			if _, ok := el.Metadata["inline_formula_texts"]; ok {
+				json.Unmarshal(el.Metadata["inline_formula_texts"], &lines)
+				json.Unmarshal(el.Metadata["inline_formula_latex"], &tex)
+				return el.Category + " " + el.Text, lines, tex
+			}
+		}
+	}
+	return "", nil, nil
+}
+
 // golden compares the Markdown export plus the structure listing of doc
 // with testdata/<name>.golden.
 func golden(t *testing.T, name string, doc *dpe.Document) {

@@ -172,8 +172,7 @@ func withEmphasis(el *dpe.Element, s string) string {
 	if len(spans) == 0 || len(spans) != len(tags) {
 		return s
 	}
-	var sb strings.Builder
-	at := 0
+	finds, repls := make([]string, len(spans)), make([]string, len(spans))
 	for i, sp := range spans {
 		sp = sanitize.Line(sp)
 		if sp == "" || strings.TrimSpace(sp) != sp {
@@ -202,13 +201,50 @@ func withEmphasis(el *dpe.Element, s string) string {
 		if shut == "" {
 			shut = open
 		}
-		k := strings.Index(s[at:], sp)
+		finds[i], repls[i] = sp, open+sp+shut
+	}
+	return replaceInOrder(s, finds, repls)
+}
+
+// withFormulas writes, in Markdown, each inline formula the element
+// records (ele_metadata inline_formula_texts, with its LaTeX in
+// inline_formula_latex) as $LaTeX$ where its readable line is, each found
+// after the one before it. A formula without LaTeX, or whose LaTeX holds
+// a '$', stays the line it is.
+func withFormulas(el *dpe.Element, s string) string {
+	lines := metaStrings(el, "inline_formula_texts")
+	tex := metaStrings(el, "inline_formula_latex")
+	if len(lines) == 0 || len(lines) != len(tex) {
+		return s
+	}
+	finds, repls := make([]string, len(lines)), make([]string, len(lines))
+	for i, l := range lines {
+		t := strings.TrimSpace(sanitize.Line(tex[i]))
+		if l = sanitize.Line(l); l == "" || t == "" || strings.Contains(t, "$") {
+			continue
+		}
+		finds[i], repls[i] = l, "$"+t+"$"
+	}
+	return replaceInOrder(s, finds, repls)
+}
+
+// replaceInOrder replaces finds[i] with repls[i] in s, each found after
+// the one before it (the order an element records its spans in); an
+// empty find, or one not found, is skipped.
+func replaceInOrder(s string, finds, repls []string) string {
+	var sb strings.Builder
+	at := 0
+	for i, f := range finds {
+		if f == "" {
+			continue
+		}
+		k := strings.Index(s[at:], f)
 		if k < 0 {
 			continue
 		}
 		sb.WriteString(s[at : at+k])
-		sb.WriteString(open + sp + shut)
-		at += k + len(sp)
+		sb.WriteString(repls[i])
+		at += k + len(f)
 	}
 	sb.WriteString(s[at:])
 	return sb.String()
@@ -245,7 +281,7 @@ func exportListItem(el *dpe.Element, md bool, list *mdList) string {
 		return strings.Repeat("  ", depth(el)) + marker + " " + rest
 	}
 	marker, rest = mdItemMarker(el, marker, rest)
-	return list.item(depth(el), marker, mdEscapeTags(withEmphasis(el, withLinks(el, rest))))
+	return list.item(depth(el), marker, withFormulas(el, mdEscapeTags(withEmphasis(el, withLinks(el, rest)))))
 }
 
 // mdItemMarker is the CommonMark marker of a list item and the text
@@ -385,7 +421,7 @@ func exportElement(el *dpe.Element, md bool) string {
 		text = withEmphasis(el, text)
 	}
 	if md {
-		text = mdEscapeTags(text)
+		text = withFormulas(el, mdEscapeTags(text))
 	}
 	return text
 }
@@ -439,24 +475,16 @@ func withLinks(el *dpe.Element, s string) string {
 	if len(links) == 0 {
 		return s
 	}
-	var sb strings.Builder
-	at := 0
-	for _, l := range links {
+	finds, repls := make([]string, len(links)), make([]string, len(links))
+	for i, l := range links {
 		t := strings.TrimSpace(sanitize.Line(l.Text))
 		dest := mdDestination(l.URL)
 		if t == "" || dest == "" {
 			continue
 		}
-		k := strings.Index(s[at:], t)
-		if k < 0 {
-			continue
-		}
-		sb.WriteString(s[at : at+k])
-		sb.WriteString("[" + mdLinkText.Replace(t) + "](" + dest + ")")
-		at += k + len(t)
+		finds[i], repls[i] = t, "["+mdLinkText.Replace(t)+"]("+dest+")"
 	}
-	sb.WriteString(s[at:])
-	return sb.String()
+	return replaceInOrder(s, finds, repls)
 }
 
 // mdLinkText escapes what would end or nest a link's text.
