@@ -695,8 +695,18 @@ func (r *docxReader) paragraph(d *XMLDecoder) (*para, error) {
 					p.text.WriteByte('\n')
 				}
 			case "hyperlink":
+				// w:anchor names a bookmark of this document (pandoc
+				// writes one per heading, named by its id): the link is
+				// "#name", which the browser follows to the heading.
+				anchor := attr(t, "anchor")
 				if rl, ok := r.rels[relID(t)]; ok && rl.external {
+					if anchor != "" {
+						rl.target += "#" + anchor
+					}
 					link = &rl
+					linkText.Reset()
+				} else if anchor != "" {
+					link = &rel{target: "#" + anchor}
 					linkText.Reset()
 				}
 			case "commentRangeStart":
@@ -936,10 +946,7 @@ func (r *docxReader) emit(f *flow, p *para, code *block) *block {
 }
 
 func addLinks(m Meta, p *para) {
-	if len(p.linkURLs) > 0 {
-		m["link_urls"] = p.linkURLs
-		m["link_texts"] = p.linkText
-	}
+	setLinks(m, p.linkURLs, p.linkText)
 	if len(p.comments) > 0 {
 		m["annotations"] = p.comments
 	}

@@ -75,6 +75,20 @@ func openEPUB(ctx context.Context, src *Source, env *Env) (Pages, error) {
 				return nil, "", false
 			}
 			return data, mimeByExt(p), true
+		}, local: func(href string) string {
+			// A chapter of this book: the fragment names a heading of
+			// the one document the book converts to.
+			ref, frag, ok := strings.Cut(href, "#")
+			if !ok || frag == "" || ref == "" || strings.Contains(ref, ":") {
+				return href
+			}
+			if u, err := url.PathUnescape(ref); err == nil {
+				ref = u
+			}
+			if z.File(path.Join(path.Dir(part), ref)) == nil {
+				return href
+			}
+			return "#" + frag
 		}}
 		if _, err := h.convert(ctx, data, part); err != nil {
 			return nil, fmt.Errorf("spine item %d (%s): %w", i+1, part, err)

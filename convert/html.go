@@ -64,12 +64,16 @@ type htmlConv struct {
 	titleBlock           bool // a title block has been read
 	// resolve reads a relative image reference (EPUB); nil: not resolved.
 	resolve func(ref string) (data []byte, mime string, ok bool)
+	// local is a link into another document of the same book (an EPUB's
+	// "ch002.xhtml#checks") as a link within this one ("#checks"), which
+	// the browser follows to the heading; nil: links stay as written.
+	local func(href string) string
 
 	inline strings.Builder // text of the paragraph being gathered
 	// emphasized and emphasisTags are that paragraph's bold, italic and
 	// code spans (b, i, code), as the Markdown reader records them.
 	emphasized, emphasisTags []string
-	links                    []string
+	links, linkTexts         []string  // its links: href and text (linkOf)
 	emails                   []string  // mailto addresses of that paragraph
 	formulas                 []mathOut // its inline math, each one's line in inline
 	titles                   []htmlTitle
@@ -430,9 +434,7 @@ func (h *htmlConv) flush() {
 	h.inline.Reset()
 	if txt != "" {
 		m := h.meta()
-		if len(h.links) > 0 {
-			m["link_urls"] = h.links
-		}
+		setLinks(m, h.links, h.linkTexts)
 		setEmphasis(m, h.emphasized, h.emphasisTags)
 		setInlineFormulas(m, inline)
 		h.bk.Add("NarrativeText", txt, m)
@@ -443,7 +445,7 @@ func (h *htmlConv) flush() {
 	for _, e := range h.emails {
 		h.bk.Add("EmailAddress", e, h.meta())
 	}
-	h.links, h.emails, h.emphasized, h.emphasisTags, h.formulas = nil, nil, nil, nil, nil
+	h.links, h.linkTexts, h.emails, h.emphasized, h.emphasisTags, h.formulas = nil, nil, nil, nil, nil, nil
 }
 
 // formula adds a Formula element of its own (display math).
@@ -469,23 +471,47 @@ func addEmphasis(spans, tags []string, n *xhtml.Node, tag string) ([]string, []s
 // emphasis element's own marked descendants are its text, not spans of
 // their own).
 func emphasisIn(n *xhtml.Node) (spans, tags []string) {
+	eachInline(n, func(n *xhtml.Node) bool {
+		if tag := emphasisTag(n); tag != "" {
+			spans, tags = addEmphasis(spans, tags, n, tag)
+			return false
+		}
+		return true
+	})
+	return spans, tags
+}
+
+// eachInline calls fn on each element under n (n too) that is not
+// dropped, in document order, going inside an element only when fn says
+// so.
+func eachInline(n *xhtml.Node, fn func(*xhtml.Node) bool) {
 	var f func(n *xhtml.Node, d int)
 	f = func(n *xhtml.Node, d int) {
-		if d > DefaultMaxDepth || n.Type == xhtml.ElementNode && dropped(n) {
+		if d > DefaultMaxDepth || n.Type == xhtml.ElementNode && (dropped(n) || !fn(n)) {
 			return
-		}
-		if n.Type == xhtml.ElementNode {
-			if tag := emphasisTag(n); tag != "" {
-				spans, tags = addEmphasis(spans, tags, n, tag)
-				return
-			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			f(c, d+1)
 		}
 	}
 	f(n, 0)
-	return spans, tags
+}
+
+// linkOf is the link an <a> makes, as link_urls and link_texts record
+// it: its href (a link into the same book made local) and its text with
+// white space collapsed. ok is false for an <a> without an href or text,
+// a mailto link (an EmailAddress of its own) and a footnote reference
+// (the note's number in the text).
+func (h *htmlConv) linkOf(a *xhtml.Node) (href, text string, ok bool) {
+	href = strings.TrimSpace(getAttr(a, "href"))
+	text = strings.Join(strings.Fields(textOf(a)), " ")
+	if href == "" || text == "" || isNoteRef(a) || strings.HasPrefix(strings.ToLower(href), "mailto:") {
+		return "", "", false
+	}
+	if h.local != nil {
+		href = h.local(href)
+	}
+	return href, text, true
 }
 
 // emphasisTag is the emphasized_text_tags value of an inline element:
@@ -703,8 +729,8 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 				// After the paragraph it sits in, which stays whole.
 				h.emails = append(h.emails, addr)
 			}
-		} else if href != "" && !strings.HasPrefix(href, "#") {
-			h.links = append(h.links, href)
+		} else if u, txt, ok := h.linkOf(n); ok {
+			h.links, h.linkTexts = append(h.links, u), append(h.linkTexts, txt)
 		}
 	default:
 		if n.DataAtom == atom.Span && strings.Contains(" "+getAttr(n, "class")+" ", " math ") {
@@ -772,7 +798,7 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 	}
 	var own strings.Builder
 	var rest []*xhtml.Node
-	var spans, tags []string
+	var spans, tags, urls, texts []string
 	for c := li.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == xhtml.ElementNode && (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol || c.DataAtom == atom.Pre || c.DataAtom == atom.Table || c.DataAtom == atom.Img) {
 			rest = append(rest, c)
@@ -785,6 +811,15 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 		own.WriteByte(' ')
 		s, tg := emphasisIn(c)
 		spans, tags = append(spans, s...), append(tags, tg...)
+		eachInline(c, func(a *xhtml.Node) bool {
+			if a.DataAtom != atom.A {
+				return true
+			}
+			if u, txt, ok := h.linkOf(a); ok {
+				urls, texts = append(urls, u), append(texts, txt)
+			}
+			return false
+		})
 	}
 	m := h.meta()
 	m["category_depth"] = listDepth
@@ -793,6 +828,7 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 	}
 	setListMeta(m, lv, num)
 	setEmphasis(m, spans[:min(len(spans), maxEmphasisSpans)], tags[:min(len(tags), maxEmphasisSpans)])
+	setLinks(m, urls, texts)
 	first := true
 	for s := li.PrevSibling; s != nil && first; s = s.PrevSibling {
 		first = s.Type != xhtml.ElementNode || s.DataAtom != atom.Li

@@ -307,10 +307,7 @@ func (c *mdConverter) paragraph(n ast.Node, parent string) {
 	txt := strings.TrimSpace(in.sb.String())
 	if txt != "" {
 		m := c.meta(parent)
-		if len(in.linkURLs) > 0 {
-			m["link_urls"] = in.linkURLs
-			m["link_texts"] = in.linkTexts
-		}
+		setLinks(m, in.linkURLs, in.linkTexts)
 		in.setEmphasis(m)
 		c.b.add("NarrativeText", txt, m)
 	}
@@ -442,10 +439,7 @@ func (c *mdConverter) list(l *ast.List, parent string, depth int) {
 			m["item_number"] = num
 			num++
 		}
-		if len(in.linkURLs) > 0 {
-			m["link_urls"] = in.linkURLs
-			m["link_texts"] = in.linkTexts
-		}
+		setLinks(m, in.linkURLs, in.linkTexts)
 		in.setEmphasis(m)
 		cat := "ListItem"
 		if in.checkbox != nil {
@@ -530,6 +524,15 @@ func (in *inlineCollector) setEmphasis(m Meta) { setEmphasis(m, in.emphasized, i
 // (proposal §3.4 emphasized_text_contents, and emphasized_text_tags "b",
 // "i" or "code" for each), which every reader with inline marks writes
 // and the Markdown export writes back.
+// setLinks records an element's links: link_urls and, at the same
+// index, link_texts (unstructured's names), the words each link is on,
+// which exports and the browser find in the element's text.
+func setLinks(m Meta, urls, texts []string) {
+	if len(urls) > 0 && len(urls) == len(texts) {
+		m["link_urls"], m["link_texts"] = urls, texts
+	}
+}
+
 func setEmphasis(m Meta, spans, tags []string) {
 	if len(spans) > 0 && len(spans) == len(tags) {
 		m["emphasized_text_contents"] = spans

@@ -368,7 +368,7 @@ type odfText struct {
 	images           []block
 	formulas         []mathOut
 	emails           []string
-	urls             []string
+	urls, urlTexts   []string // links: href and the words they are on
 	// emphasized and emphasisTags are the bold, italic and code spans
 	// (setEmphasis).
 	emphasized, emphasisTags []string
@@ -409,6 +409,7 @@ type odfOpenNote struct {
 func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 	depth := 1
 	var href string
+	hrefAt := 0      // where the link's text starts in out.text
 	var monoAt []int // depths of open monospace spans
 	type markedSpan struct {
 		depth, start int
@@ -440,7 +441,7 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 				out.text.WriteByte('\n')
 			case "soft-page-break":
 			case "a":
-				href = attr(t, "href")
+				href, hrefAt = attr(t, "href"), out.text.Len()
 			case "span":
 				_, st := r.style(attr(t, "style-name"))
 				if st.mono {
@@ -513,7 +514,9 @@ func (r *odfReader) inline(d *XMLDecoder, out *odfText) error {
 			}
 			depth--
 			if t.Name.Local == "a" && href != "" {
-				out.urls = append(out.urls, href)
+				if txt := strings.Join(strings.Fields(out.text.String()[hrefAt:]), " "); txt != "" {
+					out.urls, out.urlTexts = append(out.urls, href), append(out.urlTexts, txt)
+				}
 				if addr, ok := strings.CutPrefix(href, "mailto:"); ok {
 					addr, _, _ = strings.Cut(addr, "?")
 					out.emails = append(out.emails, addr)
@@ -755,6 +758,7 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 			depth += cur.shift
 		}
 		m["category_depth"] = min(depth, maxListLevels-1)
+		setLinks(m, o.urls, o.urlTexts)
 		setEmphasis(m, o.emphasized, o.emphasisTags)
 		setInlineFormulas(m, inline)
 		o.setAnnotations(m)
@@ -768,9 +772,7 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		f.add(block{cat: "FigureCaption", text: trimmed, meta: Meta{}})
 	default:
 		m := Meta{}
-		if len(o.urls) > 0 {
-			m["link_urls"] = o.urls
-		}
+		setLinks(m, o.urls, o.urlTexts)
 		if slices.ContainsFunc(names, isQuoteStyle) {
 			m["quote"] = 1
 		}

@@ -34,3 +34,32 @@ func TestGet_MarkdownKeepsLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestGet_LinksOfEveryFormat: the same links as pandoc writes them to
+// DOCX, ODT, HTML and EPUB (links.md: two web links, one in a list
+// item, and one to a heading of the document) are kept by get --format
+// md in each, with their text: ODT, HTML and EPUB recorded no
+// link_texts, so their links were dropped, and DOCX's link to the
+// heading's bookmark (w:anchor) was dropped whole. The link to the
+// heading is "#checks" in each, which the browser follows to the
+// heading (EPUB's ch002.xhtml#checks is a chapter of the same book).
+func TestGet_LinksOfEveryFormat(t *testing.T) {
+	want := []string{
+		"Read [the manual](https://example.org/manual) before the shift, then see [the checks](#checks) below.",
+		"- Report to [the duty desk](https://example.org/desk) by noon.",
+		"Each check is in [the register](https://example.org/register).",
+	}
+	for _, f := range []string{"links.docx", "links.odt", "links.html", "links.epub"} {
+		t.Run(f, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "get", filepath.Join(realFixtures, f), "--format", "md")
+			if code != exitOK {
+				t.Fatalf("get: exit %d: %s", code, errOut)
+			}
+			for _, w := range want {
+				if !strings.Contains(out, w) {
+					t.Errorf("get --format md lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
