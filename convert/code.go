@@ -71,7 +71,7 @@ func sourceLanguage(ext string) (string, bool) {
 // openCode emits one CodeSnippet per page of about codeLinesPerPage lines,
 // with ele_metadata.language and the first line number.
 func openCode(ctx context.Context, src *Source, env *Env) (Pages, error) {
-	data, err := src.Bytes()
+	data, err := textBytes(src)
 	if err != nil {
 		return nil, err
 	}

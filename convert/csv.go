@@ -32,11 +32,16 @@ func openDelimited(ctx context.Context, src *Source, env *Env, comma rune, kind 
 	if est := 2 * src.Size; est > env.Limits.MaxOutputBytes {
 		return nil, limitErr("output size", env.Limits.MaxOutputBytes, est)
 	}
-	data, err := src.Bytes()
+	data, err := textBytes(src)
 	if err != nil {
 		return nil, err
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if kind == KindCSV {
+		// A .csv may be separated by semicolons (spreadsheets write
+		// them where the comma is the decimal sign) or tabs: the first
+		// records say.
+		comma = sniffDelimiter(data, comma)
+	}
 	r := csv.NewReader(bytes.NewReader(data))
 	r.Comma = comma
 	r.FieldsPerRecord = -1

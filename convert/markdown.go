@@ -728,7 +728,7 @@ func (m *mdBook) add(category, text string, meta Meta) string {
 // section. A leading "---" block of "key: value" lines sets title, summary,
 // keywords and last_modified.
 func openMarkdown(ctx context.Context, src *Source, env *Env) (Pages, error) {
-	data, err := src.Bytes()
+	data, err := textBytes(src)
 	if err != nil {
 		return nil, err
 	}

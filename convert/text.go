@@ -15,7 +15,7 @@ const textParagraphsPerPage = 100
 // openText splits plain text into NarrativeText paragraphs at blank lines
 // and into pages at form feeds.
 func openText(ctx context.Context, src *Source, env *Env) (Pages, error) {
-	data, err := src.Bytes()
+	data, err := textBytes(src)
 	if err != nil {
 		return nil, err
 	}

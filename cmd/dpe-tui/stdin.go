@@ -13,6 +13,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
 
@@ -89,8 +90,9 @@ func stdinFormatList() string {
 
 // stdinExt is the extension standard input is named with: --from's, else
 // for plain UTF-8 text (no control bytes but tab, CR, LF, FF) Markdown
-// when a line is an ATX heading or a code fence, else text. CSV and TSV
-// are never guessed: a comma or a tab is as common in prose.
+// when a line is an ATX heading or a code fence, else CSV or TSV when its
+// lines split into the same number of fields (convert.LooksDelimited:
+// not lines of prose with a comma each), else text.
 func stdinExt(from string, data []byte) string {
 	if from != "" {
 		return stdinFormats[from]
@@ -110,6 +112,9 @@ func stdinExt(from string, data []byte) string {
 		if n := len(line) - len(h); n >= 1 && n <= 6 && (len(h) == 0 || h[0] == ' ' || h[0] == '\t') {
 			return ".md"
 		}
+	}
+	if ext, ok := convert.LooksDelimited(data); ok {
+		return ext
 	}
 	return ".txt"
 }

@@ -1,0 +1,144 @@
+package convert
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
+)
+
+// textBytes is a plain-text file's bytes as UTF-8 (decodeText): what the
+// text, CSV, Markdown and source code readers read.
+func textBytes(src *Source) ([]byte, error) {
+	data, err := src.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	return decodeText(data), nil
+}
+
+// decodeText reads text in the encodings text files come in: UTF-8 (a
+// byte order mark is dropped: it is no character of the text), UTF-16 with
+// its byte order mark (Windows' Notepad "Unicode"), and, when the bytes
+// are not UTF-8, Windows-1252, the superset of Latin-1 that Windows and
+// older editors save (é as the one byte 0xE9). Each came out as mojibake
+// or replacement characters.
+func decodeText(data []byte) []byte {
+	switch {
+	case bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")):
+		return data[3:]
+	case bytes.HasPrefix(data, []byte("\xFF\xFE")), bytes.HasPrefix(data, []byte("\xFE\xFF")):
+		big := data[0] == 0xFE
+		body := data[2:]
+		units := make([]uint16, len(body)/2)
+		for i := range units {
+			if big {
+				units[i] = uint16(body[2*i])<<8 | uint16(body[2*i+1])
+			} else {
+				units[i] = uint16(body[2*i+1])<<8 | uint16(body[2*i])
+			}
+		}
+		out := make([]byte, 0, len(body))
+		for _, r := range utf16.Decode(units) {
+			out = utf8.AppendRune(out, r)
+		}
+		return out
+	case utf8.Valid(data):
+		return data
+	}
+	if out, err := charmap.Windows1252.NewDecoder().Bytes(data); err == nil {
+		return out
+	}
+	return data
+}
+
+// sniffLines is how many records sniffDelimiter reads.
+const sniffLines = 20
+
+// sniffDelimiter is the delimiter of delimited text: def when it
+// splits the first records into the same number of fields, two or more;
+// else, among comma, semicolon (what spreadsheets write where the comma
+// is the decimal sign) and tab, the one that does, the most fields
+// winning; def when none does.
+func sniffDelimiter(data []byte, def rune) rune {
+	if delimitedWidth(data, def) >= 2 {
+		return def
+	}
+	best, bestN := def, 0
+	for _, c := range []rune{',', ';', '\t'} {
+		if n := delimitedWidth(data, c); n > bestN {
+			best, bestN = c, n
+		}
+	}
+	return best
+}
+
+// delimitedWidth is the field count every one of the first records of
+// data has when split at comma; 0 when they differ, or for fewer than
+// two fields.
+func delimitedWidth(data []byte, comma rune) int {
+	recs := firstRecords(data, comma)
+	if len(recs) == 0 || len(recs[0]) < 2 {
+		return 0
+	}
+	for _, rec := range recs {
+		if len(rec) != len(recs[0]) {
+			return 0
+		}
+	}
+	return len(recs[0])
+}
+
+// firstRecords are up to sniffLines records of data split at comma; nil
+// when they do not parse.
+func firstRecords(data []byte, comma rune) [][]string {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma, r.FieldsPerRecord, r.LazyQuotes = comma, -1, true
+	var recs [][]string
+	for len(recs) < sniffLines {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil
+		}
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+// LooksDelimited reports whether text without a name (standard input)
+// is a table of comma-, semicolon- or tab-separated values: two records
+// or more that split into the same number of fields, two or more, whose
+// fields after the first do not mostly start with a space (lines of
+// prose with a comma each: "Hello, world"). ext is the extension that
+// names it to Sniff (".csv", ".tsv").
+func LooksDelimited(data []byte) (ext string, ok bool) {
+	data = decodeText(data)
+	c := sniffDelimiter(data, ',')
+	recs := firstRecords(data, c)
+	if len(recs) < 2 || delimitedWidth(data, c) < 2 {
+		return "", false
+	}
+	spaced, fields := 0, 0
+	for _, rec := range recs {
+		for _, f := range rec[1:] {
+			fields++
+			if len(f) > 0 && f[0] == ' ' {
+				spaced++
+			}
+		}
+	}
+	if 2*spaced > fields {
+		return "", false
+	}
+	if c == '\t' {
+		return ".tsv", true
+	}
+	return ".csv", true
+}
