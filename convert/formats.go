@@ -16,6 +16,7 @@ func builtinFormats(c *Converter) []format {
 		{KindPNG, openImage},
 		{KindJPEG, openImage},
 		{KindGIF, openImage},
+		{KindSVG, openSVG},
 		{KindDOCX, openDOCX},
 		{KindODT, openODT},
 		{KindODS, openODS},

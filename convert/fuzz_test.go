@@ -151,3 +151,16 @@ func FuzzHTML(f *testing.F) {
 		runReader(t, "f.html", data, openHTML)
 	})
 }
+
+func FuzzSVG(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join("testdata", "soffice-figure.svg"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(`<svg width="1e9px" height="-1" viewBox="0,0,1e300,NaN"><title>t</title><desc>d</desc><g><title>x</title></g></svg>`))
+	f.Add([]byte(`<?xml version="1.0"?><!-- c --><svg><svg></svg>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		runReader(t, "f.svg", data, openSVG)
+	})
+}

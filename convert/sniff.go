@@ -35,6 +35,7 @@ const (
 	KindCSV      Kind = "csv"
 	KindTSV      Kind = "tsv"
 	KindText     Kind = "text"
+	KindSVG      Kind = "svg"
 )
 
 // FileType is the document's file_type: the Kind, except where the
@@ -92,6 +93,9 @@ func Sniff(name string, r io.ReaderAt, size int64) (Kind, error) {
 	if bytes.HasPrefix(text, []byte(`{\rtf`)) {
 		// RTF starts with '{' and must not be read as JSON or text.
 		return KindUnknown, &UnconvertibleError{What: "RTF; convert it to .docx or .odt first"}
+	}
+	if looksSVG(text) {
+		return KindSVG, nil
 	}
 	if looksHTML(text) {
 		return KindHTML, nil
@@ -156,6 +160,8 @@ func kindByExt(name string) Kind {
 		return KindJPEG
 	case ".gif":
 		return KindGIF
+	case ".svg":
+		return KindSVG
 	case ".md", ".markdown":
 		return KindMarkdown
 	case ".csv":

@@ -82,7 +82,7 @@ func FuzzConvertCSV(f *testing.F) {
 
 // FuzzConvertText covers the code and plain-text splitters.
 func FuzzConvertText(f *testing.F) {
-	for _, s := range []string{"", "\f", "\f\f\n\n", "a\r\n\r\nb", "x\n"} {
+	for _, s := range []string{"", "\f", "\f\f\n\n", "a\r\n\r\nb", "x\n", "\xff\xfe\x00", "\xfe\xffa", "\xef\xbb\xbf\xe9"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
