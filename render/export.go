@@ -112,6 +112,13 @@ func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 		if el == nil || (!o.Furniture && IsFurniture(el.Category)) {
 			continue
 		}
+		if len(parts) > 0 && i > 0 && sameHeader(p.Elements[i-1], el) {
+			// The addresses of one header field are one line, as the
+			// message has them: "Cc: a, b, c", not a "Cc:" line each.
+			_, addr := emailParts(el)
+			parts[len(parts)-1] += ", " + emailText(addr, md)
+			continue
+		}
 		var s string
 		split := false
 		if normalizeCategory(el.Category) == catListItem {
@@ -250,6 +257,45 @@ func replaceInOrder(s string, finds, repls []string) string {
 	return sb.String()
 }
 
+// emailParts is an EmailAddress's header line (dpe.Element.EmailLine)
+// as its label ("Cc: ", "" for none) and its address with the name,
+// which is quoted when it holds a comma, a semicolon or a quote, as a
+// header writes it: "Smith, Jo" <jo@example.org> stays one address on a
+// line of several.
+func emailParts(el *dpe.Element) (label, addr string) {
+	line := sanitize.Line(el.EmailLine())
+	addr = sanitize.Line(el.Text)
+	plain := addr
+	if name := sanitize.Line(el.MetaString("name")); name != "" && addr != "" {
+		plain = name + " <" + addr + ">"
+		if strings.ContainsAny(name, `,;"`) {
+			name = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(name) + `"`
+		}
+		addr = name + " <" + addr + ">"
+	}
+	label, ok := strings.CutSuffix(line, plain)
+	if !ok {
+		return "", line
+	}
+	return label, addr
+}
+
+// emailText is an address line as the export writes it: in Markdown,
+// <…> would be read as an HTML tag or autolink.
+func emailText(s string, md bool) string {
+	if md {
+		return strings.NewReplacer("<", `\<`, ">", `\>`).Replace(s)
+	}
+	return s
+}
+
+// sameHeader: two neighbouring EmailAddresses of one header field (the
+// three addresses of one Cc).
+func sameHeader(a, b *dpe.Element) bool {
+	email := func(el *dpe.Element) bool { return el != nil && normalizeCategory(el.Category) == catEmail }
+	return email(a) && email(b) && a.MetaString("field") != "" && a.MetaString("field") == b.MetaString("field")
+}
+
 func isListItem(el *dpe.Element) bool {
 	return el != nil && normalizeCategory(el.Category) == catListItem
 }
@@ -382,12 +428,8 @@ func exportElement(el *dpe.Element, md bool) string {
 	case catPageBreak:
 		return "---"
 	case catEmail:
-		line := sanitize.Line(el.EmailLine())
-		if md {
-			// <…> would be read as an HTML tag or autolink.
-			return strings.NewReplacer("<", `\<`, ">", `\>`).Replace(line)
-		}
-		return line
+		label, addr := emailParts(el)
+		return emailText(label+addr, md)
 	case catFigureCaption:
 		if md && line != "" {
 			return "*" + line + "*"

@@ -17,7 +17,7 @@ func TestGet_MailHeaderTheParserRefusesKeepsWhatParses(t *testing.T) {
 	if code != exitOK || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	for _, w := range []string{`Cc: Smith, Jo \<jo@example.org\>`, "Cc: bob@example.org", `Cc: Night Desk \<night.desk@>`} {
+	for _, w := range []string{`Cc: "Smith, Jo" \<jo@example.org\>, bob@example.org` + "\n", `Cc: Night Desk \<night.desk@>`} {
 		if strings.Count(out, w) != 1 {
 			t.Errorf("%q not once in:\n%s", w, out)
 		}
