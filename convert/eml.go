@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/mail"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -130,8 +131,19 @@ func (m *emlConv) message(ctx context.Context, msg *enmime.Envelope, nesting int
 
 	// An HTML body keeps structure (lists, tables) that its text
 	// alternative flattens, so it wins when both exist.
+	shown := map[*enmime.Part]bool{} // parts the HTML body shows (cid:)
 	if msg.HTML != "" {
-		h := &htmlConv{env: m.env, bk: bk}
+		// A picture the body shows (<img src="cid:…">) is the part with
+		// that Content-ID: the Image element where the body has it, with
+		// the picture's data, and not an attachment again after the body.
+		h := &htmlConv{env: m.env, bk: bk, resolve: func(ref string) ([]byte, string, bool) {
+			p := contentPart(msg, ref)
+			if p == nil {
+				return nil, "", false
+			}
+			shown[p] = true
+			return p.Content, p.ContentType, true
+		}}
 		if _, err := h.convert(ctx, []byte(msg.HTML), ""); err != nil {
 			return info, fmt.Errorf("HTML body: %w", err)
 		}
@@ -153,6 +165,9 @@ func (m *emlConv) message(ctx context.Context, msg *enmime.Envelope, nesting int
 	for _, p := range parts {
 		if err := ctx.Err(); err != nil {
 			return info, err
+		}
+		if shown[p] {
+			continue
 		}
 		name := p.FileName
 		ctype := strings.ToLower(p.ContentType)
@@ -208,6 +223,31 @@ func (m *emlConv) message(ctx context.Context, msg *enmime.Envelope, nesting int
 		}
 	}
 	return info, nil
+}
+
+// contentPart is the part of msg a cid: URL names (RFC 2392: its
+// Content-ID, percent-decoded, without the angle brackets), nil for
+// none or for a ref that is no cid: URL.
+func contentPart(msg *enmime.Envelope, ref string) *enmime.Part {
+	if len(ref) < 4 || !strings.EqualFold(ref[:4], "cid:") {
+		return nil
+	}
+	id := ref[4:]
+	if u, err := url.PathUnescape(id); err == nil {
+		id = u
+	}
+	id = strings.Trim(strings.TrimSpace(id), "<>")
+	if id == "" {
+		return nil
+	}
+	for _, list := range [][]*enmime.Part{msg.Inlines, msg.OtherParts, msg.Attachments} {
+		for _, p := range list {
+			if strings.Trim(p.ContentID, "<>") == id {
+				return p
+			}
+		}
+	}
+	return nil
 }
 
 // attachment converts data (a file named name, sniffed as kind) onto new
