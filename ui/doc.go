@@ -82,6 +82,11 @@ type documentScreen struct {
 
 	// skill is the skill whose SKILL.md this is (nil: not a skill).
 	skill *skillPkg
+	// skillFrom is the skill package this is a file of (nil: none), and
+	// skillRel its path there ("": the SKILL.md): a history move reads
+	// it again through the skill channel.
+	skillFrom *skillPkg
+	skillRel  string
 
 	// idn is the dpe1 identity; diff the comparison D made (nil: none),
 	// diffOp the D running.

@@ -26,6 +26,9 @@ func (d *documentScreen) gotoPage(i, jump int) tea.Cmd {
 	if jump >= 0 {
 		d.pendingFind = nil
 	}
+	if i == d.page && jump >= 0 && jump != d.sel {
+		d.recordJump() // a jump to another element of this page
+	}
 	if i != d.page {
 		d.recordJump()
 		// Table cursors and scroll offsets are per element index of the

@@ -288,6 +288,9 @@ func (d *documentScreen) showHit() tea.Cmd {
 	if h.page == d.page && d.pages[h.page].loaded() {
 		_, cw := d.layout(d.e.width)
 		d.ensureBlocks(cw)
+		if h.el != d.sel {
+			d.recordJump()
+		}
 		d.sel = h.el
 		// The element first, then the hit's row inside it: a table
 		// taller than the screen has its hit below the element's top.

@@ -245,6 +245,12 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 	}
 	tl.add(msg.trace...)
 	e.lastTrace = tl
+	// A history move's open lands where the move goes, and is no jump of
+	// its own.
+	to, move := e.jumps.arrived(msg.id)
+	if move && msg.at == nil {
+		msg.at = to.at()
+	}
 	var s screen
 	var cmd tea.Cmd
 	if op.Kind != dpe.KindDocument || op.Doc == nil {
@@ -253,6 +259,10 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 	} else {
 		d := newDocumentScreen(e, msg, tl)
 		d.src, d.skill = msg.src, msg.skill
+		d.skillFrom, d.skillRel = msg.skillFrom, msg.skillRel
+		if msg.skill != nil {
+			d.skillFrom = msg.skill
+		}
 		s = d
 		cmd = tea.Batch(d.validate(), d.schedule(), e.setStatus(statusOK, "opened "+sanitizeLine(titleOf(op))+" in "+took(msg.duration)))
 		if op.Partial {
@@ -263,18 +273,17 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		}
 		// Where the document opens is not a jump of its own: the jump is
 		// from the place left (recorded below) to here.
-		moving := e.jumps.moving
-		e.jumps.moving = true
-		cmd = tea.Batch(cmd, d.jumpToHit(msg.at), d.startWatch())
-		if msg.at == nil {
-			cmd = tea.Batch(cmd, d.restoreOnOpen())
-		}
-		e.jumps.moving = moving
+		cmd = tea.Batch(cmd, e.quietly(func() tea.Cmd {
+			c := tea.Batch(d.jumpToHit(msg.at), d.startWatch())
+			if msg.at == nil {
+				c = tea.Batch(c, d.restoreOnOpen())
+			}
+			return c
+		}))
 	}
-	if prev, ok := m.top().(*documentScreen); ok && !e.jumps.moving {
+	if prev, ok := m.top().(*documentScreen); ok && !move {
 		e.jumps.push(prev.here())
 	}
-	e.jumps.moving = false
 	switch t := m.top().(type) {
 	case *documentScreen, *contentScreen:
 		if msg.over {

@@ -283,10 +283,7 @@ func (d *documentScreen) restore() tea.Cmd {
 		return nil
 	}
 	e := d.e
-	moving := e.jumps.moving
-	e.jumps.moving = true // where the document opens is no jump
-	cmd := d.jumpToHit(at)
-	e.jumps.moving = moving
+	cmd := e.quietly(func() tea.Cmd { return d.jumpToHit(at) }) // where the document opens is no jump
 	return tea.Batch(cmd, e.info("back at page "+strconv.Itoa(at.page)+", where you left it"))
 }
 

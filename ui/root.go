@@ -214,6 +214,8 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 	case copyMenuMsg:
 		m.copyMenu = &msg
 		return nil
+	case historyOpenMsg:
+		return m.onHistoryOpen(msg)
 	case openURIMsg:
 		return m.startsLong(func() tea.Cmd { return m.openDPE(msg) })
 	case openFileMsg:
@@ -222,7 +224,7 @@ func (m *model) updateMsg(msg tea.Msg) tea.Cmd {
 		return m.retry(msg.at)
 
 	case errMsg:
-		e.jumps.moving = false // a history move's open failed
+		e.jumps.failed(msg.id) // a history move's open failed
 		if msg.panic {
 			m.lastPanic = msg.err.Error()
 		}

@@ -174,6 +174,10 @@ type openedMsg struct {
 	// skill is set when the document is a skill's SKILL.md: its links
 	// open the package's other files.
 	skill *skillPkg
+	// skillFrom and skillRel: the document is that file of a skill's
+	// package (an image L opened).
+	skillFrom *skillPkg
+	skillRel  string
 }
 
 // pagesMsg answers a page load: the pages decoded (copies; the shared

@@ -252,6 +252,7 @@ func openSkillFile(e *env, pkg *skillPkg, rel string) tea.Cmd {
 			from := fmt.Sprintf("from skill %s on computer %s", sanitizeLine(name), sanitizeLine(computer))
 			if img, err := imageDocument(ctx, id, msg.uri, from, c, lim, now); err == nil && img.firstErr == nil {
 				img.duration = now().Sub(t0)
+				img.skillFrom, img.skillRel = pkg, rel
 				return img
 			}
 		}

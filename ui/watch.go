@@ -255,10 +255,7 @@ func (d *documentScreen) onReload(msg watchReloadMsg) tea.Cmd {
 		said = name + " changed on disk: page " + strconv.Itoa(at.page) + " is gone; showing page " + strconv.Itoa(len(d.pages)) + "/" + strconv.Itoa(len(d.pages))
 		at = &hitPlace{page: max(1, len(d.pages))}
 	}
-	moving := e.jumps.moving
-	e.jumps.moving = true // the same place again is no jump
-	cmd := d.jumpToHit(at)
-	e.jumps.moving = moving
+	cmd := e.quietly(func() tea.Cmd { return d.jumpToHit(at) }) // the same place again is no jump
 	return tea.Batch(cmd, d.validate(), d.schedule(), d.identify(), e.setStatus(statusOK, said))
 }
 
