@@ -100,6 +100,10 @@ type documentScreen struct {
 	// restoring: the document opened before the positions file was
 	// read, and goes where it was left once it is, unless a key moved it.
 	restoring bool
+	// relocating is the position a changed document is restored to,
+	// until its page is hashed (relocate); relocateRunning while it is.
+	relocating      *position
+	relocateRunning bool
 
 	// link is the link tab chose (doc_links.go).
 	link linkAt
@@ -262,7 +266,7 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	}
 	switch msg.(type) {
 	case tea.KeyPressMsg:
-		d.restoring = false // the user moved first
+		d.restoring, d.relocating = false, nil // the user moved first
 	case positionsLoadedMsg:
 		if d.restoring {
 			return d, d.restore()
@@ -270,6 +274,8 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		return d, nil
 	}
 	switch msg := msg.(type) {
+	case relocatedMsg:
+		return d, d.onRelocated(msg)
 	case tea.WindowSizeMsg, themeChangedMsg:
 		d.invalidate()
 		return d, d.schedule()
@@ -285,7 +291,7 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		note := d.installReopened(msg.reopened)
 		cmd := tea.Batch(note, d.onPages(msg), d.loadShown())
 		d.landHit()
-		return d, tea.Batch(cmd, d.schedule())
+		return d, tea.Batch(cmd, d.relocate(), d.schedule())
 	case searchStepMsg:
 		if msg.doc.Doc != d.op.Doc {
 			if !d.ownsOp(msg.id) {

@@ -15,6 +15,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/internal/safewrite"
 )
@@ -23,8 +25,11 @@ import (
 // The places live in one JSON file under the XDG state directory
 // ($XDG_STATE_HOME, else ~/.local/state)/dpe-tui/positions.json, keyed by
 // the document's URI and the hash of the version left. Same hash: the
-// same page and element. Another hash (the document changed): the element
-// with the same id on that page if it is still there, else the page's top.
+// same page and element. Another hash (the document changed): on that
+// page, the element whose dpe1 content_hash is the one left (its place
+// and id may have changed with the edit), else the one nearest to it of
+// the elements that were around it and are still there (said as "near
+// where you left it"), else the page's top.
 //
 // The file is read once, in a command at start; each document left
 // updates the copy in memory (in Update) and a command writes it whole,
@@ -47,7 +52,22 @@ type position struct {
 	ElementID string `json:"element_id,omitempty"`
 	Element   int    `json:"element"` // index on the page, 0-based
 	At        int64  `json:"at"`      // unix seconds
+	// ElementHash is the dpe1 content_hash of the element left; Near
+	// those of the elements around it, nearest first, for when it is gone.
+	ElementHash string     `json:"element_hash,omitempty"`
+	Near        []nearHash `json:"near,omitempty"`
 }
+
+// nearHash is an element around the one left: Off is its place from it
+// (-1 the one before), Hash its content_hash.
+type nearHash struct {
+	Off  int    `json:"off"`
+	Hash string `json:"hash"`
+}
+
+// nearElements is how many elements on each side of the one left are
+// kept for the fallback.
+const nearElements = 3
 
 type positionsFile struct {
 	Version   int        `json:"version"`
@@ -255,36 +275,131 @@ func (d *documentScreen) docHash() string {
 // leave remembers where the document is left; the caller saves.
 func (d *documentScreen) leave() {
 	at := d.placeHere()
-	d.e.positions.remember(position{URI: d.uri, DocHash: d.docHash(), Page: at.page,
-		ElementID: at.elementID, Element: at.el, At: d.e.opt.Now().Unix()})
+	pos := position{URI: d.uri, DocHash: d.docHash(), Page: at.page,
+		ElementID: at.elementID, Element: at.el, At: d.e.opt.Now().Unix()}
+	if p := d.curPage(); p != nil && d.sel >= 0 && d.sel < len(p.Elements) {
+		// The element left and its neighbours only: a few elements
+		// hashed, whatever the page's size.
+		lo, hi := max(0, d.sel-nearElements), min(len(p.Elements), d.sel+nearElements+1)
+		hs := elementHashes(p.Elements[lo:hi])
+		pos.ElementHash = string(hs[d.sel-lo])
+		for k := 1; k <= nearElements; k++ {
+			for _, off := range []int{-k, k} {
+				if i := d.sel + off; i >= lo && i < hi && hs[i-lo] != "" {
+					pos.Near = append(pos.Near, nearHash{Off: off, Hash: string(hs[i-lo])})
+				}
+			}
+		}
+	}
+	d.e.positions.remember(pos)
 }
 
-// restorePlace is where a document opened with no place of its own
-// goes: where it was left, the element by id only when the document
-// changed since.
-func (d *documentScreen) restorePlace() *hitPlace {
+// elementHashes are the dpe1 content_hash of each element ("" for one
+// the contract cannot hash).
+func elementHashes(els []*dpe.Element) []identity.Hash {
+	page := &dpe.Page{Elements: els, Decoded: true, Raw: json.RawMessage(`{"page_index":0}`)}
+	r := identity.Compute(identity.Map([]byte(`{"pages":[{"page_index":0}]}`), &dpe.Document{Pages: []*dpe.Page{page}}))
+	out := make([]identity.Hash, len(els))
+	if len(r.Pages) == 1 && len(r.Pages[0].Elements) == len(els) {
+		for i, e := range r.Pages[0].Elements {
+			out[i] = e.ContentHash
+		}
+	}
+	return out
+}
+
+// restore moves a document that opened with no place of its own to where
+// it was left: the same version to the same page and element; a changed
+// one to that page, where relocate then finds the element by content.
+func (d *documentScreen) restore() tea.Cmd {
+	d.restoring = false
 	pos, ok := d.e.positions.find(d.uri)
 	if !ok || pos.Page < 1 || pos.Page > len(d.pages) || (pos.Page == 1 && pos.Element == 0) {
 		return nil
 	}
-	at := &hitPlace{page: pos.Page, elementID: pos.ElementID, el: pos.Element}
-	if pos.DocHash != d.docHash() {
-		at.el = 0 // not the element now at that index: the page's top
+	e := d.e
+	if pos.DocHash == d.docHash() {
+		at := &hitPlace{page: pos.Page, elementID: pos.ElementID, el: pos.Element}
+		cmd := e.quietly(func() tea.Cmd { return d.jumpToHit(at) }) // where the document opens is no jump
+		return tea.Batch(cmd, e.info("back at page "+strconv.Itoa(at.page)+", where you left it"))
 	}
-	return at
+	d.relocating = &pos
+	cmd := e.quietly(func() tea.Cmd { return d.gotoPage(pos.Page-1, -1) })
+	return tea.Batch(cmd, d.relocate())
 }
 
-// restore moves a document that opened with no place of its own to where
-// it was left.
-func (d *documentScreen) restore() tea.Cmd {
-	d.restoring = false
-	at := d.restorePlace()
-	if at == nil {
+// relocatedMsg answers relocate: the content hashes of a page's elements.
+type relocatedMsg struct {
+	doc    *dpe.Opened
+	page   int
+	hashes []identity.Hash
+}
+
+// relocate hashes the page a changed document is restored to, in a
+// command, once that page is shown and loaded (nil until then).
+func (d *documentScreen) relocate() tea.Cmd {
+	pos := d.relocating
+	if pos == nil || d.page != pos.Page-1 || !d.pages[d.page].loaded() || d.relocateRunning {
 		return nil
 	}
-	e := d.e
-	cmd := e.quietly(func() tea.Cmd { return d.jumpToHit(at) }) // where the document opens is no jump
-	return tea.Batch(cmd, e.info("back at page "+strconv.Itoa(at.page)+", where you left it"))
+	d.relocateRunning = true
+	op, i, els := d.op, d.page, d.pages[d.page].p.Elements
+	return func() tea.Msg { return relocatedMsg{doc: op, page: i, hashes: elementHashes(els)} }
+}
+
+// onRelocated selects the element left, or the nearest one still there,
+// unless a key moved the document meanwhile.
+func (d *documentScreen) onRelocated(msg relocatedMsg) tea.Cmd {
+	d.relocateRunning = false
+	pos := d.relocating
+	if pos == nil || msg.doc != d.op || msg.page != d.page || msg.page != pos.Page-1 {
+		return nil
+	}
+	d.relocating = nil
+	el, exact := relocated(*pos, msg.hashes)
+	_, cw := d.layout(d.e.width)
+	d.ensureBlocks(cw)
+	d.sel = el
+	d.reveal(true)
+	where := "where you left it"
+	if !exact {
+		where = "near where you left it (it changed since)"
+	}
+	return d.e.info("back at page " + strconv.Itoa(pos.Page) + ", " + where)
+}
+
+// relocated is the element of a changed page to restore: the one with
+// the content hash left (the nearest to its old place if several have
+// it), else where the nearest surviving neighbour puts it, else the top.
+func relocated(pos position, hs []identity.Hash) (el int, exact bool) {
+	if len(hs) == 0 {
+		return 0, false
+	}
+	find := func(h string, near int) int {
+		best := -1
+		for i, x := range hs {
+			if h != "" && string(x) == h && (best < 0 || abs(i-near) < abs(best-near)) {
+				best = i
+			}
+		}
+		return best
+	}
+	if i := find(pos.ElementHash, pos.Element); i >= 0 {
+		return i, true
+	}
+	for _, n := range pos.Near {
+		if i := find(n.Hash, pos.Element+n.Off); i >= 0 {
+			return min(len(hs)-1, max(0, i-n.Off)), false
+		}
+	}
+	return 0, false
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // restoreOnOpen is restore for a document just opened with no place of

@@ -66,16 +66,20 @@ func TestRestore_ReopeningReturnsToThePlaceLeft(t *testing.T) {
 	}
 }
 
-// A document changed since it was left: the element left is found by its
-// id on that page, and when it is gone the page's top is shown, not
-// whatever element now has its index.
-func TestRestore_ChangedDocumentFindsTheElementByIDElseThePage(t *testing.T) {
+// A document changed since it was left, with positional element ids (a
+// converter numbers them in reading order, so after an edit an id names
+// another element): the element left is found by its dpe1 content hash,
+// wherever it moved on the page, and said "where you left it"; when it
+// was edited or deleted, the place its surviving neighbour gives is
+// shown and said "near where you left it"; with nothing left around it,
+// the page's top.
+func TestRestore_ChangedDocumentFindsTheElementByContentElseNearIt(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	path := filepath.Join(t.TempDir(), "doc.json")
-	write := func(ids ...string) {
+	write := func(texts ...string) {
 		var els []any
-		for _, id := range ids {
-			els = append(els, map[string]any{"element_id": id, "category": "NarrativeText", "text": "Paragraph " + id + "."})
+		for i, text := range texts {
+			els = append(els, map[string]any{"element_id": fmt.Sprintf("e%d", i), "category": "NarrativeText", "text": text})
 		}
 		b, err := json.Marshal(map[string]any{"doc_ref": "d", "title": "Changing", "page_count": 2, "pages": []any{
 			map[string]any{"page_index": 0, "elements": []any{map[string]any{"category": "NarrativeText", "text": "First page."}}},
@@ -89,26 +93,41 @@ func TestRestore_ChangedDocumentFindsTheElementByIDElseThePage(t *testing.T) {
 	opt := testOptions(nil)
 	opt.OpenTarget = path
 	opt = stateOptions(t, opt)
-	reopen := func() *documentScreen {
+	reopen := func(want string) *documentScreen {
+		t.Helper()
 		s := start80(t, opt)
-		s.waitFor("back at page 2")
+		s.waitFor(want)
 		return s.quit().m.docS()
 	}
-	write("a", "b", "c")
+	selected := func(d *documentScreen) string {
+		if el := d.selected(); el != nil && d.page == 1 {
+			return el.Text
+		}
+		return fmt.Sprintf("page %d sel %d", d.page+1, d.sel)
+	}
+	write("Alpha.", "Bravo.", "Charlie.", "Delta.")
 	s := start80(t, opt)
 	s.waitFor("First page.")
 	s.keys("]")
-	s.waitFor("Paragraph a.")
-	s.keys("j")
+	s.waitFor("Alpha.")
+	s.keys("j") // Bravo., id e1
 	s.quit()
 
-	write("z", "a", "b", "c") // b moved down one
-	if d := reopen(); d.page != 1 || d.selected() == nil || d.selected().ID != "b" {
-		t.Fatalf("the element left is not selected: page %d, sel %d", d.page+1, d.sel)
+	write("Zulu.", "Yankee.", "Alpha.", "Bravo.", "Charlie.", "Delta.") // e1 is Yankee now
+	if d := reopen("back at page 2, where you left it"); selected(d) != "Bravo." {
+		t.Fatalf("moved down two: selected %q, want Bravo. (by content, not by the id e1)", selected(d))
 	}
-	write("z", "a", "c") // b is gone
-	if d := reopen(); d.page != 1 || d.sel != 0 {
-		t.Fatalf("with the element gone, want page 2's top; page %d, sel %d", d.page+1, d.sel)
+	write("Zulu.", "Yankee.", "Alpha.", "Bravo, edited.", "Charlie.", "Delta.")
+	if d := reopen("back at page 2, near where you left it"); selected(d) != "Bravo, edited." {
+		t.Fatalf("edited: selected %q, want the element between the neighbours that are left", selected(d))
+	}
+	write("Zulu.", "Yankee.", "Alpha.", "Charlie.", "Delta.") // the edited one deleted
+	if d := reopen("back at page 2, near where you left it"); selected(d) != "Charlie." {
+		t.Fatalf("deleted: selected %q, want the element after the neighbour left (Charlie.)", selected(d))
+	}
+	write("One.", "Two.")
+	if d := reopen("back at page 2, near where you left it"); d.page != 1 || d.sel != 0 {
+		t.Fatalf("nothing around it left: want page 2's top; page %d, sel %d", d.page+1, d.sel)
 	}
 }
 
