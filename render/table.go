@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -536,4 +537,32 @@ func widenSqueezed(ws, nat []int, v TableView) {
 		ws[from]--
 		ws[j]++
 	}
+}
+
+// ObjectGrid is a diff's reading of a changed table's cells
+// (identity.TableGrid): the element object's text_as_html (or its text)
+// parsed as the screen parses a table, under the default limits.
+func ObjectGrid(object []byte) ([][]string, int, bool) {
+	var o struct {
+		Category   string                     `json:"category"`
+		Text       string                     `json:"text"`
+		TextAsHTML *string                    `json:"text_as_html"`
+		Metadata   map[string]json.RawMessage `json:"metadata"`
+	}
+	if json.Unmarshal(object, &o) != nil {
+		return nil, 0, false
+	}
+	el := &dpe.Element{Category: o.Category, Text: o.Text, Metadata: o.Metadata}
+	if o.TextAsHTML != nil {
+		if el.Metadata == nil {
+			el.Metadata = map[string]json.RawMessage{}
+		}
+		el.Metadata["text_as_html"], _ = json.Marshal(*o.TextAsHTML)
+	}
+	d := DefaultLimits()
+	g, err := ParseTableLimits(el, TableLimits{MaxCells: d.MaxTableCells, MaxCols: d.MaxTableCols, MaxCellChars: d.MaxChars})
+	if err != nil {
+		return nil, 0, false
+	}
+	return g.Rows, g.HeaderRows, true
 }

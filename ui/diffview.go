@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/render"
+	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // diffState is a comparison of the document with a fresh fetch of it
@@ -20,12 +22,22 @@ import (
 type diffState struct {
 	c *identity.Changes
 	// pages: screen pages whose page_hash changed; els: per screen page,
-	// element → "added" or "moved".
+	// element → how it changed.
 	pages map[int]bool
-	els   map[int]map[int]string
+	els   map[int]map[int]elChange
 	walk  []elemRef
 	cur   int
 	text  string
+}
+
+// elChange is how an element on screen changed: op is "added", "moved"
+// or "changed" (in place: its old text is was, shown under it while the
+// comparison is on); rows are a changed table's grid rows that differ
+// (nil: mark the whole element).
+type elChange struct {
+	op   string
+	was  string
+	rows map[int]bool
 }
 
 // diffMsg answers a D: the document fetched again with every page
@@ -97,7 +109,7 @@ func (d *documentScreen) refetchDiff() tea.Cmd {
 		oldR := identity.Compute(identity.Map(op.Body, oldDoc))
 		newR := identity.Compute(identity.Map(fresh.Body, newDoc))
 		return diffMsg{id: id, doc: op, fresh: fresh, pages: newDoc.Pages, res: newR, old: oldR,
-			c: identity.Diff(oldR, newR), trace: buf.entries}
+			c: diffOf(oldR, newR), trace: buf.entries}
 	})
 	d.diffOp = id
 	return cmd
@@ -156,11 +168,17 @@ func (d *documentScreen) replaceDoc(op *dpe.Opened) {
 	d.invalidate()
 }
 
-// markChanges marks what changed from old to new (identity.Diff's c) on
-// the screen's pages, which are new's: ± on changed pages, the gutter on
-// added and moved elements; n/N walk them. d.idn must be new's.
+// diffOf compares two identities as the screen shows it: a changed
+// table names its edited cells.
+func diffOf(old, new *identity.Result) *identity.Changes {
+	return identity.DiffTables(old, new, render.ObjectGrid)
+}
+
+// markChanges marks what changed from old to new (diffOf's c) on the
+// screen's pages, which are new's: ± on changed pages, the gutter on
+// added, moved and changed elements; n/N walk them. d.idn must be new's.
 func (d *documentScreen) markChanges(old, new *identity.Result, c *identity.Changes) {
-	ds := &diffState{c: c, pages: map[int]bool{}, els: map[int]map[int]string{}}
+	ds := &diffState{c: c, pages: map[int]bool{}, els: map[int]map[int]elChange{}}
 	for _, pc := range c.Pages {
 		if pc.NewIndex < 0 {
 			continue // a removed page: counted in the delta, not on screen
@@ -175,15 +193,25 @@ func (d *documentScreen) markChanges(old, new *identity.Result, c *identity.Chan
 			n = len(d.pages[ui].p.Elements)
 		}
 		seen := map[int]bool{}
-		for _, ec := range pc.Elements {
+		for _, ec := range replaced(pc.Elements) {
 			at := ec.Index
 			if ec.Op == "removed" {
 				at = min(at, n-1) // where it was: the element now there
 			} else {
 				if ds.els[ui] == nil {
-					ds.els[ui] = map[int]string{}
+					ds.els[ui] = map[int]elChange{}
 				}
-				ds.els[ui][at] = ec.Op
+				ch := elChange{op: ec.Op}
+				if ec.Was != nil && ec.Was.Text != ec.Text {
+					ch.was = ec.Was.Text
+				}
+				if len(ec.Cells) > 0 {
+					ch.rows = map[int]bool{}
+					for _, cc := range ec.Cells {
+						ch.rows[cc.Row] = true
+					}
+				}
+				ds.els[ui][at] = ch
 			}
 			if !seen[at] {
 				seen[at] = true
@@ -204,6 +232,61 @@ func (d *documentScreen) markChanges(old, new *identity.Result, c *identity.Chan
 	ds.text = diffSummary(old, new, c)
 	d.diff = ds
 	d.invalidate()
+}
+
+// replaced pairs, on one changed page, an element removed with one added
+// at the same place (the same category, between the same two unchanged
+// elements): an edited paragraph is one element changed, its old text
+// kept, not one added and one removed (the diff pairs only elements
+// whose text stayed).
+func replaced(ecs []identity.ElementChange) []identity.ElementChange {
+	// gap is the number of unchanged elements before an index: on the
+	// new side those not listed, on the old side those neither removed
+	// nor changed.
+	var listedNew, listedOld []int
+	for _, ec := range ecs {
+		switch {
+		case ec.Op == "removed":
+			listedOld = append(listedOld, ec.Index)
+		case ec.Op == "changed" && ec.Was != nil:
+			listedOld = append(listedOld, ec.Was.Index)
+			listedNew = append(listedNew, ec.Index)
+		default:
+			listedNew = append(listedNew, ec.Index)
+		}
+	}
+	gap := func(listed []int, at int) int {
+		n := at
+		for _, x := range listed {
+			if x < at {
+				n--
+			}
+		}
+		return n
+	}
+	out := slices.Clone(ecs)
+	drop := map[int]bool{}
+	for r, old := range ecs {
+		if old.Op != "removed" {
+			continue
+		}
+		g := gap(listedOld, old.Index)
+		for a := range out {
+			if out[a].Op == "added" && out[a].Category == old.Category && gap(listedNew, out[a].Index) == g {
+				out[a].Op = "changed"
+				out[a].Was = &identity.WasElement{Index: old.Index, ContentHash: old.ContentHash, Text: old.Text}
+				drop[r] = true
+				break
+			}
+		}
+	}
+	kept := out[:0]
+	for i, ec := range out {
+		if !drop[i] {
+			kept = append(kept, ec)
+		}
+	}
+	return kept
 }
 
 // diffSummary is the status line of a comparison.
@@ -311,7 +394,7 @@ func (d *documentScreen) walkChange(dir int) tea.Cmd {
 		ds.cur += len(ds.walk)
 	}
 	r := ds.walk[ds.cur]
-	op := ds.els[r.page][r.el]
+	op := ds.els[r.page][r.el].op
 	if op == "" {
 		op = "changed"
 	}
@@ -319,18 +402,23 @@ func (d *documentScreen) walkChange(dir int) tea.Cmd {
 		d.e.info(fmt.Sprintf("change %d/%d: %s · %s", ds.cur+1, len(ds.walk), op, ds.text)))
 }
 
-// diffGutter marks a changed element in the gutter: + added, ~ moved.
-func (d *documentScreen) diffGutter(el int, g string) string {
+// diffGutter marks a changed element's line in the gutter: + added, ~
+// moved, ± changed; of a changed table only the lines of the rows that
+// changed (rows: the block's line indexes of those rows, nil: every line).
+func (d *documentScreen) diffGutter(el int, rows map[int]bool, line int, g string) string {
 	if d.diff == nil || el < 0 {
 		return g
 	}
-	op, ok := d.diff.els[d.page][el]
-	if !ok {
+	ch, ok := d.diff.els[d.page][el]
+	if !ok || rows != nil && !rows[line] {
 		return g
 	}
 	m := "+"
-	if op == "moved" {
+	switch ch.op {
+	case "moved":
 		m = "~"
+	case "changed":
+		m = "±"
 	}
 	first := "▌"
 	if strings.HasPrefix(g, " ") || g == "" {
@@ -340,6 +428,47 @@ func (d *documentScreen) diffGutter(el int, g string) string {
 		return d.e.st.gutter.Render("▌") + d.e.st.warnText.Render(m)
 	}
 	return d.e.st.warnText.Render(m) + " "
+}
+
+// diffRowLines are the line indexes, in element el's block, of the table
+// rows that changed (nil: the whole element is marked).
+func (d *documentScreen) diffRowLines(el int) map[int]bool {
+	if d.diff == nil || el < 0 {
+		return nil
+	}
+	ch, ok := d.diff.els[d.page][el]
+	p := d.curPage()
+	if !ok || ch.rows == nil || p == nil || el >= len(p.Elements) {
+		return nil
+	}
+	lines := map[int]bool{}
+	for r := range ch.rows {
+		if l := d.e.renderer.TableRowLine(p.Elements[el], d.cache.width, d.cache.tvState[el], r); l >= 0 {
+			lines[l] = true
+		}
+	}
+	return lines
+}
+
+// wasLines are a changed element's old text, dim, to go under it while
+// the comparison is on (nil: none).
+func (d *documentScreen) wasLines(el, w int) []string {
+	if d.diff == nil {
+		return nil
+	}
+	ch := d.diff.els[d.page][el]
+	if ch.was == "" {
+		return nil
+	}
+	var out []string
+	for i, l := range wrapCells(sanitize.Text(ch.was), max(10, w-5)) {
+		lead := "was: "
+		if i > 0 {
+			lead = "     "
+		}
+		out = append(out, d.e.st.dim.Render(lead+l))
+	}
+	return out
 }
 
 // diffPageMark is the sidebar mark of a changed page.

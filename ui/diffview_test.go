@@ -30,7 +30,8 @@ func editedReport(t *testing.T) []byte {
 
 // TestDiff_RefetchShowsChangedPagesDeltaAndWalksChanges: the resolver
 // serves another version on the second fetch; D marks page 2 ±, says the
-// delta, and n walks to the edited element.
+// delta, and n walks to the edited element (changed, its old text shown)
+// and the added one.
 func TestDiff_RefetchShowsChangedPagesDeltaAndWalksChanges(t *testing.T) {
 	f := newFakeAgent(t)
 	s := start80(t, testOptions(f))
@@ -58,12 +59,15 @@ func TestDiff_RefetchShowsChangedPagesDeltaAndWalksChanges(t *testing.T) {
 		t.Errorf("an unchanged page is marked ±:\n%s", frame)
 	}
 	s.keys("n")
-	s.waitFor("change 1/2: added")
+	// The edited paragraph is one element changed, its old text under
+	// it; it was "added", the old text nowhere.
+	s.waitFor("change 1/2: changed")
 	s.waitFor("page 2/3")
 	s.waitFor("recovered after Q2.")
+	s.waitFor("was: South revenue recovered after Q1.")
 	frame = s.frame()
-	if !strings.Contains(frame, "+ South revenue recovered after Q2.") && !strings.Contains(frame, "▌+South revenue recovered after Q2.") {
-		t.Errorf("the edited element is not marked in the gutter:\n%s", frame)
+	if !strings.Contains(frame, "± South revenue recovered after Q2.") && !strings.Contains(frame, "▌±South revenue recovered after Q2.") {
+		t.Errorf("the edited element is not marked changed in the gutter:\n%s", frame)
 	}
 	golden.RequireEqual(t, normalize(maskDir(frame, f)))
 	s.keys("n")

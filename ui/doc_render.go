@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func (d *documentScreen) ensureBlocks(cw int) {
 	}
 	base := c.blocks
 	if !same {
-		base = e.renderer.Page(p, min(w, readingWidth))
+		base = d.withWas(e.renderer.Page(p, min(w, readingWidth)), min(w, readingWidth))
 	} else {
 		base = append([]render.Block(nil), base...)
 	}
@@ -84,6 +85,21 @@ func (d *documentScreen) ensureBlocks(cw int) {
 	c.total = c.offs[len(base)]
 	c.valid, c.page, c.width, c.gen = true, d.page, w, e.themeGen
 	c.tvState = tvs
+}
+
+// withWas puts each changed element's old text under it while a
+// comparison is on (a copy: the renderer's blocks are not touched).
+func (d *documentScreen) withWas(blocks []render.Block, w int) []render.Block {
+	if d.diff == nil || len(d.diff.els[d.page]) == 0 {
+		return blocks
+	}
+	out := slices.Clone(blocks)
+	for i := range out {
+		if was := d.wasLines(out[i].ElementIndex, w); was != nil {
+			out[i].Lines = append(slices.Clip(out[i].Lines), was...)
+		}
+	}
+	return out
 }
 
 // viewTV is the table views as drawn: the selected table shows its cell
@@ -486,8 +502,19 @@ func (d *documentScreen) contentView(w, h int) []string {
 		isHit, _ := d.isHit(d.page, blk.ElementIndex)
 		li := y - d.cache.offs[b]
 		src := blk.Lines
+		// orig is a line's index in the block, by which a table's
+		// changed rows are marked: the sticky header's lines are the
+		// block's first, the rest follow the lines scrolled past.
+		orig := func(i int) int { return i }
 		if sticky := d.keptHeader(b, li); sticky != nil {
 			src = append(append([]string(nil), sticky...), src[li+len(sticky):]...)
+			n, li0 := len(sticky), li
+			orig = func(i int) int {
+				if i < n {
+					return i
+				}
+				return li0 + i
+			}
 			li = 0
 		}
 		if p := d.curPage(); blk.ElementIndex >= 0 && !isTable(p.Elements[blk.ElementIndex]) {
@@ -496,6 +523,7 @@ func (d *documentScreen) contentView(w, h int) []string {
 			src = d.markLinks(src, p.Elements[blk.ElementIndex], blk.ElementIndex)
 		}
 		extent := d.cache.offs[b+1] - d.cache.offs[b] - (len(blk.Lines) - len(src))
+		rows := d.diffRowLines(blk.ElementIndex)
 		for ; li < extent && len(lines) < h; li++ {
 			if li >= len(src) {
 				lines = append(lines, "") // gap between blocks
@@ -509,7 +537,7 @@ func (d *documentScreen) contentView(w, h int) []string {
 			if b == selB {
 				g = st.gutter.Render("▌ ")
 			}
-			g = d.diffGutter(blk.ElementIndex, g)
+			g = d.diffGutter(blk.ElementIndex, rows, orig(li), g)
 			lines = append(lines, g+line) // render keeps lines within the width
 		}
 		b++

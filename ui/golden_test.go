@@ -432,7 +432,7 @@ func TestGolden(t *testing.T) {
 			s.keys("D")
 			s.waitFor("changed: +2 −1")
 			s.keys("n")
-			s.waitFor("change 1/2: added")
+			s.waitFor("change 1/2: changed")
 		}},
 		{name: "open_target", agent: func(f *fakeAgent) { diffAgent = f }, opt: func(o *Options) {
 			// dpe-tui open FILE: no server, the file's document straight away.

@@ -71,7 +71,9 @@ type watchState struct {
 type watchMsg struct {
 	w       *watchState
 	changed bool
-	stamp   fileStamp
+	// gone: the file is no longer there (deleted or moved away).
+	gone  bool
+	stamp fileStamp
 }
 
 // watchReloadMsg answers the read of a changed file: the document again
@@ -150,6 +152,9 @@ func (w *watchState) poll() tea.Cmd {
 			if now != shown && now == last && now.ok {
 				return watchMsg{w: w, changed: true, stamp: now}
 			}
+			if shown.ok && !now.ok && !last.ok {
+				return watchMsg{w: w, gone: true}
+			}
 			last = now
 		}
 	}
@@ -163,6 +168,13 @@ func (d *documentScreen) onWatch(msg tea.Msg) (tea.Cmd, bool) {
 	case watchMsg:
 		if w == nil || msg.w != w || w.ctx.Err() != nil {
 			return nil, msg.w != nil
+		}
+		if msg.gone {
+			// The last version read stays; the file coming back (an
+			// editor's delete and write again) is read as a change.
+			w.stamp = fileStamp{}
+			name := sanitizeLine(filepath.Base(w.path))
+			return tea.Batch(w.poll(), d.e.setStatus(statusErr, name+" was deleted or moved away on disk; showing the last version read")), true
 		}
 		if !msg.changed {
 			return w.poll(), true
@@ -269,6 +281,6 @@ func (d *documentScreen) watchMarks() tea.Cmd {
 	}
 	prev := w.prev
 	w.prev = nil
-	d.markChanges(prev, d.idn.res, identity.Diff(prev, d.idn.res))
+	d.markChanges(prev, d.idn.res, diffOf(prev, d.idn.res))
 	return d.e.setStatus(statusOK, sanitizeLine(filepath.Base(w.path))+" changed on disk: "+strings.TrimPrefix(d.diff.text, "changed: "))
 }

@@ -81,7 +81,8 @@ func watchOptions(t *testing.T, path string) Options {
 
 // A watched file read again when it changes on disk: the same page and
 // element stay on screen, and what changed is marked as D marks it (± on
-// the page in the sidebar, the gutter on the element, n walks it).
+// the page in the sidebar, the gutter on the element, n walks it); an
+// edited paragraph is changed (±) with its old text shown under it.
 func TestWatch_ChangedFileShowsAtTheSamePlaceWithChangesMarked(t *testing.T) {
 	for _, size := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
@@ -100,7 +101,10 @@ func TestWatch_ChangedFileShowsAtTheSamePlaceWithChangesMarked(t *testing.T) {
 			s.waitFor("Sign the log twice.")
 			s.waitFor("handbook.docx changed on disk: +1 −1")
 			s.keys("n")
-			s.waitFor("change 1/")
+			// The edited paragraph is one element changed (±), its old
+			// text under it, not one added.
+			s.waitFor("change 1/1: changed")
+			s.waitFor("was: Sign the log.")
 			out := s.final()
 			if !strings.Contains(out, "page 2/3") {
 				t.Fatalf("the reload left page 2:\n%s", out)
@@ -148,13 +152,20 @@ func TestWatch_OffByDefault(t *testing.T) {
 	s.final()
 }
 
-// The watch stops when the document closes: its poll's context ends.
-func TestWatch_StopsWhenTheDocumentCloses(t *testing.T) {
+// watchHandbook is the handbook watched at 80×24, its page 1 shown.
+func watchHandbook(t *testing.T) (string, *session) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "handbook.docx")
 	saveAs(t, path, docxOf(t, handbookPages("Sign the log.")))
 	s := start80(t, watchOptions(t, path))
 	s.waitFor("Open the valve.")
 	s.idle()
+	return path, s
+}
+
+// The watch stops when the document closes: its poll's context ends.
+func TestWatch_StopsWhenTheDocumentCloses(t *testing.T) {
+	_, s := watchHandbook(t)
 	s.keys("q")
 	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(testbudget.Left(t, 20*time.Second))).(probeModel).m
 	d := m.docS()
@@ -233,5 +244,67 @@ func TestWatch_DPEJSONFileIsComparedAsDDoes(t *testing.T) {
 	write()
 	s.waitFor("A table later.")
 	s.waitFor("changed: +1 −1")
+	s.final()
+}
+
+// A watched DPE JSON file whose table has one cell edited: the table is
+// one element changed, and only the edited row is marked in the gutter,
+// not every row of it.
+func TestWatch_ChangedTableMarksOnlyTheChangedRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doc.json")
+	write := func(south string) {
+		html := "<table><tr><th>area</th><th>flow</th></tr><tr><td>north</td><td>10</td></tr><tr><td>south</td><td>" + south +
+			"</td></tr><tr><td>east</td><td>30</td></tr><tr><td>west</td><td>40</td></tr></table>"
+		b, err := json.Marshal(map[string]any{"doc_ref": "t", "title": "Flows", "file_type": "html", "page_count": 1, "pages": []any{
+			map[string]any{"page_index": 0, "elements": []any{
+				map[string]any{"category": "NarrativeText", "text": "Flows by area."},
+				map[string]any{"category": "Table", "text": "area flow north 10 south " + south + " east 30 west 40",
+					"ele_metadata": map[string]any{"text_as_html": html}},
+			}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		saveAs(t, path, b)
+	}
+	write("20")
+	opt := testOptions(nil)
+	opt.OpenTarget, opt.Watch = path, true
+	s := start80(t, opt)
+	s.waitFor("north")
+	s.idle()
+	write("25")
+	s.waitFor("25")
+	s.waitFor("changed:")
+	out := s.final()
+	marked := 0
+	for _, l := range strings.Split(out, "\n") {
+		_, l, _ = strings.Cut(l, "│") // the body, right of the sidebar
+		for _, cell := range []string{"area", "north", "south", "east", "west"} {
+			if strings.Contains(l, cell) && strings.Contains(l, "±") {
+				marked++
+				if cell != "south" {
+					t.Errorf("the row of %s is marked, though only south's changed:\n%s", cell, out)
+				}
+			}
+		}
+	}
+	if marked != 1 {
+		t.Fatalf("%d rows marked, want the south row alone:\n%s", marked, out)
+	}
+}
+
+// A watched file deleted on disk: one line says so, the last version
+// read stays on screen, and the file written again is read.
+func TestWatch_DeletedFileSaysSoAndKeepsTheLastVersion(t *testing.T) {
+	path, s := watchHandbook(t)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor("handbook.docx was deleted or moved away on disk; showing the last version read")
+	if f := s.frame(); !strings.Contains(f, "Open the valve.") {
+		t.Fatalf("the view went with the file:\n%s", f)
+	}
+	saveAs(t, path, docxOf(t, [][]string{{"Written again."}}))
+	s.waitFor("Written again.")
 	s.final()
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/dpe/identity"
 	"github.com/dpe-tui/dpe-tui/internal/plural"
 	"github.com/dpe-tui/dpe-tui/render"
@@ -80,7 +79,7 @@ func diffDocs(ctx context.Context, f *diffFlags, pos []string, stdin io.Reader, 
 	if err != nil {
 		return false, err
 	}
-	c := identity.DiffTables(a, b, tableGrid)
+	c := identity.DiffTables(a, b, render.ObjectGrid)
 	meta := metaChanges(a.DocMeta, b.DocMeta)
 	switch f.Format {
 	case "json":
@@ -296,34 +295,6 @@ func fieldNames(keys []string) string {
 		names = append(names, sanitize.Truncate(sanitize.Line(k), maxMetaValue))
 	}
 	return strings.Join(names, ", ")
-}
-
-// tableGrid is the diff's reading of a changed table's cells: the
-// element object's text_as_html (or text) parsed as the screen and the
-// exports parse it.
-func tableGrid(object []byte) ([][]string, int, bool) {
-	var o struct {
-		Category   string                     `json:"category"`
-		Text       string                     `json:"text"`
-		TextAsHTML *string                    `json:"text_as_html"`
-		Metadata   map[string]json.RawMessage `json:"metadata"`
-	}
-	if json.Unmarshal(object, &o) != nil {
-		return nil, 0, false
-	}
-	el := &dpe.Element{Category: o.Category, Text: o.Text, Metadata: o.Metadata}
-	if o.TextAsHTML != nil {
-		if el.Metadata == nil {
-			el.Metadata = map[string]json.RawMessage{}
-		}
-		el.Metadata["text_as_html"], _ = json.Marshal(*o.TextAsHTML)
-	}
-	d := render.DefaultLimits()
-	g, err := render.ParseTableLimits(el, render.TableLimits{MaxCells: d.MaxTableCells, MaxCols: d.MaxTableCols, MaxCellChars: d.MaxChars})
-	if err != nil {
-		return nil, 0, false
-	}
-	return g.Rows, g.HeaderRows, true
 }
 
 // mdEscape keeps document text from becoming Markdown structure.
