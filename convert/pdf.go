@@ -1516,6 +1516,7 @@ func groupBlocks(lines []*pdfLine, body float64, running []pdfBox) []*pdfBlock {
 	var blocks []*pdfBlock
 	var cur *pdfBlock
 	lead := lineLead(lines)
+	ones := oneLineParagraphs(lines)
 	left, right := math.Inf(1), 0.0
 	for _, l := range lines {
 		left, right = math.Min(left, l.left), math.Max(right, l.right)
@@ -1540,7 +1541,7 @@ func groupBlocks(lines []*pdfLine, body float64, running []pdfBox) []*pdfBlock {
 				next = lines[i+1]
 			}
 			if prev.col == l.col && same && l.mono() == prev.mono() && gap < 0.8*lh && gap > -lh &&
-				(!listMarker.MatchString(l.text()) || wrappedMarker(cur, prev, l, right)) && (l.mono() || !paraBreak(prev, l, next, gap, lead, lh, cur.size, left, right)) {
+				(!listMarker.MatchString(l.text()) || wrappedMarker(cur, prev, l, right)) && (l.mono() || !paraBreak(prev, l, next, gap, lead, lh, cur.size, left, right, ones)) {
 				cur.lines = append(cur.lines, l)
 				cur.left, cur.right = math.Min(cur.left, l.left), math.Max(cur.right, l.right)
 				cur.bottom = math.Min(cur.bottom, l.bottom)
@@ -1579,26 +1580,55 @@ func lineLead(lines []*pdfLine) float64 {
 // between them is wider than the column's lead by a quarter of a line;
 // or there is some space between them and prev reads as a paragraph's
 // last line (a column of one-line paragraphs has no lead to compare
-// with): it ends before three quarters of the column's width, or, a
-// third of a line above l, it ends a sentence and l starts one with a
-// capital; or l is indented by an em or more (less than six) from prev
-// while the line after it comes back to prev's left (a first-line
-// indent, not a hanging one, nor a centred line).
-func paraBreak(prev, l, next *pdfLine, gap, lead, lh, size, left, right float64) bool {
+// with): it ends before three quarters of the column's width, or, in a
+// column of one-line paragraphs (ones), a third of a line above l, it
+// ends a sentence and l starts one; or l is indented by an em or more
+// (less than six) from prev while the line after it comes back to
+// prev's left (a first-line indent, not a hanging one, nor a centred
+// line).
+func paraBreak(prev, l, next *pdfLine, gap, lead, lh, size, left, right float64, ones bool) bool {
 	if gap > lead+0.25*lh || gap > 0.2*lh && prev.right < left+0.75*(right-left) {
 		return true
 	}
-	if gap > 0.3*lh && len(prev.runs) > 0 && len(l.runs) > 0 {
-		last, first := prev.runs[len(prev.runs)-1].text, l.runs[0].text
-		end, _ := utf8.DecodeLastRuneInString(last)
-		start, _ := utf8.DecodeRuneInString(first)
-		if strings.ContainsRune(".!?:", end) && unicode.IsUpper(start) {
-			return true
-		}
+	if ones && gap > 0.3*lh && sentenceSeam(prev, l) {
+		return true
 	}
 	em := math.Max(size, 4)
 	in := l.left - prev.left
 	return next != nil && in >= 0.9*em && in < 6*em && math.Abs(next.left-prev.left) < 0.5*em && next.left < l.left-0.9*em
+}
+
+// sentenceSeam reports whether prev ends a sentence and l starts one
+// with a capital.
+func sentenceSeam(prev, l *pdfLine) bool {
+	if len(prev.runs) == 0 || len(l.runs) == 0 {
+		return false
+	}
+	end, _ := utf8.DecodeLastRuneInString(prev.runs[len(prev.runs)-1].text)
+	start, _ := utf8.DecodeRuneInString(l.runs[0].text)
+	return strings.ContainsRune(".!?:", end) && unicode.IsUpper(start)
+}
+
+// oneLineParagraphs reports whether the column's lines spaced a third of
+// a line apart or more are mostly one-line paragraphs: at most of their
+// seams a sentence ends and the next begins. Prose set at one and a half
+// lines has the same spacing, but a sentence ends at few of its lines'
+// ends.
+func oneLineParagraphs(lines []*pdfLine) bool {
+	seams, spaced := 0, 0
+	for i := 1; i < len(lines); i++ {
+		a, b := lines[i-1], lines[i]
+		lh := math.Max(a.top-a.bottom, b.top-b.bottom)
+		g := a.bottom - b.top
+		if a.col != b.col || sameRow(a, b) || g <= 0.3*lh || g >= 0.8*lh {
+			continue
+		}
+		spaced++
+		if sentenceSeam(a, b) {
+			seams++
+		}
+	}
+	return spaced > 0 && 2*seams > spaced
 }
 
 // wrappedMarker reports whether l, which starts like a list item, is

@@ -46,6 +46,7 @@ type truthPara struct {
 	words   []string
 	follows bool
 	spanned bool
+	whole   bool // set on one page in one column (style Spaced): one element
 }
 
 type truthTable struct {
@@ -91,6 +92,7 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 		inCodeBlock bool
 		tabbed      bool // the open paragraph has a tab
 		spanned     bool // the open paragraph changes font inside it
+		whole       bool // the open paragraph is one element
 		inNote      bool
 		outer       string // the paragraph's text before its footnote
 		citation    string // the footnote's mark, which its note starts with too
@@ -165,6 +167,7 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				tabbed = false
 				if !inNote {
 					spanned = false
+					whole = attr(tk, "style-name") == "Spaced"
 				}
 				// Code paragraphs' styles are named Code… (Code, CodeBody).
 				code := strings.HasPrefix(attr(tk, "style-name"), "Code")
@@ -244,7 +247,7 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				if name == "p" && curTable == nil && !inItem {
 					// Lines set with a tab (a definition and its kind, a
 					// numbered listing) are lines, not paragraphs.
-					tr.paras = append(tr.paras, truthPara{words: ws, follows: paraAt == blocks-1 && !tabbed, spanned: spanned})
+					tr.paras = append(tr.paras, truthPara{words: ws, follows: paraAt == blocks-1 && !tabbed, spanned: spanned, whole: whole})
 					paraAt = blocks
 				}
 				blocks++
@@ -422,6 +425,13 @@ func scorePDF(tr *pdfTruth, doc *dpe.Document) []scoreCheck {
 		add("paragraphs", len(together) == 0, "%d paragraphs; run together at: %q", len(tr.paras), together)
 	}
 	for k, pa := range tr.paras {
+		if pa.whole {
+			ok := false
+			for _, ws := range texts {
+				ok = ok || slices.Equal(ws, pa.words)
+			}
+			add(fmt.Sprintf("whole %d", k+1), ok, "paragraph %d is one element: %v", k+1, ok)
+		}
 		if pa.spanned {
 			ok := strings.Contains(joined, " "+strings.Join(pa.words, " ")+" ")
 			add(fmt.Sprintf("spanned %d", k+1), ok, "paragraph %d (its font changes inside it) read as written: %v", k+1, ok)
