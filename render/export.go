@@ -64,6 +64,11 @@ func exportDoc(d *dpe.Document, md bool, o ExportOptions) string {
 		if t := strings.TrimSpace(sanitize.Line(p.Title)); t != "" {
 			sep += ": " + t
 		}
+		if st := sheetStateNote(p); st != "" {
+			// A sheet the file hides is in the export (it is content),
+			// said where it starts, as the spreadsheet's tabs leave it out.
+			sep += " (" + st + ")"
+		}
 		if md {
 			if i > 0 || len(parts) > 0 {
 				parts = append(parts, "---")
@@ -77,6 +82,19 @@ func exportDoc(d *dpe.Document, md bool, o ExportOptions) string {
 		}
 	}
 	return strings.Join(parts, "\n\n") + "\n"
+}
+
+// sheetStateNote names a page that is a sheet its file hides (page
+// metadata sheet_state): "hidden sheet", "very hidden sheet" (Excel's
+// veryHidden: not even listed by Unhide), "" for any other page.
+func sheetStateNote(p *dpe.Page) string {
+	switch p.SheetState() {
+	case "hidden":
+		return "hidden sheet"
+	case "veryHidden":
+		return "very hidden sheet"
+	}
+	return ""
 }
 
 // opensWithTitle: the document's first element is a top-level heading
