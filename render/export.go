@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
 // Export formats (`get --format md|text`, the UI's export). Both are
 // sanitized and carry no escape sequences; tables become Markdown pipe
-// tables in both, since that is the most readable plain-text grid too.
+// tables in Markdown and aligned columns in plain text (textTable).
 // Strings are not clipped: an export is meant to be complete.
 
 // ExportOptions says what an export writes beyond the document's body.
@@ -420,6 +422,9 @@ func exportElement(el *dpe.Element, md bool) string {
 		if err != nil {
 			return text
 		}
+		if !md {
+			return textTable(g)
+		}
 		return pipeTable(g)
 	case catImage:
 		return exportImage(el, md, false)
@@ -604,6 +609,54 @@ func longestRun(s string, c byte) int {
 
 // pipeTable writes a grid as a Markdown pipe table. Without a header row
 // the first row serves, because a pipe table must have one.
+// textTable lays a table out as plain text: columns as wide as their
+// widest cell (in terminal cells), two spaces apart, each aligned as the
+// source aligns it, the header rows (the first row when the table names
+// none, as the Markdown export takes it) underlined with dashes. The
+// plain text export printed Markdown's pipes.
+func textTable(g *Grid) string {
+	widths := make([]int, g.Cols)
+	for _, cells := range g.Rows {
+		for c, cell := range cells {
+			widths[c] = max(widths[c], ansi.StringWidth(cell))
+		}
+	}
+	head := max(g.HeaderRows, 1)
+	var sb strings.Builder
+	line := func(cells []string, pad func(c int, s string) string) {
+		out := make([]string, len(cells))
+		for c, cell := range cells {
+			out[c] = pad(c, cell)
+		}
+		sb.WriteString(strings.TrimRight(strings.Join(out, "  "), " "))
+		sb.WriteByte('\n')
+	}
+	align := func(c int, s string) string {
+		gap := widths[c] - ansi.StringWidth(s)
+		a := ""
+		if c < len(g.Align) {
+			a = g.Align[c]
+		}
+		switch a {
+		case "right":
+			return strings.Repeat(" ", gap) + s
+		case "center":
+			return strings.Repeat(" ", gap/2) + s + strings.Repeat(" ", gap-gap/2)
+		}
+		return s + strings.Repeat(" ", gap)
+	}
+	for i, cells := range g.Rows {
+		line(cells, align)
+		if i == head-1 && len(g.Rows) > head {
+			line(cells, func(c int, _ string) string { return strings.Repeat("-", max(widths[c], 1)) })
+		}
+	}
+	if g.Truncated != "" {
+		sb.WriteString("\n(" + g.Truncated + ")\n")
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
 func pipeTable(g *Grid) string {
 	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	row := func(cells []string) string {

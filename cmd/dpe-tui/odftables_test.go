@@ -14,7 +14,7 @@ import (
 func TestGet_ODSEmptyCellsKeepColumns(t *testing.T) {
 	get := func(name string) string {
 		t.Helper()
-		code, out, errOut := runCLI(t, "get", "--format", "text", filepath.Join(realFixtures, name))
+		code, out, errOut := runCLI(t, "get", "--format", "md", filepath.Join(realFixtures, name))
 		if code != exitOK || errOut != "" {
 			t.Fatalf("%s: exit %d, stderr %q", name, code, errOut)
 		}
@@ -63,7 +63,7 @@ func TestGet_ODTEmptyHeaderCellKept(t *testing.T) {
 		t.Errorf("header row: %s", html)
 	}
 	for _, name := range []string{"soffice-weights.odt", "pandoc-weights.docx"} {
-		code, out, errOut := runCLI(t, "get", "--format", "text", filepath.Join(realFixtures, name))
+		code, out, errOut := runCLI(t, "get", "--format", "md", filepath.Join(realFixtures, name))
 		if code != exitOK || !strings.Contains(out, "| Fruit and weight |  |\n") || !strings.Contains(out, " | ---: |\n| Apples | 3.5 |\n") {
 			t.Errorf("%s: exit %d, stderr %q:\n%s", name, code, errOut, out)
 		}

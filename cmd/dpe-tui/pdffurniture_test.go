@@ -67,13 +67,13 @@ func TestCheckStrict_DebianPDFs(t *testing.T) {
 
 // A pandoc table printed by LibreOffice (no rules, columns aligned left,
 // right or centre, a wrapped cell) reads as the Markdown's rows in
-// `get --format text`, each row once.
+// `get --format md`, each row once (text lays tables out in columns).
 func TestGet_PDFPandocTablesKeepTheirRows(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(realFixtures, "pdf", "pandoc-tables.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI(t, "get", "--format", "text", filepath.Join(realFixtures, "pdf", "pandoc-tables.pdf"))
+	code, out, errOut := runCLI(t, "get", "--format", "md", filepath.Join(realFixtures, "pdf", "pandoc-tables.pdf"))
 	if code != exitOK || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
