@@ -220,6 +220,16 @@ func dropped(n *xhtml.Node) bool {
 	case atom.A:
 		// A footnote's way back to its reference (pandoc's "↩︎").
 		return getAttr(n, "role") == "doc-backlink" || hasToken(getAttr(n, "class"), "footnote-back")
+	case atom.Nav:
+		// Navigation (pandoc's table of contents, a site's menu) repeats
+		// the headings or leads away from the page: it is no content of
+		// the document, and it made a page of its own before the first
+		// heading.
+		return true
+	}
+	switch getAttr(n, "role") {
+	case "navigation", "doc-toc":
+		return true
 	}
 	return false
 }

@@ -745,6 +745,12 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 		}
 		lvl = min(lvl, 10)
 		f.add(block{cat: "Title", text: trimmed, level: lvl, meta: Meta{"category_depth": lvl - 1}})
+	case listDepth == 0 && odfHeadingLevel(names) > 0:
+		// A text:p in a heading style, often through an automatic style
+		// whose parent it is (Writer's import of an HTML <h1>): a heading
+		// all the same.
+		lvl := odfHeadingLevel(names)
+		f.add(block{cat: "Title", text: trimmed, level: lvl, meta: Meta{"category_depth": lvl - 1}})
 	case listDepth > 0:
 		m := Meta{}
 		first := r.numberItem(m, listDepth-1)
@@ -794,6 +800,19 @@ func (r *odfReader) emitText(f *flow, se xml.StartElement, o *odfText, listDepth
 	if len(o.images)+len(o.formulas) > 0 {
 		r.code = nil
 	}
+}
+
+// odfHeadingLevel is the level of a paragraph style chain's "Heading N"
+// style (1 to 10); 0 for none.
+func odfHeadingLevel(names []string) int {
+	for _, n := range names {
+		if v, ok := strings.CutPrefix(n, "heading "); ok {
+			if lvl, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && lvl >= 1 && lvl <= 10 {
+				return lvl
+			}
+		}
+	}
+	return 0
 }
 
 // maxODFSpaces caps the spaces text:s elements expand to in one document.
@@ -1026,6 +1045,7 @@ func repeatAttr(se xml.StartElement, local string) int {
 func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 	pb := bk.StartPage(attr(se, "name"))
 	titled := false
+	captionFor := -1 // a figure's Image on pb still waiting for its caption
 	var visit func(d *XMLDecoder, se xml.StartElement, notes bool) error
 	visit = func(d *XMLDecoder, se xml.StartElement, notes bool) error {
 		switch se.Name.Local {
@@ -1047,13 +1067,19 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 			title, desc := "", ""
 			defer func() {
 				alt := title
+				figure := false
 				if alt == "" {
-					alt = desc
+					// Impress keeps pandoc's descr ("fig:", the file name)
+					// as svg:desc: a figure, whose caption comes next.
+					alt, figure = pandocDescr(desc)
 				}
 				for i := range pics {
 					if pics[i].text == "" {
 						pics[i].text = alt
 					}
+				}
+				if figure && alt == "" && len(pics) > 0 && !hasTable {
+					captionFor = pb.Len() + len(pics) - 1
 				}
 			}()
 			// The text of a shape: a frame's text box, or a custom shape's
@@ -1086,9 +1112,17 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 					}
 					if b.image != nil {
 						pb.AddImage(b.image, b.mime, b.text, m)
-					} else {
-						pb.Add(cat, b.text, m)
+						continue
 					}
+					if captionFor >= 0 && captionFor < pb.Len() && cat == "NarrativeText" && !notes {
+						// The figure's caption: a FigureCaption, and the
+						// picture's alternative text, as the PPTX reader
+						// reads pandoc's (the exports write it once).
+						pb.els[captionFor].Text = b.text
+						cat = "FigureCaption"
+					}
+					captionFor = -1
+					pb.Add(cat, b.text, m)
 				}
 			}
 			return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error {
