@@ -159,6 +159,7 @@ func exportPage(p *dpe.Page, md bool, o ExportOptions) string {
 		if s == "" {
 			continue
 		}
+		s = withAnnotations(el, s, md)
 		if q := quoteDepth(el); q > 0 {
 			s = quoteLines(s, q)
 		}

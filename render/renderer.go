@@ -266,14 +266,16 @@ func (r *Renderer) elementLines(el *dpe.Element, width int, v TableView, ic imag
 	})
 }
 
-// build draws el, behind a bar per level when it sits in a block quote.
+// build draws el, with the comments recorded on it below, behind a bar
+// per level when it sits in a block quote.
 func (r *Renderer) build(el *dpe.Element, width int, v TableView, ic imageContext) []string {
 	q := quoteDepth(el)
 	if q == 0 {
-		return r.buildBody(el, width, v, ic)
+		return append(r.buildBody(el, width, v, ic), r.annotationLines(el, width)...)
 	}
 	bar := r.theme.Dim.Render(strings.Repeat("│ ", q))
-	lines := r.buildBody(el, max(width-2*q, 1), v, ic)
+	inner := max(width-2*q, 1)
+	lines := append(r.buildBody(el, inner, v, ic), r.annotationLines(el, inner)...)
 	for i, l := range lines {
 		lines[i] = bar + l
 	}

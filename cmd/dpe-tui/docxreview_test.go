@@ -56,8 +56,11 @@ func TestDOCX_CommentsAreAnnotationsAndCaptionsOnce(t *testing.T) {
 		if n := strings.Count(shownText(out), "The new pump on its frame"); n != 1 {
 			t.Errorf("get --format %s: the caption appears %d times:\n%s", format, n, out)
 		}
-		if strings.Contains(out, "Check the serial number") {
-			t.Errorf("get --format %s: a comment's text is in the body:\n%s", format, out)
+		// The comment is shown once, on its own marked line under the
+		// sentence, never in it.
+		if !strings.Contains(out, "\nThe pump on the left was replaced in May.") || strings.Count(out, "Check the serial number") != 1 ||
+			!strings.Contains(out, "Comment by Jo Smith, 2024-07-01, on “on the left”: Check the serial number first.") {
+			t.Errorf("get --format %s: a comment's text is in the body, or not on its own line:\n%s", format, out)
 		}
 	}
 }
