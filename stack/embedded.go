@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/convert"
 	"github.com/dpe-tui/dpe-tui/finder"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
 )
@@ -174,8 +174,8 @@ func StartLocal(ctx context.Context, opt LocalOptions) (_ *Stack, err error) {
 		return nil, err
 	}
 	for _, d := range opt.DocsDirs {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("--docs %s: not a directory", d)
+		if err := localfile.Dir(d); err != nil {
+			return nil, fmt.Errorf("--docs %w", err)
 		}
 	}
 	st, err := Start(ctx, Options{Office: opt.Office, Logger: log, NoComputers: true})

@@ -24,6 +24,7 @@ import (
 	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/computer"
 	"github.com/dpe-tui/dpe-tui/finder"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/server"
@@ -232,8 +233,8 @@ func Start(ctx context.Context, opt Options) (_ *Stack, err error) {
 	// No DocsDir: the embedded corpus plus its generated documents. A
 	// folder is opened by the library with os.OpenRoot (library.Options.Dir).
 	if opt.DocsDir != "" {
-		if fi, err := os.Stat(opt.DocsDir); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("--docs %s: not a directory", opt.DocsDir)
+		if err := localfile.Dir(opt.DocsDir); err != nil {
+			return nil, fmt.Errorf("--docs %w", err)
 		}
 	}
 	// The config file is read first: its inputs belong to alpha, whose

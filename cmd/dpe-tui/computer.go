@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/computer"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/skills"
 	"github.com/dpe-tui/dpe-tui/stack"
@@ -149,8 +150,8 @@ func runComputer(ctx context.Context, f *computerFlags, g *globalFlags, stdout, 
 		}
 	}()
 	if docs != "" {
-		if fi, err := os.Stat(docs); err != nil || !fi.IsDir() {
-			return fmt.Errorf("--docs %s: not a directory", docs)
+		if err := localfile.Dir(docs); err != nil {
+			return usageErrorf("--docs %v", err)
 		}
 		lib, err := stack.AddDocs(ctx, c, stack.DocsOptions{Dir: docs, Start: joined, Logger: log, ConvertTimeout: f.budgets.convert, FindTimeout: f.budgets.find, FindMaxExpansion: f.budgets.findTerms})
 		if err != nil {

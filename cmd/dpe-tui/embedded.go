@@ -85,6 +85,11 @@ func (e *embeddedFlags) validate(serverURL, urlProfile string) error {
 		}
 		return usageErrorf("%s cannot be used with --url: %s, and the office at --url is another process's (run 'dpe-tui computer --url … %s …' to add them there)", which, what, which)
 	}
+	for _, d := range e.DocsDirs {
+		if err := localfile.Dir(d); err != nil {
+			return usageErrorf("--docs %v", err) // a flag's value: before anything starts
+		}
+	}
 	return nil
 }
 
@@ -210,7 +215,9 @@ func getHook(ctx context.Context, g *globalFlags, input string, stdout, stderr i
 		}
 		return false, nil
 	case !e.active():
-		return true, fmt.Errorf("%s: A2C-SMCP has no event for reading non-dpe resources; only MCP servers this process runs can be read (--mcp-config FILE, without --url)", sanitize.Line(sanitize.URL(input)))
+		// The input's own problem (ftp://, mailto:, a remote server's
+		// demo://): usage, said in the reader's terms first.
+		return true, usageErrorf("%s: not a dpe://, file://, http(s):// or s3:// URI, nor a file; A2C-SMCP has no event for reading other resources: only MCP servers this process runs can (--mcp-config FILE, without --url)", sanitize.Line(sanitize.URL(input)))
 	}
 	if e.Out != "" {
 		if err := checkOut(e.Out); err != nil {

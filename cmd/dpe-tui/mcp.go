@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpe-tui/dpe-tui/config"
+	"github.com/dpe-tui/dpe-tui/internal/localfile"
 	"github.com/dpe-tui/dpe-tui/library"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -71,8 +72,8 @@ func (a *app) mcpCmd() *cobra.Command {
 func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	docs, addr, host, indexDir := &f.docs, &f.addr, &f.host, &f.indexDir
 	if *docs != "" {
-		if fi, err := os.Stat(*docs); err != nil || !fi.IsDir() {
-			return usageErrorf("--docs %s: not a directory", *docs)
+		if err := localfile.Dir(*docs); err != nil {
+			return usageErrorf("--docs %v", err)
 		}
 	}
 	switch {

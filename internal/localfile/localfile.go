@@ -145,9 +145,20 @@ func renamed(err error, name string) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		pe.Path = name
+		return &namedError{pe: pe}
 	}
 	return err
 }
+
+// namedError is an *fs.PathError said as the user reads it: the name as
+// given and the cause ("report.docx: no such file or directory"), without
+// the syscall the rule happened to make ("lstat report.docx: …"). It
+// unwraps to the *fs.PathError, so errors.Is and errors.As still see it.
+type namedError struct{ pe *fs.PathError }
+
+func (e *namedError) Error() string { return e.pe.Path + ": " + e.pe.Err.Error() }
+
+func (e *namedError) Unwrap() error { return e.pe }
 
 // inRoot turns os.Root's refusal of a path that resolves outside it into a
 // *Refusal.
@@ -202,4 +213,31 @@ func Kind(m fs.FileMode) string {
 		return "a symlink"
 	}
 	return "not a regular file"
+}
+
+// Dir is the one rule for a folder the user names to serve (--docs DIR):
+// it must be there and be a directory. The error names the folder as
+// given and the cause in words ("no such directory", "not a directory (a
+// regular file)"), not a syscall.
+func Dir(name string) error {
+	fi, err := os.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such directory", name)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s: permission denied", name)
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	case !fi.IsDir():
+		k := "a regular file"
+		if !fi.Mode().IsRegular() {
+			k = Kind(fi.Mode())
+		}
+		return fmt.Errorf("%s: not a directory (%s)", name, k)
+	}
+	return nil
 }
