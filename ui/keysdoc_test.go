@@ -2,7 +2,9 @@ package ui
 
 import (
 	"flag"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,9 +33,29 @@ func keysDoc() string {
 		"The screens and what each key does there: [browser.md](browser.md); back to the [README](../README.md).\n\n")
 	b.WriteString("`[keys]` in config.toml rebinds an action by its name in the second column (`search = [\"/\", \"ctrl+s\"]`), after `preset = \"vim\"` or `\"less\"`; " +
 		"a key two actions of one screen would share, or an unknown name, is a config error (exit 2).\n\n")
-	b.WriteString("| binding | config name | keys | help says |\n|---|---|---|---|\n")
+	screens := map[string][]string{}
+	ctxs := keyContexts()
+	for _, c := range slices.Sorted(maps.Keys(ctxs)) {
+		for _, name := range ctxs[c] {
+			screens[name] = append(screens[name], c)
+		}
+	}
+	b.WriteString("An action's screens are where `[keys]` checks its keys for a clash: a key may not mean two actions of one screen.\n\n")
+	b.WriteString("| binding | config name | keys | help says | screens |\n|---|---|---|---|---|\n")
 	for _, r := range KeyRows() {
-		b.WriteString("| " + r.Binding + " | `" + r.Action + "` | " + keyCell(r) + " | " + r.Desc + " |\n")
+		where := strings.Join(screens[r.Binding], ", ")
+		if where == "" {
+			where = "its own"
+		}
+		b.WriteString("| " + r.Binding + " | `" + r.Action + "` | " + keyCell(r) + " | " + r.Desc + " | " + where + " |\n")
+	}
+	b.WriteString("\n## Presets\n\n`preset = \"vim\"` or `\"less\"` changes these actions from the default keymap (vim's and less's in common: `j`/`k`, `g`/`G`, `/`, `n`/`N`, `ctrl+o`, `q`); `[keys]` entries apply after it.\n\n")
+	b.WriteString("| preset | config name | keys |\n|---|---|---|\n")
+	presets := keyPresets()
+	for _, p := range slices.Sorted(maps.Keys(presets)) {
+		for _, action := range slices.Sorted(maps.Keys(presets[p])) {
+			b.WriteString("| " + p + " | `" + action + "` | `" + strings.Join(presets[p][action], "`, `") + "` |\n")
+		}
 	}
 	return b.String()
 }

@@ -99,13 +99,20 @@ func runConvert(ctx context.Context, input, out, from string, timeout time.Durat
 
 // convertOutPath: -o naming an existing directory writes NAME.dpe.json
 // inside it (NAME: the input's name without its extension), as cp does; a
-// directory for standard input, which has no name, is refused. Checked
-// before converting, so a long conversion is not wasted.
+// directory for standard input, which has no name, is refused, as is the
+// input itself (any of its names: a link, ./x). Checked before
+// converting, so a long conversion is not wasted.
 func convertOutPath(input, out string) (string, error) {
 	if out == "" || out == "-" {
 		return out, nil
 	}
 	st, err := os.Stat(out)
+	if err == nil && !st.IsDir() && input != "-" {
+		// Writing the JSON over the file it is made of loses the file.
+		if in, err := os.Stat(input); err == nil && os.SameFile(in, st) {
+			return "", usageErrorf("-o %s is the file being converted; name another file to write", sanitize.Line(out))
+		}
+	}
 	if err != nil || !st.IsDir() {
 		return out, nil
 	}

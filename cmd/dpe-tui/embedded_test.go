@@ -221,13 +221,21 @@ func TestEmbedded_WithURLIsUsageError(t *testing.T) {
 }
 
 // TestEmbedded_RemoteHasNoEventForNonDPE: with --url (or the demo), a
-// non-dpe resource cannot be read, and get says why, before connecting.
+// non-dpe resource cannot be read, and get says why, before connecting:
+// a usage error that first says which inputs get reads (ftp:// and
+// mailto: are the same case).
 func TestEmbedded_RemoteHasNoEventForNonDPE(t *testing.T) {
-	code, _, errOut := runCLI(t, "get", "demo://resource/static/document/features.md", "--url", "http://127.0.0.1:1")
-	if code != 1 || !strings.Contains(errOut, "A2C-SMCP has no event for reading non-dpe resources") {
-		t.Fatalf("exit %d %q", code, errOut)
+	for _, args := range [][]string{
+		{"get", "demo://resource/static/document/features.md", "--url", "http://127.0.0.1:1"},
+		{"get", "ftp://x/y"},
+		{"get", "mailto:a@b"},
+	} {
+		code, _, errOut := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(errOut, "not a dpe://, file://, http(s):// or s3:// URI, nor a file; A2C-SMCP has no event for reading other resources") {
+			t.Fatalf("%v: exit %d %q", args, code, errOut)
+		}
+		oneLine(t, "remote non-dpe", errOut)
 	}
-	oneLine(t, "remote non-dpe", errOut)
 }
 
 // One long file name does not make ls resources lines run past the

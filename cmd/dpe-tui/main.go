@@ -240,7 +240,9 @@ func strictGroups(root *cobra.Command) {
 			c.Args = cobra.ArbitraryArgs
 			c.RunE = func(c *cobra.Command, args []string) error {
 				if len(args) > 0 {
-					return usageErrorf("%s: unknown command %q", c.CommandPath(), args[0])
+					// The path without the program's name: the line
+					// starts "dpe-tui: " already.
+					return usageErrorf("%s: unknown command %q", strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" "), args[0])
 				}
 				return c.Help()
 			}
@@ -296,8 +298,22 @@ func exactArgs(n int, msg string) cobra.PositionalArgs {
 		if len(args) != n {
 			return usageErrorf("%s", msg)
 		}
+		if emptyArg(args) != nil {
+			return usageErrorf("an argument is empty; %s", msg)
+		}
 		return nil
 	}
+}
+
+// emptyArg refuses an empty argument (a "$FILE" of an unset variable) as
+// usage, before it is taken for a file named "" (": no such file").
+func emptyArg(args []string) error {
+	for _, a := range args {
+		if a == "" {
+			return usageErrorf("an argument is empty: give a dpe:// URI, a file path, a URL or -")
+		}
+	}
+	return nil
 }
 
 func (a *app) versionCmd() *cobra.Command {

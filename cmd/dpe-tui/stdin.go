@@ -34,7 +34,7 @@ func stdinDocument(ctx context.Context, stdin io.Reader, stderr io.Writer) (stri
 	}
 	if len(data) == 0 {
 		remove()
-		return "", nil, errors.New("stdin: empty; pipe a DPE JSON document into it")
+		return "", nil, errors.New("stdin: empty; pipe a document into it (DPE JSON, or any file convert - reads)")
 	}
 	if _, err := dpe.Decode(data, dpe.DefaultLimits()); err != nil {
 		remove()
@@ -62,6 +62,9 @@ func (a *app) hintStdin() {
 // stdinArg replaces a "-" argument by the path of stdinDocument's copy.
 // cleanup removes it; it is never nil.
 func stdinArg(ctx context.Context, stdin io.Reader, stderr io.Writer, arg string) (string, func(), error) {
+	if err := emptyArg([]string{arg}); err != nil {
+		return "", nil, err
+	}
 	if arg != "-" {
 		return arg, func() {}, nil
 	}

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -96,6 +99,10 @@ func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 		}
 		return usageErrorf("%s must be kitty, sixel, blocks, off or auto, not %q", from, sanitize.Line(f.Images))
 	}
+	if strings.HasPrefix(strings.ToLower(openTarget), "dpe:") {
+		// Not a file named "dpe:": it was read as a relative path.
+		return usageErrorf("open shows a file or URL with no server; a dpe:// URI is resolved by a computer of an office: run 'dpe-tui' and press o to open it there, or 'dpe-tui get URI' to print it")
+	}
 	if openTarget != "" && f.Remote != "" {
 		return usageErrorf("open shows one document; --remote URL browses a remote: run 'dpe-tui --remote URL'")
 	}
@@ -135,6 +142,9 @@ func (f *tuiFlags) localBudgets() error {
 type remoteDialer func(ctx context.Context, url string) (*dpev1.Client, *wire.Capabilities, error)
 
 func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profileState, dialRemote remoteDialer) error {
+	if err := needTerminal(); err != nil {
+		return err
+	}
 	notice := &tuiNotice{}
 	opt, done, err := tuiOptions(f, openTarget, prof, dialRemote, notice)
 	if err != nil {
@@ -444,4 +454,19 @@ func positionsFile() string {
 		return filepath.Join(dir, "positions.json")
 	}
 	return ""
+}
+
+// needTerminal is the TUI's one precondition said in the user's terms:
+// its keys come from a terminal (stdin, or /dev/tty when stdin is a pipe
+// as in open -). From cron or a script without one, Bubble Tea failed
+// with "error opening TTY: … no such device or address".
+func needTerminal() error {
+	if term.IsTerminal(os.Stdin.Fd()) || runtime.GOOS == "windows" {
+		return nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return errors.New("the TUI needs a terminal, and none is attached; print a document with 'dpe-tui get FILE' instead")
+	}
+	return tty.Close()
 }
