@@ -41,7 +41,7 @@ func TestFind_NFCAndNFDMatch(t *testing.T) {
 }
 
 // TestFind_SyntaxErrorNamesTheProblem: what the parser only calls a
-// "syntax error" is named.
+// "syntax error" is named, and a regexp Go refuses by its problem.
 func TestFind_SyntaxErrorNamesTheProblem(t *testing.T) {
 	f := newFinder(t, Options{Source: staticSource(corpus())})
 	for q, want := range map[string]string{
@@ -49,6 +49,10 @@ func TestFind_SyntaxErrorNamesTheProblem(t *testing.T) {
 		"+":              "query syntax: + needs a term after it",
 		"revenue -":      "query syntax: - needs a term after it",
 		`"Lantern Creek`: "query syntax: parse error: unterminated quote", // the parser's own words
+		// Go's problem alone: the engine's anchoring ("[)$") is not the
+		// user's text.
+		"/[/":        "query syntax: regexp: missing closing ]",
+		"title:/a(/": "query syntax: regexp: missing closing )",
 	} {
 		_, err := f.Find(t.Context(), FindParams{Query: q})
 		var se *SyntaxError

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"regexp/syntax"
 	"sort"
 	"strings"
 	"time"
@@ -73,8 +74,15 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 
 // explainSyntax names the problem of a query the parser rejected with
 // only "syntax error": a field with no value, an operator with no term,
-// an open quote or regexp. Anything else keeps the parser's words.
+// an open quote or regexp, and a regexp Go does not take by its problem
+// alone. Anything else keeps the parser's words.
 func explainSyntax(q string, err error) error {
+	var re *syntax.Error
+	if errors.As(err, &re) {
+		// The engine anchors the user's /…/ as "…)$"; that text is not
+		// theirs, so only the problem is said.
+		return fmt.Errorf("regexp: %s", re.Code)
+	}
 	if !strings.Contains(err.Error(), "syntax error") {
 		return err // the parser named it ("unterminated quote")
 	}
@@ -226,7 +234,7 @@ func (f *Finder) Find(ctx context.Context, p FindParams) (*FindResult, error) {
 		}
 		// Errors that surface only when the query runs (a bad regexp,
 		// a fuzziness out of range) are syntax problems too.
-		return nil, &SyntaxError{Err: err}
+		return nil, &SyntaxError{Err: explainSyntax(q, err)}
 	}
 	out := &FindResult{Hits: make([]Hit, 0, len(res.Hits)), Total: int(res.Total), Indexed: st}
 	for _, h := range res.Hits {

@@ -92,7 +92,7 @@ func TestStartLocal_ConfigErrorsFailTheStart(t *testing.T) {
 	if _, err := StartLocal(ctx, LocalOptions{MCPConfigs: []string{a, b}}); err == nil || !strings.Contains(err.Error(), `server "x" is in both`) {
 		t.Fatalf("duplicate across files: %v", err)
 	}
-	if _, err := StartLocal(ctx, LocalOptions{DocsDirs: []string{filepath.Join(t.TempDir(), "nope")}}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if _, err := StartLocal(ctx, LocalOptions{DocsDirs: []string{filepath.Join(t.TempDir(), "nope")}}); err == nil || !strings.Contains(err.Error(), "nope: no such directory") {
 		t.Fatalf("missing folder: %v", err)
 	}
 }

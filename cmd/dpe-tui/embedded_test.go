@@ -171,7 +171,7 @@ func TestDocs_LsResourcesInProcess(t *testing.T) {
 		t.Fatalf("--docs get: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, _, errOut = runCLI(t, "--docs", filepath.Join(dir, "plan.md"), "ls", "resources")
-	if code != 1 || !strings.Contains(errOut, "not a directory") {
+	if code != exitUsage || !strings.Contains(errOut, "plan.md: not a directory (a regular file)") {
 		t.Fatalf("--docs FILE: exit %d %q", code, errOut)
 	}
 }
