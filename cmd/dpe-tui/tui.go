@@ -142,15 +142,17 @@ func (f *tuiFlags) localBudgets() error {
 type remoteDialer func(ctx context.Context, url string) (*dpev1.Client, *wire.Capabilities, error)
 
 func startTUI(ctx context.Context, f *tuiFlags, openTarget string, prof *profileState, dialRemote remoteDialer) error {
-	if err := needTerminal(); err != nil {
-		return err
-	}
 	notice := &tuiNotice{}
 	opt, done, err := tuiOptions(f, openTarget, prof, dialRemote, notice)
 	if err != nil {
 		return err
 	}
 	defer done()
+	// After the flags and config are checked: a usage error is said as
+	// such from a script too.
+	if err := needTerminal(); err != nil {
+		return err
+	}
 	p := tea.NewProgram(ui.New(opt), tea.WithContext(ctx))
 	notice.to(p)
 	final, err := p.Run()
