@@ -172,7 +172,7 @@ func (d *documentScreen) followRelative(u *url.URL, shown string) tea.Cmd {
 	if u.Path == "" {
 		return d.followAnchor(u.Fragment)
 	}
-	if p, ok := localFile(d.target); ok && d.target != "" {
+	if p, ok := localPath(d.target); ok && d.target != "" {
 		rel := filepath.FromSlash(u.Path)
 		if !filepath.IsAbs(rel) {
 			rel = filepath.Join(filepath.Dir(p), rel)

@@ -299,3 +299,35 @@ func TestLinks_SkillLinkOpensThePackageFile(t *testing.T) {
 		t.Errorf("asked for %q, want the link's path without ./ and #fragment", got)
 	}
 }
+
+// TestLinks_RelativeLinkOfADPEJSONOpensTheFileBesideIt: a DPE JSON opened
+// from disk follows its relative links as a converted file does: the
+// file beside it opens over it (it said the JSON was "neither a local
+// file nor a dpe:// URI").
+func TestLinks_RelativeLinkOfADPEJSONOpensTheFileBesideIt(t *testing.T) {
+	dir := t.TempDir()
+	el := map[string]any{"element_id": "n1", "category": "NarrativeText", "doc_ref": "rel",
+		"text":         "see the notes file",
+		"ele_metadata": map[string]any{"link_urls": []string{"notes.md"}, "link_texts": []string{"notes"}}}
+	doc := map[string]any{"doc_ref": "rel", "title": "Rel", "page_count": 1,
+		"pages": []any{map[string]any{"page_index": 0, "title": "One", "doc_ref": "rel", "elements": []any{el}}}}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "rel.json")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# Notes\n\nThe notes beside the JSON.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := start80(t, openFileOptions(t, p, nil))
+	s.waitFor("see the notes file")
+	s.idle()
+	s.keys("tab")
+	s.waitFor("link 1/1: notes → notes.md")
+	s.keys("enter")
+	s.waitFor("The notes beside the JSON.")
+	s.final()
+}

@@ -33,6 +33,16 @@ type OpenFileFunc func(ctx context.Context, path string) (PageSource, error)
 // should open: a plain path or file:// URI, except DPE JSON (*.json),
 // which is decoded as it is.
 func localFile(target string) (string, bool) {
+	p, ok := localPath(target)
+	if !ok || strings.HasSuffix(strings.ToLower(p), ".json") {
+		return "", false
+	}
+	return p, true
+}
+
+// localPath is the path of a target on this machine: a plain path or a
+// file:// URI, DPE JSON too (what its relative links are beside).
+func localPath(target string) (string, bool) {
 	p := target
 	if u, err := url.Parse(target); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
 		if u.Scheme != "file" {
@@ -40,10 +50,7 @@ func localFile(target string) (string, bool) {
 		}
 		p = filepath.FromSlash(u.Path)
 	}
-	if strings.HasSuffix(strings.ToLower(p), ".json") {
-		return "", false
-	}
-	return p, true
+	return p, p != ""
 }
 
 // openFile converts a local file: the skeleton and page 1 come back in
