@@ -73,9 +73,11 @@ type htmlConv struct {
 	// emphasized and emphasisTags are that paragraph's bold, italic and
 	// code spans (b, i, code), as the Markdown reader records them.
 	emphasized, emphasisTags []string
-	links, linkTexts         []string  // its links: href and text (linkOf)
-	emails                   []string  // mailto addresses of that paragraph
-	formulas                 []mathOut // its inline math, each one's line in inline
+	links, linkTexts         []string      // its links: href and text (linkOf)
+	emails                   []string      // mailto addresses of that paragraph
+	formulas                 []mathOut     // its inline math, each one's line in inline
+	comments                 []Meta        // its comments (setComments)
+	openComments             []htmlComment // comments whose comment-end is still to come
 	titles                   []htmlTitle
 	items                    []string // items[d]: the latest list item at depth d (a deeper item's parent)
 	first                    string   // first heading (page title fallback)
@@ -220,6 +222,9 @@ func dropped(n *xhtml.Node) bool {
 	case atom.A:
 		// A footnote's way back to its reference (pandoc's "↩︎").
 		return getAttr(n, "role") == "doc-backlink" || hasToken(getAttr(n, "class"), "footnote-back")
+	case atom.Span:
+		// A comment's text is no text of the body (isCommentStart).
+		return isCommentStart(n)
 	case atom.Nav:
 		// Navigation (pandoc's table of contents, a site's menu) repeats
 		// the headings or leads away from the page: it is no content of
@@ -439,7 +444,8 @@ func (h *htmlConv) meta() Meta {
 
 // flush emits the gathered inline text as a NarrativeText.
 func (h *htmlConv) flush() {
-	txt, inline, display := placeFormulas(joinLines(h.inline.String()), h.formulas)
+	raw := h.inline.String()
+	txt, inline, display := placeFormulas(joinLines(raw), h.formulas)
 	txt = strings.TrimSpace(txt)
 	h.inline.Reset()
 	if txt != "" {
@@ -447,6 +453,7 @@ func (h *htmlConv) flush() {
 		setLinks(m, h.links, h.linkTexts)
 		setEmphasis(m, h.emphasized, h.emphasisTags)
 		setInlineFormulas(m, inline)
+		h.setComments(m, raw)
 		h.bk.Add("NarrativeText", txt, m)
 	}
 	for _, fm := range display {
@@ -456,6 +463,20 @@ func (h *htmlConv) flush() {
 		h.bk.Add("EmailAddress", e, h.meta())
 	}
 	h.links, h.linkTexts, h.emails, h.emphasized, h.emphasisTags, h.formulas = nil, nil, nil, nil, nil, nil
+	h.comments, h.openComments = nil, nil
+}
+
+// setComments records the paragraph's comments (annotationMeta, as
+// DOCX records Word's), a range not ended in it covering the rest of its
+// text raw.
+func (h *htmlConv) setComments(m Meta, raw string) {
+	notes := h.comments
+	for _, c := range h.openComments {
+		notes = append(notes, annotationMeta(c.note.author, c.note.date, c.note.text, joinLines(raw[min(c.at, len(raw)):])))
+	}
+	if len(notes) > 0 {
+		m["annotations"] = notes[:min(len(notes), maxDocxComments)]
+	}
 }
 
 // formula adds a Formula element of its own (display math).
@@ -505,6 +526,46 @@ func eachInline(n *xhtml.Node, fn func(*xhtml.Node) bool) {
 		}
 	}
 	f(n, 0)
+}
+
+// isCommentStart: pandoc's span of a comment (class comment-start,
+// with id, author and date, the comment's text inside), which its DOCX
+// writer makes a Word comment of.
+func isCommentStart(n *xhtml.Node) bool {
+	return n.DataAtom == atom.Span && hasToken(getAttr(n, "class"), "comment-start")
+}
+
+// htmlComment is a comment whose range is open: its id, where its words
+// start in the paragraph's text, and the comment.
+type htmlComment struct {
+	id   string
+	at   int
+	note docxComment
+}
+
+// commentOf is a comment span's author, date (pandoc writes them as
+// data-author and data-date) and text.
+func commentOf(n *xhtml.Node) docxComment {
+	attr := func(k string) string {
+		if v := getAttr(n, "data-"+k); v != "" {
+			return v
+		}
+		return getAttr(n, k)
+	}
+	return docxComment{author: attr("author"), date: attr("date"), text: displayLine(strings.Join(strings.Fields(spanText(n, 0)), " "), maxCommentBytes)}
+}
+
+// spanText is the text under n, as written (textOf leaves out what is
+// dropped, and a comment span is).
+func spanText(n *xhtml.Node, d int) string {
+	if n.Type == xhtml.TextNode {
+		return n.Data
+	}
+	var sb strings.Builder
+	for c := n.FirstChild; c != nil && d < DefaultMaxDepth; c = c.NextSibling {
+		sb.WriteString(spanText(c, d+1))
+	}
+	return sb.String()
 }
 
 // linkOf is the link an <a> makes, as link_urls and link_texts record
@@ -582,6 +643,22 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 	case xhtml.ElementNode:
 	default:
 		return h.walk(ctx, n, depth, listDepth)
+	}
+	if isCommentStart(n) {
+		// pandoc's comment span: the comment is an annotation of the
+		// paragraph, covering the words up to its comment-end.
+		h.openComments = append(h.openComments, htmlComment{id: getAttr(n, "id"), at: h.inline.Len(), note: commentOf(n)})
+		return nil
+	}
+	if n.DataAtom == atom.Span && hasToken(getAttr(n, "class"), "comment-end") {
+		for i, c := range h.openComments {
+			if c.id == getAttr(n, "id") {
+				h.comments = append(h.comments, annotationMeta(c.note.author, c.note.date, c.note.text, joinLines(h.inline.String()[c.at:])))
+				h.openComments = append(h.openComments[:i], h.openComments[i+1:]...)
+				break
+			}
+		}
+		return nil
 	}
 	if dropped(n) {
 		return nil
@@ -809,10 +886,15 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 	var own strings.Builder
 	var rest []*xhtml.Node
 	var spans, tags, urls, texts []string
+	var notes []Meta // the item's comments (pandoc's comment spans)
 	for c := li.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == xhtml.ElementNode && (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol || c.DataAtom == atom.Pre || c.DataAtom == atom.Table || c.DataAtom == atom.Img) {
 			rest = append(rest, c)
 			continue
+		}
+		if c.Type == xhtml.ElementNode && isCommentStart(c) && len(notes) < maxDocxComments {
+			cm := commentOf(c)
+			notes = append(notes, annotationMeta(cm.author, cm.date, cm.text, ""))
 		}
 		if c.Type == xhtml.ElementNode && dropped(c) {
 			continue
@@ -839,6 +921,9 @@ func (h *htmlConv) listItem(ctx context.Context, li *xhtml.Node, depth, listDept
 	setListMeta(m, lv, num)
 	setEmphasis(m, spans[:min(len(spans), maxEmphasisSpans)], tags[:min(len(tags), maxEmphasisSpans)])
 	setLinks(m, urls, texts)
+	if len(notes) > 0 {
+		m["annotations"] = notes
+	}
 	first := true
 	for s := li.PrevSibling; s != nil && first; s = s.PrevSibling {
 		first = s.Type != xhtml.ElementNode || s.DataAtom != atom.Li

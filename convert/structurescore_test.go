@@ -23,15 +23,16 @@ var structureSources = map[string][]string{
 	"marks.md":          {"marks.docx", "marks.odt", "marks.html"},
 	"code-blocks.md":    {"code-blocks.docx"},
 	"formulas.md":       {"formulas.docx", "formulas.odt", "formulas.html", "formulas.epub"},
-	// pandoc's HTML and EPUB keep a comment's text in a span in the body
-	// (class comment-start), which the HTML reader still reads as text.
-	"review.md": {"review.docx"},
+	"review.md":         {"review.docx", "review.html", "review.epub"},
+	"notes.md":          {"pandoc-notes.docx", "pandoc-notes.odt", "pandoc-notes.html", "pandoc-notes.epub"},
+	"quotes.md":         {"pandoc-quotes.docx", "pandoc-quotes.odt", "pandoc-quotes.md"},
+	"links.md":          {"links.docx", "links.odt", "links.html", "links.epub", "links-toc.html"},
 }
 
 // TestStructure_ScoresAgainstPandocAST compares each fixture pandoc wrote
 // with pandoc's own JSON AST of its source: headings by level and text,
 // list items by text and number, tables by rows × columns, code blocks by
-// text. Each category's score is the share of pandoc's items the
+// text, footnotes by number and text. Each category's score is the share of pandoc's items the
 // conversion has (each matched once); every one must be ≥ 0.98 per
 // format.
 func TestStructure_ScoresAgainstPandocAST(t *testing.T) {
@@ -50,7 +51,7 @@ func TestStructure_ScoresAgainstPandocAST(t *testing.T) {
 		for _, file := range structureSources[src] {
 			t.Run(file, func(t *testing.T) {
 				got := docStructure(convertFixture(t, c, file))
-				for _, cat := range []string{"heading", "list item", "table", "code block"} {
+				for _, cat := range []string{"heading", "list item", "table", "code block", "footnote"} {
 					w := want[cat]
 					if len(w) == 0 {
 						continue
@@ -106,6 +107,9 @@ func docStructure(doc *dpe.Document) map[string][]string {
 				out["table"] = append(out["table"], fmt.Sprintf("%d×%d", metaInt(el, "table_rows"), metaInt(el, "table_cols")))
 			case "CodeSnippet":
 				out["code block"] = append(out["code block"], norm(el.Text))
+			}
+			if n := metaInt(el, "footnote"); n > 0 {
+				out["footnote"] = append(out["footnote"], fmt.Sprintf("%d %s", n, norm(strings.TrimPrefix(el.Text, fmt.Sprintf("[%d]", n)))))
 			}
 		}
 	}
@@ -190,6 +194,31 @@ func pandocStructure(t *testing.T, src string) map[string][]string {
 		}
 	}
 	blocks(doc.Blocks, 0)
+	// Footnotes are numbered in the order their references are read.
+	var notes func(raw json.RawMessage)
+	notes = func(raw json.RawMessage) {
+		var n struct {
+			T string          `json:"t"`
+			C json.RawMessage `json:"c"`
+		}
+		if json.Unmarshal(raw, &n) == nil && n.T != "" {
+			if n.T == "Note" {
+				out["footnote"] = append(out["footnote"], fmt.Sprintf("%d %s", len(out["footnote"])+1, norm(astText(n.C))))
+				return
+			}
+			notes(n.C)
+			return
+		}
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) == nil {
+			for _, x := range list {
+				notes(x)
+			}
+		}
+	}
+	for _, b := range doc.Blocks {
+		notes(b)
+	}
 	return out
 }
 
