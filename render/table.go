@@ -145,6 +145,23 @@ type tableLayout struct {
 	// cursor marks grid cell (row, col) when the view has a cursor.
 	cursor   bool
 	row, col int
+	// brackets: without colour the cursor's cell is marked [so], in a
+	// column of room kept on each side of the table (and the separators'
+	// spaces), never in the cell's own width.
+	brackets bool
+}
+
+// layout is layoutTable for this renderer: without colour a table with a
+// cursor keeps one column on each side for the brackets, whichever cell
+// the cursor is on, so its columns do not move as it does.
+func (r *Renderer) layout(e gridEntry, width int, v TableView) tableLayout {
+	width = max(width, 1)
+	if !r.theme.Color && v.Cursor && width > 2 {
+		lay := layoutTable(e.grid, e.natural, width-2, v)
+		lay.brackets = true
+		return lay
+	}
+	return layoutTable(e.grid, e.natural, width, v)
 }
 
 // layout fits columns to width. All columns at their natural widths (at
@@ -285,7 +302,7 @@ func (r *Renderer) TableInfo(el *dpe.Element, width int, v TableView) (TableInfo
 	if e.err != nil {
 		return TableInfo{}, e.err
 	}
-	return layoutTable(e.grid, e.natural, max(width, 1), v).info, nil
+	return r.layout(e, width, v).info, nil
 }
 
 // Table renders a Table/TableChunk element as a grid with horizontal scroll
@@ -309,7 +326,7 @@ func (r *Renderer) TableWindow(el *dpe.Element, width int, v TableView, first, c
 		return nil, lines[lo:hi], len(lines)
 	}
 	g := e.grid
-	lay := layoutTable(g, e.natural, width, v)
+	lay := r.layout(e, width, v)
 	lay.sep = r.theme.TableBorder.Render(colSep)
 	sticky = r.tableSticky(g, lay, width)
 	total = len(g.Rows) - g.HeaderRows
@@ -328,7 +345,7 @@ func (r *Renderer) tableLines(el *dpe.Element, width int, v TableView) []string 
 		return r.plain(el, width)
 	}
 	g := e.grid
-	lay := layoutTable(g, e.natural, width, v)
+	lay := r.layout(e, width, v)
 	lay.sep = r.theme.TableBorder.Render(colSep)
 	lines := r.tableSticky(g, lay, width)
 	for i := g.HeaderRows; i < len(g.Rows); i++ {
@@ -365,7 +382,11 @@ func (r *Renderer) tableSticky(g *Grid, lay tableLayout, width int) []string {
 		for i, w := range lay.widths {
 			parts[i] = strings.Repeat("─", w)
 		}
-		lines = append(lines, r.theme.TableBorder.Render(strings.Join(parts, "─┼─")))
+		rule := strings.Join(parts, "─┼─")
+		if lay.brackets {
+			rule = "─" + rule + "─"
+		}
+		lines = append(lines, r.theme.TableBorder.Render(rule))
 	}
 	return lines
 }
@@ -380,6 +401,24 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 	}
 	var sb strings.Builder
 	sep := lay.sep
+	// With brackets the row is one column wider on each side; the
+	// brackets of the cursor's cell take the space beside it.
+	marked := func(i, j int) bool {
+		return lay.brackets && lay.col >= lay.cols[i] && lay.col <= lay.cols[j-1] && (ri == lay.row || header)
+	}
+	open, closed := false, false // the cursor cell's [ written, its ] due
+	if lay.brackets {
+		j := 1
+		for sp != nil && j < len(lay.cols) && lay.cols[j] == lay.cols[j-1]+1 && sp[lay.cols[j]] {
+			j++
+		}
+		if marked(0, j) {
+			sb.WriteByte('[')
+			open = true
+		} else {
+			sb.WriteByte(' ')
+		}
+	}
 	for i := 0; i < len(lay.cols); {
 		c := lay.cols[i]
 		w := lay.widths[i]
@@ -398,7 +437,16 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 			text = row[o]
 		}
 		if i > 0 {
-			sb.WriteString(sep)
+			switch {
+			case closed:
+				sb.WriteString("]" + r.theme.TableBorder.Render(colSep[1:]))
+				closed = false
+			case marked(i, j):
+				sb.WriteString(r.theme.TableBorder.Render(colSep[:len(colSep)-1]) + "[")
+				open = true
+			default:
+				sb.WriteString(sep)
+			}
 		}
 		align := ""
 		if c < len(g.Align) && (sp == nil || !sp[c]) && (j == i+1) {
@@ -408,9 +456,8 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 		inCol := lay.cursor && lay.col >= c && lay.col <= lay.cols[j-1]
 		switch {
 		case inCol && (ri == lay.row || header):
-			if !r.theme.Color && w >= 3 {
-				// No colour: brackets mark the cell and its column's header.
-				cell = "[" + padAligned(text, w-2, align) + "]"
+			if open {
+				open, closed = false, true // its ] goes after it
 			}
 			if header {
 				cell = r.theme.TableColHeader.Render(cell)
@@ -422,6 +469,13 @@ func (r *Renderer) tableRow(g *Grid, ri int, lay tableLayout, header bool) strin
 		}
 		sb.WriteString(cell)
 		i = j
+	}
+	if lay.brackets {
+		if closed {
+			sb.WriteByte(']')
+		} else {
+			sb.WriteByte(' ')
+		}
 	}
 	return sb.String()
 }
@@ -500,7 +554,7 @@ func (r *Renderer) TableRowLine(el *dpe.Element, width int, v TableView, row int
 	if e.err != nil || row < 0 || row >= len(e.grid.Rows) {
 		return -1
 	}
-	lay := layoutTable(e.grid, e.natural, max(width, 1), v)
+	lay := r.layout(e, width, v)
 	sticky := 0
 	if lay.info.Clipped {
 		sticky++

@@ -924,8 +924,8 @@ func TestTable_SelectedCellAndColumnHighlightedJKMoveRows(t *testing.T) {
 	nm := New(opt).m
 	o := nm.e.ops.add("open", 0)
 	run(t, nm, nm.update(openedFor(nm, o.id, decodedDoc(t, b), "doc.json")))
-	if f := frame(nm); !strings.Contains(f, "[ite") || !strings.Contains(f, "[Item]") {
-		t.Fatalf("notty: brackets should mark the cell and its header:\n%s", f)
+	if f := frame(nm); !strings.Contains(f, "[item1 ]") || !strings.Contains(f, "[Item  ]") {
+		t.Fatalf("notty: brackets should mark the cell and its header, beside their text:\n%s", f)
 	}
 }
 

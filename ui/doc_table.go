@@ -102,7 +102,9 @@ func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 // scrollToCell scrolls table el so its selected cell's column is shown
-// (switching a squeezed table to scrolling) and the page so its row is.
+// and the page so its row is. A squeezed table, every column in view,
+// stays as it is laid out: the cursor moving does not change a width
+// (enter shows a cut cell whole, w widens its column).
 func (d *documentScreen) scrollToCell(el int) {
 	e := d.e
 	p := d.curPage()
@@ -117,10 +119,6 @@ func (d *documentScreen) scrollToCell(el int) {
 	info, err := e.renderer.TableInfo(t, w, tv)
 	if err != nil {
 		return
-	}
-	if info.Squeezed && !tv.Scroll && cp.col > 0 {
-		tv.Scroll = true
-		info, _ = e.renderer.TableInfo(t, w, tv)
 	}
 	if cp.col >= 1 {
 		for tries := 0; tries < info.Cols && (cp.col < info.FirstCol || cp.col > info.LastCol || cp.col == info.LastCol && info.LastPartial); tries++ {
