@@ -484,5 +484,5 @@ func (d *documentScreen) diffStatusText(w int) string {
 	if d.diff == nil || d.search.query != "" {
 		return ""
 	}
-	return clip(d.e.st.info.Render(" "+d.diff.text)+d.e.st.dim.Render(" · n/N changes · esc clears"), w)
+	return statusFit(d.e.st.info.Render(" "+d.diff.text), d.e.st.dim.Render(" · n/N changes · esc clears"), w)
 }

@@ -339,23 +339,23 @@ func (d *documentScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	case showHitMsg:
 		if msg.i >= 0 && msg.i < len(d.search.hits) {
 			d.search.cur = msg.i
-			return d, tea.Batch(d.showHit(), d.schedule())
+			return d, tea.Batch(d.jumping(d.showHit), d.schedule())
 		}
 		return d, nil
 	case jumpMsg:
-		return d, tea.Batch(d.gotoPage(msg.page, msg.el), d.schedule())
+		return d, tea.Batch(d.jumping(func() tea.Cmd { return d.gotoPage(msg.page, msg.el) }), d.schedule())
 	case promptDoneMsg:
-		return d, tea.Batch(d.onPrompt(msg), d.schedule())
+		return d, tea.Batch(d.jumping(func() tea.Cmd { return d.onPrompt(msg) }), d.schedule())
 	case linkOpenedMsg:
 		return d, d.onLinkOpened(msg)
 	case tea.KeyPressMsg:
-		cmd := d.key(msg)
+		cmd := d.jumping(func() tea.Cmd { return d.key(msg) })
 		return d, tea.Batch(cmd, d.schedule())
 	case tea.MouseWheelMsg:
 		d.onWheel(msg)
 		return d, d.schedule()
 	case tea.MouseClickMsg:
-		return d, tea.Batch(d.onClick(msg), d.schedule())
+		return d, tea.Batch(d.jumping(func() tea.Cmd { return d.onClick(msg) }), d.schedule())
 	}
 	_ = e
 	return d, nil
@@ -453,6 +453,21 @@ func (d *documentScreen) onOpEnd(id int, err error) {
 			}
 		}
 	}
+}
+
+// jumping runs f, which may jump (another page, a search hit, a history
+// move): a message on the status line from before the jump was about the
+// place left, and goes, unless f said something of its own.
+func (d *documentScreen) jumping(f func() tea.Cmd) tea.Cmd {
+	e := d.e
+	page, pushes, status := d.page, e.jumps.pushes, e.status.id
+	back, fwd := len(e.jumps.back), len(e.jumps.fwd)
+	cmd := f()
+	moved := d.page != page || e.jumps.pushes != pushes || len(e.jumps.back) != back || len(e.jumps.fwd) != fwd
+	if moved && e.status.id == status && e.status.text != "" {
+		e.dropStatus()
+	}
+	return cmd
 }
 
 // key handles a key press on the document.

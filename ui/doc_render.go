@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/render"
@@ -576,7 +577,7 @@ func (d *documentScreen) statusText(w int) string {
 	if s.query == "" {
 		if el := d.selected(); el != nil && isTable(el) {
 			if m := tableMarker(d.tv[d.sel]); m != "" {
-				return clip(st.dim.Render(" table "+m+" · enter shows the cell"), w)
+				return statusFit(st.dim.Render(" table "+m), st.dim.Render(" · enter shows the cell"), w)
 			}
 		}
 		return ""
@@ -593,5 +594,25 @@ func (d *documentScreen) statusText(w int) string {
 	if s.scanned < len(d.pages) {
 		txt += fmt.Sprintf(" (searched %d/%s)", s.scanned, counted(len(d.pages), "page", "pages"))
 	}
-	return clip(st.info.Render(txt)+st.dim.Render(" · n/N move · S list · esc clears"), w)
+	return statusFit(st.info.Render(txt), st.dim.Render(" · n/N move · S list · esc clears"), w)
+}
+
+// fitHint is a message for the status line: what it says, then the keys'
+// hint when both fit the terminal's width (the status line starts with a
+// space); else what it says alone, which the status line cuts if it must.
+func (e *env) fitHint(says, hint string) string {
+	if 1+ansi.StringWidth(says)+ansi.StringWidth(hint) <= e.width {
+		return says + hint
+	}
+	return says
+}
+
+// statusFit is a status line of the document's own: what it says, then
+// the keys' hint when both fit. Too wide, the hint goes first (the footer
+// names the same keys), then what it says is cut.
+func statusFit(says, hint string, w int) string {
+	if ansi.StringWidth(says)+ansi.StringWidth(hint) <= w {
+		return says + hint
+	}
+	return clip(says, w)
 }

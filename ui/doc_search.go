@@ -195,7 +195,7 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 	case len(d.search.hits) == 0:
 		cmds = append(cmds, e.info(fmt.Sprintf("no match for %q in %s", q, counted(len(d.pages), "page", "pages"))))
 	case d.search.capped:
-		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%d+ matches for %q (stopped at %d) · n/N move · S lists", maxHits, q, maxHits)))
+		cmds = append(cmds, e.setStatus(statusOK, e.fitHint(fmt.Sprintf("%d+ matches for %q (stopped at %d)", maxHits, q, maxHits), " · n/N move · S lists")))
 	default:
 		where := ""
 		if d.search.from != nil && d.hitAtOrAfter(*d.search.from) < 0 {
@@ -204,7 +204,7 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 		if d.search.cell != "" {
 			where = " · " + d.search.cell // the hit a cut cell may hide
 		}
-		cmds = append(cmds, e.setStatus(statusOK, fmt.Sprintf("%s for %q%s · n/N move · S lists", counted(len(d.search.hits), "match", "matches"), q, where)))
+		cmds = append(cmds, e.setStatus(statusOK, e.fitHint(fmt.Sprintf("%s for %q%s", counted(len(d.search.hits), "match", "matches"), q, where), " · n/N move · S lists")))
 	}
 	return tea.Batch(cmds...)
 }

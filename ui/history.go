@@ -41,6 +41,8 @@ type jumpList struct {
 	quiet bool
 	// move is the history move opening another document, while it opens.
 	move *historyMove
+	// pushes counts the places recorded (a jump happened when it grew).
+	pushes int
 }
 
 // historyMove is a history move to another document under way: the
@@ -60,6 +62,7 @@ func (j *jumpList) push(p place) {
 		return
 	}
 	j.back = append(j.back, p)
+	j.pushes++
 	if len(j.back) > maxJumps {
 		j.back = j.back[len(j.back)-maxJumps:]
 	}
