@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -281,20 +282,40 @@ func safeFileName(s string) string {
 }
 
 // imageName is the URI the saved name is taken from: the image's own URL
-// when it has one, else the document URI plus the element id.
+// when it has one; else its alternative text or the caption right after
+// it; else the document's title, the page and which image of the page it
+// is. (An element id is often a hash, which names nothing.)
 func imageName(d *documentScreen, el *dpe.Element) string {
 	for _, k := range []string{"image_url", "image_path", "url", "uri"} {
 		if s := el.MetaString(k); s != "" {
 			return s
 		}
 	}
-	base := d.uri
-	id := el.ID
-	if id == "" {
-		id = fmt.Sprintf("p%d-e%d", d.page+1, d.sel+1)
+	name := strings.TrimSpace(firstLine(el.Text))
+	p := d.curPage()
+	if name == "" && p != nil && d.sel+1 < len(p.Elements) && dpe.NormalizeCategory(p.Elements[d.sel+1].Category) == dpe.CategoryFigureCaption {
+		name = strings.TrimSpace(firstLine(p.Elements[d.sel+1].Text))
 	}
-	return strings.TrimRight(base, "/") + "/" + id
+	if name == "" {
+		k := 0
+		for i := 0; p != nil && i <= d.sel && i < len(p.Elements); i++ {
+			if dpe.NormalizeCategory(p.Elements[i].Category) == dpe.CategoryImage {
+				k++
+			}
+		}
+		name = fmt.Sprintf("%s-page-%d-image-%d", d.title(), d.page+1, max(k, 1))
+	}
+	if r := []rune(name); len(r) > maxImageName {
+		name = strings.TrimSpace(string(r[:maxImageName]))
+	}
+	// A name, not a URI: escaped so that SuggestFileName's parse gives it
+	// back whole ('?' and '#' are no query or fragment), no '/' in it.
+	name = strings.NewReplacer("/", "-", "\\", "-").Replace(name)
+	return "./" + url.PathEscape(strings.Join(strings.Fields(name), "-"))
 }
+
+// maxImageName bounds a save name made from an image's text.
+const maxImageName = 60
 
 // saveImage writes the selected image's bytes (render.ImageData decodes
 // and bounds them).

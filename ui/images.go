@@ -180,7 +180,7 @@ func (d *documentScreen) schedule() tea.Cmd {
 
 func megapixels(n int64) string {
 	if n < 1_000_000 {
-		return fmt.Sprintf("%d pixels", n)
+		return counted(int(n), "pixel", "pixels")
 	}
 	if n%1_000_000 == 0 {
 		return fmt.Sprintf("%d MP", n/1_000_000)
