@@ -3,8 +3,12 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -588,9 +592,9 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return d.e.ask(c)
 	case matches(msg, k.Export):
-		return d.e.ask(promptMsg{mode: barExportDoc, value: exportName(d.title(), ".md")})
+		return d.proposeFree(barExportDoc, exportName(d.title(), ".md"))
 	case matches(msg, k.ExportPage):
-		return d.e.ask(promptMsg{mode: barExportPage, value: exportName(fmt.Sprintf("%s-page-%d", d.title(), d.page+1), ".md")})
+		return d.proposeFree(barExportPage, exportName(fmt.Sprintf("%s-page-%d", d.title(), d.page+1), ".md"))
 	case matches(msg, k.SaveImage):
 		el := d.selected()
 		if el == nil || dpe.NormalizeCategory(el.Category) != dpe.CategoryImage {
@@ -611,6 +615,36 @@ func (d *documentScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return d.reopen()
 	}
 	return nil
+}
+
+// proposeFree opens the prompt of mode with name, or, when a file of that
+// name is there already, the first free "name-N" (looked at in a
+// command: a stat is I/O).
+func (d *documentScreen) proposeFree(mode barMode, name string) tea.Cmd {
+	opt := d.e.opt
+	return func() tea.Msg { return promptMsg{mode: mode, value: freeName(opt, name)} }
+}
+
+// maxFreeNames bounds the names tried for a free one.
+const maxFreeNames = 100
+
+// freeName is name when no file has it, else name-2, name-3, … (the
+// first free one), else name itself: the write then says it exists.
+func freeName(opt Options, name string) string {
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	try := name
+	for n := 2; n <= maxFreeNames; n++ {
+		path, err := resolvePath(opt, try)
+		if err != nil {
+			return name
+		}
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			return try
+		}
+		try = stem + "-" + strconv.Itoa(n) + ext
+	}
+	return name
 }
 
 // escStep is what esc does on the document, innermost mode first: the

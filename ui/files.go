@@ -150,6 +150,14 @@ func resolvePath(opt Options, name string) (string, error) {
 	if name == "" {
 		return "", errors.New("no file name")
 	}
+	if name == "~" || strings.HasPrefix(name, "~/") {
+		// As a shell reads it: the home directory.
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+		name = filepath.Join(home, name[1:])
+	}
 	if !filepath.IsAbs(name) {
 		dir := opt.SaveDir
 		if dir == "" {
