@@ -749,7 +749,7 @@ func (m *model) headerView(w int) string {
 			st.headerDim.Render("office ")+st.header.Render(sanitizeLine(e.agent.Office())),
 			st.headerDim.Render("agent ")+st.header.Render(sanitizeLine(e.agent.Name())))
 	} else if e.opt.OpenTarget != "" {
-		parts = append(parts, st.headerDim.Render("file ")+st.header.Render(sanitizeLine(e.opt.OpenTarget)))
+		parts = append(parts, st.headerDim.Render("file ")+st.header.Render(sanitizeLine(m.shownTarget())))
 	}
 	// Narrow: the agent's name goes first (it is the least asked-for),
 	// then the server's URL is shortened in the middle, so the office and

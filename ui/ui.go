@@ -59,6 +59,9 @@ type Options struct {
 	// OpenTarget is a file path or URL for `dpe-tui open`: the document view
 	// opens straight on it, with no server.
 	OpenTarget string
+	// OpenTargetName is what the header calls OpenTarget when its path
+	// is not the user's ("stdin" for the copy open - reads); "": the path.
+	OpenTargetName string
 	// Watch reads a document opened from a local file again when the
 	// file changes on disk (open FILE --watch), at the same place, with
 	// what changed marked as D marks it.

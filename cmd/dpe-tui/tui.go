@@ -35,6 +35,9 @@ type tuiFlags struct {
 	Images string
 	// Hyperlinks makes a document's http(s) links clickable (OSC 8).
 	Hyperlinks bool
+	// targetName is what the header calls open's target when its path
+	// is not the user's ("stdin" for open -'s copy).
+	targetName string
 	// Remote is a DPE v1 remote to browse instead of an office.
 	Remote string
 	// Watch (open --watch) reads the file again when it changes on disk.
@@ -119,6 +122,7 @@ func (a *app) runTUI(cmd *cobra.Command, openTarget string) error {
 		}
 		defer remove()
 		openTarget = path
+		f.targetName = "stdin" // not the copy's temporary name
 	} else if openTarget != "" {
 		if err := checkLocalInput(openTarget); err != nil {
 			return err // before any TUI starts
@@ -301,7 +305,7 @@ func tuiOptions(f *tuiFlags, openTarget string, prof *profileState, dialRemote r
 		if !strings.Contains(openTarget, "://") {
 			access = absFileURI(openTarget)
 		}
-		opt.OpenTarget = access
+		opt.OpenTarget, opt.OpenTargetName = access, f.targetName
 		opt.Fetcher = fetcher(&f.globalFlags, "")
 		opt.Fetcher.AllowFile = true
 		// Files that are not DPE JSON (PDF, Office, HTML, mail, EPUB, …)
