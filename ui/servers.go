@@ -248,6 +248,9 @@ func (v *serversScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	e := v.e
 	k := e.keys
 	vis := v.visible()
+	if cmd, ok := v.paneKey(msg); ok {
+		return cmd
+	}
 	if cmd, ok := v.skillKey(msg, len(vis)); ok {
 		return cmd
 	}
@@ -554,36 +557,25 @@ func (v *serversScreen) failureDetail(r serverRow, w, h int) []string {
 
 func (v *serversScreen) Keys() screenKeys {
 	k := v.e.keys
-	if v.sk.pane == 1 && len(v.visible()) == 0 {
-		// No server for tab to go back to.
-		return screenKeys{
-			short: []key2{withHelp(k.Enter, "SKILL.md"), k.Back, k.Filter, k.Refresh, k.Up, k.Down},
-			full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "SKILL.md"), k.Filter, k.Refresh}, k.globalKeys()},
-		}
-	}
-	if v.sk.pane == 1 {
-		return screenKeys{
-			short: []key2{withHelp(k.Enter, "SKILL.md"), withHelp(k.Pane, "servers"), k.Back, k.Filter, k.Refresh, k.Up, k.Down},
-			full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "SKILL.md"), withHelp(k.Pane, "servers"), k.Filter, k.Refresh}, k.globalKeys()},
-		}
-	}
-	if len(v.visible()) == 0 {
+	var acts []key2
+	switch {
+	case v.paneRows(v.sk.pane) == 0:
 		// Nothing for enter to open.
-		return screenKeys{
-			short: []key2{k.Back, k.Filter, k.Refresh},
-			full:  [][]key2{k.navKeys(), {k.Filter, k.Refresh}, k.globalKeys()},
-		}
+	case v.sk.pane == paneSkills:
+		acts = append(acts, withHelp(k.Enter, "SKILL.md"))
+	case v.sk.pane == paneDesktop:
+		acts = append(acts, withHelp(k.Enter, "window text"))
+	default:
+		acts = append(acts, withHelp(k.Enter, "resources"))
 	}
-	if len(v.sk.skills) > 0 {
-		return screenKeys{
-			short: []key2{withHelp(k.Enter, "resources"), withHelp(k.Pane, "skills"), k.Back, k.Filter, k.Refresh, k.Up, k.Down},
-			full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "resources"), withHelp(k.Pane, "skills"), k.Filter, k.Refresh}, k.globalKeys()},
-		}
+	if p := v.nextPane(1); p >= 0 {
+		acts = append(acts, withHelp(k.Pane, paneNames[p]))
 	}
-	return screenKeys{
-		short: []key2{withHelp(k.Enter, "resources"), k.Back, k.Filter, k.Refresh, k.Up, k.Down},
-		full:  [][]key2{k.navKeys(), {withHelp(k.Enter, "resources"), k.Filter, k.Refresh}, k.globalKeys()},
+	short := append(slices.Clone(acts), k.Back, k.Filter, k.Refresh)
+	if v.paneRows(v.sk.pane) > 0 {
+		short = append(short, k.Up, k.Down)
 	}
+	return screenKeys{short: short, full: [][]key2{k.navKeys(), append(acts, k.Filter, k.Refresh), k.globalKeys()}}
 }
 
 func (v *serversScreen) Crumb() string { return sanitizeLine(v.computer) }

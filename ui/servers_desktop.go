@@ -49,7 +49,8 @@ func loadDesktop(e *env, computer string) (int, tea.Cmd) {
 }
 
 // desktopPane is the computer screen's third section, under the skills:
-// the windows of the computer's desktop, for reading (no cursor).
+// the windows of the computer's desktop; tab gives it the cursor, and
+// enter shows a window's text.
 type desktopPane struct {
 	windows []client.Window
 	// text is each window's first line that says something, sanitized
@@ -132,9 +133,18 @@ func (v *serversScreen) desktopView(w, h int) []string {
 	}
 	cols := v.desktopColumns(w)
 	out = append(out, "  "+st.colHead.Render(joinCols(cols, colHeader(cols))))
+	if v.sk.pane == paneDesktop {
+		// The desktop has the cursor: its rows scroll.
+		from, to := v.dk.list.shown(len(v.dk.windows))
+		for i := from; i < to && len(out) < n; i++ {
+			row := joinCols(cols, []string{sanitizeLine(v.dk.windows[i].URI), v.dk.text[i]})
+			out = append(out, listRow(st, row, v.dk.list.at(i), v.gone, w))
+		}
+		return out
+	}
 	for i, win := range v.dk.windows {
 		if len(out) == n-1 && len(v.dk.windows)-i > 1 {
-			out = append(out, "  "+st.dim.Render(clip(fmt.Sprintf("… and %d more", len(v.dk.windows)-i), w-2)))
+			out = append(out, "  "+st.dim.Render(clip(fmt.Sprintf("… and %d more · %s reaches them", len(v.dk.windows)-i, v.e.keys.Pane.Help().Key), w-2)))
 			break
 		}
 		out = append(out, "  "+joinCols(cols, []string{sanitizeLine(win.URI), v.dk.text[i]}))

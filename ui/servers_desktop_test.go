@@ -93,3 +93,40 @@ func TestDesktop_WindowsThatDoNotFitAreCounted(t *testing.T) {
 	}
 	golden.RequireEqual(t, out)
 }
+
+// TestDesktop_TabReachesTheWindowsAndEnterShowsOne: the desktop has a
+// cursor like the lists above it: tab goes servers → skills → desktop,
+// the rows that did not fit scroll into view, enter shows the window's
+// whole text (sanitized), esc comes back; help and the footer say tab.
+func TestDesktop_TabReachesTheWindowsAndEnterShowsOne(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			a := newSkillAgent(t)
+			a.desk = &client.Desktop{}
+			for i := range 40 {
+				a.desk.Windows = append(a.desk.Windows, client.Window{URI: fmt.Sprintf("window://com.example.term/%d", i), Body: fmt.Sprintf("shell %d\n$ make\x1b[2J\nok", i)})
+			}
+			s := startSkills(t, a, size, t.TempDir())
+			s.waitFor("40 windows")
+			s.waitFor("tab skills")
+			s.keys("tab")
+			s.waitFor("tab desktop")
+			s.keys("tab")
+			s.waitFor("window text")
+			s.keys("G")
+			s.waitFor("window://com.example.term/39")
+			golden.RequireEqual(t, normalize(s.frame()))
+			s.keys("enter")
+			s.waitFor("shell 39")
+			f := s.frame()
+			if !strings.Contains(f, "$ make") || strings.Contains(f, "\x1b[2J") {
+				t.Errorf("the window's text is not shown whole and sanitized:\n%s", f)
+			}
+			s.keys("esc")
+			s.waitUntil("back on the desktop", func(f string) bool { return strings.Contains(f, "DESKTOP · 40 windows") })
+			s.keys("?")
+			s.waitFor("window text")
+			s.final()
+		})
+	}
+}

@@ -91,7 +91,7 @@ func (v *serversScreen) settlePane() {
 	switch {
 	case v.sk.pane == 0 && servers == 0 && skills > 0 && (v.cfg != nil || v.err != ""):
 		v.sk.pane = 1
-	case v.sk.pane == 1 && skills == 0:
+	case v.sk.pane == 1 && skills == 0, v.sk.pane == paneDesktop && len(v.dk.windows) == 0:
 		v.sk.pane = 0
 	}
 }
@@ -102,11 +102,11 @@ func (v *serversScreen) skillKey(msg tea.KeyPressMsg, servers int) (tea.Cmd, boo
 	e := v.e
 	k := e.keys
 	vis := v.visibleSkills()
+	if v.sk.pane == paneDesktop {
+		return nil, false
+	}
 	if v.sk.pane == 0 {
 		switch {
-		case len(vis) > 0 && matches(msg, k.Pane):
-			v.sk.pane = 1
-			return nil, true
 		case len(vis) > 0 && matches(msg, k.Down) && (servers == 0 || v.list.cur >= servers-1):
 			v.sk.pane, v.sk.list.cur = 1, 0
 			return nil, true
@@ -118,9 +118,6 @@ func (v *serversScreen) skillKey(msg tea.KeyPressMsg, servers int) (tea.Cmd, boo
 		return nil, false
 	}
 	switch {
-	case matches(msg, k.Pane) && servers > 0:
-		v.sk.pane = 0
-		return nil, true
 	case matches(msg, k.Up) && v.sk.list.cur == 0 && servers > 0:
 		v.sk.pane = 0
 		return nil, true

@@ -123,7 +123,7 @@ func TestSkills_ComputerScreenListsSkillsBesideServers(t *testing.T) {
 			s := startSkills(t, newSkillAgent(t), size, t.TempDir())
 			s.keys("tab")
 			out := s.final()
-			for _, want := range []string{"SKILLS · 2 skills", "pdf-tools", "user", "1.2.0", "pdf, con", "org.other.docs", "tab servers"} {
+			for _, want := range []string{"SKILLS · 2 skills", "pdf-tools", "user", "1.2.0", "pdf, con", "org.other.docs", "tab desktop"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("%q not on the computer screen:\n%s", want, out)
 				}
@@ -305,9 +305,13 @@ func TestSkills_NoServersStartsOnTheSkills(t *testing.T) {
 }
 
 // TestSkills_ShiftTabIsTheReverseOfTab: on the computer screen shift+tab
-// moves between the servers and the skills as tab does.
+// goes through the servers, the skills and the desktop the other way
+// round from tab.
 func TestSkills_ShiftTabIsTheReverseOfTab(t *testing.T) {
 	s := startSkills(t, newSkillAgent(t), [2]int{80, 24}, t.TempDir())
+	s.waitFor("2 windows")
+	s.keys("shift+tab")
+	s.waitFor("enter window text")
 	s.keys("shift+tab")
 	s.waitFor("enter SKILL.md")
 	s.keys("shift+tab")
