@@ -12,13 +12,66 @@ import (
 )
 
 // textBytes is a plain-text file's bytes as UTF-8 (decodeText): what the
-// text, CSV, Markdown and source code readers read.
+// text, CSV, Markdown and source code readers read. Bytes no text holds
+// (NUL, or control characters in more than a few places: random data or
+// a binary saved as .txt or .md) are refused, not converted into pages of
+// mojibake; the few control characters real text has are dropped, as the
+// DPE text rule (no control characters but tab, newline and return)
+// wants, but a form feed, which the text reader takes as a page break.
 func textBytes(src *Source) ([]byte, error) {
 	data, err := src.Bytes()
 	if err != nil {
 		return nil, err
 	}
-	return decodeText(data), nil
+	text := decodeText(data)
+	if binaryText(text) {
+		return nil, errBinaryText
+	}
+	return clearControls(text), nil
+}
+
+var errBinaryText = errors.New("binary content, not text (it holds NUL or control characters no text file has)")
+
+// isControl is a character the DPE text rule refuses: C0 but tab,
+// newline and return; DEL; C1.
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || (r >= 0x80 && r <= 0x9f)
+}
+
+// binaryText: a NUL, or control characters (form feeds and the escape of
+// a coloured log aside) in more than 1 of 100 characters, and more than
+// a stray few.
+func binaryText(text []byte) bool {
+	if bytes.IndexByte(text, 0) >= 0 {
+		return true
+	}
+	n, controls := 0, 0
+	for _, r := range string(text) {
+		n++
+		if isControl(r) && r != '\f' && r != '\v' && r != 0x1b {
+			controls++
+		}
+	}
+	return controls > 4 && controls*100 > n
+}
+
+// clearControls drops the control characters of text but form feeds (a
+// vertical tab becomes a newline); text without any is returned as it is.
+func clearControls(text []byte) []byte {
+	dropped := func(r rune) bool { return isControl(r) && r != '\f' }
+	if bytes.IndexFunc(text, dropped) < 0 {
+		return text
+	}
+	out := make([]byte, 0, len(text))
+	for _, r := range string(text) {
+		switch {
+		case r == '\v':
+			out = append(out, '\n')
+		case !dropped(r):
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	return out
 }
 
 // decodeText reads text in the encodings text files come in: UTF-8 (a
