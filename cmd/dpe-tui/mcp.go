@@ -111,7 +111,8 @@ func runMCP(ctx context.Context, f *mcpFlags, g *globalFlags, stdin io.Reader, s
 	defer stopReady() // before lib.Close: the line is never written after
 	srv := lib.Server()
 	if *addr == "" {
-		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+		pending := newStdioPending()
+		t := &mcp.IOTransport{Reader: io.NopCloser(pending.reader(stdin)), Writer: nopWriteCloser{pending.writer(stdout)}}
 		err := srv.Run(ctx, t)
 		if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
 			return nil
