@@ -241,8 +241,8 @@ func TestTUI_FirstSIGTERMExitsAndRestoresTerminal(t *testing.T) {
 }
 
 // TestTUI_OpenRealFilesInTmux: `open` converts files written by other tools
-// in-process: an XLSX from openpyxl (page per sheet, a squeezed table that
-// scrolls by column) and a PDF Debian ships (page jumps).
+// in-process: an XLSX from openpyxl (page per sheet, a squeezed table whose
+// cut cell enter shows whole) and a PDF Debian ships (page jumps).
 func TestTUI_OpenRealFilesInTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end TUI test")
@@ -257,10 +257,15 @@ func TestTUI_OpenRealFilesInTmux(t *testing.T) {
 	s := newTmux(t, 60, 20, fmt.Sprintf("%s open %s; echo EXIT-$?; sleep 600", bin, xlsx))
 	s.waitFor("xlsx page 1", "page 1/2", "Region", "North")
 	if strings.Contains(s.screen(), "2024-03-31") {
-		t.Fatalf("the table is not squeezed at 60 columns; the scroll check below proves nothing:\n%s", s.screen())
+		t.Fatalf("the table is not squeezed at 60 columns; the cell check below proves nothing:\n%s", s.screen())
 	}
+	// The cursor walks to the last column with the widths kept; enter
+	// shows its cut cell whole.
 	s.keys("l", "l", "l", "l")
-	s.waitFor("table scrolled to its last column", "2024-03-31")
+	s.waitFor("cursor on the last column", "col 5")
+	s.keys("Enter")
+	s.waitFor("the last column's cell whole", "2024-03-31")
+	s.keys("Escape")
 	s.keys(":")
 	s.text("2")
 	s.keys("Enter")
