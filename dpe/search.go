@@ -9,6 +9,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Hit is one match: element Element of Document.Pages[Page], bytes
@@ -347,10 +349,21 @@ const shortEscapeChars = "\"\\/\b\f\n\r\t"
 // Matcher is a compiled query for callers that search page by page (the
 // UI's stepwise search): skip pages PageMayMatch rules out, load the
 // others, then Find in element texts. Same semantics as Search.
-type Matcher struct{ m *matcher }
+// A query and a text may write one accented letter in two Unicode forms
+// (NFC's "é", or NFD's "e" and a combining accent, as macOS names files
+// and some PDFs set text): a query with letters the forms write apart is
+// looked for in both.
+type Matcher struct{ m, alt *matcher }
 
 // NewMatcher compiles query (non-empty).
-func NewMatcher(query string) *Matcher { return &Matcher{m: newMatcher(query)} }
+func NewMatcher(query string) *Matcher {
+	c, d := norm.NFC.String(query), norm.NFD.String(query)
+	m := &Matcher{m: newMatcher(c)}
+	if d != c {
+		m.alt = newMatcher(d)
+	}
+	return m
+}
 
 // PageMayMatch is false only when p certainly has no hit: p is an
 // undecoded inline page whose raw text bytes rule the query out. Decoded
@@ -359,7 +372,7 @@ func (m *Matcher) PageMayMatch(p *Page) bool {
 	if p.Decoded || !p.hasElements {
 		return true
 	}
-	return !m.m.rulesOut(p)
+	return !m.m.rulesOut(p) || (m.alt != nil && !m.alt.rulesOut(p))
 }
 
 // Find returns the byte offsets of the first match in text at or after
@@ -368,7 +381,13 @@ func (m *Matcher) Find(text string, from int) (start, end int) {
 	if from < 0 || from > len(text) {
 		return -1, -1
 	}
-	return m.m.find(text, from)
+	start, end = m.m.find(text, from)
+	if m.alt != nil {
+		if s, e := m.alt.find(text, from); s >= 0 && (start < 0 || s < start) {
+			start, end = s, e
+		}
+	}
+	return start, end
 }
 
 // PageCopy decodes inline page i into a new Page and leaves d untouched,

@@ -212,9 +212,9 @@ func (v *officeScreen) onNotify(ev client.NotifyEvent) tea.Cmd {
 // visible is the rows the filter keeps, as indexes.
 func (v *officeScreen) visible() []int {
 	out := make([]int, 0, len(v.rows))
-	f := strings.ToLower(v.list.filter)
+	f := foldKey(v.list.filter)
 	for i, r := range v.rows {
-		if f == "" || strings.Contains(strings.ToLower(r.info.Name), f) {
+		if f == "" || strings.Contains(foldKey(r.info.Name), f) {
 			out = append(out, i)
 		}
 	}

@@ -362,12 +362,12 @@ func (v *remoteScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // applyFilter keeps the rows whose name has the filter in it (any case).
 func (v *remoteScreen) applyFilter() {
-	f := strings.ToLower(v.filter)
+	f := foldKey(v.filter)
 	v.rows = v.all
 	if f != "" {
 		v.rows = nil
 		for _, r := range v.all {
-			if strings.Contains(strings.ToLower(displayName(r.name)), f) {
+			if strings.Contains(foldKey(displayName(r.name)), f) {
 				v.rows = append(v.rows, r)
 			}
 		}

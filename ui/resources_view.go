@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,9 +34,15 @@ func haystack(r client.Resource) hayFields {
 		if len(s) > maxHayField {
 			s = s[:maxHayField]
 		}
-		return strings.ToLower(s)
+		return foldKey(s)
 	}
-	h := hayFields{name: c(r.Name), title: c(r.Title), fileType: c(r.Meta.FileType), desc: c(r.Description), uri: c(uriPath(r.URI))}
+	// The URI's path as its name reads (a served folder's file names
+	// are percent-encoded in it).
+	up := uriPath(r.URI)
+	if dec, err := url.PathUnescape(up); err == nil {
+		up = dec
+	}
+	h := hayFields{name: c(r.Name), title: c(r.Title), fileType: c(r.Meta.FileType), desc: c(r.Description), uri: c(up)}
 	for i, k := range r.Meta.Keywords {
 		if i >= 32 {
 			break
@@ -138,7 +145,7 @@ func (v *resourcesScreen) refilter() {
 			base = append(base, i)
 		}
 	}
-	q := strings.ToLower(strings.TrimSpace(v.list.filter))
+	q := foldKey(strings.TrimSpace(v.list.filter))
 	if q != v.applied {
 		// A new query starts at its best match; new pages or the
 		// scheme toggle keep the row the cursor is on.

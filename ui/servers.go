@@ -234,10 +234,10 @@ func (v *serversScreen) update(msg tea.Msg) (screen, tea.Cmd) {
 
 func (v *serversScreen) visible() []int {
 	rows := v.rows()
-	f := strings.ToLower(v.list.filter)
+	f := foldKey(v.list.filter)
 	out := make([]int, 0, len(rows))
 	for i, s := range rows {
-		if f == "" || strings.Contains(strings.ToLower(s.name()+" "+string(s.key())+" "+s.typ()), f) {
+		if f == "" || strings.Contains(foldKey(s.name()+" "+string(s.key())+" "+s.typ()), f) {
 			out = append(out, i)
 		}
 	}

@@ -61,10 +61,10 @@ func (v *serversScreen) loadSkills() tea.Cmd {
 // visibleSkills are the skills the filter keeps (name, source,
 // description, tags).
 func (v *serversScreen) visibleSkills() []int {
-	f := strings.ToLower(v.list.filter)
+	f := foldKey(v.list.filter)
 	out := make([]int, 0, len(v.sk.skills))
 	for i, s := range v.sk.skills {
-		if f == "" || strings.Contains(strings.ToLower(s.Name+" "+s.Source+" "+s.Description+" "+strings.Join(s.Tags, " ")), f) {
+		if f == "" || strings.Contains(foldKey(s.Name+" "+s.Source+" "+s.Description+" "+strings.Join(s.Tags, " ")), f) {
 			out = append(out, i)
 		}
 	}
