@@ -57,3 +57,13 @@ func TestSearch_FindsTextInTheOtherUnicodeForm(t *testing.T) {
 	s.waitFor(`2 matches for "café"`)
 	s.final()
 }
+
+// TestProfiles_PWithoutProfilesSaysSo: P where there is no profile to
+// switch to says why, instead of doing nothing.
+func TestProfiles_PWithoutProfilesSaysSo(t *testing.T) {
+	s := start80(t, testOptions(newFakeAgent(t)))
+	s.waitFor("build-box")
+	s.keys("P")
+	s.waitFor("no profiles to switch to")
+	s.final()
+}

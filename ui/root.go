@@ -474,6 +474,9 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openFinder()
 	case matches(msg, k.Profile) && m.overlay == nil && m.canSwitchProfile():
 		return m.openProfilePicker()
+	case matches(msg, k.Profile) && m.overlay == nil && e.opt.OpenTarget == "":
+		// Said, not silent: P is what the docs name for switching.
+		return e.info("no profiles to switch to: config.toml defines none (docs/config.md, Config file and profiles)")
 	case matches(msg, k.Command) && m.overlay == nil && m.canOpen():
 		return m.bar.open(m, promptMsg{mode: barCommand, validate: m.commandHint})
 	}

@@ -140,12 +140,9 @@ func (r *Result) ElementHashes() []Hash {
 // ComputeDelta is DeltaOf over two results.
 func ComputeDelta(old, new *Result) Delta { return DeltaOf(old.ElementHashes(), new.ElementHashes()) }
 
-// Diff compares old and new (both computed, ideally without Problems).
-// A changed table lists no cells; DiffTables does, given a TableGrid.
-func Diff(old, new *Result) *Changes { return DiffTables(old, new, nil) }
-
-// DiffTables is Diff, with each changed table's cells compared through
-// grid (nil: none are).
+// DiffTables compares old and new (both computed, ideally without
+// Problems), each changed table's cells compared through grid (nil: none
+// are, and a changed table lists no cells).
 func DiffTables(old, new *Result, grid TableGrid) *Changes {
 	c := &Changes{
 		OldDocHash: old.DocHash, NewDocHash: new.DocHash,
