@@ -210,7 +210,7 @@ func TestHistory_FailedOpenPutsTheHistoryBack(t *testing.T) {
 // A document reopened where it was left: the history's newest place is
 // that same place, and ctrl+o goes past it to the place before, at once.
 func TestHistory_RestoredPlaceIsNotAStep(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", stateHome(t))
 	b, err := json.Marshal(twoPageTableDoc())
 	if err != nil {
 		t.Fatal(err)

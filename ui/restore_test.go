@@ -27,6 +27,27 @@ func stateOptions(t *testing.T, opt Options) Options {
 	return opt
 }
 
+// stateHome is a test's XDG_STATE_HOME. A positions write a command
+// started may still be finishing when the program has ended (its temp
+// file and rename), so the folder is removed again until it is gone: a
+// t.TempDir failed the test now and then with "directory not empty".
+func stateHome(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "dpe-tui-state-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if err := os.RemoveAll(dir); err == nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	return dir
+}
+
 // quit presses q and waits for the program to end (the positions are
 // written before it does).
 func (s *session) quit() Model {
@@ -41,7 +62,7 @@ func (s *session) quit() Model {
 func TestRestore_ReopeningReturnsToThePlaceLeft(t *testing.T) {
 	for _, size := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			t.Setenv("XDG_STATE_HOME", stateHome(t))
 			path := filepath.Join(t.TempDir(), "handbook.docx")
 			saveAs(t, path, docxOf(t, handbookPages("Sign the log.")))
 			opt := stateOptions(t, openFileOptions(t, path, nil))
@@ -74,7 +95,7 @@ func TestRestore_ReopeningReturnsToThePlaceLeft(t *testing.T) {
 // shown and said "near where you left it"; with nothing left around it,
 // the page's top.
 func TestRestore_ChangedDocumentFindsTheElementByContentElseNearIt(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", stateHome(t))
 	path := filepath.Join(t.TempDir(), "doc.json")
 	write := func(texts ...string) {
 		var els []any
