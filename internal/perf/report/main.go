@@ -241,6 +241,25 @@ func runOne(dir string, startup, p1p bool) error {
 // from a copy in 64 KiB writes; ls computers on the demo: 64 and 53 MB).
 // A binary read back from disk is cached in readahead-sized pieces and
 // maps as the copy does: what a user's process costs.
+// binOrBuild is bin, or when it is "" a dpe-tui built from this tree in
+// a temporary folder that done removes (the single-figure runs, -p3 and
+// -pdf, take either).
+func binOrBuild(bin string) (_ string, done func(), _ error) {
+	if bin != "" {
+		return bin, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "dpe-perf-")
+	if err != nil {
+		return "", nil, err
+	}
+	bin = filepath.Join(dir, "dpe-tui")
+	if err := build(bin); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
 func build(bin string) error {
 	linked := bin + ".linked"
 	if out, err := exec.Command("go", "build", "-o", linked, "./cmd/dpe-tui").CombinedOutput(); err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -54,17 +53,11 @@ func p3Figures(n int, r p3Run) []figure {
 // runP3 is `report -p3 N`: P3 alone, runs times, each listing on a fresh
 // server, with the given binary or one built from this tree.
 func runP3(bin string, n, runs int) error {
-	if bin == "" {
-		dir, err := os.MkdirTemp("", "dpe-perf-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		bin = filepath.Join(dir, "dpe-tui")
-		if err := build(bin); err != nil {
-			return err
-		}
+	bin, done, err := binOrBuild(bin)
+	if err != nil {
+		return err
 	}
+	defer done()
 	for range max(runs, 1) {
 		r, err := listP3(bin, n)
 		if err != nil {

@@ -171,17 +171,11 @@ func copyMaybeGzip(src, dst string) error {
 // runPDF is `report -pdf` (scripts/bench --pdf-only): the PDF figures
 // alone, of bin or of a fresh build when bin is "".
 func runPDF(bin string) error {
-	if bin == "" {
-		dir, err := os.MkdirTemp("", "dpe-perf-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		bin = filepath.Join(dir, "dpe-tui")
-		if err := build(bin); err != nil {
-			return err
-		}
+	bin, done, err := binOrBuild(bin)
+	if err != nil {
+		return err
 	}
+	defer done()
 	fmt.Printf("%-5s %-8s %-18s %s\n", "", "ratio", "target", "measured")
 	for _, f := range measurePDF(bin) {
 		mark := "FAIL"
