@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -76,11 +77,13 @@ func startServe(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	logs := &syncBuffer{}
 	go func() {
-		done <- runContext(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), pw, io.Discard)
+		done <- runContext(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), pw, logs)
 		pw.Close()
 	}()
 	t.Cleanup(func() {
+		defer logTail(t, "serve "+strings.Join(args, " "), logs.String())
 		cancel()
 		select {
 		case code := <-done:
@@ -245,11 +248,12 @@ func TestMain(m *testing.M) {
 // persistence, in a temp dir; stop takes it away, start gives it back on
 // the same port.
 type redisProc struct {
-	t    *testing.T
-	bin  string
-	dir  string
-	port int
-	cmd  *exec.Cmd
+	t      *testing.T
+	bin    string
+	dir    string
+	port   int
+	cmd    *exec.Cmd
+	exited chan error // cmd's Wait result, put back by whoever reads it
 }
 
 func startRedis(t *testing.T) *redisProc {
@@ -282,30 +286,103 @@ func (r *redisProc) start() {
 	if err := r.cmd.Start(); err != nil {
 		r.t.Fatalf("redis-server: %v", err)
 	}
+	exited := make(chan error, 1)
+	cmd := r.cmd
+	go func() { exited <- cmd.Wait() }()
+	r.exited = exited
+	// The port was free when startRedis chose it; on a restart another
+	// process may hold it by now (the suite binds ports all the time), so
+	// "something answers" is not enough: the answer must come from the
+	// redis-server just started.
+	addr := fmt.Sprintf("127.0.0.1:%d", r.port)
 	waitFor(r.t, "redis-server listening", func() bool {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", r.port), 200*time.Millisecond)
-		if err == nil {
-			_ = c.Close()
+		select {
+		case err := <-exited:
+			exited <- err
+			r.t.Fatalf("redis-server on %s exited at once (%v): the port is taken", addr, err)
+		default:
+		}
+		pid, err := redisPID(addr)
+		if err == nil && pid != cmd.Process.Pid {
+			r.t.Fatalf("%s is answered by redis process %d, not by the one just started (%d)", addr, pid, cmd.Process.Pid)
 		}
 		return err == nil
 	})
 }
 
+// redisPID asks the Redis server at addr for its process id (INFO server).
+func redisPID(addr string) (int, error) {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.WriteString(c, "*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n"); err != nil {
+		return 0, err
+	}
+	br := bufio.NewReader(c)
+	head, err := br.ReadString('\n')
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "$")))
+	if !strings.HasPrefix(head, "$") || err != nil || n <= 0 || n > 1<<20 {
+		return 0, fmt.Errorf("INFO answer %q is not a bulk string", head)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "process_id:"); ok {
+			return strconv.Atoi(v)
+		}
+	}
+	return 0, errors.New("INFO server has no process_id")
+}
+
 func (r *redisProc) stop() {
 	if r.cmd != nil {
 		_ = r.cmd.Process.Kill()
-		_ = r.cmd.Wait()
+		err := <-r.exited
+		r.exited <- err
 		r.cmd = nil
 	}
+}
+
+// logTail logs the end of a serve node's log when the test failed: what a
+// node saw is most of what explains a cluster test's failure.
+func logTail(t *testing.T, who, log string) {
+	if !t.Failed() {
+		return
+	}
+	const most = 16 << 10
+	if len(log) > most {
+		log = "…" + log[len(log)-most:]
+	}
+	t.Logf("log of %s:\n%s", who, log)
 }
 
 // waitFor polls cond; the bound is a deadlock guard, not a timing assertion.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
+	waitForWithin(t, what, 0, cond)
+}
+
+// waitForWithin is waitFor giving up after most (when not zero) if the
+// test's deadline is later, so that a condition that will never hold fails
+// with what was seen instead of running into the binary's timeout.
+func waitForWithin(t *testing.T, what string, most time.Duration, cond func() bool) {
+	t.Helper()
+	start := time.Now()
 	deadline := testbudget.Until(t, 20*time.Second)
+	if most > 0 && time.Until(deadline) > most {
+		deadline = time.Now().Add(most)
+	}
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not by the test's deadline", what)
+			t.Fatalf("%s: not within %s", what, time.Since(start).Round(time.Second))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -321,11 +398,16 @@ func startChildServe(t *testing.T, args ...string) (string, *exec.Cmd) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	logs := &syncBuffer{}
+	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		logTail(t, "child serve "+strings.Join(args, " "), logs.String())
+	})
 	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -458,7 +540,9 @@ func TestServe_RedisTwoNodes(t *testing.T) {
 			t.Logf("last ls computers on node 3: %s", last)
 		}
 	}()
-	waitFor(t, "node 3 lists node 1's computer after the outage", func() bool {
+	// Node 1 registers again within a heartbeat (a third of the TTL) of
+	// Redis's return; two minutes is a deadlock guard, not a timing claim.
+	waitForWithin(t, "node 3 lists node 1's computer after the outage", 2*time.Minute, func() bool {
 		code, names, errOut := lsComputers(t, url3)
 		last = fmt.Sprintf("exit %d %v %s", code, names, errOut)
 		return code == 0 && slices.Equal(names, []string{"alpha"})
