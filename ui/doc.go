@@ -37,7 +37,8 @@ type documentScreen struct {
 	page  int
 	sel   int
 	yoff  int
-	// h is the content height the last View used (keys scroll by it).
+	// h is the content height the layout (arrange) gave the page: keys
+	// scroll by it.
 	h int
 
 	cache blockCache

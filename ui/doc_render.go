@@ -443,7 +443,6 @@ func (d *documentScreen) onClick(msg tea.MouseClickMsg) tea.Cmd {
 func (d *documentScreen) contentView(w, h int) []string {
 	e := d.e
 	st := e.st
-	d.h = h - 1
 	if len(d.pages) == 0 {
 		return box([]string{"", " " + st.dim.Render("this document has no pages")}, w, h)
 	}
@@ -489,11 +488,9 @@ func (d *documentScreen) contentView(w, h int) []string {
 		}
 		return box(append(lines, "", " "+e.spin.View()+" "+what+" page "+strconv.Itoa(d.page+1)+"… (esc cancels)"), w, h)
 	}
-	d.ensureBlocks(w)
 	if len(d.cache.blocks) == 0 {
 		return box(append(lines, "", st.dim.Render(" (this page has no elements)")), w, h)
 	}
-	d.clampScroll()
 	selB := d.blockOf(d.sel)
 	b := d.blockAt(d.yoff)
 	y := d.yoff
@@ -547,6 +544,24 @@ func (d *documentScreen) contentView(w, h int) []string {
 		}
 	}
 	return padLines(lines, h)
+}
+
+// arrange lays the document out for a body of w×h, in Update (the root
+// calls it after every one): the content height the keys scroll by, the
+// shown page's blocks at the content width, and the scroll and the
+// sidebar's list kept in range. View only reads what it leaves.
+func (d *documentScreen) arrange(w, h int) {
+	sw, cw := d.layout(w)
+	d.h = h - 1
+	if len(d.pages) > 0 && d.pages[d.page].loaded() {
+		d.ensureBlocks(cw)
+		if len(d.cache.blocks) > 0 {
+			d.clampScroll()
+		}
+	}
+	if sw > 0 {
+		d.arrangeSide(h)
+	}
 }
 
 func (d *documentScreen) View(w, h int) []string {

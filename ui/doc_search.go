@@ -427,7 +427,6 @@ func (v *hitList) View(w, h int) []string {
 		head += fmt.Sprintf(" so far (searched %d/%s)", d.search.scanned, counted(len(d.pages), "page", "pages"))
 	}
 	out := []string{st.title.Render(clip(head, w))}
-	v.list.clamp(len(hits), h-1)
 	for i := v.list.top; i < len(hits) && len(out) < h; i++ {
 		x := hits[i]
 		where := fmt.Sprintf("p%-4d e%-4d", x.page+1, x.el+1)
@@ -445,6 +444,10 @@ func (v *hitList) View(w, h int) []string {
 	}
 	return out
 }
+
+// arrange keeps the cursor in view of the rows under the title, in
+// Update (hits keep arriving while the search runs): View only reads.
+func (v *hitList) arrange(_, h int) { v.list.clamp(len(v.d.search.hits), h-1) }
 
 func (v *hitList) Keys() screenKeys {
 	k := v.e.keys

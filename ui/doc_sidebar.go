@@ -60,26 +60,39 @@ func (d *documentScreen) openSideEntry(e sideEntry) tea.Cmd {
 	return nil
 }
 
-func (d *documentScreen) sidebarView(w, h int) []string {
-	st := d.e.st
-	es := d.sideEntries()
-	lines := []string{st.sideTitle.Render(clip(fmt.Sprintf(" PAGES %d", len(d.pages)), w))}
-	cur := d.side.cur
-	if !d.sideFocus {
-		cur = d.sidebarIndexOfPage(d.page)
-		// follow the current section in the outline
-		for i, e := range es {
-			if e.page == d.page && e.outline >= 0 && d.pages[e.page].outline[e.outline].el <= d.sel {
-				cur = i
-			}
+// sideCur is the sidebar's current row: the cursor while it has the
+// focus, else the shown page's row, or the outline section the selection
+// is in.
+func (d *documentScreen) sideCur(es []sideEntry) int {
+	if d.sideFocus {
+		return d.side.cur
+	}
+	cur := d.sidebarIndexOfPage(d.page)
+	for i, e := range es {
+		if e.page == d.page && e.outline >= 0 && d.pages[e.page].outline[e.outline].el <= d.sel {
+			cur = i
 		}
 	}
-	l := scroller{cur: cur, top: d.side.top}
+	return cur
+}
+
+// arrangeSide keeps the sidebar's current row in view of its h-1 rows
+// (under its title), in Update.
+func (d *documentScreen) arrangeSide(h int) {
+	es := d.sideEntries()
+	l := scroller{cur: d.sideCur(es), top: d.side.top}
 	l.clamp(len(es), h-1)
 	d.side.top = l.top
 	if d.sideFocus {
 		d.side.cur = l.cur
 	}
+}
+
+func (d *documentScreen) sidebarView(w, h int) []string {
+	st := d.e.st
+	es := d.sideEntries()
+	lines := []string{st.sideTitle.Render(clip(fmt.Sprintf(" PAGES %d", len(d.pages)), w))}
+	l := scroller{cur: d.sideCur(es), top: d.side.top}
 	for i := l.top; i < len(es) && len(lines) < h; i++ {
 		e := es[i]
 		pu := d.pages[e.page]

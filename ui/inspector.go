@@ -157,9 +157,19 @@ func metaStrings(el *dpe.Element, k string) []string {
 }
 
 func (v *inspector) lines(w int) []string {
-	if v.cache != nil && v.w == w && v.gen == v.e.themeGen {
-		return v.cache
+	if !v.cached(w) {
+		v.cache, v.links = v.build(w)
+		v.w, v.gen = w, v.e.themeGen
 	}
+	return v.cache
+}
+
+// cached: the lines made last are those for width w and the theme.
+func (v *inspector) cached(w int) bool { return v.cache != nil && v.w == w && v.gen == v.e.themeGen }
+
+// build makes the inspector's lines for width w, and the lines that link
+// to another element.
+func (v *inspector) build(w int) ([]string, map[int]elemRef) {
 	st := v.e.st
 	el := v.el
 	var out []string
@@ -289,8 +299,7 @@ func (v *inspector) lines(w int) []string {
 	}
 	section("Raw JSON")
 	out = append(out, render.JSON(el.Raw, w-2, render.NewTheme(v.e.theme), nil)...)
-	v.cache, v.links, v.w, v.gen = out, links, w, v.e.themeGen
-	return out
+	return out, links
 }
 
 // coordinatesText shows ele_metadata.coordinates as a box: the points,
@@ -337,9 +346,15 @@ func coordinatesText(el *dpe.Element) string {
 	return out
 }
 
+// arrange makes the lines for the body's width and keeps the cursor in
+// view, in Update: View only reads.
+func (v *inspector) arrange(w, h int) { v.list.clamp(len(v.lines(w)), h) }
+
 func (v *inspector) View(w, h int) []string {
-	lines := v.lines(w)
-	v.list.clamp(len(lines), h)
+	lines := v.cache
+	if !v.cached(w) {
+		lines, _ = v.build(w) // not arranged at this size: made, not kept
+	}
 	out := make([]string, 0, h)
 	for i := v.list.top; i < len(lines) && len(out) < h; i++ {
 		l := lines[i]

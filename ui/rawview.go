@@ -152,19 +152,29 @@ func documentJSON(d *documentScreen) []byte {
 	return b
 }
 
-// lines is the view's lines, whole (the view cuts them to the window).
+// cacheKey is what the lines are made from: the scope, the theme, the
+// element and the folds.
+func (v *rawOverlay) cacheKey() string {
+	return fmt.Sprintf("%d/%d/%d/%d/%d", v.scope, v.e.themeGen, v.d.page, v.d.sel, v.foldGen)
+}
+
+// build makes the view's lines.
+func (v *rawOverlay) build() []render.JSONLine {
+	raw := v.rawBytes()
+	if len(raw) == 0 {
+		return []render.JSONLine{{Text: v.e.st.dim.Render(fmt.Sprintf("no raw JSON for this %s", v.scope))}}
+	}
+	return render.JSONView(raw, rawLineCells, render.NewTheme(v.e.theme), v.folded, render.Limits{})
+}
+
+// lines is the view's lines, whole (the view cuts them to the window),
+// made again when what they show changed, and the search's hits on them.
 func (v *rawOverlay) lines() []render.JSONLine {
-	key := fmt.Sprintf("%d/%d/%d/%d/%d", v.scope, v.e.themeGen, v.d.page, v.d.sel, v.foldGen)
+	key := v.cacheKey()
 	if v.cache != nil && v.key == key {
 		return v.cache
 	}
-	raw := v.rawBytes()
-	v.key = key
-	if len(raw) == 0 {
-		v.cache = []render.JSONLine{{Text: v.e.st.dim.Render(fmt.Sprintf("no raw JSON for this %s", v.scope))}}
-	} else {
-		v.cache = render.JSONView(raw, rawLineCells, render.NewTheme(v.e.theme), v.folded, render.Limits{})
-	}
+	v.cache, v.key = v.build(), key
 	v.plain = make([]string, len(v.cache))
 	v.widest = 0
 	for i, l := range v.cache {
@@ -389,11 +399,12 @@ func (v *rawOverlay) View(w, h int) []string {
 		title += fmt.Sprintf("  · col %d", v.xoff+1)
 	}
 	title += "  · tab element/page/document"
-	lines := v.lines()
-	v.list.clamp(len(lines), h-1)
+	lines, hits := v.cache, v.search.hits
+	if v.cache == nil || v.key != v.cacheKey() {
+		lines, hits = v.build(), nil // not arranged since it changed: made, not kept
+	}
 	out := []string{v.e.st.title.Render(clip(title, w))}
 	avail := max(1, w-gutterW)
-	hits := v.search.hits
 	// the first hit at or after the top line
 	hi := sort.Search(len(hits), func(i int) bool { return hits[i].line >= v.list.top })
 	for i := v.list.top; i < len(lines) && len(out) < h; i++ {
@@ -417,6 +428,11 @@ func (v *rawOverlay) View(w, h int) []string {
 	}
 	return out
 }
+
+// arrange makes the lines (and finds the search's hits on them) for what
+// is shown now and keeps the cursor in view under the title, in Update:
+// View only reads.
+func (v *rawOverlay) arrange(_, h int) { v.list.clamp(len(v.lines()), h-1) }
 
 // cutCells is cells [x, x+w) of a styled line, with … where it goes on
 // to the left or the right.

@@ -79,8 +79,9 @@ func (s *scroller) wheel(up bool, n, h int) {
 }
 
 // window is the visible part of lines, as exactly h lines of at most w
-// cells.
-func (s *scroller) window(lines []string, w, h int) []string {
+// cells. It only reads: the scroller is clamped on a copy (its owner
+// clamps its own in its layout, in Update, so keys move what is drawn).
+func (s scroller) window(lines []string, w, h int) []string {
 	s.clamp(len(lines), h)
 	return box(lines[min(s.top, len(lines)):], w, h)
 }
@@ -110,11 +111,18 @@ func newLineView(e *env, crumb string, mk func(w int) []string) *lineView {
 }
 
 func (v *lineView) lines(w int) []string {
-	if v.cache == nil || v.w != w || v.gen != v.e.themeGen {
+	if !v.cached(w) {
 		v.cache, v.w, v.gen = v.make(w), w, v.e.themeGen
 	}
 	return v.cache
 }
+
+// cached: the lines made last are those for width w and the theme.
+func (v *lineView) cached(w int) bool { return v.cache != nil && v.w == w && v.gen == v.e.themeGen }
+
+// arrange makes the lines for the body's width and keeps the scroll in
+// range, in Update: View only reads.
+func (v *lineView) arrange(w, h int) { v.sc.clamp(len(v.lines(w)), h) }
 
 func (v *lineView) Update(msg tea.Msg) (screen, tea.Cmd) {
 	k := v.e.keys
@@ -135,7 +143,13 @@ func (v *lineView) Update(msg tea.Msg) (screen, tea.Cmd) {
 	return v, nil
 }
 
-func (v *lineView) View(w, h int) []string { return v.sc.window(v.lines(w), w, h) }
+func (v *lineView) View(w, h int) []string {
+	lines := v.cache
+	if !v.cached(w) {
+		lines = v.make(w) // not arranged at this size: made, not kept
+	}
+	return v.sc.window(lines, w, h)
+}
 
 func (v *lineView) Keys() screenKeys {
 	k := v.e.keys

@@ -177,17 +177,6 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("before: …%s…\nafter:  …%s…", a[from:min(len(a), i+120)], b[from:min(len(b), i+120)])
 }
 
-// notYetPure are the screens whose View still changes their own state,
-// each with what it changes; their files are being reworked elsewhere.
-// The test fails when one of them becomes pure, so the list only shrinks.
-var notYetPure = map[string]string{
-	"*ui.documentScreen": "doc_render.go View sets d.h and d.w, fills the line caches and clamps the scroll (clampScroll); doc_sidebar.go clamps the sidebar's list",
-	"*ui.lineView":       "scroller.go: lines() caches the wrapped lines and window clamps the scroller (the error detail and the table cell view)",
-	"*ui.rawOverlay":     "rawview.go View clamps its list (and caches the JSON lines)",
-	"*ui.inspector":      "inspector.go View clamps its list",
-	"*ui.hitList":        "doc_search.go View clamps its list",
-}
-
 // viewParts fingerprints the model by part: the env, the root's own
 // fields, and each screen apart (named by its place and type).
 func viewParts(m *model) map[string]string {
@@ -212,26 +201,19 @@ func viewParts(m *model) map[string]string {
 }
 
 // viewOnlyReads fails the test when drawing m changes it: View twice,
-// the state before and after must be the same (but for the screens of
-// notYetPure, which impure records), and so must the frames.
-func viewOnlyReads(t *testing.T, name string, m *model, impure map[string]bool) {
+// the state before and after must be the same, and so must the frames.
+func viewOnlyReads(t *testing.T, name string, m *model) {
 	t.Helper()
 	before := viewParts(m)
 	f1 := m.view().Content
 	f2 := m.view().Content
 	after := viewParts(m)
 	for part, fp := range before {
-		if after[part] == fp {
-			continue
+		if after[part] != fp {
+			t.Errorf("%s: View changed %s:\n%s", name, part, firstDiff(fp, after[part]))
 		}
-		typ := part[strings.LastIndexByte(part, ' ')+1:]
-		if _, known := notYetPure[typ]; known {
-			impure[typ] = true
-			continue
-		}
-		t.Errorf("%s: View changed %s:\n%s", name, part, firstDiff(fp, after[part]))
 	}
-	if f1 != f2 && len(impure) == 0 {
+	if f1 != f2 {
 		t.Errorf("%s: two Views of one state differ", name)
 	}
 }
@@ -249,13 +231,12 @@ func typeInto(t *testing.T, m *model, text string) {
 // changes nothing: layout (clamps, heights, caches) is Update's.
 func TestView_OnlyReads(t *testing.T) {
 	resizes := [][2]int{{80, 24}, {60, 7}, {120, 40}, {40, 5}}
-	impure := map[string]bool{}
 	check := func(t *testing.T, name string, m *model) {
 		t.Helper()
-		viewOnlyReads(t, name, m, impure)
+		viewOnlyReads(t, name, m)
 		for _, sz := range resizes {
 			run(t, m, m.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]}))
-			viewOnlyReads(t, fmt.Sprintf("%s at %dx%d", name, sz[0], sz[1]), m, impure)
+			viewOnlyReads(t, fmt.Sprintf("%s at %dx%d", name, sz[0], sz[1]), m)
 		}
 		run(t, m, m.update(tea.WindowSizeMsg{Width: 80, Height: 24}))
 	}
@@ -317,11 +298,6 @@ func TestView_OnlyReads(t *testing.T) {
 				check(t, fmt.Sprintf("%s %d %v", sc.name, i, keys), m)
 			}
 		})
-	}
-	for typ, why := range notYetPure {
-		if !impure[typ] {
-			t.Errorf("%s no longer changes in View: take it off notYetPure (%s)", typ, why)
-		}
 	}
 }
 
