@@ -36,13 +36,10 @@ type documentScreen struct {
 	pages []pageUI
 	page  int
 	sel   int
-	yoff  int
-	// h is the content height the layout (arrange) gave the page: keys
-	// scroll by it.
-	h int
+	// pageLayout places the shown page's lines (doc_layout.go).
+	pageLayout
 
-	cache blockCache
-	tv    map[int]render.TableView
+	tv map[int]render.TableView
 	// cell is the selected table cell per table element (B3: l/h move
 	// by column, enter shows the cell and its row).
 	cell map[int]cellPos

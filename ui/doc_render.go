@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -13,17 +12,6 @@ import (
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/render"
 )
-
-type blockCache struct {
-	valid   bool
-	page    int
-	width   int
-	gen     int
-	blocks  []render.Block
-	offs    []int
-	total   int
-	tvState map[int]render.TableView
-}
 
 const gutterW = 2
 
@@ -72,18 +60,7 @@ func (d *documentScreen) ensureBlocks(cw int) {
 			base[i].Lines = strings.Split(e.renderer.Table(p.Elements[idx], w, tv), "\n")
 		}
 	}
-	c.blocks = base
-	// One blank line separates blocks (it belongs to no element), except
-	// between list items: a list reads as one list.
-	c.offs = make([]int, len(base)+1)
-	for i, b := range base {
-		gap := 1
-		if i == len(base)-1 || isListItem(p, b.ElementIndex) && i+1 < len(base) && isListItem(p, base[i+1].ElementIndex) {
-			gap = 0
-		}
-		c.offs[i+1] = c.offs[i] + len(b.Lines) + gap
-	}
-	c.total = c.offs[len(base)]
+	d.place(base, func(a, b int) bool { return isListItem(p, a) && isListItem(p, b) })
 	c.valid, c.page, c.width, c.gen = true, d.page, w, e.themeGen
 	c.tvState = tvs
 }
@@ -145,27 +122,6 @@ func sameTV(a, b map[int]render.TableView) bool {
 	return true
 }
 
-// blockOf returns the block index showing element el (blocks may skip
-// elements that render to nothing).
-func (d *documentScreen) blockOf(el int) int {
-	bs := d.cache.blocks
-	i := sort.Search(len(bs), func(i int) bool { return bs[i].ElementIndex >= el })
-	if i >= len(bs) {
-		return len(bs) - 1
-	}
-	return i
-}
-
-// blockAt returns the block containing line y.
-func (d *documentScreen) blockAt(y int) int {
-	offs := d.cache.offs
-	if len(offs) < 2 {
-		return -1
-	}
-	i := sort.Search(len(offs)-1, func(i int) bool { return offs[i+1] > y })
-	return min(i, len(offs)-2)
-}
-
 // keptHeader is what a table block b whose line li is at the top of the
 // screen shows over its own lines there: its header rows, kept on screen
 // once the table is scrolled past its top (nil for other blocks).
@@ -185,31 +141,10 @@ func (d *documentScreen) keptHeader(b, li int) []string {
 	return sticky
 }
 
-func (d *documentScreen) clampScroll() {
-	d.yoff = max(0, min(d.yoff, d.cache.total-d.h))
-}
-
 // reveal scrolls so the selected element is visible; preferTop shows the
 // top of a tall element, otherwise its bottom (when moving up).
 func (d *documentScreen) reveal(preferTop bool) {
-	b := d.blockOf(d.sel)
-	if b < 0 {
-		return
-	}
-	top, bot := d.cache.offs[b], d.cache.offs[b+1]
-	switch {
-	case top < d.yoff && (preferTop || bot-top <= d.h):
-		d.yoff = top
-	case top < d.yoff:
-		d.yoff = max(top, bot-d.h)
-	case bot > d.yoff+d.h:
-		if bot-top <= d.h {
-			d.yoff = bot - d.h
-		} else if preferTop {
-			d.yoff = top
-		}
-	}
-	d.clampScroll()
+	d.revealBlock(d.blockOf(d.sel), preferTop)
 }
 
 func (d *documentScreen) selectBlock(b int) {
@@ -224,8 +159,7 @@ func (d *documentScreen) navKey(msg tea.KeyPressMsg) bool {
 	k := d.e.keys
 	nb := len(d.cache.blocks)
 	page := func(step int) {
-		d.yoff += step
-		d.clampScroll()
+		d.scrollBy(step)
 		d.selectBlock(d.blockAt(d.yoff))
 	}
 	switch {
@@ -236,8 +170,7 @@ func (d *documentScreen) navKey(msg tea.KeyPressMsg) bool {
 		b := d.blockOf(d.sel)
 		switch {
 		case d.cache.offs[b+1] > d.yoff+d.h:
-			d.yoff++ // inside a tall element: scroll it line by line
-			d.clampScroll()
+			d.scrollBy(1) // inside a tall element: scroll it line by line
 		case b+1 < nb:
 			d.selectBlock(b + 1)
 			d.reveal(true)
@@ -253,8 +186,7 @@ func (d *documentScreen) navKey(msg tea.KeyPressMsg) bool {
 		b := d.blockOf(d.sel)
 		switch {
 		case d.cache.offs[b] < d.yoff:
-			d.yoff--
-			d.clampScroll()
+			d.scrollBy(-1)
 		case b > 0:
 			d.selectBlock(b - 1)
 			d.reveal(false)
@@ -408,11 +340,10 @@ func (d *documentScreen) onWheel(msg tea.MouseWheelMsg) {
 		return
 	}
 	if up {
-		d.yoff -= 3
+		d.scrollBy(-3)
 	} else {
-		d.yoff += 3
+		d.scrollBy(3)
 	}
-	d.clampScroll()
 	d.selectBlock(d.blockAt(d.yoff))
 }
 
