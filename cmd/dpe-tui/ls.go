@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -310,17 +309,7 @@ func runLs(ctx context.Context, f *lsFlags, what string, stdout, stderr io.Write
 // agent's CPU on a 100,000-resource listing. The limit bounds what the
 // larger target may cost when pages are large. A GOGC or GOMEMLIMIT the
 // user set is left alone.
-func listingGC() (restore func()) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	pct := debug.SetGCPercent(400)
-	limit := debug.SetMemoryLimit(256 << 20)
-	return func() {
-		debug.SetGCPercent(pct)
-		debug.SetMemoryLimit(limit)
-	}
-}
+func listingGC() (restore func()) { return gcTarget(400, 256<<20) }
 
 // lsStatus counts what a listing did, for its exit status; empty counts
 // the computers that have no MCP servers at all.

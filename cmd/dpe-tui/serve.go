@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -120,6 +122,7 @@ func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr
 		log.Warn(w, "addr", opt.Addr)
 	}
 
+	defer gcTarget(serveGCPercent, 0)()
 	st, err := stack.Start(ctx, opt)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -134,6 +137,35 @@ func runServe(ctx context.Context, f *serveFlags, g *globalFlags, stdout, stderr
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "dpe-tui serve: shutting down")
 	return nil
+}
+
+// serveGCPercent is serve's GOGC. A server's heap is mostly what it holds
+// for its whole life (the library's sources, their listing JSON, the
+// computers' indexes: some 160 MB for 100,000 resources), and a listing
+// allocates some 5 KB per resource on its way through server, computer
+// and MCP server; at the default GOGC=100 the collector marks that whole
+// live heap again every 300 pages or so, a third of serve's CPU on a
+// 100,000-resource listing (docs/performance.md, P3). At 200 the heap may
+// grow to three times what is live before a collection, and collections
+// are half as many.
+const serveGCPercent = 200
+
+// gcTarget sets GOGC to pct and, when limit > 0, the soft memory limit to
+// limit bytes, and returns the function that restores what it changed; a
+// GOGC or GOMEMLIMIT the user set is left alone (nothing is changed).
+func gcTarget(pct int, limit int64) (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	oldPct := debug.SetGCPercent(pct)
+	if limit <= 0 {
+		return func() { debug.SetGCPercent(oldPct) }
+	}
+	oldLimit := debug.SetMemoryLimit(limit)
+	return func() {
+		debug.SetGCPercent(oldPct)
+		debug.SetMemoryLimit(oldLimit)
+	}
 }
 
 // checkSideVersion refuses an --a2c-version our server and computers do
