@@ -78,12 +78,20 @@ func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case matches(msg, k.LastCol):
 		cp.col = max(0, info.Cols-1)
 	case matches(msg, k.Widen):
-		if tv.WideCol != cp.col+1 {
-			tv.ColWidthBonus = 0 // the bonus belongs to one column
+		wide := tv
+		if wide.WideCol != cp.col+1 {
+			wide.ColWidthBonus = 0 // the bonus belongs to one column
 		}
-		tv.ColWidthBonus += 8
-		tv.WideCol = cp.col + 1
+		wide.ColWidthBonus += 8
+		wide.WideCol = cp.col + 1
+		if d.looksSame(el, tv, wide, cp) {
+			return e.info(widthUnchanged(info, fmt.Sprintf("column %d shows whole", cp.col+1), "w widens a column cut to fit")), true
+		}
+		tv = wide
 	case matches(msg, k.Narrow):
+		if tv.ColWidthBonus == 0 {
+			return e.info(widthUnchanged(info, "no column is widened", "W narrows a column w widened")), true
+		}
 		tv.ColWidthBonus = max(0, tv.ColWidthBonus-8)
 		if tv.ColWidthBonus == 0 {
 			tv.WideCol = 0
@@ -99,6 +107,24 @@ func (d *documentScreen) tableKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	d.tv[d.sel] = tv
 	d.scrollToCell(d.sel)
 	return nil, true
+}
+
+// looksSame: table el with its cell cursor at cp draws the same in view
+// a as in view b (a width key that would change nothing on screen).
+func (d *documentScreen) looksSame(el *dpe.Element, a, b render.TableView, cp cellPos) bool {
+	w := d.tableWidth()
+	a.Cursor, a.Row, a.Col = true, cp.row, cp.col
+	b.Cursor, b.Row, b.Col = true, cp.row, cp.col
+	return d.e.renderer.Table(el, w, a) == d.e.renderer.Table(el, w, b)
+}
+
+// widthUnchanged says why a width key did nothing on a table: it fits
+// (every column whole), or else why; then what the key is for.
+func widthUnchanged(info render.TableInfo, why, what string) string {
+	if !info.Squeezed && !info.Clipped {
+		why = "this table fits: every column shows whole"
+	}
+	return why + " · " + what
 }
 
 // scrollToCell scrolls table el so its selected cell's column is shown
