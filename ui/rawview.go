@@ -158,13 +158,13 @@ func (v *rawOverlay) cacheKey() string {
 	return fmt.Sprintf("%d/%d/%d/%d/%d", v.scope, v.e.themeGen, v.d.page, v.d.sel, v.foldGen)
 }
 
-// build makes the view's lines.
-func (v *rawOverlay) build() []render.JSONLine {
+// build makes the view's lines with the given folds closed.
+func (v *rawOverlay) build(folded map[string]bool) []render.JSONLine {
 	raw := v.rawBytes()
 	if len(raw) == 0 {
 		return []render.JSONLine{{Text: v.e.st.dim.Render(fmt.Sprintf("no raw JSON for this %s", v.scope))}}
 	}
-	return render.JSONView(raw, rawLineCells, render.NewTheme(v.e.theme), v.folded, render.Limits{})
+	return render.JSONView(raw, rawLineCells, render.NewTheme(v.e.theme), folded, render.Limits{})
 }
 
 // lines is the view's lines, whole (the view cuts them to the window),
@@ -174,7 +174,7 @@ func (v *rawOverlay) lines() []render.JSONLine {
 	if v.cache != nil && v.key == key {
 		return v.cache
 	}
-	v.cache, v.key = v.build(), key
+	v.cache, v.key = v.build(v.folded), key
 	v.plain = make([]string, len(v.cache))
 	v.widest = 0
 	for i, l := range v.cache {
@@ -197,23 +197,79 @@ func (v *rawOverlay) findHits() {
 	if s.cur >= 0 && s.cur < len(s.hits) {
 		prevLine = s.hits[s.cur].line
 	}
-	m := dpe.NewMatcher(s.query)
 	s.hits, s.cur = s.hits[:0], -1
-	for i, t := range v.plain {
-		for from := 0; len(s.hits) < maxHits; {
+	rawMatches(v.plain, s.query, func(i, a, b int) {
+		t := v.plain[i]
+		s.hits = append(s.hits, rawHit{line: i, start: ansi.StringWidth(t[:a]), end: ansi.StringWidth(t[:b])})
+	})
+	if prevLine >= 0 && prevLine < len(v.plain) {
+		// The last hit on the line the current one was on, or before it;
+		// none there: the last on the first line with any.
+		line := prevLine
+		if len(s.hits) > 0 && s.hits[0].line > line {
+			line = s.hits[0].line
+		}
+		s.cur = sort.Search(len(s.hits), func(i int) bool { return s.hits[i].line > line }) - 1
+	}
+	if s.cur < 0 && len(s.hits) > 0 {
+		s.cur = 0
+	}
+}
+
+// rawMatches calls hit for each match of q on the lines, in order: its
+// line and byte range; at most maxHits.
+func rawMatches(lines []string, q string, hit func(line, a, b int)) {
+	m := dpe.NewMatcher(q)
+	n := 0
+	for i, t := range lines {
+		for from := 0; n < maxHits; {
 			a, b := m.Find(t, from)
 			if a < 0 || b <= a {
 				break
 			}
-			s.hits = append(s.hits, rawHit{line: i, start: ansi.StringWidth(t[:a]), end: ansi.StringWidth(t[:b])})
+			hit(i, a, b)
+			n++
 			from = b
 		}
-		if s.cur < 0 && prevLine >= 0 && i >= prevLine && len(s.hits) > 0 {
-			s.cur = len(s.hits) - 1
-		}
 	}
-	if s.cur < 0 && len(s.hits) > 0 {
-		s.cur = 0
+}
+
+// searchScope is what the raw view's / searches, as the prompt and the
+// status say it.
+func (v *rawOverlay) searchScope() string {
+	return fmt.Sprintf("in the keys and values of the %s's raw JSON", v.scope)
+}
+
+// countText is n matches, "+" when the count stopped at maxHits.
+func countText(n int) string {
+	if n >= maxHits {
+		return counted(n, "match", "matches") + "+"
+	}
+	return counted(n, "match", "matches")
+}
+
+// searchHint is the search prompt's live hint: what / searches here and
+// how many matches what is typed has there. It counts on the lines with
+// every fold open, as the search opens them; they are made at the first
+// letter typed and kept by the prompt, not the view.
+func (v *rawOverlay) searchHint() func(string) (string, bool) {
+	var plain []string
+	return func(q string) (string, bool) {
+		// Short: the prompt keeps most of an 80-column line for what is
+		// typed, and the title names the scope.
+		if q == "" {
+			return "searches JSON keys and values", true
+		}
+		if plain == nil {
+			lines := v.build(nil)
+			plain = make([]string, len(lines))
+			for i, l := range lines {
+				plain[i] = ansi.Strip(l.Text)
+			}
+		}
+		n := 0
+		rawMatches(plain, q, func(int, int, int) { n++ })
+		return countText(n) + " in keys and values", n > 0
 	}
 }
 
@@ -278,7 +334,7 @@ func (v *rawOverlay) onSearch(q string, h int) tea.Cmd {
 	v.findHits()
 	s := &v.search
 	if len(s.hits) == 0 {
-		return v.e.info(fmt.Sprintf("no match for %q in the raw JSON", sanitizeLine(q)))
+		return v.e.info(fmt.Sprintf("no match for %q %s", sanitizeLine(q), v.searchScope()))
 	}
 	// The first hit at or after the cursor, as less starts from the top
 	// of the screen.
@@ -290,12 +346,8 @@ func (v *rawOverlay) onSearch(q string, h int) tea.Cmd {
 		}
 	}
 	v.showHit(h)
-	more := ""
-	if len(s.hits) >= maxHits {
-		more = "+"
-	}
-	return v.e.setStatus(statusOK, fmt.Sprintf("%s%s for %q · %s/%s move", counted(len(s.hits), "match", "matches"), more,
-		sanitizeLine(q), v.e.keys.NextHit.Help().Key, v.e.keys.PrevHit.Help().Key))
+	return v.e.setStatus(statusOK, fmt.Sprintf("%s for %q %s · %s/%s move", countText(len(s.hits)),
+		sanitizeLine(q), v.searchScope(), v.e.keys.NextHit.Help().Key, v.e.keys.PrevHit.Help().Key))
 }
 
 func (v *rawOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
@@ -319,7 +371,7 @@ func (v *rawOverlay) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return v, v.e.ask(closeOverlayMsg{})
 		case matches(msg, k.Search):
 			// Empty, as the document's /: the last queries are on ↑.
-			return v, v.e.ask(promptMsg{mode: barSearch, overlay: true})
+			return v, v.e.ask(promptMsg{mode: barSearch, overlay: true, validate: v.searchHint()})
 		case matches(msg, k.NextHit):
 			return v, v.nextHit(1, h)
 		case matches(msg, k.PrevHit):
@@ -401,7 +453,7 @@ func (v *rawOverlay) View(w, h int) []string {
 	title += "  · tab element/page/document"
 	lines, hits := v.cache, v.search.hits
 	if v.cache == nil || v.key != v.cacheKey() {
-		lines, hits = v.build(), nil // not arranged since it changed: made, not kept
+		lines, hits = v.build(v.folded), nil // not arranged since it changed: made, not kept
 	}
 	out := []string{v.e.st.title.Render(clip(title, w))}
 	avail := max(1, w-gutterW)

@@ -178,3 +178,35 @@ func TestStatus_OpenedSaysMillisecondsNotZeroSeconds(t *testing.T) {
 		}
 	}
 }
+
+// The raw view's / says what it searches (JSON keys and values; the
+// title names the scope) as the prompt opens, and counts what is typed
+// there as it is typed, folds open as the search will open them; a key matches
+// as a value does.
+func TestRaw_SearchPromptSaysItsScopeAndCounts(t *testing.T) {
+	m := openJSON(t, 80, 24, rawSearchDoc())
+	press(t, m, "v", "tab", "Z") // the page's JSON, folded
+	press(t, m, "/")
+	if got, want := m.bar.hint, "searches JSON keys and values"; got != want {
+		t.Fatalf("the prompt's hint is %q, want %q", got, want)
+	}
+	typeInto(t, m, "quick")
+	if f := frame(m); !strings.Contains(f, "2 matches in keys and values") || !strings.Contains(f, "Raw JSON · page 1") {
+		t.Fatalf("the prompt does not count the matches (folds open) as typed:\n%s", f)
+	}
+	for range 5 {
+		press(t, m, "backspace")
+	}
+	typeInto(t, m, "category")
+	if got := m.bar.hint; got != "3 matches in keys and values" { // one "category" key an element
+		t.Fatalf("a key is not counted as a match: hint %q", got)
+	}
+	typeInto(t, m, "zzz")
+	if got := m.bar.hint; got != "0 matches in keys and values" || m.bar.hintOK {
+		t.Fatalf("no match: hint %q (ok %v)", got, m.bar.hintOK)
+	}
+	press(t, m, "enter")
+	if got := m.e.status.text; got != `no match for "categoryzzz" in the keys and values of the page's raw JSON` {
+		t.Fatalf("the status after no match: %q", got)
+	}
+}
