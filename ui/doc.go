@@ -742,6 +742,13 @@ func (d *documentScreen) placeHere() *hitPlace {
 	return at
 }
 
+// sideKeys are the keys of the focused sidebar beyond moving: enter
+// opens the page or section under the cursor, tab gives the focus back.
+func (d *documentScreen) sideKeys() []key2 {
+	k := d.e.keys
+	return []key2{withHelp(k.Enter, "open"), withHelp(k.SideFocus, "back to the page")}
+}
+
 func (d *documentScreen) Keys() screenKeys {
 	k := d.e.keys
 	// enter is the cell view on a selected table (its cursor shown or
@@ -754,6 +761,10 @@ func (d *documentScreen) Keys() screenKeys {
 	if onLink {
 		// enter follows the link tab chose; . still inspects.
 		inspect = except(inspect, k.FollowLink)
+	}
+	if d.sideFocus {
+		// enter opens the sidebar's entry; . still inspects.
+		inspect = except(inspect, k.Enter)
 	}
 	esc := d.escHint()
 	short := []key2{k.NextPage, k.PrevPage, k.Search, inspect, k.Raw, k.Trace, k.Conformance, k.Export}
@@ -789,6 +800,13 @@ func (d *documentScreen) Keys() screenKeys {
 	if len(d.pages) > 0 && d.pages[min(d.page, len(d.pages)-1)].err != "" && !d.pages[min(d.page, len(d.pages)-1)].loaded() {
 		short = append([]key2{withHelp(k.Retry, "retry page")}, short...)
 	}
+	if d.sideFocus {
+		// The sidebar's keys first: enter there opens its entry (what
+		// the page's enter hints would say is not what it does), tab
+		// gives the page the focus back.
+		short = slices.DeleteFunc(short, func(b key2) bool { return slices.Contains(b.Keys(), "enter") })
+		short = append(d.sideKeys(), short...)
+	}
 	// n/N are the hit keys, or the change keys while a diff is shown and
 	// nothing is searched: help lists each key once, with what it does now.
 	next, prev := k.NextHit, k.PrevHit
@@ -809,7 +827,10 @@ func (d *documentScreen) Keys() screenKeys {
 	// focus, else the sidebar focus; enter follows a chosen link: help
 	// lists each key once, with what it does now.
 	tabKeys := []key2{k.SideFocus}
-	if len(d.pageLinks()) > 0 && !d.sideFocus {
+	switch {
+	case d.sideFocus:
+		tabKeys = d.sideKeys()
+	case len(d.pageLinks()) > 0:
 		tabKeys = []key2{k.NextLink, k.PrevLink}
 	}
 	if onLink {
