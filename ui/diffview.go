@@ -64,8 +64,14 @@ func (d *documentScreen) refetchDiff() tea.Cmd {
 	if d.diffOp != 0 {
 		return e.info("already comparing with a fresh fetch")
 	}
-	if d.src != nil || d.opener == nil {
-		return e.info("D compares fetched DPE documents; a file converted here has no served version to compare with")
+	if _, remote := d.src.(*remoteSource); remote {
+		return e.info("D compares fetched DPE documents; a remote's document is its skeleton, checked on arrival")
+	}
+	if d.src != nil {
+		return d.localDiff()
+	}
+	if d.opener == nil {
+		return e.info("D compares fetched DPE documents; this one has no source to fetch again")
 	}
 	opener, op, uri, byAccess, snap := d.opener, d.op, d.uri, d.target != "", d.snapshot()
 	id, cmd := e.start("fetching "+sanitizeLine(uri)+" again to compare", openTimeout, func(ctx context.Context, id int) tea.Msg {

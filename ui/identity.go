@@ -141,7 +141,7 @@ func (d *documentScreen) identityUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		d.idn.res, d.idn.doc, d.idn.loaded = msg.res, msg.doc, msg.loaded
 		d.idn.toUI = resultToUI(msg.res, d.op.Doc)
-		return d.watchMarks(), true
+		return tea.Batch(d.watchMarks(), d.readAfterHash()), true
 	case diffMsg:
 		return d.onDiff(msg), true
 	case errMsg:
@@ -158,6 +158,12 @@ func (d *documentScreen) identityOpEnd(id int) {
 	}
 	if d.idn.op == id {
 		d.idn.op = 0
+		if w := d.watch; w != nil && w.readAfterHash {
+			w.readAfterHash = false // D waited for this hash: it failed or was cancelled
+			if w.once {
+				d.watch = nil
+			}
+		}
 	}
 	if d.diffOp == id {
 		d.diffOp = 0

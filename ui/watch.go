@@ -64,6 +64,20 @@ type watchState struct {
 	// prev is the identity of the version replaced, until the new one's
 	// identity is known and the changes are marked.
 	prev *identity.Result
+	// once: D on a file not watched: one read again and its marks, no
+	// poll; the state goes when the marks are made.
+	once bool
+	// readAfterHash: D came before the version on screen was hashed; the
+	// file is read again once it is.
+	readAfterHash bool
+}
+
+// next is the poll again, or nothing for D's one read.
+func (w *watchState) next() tea.Cmd {
+	if w.once {
+		return nil
+	}
+	return w.poll()
 }
 
 // watchMsg answers a poll: changed when the file's stamp differs from
@@ -191,13 +205,13 @@ func (d *documentScreen) onWatch(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, msg.w != nil
 		}
 		w.reloadOp = 0
-		return tea.Batch(d.onReload(msg), w.poll()), true
+		return tea.Batch(d.onReload(msg), w.next()), true
 	case errMsg:
 		if w != nil && msg.id != 0 && msg.id == w.reloadOp {
 			// Cancelled (esc) or failed in a panic: the view stays, and
 			// the next change is read again.
 			w.reloadOp = 0
-			return tea.Batch(d.e.setErr(msg.what, msg.err), w.poll()), true
+			return tea.Batch(d.e.setErr(msg.what, msg.err), w.next()), true
 		}
 	}
 	return nil, false
@@ -209,7 +223,7 @@ func (d *documentScreen) reloadFile() tea.Cmd {
 	e, w := d.e, d.watch
 	open, now, path, page, target := e.opt.OpenFile, e.opt.Now, w.path, d.page, d.target
 	if open == nil {
-		return w.poll()
+		return w.next()
 	}
 	id, cmd := e.start("reading "+sanitizeLine(filepath.Base(path))+" again", openTimeout, func(ctx context.Context, id int) tea.Msg {
 		buf := &traceBuf{}
@@ -282,5 +296,47 @@ func (d *documentScreen) watchMarks() tea.Cmd {
 	prev := w.prev
 	w.prev = nil
 	d.markChanges(prev, d.idn.res, diffOf(prev, d.idn.res))
-	return d.e.setStatus(statusOK, sanitizeLine(filepath.Base(w.path))+" changed on disk: "+strings.TrimPrefix(d.diff.text, "changed: "))
+	says := " changed on disk: "
+	if w.once {
+		d.watch = nil // D's one read is done
+		says = " read again and compared with the version shown before: "
+	}
+	return d.e.setStatus(statusOK, sanitizeLine(filepath.Base(w.path))+says+strings.TrimPrefix(d.diff.text, "changed: "))
+}
+
+// localDiff is D on a file converted here: the file is read again and
+// shown at the same place, and what changed since the version on screen
+// is marked, as watch mode marks a change. The version on screen is
+// hashed first when it was not yet.
+func (d *documentScreen) localDiff() tea.Cmd {
+	e := d.e
+	path, ok := watchPath(d.target)
+	if !ok || e.opt.OpenFile == nil {
+		return e.info("D compares with a fresh read; this document has no file to read again")
+	}
+	if d.watch == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		d.watch = &watchState{path: path, ctx: ctx, cancel: cancel, once: true}
+	}
+	w := d.watch
+	if w.reloadOp != 0 || w.readAfterHash {
+		return e.info("already reading " + sanitizeLine(filepath.Base(path)) + " again")
+	}
+	w.stamp = stampOf(path) // what is read now is not a change to read again
+	if d.idn.res == nil || d.idn.doc != d.op {
+		w.readAfterHash = true
+		return d.identify()
+	}
+	return d.reloadFile()
+}
+
+// readAfterHash reads the file again for D once the version on screen
+// has its identity.
+func (d *documentScreen) readAfterHash() tea.Cmd {
+	w := d.watch
+	if w == nil || !w.readAfterHash || d.idn.res == nil || d.idn.doc != d.op {
+		return nil
+	}
+	w.readAfterHash = false
+	return d.reloadFile()
 }
