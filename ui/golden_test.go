@@ -73,10 +73,15 @@ func (p probeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return probeModel{m.(Model)}, cmd
 }
 
-// waitFor waits until the current frame contains want.
+// waitFor waits until the current frame contains want, on one line or
+// wrapped across lines: where a line breaks depends on the length of a
+// temporary path or a terminal width, not on what the test is about.
 func (s *session) waitFor(want string) {
 	s.t.Helper()
-	s.waitUntil(want, func(f string) bool { return strings.Contains(f, want) })
+	words := strings.Join(strings.Fields(want), " ")
+	s.waitUntil(want, func(f string) bool {
+		return strings.Contains(f, want) || strings.Contains(strings.Join(strings.Fields(f), " "), words)
+	})
 }
 
 // idle waits until nothing is in flight (no spinner line in the status)
@@ -90,9 +95,14 @@ func (s *session) idle() {
 
 func (s *session) waitUntil(want string, ok func(frame string) bool) {
 	s.t.Helper()
-	// The wait runs to the test's deadline: under -race on a loaded
-	// machine a frame that takes a second alone took over a minute.
+	// The wait runs to the test's deadline, five minutes at most: under
+	// -race on a loaded machine a frame that takes a second alone took
+	// over a minute, and a frame that never comes should fail the test
+	// long before the package's timeout.
 	deadline := testbudget.Until(s.t, 60*time.Second)
+	if most := time.Now().Add(5 * time.Minute); most.Before(deadline) {
+		deadline = most
+	}
 	var last string
 	for time.Now().Before(deadline) {
 		reply := make(chan string, 1)
