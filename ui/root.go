@@ -811,6 +811,11 @@ func fitCrumbs(crumbs []string, w int) []string {
 			}
 		}
 		if best < 0 {
+			// Only the last is left to cut: in its middle, so that its
+			// end (the document's page N/M) stays.
+			if last := len(out) - 1; ansi.StringWidth(out[last]) > 8 {
+				out[last] = sanitize.TruncateMiddle(out[last], max(8, ansi.StringWidth(out[last])-(width(out)-w)))
+			}
 			break
 		}
 		out[best] = sanitize.TruncateMiddle(out[best], max(8, bw-(width(out)-w)))
