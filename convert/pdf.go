@@ -871,6 +871,10 @@ type pdfLine struct {
 	left, bottom, right, top float64
 	size                     float64 // the largest run's size
 	col                      int     // the pdfRegion's column
+	// wordGoesOn: its first word is the rest of the line before's last
+	// word, broken there at a hyphen (see joinBrokenWords): no space
+	// between them.
+	wordGoesOn bool
 }
 
 // mono reports whether every run of the line is in a fixed-pitch font.
@@ -936,6 +940,7 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 	}
 	var parts []part
 	var all []*pdfBlock
+	vocab := pageWords(runs)
 	for _, g := range xyCut(runs, body) {
 		lines := groupLines(g.runs)
 		tables, lines := findTables(lines, w)
@@ -944,6 +949,9 @@ func layoutPDFPage(runs []pdfRun, w, h float64, page int, ex pdfPageExtras, b *P
 		}
 		lines = readingRows(lines)
 		blocks := groupBlocks(lines, body, ex.running)
+		for _, bl := range blocks {
+			joinBrokenWords(bl, vocab)
+		}
 		parts = append(parts, part{blocks, tables})
 		all = append(all, blocks...)
 	}
@@ -1540,8 +1548,12 @@ func groupBlocks(lines []*pdfLine, body float64, running []pdfBox) []*pdfBlock {
 			if i+1 < len(lines) && lines[i+1].col == l.col {
 				next = lines[i+1]
 			}
-			if prev.col == l.col && same && l.mono() == prev.mono() && gap < 0.8*lh && gap > -lh &&
-				(!listMarker.MatchString(l.text()) || wrappedMarker(cur, prev, l, right)) && (l.mono() || !paraBreak(prev, l, next, gap, lead, lh, cur.size, left, right, ones)) {
+			// A listing's blank line (one, in its font) is inside it:
+			// code is one block from its first line to its last, and its
+			// lines are its own, whatever they start with.
+			code := l.mono() && prev.mono()
+			if prev.col == l.col && same && l.mono() == prev.mono() && (gap < 0.8*lh || code && gap < 1.8*lh) && gap > -lh &&
+				(code || !listMarker.MatchString(l.text()) || wrappedMarker(cur, prev, l, right)) && (l.mono() || !paraBreak(prev, l, next, gap, lead, lh, cur.size, left, right, ones)) {
 				cur.lines = append(cur.lines, l)
 				cur.left, cur.right = math.Min(cur.left, l.left), math.Max(cur.right, l.right)
 				cur.bottom = math.Min(cur.bottom, l.bottom)
@@ -1687,7 +1699,7 @@ func blockText(bl *pdfBlock) string {
 	for i, l := range bl.lines {
 		t := l.text()
 		first, _ := utf8.DecodeRuneInString(t)
-		if i > 0 && !(spaceless(prev) && spaceless(first)) {
+		if i > 0 && !l.wordGoesOn && !(spaceless(prev) && spaceless(first)) {
 			sb.WriteByte(' ')
 		}
 		sb.WriteString(t)

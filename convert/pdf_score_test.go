@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 )
@@ -36,6 +37,9 @@ type pdfTruth struct {
 	footer   bool       // a "Page N" footer
 	paras    []truthPara
 	notes    []string // the footnotes' words, read after the body (at the foot of its one page)
+	// hyphened is the words written with a soft hyphen (U+00AD, where a
+	// line may break) or a hyphen of their own, as they read whole.
+	hyphened []string
 }
 
 // truthPara is a body paragraph (not a heading, list item, cell, code or
@@ -204,7 +208,16 @@ func readTruth(t *testing.T, file string) *pdfTruth {
 				}
 				continue
 			}
-			text.Write(tk)
+			// A soft hyphen is printed only where the line breaks; the
+			// word reads without it.
+			cd := string(tk)
+			for _, w := range strings.Fields(cd) {
+				if w = strings.Trim(w, ".,;:'()"); strings.ContainsAny(w, "\u00ad-") && strings.IndexFunc(w, unicode.IsLetter) >= 0 && inBody {
+					tr.hyphened = append(tr.hyphened, strings.ReplaceAll(w, "\u00ad", ""))
+				}
+			}
+			cd = strings.ReplaceAll(cd, "\u00ad", "")
+			text.WriteString(cd)
 			if top == "note-citation" {
 				citation = strings.TrimSpace(string(tk))
 			}
@@ -395,6 +408,22 @@ func scorePDF(tr *pdfTruth, doc *dpe.Document) []scoreCheck {
 	for k, ws := range tr.tabbed {
 		ok := strings.Contains(joined, " "+strings.Join(ws, " ")+" ")
 		add(fmt.Sprintf("tabbed %d", k+1), ok, "tabbed line %q read left to right: %v", strings.Join(ws, " "), ok)
+	}
+
+	// A word broken at a line's end reads whole: without the hyphen
+	// printed at the break, with its own.
+	if len(tr.hyphened) > 0 {
+		have := map[string]bool{}
+		for _, w := range ours {
+			have[strings.Trim(w, ".,;:'()")] = true
+		}
+		var broken []string
+		for _, w := range tr.hyphened {
+			if !have[w] {
+				broken = append(broken, w)
+			}
+		}
+		add("broken words", len(broken) == 0, "%d words with a soft or own hyphen; not read whole: %q", len(tr.hyphened), broken)
 	}
 
 	// Paragraphs: two paragraphs one after the other are never one

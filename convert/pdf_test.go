@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/internal/interoptest"
@@ -199,13 +201,15 @@ func pdftotextWords(t testing.TB, file string) ([][]bboxWord, []float64) {
 			Doc struct {
 				Pages []struct {
 					Height float64 `xml:"height,attr"`
-					Words  []struct {
-						XMin float64 `xml:"xMin,attr"`
-						YMin float64 `xml:"yMin,attr"`
-						XMax float64 `xml:"xMax,attr"`
-						YMax float64 `xml:"yMax,attr"`
-						Text string  `xml:",chardata"`
-					} `xml:"flow>block>line>word"`
+					Lines  []struct {
+						Words []struct {
+							XMin float64 `xml:"xMin,attr"`
+							YMin float64 `xml:"yMin,attr"`
+							XMax float64 `xml:"xMax,attr"`
+							YMax float64 `xml:"yMax,attr"`
+							Text string  `xml:",chardata"`
+						} `xml:"word"`
+					} `xml:"flow>block>line"`
 				} `xml:"page"`
 			} `xml:"doc"`
 		} `xml:"body"`
@@ -228,23 +232,35 @@ func pdftotextWords(t testing.TB, file string) ([][]bboxWord, []float64) {
 	var heights []float64
 	for _, p := range doc.Body.Doc.Pages {
 		var ws []bboxWord
-		for _, w := range p.Words {
-			// poppler's words split at a change of font or baseline, and
-			// its text output joins two that touch with no space (a
-			// footnote mark after its word, "<" in another font before
-			// "fontconfig>"): so does the converter, so they are one
-			// word here too.
-			if n := len(ws); n > 0 {
-				pw := &ws[n-1]
-				h := math.Min(pw.YMax-pw.YMin, w.YMax-w.YMin)
-				ov := math.Min(pw.YMax, w.YMax) - math.Max(pw.YMin, w.YMin)
-				if gap := w.XMin - pw.XMax; gap > -1 && gap < 0.1*h && ov > 0.3*h {
-					pw.XMax, pw.YMin, pw.YMax = w.XMax, math.Min(pw.YMin, w.YMin), math.Max(pw.YMax, w.YMax)
+		for _, ln := range p.Lines {
+			for k, w := range ln.Words {
+				// A word broken at the line before's end with a hyphen is one
+				// word, as pdftotext's text output reads it (which drops the
+				// hyphen; orderWord compares words without it).
+				if n := len(ws); n > 0 && k == 0 && brokenAtHyphen(ws[n-1].Text, w.Text) {
+					pw := &ws[n-1]
+					pw.XMin, pw.XMax = math.Min(pw.XMin, w.XMin), math.Max(pw.XMax, w.XMax)
+					pw.YMin, pw.YMax = math.Min(pw.YMin, w.YMin), math.Max(pw.YMax, w.YMax)
 					pw.Text += w.Text
 					continue
 				}
+				// poppler's words split at a change of font or baseline, and
+				// its text output joins two that touch with no space (a
+				// footnote mark after its word, "<" in another font before
+				// "fontconfig>"): so does the converter, so they are one
+				// word here too.
+				if n := len(ws); n > 0 {
+					pw := &ws[n-1]
+					h := math.Min(pw.YMax-pw.YMin, w.YMax-w.YMin)
+					ov := math.Min(pw.YMax, w.YMax) - math.Max(pw.YMin, w.YMin)
+					if gap := w.XMin - pw.XMax; gap > -1 && gap < 0.1*h && ov > 0.3*h {
+						pw.XMax, pw.YMin, pw.YMax = w.XMax, math.Min(pw.YMin, w.YMin), math.Max(pw.YMax, w.YMax)
+						pw.Text += w.Text
+						continue
+					}
+				}
+				ws = append(ws, bboxWord{w.XMin, w.YMin, w.XMax, w.YMax, w.Text})
 			}
-			ws = append(ws, bboxWord{w.XMin, w.YMin, w.XMax, w.YMax, w.Text})
 		}
 		pages = append(pages, ws)
 		heights = append(heights, p.Height)
@@ -282,7 +298,21 @@ func orderWord(w string) string {
 	case "•", "◦", "▪", "▫", "‣", "⁃", "●", "○", "■", "□", "–", "—", "-", "*":
 		return ""
 	}
-	return w
+	// A hyphen between letters is left out: a word broken at a line's
+	// end reads without the printed hyphen, and a compound ("self-" at a
+	// line's end, "appointed" on the next) with its own.
+	return innerHyphen.ReplaceAllString(w, "$1$2")
+}
+
+var innerHyphen = regexp.MustCompile(`(\pL)-(\pL)`)
+
+// brokenAtHyphen reports whether next, a line's first word, goes on the
+// word before, a line's last, that ends with a hyphen after a letter.
+func brokenAtHyphen(before, next string) bool {
+	head, ok := strings.CutSuffix(before, "-")
+	end, _ := utf8.DecodeLastRuneInString(head)
+	start, _ := utf8.DecodeRuneInString(next)
+	return ok && unicode.IsLetter(end) && unicode.IsLetter(start)
 }
 
 // multisetCommon counts the words a and b share, each as often as both
