@@ -102,6 +102,7 @@ func (b *PageBuilder) Add(category, text string, meta Meta) string {
 	if meta == nil {
 		meta = Meta{}
 	}
+	setFormulaOffsets(text, meta)
 	id := fmt.Sprintf("p%d-e%d", b.index, len(b.els))
 	b.els = append(b.els, elementJSON{ElementID: id, Category: category, Text: text, DocRef: b.docRef, PageIndex: b.index, Metadata: meta})
 	return id

@@ -800,6 +800,9 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 		// Inline math stays in its sentence (placeFormulas, at flush).
 		h.inline.WriteString(formulaLine(fm))
 		h.formulas = append(h.formulas, fm)
+	case atom.Sup, atom.Sub:
+		// A script keeps its place: mc<sup>2</sup> is mc², not mc2.
+		h.inline.WriteString(htmlScriptText(n))
 	case atom.Br:
 		h.inline.WriteString(lineBreak)
 	case atom.A:
@@ -827,6 +830,14 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 				h.bk.Add("Formula", strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(textOf(n)), `\[`), `\]`)), h.meta())
 				return nil
 			}
+			// Inline math as pandoc's plain HTML writes it (letters in
+			// <em>, scripts in <sup>/<sub>): an inline formula of its
+			// readable text, its letters not taken for emphasis.
+			if fm := (mathOut{lin: htmlScriptText(n)}); strings.TrimSpace(fm.lin) != "" {
+				h.inline.WriteString(formulaLine(fm))
+				h.formulas = append(h.formulas, fm)
+			}
+			return nil
 		}
 		if isBlock(n) {
 			h.flush()
@@ -1104,4 +1115,25 @@ func atoiOr(s string, def int) int {
 		return def
 	}
 	return n
+}
+
+// htmlScriptText is n's text with its <sup> and <sub> written as scripts
+// (superscript, subscript: x², Q₂₈, e⁻ˣ, else ^{…}).
+func htmlScriptText(n *xhtml.Node) string {
+	var sb strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == xhtml.TextNode:
+			sb.WriteString(c.Data)
+		case c.Type == xhtml.ElementNode:
+			sb.WriteString(htmlScriptText(c))
+		}
+	}
+	switch n.DataAtom {
+	case atom.Sup:
+		return superscript(sb.String())
+	case atom.Sub:
+		return subscript(sb.String())
+	}
+	return sb.String()
 }

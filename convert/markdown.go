@@ -20,6 +20,7 @@ import (
 	xhtml "golang.org/x/net/html"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/mathtext"
 )
 
 // maxEmbeddedImage caps an image file inlined as image_base64; larger ones
@@ -133,7 +134,7 @@ type titleRef struct {
 }
 
 func newMarkdownParser() goldmark.Markdown {
-	return goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote))
+	return goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote), goldmark.WithParserOptions(markdownMathOption))
 }
 
 // convertMarkdown converts src into pages: one page per top-level section,
@@ -309,6 +310,7 @@ func (c *mdConverter) paragraph(n ast.Node, parent string) {
 		m := c.meta(parent)
 		setLinks(m, in.linkURLs, in.linkTexts)
 		in.setEmphasis(m)
+		setInlineFormulas(m, in.formulas)
 		c.b.add("NarrativeText", txt, m)
 	}
 	for _, img := range in.images {
@@ -512,6 +514,9 @@ type inlineCollector struct {
 	// (proposal §3.4 emphasized_text_contents, as unstructured writes
 	// them, with the HTML tag's name).
 	emphasized, emphasisTags []string
+	// formulas are the inline formulas ($…$), in order; the text holds
+	// each one's readable line.
+	formulas []mathOut
 }
 
 // maxEmphasisSpans bounds the spans one element records.
@@ -608,6 +613,10 @@ func (in *inlineCollector) walk(src []byte, n ast.Node) {
 		case *east.FootnoteLink:
 			// The reference reads [n] in the text, as in DOCX and ODT.
 			fmt.Fprintf(&in.sb, "[%d]", t.Index)
+		case *markdownMath:
+			fm := mathOut{tex: string(t.tex), lin: mathtext.LaTeXToUnicode(string(t.tex))}
+			in.sb.WriteString(formulaLine(fm))
+			in.formulas = append(in.formulas, fm)
 		case *east.FootnoteBacklink:
 		case *east.TaskCheckBox:
 			v := t.IsChecked

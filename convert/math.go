@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	xhtml "golang.org/x/net/html"
+
+	"github.com/dpe-tui/dpe-tui/internal/mathtext"
 )
 
 // Formulas (OMML in DOCX, MathML in ODT, EPUB and HTML) become a Formula
@@ -451,34 +453,10 @@ func script(base, sub, sup mathOut) mathOut {
 	return out
 }
 
-var (
-	supRunes = map[rune]rune{'0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹',
-		'+': '⁺', '-': '⁻', '−': '⁻', '=': '⁼', '(': '⁽', ')': '⁾', 'n': 'ⁿ', 'i': 'ⁱ'}
-	subRunes = map[rune]rune{'0': '₀', '1': '₁', '2': '₂', '3': '₃', '4': '₄', '5': '₅', '6': '₆', '7': '₇', '8': '₈', '9': '₉',
-		'+': '₊', '-': '₋', '−': '₋', '=': '₌', '(': '₍', ')': '₎', 'a': 'ₐ', 'e': 'ₑ', 'o': 'ₒ', 'x': 'ₓ', 'i': 'ᵢ', 'j': 'ⱼ',
-		'n': 'ₙ', 'm': 'ₘ', 'k': 'ₖ', 'l': 'ₗ', 'p': 'ₚ', 's': 'ₛ', 't': 'ₜ'}
-)
-
-// superscript and subscript write s in Unicode script letters when each
-// of its characters has one, else as ^(s) and _(s).
-func superscript(s string) string { return scriptText(s, supRunes, "^") }
-func subscript(s string) string   { return scriptText(s, subRunes, "_") }
-
-func scriptText(s string, m map[rune]rune, mark string) string {
-	s = strings.ReplaceAll(s, " ", "")
-	if s == "" {
-		return ""
-	}
-	var sb strings.Builder
-	for _, r := range s {
-		c, ok := m[r]
-		if !ok {
-			return mark + group(s)
-		}
-		sb.WriteRune(c)
-	}
-	return sb.String()
-}
+// superscript and subscript are a formula's script as readable text
+// (mathtext's one rule).
+func superscript(s string) string { return mathtext.Superscript(s) }
+func subscript(s string) string   { return mathtext.Subscript(s) }
 
 // group is s, in parentheses when it is more than one character.
 func group(s string) string {
@@ -489,16 +467,17 @@ func group(s string) string {
 	return "(" + s + ")"
 }
 
-// accent is e under an accent character (OMML m:chr, MathML mover).
+// accent is e under an accent character (OMML m:chr, MathML mover). The
+// character is read once (accentOf), in any of the spellings writers use
+// (pandoc writes \bar as "‾"); its LaTeX command follows from that, so
+// no spelling falls through to another accent (\bar read as \hat).
 func accent(e mathOut, chr string) mathOut {
-	cmd := map[string]string{"\u0302": `\hat`, "^": `\hat`, "\u0304": `\bar`, "\u0305": `\bar`, "¯": `\bar`, "\u0303": `\tilde`, "~": `\tilde`,
-		"\u0307": `\dot`, "˙": `\dot`, "\u0308": `\ddot`, "\u20d7": `\vec`, "→": `\vec`}[chr]
 	comb := accentOf(chr)
-	if cmd == "" {
-		cmd = `\hat`
-	}
-	if comb == "" {
-		comb = "\u0302"
+	cmd, ok := map[string]string{"\u0302": `\hat`, "\u0304": `\bar`, "\u0303": `\tilde`, "\u0307": `\dot`,
+		"\u0308": `\ddot`, "\u20d7": `\vec`}[comb]
+	if !ok {
+		// An accent LaTeX has no command for: the character over e.
+		return mathOut{`\overset{` + chr + "}{" + e.tex + "}", strings.TrimSpace(e.lin) + chr}
 	}
 	return mathOut{cmd + "{" + e.tex + "}", combine(e.lin, comb)}
 }
@@ -523,14 +502,7 @@ func accentOf(chr string) string {
 }
 
 // combine puts a combining mark after each character of s.
-func combine(s, mark string) string {
-	var sb strings.Builder
-	for _, r := range strings.TrimSpace(s) {
-		sb.WriteRune(r)
-		sb.WriteString(mark)
-	}
-	return sb.String()
-}
+func combine(s, mark string) string { return mathtext.Combine(s, mark) }
 
 func texDelim(d string) string {
 	switch d {
@@ -640,4 +612,31 @@ func setInlineFormulas(m Meta, fms []mathOut) {
 		texts, tex = append(texts, line), append(tex, t)
 	}
 	m["inline_formula_texts"], m["inline_formula_latex"] = texts, tex
+}
+
+// setFormulaOffsets records where each inline formula stands in the
+// element's final text: inline_formula_offsets holds, per formula, its
+// start and end (in characters, end exclusive), each line found after
+// the one before it. Done once, where every reader's element is added,
+// so the offsets are of the text as written out. A line not found (the
+// text was cut to its limit) ends the list there.
+func setFormulaOffsets(text string, m Meta) {
+	lines, ok := m["inline_formula_texts"].([]string)
+	if !ok || len(lines) == 0 {
+		return
+	}
+	offsets := make([][]int, 0, len(lines))
+	from := 0
+	for _, l := range lines {
+		i := strings.Index(text[from:], l)
+		if l == "" || i < 0 {
+			break
+		}
+		start := utf8.RuneCountInString(text[:from+i])
+		offsets = append(offsets, []int{start, start + utf8.RuneCountInString(l)})
+		from += i + len(l)
+	}
+	if len(offsets) > 0 {
+		m["inline_formula_offsets"] = offsets
+	}
 }

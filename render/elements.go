@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/dpe"
+	"github.com/dpe-tui/dpe-tui/internal/mathtext"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
 
@@ -139,7 +140,7 @@ func listMarker(s string) (marker, rest string) {
 // prose. Common LaTeX reads as Unicode (the inspector keeps the raw text).
 func (r *Renderer) formula(el *dpe.Element, width int) []string {
 	s, more := r.text(el.Text)
-	s = LaTeXToUnicode(s)
+	s = mathtext.LaTeXToUnicode(s)
 	var lines []string
 	for i, l := range wrap(s, max(width-4, 1)) {
 		head := "  │ "

@@ -1,4 +1,8 @@
-package render
+// Package mathtext writes formulas as readable Unicode text: one rule for
+// scripts (x², Q₂₈, else Q_{night}) and accents (Q̄), used by the
+// converters for the readable line of an OMML or MathML formula and by the
+// renderer for a Formula's LaTeX.
+package mathtext
 
 import (
 	"strings"
@@ -40,45 +44,14 @@ var latexSymbols = map[string]string{
 	"left": "", "right": "", "big": "", "Big": "", "bigg": "", "Bigg": "", "displaystyle": "",
 }
 
+// latexAccents are the accents read as the combining mark after each
+// character (\bar{Q} is Q̄), as the OMML and MathML readers write them.
+var latexAccents = map[string]string{"hat": "\u0302", "widehat": "\u0302", "bar": "\u0304", "overline": "\u0305",
+	"tilde": "\u0303", "widetilde": "\u0303", "dot": "\u0307", "ddot": "\u0308", "vec": "\u20d7"}
+
 // textCommands show their argument as is.
 var textCommands = map[string]bool{"text": true, "mathrm": true, "mathbf": true, "mathit": true,
 	"mathsf": true, "mathtt": true, "operatorname": true, "textrm": true, "textbf": true, "boldsymbol": true, "mathcal": true}
-
-const (
-	supFrom = "0123456789+-=()niabcdefghjklmoprstuvwxyzT"
-	supTo   = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ"
-	subFrom = "0123456789+-=()aehijklmnoprstuvx"
-	subTo   = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"
-)
-
-func scriptMap(from, to string) map[rune]rune {
-	f, t := []rune(from), []rune(to)
-	m := make(map[rune]rune, len(f))
-	for i, r := range f {
-		m[r] = t[i]
-	}
-	return m
-}
-
-// script writes s in super- or subscript letters when every rune has one,
-// else as ^(s) / _(s) (or ^s for one rune).
-func script(s string, m map[rune]rune, mark string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == ' ' {
-			continue
-		}
-		c, ok := m[r]
-		if !ok {
-			if len([]rune(s)) == 1 {
-				return mark + s
-			}
-			return mark + "(" + s + ")"
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
 
 // LaTeXToUnicode renders common LaTeX math as Unicode text.
 func LaTeXToUnicode(s string) string {
@@ -89,7 +62,7 @@ func LaTeXToUnicode(s string) string {
 			break
 		}
 	}
-	p := latexParser{src: s, sup: scriptMap(supFrom, supTo), sub: scriptMap(subFrom, subTo)}
+	p := latexParser{src: s}
 	out, ok := p.seq(0, false)
 	if !ok {
 		return s
@@ -98,9 +71,8 @@ func LaTeXToUnicode(s string) string {
 }
 
 type latexParser struct {
-	src      string
-	i        int
-	sup, sub map[rune]rune
+	src string
+	i   int
 }
 
 // seq reads until the end (or the closing brace when inGroup).
@@ -126,9 +98,9 @@ func (p *latexParser) seq(depth int, inGroup bool) (string, bool) {
 				return "", false
 			}
 			if c == '^' {
-				b.WriteString(script(arg, p.sup, "^"))
+				b.WriteString(Superscript(arg))
 			} else {
-				b.WriteString(script(arg, p.sub, "_"))
+				b.WriteString(Subscript(arg))
 			}
 		default:
 			atom, ok := p.atom(depth)
@@ -206,11 +178,14 @@ func (p *latexParser) command(depth int) (string, bool) {
 		case "4":
 			sign = "∜"
 		default:
-			sign = script(root, p.sup, "^") + "√"
+			sign = Superscript(root) + "√"
 		}
 		return sign + paren(x), true
 	case textCommands[name]:
 		return p.arg(depth)
+	case latexAccents[name] != "":
+		x, ok := p.arg(depth)
+		return Combine(x, latexAccents[name]), ok
 	}
 	if sym, ok := latexSymbols[name]; ok {
 		return sym, true
@@ -231,4 +206,58 @@ func paren(s string) string {
 		return s
 	}
 	return "(" + s + ")"
+}
+
+// The script letters Unicode has: a script whose every character has one
+// is written in them (x², Q̄₂₈, e⁻ˣ).
+var (
+	supRunes = scriptRunes("0123456789+-−=()niabcdefghjklmoprstuvwxyzT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿⁱᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ")
+	subRunes = scriptRunes("0123456789+-−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
+)
+
+func scriptRunes(from, to string) map[rune]rune {
+	f, t := []rune(from), []rune(to)
+	m := make(map[rune]rune, len(f))
+	for i, r := range f {
+		m[r] = t[i]
+	}
+	return m
+}
+
+// Superscript and Subscript are a formula's script as readable text: in
+// Unicode script letters when each of its characters has one, else the
+// one character after ^ or _, else the group in braces (Q_{night},
+// x^{α+1}) as LaTeX writes it, so that reading it again (LaTeXToUnicode)
+// gives the same text. A group in parentheses read as part of the
+// script ("e^(−x)" became "e⁽−x)").
+func Superscript(s string) string { return scriptText(s, supRunes, "^") }
+func Subscript(s string) string   { return scriptText(s, subRunes, "_") }
+
+func scriptText(s string, m map[rune]rune, mark string) string {
+	s = strings.Join(strings.Fields(s), "")
+	if s == "" {
+		return ""
+	}
+	var sb strings.Builder
+	for _, r := range s {
+		c, ok := m[r]
+		if !ok {
+			if utf8.RuneCountInString(s) == 1 {
+				return mark + s
+			}
+			return mark + "{" + s + "}"
+		}
+		sb.WriteRune(c)
+	}
+	return sb.String()
+}
+
+// Combine puts a combining mark after each character of s.
+func Combine(s, mark string) string {
+	var sb strings.Builder
+	for _, r := range strings.TrimSpace(s) {
+		sb.WriteRune(r)
+		sb.WriteString(mark)
+	}
+	return sb.String()
 }
