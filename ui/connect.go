@@ -157,8 +157,8 @@ func (m *model) connect() tea.Cmd {
 		}
 		return connectedMsg{id: id, agent: a}
 	})
-	if c, ok := m.top().(*connectingScreen); ok {
-		c.id = id
+	if w, ok := m.top().(opWaiter); ok {
+		w.waitOn(id)
 	}
 	return cmd
 }

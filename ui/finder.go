@@ -83,7 +83,7 @@ func (m *model) openFinder() tea.Cmd {
 	if m.e.agent == nil {
 		return m.e.info("the finder searches an office: no server connection")
 	}
-	if _, ok := m.top().(*finderScreen); ok {
+	if _, ok := m.top().(officeSearch); ok {
 		return m.e.ask(promptMsg{mode: barSearch})
 	}
 	m.e.ask(pushMsg{s: newFinder(m.e)})

@@ -32,8 +32,10 @@ func (m *model) openDPE(req openURIMsg) tea.Cmd {
 		// computer that server reads it (several may list URIs like
 		// it), elsewhere the one that lists it.
 		server := ""
-		if rs, ok := m.top().(*resourcesScreen); ok && e.localFor(rs.computer) != nil {
-			server = string(rs.server)
+		if rs, ok := m.top().(serverShown); ok {
+			if computer, key := rs.shownServer(); e.localFor(computer) != nil {
+				server = string(key)
+			}
 		}
 		return readLocal(e, l, server, req.uri)
 	}
@@ -90,8 +92,8 @@ func (m *model) openTargetOver(target string, at *hitPlace, over bool) tea.Cmd {
 		}
 		return stampOpened(msg, func(om *openedMsg) { om.target, om.at, om.over = target, at, over })
 	})
-	if s, ok := m.top().(*openingScreen); ok {
-		s.id = id
+	if w, ok := m.top().(opWaiter); ok {
+		w.waitOn(id)
 	}
 	return cmd
 }
@@ -281,16 +283,16 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 			return c
 		}))
 	}
-	if prev, ok := m.top().(*documentScreen); ok && !move {
+	if prev, ok := m.top().(placeKeeper); ok && !move {
 		e.jumps.push(prev.here())
 	}
 	switch t := m.top().(type) {
-	case *documentScreen, *contentScreen:
+	case reader:
 		if msg.over {
 			m.stack = append(m.stack, s) // esc comes back here
 			break
 		}
-		if d, ok := t.(*documentScreen); ok {
+		if d, ok := t.(placeKeeper); ok {
 			d.leave()
 			cmd = tea.Batch(cmd, e.positions.save())
 		}
@@ -301,12 +303,14 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		// Back (ctrl+o) to the document o opened this one over: the new
 		// screen takes its place too, so the stack never holds it twice.
 		if n := len(m.stack); n >= 2 {
-			if under, ok := m.stack[n-2].(*documentScreen); ok && under.uri == msg.uri {
-				under.stop()
+			if under, ok := m.stack[n-2].(uriShown); ok && under.showsURI(msg.uri) {
+				if st, ok := under.(stopper); ok {
+					st.stop()
+				}
 				m.stack = append(m.stack[:n-2], s)
 			}
 		}
-	case *openingScreen, *errorScreen:
+	case standIn:
 		m.stack = []screen{s}
 	default:
 		m.stack = append(m.stack, s)

@@ -71,8 +71,8 @@ func (m *model) openFile(target, path string, at *hitPlace, over bool) tea.Cmd {
 		}
 		return sourceOpened(ctx, id, path, target, src, opener, &traceBuf{}, now, t0, at, over)
 	})
-	if s, ok := m.top().(*openingScreen); ok {
-		s.id = id
+	if w, ok := m.top().(opWaiter); ok {
+		w.waitOn(id)
 	}
 	return cmd
 }

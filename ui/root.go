@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dpe-tui/dpe-tui/client"
+	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/render"
 	"github.com/dpe-tui/dpe-tui/sanitize"
 )
@@ -62,7 +63,11 @@ type (
 	// failure is a screen showing a failure with nothing else to do
 	// (connecting failed, an open mode target failed); showsOp is
 	// whether it shows op id's error already.
-	failure interface{ showsOp(id int) bool }
+	failure interface {
+		showsOp(id int) bool
+		// shownError is the line shown and the error behind it.
+		shownError() (line string, err error)
+	}
 	// beforeOffice is a screen shown while no office is there to open
 	// anything in (connecting to it, or failed to).
 	beforeOffice interface{ beforeOffice() }
@@ -74,13 +79,58 @@ type (
 	pageJumper interface {
 		pageHint(v string) (string, bool)
 	}
+	// opWaiter is a screen that shows one op's progress until it answers
+	// (connecting, opening a target): the op started for it is the one
+	// whose answer it waits for.
+	opWaiter interface{ waitOn(id int) }
+	// officeSearch is the Finder: F on it asks for a new query instead of
+	// pushing another Finder.
+	officeSearch interface{ officeSearch() }
+	// serverShown is a screen of one MCP server: a URI typed in the open
+	// bar there is read by that server.
+	serverShown interface {
+		shownServer() (computer string, server protocol.ServerKey)
+	}
+	// reader is a screen showing a document or a file: what opens from it
+	// takes its place (history goes back to it), or goes over it when the
+	// open asks to.
+	reader interface{ reader() }
+	// uriShown is a screen showing the document at a URI: opening that
+	// URI again over it replaces it instead of stacking it twice.
+	uriShown interface{ showsURI(uri string) bool }
+	// standIn is a screen that stands in until something opens (an open
+	// mode target's progress or failure): the open replaces the stack.
+	standIn interface{ standIn() }
+	// targetOpening is the first screen of open mode: Init opens its
+	// target.
+	targetOpening interface{ openingTarget() string }
+	// firstLoader is a first screen with its own first load (the office's
+	// listing, a DPE v1 remote's connection).
+	firstLoader interface{ firstLoad() tea.Cmd }
 )
 
 func (d *documentScreen) fullWidth()       {}
 func (s *errorScreen) showsOp(id int) bool { return s.fromOp == id }
-func (s *errorScreen) beforeOffice()       {}
-func (s *connectingScreen) beforeOffice()  {}
-func (o *helpOverlay) coversOverlay()      {}
+func (s *errorScreen) standIn()            {}
+func (s *errorScreen) shownError() (string, error) {
+	return s.info.full, s.err
+}
+func (s *openingScreen) standIn()                  {}
+func (s *openingScreen) openingTarget() string     { return s.target }
+func (s *openingScreen) waitOn(id int)             { s.id = id }
+func (c *connectingScreen) waitOn(id int)          { c.id = id }
+func (f *finderScreen) officeSearch()              {}
+func (d *documentScreen) reader()                  {}
+func (c *contentScreen) reader()                   {}
+func (d *documentScreen) showsURI(uri string) bool { return d.uri == uri }
+func (v *officeScreen) firstLoad() tea.Cmd         { return v.load() }
+func (v *remoteScreen) firstLoad() tea.Cmd         { return v.connect() }
+func (v *resourcesScreen) shownServer() (string, protocol.ServerKey) {
+	return v.computer, v.server
+}
+func (s *errorScreen) beforeOffice()      {}
+func (s *connectingScreen) beforeOffice() {}
+func (o *helpOverlay) coversOverlay()     {}
 
 // helpOpen: the help is the overlay, covering underHelp (if anything).
 func (m *model) helpOpen() bool { _, ok := m.overlay.(coveringHelp); return ok }

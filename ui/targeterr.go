@@ -19,9 +19,10 @@ func (m Model) TargetError() error {
 	if m.m == nil || m.m.e.opt.OpenTarget == "" || len(m.m.stack) != 1 {
 		return nil
 	}
-	es, ok := m.m.stack[0].(*errorScreen)
+	f, ok := m.m.stack[0].(failure)
 	if !ok {
 		return nil
 	}
-	return &TargetError{line: sanitizeLine(es.info.full), err: es.err}
+	line, err := f.shownError()
+	return &TargetError{line: sanitizeLine(line), err: err}
 }

@@ -223,12 +223,10 @@ func (mm Model) Init() tea.Cmd {
 	}
 	cmds = append(cmds, m.startImageQuery(), m.e.positions.load())
 	switch t := m.top().(type) {
-	case *openingScreen:
-		cmds = append(cmds, m.startsLong(func() tea.Cmd { return m.openTarget(t.target, nil) }))
-	case *officeScreen:
-		cmds = append(cmds, m.listen(), t.load())
-	case *remoteScreen:
-		cmds = append(cmds, t.connect())
+	case targetOpening:
+		cmds = append(cmds, m.startsLong(func() tea.Cmd { return m.openTarget(t.openingTarget(), nil) }))
+	case firstLoader:
+		cmds = append(cmds, m.listen(), t.firstLoad())
 	default:
 		cmds = append(cmds, m.connect())
 	}
