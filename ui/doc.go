@@ -33,9 +33,10 @@ type documentScreen struct {
 	target string
 	trace  *traceLog
 
-	pages []pageUI
-	page  int
-	sel   int
+	// docPages is the pages, the one shown and their loads
+	// (doc_pages.go).
+	docPages
+	sel int
 	// pageLayout places the shown page's lines (doc_layout.go).
 	pageLayout
 
@@ -63,20 +64,6 @@ type documentScreen struct {
 	sideFocus  bool
 	sideHidden bool
 	side       scroller
-	// pendingJump is the element to select when the page loads.
-	pendingJump int
-	// pendingHit is a Finder hit whose page was not decoded when the
-	// document opened: its element is selected once the page loads.
-	pendingHit *hitPlace
-	// loadOp is the op loading the current page, if any.
-	loadOp int
-	// pendingFind continues a t/}/i jump once an unloaded page is loaded.
-	pendingFind *findReq
-	// bulk is the load-every-page run of an export (nil: none).
-	bulk *bulkRun
-	// failedOffline are pages that failed while the connection was down;
-	// they are retried on reconnect.
-	failedOffline map[int]bool
 
 	images imageLoader
 	// src converts pages of a local file in-process (nil: fetched).
@@ -119,38 +106,6 @@ type findReq struct {
 	fromPage, fromSel int
 }
 
-// pageUI is what the UI holds about a page. p is the decoded copy, nil
-// until loaded.
-type pageUI struct {
-	title    string
-	hint     int // element_count hint, -1 when absent
-	manifest bool
-	// hidden: a spreadsheet sheet the file hides (page metadata
-	// sheet_state), dimmed in the sidebar as the spreadsheet's own tabs
-	// leave it out.
-	hidden  bool
-	loading bool
-	// op is the op loading the page (with loading).
-	op  int
-	err string
-	// noContent: err says the page's content is not on this machine (a
-	// remote's skeleton without it), which is no failure.
-	noContent bool
-	p         *dpe.Page
-	outline   []outlineEntry
-	kinds     map[string]int
-	// links are the page's links in reading order (tab's stops).
-	links []pageLink
-}
-
-func (pu *pageUI) loaded() bool { return pu.p != nil }
-
-type outlineEntry struct {
-	el    int
-	depth int
-	text  string
-}
-
 type cellPos struct{ row, col int }
 
 // pageTables is a page's table views and cell cursors, by element index.
@@ -161,7 +116,7 @@ type pageTables struct {
 
 func newDocumentScreen(e *env, msg openedMsg, tl *traceLog) *documentScreen {
 	d := &documentScreen{e: e, op: msg.opened, opener: msg.opener, res: msg.res, uri: msg.uri, target: msg.target, trace: tl,
-		tv: map[int]render.TableView{}, cell: map[int]cellPos{}, tables: map[int]pageTables{}, pendingJump: -1, failedOffline: map[int]bool{}}
+		tv: map[int]render.TableView{}, cell: map[int]cellPos{}, tables: map[int]pageTables{}, docPages: docPages{pendingJump: -1, failedOffline: map[int]bool{}}}
 	for _, p := range d.op.Doc.Pages {
 		d.pages = append(d.pages, pageUI{title: p.Title, hint: p.ElementCount, manifest: isManifest(p), hidden: p.SheetState() != ""})
 	}
@@ -179,50 +134,14 @@ func newDocumentScreen(e *env, msg openedMsg, tl *traceLog) *documentScreen {
 // install keeps a decoded page and indexes its outline. Only Update calls
 // it.
 func (d *documentScreen) install(i int, p *dpe.Page) {
-	pu := &d.pages[i]
-	pu.p, pu.loading, pu.err = p, false, ""
-	pu.outline, pu.links = nil, nil
-	pu.kinds = map[string]int{}
-	delete(d.failedOffline, i)
-	for j, el := range p.Elements {
-		cat := dpe.NormalizeCategory(el.Category)
-		if cat == dpe.CategoryTableChunk {
-			cat = dpe.CategoryTable // a chunk is a table everywhere
-		}
-		pu.kinds[cat]++
-		for k := range el.Links() {
-			pu.links = append(pu.links, pageLink{j, k})
-		}
-		if cat == dpe.CategoryTitle {
-			depth, _ := el.MetaInt("category_depth")
-			pu.outline = append(pu.outline, outlineEntry{el: j, depth: depth, text: sanitizeLine(firstLine(el.Text))})
-		}
-	}
-	if i == d.page {
+	if d.keep(i, p) {
 		d.invalidate()
 	}
-}
-
-func (d *documentScreen) loadedCount() int {
-	n := 0
-	for i := range d.pages {
-		if d.pages[i].loaded() {
-			n++
-		}
-	}
-	return n
 }
 
 func (d *documentScreen) invalidate() { d.cache.valid = false }
 
 func (d *documentScreen) doc() *dpe.Document { return d.op.Doc }
-
-func (d *documentScreen) curPage() *dpe.Page {
-	if d.page < 0 || d.page >= len(d.pages) {
-		return nil
-	}
-	return d.pages[d.page].p
-}
 
 func (d *documentScreen) selected() *dpe.Element {
 	p := d.curPage()

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -74,12 +73,7 @@ func (d *documentScreen) loadPages(kind loadKind, idx []int, jump int) tea.Cmd {
 	} else {
 		id, cmd = e.start(label, 0, d.loadStep(idx, 0, kind, jump))
 	}
-	for _, i := range idx {
-		d.pages[i].loading, d.pages[i].op, d.pages[i].err, d.pages[i].noContent = true, id, "", false
-	}
-	if kind != loadAll {
-		d.loadOp = id
-	}
+	d.markLoading(idx, id, kind != loadAll)
 	return cmd
 }
 
@@ -135,19 +129,7 @@ func (d *documentScreen) onPages(msg pagesMsg) tea.Cmd {
 	}
 	offline := e.agent != nil && e.conn.State != client.Connected
 	for i, err := range msg.errs {
-		pu := &d.pages[i]
-		pu.loading = false
-		if isCancel(err) {
-			continue
-		}
-		pu.err, pu.noContent = oneLine(err), errors.As(err, new(*noContentError))
-		if pu.noContent {
-			continue
-		}
-		if offline {
-			d.failedOffline[i] = true
-		}
-		if i == d.page || msg.kind == loadRetry {
+		if d.failed(i, err, offline) && (i == d.page || msg.kind == loadRetry) {
 			cmds = append(cmds, e.setErr("page "+strconv.Itoa(i+1), err))
 		}
 	}
@@ -155,9 +137,7 @@ func (d *documentScreen) onPages(msg pagesMsg) tea.Cmd {
 		return tea.Batch(append(cmds, d.bulkStep(msg))...)
 	}
 	e.ops.done(msg.id)
-	if d.loadOp == msg.id {
-		d.loadOp = 0
-	}
+	d.loadEnded(msg.id)
 	if p, ok := msg.pages[d.page]; ok && p != nil {
 		_, cw := d.layout(e.width)
 		d.ensureBlocks(cw)
@@ -194,18 +174,9 @@ func (d *documentScreen) retryPage(i int) tea.Cmd {
 // retryOffline retries, after a reconnect, the pages that failed while
 // the connection was down.
 func (d *documentScreen) retryOffline() tea.Cmd {
-	var idx []int
-	for i := range d.pages {
-		if d.failedOffline[i] && !d.pages[i].loaded() && !d.pages[i].loading {
-			idx = append(idx, i)
-		}
-	}
-	d.failedOffline = map[int]bool{}
+	idx := d.takeOffline()
 	if len(idx) == 0 {
 		return nil
-	}
-	for _, i := range idx {
-		d.pages[i].err = ""
 	}
 	return d.loadPages(loadRetry, idx, -1)
 }

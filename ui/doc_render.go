@@ -428,7 +428,7 @@ func (d *documentScreen) contentView(w, h int) []string {
 	theme := e.renderer.Theme()
 	for b >= 0 && b < len(d.cache.blocks) && len(lines) < h {
 		blk := d.cache.blocks[b]
-		isHit, _ := d.isHit(d.page, blk.ElementIndex)
+		isHit, _ := d.search.isHit(d.page, blk.ElementIndex)
 		li := y - d.cache.offs[b]
 		src := blk.Lines
 		// orig is a line's index in the block, by which a table's

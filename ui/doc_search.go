@@ -55,6 +55,84 @@ const maxHits = 10_000
 // hits and progress show while a huge document is searched.
 const searchPagesPerStep = 32
 
+// add keeps a step's hits, up to maxHits (capped says it stopped there),
+// and how many pages the search has scanned.
+func (s *searchState) add(hits []hit, scanned int) {
+	room := maxHits - len(s.hits)
+	if len(hits) > room {
+		hits, s.capped = hits[:room], true
+	}
+	s.hits = append(s.hits, hits...)
+	s.scanned = scanned
+}
+
+// finish: the search has scanned every page (or stopped at maxHits).
+func (s *searchState) finish() { s.running, s.op = false, 0 }
+
+// atOrAfter is the index of the first hit found at or after place at
+// (its element found by id on a decoded page, else by index), -1 while
+// there is none.
+func (s *searchState) atOrAfter(ps *docPages, at nearHit) int {
+	el := at.el
+	if at.page < len(ps.pages) {
+		if j := ps.hitElement(at.page, at.elementID); j >= 0 {
+			el = j
+		}
+	}
+	for i, h := range s.hits {
+		if h.page > at.page || h.page == at.page && h.el >= el {
+			return i
+		}
+	}
+	return -1
+}
+
+// firstFrom is the index of the first hit at or after place at (-1
+// while the search has not reached it); once the search is done, a place
+// past the last hit takes the last one, so n wraps to the first.
+func (s *searchState) firstFrom(ps *docPages, at nearHit, done bool) int {
+	if i := s.atOrAfter(ps, at); i >= 0 || !done {
+		return i
+	}
+	return len(s.hits) - 1
+}
+
+// step moves the current hit by dir (±1) round the hits; wrapped is
+// whether it went from the last to the first or back.
+func (s *searchState) step(dir int) (wrapped bool) {
+	n := len(s.hits)
+	prev := s.cur
+	s.cur = ((s.cur+dir)%n + n) % n
+	return n > 1 && (dir > 0 && s.cur < prev || dir < 0 && s.cur > prev)
+}
+
+// before is how many hits in h's element come before h: its place among
+// the element's occurrences of the query (a table's cells count them in
+// the same order).
+func (s *searchState) before(h hit) int {
+	nth := 0
+	for _, o := range s.hits {
+		if o.page == h.page && o.el == h.el && o.start < h.start {
+			nth++
+		}
+	}
+	return nth
+}
+
+// isHit: element el of page is a hit of the search, and current whether
+// it holds the current one.
+func (s *searchState) isHit(page, el int) (is, current bool) {
+	if s.query == "" {
+		return false, false
+	}
+	for i, h := range s.hits {
+		if h.page == page && h.el == el {
+			return true, i == s.cur
+		}
+	}
+	return false, false
+}
+
 func (d *documentScreen) clearSearch() {
 	if d.search.op != 0 {
 		d.e.ops.done(d.search.op)
@@ -162,19 +240,14 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 		}
 		cmds = append(cmds, e.setErr(fmt.Sprintf("search: page %d", i+1), err))
 	}
-	room := maxHits - len(d.search.hits)
-	if len(msg.hits) > room {
-		msg.hits, d.search.capped = msg.hits[:room], true
-	}
-	d.search.hits = append(d.search.hits, msg.hits...)
-	d.search.scanned = msg.scanned
+	d.search.add(msg.hits, msg.scanned)
 	done := msg.next < 0 || d.search.capped
 	switch {
 	case d.search.cur >= 0 || len(d.search.hits) == 0:
 	case d.search.near != nil:
-		d.search.cur = d.firstHitFrom(*d.search.near, done)
+		d.search.cur = d.search.firstFrom(&d.docPages, *d.search.near, done)
 	case d.search.from != nil:
-		if d.search.cur = d.hitAtOrAfter(*d.search.from); d.search.cur < 0 && done {
+		if d.search.cur = d.search.atOrAfter(&d.docPages, *d.search.from); d.search.cur < 0 && done {
 			d.search.cur = 0 // none after the place: the first, said below
 		}
 		if d.search.cur >= 0 {
@@ -189,7 +262,7 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 		return tea.Batch(append(cmds, e.step(msg.id, d.searchStep(msg.query, msg.next)))...)
 	}
 	e.ops.done(msg.id)
-	d.search.running, d.search.op = false, 0
+	d.search.finish()
 	q := sanitizeLine(msg.query)
 	switch {
 	case len(d.search.hits) == 0:
@@ -198,7 +271,7 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 		cmds = append(cmds, e.setStatus(statusOK, e.fitHint(fmt.Sprintf("%d+ matches for %q (stopped at %d)", maxHits, q, maxHits), " · n/N move · S lists")))
 	default:
 		where := ""
-		if d.search.from != nil && d.hitAtOrAfter(*d.search.from) < 0 {
+		if d.search.from != nil && d.search.atOrAfter(&d.docPages, *d.search.from) < 0 {
 			where = " · none after where you were: showing the first"
 		}
 		if d.search.cell != "" {
@@ -207,33 +280,6 @@ func (d *documentScreen) onSearchStep(msg searchStepMsg) tea.Cmd {
 		cmds = append(cmds, e.setStatus(statusOK, e.fitHint(fmt.Sprintf("%s for %q%s", counted(len(d.search.hits), "match", "matches"), q, where), " · n/N move · S lists")))
 	}
 	return tea.Batch(cmds...)
-}
-
-// firstHitFrom is the index of the first hit at or after place at (-1
-// while the search has not reached it); once the search is done, a place
-// past the last hit takes the last one, so n wraps to the first.
-func (d *documentScreen) firstHitFrom(at nearHit, done bool) int {
-	if i := d.hitAtOrAfter(at); i >= 0 || !done {
-		return i
-	}
-	return len(d.search.hits) - 1
-}
-
-// hitAtOrAfter is the index of the first hit found at or after place at,
-// -1 while there is none.
-func (d *documentScreen) hitAtOrAfter(at nearHit) int {
-	el := at.el
-	if at.page < len(d.pages) {
-		if j := d.hitElement(at.page, at.elementID); j >= 0 {
-			el = j
-		}
-	}
-	for i, h := range d.search.hits {
-		if h.page > at.page || h.page == at.page && h.el >= el {
-			return i
-		}
-	}
-	return -1
 }
 
 func (d *documentScreen) nextHit(dir int) tea.Cmd {
@@ -253,7 +299,7 @@ func (d *documentScreen) nextHit(dir int) tea.Cmd {
 		// search has not reached it yet: n and N go on from there, not
 		// from the document's start (from a typed search's place, n goes
 		// to the first match at it: none is shown yet).
-		switch i := d.hitAtOrAfter(*place); {
+		switch i := d.search.atOrAfter(&d.docPages, *place); {
 		case i >= 0 && place == d.search.from && dir > 0:
 			d.search.cur = i - 1
 		case i >= 0:
@@ -264,16 +310,15 @@ func (d *documentScreen) nextHit(dir int) tea.Cmd {
 			return d.e.info("still searching up to this place; " + d.e.keys.NextHit.Help().Key + " goes on once a match after it is found")
 		}
 	}
-	prev := d.search.cur
-	d.search.cur = ((d.search.cur+dir)%n + n) % n
+	wrapped := d.search.step(dir)
 	d.e.status.text = "" // the status line shows the match counter
 	cmd := d.showHit()
 	// Wrapping is said, as less and vim say it: from the last match to
 	// the first (or back) is not the next match down the document.
 	switch {
-	case n > 1 && dir > 0 && d.search.cur < prev:
+	case wrapped && dir > 0:
 		return tea.Batch(cmd, d.e.info(fmt.Sprintf("search wrapped to the first match (1/%d)", n)))
-	case n > 1 && dir < 0 && d.search.cur > prev:
+	case wrapped:
 		return tea.Batch(cmd, d.e.info(fmt.Sprintf("search wrapped to the last match (%d/%d)", n, n)))
 	}
 	return cmd
@@ -311,13 +356,7 @@ func (d *documentScreen) focusHit() {
 	if h == nil || h.page != d.page || p == nil || h.el >= len(p.Elements) || !isTable(p.Elements[h.el]) {
 		return
 	}
-	nth := 0
-	for _, o := range d.search.hits {
-		if o.page == h.page && o.el == h.el && o.start < h.start {
-			nth++
-		}
-	}
-	row, col, at, ok := d.e.renderer.TableFind(p.Elements[h.el], d.search.query, nth)
+	row, col, at, ok := d.e.renderer.TableFind(p.Elements[h.el], d.search.query, d.search.before(*h))
 	if !ok {
 		return
 	}
@@ -343,18 +382,6 @@ func textAround(t, q string, w int) (before, match, after string) {
 		return "", "", clip(sanitizeLine(t), w)
 	}
 	return aroundRange(t, i, i+len(q), w)
-}
-
-func (d *documentScreen) isHit(page, el int) (bool, bool) {
-	if d.search.query == "" {
-		return false, false
-	}
-	for i, h := range d.search.hits {
-		if h.page == page && h.el == el {
-			return true, i == d.search.cur
-		}
-	}
-	return false, false
 }
 
 // hitList is the overlay of every hit with its context (S): enter jumps.

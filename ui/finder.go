@@ -513,35 +513,6 @@ func (d *documentScreen) jumpToHit(at *hitPlace) tea.Cmd {
 	return tea.Batch(cmd, search)
 }
 
-// hitElement is the index of the element with that id on page i, or -1
-// (page not decoded, or no such element).
-func (d *documentScreen) hitElement(i int, id string) int {
-	p := d.pages[i].p
-	if p == nil || id == "" {
-		return -1
-	}
-	for j, x := range p.Elements {
-		if x.ID == id {
-			return j
-		}
-	}
-	return -1
-}
-
-// placeElement is the element at names on page i: the one with its id,
-// else the one at its index (clamped to the page); -1 while the page is
-// not decoded.
-func (d *documentScreen) placeElement(i int, at *hitPlace) int {
-	if el := d.hitElement(i, at.elementID); el >= 0 {
-		return el
-	}
-	p := d.pages[i].p
-	if p == nil || len(p.Elements) == 0 {
-		return -1
-	}
-	return min(max(0, at.el), len(p.Elements)-1)
-}
-
 // landHit selects the pending hit's element once its page is shown and
 // decoded. Moving to another page first drops the hit.
 func (d *documentScreen) landHit() {

@@ -252,11 +252,3 @@ func (e *env) anyLive(ids []int) bool {
 	}
 	return false
 }
-
-// hitElementOr is hitElement on page i when i is a page, else -1.
-func (d *documentScreen) hitElementOr(i int, id string) int {
-	if i < 0 || i >= len(d.pages) {
-		return -1
-	}
-	return d.hitElement(i, id)
-}

@@ -24,6 +24,67 @@ type identityState struct {
 	toUI map[int]int
 }
 
+// current: the identity is op's with loaded pages decoded (nothing to
+// compute again).
+func (s *identityState) current(op *dpe.Opened, loaded int) bool {
+	return s.res != nil && s.doc == op && s.loaded == loaded
+}
+
+// of is the identity computed for op (nil: none, or another version's).
+func (s *identityState) of(op *dpe.Opened) *identity.Result {
+	if s.res == nil || s.doc != op {
+		return nil
+	}
+	return s.res
+}
+
+// keep installs an identity computed for the document on screen.
+func (s *identityState) keep(msg identityMsg) {
+	s.res, s.doc, s.loaded = msg.res, msg.doc, msg.loaded
+	s.toUI = resultToUI(msg.res, msg.doc.Doc)
+}
+
+// element is what the inspector shows of element el of page (of op,
+// with loaded pages decoded): the element's content_hash
+// and its page's page_hash, or why there is none (sanitized: problem
+// messages quote document keys).
+func (s *identityState) element(op *dpe.Opened, loaded, page, el int) (content, pageHash, doc string) {
+	r := s.res
+	if s.op != 0 && !s.current(op, loaded) {
+		return "computing…", "computing…", "computing…"
+	}
+	if s.of(op) == nil {
+		return "—", "—", "—"
+	}
+	j := -1
+	for rj, ui := range s.toUI {
+		if ui == page {
+			j = rj
+			break
+		}
+	}
+	if j < 0 {
+		return "page not loaded", "page not loaded", problemText(r, "$")
+	}
+	pr := r.Pages[j]
+	pageHash = string(pr.PageHash)
+	if pageHash == "" {
+		pageHash = problemText(r, pr.Path)
+	}
+	if el >= 0 && el < len(pr.Elements) && pr.Elements[el].ContentHash != "" {
+		content = string(pr.Elements[el].ContentHash)
+	} else if el >= 0 && el < len(pr.Elements) {
+		content = problemText(r, pr.Elements[el].Path)
+	} else {
+		content = "page not loaded"
+	}
+	doc = string(r.DocHash)
+	if doc == "" {
+		doc = problemText(r, "$")
+	}
+	return content, pageHash, doc
+}
+
 // identityMsg answers identify.
 type identityMsg struct {
 	id     int
@@ -55,7 +116,7 @@ func (d *documentScreen) identify() tea.Cmd {
 		return nil // the skeleton's hashes are the identity (remoteSource.identity)
 	}
 	n := d.loadedCount()
-	if d.idn.op != 0 || (d.idn.res != nil && d.idn.doc == d.op && d.idn.loaded == n) {
+	if d.idn.op != 0 || d.idn.current(d.op, n) {
 		return nil
 	}
 	op, snap, limits, body := d.op, d.snapshot(), d.opener.Limits, d.op.Body
@@ -139,8 +200,7 @@ func (d *documentScreen) identityUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.doc != d.op {
 			return nil, true
 		}
-		d.idn.res, d.idn.doc, d.idn.loaded = msg.res, msg.doc, msg.loaded
-		d.idn.toUI = resultToUI(msg.res, d.op.Doc)
+		d.idn.keep(msg)
 		return tea.Batch(d.watchMarks(), d.readAfterHash()), true
 	case diffMsg:
 		return d.onDiff(msg), true
@@ -168,46 +228,6 @@ func (d *documentScreen) identityOpEnd(id int) {
 	if d.diffOp == id {
 		d.diffOp = 0
 	}
-}
-
-// elementIdentity is what the inspector shows: the element's content_hash
-// and its page's page_hash, or why there is none (sanitized: problem
-// messages quote document keys).
-func (d *documentScreen) elementIdentity(page, el int) (content, pageHash, doc string) {
-	r := d.idn.res
-	if d.idn.op != 0 && (r == nil || d.idn.doc != d.op || d.idn.loaded != d.loadedCount()) {
-		return "computing…", "computing…", "computing…"
-	}
-	if r == nil || d.idn.doc != d.op {
-		return "—", "—", "—"
-	}
-	j := -1
-	for rj, ui := range d.idn.toUI {
-		if ui == page {
-			j = rj
-			break
-		}
-	}
-	if j < 0 {
-		return "page not loaded", "page not loaded", problemText(r, "$")
-	}
-	pr := r.Pages[j]
-	pageHash = string(pr.PageHash)
-	if pageHash == "" {
-		pageHash = problemText(r, pr.Path)
-	}
-	if el >= 0 && el < len(pr.Elements) && pr.Elements[el].ContentHash != "" {
-		content = string(pr.Elements[el].ContentHash)
-	} else if el >= 0 && el < len(pr.Elements) {
-		content = problemText(r, pr.Elements[el].Path)
-	} else {
-		content = "page not loaded"
-	}
-	doc = string(r.DocHash)
-	if doc == "" {
-		doc = problemText(r, "$")
-	}
-	return content, pageHash, doc
 }
 
 // problemText names the first problem at or under path (the first of all

@@ -120,7 +120,7 @@ func (d *documentScreen) schedule() tea.Cmd {
 	page := d.page
 	if !l.probing[page] {
 		l.probing[page] = true
-		return d.probeImages(page, p)
+		return l.probe(e, page, p)
 	}
 	probed := l.probed[page]
 	// With previews off the probe still runs (the description line
@@ -155,20 +155,12 @@ func (d *documentScreen) schedule() tea.Cmd {
 		}
 		l.started[k] = true
 		el := p.Elements[idx]
-		px := int64(pr.Width) * int64(pr.Height)
-		switch {
-		case l.pageUsed[page]+px > pageBudget:
-			pr.Pending, pr.Problem = false, "image not previewed: page pixel budget "+megapixels(pageBudget)+" reached"
-		case l.docUsed+px > docBudget:
-			pr.Pending, pr.Problem = false, "image not previewed: document pixel budget "+megapixels(docBudget)+" reached"
-		default:
-			l.pageUsed[page] += px
-			l.docUsed += px
-			l.inflight++
-			l.decodes++
-			cmds = append(cmds, d.decodeImage(page, idx, el))
+		problem := l.charge(page, int64(pr.Width)*int64(pr.Height), pageBudget, docBudget)
+		if problem == "" {
+			cmds = append(cmds, l.decode(e, page, idx, el))
 			continue
 		}
+		pr.Pending, pr.Problem = false, problem
 		e.renderer.SetPreview(el, pr)
 		changed = true
 	}
@@ -188,13 +180,29 @@ func megapixels(n int64) string {
 	return fmt.Sprintf("%.1f MP", float64(n)/1e6)
 }
 
-// probeImages reads the headers of every image on a page in one command.
-func (d *documentScreen) probeImages(page int, p *dpe.Page) tea.Cmd {
-	l := &d.images
+// charge takes px pixels of page's and the document's budgets for a
+// decode, or says which budget it would exceed ("": charged, one more
+// decode in flight).
+func (l *imageLoader) charge(page int, px, pageBudget, docBudget int64) (problem string) {
+	switch {
+	case l.pageUsed[page]+px > pageBudget:
+		return "image not previewed: page pixel budget " + megapixels(pageBudget) + " reached"
+	case l.docUsed+px > docBudget:
+		return "image not previewed: document pixel budget " + megapixels(docBudget) + " reached"
+	}
+	l.pageUsed[page] += px
+	l.docUsed += px
+	l.inflight++
+	l.decodes++
+	return ""
+}
+
+// probe reads the headers of every image on a page in one command.
+func (l *imageLoader) probe(e *env, page int, p *dpe.Page) tea.Cmd {
 	ctx, gen := l.ctx, l.gen
-	lim := d.e.renderer.Limits()
+	lim := e.renderer.Limits()
 	els := p.Elements
-	return d.e.safe(0, func() tea.Msg {
+	return e.safe(0, func() tea.Msg {
 		msg := imagesProbedMsg{gen: gen, page: page}
 		for i, el := range els {
 			if ctx.Err() != nil {
@@ -214,12 +222,21 @@ func (d *documentScreen) probeImages(page int, p *dpe.Page) tea.Cmd {
 }
 
 func (d *documentScreen) onImagesProbed(msg imagesProbedMsg) {
-	l := &d.images
-	if msg.gen != l.gen || msg.page >= len(d.pages) || d.pages[msg.page].p == nil {
+	if msg.page >= len(d.pages) || d.pages[msg.page].p == nil {
 		return
 	}
-	r := d.e.renderer
-	p := d.pages[msg.page].p
+	if d.images.probedPage(msg, d.pages[msg.page].p, d.e.renderer) && msg.page == d.page {
+		d.invalidate()
+	}
+}
+
+// probedPage keeps a probe's results for page p (still the page probed:
+// an element that changed under the probe is left out); false for the
+// probe of an earlier document.
+func (l *imageLoader) probedPage(msg imagesProbedMsg, p *dpe.Page, r *render.Renderer) bool {
+	if msg.gen != l.gen {
+		return false
+	}
 	byIdx := map[int]render.Preview{}
 	for i, el := range msg.els {
 		idx := msg.idx[i]
@@ -234,45 +251,28 @@ func (d *documentScreen) onImagesProbed(msg imagesProbedMsg) {
 		r.SetPreview(el, pr)
 	}
 	l.probed[msg.page] = byIdx
-	if msg.page == d.page {
-		d.invalidate()
-	}
+	return true
 }
 
-func (d *documentScreen) decodeImage(page, idx int, el *dpe.Element) tea.Cmd {
-	l := &d.images
+// decode decodes element idx's preview off the loop.
+func (l *imageLoader) decode(e *env, page, idx int, el *dpe.Element) tea.Cmd {
 	ctx, gen := l.ctx, l.gen
-	lim := d.e.renderer.Limits()
-	return d.e.safe(0, func() tea.Msg {
+	lim := e.renderer.Limits()
+	return e.safe(0, func() tea.Msg {
 		img, err := render.DecodePreview(ctx, el, lim)
 		return imageDecodedMsg{gen: gen, page: page, el: idx, ptr: el, img: img, err: err}
 	})
 }
 
 func (d *documentScreen) onImageDecoded(msg imageDecodedMsg) tea.Cmd {
-	l := &d.images
-	if msg.gen != l.gen {
+	var p *dpe.Page
+	if msg.page < len(d.pages) {
+		p = d.pages[msg.page].p
+	}
+	pr, ok := d.images.decoded(msg, p)
+	if !ok {
 		return nil
 	}
-	l.inflight = max(0, l.inflight-1)
-	if msg.page >= len(d.pages) || d.pages[msg.page].p == nil {
-		return nil
-	}
-	p := d.pages[msg.page].p
-	if msg.el >= len(p.Elements) || p.Elements[msg.el] != msg.ptr {
-		return nil
-	}
-	pr := l.probed[msg.page][msg.el]
-	pr.Pending = false
-	if msg.err != nil {
-		if ctxErr := l.ctx.Err(); ctxErr != nil {
-			return nil
-		}
-		pr.Problem = msg.err.Error()
-	} else {
-		pr.Thumb = msg.img
-	}
-	l.probed[msg.page][msg.el] = pr
 	d.e.renderer.SetPreview(msg.ptr, pr)
 	if msg.page == d.page {
 		d.invalidate()
@@ -281,4 +281,29 @@ func (d *documentScreen) onImageDecoded(msg imageDecodedMsg) tea.Cmd {
 		return d.kittyEncode(msg.page, msg.el, msg.ptr, pr)
 	}
 	return nil
+}
+
+// decoded keeps a decode's result for page p: the preview to show, or
+// false for a decode of an earlier document, of an element no longer
+// there, or one cancelled.
+func (l *imageLoader) decoded(msg imageDecodedMsg, p *dpe.Page) (render.Preview, bool) {
+	if msg.gen != l.gen {
+		return render.Preview{}, false
+	}
+	l.inflight = max(0, l.inflight-1)
+	if p == nil || msg.el >= len(p.Elements) || p.Elements[msg.el] != msg.ptr {
+		return render.Preview{}, false
+	}
+	pr := l.probed[msg.page][msg.el]
+	pr.Pending = false
+	if msg.err != nil {
+		if l.ctx.Err() != nil {
+			return render.Preview{}, false
+		}
+		pr.Problem = msg.err.Error()
+	} else {
+		pr.Thumb = msg.img
+	}
+	l.probed[msg.page][msg.el] = pr
+	return pr, true
 }

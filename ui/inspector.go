@@ -236,7 +236,7 @@ func (v *inspector) build(w int) ([]string, map[int]elemRef) {
 		kv("doc_hash", dh)
 		kv("verified", verified)
 	} else {
-		ch, ph, dh := v.d.elementIdentity(v.page, v.sel)
+		ch, ph, dh := v.d.idn.element(v.d.op, v.d.loadedCount(), v.page, v.sel)
 		kv("content_hash", ch)
 		kv("page_hash", ph)
 		kv("doc_hash", dh)

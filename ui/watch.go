@@ -259,11 +259,7 @@ func (d *documentScreen) onReload(msg watchReloadMsg) tea.Cmd {
 		return e.setStatus(statusErr, name+" changed on disk but does not read ("+oneLine(msg.err)+"); showing the version before")
 	}
 	at := d.placeHere()
-	if d.idn.res != nil && d.idn.doc == d.op {
-		d.watch.prev = d.idn.res
-	} else {
-		d.watch.prev = nil
-	}
+	d.watch.prev = d.idn.of(d.op)
 	if c, ok := d.src.(io.Closer); ok {
 		c.Close() // the old version's file
 	}
@@ -290,7 +286,7 @@ func (d *documentScreen) onReload(msg watchReloadMsg) tea.Cmd {
 // was computed).
 func (d *documentScreen) watchMarks() tea.Cmd {
 	w := d.watch
-	if w == nil || w.prev == nil || d.idn.res == nil || d.idn.doc != d.op {
+	if w == nil || w.prev == nil || d.idn.of(d.op) == nil {
 		return nil
 	}
 	prev := w.prev
@@ -323,7 +319,7 @@ func (d *documentScreen) localDiff() tea.Cmd {
 		return e.info("already reading " + sanitizeLine(filepath.Base(path)) + " again")
 	}
 	w.stamp = stampOf(path) // what is read now is not a change to read again
-	if d.idn.res == nil || d.idn.doc != d.op {
+	if d.idn.of(d.op) == nil {
 		w.readAfterHash = true
 		return d.identify()
 	}
@@ -334,7 +330,7 @@ func (d *documentScreen) localDiff() tea.Cmd {
 // has its identity.
 func (d *documentScreen) readAfterHash() tea.Cmd {
 	w := d.watch
-	if w == nil || !w.readAfterHash || d.idn.res == nil || d.idn.doc != d.op {
+	if w == nil || !w.readAfterHash || d.idn.of(d.op) == nil {
 		return nil
 	}
 	w.readAfterHash = false
