@@ -39,6 +39,17 @@ func (e *ResolveError) ConversionFailed() bool {
 			strings.HasPrefix(strings.TrimSpace(e.Err.Message), protocol.ConversionFailedMessage))
 }
 
+// ConversionCause is what the converter said, without the protocol's
+// "conversion failed" prefix: with a converter of this project it names
+// the file and the cause ("binary.md: binary content, not text"). ""
+// unless ConversionFailed.
+func (e *ResolveError) ConversionCause() string {
+	if !e.ConversionFailed() {
+		return ""
+	}
+	return strings.TrimSpace(trimPrefixFold(oneLine(strings.TrimSpace(e.Err.Message)), protocol.ConversionFailedMessage))
+}
+
 // Retryable reports whether offering the user a retry makes sense: the
 // source was unavailable, or the computer's resolver failed (an upload or
 // signing step that may work the next time).
@@ -67,7 +78,7 @@ func (e *ResolveError) Error() string {
 			cause += ": MCP server " + m[1] + " has no such resource"
 		}
 	case e.ConversionFailed():
-		cause = fmt.Sprintf("cannot be converted by computer %s: %s", e.Computer, trimPrefixFold(msg, protocol.ConversionFailedMessage))
+		cause = fmt.Sprintf("cannot be converted by computer %s: %s", e.Computer, e.ConversionCause())
 	case pe.Code == protocol.CodeResolutionFailed:
 		switch pe.Category {
 		case protocol.CategoryUpstreamUnavailable:

@@ -96,6 +96,9 @@ type documentScreen struct {
 
 	// link is the link tab chose (doc_links.go).
 	link linkAt
+	// anchorBack is the link an #anchor was followed from: esc returns
+	// to it while the page the anchor led to is shown (nil: none).
+	anchorBack *anchorReturn
 }
 
 type findReq struct {
@@ -576,6 +579,7 @@ const (
 	escSearch
 	escDiff
 	escLink
+	escAnchor
 )
 
 func (d *documentScreen) escStep() escStep {
@@ -591,6 +595,10 @@ func (d *documentScreen) escStep() escStep {
 		return escSearch
 	case d.diff != nil && d.search.query == "":
 		return escDiff
+	case d.anchorBack != nil && d.anchorBack.page == d.page:
+		// An #anchor followed is a move inside the document: esc takes
+		// it back, as a browser's back does, before leaving.
+		return escAnchor
 	}
 	return escBack
 }
@@ -598,8 +606,8 @@ func (d *documentScreen) escStep() escStep {
 // escDesc is each step as a footer hint, escSays as what "esc again"
 // will do.
 var (
-	escDesc = map[escStep]string{escBack: "back", escTable: "leave table", escSearch: "clear search", escDiff: "clear diff", escLink: "leave link"}
-	escSays = map[escStep]string{escBack: "goes back", escTable: "leaves the table", escSearch: "clears the search", escDiff: "clears the diff", escLink: "leaves the link"}
+	escDesc = map[escStep]string{escBack: "back", escTable: "leave table", escSearch: "clear search", escDiff: "clear diff", escLink: "leave link", escAnchor: "back to the link"}
+	escSays = map[escStep]string{escBack: "goes back", escTable: "leaves the table", escSearch: "clears the search", escDiff: "clears the diff", escLink: "leaves the link", escAnchor: "goes back to the link"}
 )
 
 // escHint is the footer's esc binding, saying what esc does now.
@@ -630,6 +638,8 @@ func (d *documentScreen) escInner() (tea.Cmd, bool) {
 		d.diff = nil
 		d.invalidate()
 		return e.info("comparison cleared"), true
+	case escAnchor:
+		return d.returnFromAnchor(), true
 	}
 	return nil, false
 }

@@ -187,6 +187,24 @@ func (d *documentScreen) followRelative(u *url.URL, shown string) tea.Cmd {
 	return e.info("link " + shown + ": relative to " + sanitizeLine(d.uri) + ", which is neither a local file nor a dpe:// URI")
 }
 
+// anchorReturn is where an #anchor was followed from: the link, and the
+// page the anchor led to.
+type anchorReturn struct {
+	from linkAt
+	page int
+}
+
+// returnFromAnchor goes back to the link an #anchor was followed from,
+// the link chosen again so tab goes on from it.
+func (d *documentScreen) returnFromAnchor() tea.Cmd {
+	b := d.anchorBack
+	d.anchorBack = nil
+	cmd := d.gotoPage(b.from.page, b.from.el)
+	d.link = b.from
+	d.link.wrapped = ""
+	return tea.Batch(cmd, d.e.info("back at the link"))
+}
+
 // followAnchor selects the heading an #anchor names (Markdown's and
 // HTML's heading ids, as GitHub and pandoc make them from the text): on
 // the pages loaded, else a page whose title it names.
@@ -214,6 +232,7 @@ func (d *documentScreen) followAnchor(frag string) tea.Cmd {
 			if anchorSlug(pu.p.Elements[o.el].Text) != want {
 				continue
 			}
+			d.anchorBack = &anchorReturn{from: d.link, page: i}
 			if i != d.page {
 				return d.gotoPage(i, o.el)
 			}
@@ -225,6 +244,7 @@ func (d *documentScreen) followAnchor(frag string) tea.Cmd {
 	}
 	for i := range d.pages {
 		if anchorSlug(d.pages[i].title) == want {
+			d.anchorBack = &anchorReturn{from: d.link, page: i}
 			return d.gotoPage(i, 0)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dpe-tui/dpe-tui/client"
 	"github.com/dpe-tui/dpe-tui/dpe"
 	"github.com/dpe-tui/dpe-tui/protocol"
 	"github.com/dpe-tui/dpe-tui/sanitize"
@@ -27,6 +28,9 @@ type errorInfo struct {
 	// (a resolve error says the cause in its own words).
 	said string
 	hint string
+	// conversion: the computer has the file but it does not convert;
+	// the summary is the converter's own line.
+	conversion bool
 }
 
 // maxErrorText bounds the full text kept for the detail view.
@@ -54,6 +58,19 @@ func newErrorInfo(what string, err error) *errorInfo {
 	}
 	info := &errorInfo{what: what, full: full}
 	info.summary = firstSentence(sanitizeLine(full))
+	var re *client.ResolveError
+	if errors.As(err, &re) {
+		if c := re.ConversionCause(); c != "" {
+			// The cause is what the line is for: the converter names
+			// the file; the URI and the computer are in the details.
+			if len(c) > maxErrorText {
+				c = c[:maxErrorText] + "…"
+			}
+			verb, _, _ := strings.Cut(what, " ")
+			info.summary = firstSentence(sanitizeLine(strings.TrimSpace(verb + " " + displayText(sanitize.URLsIn(c)))))
+			info.conversion = true
+		}
+	}
 	info.more = info.summary != sanitizeLine(full)
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
@@ -96,6 +113,9 @@ func hintFor(err error, info *errorInfo) string {
 		return "The peer did not answer in time. Try again (r), or raise --timeout."
 	case errors.Is(err, dpe.ErrFileRefused):
 		return "The document is a local file:// path offered by a computer dpe-tui did not start. Restart with --allow-file-uri if you trust it."
+	}
+	if info.conversion {
+		return "The file itself does not convert (the same bytes fail the same way): fix or replace it on that computer."
 	}
 	switch info.code {
 	case protocol.CodeResolutionFailed:

@@ -139,6 +139,36 @@ func TestLinks_AnchorSelectsItsHeading(t *testing.T) {
 	s.final()
 }
 
+// TestLinks_EscAfterAnAnchorComesBackToTheLink: an #anchor followed is
+// a move inside the document, so esc takes it back (as the README says
+// and a browser's back does) instead of leaving the document: the page
+// the link is on is shown again with the link chosen, and the footer
+// said beforehand what esc would do. Once back, esc goes on as before
+// (leave the link, then out).
+func TestLinks_EscAfterAnAnchorComesBackToTheLink(t *testing.T) {
+	_, file := linksDoc(t)
+	s := start80(t, openFileOptions(t, file, nil))
+	s.waitFor("Plain paragraph")
+	s.idle()
+	s.keys("tab", "tab", "tab")
+	s.waitFor("link 3/3: a section → #second")
+	s.keys("enter")
+	s.waitFor("page 2/2")
+	s.waitFor("Back to top")
+	s.idle()
+	if f := s.frame(); !strings.Contains(f, "esc back to the link") {
+		t.Errorf("the footer does not say esc goes back to the link:\n%s", f)
+	}
+	s.keys("esc")
+	s.waitFor("back at the link")
+	s.waitFor("page 1/2")
+	s.keys("tab")
+	// tab goes on from the link esc came back to: past the last, the
+	// sidebar takes the focus.
+	s.waitFor("past the last link: the sidebar has focus")
+	s.final()
+}
+
 // TestLinks_HTTPOpensOnlyAfterTheConfirmation: enter on an http(s) link
 // shows the URL whole and opens nothing; esc (or enter) leaves it
 // unopened; y hands exactly that URL to the system opener. Goldens of
