@@ -265,3 +265,45 @@ func TestDir_ReadRefinesPageCountAndLastModified(t *testing.T) {
 		t.Errorf("changed file listed with page_count %v, lastModified %+v; want 2 and 2030-01-01", r.Meta["page_count"], r.Annotations)
 	}
 }
+
+// TestDir_PDFWithBytesAfterItsEOFIsListedAndReads: a PDF with junk
+// appended after %%EOF (a mail gateway's footer, a botched download
+// resumed) is read by PDFium, so the listing agrees: its title and page
+// count, no error. A PDF cut short is still listed as truncated.
+func TestDir_PDFWithBytesAfterItsEOFIsListedAndReads(t *testing.T) {
+	dir := t.TempDir()
+	pdf := mustRead(t, "real/soffice.pdf")
+	junk := bytes.Repeat([]byte("junk after the end \x00\xff"), 400)
+	putFile(t, filepath.Join(dir, "tail.pdf"), append(append([]byte(nil), pdf...), junk...))
+	putFile(t, filepath.Join(dir, "cut.pdf"), pdf[:len(pdf)/2])
+	srv, err := New(Options{Dir: dir, Host: "org.example.tail"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	all, _ := listAll(t, cs)
+	byName := map[string]*mcp.Resource{}
+	for _, r := range all {
+		byName[r.Name] = r
+	}
+	r := byName["tail.pdf"]
+	if r == nil {
+		t.Fatalf("tail.pdf not listed: %v", byName)
+	}
+	if r.Meta["error"] != nil {
+		t.Fatalf("tail.pdf listed as broken: %v", r.Meta["error"])
+	}
+	c := read(t, cs, r.URI)
+	var d wireDoc
+	if err := json.Unmarshal([]byte(c.Text), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.PageCount == 0 || r.Meta["page_count"] != float64(d.PageCount) {
+		t.Errorf("tail.pdf: listed page_count %v, the document has %d", r.Meta["page_count"], d.PageCount)
+	}
+	if cut := byName["cut.pdf"]; cut == nil {
+		t.Error("cut.pdf not listed")
+	} else if e, _ := cut.Meta["error"].(string); !strings.Contains(e, "truncated PDF") {
+		t.Errorf("cut.pdf: _meta.error %q, want truncated PDF", e)
+	}
+}

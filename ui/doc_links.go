@@ -161,7 +161,7 @@ func (d *documentScreen) follow(l dpe.Link) tea.Cmd {
 		}
 		return d.followRelative(u, shown)
 	}
-	return e.info("link " + shown + ": not followed (dpe-tui follows dpe://, http(s), file and relative links)")
+	return e.info("link " + shown + ": not followed (only dpe://, http(s), file and relative links are)")
 }
 
 // followRelative opens a link relative to this document: beside the

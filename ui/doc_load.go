@@ -49,6 +49,12 @@ func (d *documentScreen) gotoPage(i, jump int) tea.Cmd {
 		_, cw := d.layout(e.width)
 		d.ensureBlocks(cw)
 		d.reveal(true)
+		// A search hit on a page the search decoded: its table is
+		// pointed at the hit's cell now, as onPages does for a page
+		// loaded for the jump.
+		if d.search.focus != nil {
+			d.focusHit()
+		}
 		return nil
 	}
 	d.pendingJump = jump

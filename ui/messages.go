@@ -145,7 +145,7 @@ func connectHint(err error) string {
 	case errors.As(err, &dns):
 		return "The server's host name does not resolve: check the URL (--url, or the profile's url in config.toml)."
 	case errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "connection refused"):
-		return "Nothing listens at the server's URL: start the server (dpe-tui server), or check the URL (--url, or the profile's url in config.toml). r tries again."
+		return "Nothing listens at the server's URL: start one (dpe-tui serve), or check the URL (--url, or the profile's url in config.toml). r tries again."
 	case strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "tls:"):
 		return "The TLS handshake failed: check that the URL's scheme (http or https) is the server's, and its certificate."
 	}

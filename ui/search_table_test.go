@@ -158,3 +158,45 @@ func TestInspector_ConvertedFileIsHashedAsTheCLIHashesIt(t *testing.T) {
 		}
 	}
 }
+
+// A search hit in a table on another page, whose page the search itself
+// decoded, is scrolled into view like one on the page shown: its row and
+// its column (a wide table scrolls sideways), the cell cursor on it. It
+// stayed at the table's first rows and columns: only a page loaded for
+// the jump was pointed at the hit.
+func TestSearch_HitInATableOnAnotherPageIsScrolledIntoView(t *testing.T) {
+	var b strings.Builder
+	for c := 1; c <= 14; c++ {
+		fmt.Fprintf(&b, "column%02d,", c)
+	}
+	b.WriteString("last\n")
+	for i := 1; i <= 2500; i++ {
+		for c := 1; c <= 14; c++ {
+			v := fmt.Sprintf("v%d-%d", i, c)
+			if i == 1700 && c == 12 {
+				v = "needle"
+			}
+			fmt.Fprintf(&b, "%s,", v)
+		}
+		b.WriteString("end\n")
+	}
+	p := filepath.Join(t.TempDir(), "wide.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := start80(t, openFileOptions(t, p, nil))
+	s.waitFor("v1-1")
+	s.idle()
+	s.keys("/")
+	s.typeText("needle")
+	s.keys("enter")
+	s.waitFor("1 match for")
+	s.waitFor("[needle]")
+	f := s.frame()
+	if !regexp.MustCompile(`row \d+ col 12: \[needle\]`).MatchString(f) {
+		t.Errorf("the status does not name the hit's cell:\n%s", f)
+	}
+	if !strings.Contains(f, "v1700-11") && !strings.Contains(f, "v1700-13") {
+		t.Errorf("the hit's row and column are not on screen:\n%s", f)
+	}
+}
