@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -117,9 +118,16 @@ func TestQuit_SlashNeverFallsThroughAndQAsksDuringLongOps(t *testing.T) {
 	}
 }
 
+// isQuit: cmd quits, alone or in a batch. tea.Quit itself is known by
+// its identity; anything else is run, and a command still running after
+// two seconds (a tick, a wait for I/O) is no quit: a quit answers at once,
+// but a loaded machine may take a while to run even that.
 func isQuit(cmd tea.Cmd) bool {
 	if cmd == nil {
 		return false
+	}
+	if reflect.ValueOf(cmd).Pointer() == reflect.ValueOf(tea.Cmd(tea.Quit)).Pointer() {
+		return true
 	}
 	done := make(chan tea.Msg, 1)
 	go func() { done <- cmd() }()
@@ -135,7 +143,7 @@ func isQuit(cmd tea.Cmd) bool {
 				}
 			}
 		}
-	case <-time.After(100 * time.Millisecond):
+	case <-time.After(2 * time.Second):
 	}
 	return false
 }

@@ -67,19 +67,28 @@ func queryModel(t *testing.T, images string) (*model, string) {
 	if cmd == nil {
 		return m, ""
 	}
-	var raw string
-	for _, c := range cmd().(tea.BatchMsg) {
+	// Every command of the batch runs to its end (the timeout tick
+	// after imageQueryTimeout): which ones wrote the query is read from
+	// what they return, never from how fast they did, which a loaded
+	// machine cannot promise.
+	batch := cmd().(tea.BatchMsg)
+	msgs := make([]tea.Msg, len(batch))
+	var wg sync.WaitGroup
+	for i, c := range batch {
 		if c == nil {
 			continue
 		}
-		done := make(chan tea.Msg, 1)
-		go func() { done <- c() }()
-		select {
-		case msg := <-done:
-			if r, ok := msg.(tea.RawMsg); ok {
-				raw += r.Msg.(string)
-			}
-		case <-time.After(20 * time.Millisecond): // the timeout tick
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msgs[i] = c()
+		}()
+	}
+	wg.Wait()
+	var raw string
+	for _, msg := range msgs {
+		if r, ok := msg.(tea.RawMsg); ok {
+			raw += r.Msg.(string)
 		}
 	}
 	return m, raw

@@ -54,9 +54,10 @@ type resourcesScreen struct {
 	loadOp     int
 	loadingAll bool
 	gone       bool
-	// uriWidth and mimeWidth are the widest URI and short MIME type
+	// nameWidth, uriWidth and mimeWidth are the widest name (its title,
+	// else its name), URI and short MIME type
 	// loaded (capped), for the columns.
-	uriWidth, mimeWidth int
+	nameWidth, uriWidth, mimeWidth int
 }
 
 type pageRecord struct {
@@ -206,6 +207,7 @@ func (v *resourcesScreen) onPage(msg resourcesPageMsg, refused error) tea.Cmd {
 		}
 		v.all = append(v.all, r)
 		v.hay = append(v.hay, haystack(r))
+		v.nameWidth = max(v.nameWidth, cellWidth(resourceName(r)))
 		v.uriWidth = max(v.uriWidth, cellWidth(r.URI))
 		v.mimeWidth = max(v.mimeWidth, cellWidth(shortMime(r.MimeType)))
 		if r.IsDPE() {

@@ -277,42 +277,40 @@ func (v *resourcesScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// columns puts the title (or name) first; when space is short MIME goes
-// first, then URI, then the rest shrink.
+// resourceName is what the list shows of a resource: its title, else its
+// name.
+func resourceName(r client.Resource) string {
+	if r.Title != "" {
+		return r.Title
+	}
+	return r.Name
+}
+
+// columns puts the title (or name) first. The name is what the list is
+// read by: it takes its share of the row as if nothing else were shown,
+// up to the widest name, so a wider terminal never shows less of it. The
+// URI (what tells two documents of one name apart) and then the MIME type
+// get what is left beyond a readable keywords column, and are left out
+// when too little is; keywords take the rest.
 func (v *resourcesScreen) columns(w int) []column {
 	cols := []column{{"NAME", 0}, {"PAGES", 5}, {"TYPE", 5}, {"KEYWORDS", 0}, {"MODIFIED", 10}}
-	fixed := 5 + 5 + 10
-	withURI, withMime := w >= 100, w >= 130
-	n := 5
-	if withURI {
-		cols = append(cols, column{"URI", 0})
-		n++
-	}
-	if withMime {
-		cols = append(cols, column{"MIME", 0})
-		n++
-	}
-	rest := max(12, w-fixed-(n-1)*2)
-	if withMime {
-		cols[6].width = min(max(4, v.mimeWidth), rest*15/100)
-		rest -= cols[6].width
-	}
-	if withURI {
-		// The URI is what tells two documents of one name apart: it
-		// gets what it holds, and the name and keywords are cut first
-		// (down to what keeps them readable).
-		const nameMin, keywordsMin = 16, 8
-		cols[5].width = max(3, min(v.uriWidth, rest-nameMin-keywordsMin))
-		rest -= cols[5].width
-	}
+	const fixed, gap = 5 + 5 + 10, 2
+	const nameMin, keywordsMin, uriMin = 16, 8, 24
+	rest := max(12, w-fixed-(len(cols)-1)*gap)
 	cols[0].width = rest * 65 / 100
-	used := 0
-	for i, c := range cols {
-		if i != 3 {
-			used += c.width
+	if v.nameWidth > 0 {
+		cols[0].width = min(cols[0].width, max(nameMin, v.nameWidth))
+	}
+	room := rest - cols[0].width - keywordsMin
+	if uri := min(v.uriWidth, room-gap); w >= 100 && uri >= uriMin {
+		cols = append(cols, column{"URI", uri})
+		room -= uri + gap
+		if mime := max(4, v.mimeWidth); w >= 130 && mime <= room-gap {
+			cols = append(cols, column{"MIME", mime})
+			room -= mime + gap
 		}
 	}
-	cols[3].width = max(4, w-(n-1)*2-used)
+	cols[3].width = keywordsMin + max(0, room)
 	return cols
 }
 
@@ -382,11 +380,7 @@ func (v *resourcesScreen) View(w, h int) []string {
 		if len(mod) > 10 {
 			mod = mod[:10]
 		}
-		name := r.Title
-		if name == "" {
-			name = r.Name
-		}
-		cells := []string{sanitizeLine(name), pages, sanitizeLine(r.Meta.FileType), sanitizeLine(strings.Join(r.Meta.Keywords, ", ")), sanitizeLine(mod),
+		cells := []string{sanitizeLine(resourceName(r)), pages, sanitizeLine(r.Meta.FileType), sanitizeLine(strings.Join(r.Meta.Keywords, ", ")), sanitizeLine(mod),
 			sanitizeLine(r.URI), sanitizeLine(shortMime(r.MimeType))}
 		body = append(body, listRow(st, joinCols(cols, cells), v.list.at(i), !r.IsDPE() || v.gone, w))
 	}

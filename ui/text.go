@@ -40,7 +40,11 @@ func fit(s string, w int) string {
 	}
 	sw := ansi.StringWidth(s)
 	if sw > w {
-		return ansi.Truncate(s, w, "…")
+		// A wide character that does not fit whole is left out, which
+		// leaves the cut one cell short: pad it, or every later column
+		// of the row shifts left.
+		s = ansi.Truncate(s, w, "…")
+		sw = ansi.StringWidth(s)
 	}
 	return s + strings.Repeat(" ", w-sw)
 }
