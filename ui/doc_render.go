@@ -521,7 +521,10 @@ func (d *documentScreen) statusText(w int) string {
 		return t
 	}
 	if s.query == "" {
-		if el := d.selected(); el != nil && isTable(el) {
+		// The cell's place is said while its cursor is shown: after esc
+		// put it away the line would claim table mode the footer has
+		// left.
+		if d.tableActive() {
 			if m := tableMarker(d.tv[d.sel]); m != "" {
 				return statusFit(st.dim.Render(" table "+m), st.dim.Render(" · enter shows the cell"), w)
 			}
