@@ -297,7 +297,9 @@ func (v *resourcesScreen) columns(w int) []column {
 	const fixed, gap = 5 + 5 + 10, 2
 	const nameMin, keywordsMin, uriMin = 16, 8, 24
 	rest := max(12, w-fixed-(len(cols)-1)*gap)
-	cols[0].width = rest * 65 / 100
+	// Up to 65 % of the row, and past 48 cells no more than 30 %: one
+	// outlandish name must not take the room of every URI.
+	cols[0].width = min(rest*65/100, max(48, rest*30/100))
 	if v.nameWidth > 0 {
 		cols[0].width = min(cols[0].width, max(nameMin, v.nameWidth))
 	}
