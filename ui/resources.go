@@ -57,6 +57,9 @@ type resourcesScreen struct {
 	// uriWidth and mimeWidth are the widest URI and short MIME type
 	// loaded (capped), for the columns.
 	uriWidth, mimeWidth int
+	// titles counts the loaded resources per title: a title two share is
+	// shown with each one's name (shownName).
+	titles map[string]int
 }
 
 type pageRecord struct {
@@ -205,6 +208,10 @@ func (v *resourcesScreen) onPage(msg resourcesPageMsg, refused error) tea.Cmd {
 			r.Server = v.server
 		}
 		v.all = append(v.all, r)
+		if v.titles == nil {
+			v.titles = map[string]int{}
+		}
+		v.titles[r.Title]++
 		v.hay = append(v.hay, haystack(r))
 		v.uriWidth = max(v.uriWidth, cellWidth(r.URI))
 		v.mimeWidth = max(v.mimeWidth, cellWidth(shortMime(r.MimeType)))
