@@ -210,6 +210,20 @@ type documentHead struct {
 	Pages        []pageJSON `json:"pages"`
 }
 
+// fileDocRef is the doc_ref of a file on disk: its absolute path, cleaned,
+// as the segments of its dpe://local URI (dpe.md §dpe:// URI: doc_ref is
+// the URI's doc-ref; DPE-E045 holds the two to agree). The name as typed
+// ("report.md", "../x/report.md") depends on the folder it was typed in,
+// so an export of it named no file anywhere else. Empty without a
+// file:// URI.
+func fileDocRef(fileURI string) string {
+	u, err := url.Parse(fileURI)
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return ""
+	}
+	return strings.TrimPrefix(path.Clean(u.Path), "/")
+}
+
 // OpenFile opens a file from disk (file_uri and mod time from the file).
 func (c *Converter) OpenFile(ctx context.Context, name string) (*Document, error) {
 	f, st, err := OpenRegular(name)
@@ -270,6 +284,9 @@ func (c *Converter) Open(ctx context.Context, src Source) (d *Document, err erro
 		return nil, fmt.Errorf("%s: %w", src.Name, limitErr("page count", int64(env.Limits.MaxPages), int64(len(info.PageTitles))))
 	}
 	docRef := src.DocRef
+	if docRef == "" {
+		docRef = fileDocRef(src.FileURI)
+	}
 	if docRef == "" {
 		docRef = filepath.ToSlash(src.Name)
 	}

@@ -23,6 +23,9 @@ func textBytes(src *Source) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if notWindows1252(data) {
+		return nil, errNotText
+	}
 	text := decodeText(data)
 	if binaryText(text) {
 		return nil, errBinaryText
@@ -30,7 +33,35 @@ func textBytes(src *Source) ([]byte, error) {
 	return clearControls(text), nil
 }
 
-var errBinaryText = errors.New("binary content, not text (it holds NUL or control characters no text file has)")
+var (
+	errBinaryText = errors.New("binary content, not text (it holds NUL or control characters no text file has)")
+	errNotText    = errors.New("binary content, not text (it is not UTF-8, and too few of its bytes are ASCII for Windows-1252 text)")
+)
+
+// maxHighShare is the most of a Windows-1252 file's bytes, in percent,
+// that may be outside ASCII: French, German or Icelandic prose has an
+// accented letter in well under one character of five; random bytes, or
+// a binary with no NUL in its first pages, have one byte in two or more.
+const maxHighShare = 30
+
+// notWindows1252: bytes decodeText would read as Windows-1252 (no byte
+// order mark, not UTF-8) with more than maxHighShare percent of them
+// outside ASCII. Those are no Western text: every one of them became a
+// character, and the page showed a screen of "¢Ážþóøáµ˜ü‡ã" with no
+// control character for binaryText to find.
+func notWindows1252(data []byte) bool {
+	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) || bytes.HasPrefix(data, []byte("\xFF\xFE")) ||
+		bytes.HasPrefix(data, []byte("\xFE\xFF")) || utf8.Valid(data) {
+		return false
+	}
+	high := 0
+	for _, b := range data {
+		if b >= 0x80 {
+			high++
+		}
+	}
+	return high*100 > maxHighShare*len(data)
+}
 
 // isControl is a character the DPE text rule refuses: C0 but tab,
 // newline and return; DEL; C1.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -70,7 +71,9 @@ func expandTabs(s string) string {
 	return sb.String()
 }
 
-// wrap word-wraps plain text to width cells (long words are broken).
+// wrap word-wraps plain text to width cells (long words are broken). A
+// line with Chinese or Japanese in it breaks between their characters
+// under kinsoku rules (wrapCJK).
 func wrap(s string, width int) []string {
 	if width < 1 {
 		width = 1
@@ -79,7 +82,128 @@ func wrap(s string, width int) []string {
 	if s == "" {
 		return []string{""}
 	}
-	return strings.Split(ansi.Wrap(s, width, ""), "\n")
+	if !strings.ContainsFunc(s, isCJKBreakable) {
+		return strings.Split(ansi.Wrap(s, width, ""), "\n")
+	}
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.ContainsFunc(l, isCJKBreakable) {
+			out = append(out, wrapCJK(l, width)...)
+		} else {
+			out = append(out, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
+		}
+	}
+	return out
+}
+
+// Kinsoku (JIS X 4051 §6.1, and the same rule in Chinese typesetting):
+// closing brackets, commas, full stops, small kana and the prolonged
+// sound mark never start a line; opening brackets never end one.
+// ansi.Wrap broke a CJK run at any cell, so a line could start with "。"
+// or "」" and end with "「".
+const (
+	noLineStart = "、。，．・：；？！゛゜ヽヾゝゞ々ー〜）］｝〕〉》」』】〙〗〟’”｠»" +
+		"ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶ…‥" + ")]},.?!:;%"
+	noLineEnd = "（［｛〔〈《「『【〘〖〝‘“｟«" + "([{"
+)
+
+// isCJKBreakable: a character a line may break before or after with no
+// space, as Chinese and Japanese break: Han, kana, and the CJK symbols
+// and full-width forms. Hangul is not: Korean breaks at spaces.
+func isCJKBreakable(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) ||
+		(r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF)
+}
+
+// wrapCJK wraps one line (no newline in it) to width cells: each CJK
+// character is a unit a line may break around, a run of other characters
+// is a word, spaces are break opportunities (dropped at a break). A unit
+// that must not start a line joins the one before it, one that must not
+// end a line joins the one after, and the joined cluster moves to the
+// next line whole (oidashi: the line is never made wider than width). A
+// cluster wider than a line is cut at the width.
+func wrapCJK(l string, width int) []string {
+	type cluster struct {
+		sep, text string // sep: the spaces before it
+	}
+	var cs []cluster
+	sep := ""
+	add := func(unit string, breakable bool) {
+		r, _ := utf8.DecodeRuneInString(unit)
+		last := len(cs) - 1
+		if last >= 0 && sep == "" {
+			lr, _ := utf8.DecodeLastRuneInString(cs[last].text)
+			if strings.ContainsRune(noLineStart, r) || strings.ContainsRune(noLineEnd, lr) ||
+				(!breakable && !isCJKBreakable(lr)) {
+				cs[last].text += unit
+				return
+			}
+		}
+		cs = append(cs, cluster{sep, unit})
+		sep = ""
+	}
+	word := ""
+	flush := func() {
+		if word != "" {
+			add(word, false)
+			word = ""
+		}
+	}
+	for _, r := range l {
+		switch {
+		case r == ' ':
+			flush()
+			sep += " "
+		case isCJKBreakable(r) || strings.ContainsRune(noLineStart, r) || strings.ContainsRune(noLineEnd, r):
+			flush()
+			add(string(r), true)
+		default:
+			word += string(r)
+		}
+	}
+	flush()
+	var lines []string
+	var cur strings.Builder
+	w := 0
+	for _, c := range cs {
+		cw, sep := ansi.StringWidth(c.text), c.sep
+		if w > 0 && w+len(sep)+cw > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			w, sep = 0, "" // a line after a break starts with its text
+		}
+		if w == 0 && len(sep)+cw > width {
+			sep = ""
+		}
+		cur.WriteString(sep)
+		w += len(sep)
+		if cw <= width {
+			cur.WriteString(c.text)
+			w += cw
+			continue
+		}
+		// Wider than a line: cut at the width, what is left starts the
+		// next line; a cut before a mark that must not start a line (or
+		// after one that must not end it) takes one character more along.
+		for _, r := range c.text {
+			rw := ansi.StringWidth(string(r))
+			if w+rw > width && w > 0 {
+				line := cur.String()
+				cur.Reset()
+				w = 0
+				last, n := utf8.DecodeLastRuneInString(line)
+				if (strings.ContainsRune(noLineStart, r) || strings.ContainsRune(noLineEnd, last)) && n < len(line) {
+					line = line[:len(line)-n]
+					cur.WriteRune(last)
+					w = ansi.StringWidth(string(last))
+				}
+				lines = append(lines, line)
+			}
+			cur.WriteRune(r)
+			w += rw
+		}
+	}
+	return append(lines, cur.String())
 }
 
 // fit is the width invariant: every line at most width cells. It is the

@@ -228,6 +228,10 @@ type statusLine struct {
 	id   int
 	kind statusKind
 	text string
+	// seen: a key was pressed while this line was shown. Esc puts away
+	// only an error nobody has answered yet; after that esc is the
+	// screen's again.
+	seen bool
 }
 
 type clearStatusMsg struct{ id int }

@@ -249,7 +249,7 @@ func TestGolden(t *testing.T) {
 		}},
 		{name: "document_table_left", drive: func(s *session) {
 			s.toDocument()
-			s.keys("t", "l", "esc", "esc") // the "opened" message, then the table
+			s.keys("t", "l", "esc") // the table
 			s.waitFor("left the table")
 		}},
 		{name: "history_back_to_other_document", drive: func(s *session) {

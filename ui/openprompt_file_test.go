@@ -30,7 +30,7 @@ func TestOpenPrompt_TakesALocalFilePath(t *testing.T) {
 	s.keys("enter")
 	s.waitFor("The second file.")
 	s.idle()
-	s.keys("esc", "esc") // the "opened" message, then back to the first
+	s.keys("esc") // back to the first
 	s.waitFor("The first file.")
 	out := s.final()
 	if strings.Contains(out, "missing scheme") {

@@ -65,10 +65,9 @@ func TestRemote_RReloadsTheRemoteDocumentInPlace(t *testing.T) {
 			t.Errorf("after r the frame lacks %q:\n%s", want, f)
 		}
 	}
-	// Still the document over the skeleton: esc goes back to it (the
-	// first puts the "opened" message away).
+	// Still the document over the skeleton: esc goes back to it.
 	s.idle()
-	s.keys("esc", "esc")
+	s.keys("esc")
 	s.waitFor("PAGE 1 ELEMENTS")
 }
 

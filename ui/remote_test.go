@@ -221,7 +221,7 @@ func TestRemote_StaleMarksFoldersAndEscBack(t *testing.T) {
 	if f := s.frame(); strings.Contains(f, "second line") {
 		t.Fatalf("the document view shows content this machine does not have:\n%s", f)
 	}
-	s.keys("esc", "esc") // the "opened" message, then the document
+	s.keys("esc") // the document
 	s.waitFor("PAGE 1 ELEMENTS")
 	s.keys("esc")
 	s.waitFor("same")

@@ -54,10 +54,13 @@ type resourcesScreen struct {
 	loadOp     int
 	loadingAll bool
 	gone       bool
-	// nameWidth, uriWidth and mimeWidth are the widest name (its title,
-	// else its name), URI and short MIME type
-	// loaded (capped), for the columns.
+	// nameWidth, uriWidth and mimeWidth are the widest name (as
+	// shownName shows it), URI and short MIME type loaded (capped), for
+	// the columns.
 	nameWidth, uriWidth, mimeWidth int
+	// titles counts the loaded resources per title: a title two share is
+	// shown with each one's name (shownName).
+	titles map[string]int
 }
 
 type pageRecord struct {
@@ -206,8 +209,12 @@ func (v *resourcesScreen) onPage(msg resourcesPageMsg, refused error) tea.Cmd {
 			r.Server = v.server
 		}
 		v.all = append(v.all, r)
+		if v.titles == nil {
+			v.titles = map[string]int{}
+		}
+		v.titles[r.Title]++
 		v.hay = append(v.hay, haystack(r))
-		v.nameWidth = max(v.nameWidth, cellWidth(resourceName(r)))
+		v.nameWidth = max(v.nameWidth, cellWidth(v.shownName(r)))
 		v.uriWidth = max(v.uriWidth, cellWidth(r.URI))
 		v.mimeWidth = max(v.mimeWidth, cellWidth(shortMime(r.MimeType)))
 		if r.IsDPE() {

@@ -277,15 +277,6 @@ func (v *resourcesScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// resourceName is what the list shows of a resource: its title, else its
-// name.
-func resourceName(r client.Resource) string {
-	if r.Title != "" {
-		return r.Title
-	}
-	return r.Name
-}
-
 // columns puts the title (or name) first. The name is what the list is
 // read by: it takes its share of the row as if nothing else were shown,
 // up to the widest name, so a wider terminal never shows less of it. The
@@ -382,7 +373,7 @@ func (v *resourcesScreen) View(w, h int) []string {
 		if len(mod) > 10 {
 			mod = mod[:10]
 		}
-		cells := []string{sanitizeLine(resourceName(r)), pages, sanitizeLine(r.Meta.FileType), sanitizeLine(strings.Join(r.Meta.Keywords, ", ")), sanitizeLine(mod),
+		cells := []string{sanitizeLine(v.shownName(r)), pages, sanitizeLine(r.Meta.FileType), sanitizeLine(strings.Join(r.Meta.Keywords, ", ")), sanitizeLine(mod),
 			sanitizeLine(r.URI), sanitizeLine(shortMime(r.MimeType))}
 		body = append(body, listRow(st, joinCols(cols, cells), v.list.at(i), !r.IsDPE() || v.gone, w))
 	}
@@ -391,6 +382,20 @@ func (v *resourcesScreen) View(w, h int) []string {
 		lines = append(lines, v.detailView(w, v.detailHeight(h))...)
 	}
 	return lines
+}
+
+// shownName is a row's NAME: the title, or the name when there is none.
+// A title another resource of the list shares is followed by the name,
+// which a server gives each resource of its own: two documents of a
+// --docs folder titled "Annual report" were two identical rows.
+func (v *resourcesScreen) shownName(r client.Resource) string {
+	switch {
+	case r.Title == "":
+		return r.Name
+	case v.titles[r.Title] > 1 && r.Name != "" && r.Name != r.Title:
+		return r.Title + " (" + r.Name + ")"
+	}
+	return r.Title
 }
 
 // detailView shows every field of the selected resource, including all of

@@ -481,6 +481,8 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		// "cancelled: …"); the next key makes it stale.
 		e.status = statusLine{id: e.status.id + 1}
 	}
+	dismiss := m.escDismisses()
+	e.status.seen = true
 	armed := m.quitArmed
 	m.quitArmed = false
 	switch {
@@ -489,9 +491,10 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case matches(msg, k.Cancel) && e.ops.busy():
 		return m.cancelNewest()
-	case matches(msg, k.Back) && m.escDismisses():
-		// A message on the status line is the innermost thing on
-		// screen: esc puts it away before it leaves any mode or screen.
+	case matches(msg, k.Back) && dismiss:
+		// An error that came up since the last key is the innermost
+		// thing on screen: esc puts it away before it leaves any mode
+		// or screen.
 		e.dropStatus()
 		return nil
 	case matches(msg, k.Quit):
@@ -552,14 +555,17 @@ func (m *model) cancelNewest() tea.Cmd {
 	return tea.Batch(cmd, m.e.info("cancelled: "+label))
 }
 
-// escDismisses: esc would put away the status line's message, on a
-// screen whose esc leaves modes before the screen (the document). A hint
-// (statusInfo) goes with the next key anyway, so esc passes on to what
-// it says; a result or an error stays until its time is up or esc.
+// escDismisses: esc would put away the status line's error, on a screen
+// whose esc leaves modes before the screen (the document). Only an error
+// the user has not answered with a key yet: a hint or a result ("opened
+// … in 40ms", "3 matches") never eats esc — the user pressing esc after
+// opening a document means the document's esc — and an error a key has
+// already answered stays until its time is up while esc goes on to the
+// screen.
 func (m *model) escDismisses() bool {
 	e := m.e
 	s, ok := m.top().(interface{ escClearsStatus() bool })
-	return ok && s.escClearsStatus() && m.overlay == nil && !e.ops.busy() && e.status.text != "" && e.status.kind != statusInfo
+	return ok && s.escClearsStatus() && m.overlay == nil && !e.ops.busy() && e.status.text != "" && e.status.kind == statusErr && !e.status.seen
 }
 
 // footerHints is the footer's bindings: the screen's, with its esc hint

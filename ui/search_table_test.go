@@ -112,7 +112,7 @@ func TestEsc_NoBackHintWithNothingBehind(t *testing.T) {
 	if foot := lines[len(lines)-1]; strings.Contains(foot, "esc back") {
 		t.Fatalf("the footer hints esc back with nothing behind: %q", foot)
 	}
-	press(t, m, "t", "esc") // t's message first
+	press(t, m, "t")
 	if f := frame(m); !strings.Contains(f, "esc leave table") {
 		t.Fatalf("set-up: the table is not active:\n%s", f)
 	}

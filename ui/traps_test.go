@@ -15,10 +15,11 @@ func escHints(m *model) (int, string) {
 	return strings.Count(f, "esc "), f
 }
 
-// esc leaves the innermost thing first: a message on the status line,
-// then the table's cell cursor, then the search, and only then the
-// document; the footer names the one esc that will happen, once.
-func TestEsc_StatusThenTableThenSearchThenTheDocument(t *testing.T) {
+// esc leaves the innermost thing first: the table's cell cursor, then
+// the search, and only then the document; the footer names the one esc
+// that will happen, once. The search's result line ("3 matches for") is
+// no step of its own: only an error holds esc (TestEsc_PutsAwayAnUnansweredErrorOnly).
+func TestEsc_TableThenSearchThenTheDocument(t *testing.T) {
 	f := newFakeAgent(t)
 	m := newTestModel(t, f)
 	m.e.width = 200 // room for every hint: the footer drops none
@@ -39,7 +40,6 @@ func TestEsc_StatusThenTableThenSearchThenTheDocument(t *testing.T) {
 		hint string
 		done func() bool
 	}{
-		{"esc clear message", func() bool { return m.statusText() == "" && d.tableActive() }},
 		{"esc leave table", func() bool { return !d.tableActive() && d.search.query != "" }},
 		{"esc clear search", func() bool { return d.search.query == "" && m.docS() == d }},
 		{"esc back", func() bool { return len(m.stack) == depth }},
@@ -72,7 +72,6 @@ func TestFooter_OneEscHintWhileADiffIsShown(t *testing.T) {
 		if d.diff == nil {
 			t.Fatalf("%d columns: D made no comparison (status %q)", w, m.statusText())
 		}
-		press(t, m, "esc") // the comparison's message
 		if n, foot := escHints(m); n != 1 || !strings.Contains(foot, "esc clear diff") {
 			t.Fatalf("%d columns: %d esc hints, want only \"esc clear diff\": %q", w, n, foot)
 		}
@@ -197,7 +196,6 @@ func TestInspector_EnterHintOnlyWhereEnterDoesSomething(t *testing.T) {
 	}}
 	m := openJSON(t, 80, 24, doc)
 	d := m.docS()
-	press(t, m, "esc") // the "opened" message
 	d.sel = 1
 	press(t, m, ".")
 	if f := footerLine(m); !strings.Contains(f, "enter next link") {
@@ -235,7 +233,7 @@ func TestSearch_HitInACutCellIsShownOnTheStatusLine(t *testing.T) {
 	if !strings.Contains(status, "row 2 col 2: ") || !strings.Contains(status, "words [LONG-END]") {
 		t.Fatalf("the status line should show the cell's text around the hit: %q", status)
 	}
-	press(t, m, "esc") // the message; the search's own line says it too
+	run(t, m, m.update(clearStatusMsg{id: m.e.status.id})) // the message's time is up; the search's own line says it too
 	if status := strings.Split(frame(m), "\n")[len(body)-2]; !strings.Contains(status, "[LONG-END]") {
 		t.Fatalf("the search's line should keep the cell's text around the hit: %q", status)
 	}
@@ -271,7 +269,7 @@ func TestCode_LongLinesScrollSideways(t *testing.T) {
 	m.e.width, m.e.height = 80, 24
 	listOffice(t, m)
 	run(t, m, m.openDPE(openURIMsg{uri: reportURI}))
-	press(t, m, "esc", "j") // the "opened" message; select the code block
+	press(t, m, "j") // select the code block
 	d := m.docS()
 	if !d.isCodeSelected() {
 		t.Fatalf("set-up: element %d is selected, not the code block", d.sel+1)
@@ -305,7 +303,7 @@ func TestCode_ScrolledSidewaysGolden(t *testing.T) {
 	s := start80(t, testOptions(f))
 	s.toDocument()
 	s.idle()
-	s.keys("esc", "j", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l")
+	s.keys("j", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l")
 	s.waitFor("END_OF_LINE")
 	golden.RequireEqual(t, s.final())
 }
@@ -320,9 +318,9 @@ func TestOpen_EscAfterOGoesBackToTheDocumentLeft(t *testing.T) {
 	run(t, m, m.openDPE(openURIMsg{uri: reportURI}))
 	a := m.docS()
 	depth := len(m.stack)
-	press(t, m, "esc") // the "opened" message
+	opened := m.statusText()
 	press(t, m, "o", "esc")
-	if m.bar.active || m.docS() != a || len(m.stack) != depth || m.statusText() != "" {
+	if m.bar.active || m.docS() != a || len(m.stack) != depth || m.statusText() != opened {
 		t.Fatalf("esc in the o prompt should only close it: bar %v, stack %d (was %d), status %q", m.bar.active, len(m.stack), depth, m.statusText())
 	}
 	press(t, m, "o")
@@ -333,7 +331,7 @@ func TestOpen_EscAfterOGoesBackToTheDocumentLeft(t *testing.T) {
 	if b := m.docS(); b == a || b == nil || b.uri != notesURI {
 		t.Fatalf("o did not open the notes (status %q)", m.statusText())
 	}
-	press(t, m, "esc", "esc") // the "opened" message, then the document
+	press(t, m, "esc") // the document
 	if m.docS() != a || len(m.stack) != depth {
 		t.Fatalf("esc after o should come back to the report: stack %d (was %d), top %T", len(m.stack), depth, m.top())
 	}

@@ -532,7 +532,10 @@ type table struct {
 	// A wider cell widens its column from there on (none is over 80), and
 	// the header (head) is printed again above the rows it widened.
 	widths []int
-	head   []string
+	// typical are the widths most cells of a column fit in so far (see
+	// fit).
+	typical []int
+	head    []string
 	// maxW is the cells a line may take (0: no limit). Past it the
 	// columns in drop are left out, in that order, and then the widest
 	// columns give way, cut with …, the key column last, so no line
@@ -584,37 +587,38 @@ const minColumn = 6
 // fit is widths cut so a line of them (two spaces between columns) takes
 // at most maxW cells: the columns in drop are left out first, in order
 // (left: their indexes; a left-out column's width is -1), until the line
-// would fit with every column at minColumn or more; then the widest
-// column gives way, none below minColumn (or its own width), the key
-// column only when no other can (in the middle: its end tells rows
-// apart). Piped (maxW 0), nothing is cut, the key not even to 80 cells.
-func fit(widths []int, maxW, key int, drop []int) (shown, left []int) {
+// would fit with every column at its typical width (what most of its
+// cells need: one long name must not push out every other column); then
+// the widest column gives way, none below minColumn (or its own width),
+// the key column only when no other can (in the middle: its end tells
+// rows apart). Leaving out a column a reader can ask for (a wider
+// terminal, --json) beats cutting the ones kept: dropping only until the
+// line would fit at minColumn cut short names to "archi…" and "libra…"
+// beside a MIME column that says the same on every row. Piped (maxW 0),
+// nothing is cut, the key not even to 80 cells.
+func fit(widths, typical []int, maxW, key int, drop []int) (shown, left []int) {
 	shown = slices.Clone(widths)
 	if maxW <= 0 || len(shown) == 0 {
 		return shown, nil
 	}
-	total := func(floor bool) int {
+	total := func(ws []int) int {
 		n, cols := 0, 0
-		for i, w := range shown {
-			if w < 0 {
-				continue
+		for i, w := range ws {
+			if shown[i] >= 0 {
+				n, cols = n+w, cols+1
 			}
-			if floor && i != key {
-				w = min(w, minColumn)
-			}
-			n, cols = n+w, cols+1
 		}
 		return n + 2*max(0, cols-1)
 	}
 	for _, d := range drop {
-		if total(true) <= maxW {
+		if total(typical) <= maxW {
 			break
 		}
 		if d < len(shown) {
 			shown[d], left = -1, append(left, d)
 		}
 	}
-	for over := total(false) - maxW; over > 0; over-- {
+	for over := total(shown) - maxW; over > 0; over-- {
 		widest := -1
 		for i, w := range shown {
 			if i != key && w > minColumn && (widest < 0 || w > shown[widest]) {
@@ -630,6 +634,32 @@ func fit(widths []int, maxW, key int, drop []int) (shown, left []int) {
 		shown[widest]--
 	}
 	return shown, left
+}
+
+// typicalWidths is, per column, the width nine cells in ten of the rows
+// below the header fit in, and the header's (at most the column's width so far): what fit
+// leaves room for before it leaves a column out, so that one long cell is
+// cut rather than every other column left out.
+func typicalWidths(rows [][]string, head []string, widths []int) []int {
+	out := make([]int, len(widths))
+	cells := make([]int, 0, len(rows))
+	for i := range widths {
+		cells = cells[:0]
+		for _, r := range rows {
+			if i < len(r) && !slices.Equal(r, head) {
+				cells = append(cells, ansi.StringWidth(r[i]))
+			}
+		}
+		slices.Sort(cells)
+		if len(cells) > 0 {
+			out[i] = cells[(len(cells)-1)*9/10]
+		}
+		if i < len(head) {
+			out[i] = max(out[i], ansi.StringWidth(head[i]))
+		}
+		out[i] = min(out[i], widths[i])
+	}
+	return out
 }
 
 func (t *table) header(cols ...string) {
@@ -703,7 +733,14 @@ func (t *table) flush() {
 			}
 		}
 		t.widths = widths
-		shown, left := fit(widths, t.maxW, t.key, t.drop)
+		// Typical widths only grow, as widths do: a later page leaves out
+		// the columns the header left out, or more under a header again.
+		typical := typicalWidths(t.rows, t.head, widths)
+		for i := range min(len(typical), len(t.typical)) {
+			typical[i] = max(typical[i], t.typical[i])
+		}
+		t.typical = typical
+		shown, left := fit(widths, typical, t.maxW, t.key, t.drop)
 		t.noteLeft(left)
 		last := len(shown) - 1
 		for last > 0 && shown[last] < 0 {

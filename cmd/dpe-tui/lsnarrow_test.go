@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,4 +51,63 @@ func TestLs_ResourcesAt80ColumnsKeepTheURI(t *testing.T) {
 	if _, wide, errWide := runCLI(t, "--docs", dir, "ls", "resources"); !strings.Contains(wide, "MIME") || strings.Contains(errWide, "left out") {
 		t.Errorf("at 200 columns every column is shown:\n%s%s", wide, errWide)
 	}
+}
+
+// Where the terminal has room, ls resources on the demo leaves out a
+// column rather than cut the short names it keeps: "archive" and
+// "note-0001" whole at 80 columns on one computer, every server's name
+// whole at 120 and 200, and at 200 the names whole beside the one long
+// hostile name, which alone is cut (every column was squeezed to 6 or 22
+// cells while MIME, the same on every row, stayed: "archi…", "libra…").
+func TestLs_ResourcesLeaveAColumnOutBeforeCuttingShortNames(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	for _, tt := range []struct {
+		cols  string
+		args  []string
+		whole []string // cells that must be printed whole
+	}{
+		{"80", []string{"--computer", "beta"}, []string{"archive  ", "note-0001  "}},
+		{"120", nil, []string{"library  ", "archive  ", "notes    ", "reports/annual-operations-2026.md"}},
+		{"200", nil, []string{"alpha     library", "beta      archive", "reports/annual-operations-2026.md", "forms/visitor-registration.dpe.json", "2026-01-15T08:30:00Z"}},
+	} {
+		t.Setenv("COLUMNS", tt.cols)
+		code, out, errOut := runCLI(t, append([]string{"ls", "resources"}, tt.args...)...)
+		if code != 0 {
+			t.Fatalf("%s columns: exit %d\n%s%s", tt.cols, code, out, errOut)
+		}
+		for _, w := range tt.whole {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s columns: %q is not whole:\n%s", tt.cols, w, out)
+			}
+		}
+		if strings.Contains(out, "archi…") || strings.Contains(out, "libra…") {
+			t.Errorf("%s columns: a server's name is cut though a column could go:\n%s", tt.cols, out)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > atoi(t, tt.cols) {
+				t.Errorf("%s columns: a line is %d cells wide: %q", tt.cols, w, l)
+			}
+		}
+		// One header, and every row has the header's columns.
+		if n := strings.Count(out, "URI "); n != 1 {
+			t.Errorf("%s columns: %d headers:\n%s", tt.cols, n, out)
+		}
+		head := strings.Fields(lines[0])
+		for _, l := range lines[1:] {
+			if len(strings.Fields(l)) < len(head) {
+				t.Errorf("%s columns: a row has fewer cells than the header %v: %q", tt.cols, head, l)
+			}
+		}
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -111,12 +111,22 @@ func (a *app) runPush(f *pushFlags, root string) error {
 	if _, v := wire.NormalizeURI(prefix + "x"); v != nil {
 		return usageErrorf("--prefix %q does not make a file_uri: %v", sanitize.Line(prefix), v)
 	}
+	out := newPushOutput(a.stdout, a.stderr, a.g.noColor())
+	out.all = f.verbose
+	if len(files) == 0 && !f.prune {
+		// Nothing to convert is nothing to ask the remote: said in a line,
+		// exit 0, as an unchanged folder is (a remote that is down, or
+		// none typed, is no error of a push that sends nothing).
+		for _, s := range skipped {
+			out.line(a.stderr, fmt.Sprintf("dpe-tui: push: skipped %s: %s", sanitize.Line(s.path), s.why))
+		}
+		fmt.Fprintf(a.stdout, "push: nothing to send: %s has no file dpe-tui converts%s\n", sanitize.Line(root), skippedClause(len(skipped)))
+		return nil
+	}
 	c, caps, err := a.remoteClient(a.ctx, f.remote)
 	if err != nil {
 		return err
 	}
-	out := newPushOutput(a.stdout, a.stderr, a.g.noColor())
-	out.all = f.verbose
 	for _, s := range skipped {
 		out.line(a.stderr, fmt.Sprintf("dpe-tui: push: skipped %s: %s", sanitize.Line(s.path), s.why))
 	}
@@ -558,7 +568,13 @@ func printPush(a *app, results []pushResult, skipped int, gone error) error {
 	if len(parts) > 0 {
 		what = ": " + strings.Join(parts, ", ")
 	}
-	fmt.Fprintf(a.stdout, "push: %s%s; delta +%d -%d =%d\n", plural.Count(len(results), "document", "documents"), what, total.Added, total.Removed, total.Retained)
+	// Every document unchanged: the line says so in words, not only by
+	// its counts (the remote was asked, nothing went).
+	nothing := ""
+	if len(results) > 0 && count["unchanged"] == len(results) {
+		nothing = " (nothing to send: the remote has every document as it is here)"
+	}
+	fmt.Fprintf(a.stdout, "push: %s%s; delta +%d -%d =%d%s\n", plural.Count(len(results), "document", "documents"), what, total.Added, total.Removed, total.Retained, nothing)
 	if gone != nil {
 		n := count["not sent"]
 		return &exitError{code: exitRuntime, msg: fmt.Sprintf("push stopped: the remote stopped answering (%v); %s not sent", gone, wasWere(plural.Count(n, "document", "documents"), n))}
@@ -567,6 +583,14 @@ func printPush(a *app, results []pushResult, skipped int, gone error) error {
 		return &exitError{code: pushExit(results), msg: fmt.Sprintf("push: %d of %s failed", failed, plural.Count(len(results), "document", "documents"))}
 	}
 	return nil
+}
+
+// skippedClause is " (3 skipped, named above)", or nothing.
+func skippedClause(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d skipped, named above)", n)
 }
 
 // wasWere is "1 document was", "2 documents were".

@@ -71,8 +71,8 @@ func TestPush_AnElementOverTheRemotesPayloadLimitIsOneLineBeforeSending(t *testi
 }
 
 // A folder push names and counts what it does not send: a symlink and a
-// FIFO as well as a file it does not convert. An empty folder's summary
-// has no empty clause.
+// FIFO as well as a file it does not convert. An empty folder has
+// nothing to send, and says so.
 func TestPush_SymlinksAndFIFOsAreNamedAndCounted(t *testing.T) {
 	_, url, _ := remoteWithCounter(t)
 	dir := t.TempDir()
@@ -97,8 +97,44 @@ func TestPush_SymlinksAndFIFOsAreNamedAndCounted(t *testing.T) {
 			t.Errorf("want one %q in:\n%s", want, errOut)
 		}
 	}
-	code, out, errOut = runPush(t, "push", t.TempDir(), "--remote", url, "--prefix", "file:///e/")
-	if code != 0 || out != "push: 0 documents; delta +0 -0 =0\n" {
+	empty := t.TempDir()
+	code, out, errOut = runPush(t, "push", empty, "--remote", url, "--prefix", "file:///e/")
+	if code != 0 || out != "push: nothing to send: "+empty+" has no file dpe-tui converts\n" || errOut != "" {
 		t.Fatalf("push of an empty folder: exit %d\n%q%s", code, out, errOut)
+	}
+}
+
+// A push with nothing to send exits 0 with one line that says so: a
+// folder of files dpe-tui does not convert needs no remote (it failed
+// with exit 1 when the remote was down, and printed
+// "push: 0 documents; delta +0 -0 =0" when it was up), and a folder the
+// remote already holds says in words that nothing went.
+func TestPush_NothingToSendSaysSoAndExitsZero(t *testing.T) {
+	cleanEnv(t) // no profile gives a remote
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "tool.exe"), "MZ")
+	writeFile(t, filepath.Join(dir, "data.bin"), "\x00\x01")
+	for _, remote := range []string{"http://127.0.0.1:1", ""} {
+		args := []string{"push", dir, "--prefix", "file:///n/"}
+		if remote != "" {
+			args = append(args, "--remote", remote)
+		}
+		code, out, errOut := runPush(t, args...)
+		want := "push: nothing to send: " + dir + " has no file dpe-tui converts (2 skipped, named above)\n"
+		if code != 0 || out != want {
+			t.Fatalf("remote %q: exit %d\n%q\nwant %q\n%s", remote, code, out, want, errOut)
+		}
+		if n := strings.Count(errOut, "skipped "); n != 2 || strings.Contains(errOut, "capabilities") {
+			t.Errorf("remote %q: stderr should name the 2 skipped files only:\n%s", remote, errOut)
+		}
+	}
+	_, url, _ := remoteWithCounter(t)
+	writeFile(t, filepath.Join(dir, "note.md"), "# Note\n\ntext\n")
+	if code, out, errOut := runPush(t, "push", dir, "--remote", url, "--prefix", "file:///n/"); code != 0 || !strings.Contains(out, "1 created") {
+		t.Fatalf("first push: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runPush(t, "push", dir, "--remote", url, "--prefix", "file:///n/")
+	if want := "push: 1 document: 1 unchanged, 2 skipped; delta +0 -0 =2 (nothing to send: the remote has every document as it is here)\n"; code != 0 || out != want {
+		t.Fatalf("second push: exit %d\n%q\nwant %q\n%s", code, out, want, errOut)
 	}
 }
