@@ -525,6 +525,10 @@ func (p *parser) parse(f *File) error {
 			if err := p.keys(f, v); err != nil {
 				return err
 			}
+		case "preset":
+			// The key set's preset, written above the table it belongs
+			// to: say where it goes.
+			return p.errAt(toml.Key{k}, "unknown key here: preset belongs in [keys] (write [keys] on the line above it)")
 		default:
 			return p.errAt(toml.Key{k}, "unknown key (the file has `default`, [profiles.NAME] tables and [keys])")
 		}

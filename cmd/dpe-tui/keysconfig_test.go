@@ -19,6 +19,12 @@ func TestKeys_ConfigConflictOrUnknownActionExits2(t *testing.T) {
 		{"conflict", "[keys]\npreset = \"vim\"\nsearch = [\"/\", \"t\"]\n", []string{":3: key keys.search:", `"t" is both search and next_table on the document screen`}},
 		{"unknown", "[keys]\nserch = \"/\"\n", []string{":2: key keys.serch:", `no action "serch"`}},
 		{"preset", "[keys]\npreset = \"emacs\"\n", []string{"key keys.preset:", "want vim or less"}},
+		// A preset above [keys] (at the top of the file) gives no keys:
+		// open refuses the file as the office does, and says where the
+		// line goes. It started with the default keys without a word.
+		{"preset_outside_keys", "preset = \"less\"\n", []string{":1: key preset:", "belongs in [keys]"}},
+		// A profile the parser refuses: the file gives no keys either.
+		{"broken_profile", "[keys]\npreset = \"less\"\n[profiles.a]\nurl = 5\n", []string{"key profiles.a.url"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := writeTemp(t, "config.toml", tc.toml)

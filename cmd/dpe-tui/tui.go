@@ -193,12 +193,14 @@ func tuiOptions(f *tuiFlags, openTarget string, prof *profileState, dialRemote r
 	if err := f.validate(); err != nil {
 		return ui.Options{}, nil, err
 	}
-	// config.toml's [keys]: a refused entry is the config file's error,
-	// one line naming the entry, before anything starts.
+	// config.toml's [keys]: a file that does not parse gives no keys, so
+	// it is the browser's error too (open's as much as the office's),
+	// one line naming the entry, before anything starts: the user's keys
+	// never silently go missing.
 	var keys config.Keys
 	var pe *config.ParseError
-	if errors.As(f.configErr, &pe) && strings.HasPrefix(pe.Key, "keys") {
-		return ui.Options{}, nil, f.configErr // open too: the keys are its
+	if errors.As(f.configErr, &pe) {
+		return ui.Options{}, nil, f.configErr
 	}
 	if prof != nil && prof.file != nil {
 		keys = prof.file.Keys()
