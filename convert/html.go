@@ -570,13 +570,14 @@ func spanText(n *xhtml.Node, d int) string {
 
 // linkOf is the link an <a> makes, as link_urls and link_texts record
 // it: its href (a link into the same book made local) and its text with
-// white space collapsed. ok is false for an <a> without an href or text,
-// a mailto link (an EmailAddress of its own) and a footnote reference
-// (the note's number in the text).
+// white space collapsed. ok is false for an <a> without an href or text
+// and a footnote reference (the note's number in the text). A mailto link
+// is a link of its paragraph, as DOCX and ODT keep it, besides the
+// EmailAddress it also makes.
 func (h *htmlConv) linkOf(a *xhtml.Node) (href, text string, ok bool) {
 	href = strings.TrimSpace(getAttr(a, "href"))
 	text = strings.Join(strings.Fields(textOf(a)), " ")
-	if href == "" || text == "" || isNoteRef(a) || strings.HasPrefix(strings.ToLower(href), "mailto:") {
+	if href == "" || text == "" || isNoteRef(a) {
 		return "", "", false
 	}
 	if h.local != nil {
@@ -819,7 +820,8 @@ func (h *htmlConv) node(ctx context.Context, n *xhtml.Node, depth, listDepth int
 				// After the paragraph it sits in, which stays whole.
 				h.emails = append(h.emails, addr)
 			}
-		} else if u, txt, ok := h.linkOf(n); ok {
+		}
+		if u, txt, ok := h.linkOf(n); ok {
 			h.links, h.linkTexts = append(h.links, u), append(h.linkTexts, txt)
 		}
 	default:
