@@ -140,6 +140,12 @@ func (d *documentScreen) onDiff(msg diffMsg) tea.Cmd {
 	}
 	d.idn = identityState{res: msg.res, doc: msg.fresh, loaded: len(msg.pages), toUI: resultToUI(msg.res, d.op.Doc)}
 	d.markChanges(msg.old, msg.res, msg.c)
+	said := d.diff.text
+	if msg.c.Equal {
+		// Nothing changed, nothing to walk: D leaves no mode behind (n
+		// stays the search's, esc the document's).
+		d.diff = nil
+	}
 
 	d.page = min(page, max(0, len(d.pages)-1))
 	d.sel = sel
@@ -147,7 +153,7 @@ func (d *documentScreen) onDiff(msg diffMsg) tea.Cmd {
 		d.sel = 0
 	}
 	d.invalidate()
-	return tea.Batch(e.setStatus(statusOK, d.diff.text), d.validate())
+	return tea.Batch(e.setStatus(statusOK, said), d.validate())
 }
 
 // replaceDoc puts op in place of the document on screen (a fresh fetch,

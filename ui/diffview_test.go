@@ -83,7 +83,11 @@ func TestDiff_RefetchShowsChangedPagesDeltaAndWalksChanges(t *testing.T) {
 	s.final()
 }
 
-// TestDiff_IdenticalRefetchSaysIdentical: the same bytes served again.
+// TestDiff_IdenticalRefetchSaysIdentical: the same bytes served again
+// are said to be identical, and leave no comparison mode behind: n is
+// not "next change" (it answered "no changed element on screen" and took
+// the search's key), the footer does not offer the changes, and one esc
+// leaves the document.
 func TestDiff_IdenticalRefetchSaysIdentical(t *testing.T) {
 	f := newFakeAgent(t)
 	s := start80(t, testOptions(f))
@@ -94,8 +98,11 @@ func TestDiff_IdenticalRefetchSaysIdentical(t *testing.T) {
 	if frame := s.frame(); strings.Contains(frame, "±") {
 		t.Errorf("an identical refetch marked pages:\n%s", frame)
 	}
+	if frame := s.frame(); strings.Contains(frame, "next change") {
+		t.Errorf("an identical refetch offers the changes:\n%s", frame)
+	}
 	s.keys("n")
-	s.waitFor("no changed element")
+	s.waitFor("no search: press / to search all pages")
 	s.final()
 }
 

@@ -47,7 +47,9 @@ func copyText(e *env, what string, kind clipKind, s string) tea.Cmd {
 	if s == "" {
 		return e.info("nothing to copy: no " + what)
 	}
-	return tea.Batch(tea.SetClipboard(s), e.setStatus(statusOK, fmt.Sprintf("copied %s (%s) to the clipboard", what, humanBytes(int64(len(s))))))
+	// The terminal is asked (OSC 52) and never answers whether it did:
+	// say what was sent, not that it arrived (tmux's default drops it).
+	return tea.Batch(tea.SetClipboard(s), e.setStatus(statusOK, fmt.Sprintf("sent %s (%s) to the terminal's clipboard (OSC 52)", what, humanBytes(int64(len(s))))))
 }
 
 func clipboardText(kind clipKind, s string) string {

@@ -204,6 +204,11 @@ func TestClipboard_CopiesWhatWasShown(t *testing.T) {
 	if back["text"] != strings.ReplaceAll(text, "\x9b", "\ufffd") {
 		t.Fatalf("y j does not decode to the element's data: %q", back["text"])
 	}
+	// The terminal never says whether it took the text (tmux's default
+	// drops OSC 52): the line says it was sent, not that it arrived.
+	if st := m.statusText(); !strings.HasPrefix(st, "sent element JSON") || !strings.Contains(st, "to the terminal's clipboard (OSC 52)") {
+		t.Fatalf("after y j the status says %q", st)
+	}
 }
 
 // textShownInInspector joins the inspector's "text" rows as displayed.
