@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -437,7 +438,18 @@ func aroundRange(t string, start, end, w int) (before, match, after string) {
 	} else {
 		le += h.end
 	}
-	before, match, after = sanitizeLine(t[ls:h.start]), sanitizeLine(t[h.start:h.end]), sanitizeLine(t[h.end:le])
+	// What is shown before the match is its end: cut the line's start
+	// off before sanitizeLine, which keeps a long line's start (a match
+	// past the first maxShown characters showed the line's first words
+	// beside it).
+	b := t[ls:h.start]
+	if len(b) > maxShown {
+		b = b[len(b)-maxShown:]
+		for len(b) > 0 && !utf8.RuneStart(b[0]) {
+			b = b[1:]
+		}
+	}
+	before, match, after = sanitizeLine(b), sanitizeLine(t[h.start:h.end]), sanitizeLine(t[h.end:le])
 	room := max(8, (w-ansi.StringWidth(match))/2)
 	if ansi.StringWidth(before) > room {
 		before = "…" + ansi.TruncateLeft(before, ansi.StringWidth(before)-room+1, "")

@@ -200,3 +200,27 @@ func TestSearch_HitInATableOnAnotherPageIsScrolledIntoView(t *testing.T) {
 		t.Errorf("the hit's row and column are not on screen:\n%s", f)
 	}
 }
+
+// The hit list shows the words right before a match however far into
+// its element the match is: past the first 512 characters it showed the
+// element's first words instead, run into the match.
+func TestSearch_HitListShowsTheWordsBeforeAFarMatch(t *testing.T) {
+	var long strings.Builder
+	for long.Len() < 700 {
+		long.WriteString("filler words ")
+	}
+	long.WriteString("nominal outer adjust escalate panel emergency.")
+	doc := map[string]any{"doc_ref": "far", "title": "Far", "pages": []any{
+		map[string]any{"page_index": 0, "elements": []any{
+			map[string]any{"element_id": "a", "category": "NarrativeText", "text": long.String()},
+		}},
+	}}
+	m := openJSON(t, 80, 24, doc)
+	press(t, m, "/")
+	m.bar.input.SetValue("escalate")
+	press(t, m, "enter")
+	press(t, m, "S")
+	if f := frame(m); !strings.Contains(f, "outer adjust escalate panel") {
+		t.Fatalf("the hit list does not show the words before the match:\n%s", f)
+	}
+}
