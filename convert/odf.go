@@ -91,6 +91,9 @@ func openODS(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		pb := bk.StartPage(name)
 		b := g.block()
 		b.meta["page_name"] = name
+		if len(g.formulas) > 0 {
+			b.meta["formulas"] = g.formulas
+		}
 		if r.styles[attr(se, "style-name")].hidden {
 			// As XLSX says it of a hidden sheet.
 			pb.SetPageMeta("sheet_state", "hidden")
@@ -841,6 +844,14 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 	var cur *cell
 	var curRepeat int
 	var text []string
+	// A sheet's formulas (table:formula), kept beside their values as the
+	// XLSX reader keeps them; rowFormulas waits for the row's repeat count.
+	curFormula := ""
+	type placed struct {
+		col int
+		f   string
+	}
+	var rowFormulas []placed
 	type occKey struct{ row, col int }
 	occ := map[occKey]bool{} // grid positions taken by spans
 	depth := 1
@@ -889,6 +900,7 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				header = true
 			case "table-row":
 				row, col, next = nil, 0, 0
+				rowFormulas = rowFormulas[:0]
 				rowRepeat = repeatAttr(t, "number-rows-repeated")
 				// A sheet's first row is its header, as in XLSX.
 				rowHeader = header || (sheet >= 0 && len(g.rows)+pendingEmpty == 0)
@@ -916,6 +928,10 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				cur = &cell{colspan: max(1, repeatAttr(t, "number-columns-spanned")), rowspan: max(1, repeatAttr(t, "number-rows-spanned")), header: rowHeader, col: col}
 				cur.colspan, cur.rowspan = min(cur.colspan, 16384), min(cur.rowspan, 1<<20)
 				text = nil
+				curFormula = ""
+				if sheet >= 0 {
+					curFormula = odfFormula(attr(t, "formula"))
+				}
 			case "p", "h":
 				if cur != nil && cur.align == "" {
 					_, st := r.style(attr(t, "style-name"))
@@ -967,10 +983,18 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				if est += int64(min(curRepeat, 16384)) * (2*int64(len(cur.text)) + 16); est > maxOut {
 					return nil, limitErr("output size", maxOut, est)
 				}
+				if curFormula != "" {
+					if est += int64(min(curRepeat, 16384)) * int64(len(curFormula)+8); est > maxOut {
+						return nil, limitErr("output size", maxOut, est)
+					}
+				}
 				for i := 0; i < curRepeat && i < 16384; i++ {
 					c := *cur
 					c.col = col
 					row = append(row, &c)
+					if curFormula != "" {
+						rowFormulas = append(rowFormulas, placed{col, curFormula})
+					}
 					if c.colspan > 1 || c.rowspan > 1 {
 						if cells += c.colspan * c.rowspan; cells > maxSheetCells {
 							return nil, limit()
@@ -1015,7 +1039,18 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 						return nil, limitErr("output size", maxOut, est)
 					}
 				}
+				if n := int64(len(rowFormulas)); n > 0 && rowRepeat > 1 {
+					if est += int64(rowRepeat-1) * n * 24; est > maxOut {
+						return nil, limitErr("output size", maxOut, est)
+					}
+				}
 				for i := 0; i < rowRepeat; i++ {
+					for _, p := range rowFormulas {
+						if g.formulas == nil {
+							g.formulas = map[string]any{}
+						}
+						g.formulas[colName(p.col+1)+strconv.Itoa(len(g.rows)+1)] = p.f
+					}
 					cp := make([]*cell, len(row))
 					for j, c := range row {
 						cc := *c
@@ -1248,4 +1283,105 @@ func odfAnnotation(d *XMLDecoder) (author, date, text string, err error) {
 	}
 	text = displayLine(strings.Join(strings.Fields(strings.Join(paras, " ")), " "), maxCommentBytes)
 	return strings.TrimSpace(author), strings.TrimSpace(date), text, nil
+}
+
+// odfFormula is a sheet cell's table:formula in the notation the XLSX
+// reader keeps, so the same workbook says the same in both formats:
+// OpenFormula (ODF 1.2 part 2) writes "of:=SUM([.B2:.B7];[$Rates.B1])"
+// where Excel, and LibreOffice's own formula bar, write
+// "=SUM(B2:B7,Rates!B1)". The namespace prefix goes, each [reference]
+// loses its brackets and dots (a sheet becomes "Sheet!"), ";" between
+// arguments is ","; text in double quotes is left as written.
+func odfFormula(f string) string {
+	if i := strings.IndexByte(f, ':'); i > 0 && i+1 < len(f) && f[i+1] == '=' && !strings.ContainsAny(f[:i], "=[\"'") {
+		f = f[i+1:]
+	}
+	if f == "" {
+		return ""
+	}
+	var sb strings.Builder
+	for i := 0; i < len(f); {
+		switch c := f[i]; c {
+		case '"':
+			j := quotedEnd(f, i, '"')
+			sb.WriteString(f[i:j])
+			i = j
+		case '[':
+			j := i + 1
+			for j < len(f) && f[j] != ']' {
+				if f[j] == '\'' {
+					j = quotedEnd(f, j, '\'')
+					continue
+				}
+				j++
+			}
+			sb.WriteString(odfReference(f[i+1 : min(j, len(f))]))
+			i = j + 1
+		case ';':
+			sb.WriteByte(',')
+			i++
+		default:
+			sb.WriteByte(c)
+			i++
+		}
+	}
+	return sb.String()
+}
+
+// quotedEnd is the index after the quote closing the one at f[i] (a
+// doubled quote is one quote inside), or len(f).
+func quotedEnd(f string, i int, q byte) int {
+	for j := i + 1; j < len(f); j++ {
+		if f[j] == q {
+			if j+1 < len(f) && f[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(f)
+}
+
+// odfReference is an OpenFormula reference without its brackets in A1
+// notation: ".B2" → B2, ".B2:.B7" → B2:B7, "$Rates.B1" → Rates!B1,
+// "$'Q 1'.A1:.B2" → 'Q 1'!A1:B2 (a range's end on the same sheet does
+// not name it again).
+func odfReference(ref string) string {
+	var parts []string
+	first := ""
+	for start, i := 0, 0; i <= len(ref); {
+		if i < len(ref) && ref[i] == '\'' {
+			i = quotedEnd(ref, i, '\'')
+			continue
+		}
+		if i < len(ref) && ref[i] != ':' {
+			i++
+			continue
+		}
+		part := ref[start:i]
+		sheet, cell := "", part
+		for k := 0; k < len(part); {
+			if part[k] == '\'' {
+				k = quotedEnd(part, k, '\'')
+				continue
+			}
+			if part[k] == '.' {
+				sheet, cell = strings.TrimPrefix(part[:k], "$"), part[k+1:]
+			}
+			k++
+		}
+		switch {
+		case sheet == "" || len(parts) > 0 && sheet == first:
+			parts = append(parts, cell)
+		default:
+			parts = append(parts, sheet+"!"+cell)
+		}
+		if len(parts) == 1 {
+			first = sheet
+		}
+		i++
+		start = i
+	}
+	return strings.Join(parts, ":")
 }

@@ -274,3 +274,24 @@ func TestODSEmptyCellsPlaced(t *testing.T) {
 	}
 	runHostile(t, []hostileCase{{"gap.ods", sheet(`<table:table-row>` + empty(1<<30) + x("x") + `</table:table-row>`), "cell count on sheet 0 over the limit"}})
 }
+
+// OpenFormula text as the XLSX reader writes the same formula: what
+// LibreOffice writes for references across sheets, ranges on another
+// sheet, and ";" or brackets inside text, which stay as written.
+func TestODFFormulaNotation(t *testing.T) {
+	for in, want := range map[string]string{
+		"of:=[.B2]*[.C2]":                      "=B2*C2",
+		"of:=SUM([.B2:.B7])":                   "=SUM(B2:B7)",
+		"of:=[.D2]*(1+[$'Tax rates'.$B$1])":    "=D2*(1+'Tax rates'!$B$1)",
+		"of:=SUM([$Rates.A1:.A3])":             "=SUM(Rates!A1:A3)",
+		"of:=SUM([$Rates.A1:$Other.A3])":       "=SUM(Rates!A1:Other!A3)",
+		`of:=IF([.B2]>3;"a;[b]";"say ""hi""")`: `=IF(B2>3,"a;[b]","say ""hi""")`,
+		"of:=[$'it''s.here'.A1]":               "='it''s.here'!A1",
+		"=1+2":                                 "=1+2",
+		"":                                     "",
+	} {
+		if got := odfFormula(in); got != want {
+			t.Errorf("odfFormula(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -185,6 +185,9 @@ type cell struct {
 // grid is a table as rows of origin cells.
 type grid struct {
 	rows [][]*cell
+	// formulas are a sheet's formula cells (A1 reference → "=…"), which
+	// only the ODS reader fills.
+	formulas map[string]any
 }
 
 // cols is the grid width.
