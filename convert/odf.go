@@ -28,8 +28,12 @@ import (
 // "[n] note" NarrativeText at the end.
 // ODP: one page per draw:page; presentation:class title → Title,
 // outline/subtitle/text boxes → ListItem by list nesting or NarrativeText;
-// speaker notes are NarrativeText with ele_metadata slide_notes: true.
-// ODS: one page per table:table (sheet), one Table with spans.
+// speaker notes are NarrativeText with ele_metadata slide_notes: true;
+// the date and footer a page names (presentation:use-date-time-name,
+// use-footer-name) are Footer, its number PageNumber when its style
+// displays one, as the PPTX reader reads the same placeholders.
+// ODS: one page per table:table (sheet), one Table with spans and its
+// cells' formulas (as XLSX).
 
 func openODT(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	r, err := newODF(src, env, "text")
@@ -59,10 +63,22 @@ func openODP(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	}
 	bk := NewBook(env)
 	err = r.walk(ctx, func(d *XMLDecoder, se xml.StartElement) error {
-		if se.Name.Local != "page" {
-			return skip(d)
+		switch se.Name.Local {
+		case "page":
+			return r.slide(d, se, bk)
+		case "footer-decl", "date-time-decl", "header-decl":
+			// The text a page's footer or date placeholder shows, named
+			// by the pages that use it (a current date has none).
+			txt, err := innerText(d)
+			if txt = trunc(strings.Join(strings.Fields(txt), " "), maxRunningText); txt != "" && len(r.decls) < maxODPDecls {
+				if r.decls == nil {
+					r.decls = map[string]string{}
+				}
+				r.decls[se.Name.Local+"/"+attr(se, "name")] = txt
+			}
+			return err
 		}
-		return r.slide(d, se, bk)
+		return skip(d)
 	})
 	if err != nil {
 		return nil, err
@@ -117,6 +133,10 @@ type odfStyle struct {
 	bold, italic    bool   // fo:font-weight bold (600 and up), fo:font-style italic or oblique
 	align           string // fo:text-align (dpe.AlignWord)
 	hidden          bool   // a table style's table:display="false" (a hidden sheet)
+	// A drawing-page style's presentation:display-footer and
+	// display-date-time "false" (shown otherwise), display-page-number
+	// "true" (no number otherwise).
+	noFooter, noDate, pageNumber bool
 }
 
 type odfReader struct {
@@ -126,6 +146,9 @@ type odfReader struct {
 	info   Info
 	styles map[string]odfStyle
 	notes  []string
+	// decls are an ODP's presentation:footer-decl and date-time-decl
+	// texts, by element and name ("footer-decl/ftr1").
+	decls  map[string]string
 	lists  odfLists
 	code   *block // open CodeSnippet (ODT)
 	spaces int    // spaces written for text:s so far
@@ -247,6 +270,10 @@ func (r *odfReader) styleProps(name string, t xml.StartElement) {
 	switch t.Name.Local {
 	case "table-properties":
 		s.hidden = attr(t, "display") == "false"
+	case "drawing-page-properties":
+		s.noFooter = attr(t, "display-footer") == "false"
+		s.noDate = attr(t, "display-date-time") == "false"
+		s.pageNumber = attr(t, "display-page-number") == "true"
 	case "text-properties":
 		s.mono = s.mono || isMonospace(attr(t, "font-name")) || isMonospace(attr(t, "font-family"))
 		if w := attr(t, "font-weight"); w != "" {
@@ -350,7 +377,7 @@ func (r *odfReader) walk(ctx context.Context, fn func(d *XMLDecoder, se xml.Star
 				s := r.styles[styleName]
 				s.parent = attr(t, "parent-style-name")
 				r.styles[styleName] = s
-			case "text-properties", "paragraph-properties", "table-properties":
+			case "text-properties", "paragraph-properties", "table-properties", "drawing-page-properties":
 				r.styleProps(styleName, t)
 			}
 		case xml.EndElement:
@@ -1212,7 +1239,23 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 		}
 		return skip(d)
 	}
-	return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error { return visit(d, ch, false) })
+	if err := r.children(d, func(d *XMLDecoder, ch xml.StartElement) error { return visit(d, ch, false) }); err != nil {
+		return err
+	}
+	// The master page's date, footer and number placeholders show on
+	// this page what the page names and its style displays: its
+	// furniture, as the PPTX reader reads the same placeholders.
+	st := r.styles[attr(se, "style-name")]
+	if t := r.decls["date-time-decl/"+attr(se, "use-date-time-name")]; t != "" && !st.noDate {
+		pb.Add("Footer", t, Meta{"placeholder": "date-time"})
+	}
+	if t := r.decls["footer-decl/"+attr(se, "use-footer-name")]; t != "" && !st.noFooter {
+		pb.Add("Footer", t, Meta{"placeholder": "footer"})
+	}
+	if st.pageNumber {
+		pb.Add("PageNumber", strconv.Itoa(bk.Len()), Meta{"placeholder": "page-number"})
+	}
+	return nil
 }
 
 // textWithout is innerText without the text of the named fields (a
@@ -1284,6 +1327,10 @@ func odfAnnotation(d *XMLDecoder) (author, date, text string, err error) {
 	text = displayLine(strings.Join(strings.Fields(strings.Join(paras, " ")), " "), maxCommentBytes)
 	return strings.TrimSpace(author), strings.TrimSpace(date), text, nil
 }
+
+// maxODPDecls bounds the footer and date texts a presentation declares
+// (Impress writes one per distinct text).
+const maxODPDecls = 256
 
 // odfFormula is a sheet cell's table:formula in the notation the XLSX
 // reader keeps, so the same workbook says the same in both formats:
