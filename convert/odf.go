@@ -599,14 +599,16 @@ func (r *odfReader) noteBody(d *XMLDecoder) (string, error) {
 // (its MathML text), or a text box (its text joins the paragraph).
 func (r *odfReader) frame(d *XMLDecoder, out *odfText) error {
 	depth := 1
-	// svg:title (the short alternative text) and svg:desc come after the
-	// image they describe.
+	// svg:title and svg:desc come after the image they describe. The
+	// description is the alternative text, else the title: Writer keeps
+	// a DOCX picture's descr as svg:desc and its title as svg:title, and
+	// the DOCX reader reads descr first.
 	title, desc := "", ""
 	first := len(out.images)
 	defer func() {
-		alt := title
+		alt := desc
 		if alt == "" {
-			alt = desc
+			alt = title
 		}
 		for i := first; i < len(out.images); i++ {
 			if out.images[i].text == "" {
@@ -1128,19 +1130,21 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 			}()
 			title, desc := "", ""
 			defer func() {
-				alt := title
-				figure := false
-				if alt == "" {
-					// Impress keeps pandoc's descr ("fig:", the file name)
-					// as svg:desc: a figure, whose caption comes next.
-					alt, figure = pandocDescr(desc)
+				// The description first, else the title, as the PPTX
+				// reader reads descr and title (Impress keeps them as
+				// svg:desc and svg:title); Impress keeps pandoc's descr
+				// ("fig:", the title, the file name) as svg:desc: a
+				// figure, whose caption comes next and is its alt text.
+				alt, figure := pandocDescr(desc)
+				if alt == "" && !figure {
+					alt = title
 				}
 				for i := range pics {
 					if pics[i].text == "" {
 						pics[i].text = alt
 					}
 				}
-				if figure && alt == "" && len(pics) > 0 && !hasTable {
+				if figure && len(pics) > 0 && !hasTable {
 					captionFor = pb.Len() + len(pics) - 1
 				}
 			}()
