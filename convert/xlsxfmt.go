@@ -113,7 +113,55 @@ func formatNumber(v float64, nf xlsxFormat, date1904 bool) string {
 		}
 		return formatDate(t, v, sec)
 	}
-	return formatDecimal(v, sec)
+	// Padding (_x) at the ends only aligns the cell: like LibreOffice's
+	// " 3/8", a cell's text is trimmed.
+	return strings.TrimSpace(formatDecimal(v, sec))
+}
+
+// innerLiteral is literal text between a whole part's placeholders
+// ("000-0000"): it stands after the first at placeholders' digits.
+type innerLiteral struct {
+	at   int
+	text string
+}
+
+// interleave writes the whole part's digits over its n placeholders from
+// the right, one each, the first placeholder taking any digits left, with
+// each literal before the placeholder it was written before (n = 7 and
+// "-" before the fourth: 5551234 is 555-1234).
+func interleave(digits string, n int, lits []innerLiteral) string {
+	at := map[int]string{}
+	for _, l := range lits {
+		at[l.at] += l.text
+	}
+	var sb strings.Builder
+	for k := 0; k < n; k++ {
+		sb.WriteString(at[k])
+		// Placeholder k takes the digit n-k from the right; the first
+		// one also takes every digit before.
+		end := len(digits) - (n - 1 - k)
+		start := end - 1
+		if k == 0 {
+			start = 0
+		}
+		if end > 0 {
+			sb.WriteString(digits[max(start, 0):end])
+		}
+	}
+	return sb.String()
+}
+
+// currencySymbol is the text of a [$€-407] part (the symbol before the
+// locale), "" for a locale alone ([$-409]) or any other [...] part.
+func currencySymbol(inner string) string {
+	sym, ok := strings.CutPrefix(inner, "$")
+	if !ok {
+		return ""
+	}
+	if k := strings.IndexByte(sym, '-'); k >= 0 {
+		sym = sym[:k]
+	}
+	return sym
 }
 
 // fmtCond is a section's condition ([<1000], [>=0], [=1], [<>5]).
@@ -226,7 +274,7 @@ func formatText(text string, nf xlsxFormat) string {
 	if nf.date || !(len(secs) == 4 || hasTextAt(sec)) {
 		return text
 	}
-	return fmtLiterals(sec, text)
+	return strings.TrimSpace(fmtLiterals(sec, text))
 }
 
 // fmtLiterals is sec's literal text (quoted text, escaped characters, a
@@ -258,6 +306,7 @@ func fmtLiterals(sec, text string) string {
 			if j < 0 {
 				return sb.String()
 			}
+			sb.WriteString(currencySymbol(sec[i+1 : i+j]))
 			i += j
 		case '@':
 			sb.WriteString(text)
@@ -476,8 +525,10 @@ func pad2(n, width int) string {
 // formatDecimal writes v through a numeric section: literal text around
 // one number pattern of 0 # ? , . % E+.
 func formatDecimal(v float64, sec string) string {
-	var prefix, suffix, pat strings.Builder
+	var prefix, suffix, pat, pending strings.Builder
 	inPat, done := false, false
+	var inner []innerLiteral
+	intCount := 0 // whole-part placeholders so far
 	for i := 0; i < len(sec); i++ {
 		c := sec[i]
 		lit := ""
@@ -505,9 +556,21 @@ func formatDecimal(v float64, sec string) string {
 				i = len(sec)
 				continue
 			}
+			lit = currencySymbol(sec[i+1 : i+j])
 			i += j
-			continue
+			if lit == "" {
+				continue
+			}
 		case strings.IndexByte("0#?,.%", c) >= 0 || (c == 'E' || c == 'e') && i+1 < len(sec) && (sec[i+1] == '+' || sec[i+1] == '-'):
+			if !done && pending.Len() > 0 {
+				if strings.IndexByte("0#?", c) >= 0 && !strings.ContainsAny(pat.String(), ".Ee") {
+					inner = append(inner, innerLiteral{intCount, pending.String()})
+				} else {
+					done = true
+					suffix.WriteString(pending.String())
+				}
+				pending.Reset()
+			}
 			if done {
 				if c == '%' {
 					suffix.WriteByte('%')
@@ -516,6 +579,9 @@ func formatDecimal(v float64, sec string) string {
 			}
 			inPat = true
 			pat.WriteByte(c)
+			if strings.IndexByte("0#?", c) >= 0 && !strings.ContainsAny(pat.String(), ".Ee") {
+				intCount++
+			}
 			if c == 'E' || c == 'e' {
 				pat.WriteByte(sec[i+1])
 				i++
@@ -526,14 +592,17 @@ func formatDecimal(v float64, sec string) string {
 		default:
 			lit = sec[i : i+1]
 		}
-		if inPat {
-			done = true
-		}
-		if done {
+		switch {
+		case done:
 			suffix.WriteString(lit)
-		} else {
+		case inPat:
+			pending.WriteString(lit)
+		default:
 			prefix.WriteString(lit)
 		}
+	}
+	if !done {
+		suffix.WriteString(pending.String())
 	}
 	p := pat.String()
 	if p == "" {
@@ -602,7 +671,9 @@ func formatDecimal(v float64, sec string) string {
 		for len(ip) < minInt {
 			ip = "0" + ip
 		}
-		if strings.Contains(intPat, ",") && len(ip) > 3 {
+		if len(inner) > 0 {
+			ip = interleave(ip, intCount, inner)
+		} else if strings.Contains(intPat, ",") && len(ip) > 3 {
 			var sb strings.Builder
 			for k, d := range ip {
 				if k > 0 && (len(ip)-k)%3 == 0 {
@@ -616,11 +687,14 @@ func formatDecimal(v float64, sec string) string {
 		if fp != "" || strings.Contains(p, ".") && req > 0 {
 			num += "." + fp
 		}
-		if num == "" {
+		// A whole part of ? placeholders shows a zero as spaces
+		// (accounting formats' zero section, _-* "-"??_-, shows "-").
+		if num == "" && !strings.Contains(intPat, "?") {
 			num = "0"
 		}
 	}
-	if neg {
+	// What rounds to zero has no sign (-0.001 as 0.00 is 0.00).
+	if neg && strings.ContainsAny(num, "123456789") {
 		num = "-" + num
 	}
 	// A % inside the pattern ("0.0%") is printed where it stands.
@@ -668,6 +742,9 @@ func formatFraction(v float64, sec string) string {
 			if j < 0 {
 				i = len(sec)
 				continue
+			}
+			if sym := currencySymbol(sec[i+1 : i+j]); sym != "" {
+				toks = append(toks, tok{kind: 'l', text: sym})
 			}
 			i += j
 		case c == '0' || c == '#' || c == '?' || c >= '1' && c <= '9' && len(toks) > 0 && (toks[len(toks)-1].kind == '/' || toks[len(toks)-1].c >= '0' && toks[len(toks)-1].c <= '9'):
