@@ -107,11 +107,23 @@ func formatNumber(v float64, nf xlsxFormat, date1904 bool) string {
 		v = -v
 	}
 	if nf.date {
-		t, ok := serialTime(v, date1904)
+		sec = systemDateTime(sec)
+		serial, sub := v, ""
+		if d := subsecondDigits(sec); d > 0 && v >= 0 && v < 2958466 {
+			// LibreOffice cuts the fraction of a second it does not
+			// show (59.97 s as ss.0 is 59.9), and the second stays.
+			scale := math.Pow10(d)
+			day := math.Floor(v)
+			n := math.Floor((v-day)*86400*scale + 1e-6)
+			whole := math.Floor(n / scale)
+			sub = strconv.FormatInt(int64(n-whole*scale)+int64(scale), 10)[1:]
+			serial = day + whole/86400
+		}
+		t, ok := serialTime(serial, date1904)
 		if !ok {
 			return generalNumber(v)
 		}
-		return formatDate(t, v, sec)
+		return formatDate(t, serial, sec, sub)
 	}
 	// Padding (_x) at the ends only aligns the cell: like LibreOffice's
 	// " 3/8", a cell's text is trimmed.
@@ -162,6 +174,35 @@ func currencySymbol(inner string) string {
 		sym = sym[:k]
 	}
 	return sym
+}
+
+// systemDateTime is the section LibreOffice shows for Excel's system
+// formats, whose code is only a placeholder: [$-F800] is the long date,
+// [$-F400] the time (as its en-US locale writes them).
+func systemDateTime(sec string) string {
+	lower := strings.ToLower(sec)
+	switch {
+	case strings.Contains(lower, "[$-f800]"):
+		return "dddd, mmmm d, yyyy"
+	case strings.Contains(lower, "[$-f400]"):
+		return "hh:mm:ss AM/PM"
+	}
+	return sec
+}
+
+// subsecondDigits is how many digits of a second a date section shows
+// (ss.00 shows 2), at most 9.
+func subsecondDigits(sec string) int {
+	bare := strings.ToLower(fmtBare(sec))
+	i := strings.Index(bare, "s.0")
+	if i < 0 {
+		return 0
+	}
+	n := 0
+	for j := i + 2; j < len(bare) && bare[j] == '0'; j++ {
+		n++
+	}
+	return min(n, 9)
 }
 
 // fmtCond is a section's condition ([<1000], [>=0], [=1], [<>5]).
@@ -379,7 +420,7 @@ func generalNumber(v float64) string {
 }
 
 // formatDate writes t through a date/time section.
-func formatDate(t time.Time, serial float64, sec string) string {
+func formatDate(t time.Time, serial float64, sec, sub string) string {
 	lower := strings.ToLower(sec)
 	ampm := strings.Contains(lower, "am/pm") || strings.Contains(lower, "a/p")
 	var sb strings.Builder
@@ -486,8 +527,19 @@ func formatDate(t time.Time, serial float64, sec string) string {
 			continue
 		case lc == 's':
 			sb.WriteString(pad2(t.Second(), min(run, 2)))
-		case c == '0' || c == '.' && i+1 < len(sec) && sec[i+1] == '0':
-			// Fractions of a second: the time is already rounded.
+		case c == '.' && i+1 < len(sec) && sec[i+1] == '0':
+			// Fractions of a second: sub holds their digits (none when
+			// the section has no seconds to follow).
+			n := 0
+			for i+1+n < len(sec) && sec[i+1+n] == '0' {
+				n++
+			}
+			if sub != "" {
+				sb.WriteString("." + sub[:min(n, len(sub))])
+			}
+			i += 1 + n
+			continue
+		case c == '0':
 			i += run
 			continue
 		default:
