@@ -972,6 +972,12 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				}
 				depth--
 				text = append(text, strings.TrimSpace(o.text.String()))
+				if len(o.annotations)+len(o.open) > 0 {
+					m := Meta{}
+					o.setAnnotations(m)
+					notes, _ := m["annotations"].([]Meta)
+					g.annotate(notes)
+				}
 			case "table":
 				inner, err := r.table(d, sheet)
 				if err != nil {
@@ -979,6 +985,7 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				}
 				depth--
 				text = append(text, inner.text())
+				g.annotate(inner.annotations)
 			}
 		case xml.EndElement:
 			depth--
