@@ -1020,7 +1020,7 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 					return nil, limitErr("output size", maxOut, est)
 				}
 				if curFormula != "" {
-					if est += int64(min(curRepeat, 16384)) * int64(len(curFormula)+8); est > maxOut {
+					if est += int64(min(curRepeat, 16384)) * int64(len(curFormula)+16); est > maxOut {
 						return nil, limitErr("output size", maxOut, est)
 					}
 				}
@@ -1075,8 +1075,13 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 						return nil, limitErr("output size", maxOut, est)
 					}
 				}
-				if n := int64(len(rowFormulas)); n > 0 && rowRepeat > 1 {
-					if est += int64(rowRepeat-1) * n * 24; est > maxOut {
+				if len(rowFormulas) > 0 && rowRepeat > 1 {
+					// Each copy of the row names its formulas again.
+					var n int64
+					for _, p := range rowFormulas {
+						n += int64(len(p.f)) + 16
+					}
+					if est += int64(rowRepeat-1) * n; est > maxOut {
 						return nil, limitErr("output size", maxOut, est)
 					}
 				}
