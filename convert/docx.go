@@ -1071,6 +1071,7 @@ func (r *docxReader) table(d *XMLDecoder, pics *[]block) (*grid, error) {
 				depth--
 				cellText = append(cellText, strings.TrimSpace(p.text.String()))
 				*pics = append(*pics, p.images...)
+				g.annotate(p.comments)
 				if cur != nil && cur.align == "" {
 					cur.align = p.align
 				}
@@ -1081,6 +1082,7 @@ func (r *docxReader) table(d *XMLDecoder, pics *[]block) (*grid, error) {
 				}
 				depth--
 				cellText = append(cellText, inner.text())
+				g.annotate(inner.annotations)
 			}
 		case xml.EndElement:
 			depth--

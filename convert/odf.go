@@ -28,8 +28,12 @@ import (
 // "[n] note" NarrativeText at the end.
 // ODP: one page per draw:page; presentation:class title → Title,
 // outline/subtitle/text boxes → ListItem by list nesting or NarrativeText;
-// speaker notes are NarrativeText with ele_metadata slide_notes: true.
-// ODS: one page per table:table (sheet), one Table with spans.
+// speaker notes are NarrativeText with ele_metadata slide_notes: true;
+// the date and footer a page names (presentation:use-date-time-name,
+// use-footer-name) are Footer, its number PageNumber when its style
+// displays one, as the PPTX reader reads the same placeholders.
+// ODS: one page per table:table (sheet), one Table with spans and its
+// cells' formulas (as XLSX).
 
 func openODT(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	r, err := newODF(src, env, "text")
@@ -59,10 +63,22 @@ func openODP(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	}
 	bk := NewBook(env)
 	err = r.walk(ctx, func(d *XMLDecoder, se xml.StartElement) error {
-		if se.Name.Local != "page" {
-			return skip(d)
+		switch se.Name.Local {
+		case "page":
+			return r.slide(d, se, bk)
+		case "footer-decl", "date-time-decl", "header-decl":
+			// The text a page's footer or date placeholder shows, named
+			// by the pages that use it (a current date has none).
+			txt, err := innerText(d)
+			if txt = trunc(strings.Join(strings.Fields(txt), " "), maxRunningText); txt != "" && len(r.decls) < maxODPDecls {
+				if r.decls == nil {
+					r.decls = map[string]string{}
+				}
+				r.decls[se.Name.Local+"/"+attr(se, "name")] = txt
+			}
+			return err
 		}
-		return r.slide(d, se, bk)
+		return skip(d)
 	})
 	if err != nil {
 		return nil, err
@@ -91,6 +107,9 @@ func openODS(ctx context.Context, src *Source, env *Env) (Pages, error) {
 		pb := bk.StartPage(name)
 		b := g.block()
 		b.meta["page_name"] = name
+		if len(g.formulas) > 0 {
+			b.meta["formulas"] = g.formulas
+		}
 		if r.styles[attr(se, "style-name")].hidden {
 			// As XLSX says it of a hidden sheet.
 			pb.SetPageMeta("sheet_state", "hidden")
@@ -114,6 +133,10 @@ type odfStyle struct {
 	bold, italic    bool   // fo:font-weight bold (600 and up), fo:font-style italic or oblique
 	align           string // fo:text-align (dpe.AlignWord)
 	hidden          bool   // a table style's table:display="false" (a hidden sheet)
+	// A drawing-page style's presentation:display-footer and
+	// display-date-time "false" (shown otherwise), display-page-number
+	// "true" (no number otherwise).
+	noFooter, noDate, pageNumber bool
 }
 
 type odfReader struct {
@@ -123,6 +146,9 @@ type odfReader struct {
 	info   Info
 	styles map[string]odfStyle
 	notes  []string
+	// decls are an ODP's presentation:footer-decl and date-time-decl
+	// texts, by element and name ("footer-decl/ftr1").
+	decls  map[string]string
 	lists  odfLists
 	code   *block // open CodeSnippet (ODT)
 	spaces int    // spaces written for text:s so far
@@ -244,6 +270,10 @@ func (r *odfReader) styleProps(name string, t xml.StartElement) {
 	switch t.Name.Local {
 	case "table-properties":
 		s.hidden = attr(t, "display") == "false"
+	case "drawing-page-properties":
+		s.noFooter = attr(t, "display-footer") == "false"
+		s.noDate = attr(t, "display-date-time") == "false"
+		s.pageNumber = attr(t, "display-page-number") == "true"
 	case "text-properties":
 		s.mono = s.mono || isMonospace(attr(t, "font-name")) || isMonospace(attr(t, "font-family"))
 		if w := attr(t, "font-weight"); w != "" {
@@ -347,7 +377,7 @@ func (r *odfReader) walk(ctx context.Context, fn func(d *XMLDecoder, se xml.Star
 				s := r.styles[styleName]
 				s.parent = attr(t, "parent-style-name")
 				r.styles[styleName] = s
-			case "text-properties", "paragraph-properties", "table-properties":
+			case "text-properties", "paragraph-properties", "table-properties", "drawing-page-properties":
 				r.styleProps(styleName, t)
 			}
 		case xml.EndElement:
@@ -569,14 +599,16 @@ func (r *odfReader) noteBody(d *XMLDecoder) (string, error) {
 // (its MathML text), or a text box (its text joins the paragraph).
 func (r *odfReader) frame(d *XMLDecoder, out *odfText) error {
 	depth := 1
-	// svg:title (the short alternative text) and svg:desc come after the
-	// image they describe.
+	// svg:title and svg:desc come after the image they describe. The
+	// description is the alternative text, else the title: Writer keeps
+	// a DOCX picture's descr as svg:desc and its title as svg:title, and
+	// the DOCX reader reads descr first.
 	title, desc := "", ""
 	first := len(out.images)
 	defer func() {
-		alt := title
+		alt := desc
 		if alt == "" {
-			alt = desc
+			alt = title
 		}
 		for i := first; i < len(out.images); i++ {
 			if out.images[i].text == "" {
@@ -841,6 +873,14 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 	var cur *cell
 	var curRepeat int
 	var text []string
+	// A sheet's formulas (table:formula), kept beside their values as the
+	// XLSX reader keeps them; rowFormulas waits for the row's repeat count.
+	curFormula := ""
+	type placed struct {
+		col int
+		f   string
+	}
+	var rowFormulas []placed
 	type occKey struct{ row, col int }
 	occ := map[occKey]bool{} // grid positions taken by spans
 	depth := 1
@@ -889,6 +929,7 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				header = true
 			case "table-row":
 				row, col, next = nil, 0, 0
+				rowFormulas = rowFormulas[:0]
 				rowRepeat = repeatAttr(t, "number-rows-repeated")
 				// A sheet's first row is its header, as in XLSX.
 				rowHeader = header || (sheet >= 0 && len(g.rows)+pendingEmpty == 0)
@@ -916,6 +957,10 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				cur = &cell{colspan: max(1, repeatAttr(t, "number-columns-spanned")), rowspan: max(1, repeatAttr(t, "number-rows-spanned")), header: rowHeader, col: col}
 				cur.colspan, cur.rowspan = min(cur.colspan, 16384), min(cur.rowspan, 1<<20)
 				text = nil
+				curFormula = ""
+				if sheet >= 0 {
+					curFormula = odfFormula(attr(t, "formula"))
+				}
 			case "p", "h":
 				if cur != nil && cur.align == "" {
 					_, st := r.style(attr(t, "style-name"))
@@ -927,6 +972,12 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				}
 				depth--
 				text = append(text, strings.TrimSpace(o.text.String()))
+				if len(o.annotations)+len(o.open) > 0 {
+					m := Meta{}
+					o.setAnnotations(m)
+					notes, _ := m["annotations"].([]Meta)
+					g.annotate(notes)
+				}
 			case "table":
 				inner, err := r.table(d, sheet)
 				if err != nil {
@@ -934,6 +985,7 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				}
 				depth--
 				text = append(text, inner.text())
+				g.annotate(inner.annotations)
 			}
 		case xml.EndElement:
 			depth--
@@ -967,10 +1019,18 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 				if est += int64(min(curRepeat, 16384)) * (2*int64(len(cur.text)) + 16); est > maxOut {
 					return nil, limitErr("output size", maxOut, est)
 				}
+				if curFormula != "" {
+					if est += int64(min(curRepeat, 16384)) * int64(len(curFormula)+16); est > maxOut {
+						return nil, limitErr("output size", maxOut, est)
+					}
+				}
 				for i := 0; i < curRepeat && i < 16384; i++ {
 					c := *cur
 					c.col = col
 					row = append(row, &c)
+					if curFormula != "" {
+						rowFormulas = append(rowFormulas, placed{col, curFormula})
+					}
 					if c.colspan > 1 || c.rowspan > 1 {
 						if cells += c.colspan * c.rowspan; cells > maxSheetCells {
 							return nil, limit()
@@ -1015,7 +1075,23 @@ func (r *odfReader) table(d *XMLDecoder, sheet int) (*grid, error) {
 						return nil, limitErr("output size", maxOut, est)
 					}
 				}
+				if len(rowFormulas) > 0 && rowRepeat > 1 {
+					// Each copy of the row names its formulas again.
+					var n int64
+					for _, p := range rowFormulas {
+						n += int64(len(p.f)) + 16
+					}
+					if est += int64(rowRepeat-1) * n; est > maxOut {
+						return nil, limitErr("output size", maxOut, est)
+					}
+				}
 				for i := 0; i < rowRepeat; i++ {
+					for _, p := range rowFormulas {
+						if g.formulas == nil {
+							g.formulas = map[string]any{}
+						}
+						g.formulas[colName(p.col+1)+strconv.Itoa(len(g.rows)+1)] = p.f
+					}
 					cp := make([]*cell, len(row))
 					for j, c := range row {
 						cc := *c
@@ -1066,19 +1142,21 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 			}()
 			title, desc := "", ""
 			defer func() {
-				alt := title
-				figure := false
-				if alt == "" {
-					// Impress keeps pandoc's descr ("fig:", the file name)
-					// as svg:desc: a figure, whose caption comes next.
-					alt, figure = pandocDescr(desc)
+				// The description first, else the title, as the PPTX
+				// reader reads descr and title (Impress keeps them as
+				// svg:desc and svg:title); Impress keeps pandoc's descr
+				// ("fig:", the title, the file name) as svg:desc: a
+				// figure, whose caption comes next and is its alt text.
+				alt, figure := pandocDescr(desc)
+				if alt == "" && !figure {
+					alt = title
 				}
 				for i := range pics {
 					if pics[i].text == "" {
 						pics[i].text = alt
 					}
 				}
-				if figure && alt == "" && len(pics) > 0 && !hasTable {
+				if figure && len(pics) > 0 && !hasTable {
 					captionFor = pb.Len() + len(pics) - 1
 				}
 			}()
@@ -1177,7 +1255,23 @@ func (r *odfReader) slide(d *XMLDecoder, se xml.StartElement, bk *Book) error {
 		}
 		return skip(d)
 	}
-	return r.children(d, func(d *XMLDecoder, ch xml.StartElement) error { return visit(d, ch, false) })
+	if err := r.children(d, func(d *XMLDecoder, ch xml.StartElement) error { return visit(d, ch, false) }); err != nil {
+		return err
+	}
+	// The master page's date, footer and number placeholders show on
+	// this page what the page names and its style displays: its
+	// furniture, as the PPTX reader reads the same placeholders.
+	st := r.styles[attr(se, "style-name")]
+	if t := r.decls["date-time-decl/"+attr(se, "use-date-time-name")]; t != "" && !st.noDate {
+		pb.Add("Footer", t, Meta{"placeholder": "date-time"})
+	}
+	if t := r.decls["footer-decl/"+attr(se, "use-footer-name")]; t != "" && !st.noFooter {
+		pb.Add("Footer", t, Meta{"placeholder": "footer"})
+	}
+	if st.pageNumber {
+		pb.Add("PageNumber", strconv.Itoa(bk.Len()), Meta{"placeholder": "page-number"})
+	}
+	return nil
 }
 
 // textWithout is innerText without the text of the named fields (a
@@ -1248,4 +1342,109 @@ func odfAnnotation(d *XMLDecoder) (author, date, text string, err error) {
 	}
 	text = displayLine(strings.Join(strings.Fields(strings.Join(paras, " ")), " "), maxCommentBytes)
 	return strings.TrimSpace(author), strings.TrimSpace(date), text, nil
+}
+
+// maxODPDecls bounds the footer and date texts a presentation declares
+// (Impress writes one per distinct text).
+const maxODPDecls = 256
+
+// odfFormula is a sheet cell's table:formula in the notation the XLSX
+// reader keeps, so the same workbook says the same in both formats:
+// OpenFormula (ODF 1.2 part 2) writes "of:=SUM([.B2:.B7];[$Rates.B1])"
+// where Excel, and LibreOffice's own formula bar, write
+// "=SUM(B2:B7,Rates!B1)". The namespace prefix goes, each [reference]
+// loses its brackets and dots (a sheet becomes "Sheet!"), ";" between
+// arguments is ","; text in double quotes is left as written.
+func odfFormula(f string) string {
+	if i := strings.IndexByte(f, ':'); i > 0 && i+1 < len(f) && f[i+1] == '=' && !strings.ContainsAny(f[:i], "=[\"'") {
+		f = f[i+1:]
+	}
+	if f == "" {
+		return ""
+	}
+	var sb strings.Builder
+	for i := 0; i < len(f); {
+		switch c := f[i]; c {
+		case '"':
+			j := quotedEnd(f, i, '"')
+			sb.WriteString(f[i:j])
+			i = j
+		case '[':
+			j := i + 1
+			for j < len(f) && f[j] != ']' {
+				if f[j] == '\'' {
+					j = quotedEnd(f, j, '\'')
+					continue
+				}
+				j++
+			}
+			sb.WriteString(odfReference(f[i+1 : min(j, len(f))]))
+			i = j + 1
+		case ';':
+			sb.WriteByte(',')
+			i++
+		default:
+			sb.WriteByte(c)
+			i++
+		}
+	}
+	return sb.String()
+}
+
+// quotedEnd is the index after the quote closing the one at f[i] (a
+// doubled quote is one quote inside), or len(f).
+func quotedEnd(f string, i int, q byte) int {
+	for j := i + 1; j < len(f); j++ {
+		if f[j] == q {
+			if j+1 < len(f) && f[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(f)
+}
+
+// odfReference is an OpenFormula reference without its brackets in A1
+// notation: ".B2" → B2, ".B2:.B7" → B2:B7, "$Rates.B1" → Rates!B1,
+// "$'Q 1'.A1:.B2" → 'Q 1'!A1:B2 (a range's end on the same sheet does
+// not name it again).
+func odfReference(ref string) string {
+	var parts []string
+	first := ""
+	for start, i := 0, 0; i <= len(ref); {
+		if i < len(ref) && ref[i] == '\'' {
+			i = quotedEnd(ref, i, '\'')
+			continue
+		}
+		if i < len(ref) && ref[i] != ':' {
+			i++
+			continue
+		}
+		part := ref[start:i]
+		sheet, cell := "", part
+		for k := 0; k < len(part); {
+			if part[k] == '\'' {
+				k = quotedEnd(part, k, '\'')
+				continue
+			}
+			if part[k] == '.' {
+				sheet, cell = strings.TrimPrefix(part[:k], "$"), part[k+1:]
+			}
+			k++
+		}
+		switch {
+		case sheet == "" || len(parts) > 0 && sheet == first:
+			parts = append(parts, cell)
+		default:
+			parts = append(parts, sheet+"!"+cell)
+		}
+		if len(parts) == 1 {
+			first = sheet
+		}
+		i++
+		start = i
+	}
+	return strings.Join(parts, ":")
 }

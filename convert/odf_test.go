@@ -274,3 +274,48 @@ func TestODSEmptyCellsPlaced(t *testing.T) {
 	}
 	runHostile(t, []hostileCase{{"gap.ods", sheet(`<table:table-row>` + empty(1<<30) + x("x") + `</table:table-row>`), "cell count on sheet 0 over the limit"}})
 }
+
+// OpenFormula text as the XLSX reader writes the same formula: what
+// LibreOffice writes for references across sheets, ranges on another
+// sheet, and ";" or brackets inside text, which stay as written.
+func TestODFFormulaNotation(t *testing.T) {
+	for in, want := range map[string]string{
+		"of:=[.B2]*[.C2]":                      "=B2*C2",
+		"of:=SUM([.B2:.B7])":                   "=SUM(B2:B7)",
+		"of:=[.D2]*(1+[$'Tax rates'.$B$1])":    "=D2*(1+'Tax rates'!$B$1)",
+		"of:=SUM([$Rates.A1:.A3])":             "=SUM(Rates!A1:A3)",
+		"of:=SUM([$Rates.A1:$Other.A3])":       "=SUM(Rates!A1:Other!A3)",
+		`of:=IF([.B2]>3;"a;[b]";"say ""hi""")`: `=IF(B2>3,"a;[b]","say ""hi""")`,
+		"of:=[$'it''s.here'.A1]":               "='it''s.here'!A1",
+		"=1+2":                                 "=1+2",
+		"":                                     "",
+	} {
+		if got := odfFormula(in); got != want {
+			t.Errorf("odfFormula(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A sheet's formulas count in the output budget: a short cell repeated
+// over many rows fits as a constant, and the same rows each naming a long
+// formula are refused (the reader charges them as it reads the repeats).
+func TestODSRepeatedFormulasCharged(t *testing.T) {
+	const budget = 4 << 20
+	sheet := func(formula string) []byte {
+		content := `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:spreadsheet>` +
+			`<table:table table:name="S"><table:table-row table:number-rows-repeated="20000"><table:table-cell` + formula + ` office:value="1"><text:p>1</text:p></table:table-cell></table:table-row></table:table>` +
+			`</office:spreadsheet></office:body></office:document-content>`
+		return odfZip(t, "application/vnd.oasis.opendocument.spreadsheet", content)
+	}
+	c := New(Options{CacheDir: "-", Limits: Limits{MaxOutputBytes: budget}})
+	defer c.Close()
+	if doc, err := convertBytes(t, c, "constants.ods", sheet("")); err != nil || doc.PageCount != 1 {
+		t.Fatalf("constants: %v", err)
+	}
+	// 20,000 rows × a 300-byte formula: 6 MB of formulas.
+	_, err := convertBytes(t, c, "formulas.ods", sheet(` table:formula="of:=`+strings.Repeat("[.A1]+", 100)+`1"`))
+	var le *dpe.LimitError
+	if !errors.As(err, &le) || le.What != "output size" {
+		t.Fatalf("formulas: %v", err)
+	}
+}

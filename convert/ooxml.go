@@ -185,6 +185,18 @@ type cell struct {
 // grid is a table as rows of origin cells.
 type grid struct {
 	rows [][]*cell
+	// formulas are a sheet's formula cells (A1 reference → "=…"), which
+	// only the ODS reader fills.
+	formulas map[string]any
+	// annotations are the comments anchored in the cells' paragraphs
+	// (annotationMeta), at most maxDocxComments: the table's, as a
+	// paragraph's are its own.
+	annotations []Meta
+}
+
+// annotate adds a cell paragraph's comments to the table's.
+func (g *grid) annotate(notes []Meta) {
+	g.annotations = append(g.annotations, notes[:min(len(notes), max(0, maxDocxComments-len(g.annotations)))]...)
 }
 
 // cols is the grid width.
@@ -279,11 +291,15 @@ func (g *grid) text() string {
 
 // element is the Table block of g.
 func (g *grid) block() block {
-	return block{cat: "Table", text: g.text(), meta: Meta{
+	b := block{cat: "Table", text: g.text(), meta: Meta{
 		"text_as_html": g.html(),
 		"table_rows":   len(g.rows),
 		"table_cols":   g.cols(),
 	}}
+	if len(g.annotations) > 0 {
+		b.meta["annotations"] = g.annotations
+	}
+	return b
 }
 
 // rels maps a relationship id to its target part (resolved against the

@@ -19,7 +19,9 @@ import (
 // otherwise, CodeSnippet when every run is monospace; a:tbl keeps
 // gridSpan/rowSpan as colspan/rowspan; p:pic is an Image from the slide's
 // relationships; the notes slide's body is NarrativeText with
-// ele_metadata slide_notes: true.
+// ele_metadata slide_notes: true; the date and footer placeholders are
+// Footer, a header placeholder Header, the slide number PageNumber (with
+// ele_metadata placeholder: date-time, footer, header, page-number).
 
 func openPPTX(ctx context.Context, src *Source, env *Env) (Pages, error) {
 	z, err := env.OpenZip(src)
@@ -274,8 +276,10 @@ func shape(d *XMLDecoder, out *[]block) error {
 				para.WriteByte('\n')
 				lines = true
 			case "fld":
-				// Slide numbers and dates are layout, not content.
-				if typ := attr(t, "type"); typ == "slidenum" || strings.HasPrefix(typ, "datetime") {
+				// Slide numbers and dates in body text are layout, not
+				// content; in their own placeholder they are the furniture
+				// the placeholder shows.
+				if typ := attr(t, "type"); (typ == "slidenum" || strings.HasPrefix(typ, "datetime")) && pptxFurniture(ph) == "" {
 					if err := skip(d); err != nil {
 						return err
 					}
@@ -294,8 +298,20 @@ func shape(d *XMLDecoder, out *[]block) error {
 			}
 		}
 	}
-	switch ph {
-	case "sldNum", "dt", "ftr", "hdr", "sldImg":
+	if ph == "sldImg" {
+		return nil
+	}
+	if cat := pptxFurniture(ph); cat != "" {
+		// A date, footer, header or slide-number placeholder is the
+		// slide's furniture, which exports leave out unless asked; its
+		// text is what PowerPoint shows (a field's last computed value).
+		var lines []string
+		for _, p := range paras {
+			lines = append(lines, p.text)
+		}
+		if txt := strings.Join(lines, " "); txt != "" {
+			*out = append(*out, block{cat: cat, text: txt, meta: Meta{"placeholder": pptxPlaceholderName[ph]}})
+		}
 		return nil
 	}
 	// Numbered paragraphs count within the shape from their startAt; a
@@ -436,3 +452,22 @@ func frameTable(env *Env, d *XMLDecoder, out *[]block) error {
 	*out = append(*out, g.block())
 	return nil
 }
+
+// pptxFurniture is the category of a placeholder type that holds slide
+// furniture (ST_PlaceholderType dt, ftr, hdr, sldNum), else "".
+func pptxFurniture(ph string) string {
+	switch ph {
+	case "dt", "ftr":
+		return "Footer"
+	case "hdr":
+		return "Header"
+	case "sldNum":
+		return "PageNumber"
+	}
+	return ""
+}
+
+// pptxPlaceholderName names a furniture placeholder in ele_metadata
+// placeholder, in the words ODP's presentation:class uses, so both
+// formats say the same.
+var pptxPlaceholderName = map[string]string{"dt": "date-time", "ftr": "footer", "hdr": "header", "sldNum": "page-number"}

@@ -817,14 +817,20 @@ func (p *xlsxPages) Page(ctx context.Context, i int, b *PageBuilder) error {
 // cellText is a cell's value as shown: shared and inline strings, booleans,
 // errors, and numbers through their style's number format.
 func (p *xlsxPages) cellText(typ, style, v string) string {
+	var nf xlsxFormat
+	if s, err := strconv.Atoi(style); err == nil && s >= 0 && s < len(p.fmts) {
+		nf = p.fmts[s]
+	}
 	switch typ {
 	case "s":
 		k, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
 			return ""
 		}
-		return p.shared.get(k)
-	case "inlineStr", "str", "e", "d":
+		return formatText(p.shared.get(k), nf)
+	case "inlineStr", "str":
+		return formatText(v, nf)
+	case "e", "d":
 		return v
 	case "b":
 		if strings.TrimSpace(v) == "1" {
@@ -835,10 +841,6 @@ func (p *xlsxPages) cellText(typ, style, v string) string {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil {
 		return v
-	}
-	var nf xlsxFormat
-	if s, err := strconv.Atoi(style); err == nil && s >= 0 && s < len(p.fmts) {
-		nf = p.fmts[s]
 	}
 	return formatNumber(f, nf, p.date1904)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -196,6 +197,14 @@ func TestXLSXNumberFormats(t *testing.T) {
 		{3.14159, "0.00", "3.14"},
 		{0.1 + 0.2, "General", "0.3"},
 		{100000, "General", "100000"},
+		// Rounding edges of LibreOffice's half away from zero, and values
+		// no cell should hold but a file can say.
+		{9.995, "0.00", "10.00"},
+		{0.0004, "0.000", "0.000"},
+		{1e20, "0", "100000000000000000000"},
+		{99500, "0.0E+00", "1.0E+05"},
+		{math.Inf(1), "0.00", "+Inf"},
+		{math.NaN(), "0.0E+00", "NaN"},
 	}
 	for _, c := range cases {
 		nf := xlsxFormat{code: c.code, date: isDateFormat(c.code)}

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -9,8 +10,10 @@ import (
 
 // Number formats (ECMA-376 part 1, 18.8.31), the part that decides what a
 // cell shows as text: dates and times, decimals, thousands separators,
-// percentages, scientific notation, fractions, literal text. Colours,
-// conditions, padding (_x) and fills (*x) have no text and are dropped.
+// percentages, scientific notation, fractions, literal text, conditions
+// ([<1000]) and the text section (@), as LibreOffice shows them (its CSV
+// export "as shown" is the reference). Colours, padding (_x) and fills
+// (*x) have no text and are dropped.
 
 // fmtSections splits a format code at unquoted, unescaped semicolons.
 func fmtSections(code string) []string {
@@ -92,24 +95,315 @@ func serialTime(v float64, date1904 bool) (time.Time, bool) {
 // formatNumber renders v with its cell's number format.
 func formatNumber(v float64, nf xlsxFormat, date1904 bool) string {
 	code := nf.code
-	if code == "" || strings.EqualFold(code, "General") || code == "@" {
+	if code == "" || strings.EqualFold(code, "General") || code == "@" || math.IsNaN(v) || math.IsInf(v, 0) {
 		return generalNumber(v)
 	}
 	secs := fmtSections(code)
-	sec := secs[0]
-	if v < 0 && len(secs) > 1 && strings.TrimSpace(secs[1]) != "" {
-		sec, v = secs[1], -v // the negative section shows its own sign
-	} else if v == 0 && len(secs) > 2 {
-		sec = secs[2]
+	if n := len(secs); n > 1 && (n > 3 || hasTextAt(secs[n-1])) {
+		secs = secs[:n-1] // the text section
+	}
+	sec, showSign := pickSection(secs, v)
+	if v < 0 && !showSign {
+		v = -v
 	}
 	if nf.date {
-		t, ok := serialTime(v, date1904)
+		sec = systemDateTime(sec)
+		serial, sub := v, ""
+		if d := subsecondDigits(sec); d > 0 && v >= 0 && v < 2958466 {
+			// LibreOffice cuts the fraction of a second it does not
+			// show (59.97 s as ss.0 is 59.9), and the second stays.
+			scale := math.Pow10(d)
+			day := math.Floor(v)
+			n := math.Floor((v-day)*86400*scale + 1e-6)
+			whole := math.Floor(n / scale)
+			sub = strconv.FormatInt(int64(n-whole*scale)+int64(scale), 10)[1:]
+			serial = day + whole/86400
+		}
+		t, ok := serialTime(serial, date1904)
 		if !ok {
 			return generalNumber(v)
 		}
-		return formatDate(t, v, sec)
+		return formatDate(t, serial, sec, sub)
 	}
-	return formatDecimal(v, sec)
+	// Padding (_x) at the ends only aligns the cell: like LibreOffice's
+	// " 3/8", a cell's text is trimmed.
+	return strings.TrimSpace(formatDecimal(v, sec))
+}
+
+// innerLiteral is literal text between a whole part's placeholders
+// ("000-0000"): it stands after the first at placeholders' digits.
+type innerLiteral struct {
+	at   int
+	text string
+}
+
+// interleave writes the whole part's digits over its n placeholders from
+// the right, one each, the first placeholder taking any digits left, with
+// each literal before the placeholder it was written before (n = 7 and
+// "-" before the fourth: 5551234 is 555-1234).
+func interleave(digits string, n int, lits []innerLiteral) string {
+	at := map[int]string{}
+	for _, l := range lits {
+		at[l.at] += l.text
+	}
+	var sb strings.Builder
+	for k := 0; k < n; k++ {
+		sb.WriteString(at[k])
+		// Placeholder k takes the digit n-k from the right; the first
+		// one also takes every digit before.
+		end := len(digits) - (n - 1 - k)
+		start := end - 1
+		if k == 0 {
+			start = 0
+		}
+		if end > 0 {
+			sb.WriteString(digits[max(start, 0):end])
+		}
+	}
+	return sb.String()
+}
+
+// currencySymbol is the text of a [$€-407] part (the symbol before the
+// locale), "" for a locale alone ([$-409]) or any other [...] part.
+func currencySymbol(inner string) string {
+	sym, ok := strings.CutPrefix(inner, "$")
+	if !ok {
+		return ""
+	}
+	if k := strings.IndexByte(sym, '-'); k >= 0 {
+		sym = sym[:k]
+	}
+	return sym
+}
+
+// systemDateTime is the section LibreOffice shows for Excel's system
+// formats, whose code is only a placeholder: [$-F800] is the long date,
+// [$-F400] the time (as its en-US locale writes them).
+func systemDateTime(sec string) string {
+	lower := strings.ToLower(sec)
+	switch {
+	case strings.Contains(lower, "[$-f800]"):
+		return "dddd, mmmm d, yyyy"
+	case strings.Contains(lower, "[$-f400]"):
+		return "hh:mm:ss AM/PM"
+	}
+	return sec
+}
+
+// subsecondDigits is how many digits of a second a date section shows
+// (ss.00 shows 2), at most 9.
+func subsecondDigits(sec string) int {
+	bare := strings.ToLower(fmtBare(sec))
+	i := strings.Index(bare, "s.0")
+	if i < 0 {
+		return 0
+	}
+	n := 0
+	for j := i + 2; j < len(bare) && bare[j] == '0'; j++ {
+		n++
+	}
+	return min(n, 9)
+}
+
+// fmtCond is a section's condition ([<1000], [>=0], [=1], [<>5]).
+type fmtCond struct {
+	op  string
+	lim float64
+}
+
+// sectionCond is sec's condition, if it has one.
+func sectionCond(sec string) (fmtCond, bool) {
+	q := false
+	for i := 0; i < len(sec); i++ {
+		switch c := sec[i]; {
+		case c == '"':
+			q = !q
+		case q:
+		case c == '\\':
+			i++
+		case c == '[':
+			j := strings.IndexByte(sec[i:], ']')
+			if j < 0 {
+				return fmtCond{}, false
+			}
+			inner := strings.TrimSpace(sec[i+1 : i+j])
+			for _, op := range []string{"<=", ">=", "<>", "<", ">", "="} {
+				if rest, ok := strings.CutPrefix(inner, op); ok {
+					if lim, err := strconv.ParseFloat(strings.TrimSpace(rest), 64); err == nil {
+						return fmtCond{op, lim}, true
+					}
+				}
+			}
+			i += j
+		}
+	}
+	return fmtCond{}, false
+}
+
+func (c fmtCond) holds(v float64) bool {
+	switch c.op {
+	case "<":
+		return v < c.lim
+	case "<=":
+		return v <= c.lim
+	case ">":
+		return v > c.lim
+	case ">=":
+		return v >= c.lim
+	case "=":
+		return v == c.lim
+	case "<>":
+		return v != c.lim
+	}
+	return true
+}
+
+// pickSection is the numeric section that shows v and whether v's minus
+// sign is shown, as LibreOffice chooses them (svl's SvNumberformat): the
+// first section whose condition holds, else the second if it has no
+// condition or it holds, else the third; a section without a condition
+// that another follows is "> 0" for the first ("≥ 0" when there are two)
+// and "< 0" for the second. Only the first section writes a minus sign,
+// and not when its own condition is "< 0" or "≤ 0": the section says it.
+func pickSection(secs []string, v float64) (string, bool) {
+	if len(secs) == 1 {
+		return secs[0], true
+	}
+	c1, ok1 := sectionCond(secs[0])
+	if !ok1 {
+		c1 = fmtCond{">", 0}
+		if len(secs) == 2 {
+			c1.op = ">="
+		}
+	}
+	if c1.holds(v) {
+		return secs[0], !(ok1 && c1.lim == 0 && (c1.op == "<" || c1.op == "<="))
+	}
+	c2, ok2 := sectionCond(secs[1])
+	if !ok2 && len(secs) > 2 {
+		c2, ok2 = fmtCond{"<", 0}, true
+	}
+	if !ok2 || c2.holds(v) || len(secs) == 2 {
+		return secs[1], false
+	}
+	return secs[2], false
+}
+
+// hasTextAt: sec has an unquoted @ (a text section).
+func hasTextAt(sec string) bool {
+	q := false
+	for i := 0; i < len(sec); i++ {
+		switch c := sec[i]; {
+		case c == '"':
+			q = !q
+		case q:
+		case c == '\\':
+			i++
+		case c == '@':
+			return true
+		}
+	}
+	return false
+}
+
+// formatText is a text cell as its format's text section shows it (the
+// fourth section, or a last one with @: '"id "@' shows "id " and the
+// text), else the text as it is.
+func formatText(text string, nf xlsxFormat) string {
+	secs := fmtSections(nf.code)
+	sec := secs[len(secs)-1]
+	if nf.date || !(len(secs) == 4 || hasTextAt(sec)) {
+		return text
+	}
+	return strings.TrimSpace(fmtLiterals(sec, text))
+}
+
+// fmtLiterals is sec's literal text (quoted text, escaped characters, a
+// space for each _x) with @ replaced by text; colours, conditions and
+// fills (*x) write nothing.
+func fmtLiterals(sec, text string) string {
+	var sb strings.Builder
+	for i := 0; i < len(sec); i++ {
+		switch c := sec[i]; c {
+		case '"':
+			j := strings.IndexByte(sec[i+1:], '"')
+			if j < 0 {
+				j = len(sec) - i - 1
+			}
+			sb.WriteString(sec[i+1 : i+1+j])
+			i += j + 1
+		case '\\':
+			if i+1 < len(sec) {
+				sb.WriteByte(sec[i+1])
+			}
+			i++
+		case '_':
+			sb.WriteByte(' ')
+			i++
+		case '*':
+			i++
+		case '[':
+			j := strings.IndexByte(sec[i:], ']')
+			if j < 0 {
+				return sb.String()
+			}
+			sb.WriteString(currencySymbol(sec[i+1 : i+j]))
+			i += j
+		case '@':
+			sb.WriteString(text)
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
+}
+
+// roundedDigits is |v| with decs decimals as LibreOffice rounds it: its
+// shortest decimal spelling rounded half away from zero (3.25 with one
+// decimal is 3.3, 2.675 with two 2.68, 7.249999999999999 with one 7.2;
+// Go's fixed formatting rounds the binary value, 3.2 and 2.67).
+func roundedDigits(v float64, decs int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(math.Abs(v), 'f', decs, 64)
+	}
+	short := strconv.FormatFloat(math.Abs(v), 'e', -1, 64) // d.ddde±xx
+	mant, exp, _ := strings.Cut(short, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	e, _ := strconv.Atoi(exp)
+	point := e + 1 // digits before the decimal point
+	if point < 0 {
+		digits = strings.Repeat("0", -point) + digits
+		point = 0
+	}
+	if point > len(digits) {
+		digits += strings.Repeat("0", point-len(digits))
+	}
+	if want := point + decs; want < len(digits) {
+		up := digits[want] >= '5'
+		b := []byte(digits[:want])
+		for k := len(b) - 1; up && k >= 0; k-- {
+			if b[k] == '9' {
+				b[k] = '0'
+			} else {
+				b[k]++
+				up = false
+			}
+		}
+		digits = string(b)
+		if up {
+			digits, point = "1"+digits, point+1
+		}
+	} else {
+		digits += strings.Repeat("0", want-len(digits))
+	}
+	ip := strings.TrimLeft(digits[:point], "0")
+	if ip == "" {
+		ip = "0"
+	}
+	if decs == 0 {
+		return ip
+	}
+	return ip + "." + digits[point:]
 }
 
 // generalNumber is Excel's General format: up to 15 significant digits,
@@ -126,7 +420,7 @@ func generalNumber(v float64) string {
 }
 
 // formatDate writes t through a date/time section.
-func formatDate(t time.Time, serial float64, sec string) string {
+func formatDate(t time.Time, serial float64, sec, sub string) string {
 	lower := strings.ToLower(sec)
 	ampm := strings.Contains(lower, "am/pm") || strings.Contains(lower, "a/p")
 	var sb strings.Builder
@@ -233,8 +527,19 @@ func formatDate(t time.Time, serial float64, sec string) string {
 			continue
 		case lc == 's':
 			sb.WriteString(pad2(t.Second(), min(run, 2)))
-		case c == '0' || c == '.' && i+1 < len(sec) && sec[i+1] == '0':
-			// Fractions of a second: the time is already rounded.
+		case c == '.' && i+1 < len(sec) && sec[i+1] == '0':
+			// Fractions of a second: sub holds their digits (none when
+			// the section has no seconds to follow).
+			n := 0
+			for i+1+n < len(sec) && sec[i+1+n] == '0' {
+				n++
+			}
+			if sub != "" {
+				sb.WriteString("." + sub[:min(n, len(sub))])
+			}
+			i += 1 + n
+			continue
+		case c == '0':
 			i += run
 			continue
 		default:
@@ -272,8 +577,10 @@ func pad2(n, width int) string {
 // formatDecimal writes v through a numeric section: literal text around
 // one number pattern of 0 # ? , . % E+.
 func formatDecimal(v float64, sec string) string {
-	var prefix, suffix, pat strings.Builder
+	var prefix, suffix, pat, pending strings.Builder
 	inPat, done := false, false
+	var inner []innerLiteral
+	intCount := 0 // whole-part placeholders so far
 	for i := 0; i < len(sec); i++ {
 		c := sec[i]
 		lit := ""
@@ -301,9 +608,21 @@ func formatDecimal(v float64, sec string) string {
 				i = len(sec)
 				continue
 			}
+			lit = currencySymbol(sec[i+1 : i+j])
 			i += j
-			continue
+			if lit == "" {
+				continue
+			}
 		case strings.IndexByte("0#?,.%", c) >= 0 || (c == 'E' || c == 'e') && i+1 < len(sec) && (sec[i+1] == '+' || sec[i+1] == '-'):
+			if !done && pending.Len() > 0 {
+				if strings.IndexByte("0#?", c) >= 0 && !strings.ContainsAny(pat.String(), ".Ee") {
+					inner = append(inner, innerLiteral{intCount, pending.String()})
+				} else {
+					done = true
+					suffix.WriteString(pending.String())
+				}
+				pending.Reset()
+			}
 			if done {
 				if c == '%' {
 					suffix.WriteByte('%')
@@ -312,6 +631,9 @@ func formatDecimal(v float64, sec string) string {
 			}
 			inPat = true
 			pat.WriteByte(c)
+			if strings.IndexByte("0#?", c) >= 0 && !strings.ContainsAny(pat.String(), ".Ee") {
+				intCount++
+			}
 			if c == 'E' || c == 'e' {
 				pat.WriteByte(sec[i+1])
 				i++
@@ -322,14 +644,17 @@ func formatDecimal(v float64, sec string) string {
 		default:
 			lit = sec[i : i+1]
 		}
-		if inPat {
-			done = true
-		}
-		if done {
+		switch {
+		case done:
 			suffix.WriteString(lit)
-		} else {
+		case inPat:
+			pending.WriteString(lit)
+		default:
 			prefix.WriteString(lit)
 		}
+	}
+	if !done {
+		suffix.WriteString(pending.String())
 	}
 	p := pat.String()
 	if p == "" {
@@ -350,6 +675,16 @@ func formatDecimal(v float64, sec string) string {
 			decs = strings.Count(mant[d:], "0") + strings.Count(mant[d:], "#")
 		}
 		num = strconv.FormatFloat(v, 'E', decs, 64)
+		if v != 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			// The mantissa rounded as the fixed decimals are.
+			exp := int(math.Floor(math.Log10(v)))
+			m := roundedDigits(v/math.Pow10(exp), decs)
+			if strings.HasPrefix(m, "10") {
+				exp++
+				m = roundedDigits(v/math.Pow10(exp), decs)
+			}
+			num = m + "E" + fmt.Sprintf("%+d", exp)
+		}
 		// Excel writes the exponent with at least two digits: 1.5E+03.
 		if m, e, ok := strings.Cut(num, "E"); ok {
 			sign := e[:1]
@@ -360,15 +695,21 @@ func formatDecimal(v float64, sec string) string {
 			num = m + "E" + sign + digits
 		}
 	} else {
-		intPat, fracPat, _ := strings.Cut(strings.TrimRight(p, "%"), ".")
-		// Trailing commas scale by thousands.
+		bare := strings.TrimRight(p, "%")
+		// Commas that end the number (before or after its decimals)
+		// scale it by thousands: 0.0,, shows millions.
+		for strings.HasSuffix(bare, ",") {
+			bare = bare[:len(bare)-1]
+			v /= 1000
+		}
+		intPat, fracPat, _ := strings.Cut(bare, ".")
 		for strings.HasSuffix(intPat, ",") {
 			intPat = intPat[:len(intPat)-1]
 			v /= 1000
 		}
 		fracPat = strings.Trim(fracPat, "%,")
 		decs := len(fracPat)
-		num = strconv.FormatFloat(v, 'f', decs, 64)
+		num = roundedDigits(v, decs)
 		ip, fp, _ := strings.Cut(num, ".")
 		// Optional decimals (#) drop trailing zeros.
 		req := strings.Count(fracPat, "0")
@@ -382,7 +723,9 @@ func formatDecimal(v float64, sec string) string {
 		for len(ip) < minInt {
 			ip = "0" + ip
 		}
-		if strings.Contains(intPat, ",") && len(ip) > 3 {
+		if len(inner) > 0 {
+			ip = interleave(ip, intCount, inner)
+		} else if strings.Contains(intPat, ",") && len(ip) > 3 {
 			var sb strings.Builder
 			for k, d := range ip {
 				if k > 0 && (len(ip)-k)%3 == 0 {
@@ -396,11 +739,14 @@ func formatDecimal(v float64, sec string) string {
 		if fp != "" || strings.Contains(p, ".") && req > 0 {
 			num += "." + fp
 		}
-		if num == "" {
+		// A whole part of ? placeholders shows a zero as spaces
+		// (accounting formats' zero section, _-* "-"??_-, shows "-").
+		if num == "" && !strings.Contains(intPat, "?") {
 			num = "0"
 		}
 	}
-	if neg {
+	// What rounds to zero has no sign (-0.001 as 0.00 is 0.00).
+	if neg && strings.ContainsAny(num, "123456789") {
 		num = "-" + num
 	}
 	// A % inside the pattern ("0.0%") is printed where it stands.
@@ -408,30 +754,106 @@ func formatDecimal(v float64, sec string) string {
 }
 
 // formatFraction writes v through a fraction section ("# ?/?", "# ??/??",
-// "?/8", "0 ?/4"): the whole part when the section has one, then the
-// nearest fraction whose denominator has at most as many digits as the
-// denominator's placeholders, or the fixed denominator; "?" pads with
-// spaces as LibreOffice shows it (" 3/8" is trimmed to "3/8" here, like
-// every cell's text).
+// "?/8", "0 ?/4", '"about "# ?/?'): its literal text around the whole
+// part when the section has one, then the nearest fraction whose
+// denominator has at most as many digits as the denominator's
+// placeholders, or the fixed denominator. As LibreOffice shows it, a
+// whole part of 0 is left blank (its literal space stays: -0.375 is
+// "- 3/8", (# ?/?) of -0.5 "( 1/2)"), "?" pads with spaces, and a whole
+// number's fraction is blank; the text is trimmed at its ends, like every
+// cell's (" 3/8" is "3/8").
 func formatFraction(v float64, sec string) string {
-	bare := fmtBare(sec)
-	slash := strings.IndexByte(bare, '/')
-	placeholder := func(c byte) bool { return c == '0' || c == '#' || c == '?' }
+	type tok struct {
+		kind byte // 'p' a placeholder (0 # ? or a fixed denominator's digit), '/', 'l' literal text
+		c    byte
+		text string
+	}
+	var toks []tok
+	for i := 0; i < len(sec); i++ {
+		c := sec[i]
+		switch {
+		case c == '"':
+			j := strings.IndexByte(sec[i+1:], '"')
+			if j < 0 {
+				j = len(sec) - i - 1
+			}
+			toks = append(toks, tok{kind: 'l', text: sec[i+1 : i+1+j]})
+			i += j + 1
+		case c == '\\':
+			if i+1 < len(sec) {
+				toks = append(toks, tok{kind: 'l', text: sec[i+1 : i+2]})
+			}
+			i++
+		case c == '_':
+			toks = append(toks, tok{kind: 'l', text: " "})
+			i++
+		case c == '*':
+			i++
+		case c == '[':
+			j := strings.IndexByte(sec[i:], ']')
+			if j < 0 {
+				i = len(sec)
+				continue
+			}
+			if sym := currencySymbol(sec[i+1 : i+j]); sym != "" {
+				toks = append(toks, tok{kind: 'l', text: sym})
+			}
+			i += j
+		case c == '0' || c == '#' || c == '?' || c >= '1' && c <= '9' && len(toks) > 0 && (toks[len(toks)-1].kind == '/' || toks[len(toks)-1].c >= '0' && toks[len(toks)-1].c <= '9'):
+			toks = append(toks, tok{kind: 'p', c: c})
+		case c == ',' && len(toks) > 0 && toks[len(toks)-1].kind == 'p':
+		case c == '/':
+			toks = append(toks, tok{kind: '/'})
+		default:
+			toks = append(toks, tok{kind: 'l', text: sec[i : i+1]})
+		}
+	}
+	slash := -1
+	for k, t := range toks {
+		if t.kind == '/' {
+			slash = k
+			break
+		}
+	}
 	ns := slash
-	for ns > 0 && placeholder(bare[ns-1]) {
+	for ns > 0 && toks[ns-1].kind == 'p' {
 		ns--
 	}
-	numPat := bare[ns:slash]
-	intPat := strings.TrimRight(bare[:ns], " ")
-	intPat = intPat[strings.LastIndexFunc(intPat, func(r rune) bool { return !placeholder(byte(r)) && r != ',' })+1:]
 	de := slash + 1
-	for de < len(bare) && (placeholder(bare[de]) || bare[de] >= '1' && bare[de] <= '9') {
+	for de < len(toks) && toks[de].kind == 'p' {
 		de++
 	}
-	denPat := bare[slash+1 : de]
-	if numPat == "" || denPat == "" || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 1e15 {
+	if slash < 0 || ns == slash || de == slash+1 || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 1e15 {
 		return generalNumber(v)
 	}
+	// The whole part: the placeholders before the literals before the
+	// numerator.
+	ms := ns
+	for ms > 0 && toks[ms-1].kind == 'l' {
+		ms--
+	}
+	is := ms
+	for is > 0 && toks[is-1].kind == 'p' {
+		is--
+	}
+	if is == ms {
+		is, ms = ns, ns // no whole part: the literals are the prefix's
+	}
+	pattern := func(ts []tok) string {
+		var b []byte
+		for _, t := range ts {
+			b = append(b, t.c)
+		}
+		return string(b)
+	}
+	literal := func(ts []tok) string {
+		var sb strings.Builder
+		for _, t := range ts {
+			sb.WriteString(t.text)
+		}
+		return sb.String()
+	}
+	intPat, numPat, denPat := pattern(toks[is:ms]), pattern(toks[ns:slash]), pattern(toks[slash+1:de])
 	neg := v < 0
 	v = math.Abs(v)
 	whole := 0.0
@@ -440,7 +862,7 @@ func formatFraction(v float64, sec string) string {
 	}
 	frac := v - whole
 	var num, den int64
-	if fixed, err := strconv.ParseInt(denPat, 10, 64); err == nil {
+	if fixed, err := strconv.ParseInt(denPat, 10, 64); err == nil && fixed > 0 {
 		den = fixed
 		num = int64(math.Round(frac * float64(den)))
 	} else {
@@ -450,24 +872,31 @@ func formatFraction(v float64, sec string) string {
 		whole, num = whole+1, 0
 	}
 	var sb strings.Builder
+	sb.WriteString(literal(toks[:is]))
 	if neg && (whole > 0 || num > 0) {
 		sb.WriteByte('-')
 	}
-	if intPat != "" && (whole > 0 || strings.Contains(intPat, "0")) {
-		sb.WriteString(strconv.FormatFloat(whole, 'f', 0, 64))
-		sb.WriteByte(' ')
-	}
-	if num == 0 {
-		if intPat == "" || whole == 0 {
-			return "0"
+	if intPat == "" && num == 0 {
+		sb.WriteString("0")
+	} else {
+		if intPat != "" && (whole > 0 || num == 0 || strings.Contains(intPat, "0")) {
+			sb.WriteString(strconv.FormatFloat(whole, 'f', 0, 64))
 		}
-		return strings.TrimSpace(sb.String())
+		sb.WriteString(literal(toks[ms:ns]))
+		if num == 0 {
+			sb.WriteString(strings.Repeat(" ", len(numPat)+1+len(denPat)))
+		} else {
+			n, d := strconv.FormatInt(num, 10), strconv.FormatInt(den, 10)
+			for len(n) < len(numPat) {
+				n = " " + n
+			}
+			for len(d) < len(denPat) {
+				d += " "
+			}
+			sb.WriteString(n + "/" + d)
+		}
 	}
-	n := strconv.FormatInt(num, 10)
-	for len(n) < len(numPat) {
-		n = " " + n
-	}
-	sb.WriteString(n + "/" + strconv.FormatInt(den, 10))
+	sb.WriteString(literal(toks[de:]))
 	return strings.TrimSpace(sb.String())
 }
 

@@ -83,6 +83,22 @@ func withAnnotations(el *dpe.Element, s string, md bool) string {
 	}
 	var sb strings.Builder
 	sb.WriteString(s)
+	// A hard line break after a table's last row or a code fence would
+	// join the comment to the block: there they are a paragraph of their
+	// own after it.
+	switch normalizeCategory(el.Category) {
+	case catTable, catTableChunk, catCode:
+		if md {
+			sb.WriteString("\n")
+			for k, a := range notes {
+				if k > 0 {
+					sb.WriteString("\\")
+				}
+				sb.WriteString("\n*" + mdEmphasisText.Replace(a.String()) + "*")
+			}
+			return sb.String()
+		}
+	}
 	for _, a := range notes {
 		if md {
 			sb.WriteString("\\\n" + indent + "*" + mdEmphasisText.Replace(a.String()) + "*")
