@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -519,26 +520,42 @@ func TestRealInputs_DocumentOverOneMCPMessageThroughDocs(t *testing.T) {
 	}
 	stopSampling()
 	peak := peakHeap()
-	t.Logf("%d-byte document: peak heap in use over the start %d MiB, peak RSS %s", len(src), peak>>20, peakRSS())
-	// 16 bytes of heap per byte of document, over the stack's own fixed
-	// cost (two computers, their libraries and Finder indexes), which does
-	// not scale with the document and weighs more at -race's 20 MB.
-	if limit := uint64(16*len(src)) + 128<<20; peak > limit {
-		t.Errorf("peak heap in use %d MiB for a %d MiB document (bound %d MiB)", peak>>20, len(src)>>20, limit>>20)
+	t.Logf("%d-byte document: peak live heap over the start %d MiB, peak RSS %s", len(src), peak>>20, peakRSS())
+	// 12 bytes of live heap per byte of document, over the stack's own
+	// fixed cost (two computers, their libraries and Finder indexes),
+	// which does not scale with the document and weighs more at -race's
+	// 20 MB. Measured: 401 MiB for 49 MiB, 146 MiB for 19 MiB under -race.
+	if limit := uint64(12*len(src)) + 96<<20; peak > limit {
+		t.Errorf("peak live heap %d MiB for a %d MiB document (bound %d MiB)", peak>>20, len(src)>>20, limit>>20)
 	}
 }
 
-// sampleHeap samples HeapInuse every 20 ms until stop; peak is the largest.
+// sampleHeap samples the live heap (runtime/metrics /gc/heap/live:bytes:
+// what the last collection found reachable) every 20 ms until stop; peak
+// is the largest.
 //
-// peak is over the heap in use when sampling starts, after a collection:
+// The live heap, not HeapInuse: HeapInuse also holds the garbage not yet
+// collected, which grows with how far the collector falls behind the
+// allocating goroutines, and on a loaded machine it falls further behind
+// (with both cores busy the bound was crossed by 2-6 % while the live heap
+// was the same). What a document costs is what stays reachable.
+//
+// peak is over the live heap when sampling starts, after a collection:
 // what earlier tests of the process keep (a PDF engine's instances hold
 // their memory on the Go heap between conversions) is not this test's.
 func sampleHeap() (stop func(), peak func() uint64) {
 	var mu sync.Mutex
 	var max uint64
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	live := func() uint64 {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return sample[0].Value.Uint64()
+	}
 	runtime.GC()
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
+	base := live()
 	done := make(chan struct{})
 	var once sync.Once
 	var wg sync.WaitGroup
@@ -547,11 +564,10 @@ func sampleHeap() (stop func(), peak func() uint64) {
 		defer wg.Done()
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
-		var ms runtime.MemStats
 		for {
-			runtime.ReadMemStats(&ms)
+			v := live()
 			mu.Lock()
-			max = maxOf(max, ms.HeapInuse)
+			max = maxOf(max, v)
 			mu.Unlock()
 			select {
 			case <-done:
@@ -564,10 +580,10 @@ func sampleHeap() (stop func(), peak func() uint64) {
 	peak = func() uint64 {
 		mu.Lock()
 		defer mu.Unlock()
-		if max < base.HeapInuse {
+		if max < base {
 			return 0
 		}
-		return max - base.HeapInuse
+		return max - base
 	}
 	return stop, peak
 }
