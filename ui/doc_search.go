@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -105,6 +106,28 @@ func (s *searchState) step(dir int) (wrapped bool) {
 	prev := s.cur
 	s.cur = ((s.cur+dir)%n + n) % n
 	return n > 1 && (dir > 0 && s.cur < prev || dir < 0 && s.cur > prev)
+}
+
+// rebase makes the current hit the one step(dir) goes on from to reach
+// the first hit at or after place (page, el) (dir > 0) or the last hit
+// before it (dir < 0), wrapping round as step does when there is none.
+func (s *searchState) rebase(page, el, dir int) {
+	n := len(s.hits)
+	// The hits are in reading order: i is the first at or after place.
+	i := sort.Search(n, func(k int) bool {
+		h := s.hits[k]
+		return h.page > page || h.page == page && h.el >= el
+	})
+	switch {
+	case dir > 0 && i == n:
+		s.cur = n - 1 // none after: step wraps to the first
+	case dir > 0:
+		s.cur = i - 1
+	case i == 0:
+		s.cur = 0 // none before: step wraps to the last
+	default:
+		s.cur = i
+	}
 }
 
 // before is how many hits in h's element come before h: its place among
@@ -309,6 +332,14 @@ func (d *documentScreen) nextHit(dir int) tea.Cmd {
 			d.search.cur = n // every match found so far is before the hit
 		default:
 			return d.e.info("still searching up to this place; " + d.e.keys.NextHit.Help().Key + " goes on once a match after it is found")
+		}
+	}
+	if c := d.search.cur; c >= 0 && c < n {
+		if h := d.search.hits[c]; h.page != d.page {
+			// Moved to another page than the match shown's (a page,
+			// :N, the history): n and N go on from here, as less and
+			// vim do. On its page they go on from the match.
+			d.search.rebase(d.page, d.sel, dir)
 		}
 	}
 	wrapped := d.search.step(dir)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -222,5 +223,48 @@ func TestSearch_HitListShowsTheWordsBeforeAFarMatch(t *testing.T) {
 	press(t, m, "S")
 	if f := frame(m); !strings.Contains(f, "outer adjust escalate panel") {
 		t.Fatalf("the hit list does not show the words before the match:\n%s", f)
+	}
+}
+
+// n and N go on from where the user is once they moved away from the
+// match shown (a page jump, :N, the history), as less and vim do: they
+// went on from the last match shown, back to page 1 after :3.
+func TestSearch_NextHitGoesOnFromWhereYouAre(t *testing.T) {
+	var pages []any
+	for i, text := range []string{"gasket one", "plain", "gasket two", "plain", "gasket three"} {
+		pages = append(pages, map[string]any{"page_index": i, "elements": []any{
+			map[string]any{"element_id": fmt.Sprintf("e%d", i), "category": "NarrativeText", "text": text},
+		}})
+	}
+	m := openJSON(t, 80, 24, map[string]any{"doc_ref": "g", "title": "G", "pages": pages})
+	press(t, m, "/")
+	m.bar.input.SetValue("gasket")
+	press(t, m, "enter")
+	at := func(key string, page, match int) {
+		t.Helper()
+		press(t, m, key)
+		if d := m.docS(); d.page != page-1 || d.search.cur != match-1 {
+			t.Fatalf("%s: page %d, match %d/3; want page %d, match %d/3 (status %q)", key, d.page+1, d.search.cur+1, page, match, m.statusText())
+		}
+	}
+	jump := func(page string) {
+		t.Helper()
+		press(t, m, ":", page, "enter")
+		if d := m.docS(); strconv.Itoa(d.page+1) != page {
+			t.Fatalf(":%s went to page %d", page, d.page+1)
+		}
+	}
+	if d := m.docS(); d.page != 0 || d.search.cur != 0 {
+		t.Fatalf("after the search: page %d, match %d", d.page+1, d.search.cur+1)
+	}
+	jump("4")
+	at("n", 5, 3)
+	jump("2")
+	at("N", 1, 1)
+	at("n", 3, 2) // on the match shown, n is the next one as before
+	at("n", 5, 3)
+	at("n", 1, 1) // past the last, n wraps
+	if s := m.statusText(); !strings.Contains(s, "wrapped to the first") {
+		t.Errorf("the wrap is not said: %q", s)
 	}
 }
