@@ -57,12 +57,13 @@ func (c *Converter) Probe(ctx context.Context, src Source) (Probe, error) {
 	} else if !src.ModTime.IsZero() {
 		p.LastModified = src.ModTime.UTC().Truncate(1e9).Format("2006-01-02T15:04:05Z07:00")
 	}
-	if !bytes.Contains(data, []byte("%%EOF")) {
+	if bytes.LastIndex(data, []byte("%%EOF")) < 0 {
 		// Every complete PDF has %%EOF after its last revision: a
 		// truncated download is that file's error now, not a surprise on
 		// first read. Bytes after it (a mail gateway's footer, junk
 		// appended) are no truncation: PDFium reads such a file, so the
-		// listing must not call it broken.
+		// listing must not call it broken. Searched from the end, where
+		// a complete file has it, so a large PDF is not read through.
 		return Probe{}, fmt.Errorf("%s: truncated PDF (no %%%%EOF)", src.Name)
 	}
 	return p, nil

@@ -138,7 +138,8 @@ func (d *documentScreen) onDiff(msg diffMsg) tea.Cmd {
 	for i, p := range msg.pages {
 		d.install(i, p)
 	}
-	d.idn = identityState{res: msg.res, doc: msg.fresh, loaded: len(msg.pages), toUI: resultToUI(msg.res, d.op.Doc)}
+	d.idn = identityState{} // no op of the old version's runs for it
+	d.idn.keep(msg.res, msg.fresh, len(msg.pages))
 	d.markChanges(msg.old, msg.res, msg.c)
 	said := d.diff.text
 	if msg.c.Equal {

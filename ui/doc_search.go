@@ -81,12 +81,19 @@ func (s *searchState) atOrAfter(ps *docPages, at nearHit) int {
 			el = j
 		}
 	}
-	for i, h := range s.hits {
-		if h.page > at.page || h.page == at.page && h.el >= el {
-			return i
-		}
+	if i := s.firstAt(at.page, el); i < len(s.hits) {
+		return i
 	}
 	return -1
+}
+
+// firstAt is the index of the first hit at or after element el of page
+// (len(hits) when none is): the hits are in reading order.
+func (s *searchState) firstAt(page, el int) int {
+	return sort.Search(len(s.hits), func(k int) bool {
+		h := s.hits[k]
+		return h.page > page || h.page == page && h.el >= el
+	})
 }
 
 // firstFrom is the index of the first hit at or after place at (-1
@@ -113,11 +120,7 @@ func (s *searchState) step(dir int) (wrapped bool) {
 // before it (dir < 0), wrapping round as step does when there is none.
 func (s *searchState) rebase(page, el, dir int) {
 	n := len(s.hits)
-	// The hits are in reading order: i is the first at or after place.
-	i := sort.Search(n, func(k int) bool {
-		h := s.hits[k]
-		return h.page > page || h.page == page && h.el >= el
-	})
+	i := s.firstAt(page, el)
 	switch {
 	case dir > 0 && i == n:
 		s.cur = n - 1 // none after: step wraps to the first

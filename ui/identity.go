@@ -38,10 +38,11 @@ func (s *identityState) of(op *dpe.Opened) *identity.Result {
 	return s.res
 }
 
-// keep installs an identity computed for the document on screen.
-func (s *identityState) keep(msg identityMsg) {
-	s.res, s.doc, s.loaded = msg.res, msg.doc, msg.loaded
-	s.toUI = resultToUI(msg.res, msg.doc.Doc)
+// keep installs res, the identity of doc computed with loaded pages
+// decoded, for the document on screen.
+func (s *identityState) keep(res *identity.Result, doc *dpe.Opened, loaded int) {
+	s.res, s.doc, s.loaded = res, doc, loaded
+	s.toUI = resultToUI(res, doc.Doc)
 }
 
 // element is what the inspector shows of element el of page (of op,
@@ -200,7 +201,7 @@ func (d *documentScreen) identityUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.doc != d.op {
 			return nil, true
 		}
-		d.idn.keep(msg)
+		d.idn.keep(msg.res, msg.doc, msg.loaded)
 		return tea.Batch(d.watchMarks(), d.readAfterHash()), true
 	case diffMsg:
 		return d.onDiff(msg), true
